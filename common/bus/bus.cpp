@@ -1,0 +1,241 @@
+#include "common/bus/bus.hpp"
+
+#include <random>
+#include <stdexcept>
+
+namespace limbic::bus {
+namespace {
+
+std::pair<std::string, std::string> SplitScheme(const std::string& address) {
+  const auto pos = address.find("://");
+  if (pos == std::string::npos) {
+    throw std::invalid_argument("bus address '" + address +
+                                "' has no scheme (expected ipc://PATH, tcp://HOST:PORT or inproc://NAME)");
+  }
+  return {address.substr(0, pos), address.substr(pos + 3)};
+}
+
+BrokerEndpoints Resolve(const std::string& address, bool bind) {
+  auto [scheme, rest] = SplitScheme(address);
+  if (rest.empty()) throw std::invalid_argument("bus address '" + address + "' is empty after the scheme");
+  if (scheme == "ipc" || scheme == "inproc") {
+    return {scheme + "://" + rest + ".in", scheme + "://" + rest + ".out"};
+  }
+  if (scheme == "tcp") {
+    const auto colon = rest.rfind(':');
+    if (colon == std::string::npos) {
+      throw std::invalid_argument("bus address '" + address + "' needs a port (tcp://HOST:PORT)");
+    }
+    std::string host = rest.substr(0, colon);
+    int port = 0;
+    try {
+      size_t used = 0;
+      port = std::stoi(rest.substr(colon + 1), &used);
+      if (used != rest.size() - colon - 1) throw std::invalid_argument("trailing");
+    } catch (const std::exception&) {
+      throw std::invalid_argument("bus address '" + address + "' has a bad port");
+    }
+    if (port <= 0 || port >= 65535) throw std::invalid_argument("bus address '" + address + "': port out of range");
+    if (bind) host = (host == "localhost" || host.empty()) ? "127.0.0.1" : host;
+    if (bind && host != "127.0.0.1" && host.find_first_not_of("0123456789.") != std::string::npos) host = "*";
+    return {"tcp://" + host + ":" + std::to_string(port), "tcp://" + host + ":" + std::to_string(port + 1)};
+  }
+  throw std::invalid_argument("bus address '" + address + "': unknown scheme '" + scheme +
+                              "' (expected ipc, tcp or inproc)");
+}
+
+void ApplyCurve(zmq::socket_t& socket, const CurveClientKeys& keys) {
+  if (!keys.enabled()) return;
+  socket.set(zmq::sockopt::curve_serverkey, keys.server_public);
+  socket.set(zmq::sockopt::curve_publickey, keys.client_public);
+  socket.set(zmq::sockopt::curve_secretkey, keys.client_secret);
+}
+
+}  // namespace
+
+BrokerEndpoints ResolveBusAddress(const std::string& address) { return Resolve(address, false); }
+BrokerEndpoints ResolveBindAddress(const std::string& address) { return Resolve(address, true); }
+
+int64_t Node::WallNowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+Node::Node(zmq::context_t& context, const std::string& bus_address, NodeOptions options)
+    : options_(std::move(options)), pub_(context, zmq::socket_type::pub), sub_(context, zmq::socket_type::sub) {
+  const BrokerEndpoints endpoints = ResolveBusAddress(bus_address);
+  for (zmq::socket_t* s : {&pub_, &sub_}) {
+    s->set(zmq::sockopt::linger, 0);
+    s->set(zmq::sockopt::reconnect_ivl, static_cast<int>(options_.reconnect_interval.count()));
+    s->set(zmq::sockopt::reconnect_ivl_max, 1000);
+    ApplyCurve(*s, options_.curve);
+  }
+  pub_.set(zmq::sockopt::sndhwm, options_.send_hwm);
+  sub_.set(zmq::sockopt::rcvhwm, options_.receive_hwm);
+  pub_.connect(endpoints.frontend);
+  sub_.connect(endpoints.backend);
+  std::random_device rd;
+  incarnation_ = (static_cast<uint64_t>(rd()) << 32) ^ rd();
+  if (incarnation_ == 0) incarnation_ = 1;
+  next_latched_resend_ = std::chrono::steady_clock::now() + options_.latched_resend;
+}
+
+Node::~Node() = default;
+
+size_t Node::AddPublisher(const std::string& topic, bool latched) {
+  publishers_.push_back(PublisherSlot{topic, latched, 0, {}});
+  return publishers_.size() - 1;
+}
+
+void Node::AddSubscription(const std::string& topic, bool exact, bool (*verify)(const uint8_t*, size_t),
+                           const char* identifier, std::function<void(const RawMessage&)> handler) {
+  subscriptions_.push_back(Subscription{topic, exact, verify, identifier, std::move(handler)});
+  sub_.set(zmq::sockopt::subscribe, topic);
+}
+
+void Node::SubscribeAny(const std::string& prefix, std::function<void(const RawMessage&)> handler) {
+  AddSubscription(prefix, /*exact=*/false, nullptr, nullptr, std::move(handler));
+}
+
+flatbuffers::Offset<msg::Header> Node::MakeHeader(flatbuffers::FlatBufferBuilder& fbb, PublisherSlot& slot,
+                                                  int64_t stamp_ns, int64_t tick) {
+  return msg::CreateHeader(fbb, stamp_ns, tick, ++slot.seq, fbb.CreateString(options_.name), slot.latched,
+                           incarnation_);
+}
+
+void Node::SendSlot(PublisherSlot& slot, const uint8_t* data, size_t size) {
+  if (slot.latched) slot.last.assign(data, data + size);
+  SendRaw(slot.topic, data, size);
+}
+
+void Node::SendRaw(const std::string& topic, const void* data, size_t size) {
+  // PUB never blocks: at the high-water mark ZeroMQ drops, and receivers count the gap.
+  pub_.send(zmq::buffer(topic), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
+  pub_.send(zmq::const_buffer(data, size), zmq::send_flags::dontwait);
+  auto& c = sent_[topic];
+  ++c.messages;
+  c.bytes += size;
+}
+
+void Node::ResendLatched() {
+  for (auto& slot : publishers_) {
+    if (slot.latched && !slot.last.empty()) SendRaw(slot.topic, slot.last.data(), slot.last.size());
+  }
+}
+
+uint64_t Node::TotalDrops() const {
+  uint64_t total = 0;
+  for (const auto& [topic, c] : received_) total += c.TotalDrops();
+  return total;
+}
+
+void Node::CountDrop(const std::string& topic, uint64_t TopicCounters::*reason, const char* why) {
+  auto& c = received_[topic];
+  ++(c.*reason);
+  uint64_t suppressed = 0;
+  if (drop_log_[topic].Allow(&suppressed)) {
+    LIMBIC_LOG(kWarning) << "dropped a message on '" << topic << "': " << why
+                         << (suppressed ? " (" + std::to_string(suppressed) + " more since last report)" : "");
+  }
+}
+
+int Node::Poll(std::chrono::milliseconds timeout, int max_messages) {
+  if (options_.latched_resend.count() > 0 && std::chrono::steady_clock::now() >= next_latched_resend_) {
+    ResendLatched();
+    next_latched_resend_ = std::chrono::steady_clock::now() + options_.latched_resend;
+  }
+  zmq::pollitem_t items[] = {{sub_.handle(), 0, ZMQ_POLLIN, 0}};
+  zmq::poll(items, 1, timeout);
+  int handled = 0;
+  while (handled < max_messages) {
+    zmq::message_t topic_frame;
+    if (!sub_.recv(topic_frame, zmq::recv_flags::dontwait)) break;
+    ++handled;
+    std::string topic = topic_frame.to_string();
+    if (!topic_frame.more()) {
+      CountDrop(topic, &TopicCounters::drops_malformed, "single-frame message (expected [topic][payload])");
+      continue;
+    }
+    zmq::message_t payload;
+    if (!sub_.recv(payload, zmq::recv_flags::dontwait)) {
+      CountDrop(topic, &TopicCounters::drops_malformed, "missing payload frame");
+      continue;
+    }
+    if (payload.more()) {
+      zmq::message_t extra;
+      while (payload.more() && sub_.recv(extra, zmq::recv_flags::dontwait) && extra.more()) {
+      }
+      CountDrop(topic, &TopicCounters::drops_malformed, "more than two frames");
+      continue;
+    }
+    Dispatch(topic, payload);
+  }
+  return handled;
+}
+
+void Node::Dispatch(const std::string& topic, const zmq::message_t& payload) {
+  // Prefix filtering in ZeroMQ can deliver topics nobody asked for exactly ("r1/scan" vs "r1/scanner").
+  bool wanted = false;
+  for (const auto& s : subscriptions_) {
+    if (s.exact ? topic == s.topic : topic.compare(0, s.topic.size(), s.topic) == 0) {
+      wanted = true;
+      break;
+    }
+  }
+  if (!wanted) return;
+  const auto* data = static_cast<const uint8_t*>(payload.data());
+  const size_t size = payload.size();
+  if (size > messages::kMaxPayloadBytes) {
+    CountDrop(topic, &TopicCounters::drops_oversize, "payload above the size cap");
+    return;
+  }
+  const messages::MessageType* type = messages::FindByIdentifier(messages::IdentifierOf(data, size));
+  if (type == nullptr) {
+    CountDrop(topic, &TopicCounters::drops_wrong_type, "unknown buffer identifier");
+    return;
+  }
+  if (!type->verify(data, size)) {
+    CountDrop(topic, &TopicCounters::drops_malformed, "failed FlatBuffers verification");
+    return;
+  }
+  const msg::Header* header = messages::HeaderOf(data);
+  if (header == nullptr || header->source() == nullptr) {
+    CountDrop(topic, &TopicCounters::drops_malformed, "message without a header");
+    return;
+  }
+  for (const auto& s : subscriptions_) {
+    if (s.exact && topic == s.topic && s.identifier != nullptr &&
+        messages::IdentifierOf(data, size) != s.identifier) {
+      CountDrop(topic, &TopicCounters::drops_wrong_type,
+                (std::string("expected ") + s.identifier + ", got " + type->identifier).c_str());
+      return;
+    }
+  }
+  auto& counters = received_[topic];
+  auto& source = sources_[SourceKey{topic, header->source()->str()}];
+  if (source.incarnation != header->incarnation()) {
+    source = SourceState{header->incarnation(), header->seq()};
+  } else if (header->seq() <= source.last_seq) {
+    ++counters.duplicates;  // a latched re-send or broker replay we already have
+    return;
+  } else {
+    if (header->seq() > source.last_seq + 1) counters.drops_gap += header->seq() - source.last_seq - 1;
+    source.last_seq = header->seq();
+  }
+  ++counters.messages;
+  counters.bytes += size;
+  counters.last_seen_ns = WallNowNs();
+  const RawMessage raw{topic, *type, *header, data, size};
+  for (const auto& s : subscriptions_) {
+    const bool match = s.exact ? topic == s.topic : topic.compare(0, s.topic.size(), s.topic) == 0;
+    if (!match) continue;
+    try {
+      s.handler(raw);
+    } catch (const std::exception& e) {
+      // Exceptions never cross the bus: a failing handler is logged, the node keeps running.
+      LIMBIC_LOG(kError) << "handler for '" << topic << "' threw: " << e.what();
+    }
+  }
+}
+
+}  // namespace limbic::bus

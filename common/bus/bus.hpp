@@ -1,0 +1,220 @@
+// limbic's bus: FlatBuffers messages over ZeroMQ PUB/SUB through a broker (limbic-bus, XSUB in, XPUB out).
+//
+// A Node is one service instance's connection: one PUB socket to the broker's frontend and one SUB
+// socket to its backend, owned by a single thread. Nothing received is trusted: every payload is
+// checked (frame count, size cap, identifier, flatbuffers::Verifier) before a handler sees it; a bad
+// one is dropped, counted per topic and reason, and logged once per burst. Sequence numbers in the
+// header reveal lost messages (counted as gaps) and latched replays (counted as duplicates).
+#pragma once
+
+#include <zmq.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "common/log/log.hpp"
+#include "messages/messages.hpp"
+
+namespace limbic::bus {
+
+// Where publishers and subscribers connect for one bus address.
+//   ipc:///run/limbic/bus -> ipc:///run/limbic/bus.in  and ipc:///run/limbic/bus.out
+//   tcp://host:7400       -> tcp://host:7400           and tcp://host:7401
+//   inproc://name         -> inproc://name.in          and inproc://name.out
+struct BrokerEndpoints {
+  std::string frontend;  // XSUB: publishers connect here
+  std::string backend;   // XPUB: subscribers connect here
+};
+// Throws std::invalid_argument with a readable message for an address it cannot use.
+BrokerEndpoints ResolveBusAddress(const std::string& address);
+// For binding: tcp://host:port -> tcp://*:port (and port+1).
+BrokerEndpoints ResolveBindAddress(const std::string& address);
+
+// ZeroMQ CURVE keys (Z85 text, 40 characters each) for tcp across machines.
+struct CurveClientKeys {
+  std::string server_public;
+  std::string client_public;
+  std::string client_secret;
+  bool enabled() const { return !server_public.empty(); }
+};
+
+// Per-topic traffic and drop counts, by reason.
+struct TopicCounters {
+  uint64_t messages = 0;
+  uint64_t bytes = 0;
+  uint64_t drops_malformed = 0;
+  uint64_t drops_wrong_type = 0;
+  uint64_t drops_oversize = 0;
+  uint64_t drops_gap = 0;
+  uint64_t duplicates = 0;
+  int64_t last_seen_ns = 0;
+  uint64_t TotalDrops() const { return drops_malformed + drops_wrong_type + drops_oversize + drops_gap; }
+};
+
+struct NodeOptions {
+  std::string name = "node";  // instance name, written into every header's `source`
+  int send_hwm = 10000;       // messages queued per peer before ZeroMQ drops (never blocks)
+  int receive_hwm = 10000;
+  std::chrono::milliseconds latched_resend{1000};  // re-send latched values (rejoin after broker restart)
+  std::chrono::milliseconds reconnect_interval{100};
+  CurveClientKeys curve;
+};
+
+// A received, verified message. Valid only during the handler call.
+template <typename T>
+struct Message {
+  const std::string& topic;
+  const T& msg;
+  const msg::Header& header;
+  const uint8_t* data;
+  size_t size;
+};
+
+// A received payload of any registered type (tools: echo, hz, topics). Already verified.
+struct RawMessage {
+  const std::string& topic;
+  const messages::MessageType& type;
+  const msg::Header& header;
+  const uint8_t* data;
+  size_t size;
+};
+
+class Node;
+
+// Typed publisher handle. Cheap to copy; valid while its Node lives.
+template <typename T>
+class Publisher {
+ public:
+  Publisher() = default;
+  // Builds and sends one message: `build(fbb, header)` returns flatbuffers::Offset<T>.
+  template <typename Build>
+  void Publish(int64_t stamp_ns, int64_t tick, Build&& build);
+  const std::string& topic() const;
+  bool valid() const { return node_ != nullptr; }
+
+ private:
+  friend class Node;
+  Publisher(Node* node, size_t slot) : node_(node), slot_(slot) {}
+  Node* node_ = nullptr;
+  size_t slot_ = 0;
+};
+
+class Node {
+ public:
+  Node(zmq::context_t& context, const std::string& bus_address, NodeOptions options);
+  ~Node();
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+
+  template <typename T>
+  Publisher<T> Advertise(const std::string& topic, bool latched = false) {
+    return Publisher<T>(this, AddPublisher(topic, latched));
+  }
+
+  // Handler for messages on exactly `topic` that verify as T.
+  template <typename T>
+  void Subscribe(const std::string& topic, std::function<void(const Message<T>&)> handler) {
+    AddSubscription(topic, /*exact=*/true, &messages::Verify<T>, messages::Traits<T>::kIdentifier,
+                    [handler = std::move(handler)](const RawMessage& raw) {
+                      const T* msg = flatbuffers::GetRoot<T>(raw.data);
+                      handler(Message<T>{raw.topic, *msg, raw.header, raw.data, raw.size});
+                    });
+  }
+  // Handler for every verified message whose topic starts with `prefix` ("" = all).
+  void SubscribeAny(const std::string& prefix, std::function<void(const RawMessage&)> handler);
+
+  // Waits up to `timeout` for traffic, then dispatches what has arrived (at most `max_messages`).
+  // Also re-sends latched values when due. Returns the number of messages handled (incl. dropped).
+  int Poll(std::chrono::milliseconds timeout, int max_messages = 1000);
+
+  // Sends raw bytes (tools and tests: `limbic pub`, fuzzing the broker). No checks.
+  void SendRaw(const std::string& topic, const void* data, size_t size);
+
+  const std::string& name() const { return options_.name; }
+  const std::map<std::string, TopicCounters>& received() const { return received_; }
+  const std::map<std::string, TopicCounters>& sent() const { return sent_; }
+  uint64_t TotalDrops() const;
+  zmq::socket_t& subscriber_socket() { return sub_; }
+  uint64_t incarnation() const { return incarnation_; }
+
+  // Wall-clock time in ns since the epoch (header stamps in realtime mode).
+  static int64_t WallNowNs();
+
+ private:
+  template <typename T>
+  friend class Publisher;
+
+  struct PublisherSlot {
+    std::string topic;
+    bool latched = false;
+    uint64_t seq = 0;
+    std::vector<uint8_t> last;  // latched: last payload, for re-sending
+  };
+  struct Subscription {
+    std::string topic;
+    bool exact = true;
+    bool (*verify)(const uint8_t*, size_t) = nullptr;  // null: any registered type
+    const char* identifier = nullptr;
+    std::function<void(const RawMessage&)> handler;
+  };
+  struct SourceKey {
+    std::string topic;
+    std::string source;
+    bool operator<(const SourceKey& o) const { return std::tie(topic, source) < std::tie(o.topic, o.source); }
+  };
+  struct SourceState {
+    uint64_t incarnation = 0;
+    uint64_t last_seq = 0;
+  };
+
+  size_t AddPublisher(const std::string& topic, bool latched);
+  void AddSubscription(const std::string& topic, bool exact, bool (*verify)(const uint8_t*, size_t),
+                       const char* identifier, std::function<void(const RawMessage&)> handler);
+  flatbuffers::Offset<msg::Header> MakeHeader(flatbuffers::FlatBufferBuilder& fbb, PublisherSlot& slot,
+                                              int64_t stamp_ns, int64_t tick);
+  void SendSlot(PublisherSlot& slot, const uint8_t* data, size_t size);
+  void Dispatch(const std::string& topic, const zmq::message_t& payload);
+  void CountDrop(const std::string& topic, uint64_t TopicCounters::*reason, const char* why);
+  void ResendLatched();
+
+  NodeOptions options_;
+  zmq::socket_t pub_;
+  zmq::socket_t sub_;
+  std::deque<PublisherSlot> publishers_;
+  std::vector<Subscription> subscriptions_;
+  std::map<std::string, TopicCounters> received_;
+  std::map<std::string, TopicCounters> sent_;
+  std::map<SourceKey, SourceState> sources_;
+  std::map<std::string, log::RateLimiter> drop_log_;
+  flatbuffers::FlatBufferBuilder fbb_{1024};
+  uint64_t incarnation_ = 0;
+  std::chrono::steady_clock::time_point next_latched_resend_;
+};
+
+template <typename T>
+template <typename Build>
+void Publisher<T>::Publish(int64_t stamp_ns, int64_t tick, Build&& build) {
+  Node& node = *node_;
+  auto& slot = node.publishers_[slot_];
+  auto& fbb = node.fbb_;
+  fbb.Clear();
+  auto header = node.MakeHeader(fbb, slot, stamp_ns, tick);
+  flatbuffers::Offset<T> root = build(fbb, header);
+  fbb.Finish(root, messages::Traits<T>::kIdentifier);
+  node.SendSlot(slot, fbb.GetBufferPointer(), fbb.GetSize());
+}
+
+template <typename T>
+const std::string& Publisher<T>::topic() const {
+  return node_->publishers_[slot_].topic;
+}
+
+}  // namespace limbic::bus

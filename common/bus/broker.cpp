@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <random>
 
 namespace limbic::bus {
@@ -54,7 +55,12 @@ void Broker::RunOnce(std::chrono::milliseconds timeout) {
   zmq::pollitem_t items[] = {{frontend_.handle(), 0, ZMQ_POLLIN, 0},
                              {backend_.handle(), 0, ZMQ_POLLIN, 0},
                              {zap_.handle(), 0, ZMQ_POLLIN, 0}};
-  zmq::poll(items, options_.curve.enabled() ? 3 : 2, timeout);
+  try {
+    zmq::poll(items, options_.curve.enabled() ? 3 : 2, timeout);
+  } catch (const zmq::error_t& e) {
+    if (e.num() != EINTR) throw;  // a signal: the caller checks its stop flag
+    return;
+  }
   // Bounded batches keep subscriptions and statistics responsive under a flood.
   for (int i = 0; i < 10000 && (items[0].revents & ZMQ_POLLIN); ++i) {
     if (!(frontend_.get(zmq::sockopt::events) & ZMQ_POLLIN)) break;

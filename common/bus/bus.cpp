@@ -1,5 +1,6 @@
 #include "common/bus/bus.hpp"
 
+#include <cerrno>
 #include <random>
 #include <stdexcept>
 
@@ -145,7 +146,11 @@ int Node::Poll(std::chrono::milliseconds timeout, int max_messages) {
     next_latched_resend_ = std::chrono::steady_clock::now() + options_.latched_resend;
   }
   zmq::pollitem_t items[] = {{sub_.handle(), 0, ZMQ_POLLIN, 0}};
-  zmq::poll(items, 1, timeout);
+  try {
+    zmq::poll(items, 1, timeout);
+  } catch (const zmq::error_t& e) {
+    if (e.num() != EINTR) throw;  // interrupted by a signal: handle what is there
+  }
   int handled = 0;
   while (handled < max_messages) {
     zmq::message_t topic_frame;

@@ -1,0 +1,157 @@
+// RunServiceMain: the common command line of every limbic service, signals, and the host's lifetime.
+#include <asio.hpp>
+
+#include <cstdlib>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+#include "common/log/log.hpp"
+#include "common/runtime/runtime.hpp"
+
+namespace limbic::runtime {
+namespace {
+
+const char* kCommonHelp = R"(Common options (every limbic service):
+  --bus ADDR            bus address: ipc://PATH, tcp://HOST:PORT or inproc://NAME
+                        (default: $LIMBIC_BUS or ipc:///tmp/limbic/bus)
+  --robot NAME          robot namespace for topics (default r1; "" for global services)
+  --mode MODE           realtime | lockstep (default realtime)
+  --period S            control period T in seconds (default 0.1)
+  --speedup X           realtime only: simulated seconds per wall second (default 1)
+  --config FILE         YAML options of this service (unknown keys are errors)
+  --set KEY=VALUE       override one option (repeatable), e.g. --set t_r=2.0
+  --log-level LEVEL     debug | info | warning | error (default info)
+  --coordinate          lockstep: this process owns the clock
+  --participants A,B    lockstep: the participants the coordinator waits for
+  --max-ticks N         lockstep: end the run after N ticks
+  --curve-keys FILE     tcp with CURVE: YAML with server_public, client_public, client_secret
+  --help                this text
+)";
+
+std::vector<std::string> Split(const std::string& text, char sep) {
+  std::vector<std::string> parts;
+  std::stringstream ss(text);
+  for (std::string part; std::getline(ss, part, sep);) {
+    if (!part.empty()) parts.push_back(part);
+  }
+  return parts;
+}
+
+void PrintHelp(const ServiceDefinition& definition) {
+  std::cout << "limbic-" << definition.name << ": " << definition.summary << "\n\n" << kCommonHelp;
+  // Declare the service without a bus to list its parameters and their defaults.
+  try {
+    HostOptions options;
+    options.service = definition.name;
+    config::StrictMap empty(YAML::Node(YAML::NodeType::Map), "defaults");
+    ServiceContext context(options, &empty);
+    definition.setup(context);
+    if (!context.parameters().empty()) {
+      std::cout << "\nParameters (YAML keys for --config, --set KEY=VALUE, `limbic param set`):\n";
+      for (const auto& p : context.parameters()) {
+        std::cout << "  " << p.name << " (" << p.type << ", default " << p.get() << ")  " << p.doc << "\n";
+      }
+    }
+  } catch (const std::exception&) {
+    // Listing parameters is best effort; --help must always work.
+  }
+}
+
+}  // namespace
+
+int RunServiceMain(int argc, char** argv, const ServiceDefinition& definition) {
+  HostOptions options;
+  options.service = definition.name;
+  if (const char* bus = std::getenv("LIMBIC_BUS")) options.bus = bus;
+  std::string curve_file;
+  try {
+    for (int i = 1; i < argc; ++i) {
+      std::string arg = argv[i];
+      std::string value;
+      const bool has_inline = arg.rfind("--", 0) == 0 && arg.find('=') != std::string::npos &&
+                              arg.substr(0, arg.find('=')) != "--set";
+      if (has_inline) {
+        value = arg.substr(arg.find('=') + 1);
+        arg = arg.substr(0, arg.find('='));
+      }
+      auto next = [&]() -> std::string {
+        if (has_inline) return value;
+        if (i + 1 >= argc) throw std::invalid_argument(arg + " needs a value");
+        return argv[++i];
+      };
+      if (arg == "--help" || arg == "-h") {
+        PrintHelp(definition);
+        return 0;
+      } else if (arg == "--bus") {
+        options.bus = next();
+      } else if (arg == "--robot") {
+        options.robot = next();
+      } else if (arg == "--mode") {
+        const std::string mode = next();
+        if (mode == "realtime") options.mode = Mode::kRealtime;
+        else if (mode == "lockstep") options.mode = Mode::kLockstep;
+        else throw std::invalid_argument("--mode must be realtime or lockstep, not '" + mode + "'");
+      } else if (arg == "--period") {
+        options.period_s = std::stod(next());
+      } else if (arg == "--speedup") {
+        options.speedup = std::stod(next());
+      } else if (arg == "--config") {
+        options.config_path = next();
+      } else if (arg == "--set") {
+        options.overrides.push_back(next());
+      } else if (arg == "--log-level") {
+        log::SetLevel(log::ParseLevel(next()));
+      } else if (arg == "--coordinate") {
+        options.coordinate = true;
+      } else if (arg == "--participants") {
+        options.participants = Split(next(), ',');
+      } else if (arg == "--max-ticks") {
+        options.max_ticks = std::stoll(next());
+      } else if (arg == "--curve-keys") {
+        curve_file = next();
+      } else {
+        throw std::invalid_argument("unknown option '" + arg + "' (see --help)");
+      }
+    }
+    if (!curve_file.empty()) {
+      config::StrictMap keys(config::LoadFile(curve_file), curve_file);
+      options.curve.server_public = keys.Required<std::string>("server_public");
+      options.curve.client_public = keys.Required<std::string>("client_public");
+      options.curve.client_secret = keys.Required<std::string>("client_secret");
+      keys.Finish();
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "limbic-" << definition.name << ": " << e.what() << "\n";
+    return 2;
+  }
+
+  std::atomic<bool> stop{false};
+  // Asio owns the signals: SIGINT/SIGTERM end the loop cleanly (sockets closed, final heartbeat sent).
+  asio::io_context io;
+  asio::signal_set signals(io, SIGINT, SIGTERM);
+  signals.async_wait([&](const std::error_code& error, int signal) {
+    if (!error) {
+      LIMBIC_LOG(kInfo) << "signal " << signal << ": stopping";
+      stop = true;
+    }
+  });
+  std::thread signal_thread([&] { io.run(); });
+  int status = 0;
+  try {
+    zmq::context_t context;
+    Host host(context, options, definition);
+    LIMBIC_LOG(kInfo) << "started on " << options.bus << " ("
+                      << (options.mode == Mode::kLockstep ? "lockstep" : "realtime") << ", T = " << options.period_s
+                      << " s)";
+    status = host.Run(stop);
+  } catch (const std::exception& e) {
+    std::cerr << "limbic-" << definition.name << ": " << e.what() << "\n";
+    status = 1;
+  }
+  io.stop();
+  signal_thread.join();
+  return status;
+}
+
+}  // namespace limbic::runtime

@@ -1,0 +1,484 @@
+#include "common/runtime/runtime.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "common/log/log.hpp"
+
+namespace limbic::runtime {
+
+using Clock = std::chrono::steady_clock;
+using namespace std::chrono_literals;
+
+std::string InstanceName(const std::string& service, const std::string& robot) {
+  return robot.empty() ? service : robot + "/" + service;
+}
+
+std::string RobotTopic(const std::string& robot, const std::string& name) {
+  if (!name.empty() && name.front() == '/') return name.substr(1);
+  return robot.empty() ? name : robot + "/" + name;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Inputs
+
+bool InputBase::HasTick(int64_t tick) const {
+  for (auto it = buffer_.rbegin(); it != buffer_.rend(); ++it) {
+    if (it->tick == tick) return true;
+  }
+  return false;
+}
+
+double InputBase::AgeS() const {
+  if (buffer_.empty()) return std::numeric_limits<double>::infinity();
+  return std::chrono::duration<double>(Clock::now() - last_arrival_).count();
+}
+
+void InputBase::Store(int64_t tick, const uint8_t* data, size_t size) {
+  buffer_.push_back(Entry{tick, std::vector<uint8_t>(data, data + size)});
+  last_arrival_ = Clock::now();
+  ++received_;
+  // Bound memory if nobody ticks (e.g. a lockstep participant waiting to start).
+  while (buffer_.size() > 64 && &buffer_.front() != selected_) buffer_.pop_front();
+}
+
+void InputBase::Select(Mode mode, int64_t tick) {
+  selected_ = nullptr;
+  if (buffer_.empty()) return;
+  if (mode == Mode::kRealtime) {
+    while (buffer_.size() > 1) buffer_.pop_front();
+    selected_ = &buffer_.back();
+    return;
+  }
+  // Lockstep: same-tick -> the (last) entry stamped `tick`; feedback -> the newest stamped <= tick-1.
+  // Messages not tied to a tick (-1) count as earlier than any tick.
+  const int64_t limit = timing_ == Timing::kSameTick ? tick : tick - 1;
+  std::optional<size_t> chosen;
+  for (size_t i = 0; i < buffer_.size(); ++i) {
+    const int64_t t = buffer_[i].tick;
+    if (timing_ == Timing::kSameTick ? t == limit : t <= limit) chosen = i;
+  }
+  if (!chosen) {
+    // Nothing eligible: drop what can never be chosen again.
+    while (!buffer_.empty() && buffer_.front().tick >= 0 && buffer_.front().tick < limit) buffer_.pop_front();
+    return;
+  }
+  for (size_t i = 0; i < *chosen; ++i) buffer_.pop_front();
+  selected_ = &buffer_.front();
+}
+
+// ---------------------------------------------------------------------------------------------------
+// ServiceContext
+
+ServiceContext::ServiceContext(const HostOptions& options, config::StrictMap* config)
+    : options_(options), config_(config) {}
+
+std::string ServiceContext::Topic(const std::string& name) const { return RobotTopic(options_.robot, name); }
+
+void ServiceContext::AddStep(StepSpec spec, std::function<void(const TickInfo&)> fn) {
+  steps_.push_back(Step{std::move(spec), std::move(fn)});
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Host
+
+struct Host::StepState {
+  std::string participant;
+  std::vector<InputBase*> waits_for;
+  std::vector<std::string> outputs;
+  int64_t done_tick = -1;
+};
+
+struct Host::Coordinator {
+  std::set<std::string> expected;
+  std::map<std::string, std::pair<std::vector<std::string>, std::vector<std::string>>> joined;
+  std::set<std::string> acked;
+  bool running = false;
+  bool finished = false;
+  bool failed = false;
+  bool stop_requested = false;
+  int64_t tick = -1;
+  Clock::time_point next_probe{};
+  Clock::time_point tick_started{};
+  Clock::time_point last_stall_warning{};
+  std::set<std::string> unknown_logged;
+};
+
+Host::Host(zmq::context_t& zmq_context, HostOptions options, const ServiceDefinition& definition)
+    : options_(std::move(options)), definition_(definition) {
+  if (options_.service.empty()) options_.service = definition_.name;
+  if (options_.period_s <= 0) throw config::ConfigError("--period must be positive");
+  if (options_.speedup <= 0) throw config::ConfigError("--speedup must be positive");
+  config_root_ = options_.config_path.empty() ? YAML::Node(YAML::NodeType::Map)
+                                              : config::LoadFile(options_.config_path);
+  for (const auto& assignment : options_.overrides) config::ApplyOverride(config_root_, assignment);
+  const std::string source = options_.config_path.empty() ? "--set" : options_.config_path;
+  config_ = std::make_unique<config::StrictMap>(config_root_, source);
+  context_ = std::make_unique<ServiceContext>(options_, config_.get());
+  definition_.setup(*context_);
+  config_->Finish();  // every key of the service's YAML must have been used
+  node_ = std::make_unique<bus::Node>(
+      zmq_context, options_.bus,
+      bus::NodeOptions{.name = context_->instance(), .curve = options_.curve});
+  loop_buckets_.assign(std::size(kLoopTimeBucketsS) + 1, 0);
+  Bind();
+}
+
+Host::~Host() = default;
+
+void Host::Bind() {
+  bus::Node& node = *node_;
+  const std::string instance = context_->instance();
+  for (auto& bind : context_->outputs_) bind(node);
+  for (auto& binding : context_->inputs_) binding.subscribe(node);
+  for (auto& bind : context_->handlers_) bind(node);
+  heartbeat_pub_ = node.Advertise<msg::Heartbeat>("health/" + instance);
+  param_reply_pub_ = node.Advertise<msg::ParameterReply>("param/" + instance + "/reply");
+  node.Subscribe<msg::ParameterRequest>("param/" + instance,
+                                        [this](const auto& request) { HandleParameterRequest(request); });
+  for (auto& step : context_->steps_) {
+    StepState state;
+    state.participant = step.spec.name.empty() ? instance : instance + "." + step.spec.name;
+    if (step.spec.waits_for.empty()) {
+      for (auto& binding : context_->inputs_) {
+        if (binding.input->timing() == Timing::kSameTick) state.waits_for.push_back(binding.input.get());
+      }
+    } else {
+      state.waits_for = step.spec.waits_for;
+    }
+    state.outputs = step.spec.outputs;
+    steps_.push_back(std::move(state));
+  }
+  if (options_.mode == Mode::kLockstep) {
+    join_pub_ = node.Advertise<msg::LockstepJoin>("lockstep/join");
+    ack_pub_ = node.Advertise<msg::LockstepAck>("lockstep/ack");
+    stop_request_pub_ = node.Advertise<msg::Clock>("lockstep/stop");
+    if (options_.coordinate) {
+      coordinator_ = std::make_unique<Coordinator>();
+      coordinator_->expected.insert(options_.participants.begin(), options_.participants.end());
+      if (coordinator_->expected.empty()) throw config::ConfigError("--coordinate needs --participants");
+      clock_pub_ = node.Advertise<msg::Clock>("clock");
+      node.Subscribe<msg::LockstepJoin>("lockstep/join", [this](const bus::Message<msg::LockstepJoin>& m) {
+        auto& c = *coordinator_;
+        const std::string who = m.msg.participant() ? m.msg.participant()->str() : "";
+        if (!c.expected.count(who)) {
+          if (c.unknown_logged.insert(who).second) {
+            LIMBIC_LOG(kWarning) << "lockstep: '" << who << "' joined but is not a listed participant; ignored";
+          }
+          return;
+        }
+        std::vector<std::string> waits, outs;
+        if (m.msg.waits_for()) for (const auto* t : *m.msg.waits_for()) waits.push_back(t->str());
+        if (m.msg.outputs()) for (const auto* t : *m.msg.outputs()) outs.push_back(t->str());
+        c.joined[who] = {waits, outs};
+      });
+      node.Subscribe<msg::LockstepAck>("lockstep/ack", [this](const bus::Message<msg::LockstepAck>& m) {
+        auto& c = *coordinator_;
+        if (c.running && m.msg.tick() == c.tick && m.msg.participant()) c.acked.insert(m.msg.participant()->str());
+      });
+      node.Subscribe<msg::Clock>("lockstep/stop", [this](const auto&) { coordinator_->stop_requested = true; });
+    }
+  }
+  // Subscribed last: once a lockstep probe arrives on `clock`, every earlier subscription is active.
+  node.Subscribe<msg::Clock>("clock", [this](const bus::Message<msg::Clock>& m) { HandleClock(m.msg); });
+}
+
+TickInfo Host::MakeTick(int64_t tick) const {
+  TickInfo info;
+  info.tick = tick;
+  if (options_.mode == Mode::kLockstep) {
+    info.time_s = static_cast<double>(tick) * options_.period_s;
+    info.stamp_ns = std::llround(info.time_s * 1e9);
+  } else {
+    info.time_s = std::chrono::duration<double>(Clock::now() - started_).count() * options_.speedup;
+    info.stamp_ns = bus::Node::WallNowNs();
+  }
+  return info;
+}
+
+void Host::RunStep(size_t index, const TickInfo& tick) {
+  for (auto& binding : context_->inputs_) binding.input->Select(options_.mode, tick.tick);
+  const auto begin = Clock::now();
+  context_->steps_[index].fn(tick);
+  const double elapsed = std::chrono::duration<double>(Clock::now() - begin).count();
+  loop_last_s_ = elapsed;
+  loop_sum_s_ += elapsed;
+  loop_max_s_ = std::max(loop_max_s_, elapsed);
+  ++loop_count_;
+  size_t bucket = 0;
+  while (bucket < std::size(kLoopTimeBucketsS) && elapsed > kLoopTimeBucketsS[bucket]) ++bucket;
+  ++loop_buckets_[bucket];
+}
+
+void Host::RunRealtimeTick() {
+  ++tick_;
+  const TickInfo tick = MakeTick(tick_);
+  const auto begin = Clock::now();
+  for (size_t i = 0; i < steps_.size(); ++i) RunStep(i, tick);
+  if (Clock::now() - begin > std::chrono::duration<double>(options_.period_s / options_.speedup)) ++overruns_;
+}
+
+void Host::SendJoins() {
+  for (const auto& step : steps_) {
+    join_pub_.Publish(0, -1, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+      std::vector<std::string> waits;
+      for (const auto* input : step.waits_for) waits.push_back(input->topic());
+      return msg::CreateLockstepJoin(fbb, header, fbb.CreateString(step.participant),
+                                     fbb.CreateVectorOfStrings(waits), fbb.CreateVectorOfStrings(step.outputs));
+    });
+  }
+}
+
+void Host::HandleClock(const msg::Clock& clock) {
+  if (options_.mode != Mode::kLockstep) return;
+  if (clock.probe()) {
+    if (!started_lockstep_) SendJoins();
+    return;
+  }
+  if (clock.stop()) {
+    run_stopped_ = true;
+    return;
+  }
+  const int64_t tick = clock.header()->tick();
+  if (tick <= tick_) return;  // a re-sent clock we have already started
+  tick_ = tick;
+  started_lockstep_ = true;
+}
+
+bool Host::RunReadyLockstepSteps() {
+  if (tick_ < 0) return false;
+  bool progress = false;
+  bool again = true;
+  while (again) {
+    again = false;
+    for (size_t i = 0; i < steps_.size(); ++i) {
+      StepState& step = steps_[i];
+      if (step.done_tick >= tick_) continue;
+      const bool ready =
+          std::all_of(step.waits_for.begin(), step.waits_for.end(), [&](InputBase* in) { return in->HasTick(tick_); }) &&
+          std::all_of(context_->inputs_.begin(), context_->inputs_.end(),
+                      [](const auto& b) { return !b.input->required() || b.input->HasAny(); });
+      if (!ready) continue;
+      RunStep(i, MakeTick(tick_));
+      step.done_tick = tick_;
+      ack_pub_.Publish(MakeTick(tick_).stamp_ns, tick_, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+        return msg::CreateLockstepAck(fbb, header, fbb.CreateString(step.participant), tick_);
+      });
+      progress = again = true;
+    }
+  }
+  if (context_->run_stop_requested_) {
+    context_->run_stop_requested_ = false;
+    stop_request_pub_.Publish(0, tick_, [](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+      return msg::CreateClock(fbb, header, 0.0, true, true);
+    });
+  }
+  return progress;
+}
+
+namespace {
+// Finds a cycle among same-tick dependencies; returns the participants on it (empty: none).
+std::vector<std::string> FindCycle(const std::map<std::string, std::vector<std::string>>& edges) {
+  std::map<std::string, int> color;  // 0 white, 1 grey, 2 black
+  std::vector<std::string> stack, cycle;
+  std::function<bool(const std::string&)> visit = [&](const std::string& n) {
+    color[n] = 1;
+    stack.push_back(n);
+    auto it = edges.find(n);
+    if (it != edges.end()) {
+      for (const auto& m : it->second) {
+        if (color[m] == 1) {
+          auto pos = std::find(stack.begin(), stack.end(), m);
+          cycle.assign(pos, stack.end());
+          return true;
+        }
+        if (color[m] == 0 && visit(m)) return true;
+      }
+    }
+    stack.pop_back();
+    color[n] = 2;
+    return false;
+  };
+  for (const auto& [n, _] : edges) {
+    if (color[n] == 0 && visit(n)) return cycle;
+  }
+  return {};
+}
+}  // namespace
+
+void Host::CoordinatorPoll() {
+  auto& c = *coordinator_;
+  const auto now = Clock::now();
+  if (c.finished || c.failed) return;
+  auto publish_clock = [&](int64_t tick, bool stop, bool probe) {
+    const double t = tick >= 0 ? tick * options_.period_s : 0.0;
+    clock_pub_.Publish(std::llround(t * 1e9), tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+      return msg::CreateClock(fbb, header, options_.period_s, true, stop, probe);
+    });
+  };
+  if (!c.running) {
+    if (c.joined.size() == c.expected.size()) {
+      // Same-tick dependency graph: producer -> consumer. A cycle would deadlock: refuse it.
+      std::map<std::string, std::string> producer;
+      for (const auto& [who, io] : c.joined) for (const auto& t : io.second) producer[t] = who;
+      std::map<std::string, std::vector<std::string>> edges;
+      for (const auto& [who, io] : c.joined) {
+        for (const auto& t : io.first) {
+          auto p = producer.find(t);
+          if (p == producer.end()) {
+            LIMBIC_LOG(kError) << "lockstep: '" << who << "' waits for '" << t
+                               << "' in the same tick, but no participant publishes it every tick";
+            c.failed = true;
+            return;
+          }
+          edges[p->second].push_back(who);
+        }
+      }
+      const auto cycle = FindCycle(edges);
+      if (!cycle.empty()) {
+        std::string text;
+        for (const auto& n : cycle) text += n + " -> ";
+        LIMBIC_LOG(kError) << "lockstep: undeclared feedback loop among same-tick inputs: " << text << cycle.front()
+                           << " (declare one of these inputs Timing::kPreviousTick)";
+        c.failed = true;
+        return;
+      }
+      c.running = true;
+      c.tick = 0;
+      c.tick_started = now;
+      LIMBIC_LOG(kInfo) << "lockstep: all " << c.expected.size() << " participants joined; starting";
+      publish_clock(0, false, false);
+    } else if (now >= c.next_probe) {
+      publish_clock(-1, false, true);
+      c.next_probe = now + 50ms;
+    }
+    return;
+  }
+  if (c.acked.size() < c.expected.size()) {
+    if (now - c.tick_started > options_.stall_warning && now - c.last_stall_warning > options_.stall_warning) {
+      std::string missing;
+      for (const auto& p : c.expected) if (!c.acked.count(p)) missing += " " + p;
+      LIMBIC_LOG(kWarning) << "lockstep: tick " << c.tick << " waiting for:" << missing;
+      c.last_stall_warning = now;
+    }
+    return;
+  }
+  c.acked.clear();
+  if (c.stop_requested || (options_.max_ticks >= 0 && c.tick + 1 >= options_.max_ticks)) {
+    c.finished = true;
+    publish_clock(c.tick, true, false);
+    LIMBIC_LOG(kInfo) << "lockstep: run finished after " << c.tick + 1 << " ticks";
+    return;
+  }
+  ++c.tick;
+  c.tick_started = now;
+  publish_clock(c.tick, false, false);
+}
+
+void Host::PublishHeartbeat() {
+  const double uptime = std::chrono::duration<double>(Clock::now() - started_).count();
+  heartbeat_pub_.Publish(bus::Node::WallNowNs(), tick_, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+    std::vector<flatbuffers::Offset<msg::Counter>> counters;
+    for (const auto& [name, fn] : context_->counters_) counters.push_back(msg::CreateCounterDirect(fbb, name.c_str(), fn()));
+    counters.push_back(msg::CreateCounterDirect(fbb, "bus_drops", static_cast<double>(node_->TotalDrops())));
+    std::vector<flatbuffers::Offset<msg::TopicStats>> topics;
+    auto add = [&](const std::map<std::string, bus::TopicCounters>& map, const char* direction) {
+      for (const auto& [topic, c] : map) {
+        if (topic.rfind("health/", 0) == 0 || topic.rfind("lockstep/", 0) == 0) continue;
+        topics.push_back(msg::CreateTopicStatsDirect(fbb, topic.c_str(), direction, c.messages, c.bytes,
+                                                     c.drops_malformed, c.drops_wrong_type, c.drops_oversize,
+                                                     c.drops_gap, c.duplicates, c.last_seen_ns));
+      }
+    };
+    add(node_->received(), "in");
+    add(node_->sent(), "out");
+    const double mean = loop_count_ ? loop_sum_s_ / loop_count_ : 0.0;
+    return msg::CreateHeartbeatDirect(fbb, header, context_->instance().c_str(),
+                                      run_stopped_ ? msg::ServiceState::Stopping : msg::ServiceState::Running,
+                                      options_.mode == Mode::kLockstep ? "lockstep" : "realtime", tick_, uptime,
+                                      loop_last_s_, mean, loop_max_s_, &loop_buckets_, overruns_, &counters, &topics,
+                                      static_cast<int>(getpid()));
+  });
+}
+
+void Host::HandleParameterRequest(const bus::Message<msg::ParameterRequest>& request) {
+  const std::string name = request.msg.name() ? request.msg.name()->str() : "";
+  bool ok = true;
+  std::string error;
+  std::vector<const Parameter*> shown;
+  for (const auto& p : context_->parameters_) {
+    if (name.empty() || p.name == name) shown.push_back(&p);
+  }
+  if (!name.empty() && shown.empty()) {
+    ok = false;
+    error = "no parameter '" + name + "' in " + context_->instance();
+  } else if (request.msg.set()) {
+    try {
+      const std::string text = request.msg.value() ? request.msg.value()->str() : "";
+      shown.front()->set(YAML::Load(text));
+      LIMBIC_LOG(kInfo) << "parameter " << name << " set to " << shown.front()->get();
+    } catch (const std::exception& e) {
+      ok = false;
+      error = e.what();
+    }
+  }
+  param_reply_pub_.Publish(bus::Node::WallNowNs(), -1, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+    std::vector<flatbuffers::Offset<msg::ParameterValue>> values;
+    for (const auto* p : shown) {
+      values.push_back(msg::CreateParameterValueDirect(fbb, p->name.c_str(), p->get().c_str(), p->type.c_str(),
+                                                       p->doc.c_str()));
+    }
+    return msg::CreateParameterReplyDirect(fbb, header, request.msg.request_id(), ok, error.c_str(), &values);
+  });
+}
+
+int Host::Run(const std::atomic<bool>& stop) {
+  log::SetThreadTag(context_->instance());
+  started_ = Clock::now();
+  const auto period = std::chrono::duration_cast<Clock::duration>(
+      std::chrono::duration<double>(options_.period_s / options_.speedup));
+  next_tick_ = started_ + period;
+  next_heartbeat_ = started_;
+  for (auto& fn : context_->on_start_) fn(MakeTick(-1));
+  int status = 0;
+  while (!stop.load() && !context_->stop_requested_) {
+    if (options_.mode == Mode::kLockstep && run_stopped_ && options_.exit_on_stop) break;
+    if (coordinator_ && coordinator_->failed) {
+      status = 2;
+      break;
+    }
+    auto now = Clock::now();
+    Clock::time_point wake = next_heartbeat_;
+    if (options_.mode == Mode::kRealtime) wake = std::min(wake, next_tick_);
+    if (options_.mode == Mode::kLockstep) wake = std::min(wake, now + (coordinator_ && !coordinator_->running ? 10ms : 50ms));
+    auto timeout = std::chrono::duration_cast<std::chrono::milliseconds>(wake - now);
+    node_->Poll(std::clamp(timeout, 0ms, 100ms));
+    if (options_.mode == Mode::kRealtime) {
+      now = Clock::now();
+      if (now >= next_tick_) {
+        RunRealtimeTick();
+        next_tick_ += period;
+        if (Clock::now() > next_tick_ + period) next_tick_ = Clock::now() + period;  // fell behind: skip, don't burst
+      }
+    } else {
+      // Drain everything that is ready without sleeping: lockstep runs as fast as the CPUs allow.
+      while (true) {
+        const bool stepped = RunReadyLockstepSteps();
+        if (coordinator_) CoordinatorPoll();
+        if (!stepped && node_->Poll(0ms) == 0) break;
+      }
+    }
+    if (Clock::now() >= next_heartbeat_) {
+      PublishHeartbeat();
+      next_heartbeat_ = Clock::now() + options_.heartbeat_period;
+    }
+  }
+  for (auto& fn : context_->on_stop_) fn();
+  PublishHeartbeat();
+  return status;
+}
+
+}  // namespace limbic::runtime

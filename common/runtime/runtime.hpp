@@ -1,0 +1,339 @@
+// The service host. A service is written once — a setup function that declares its inputs, outputs,
+// parameters and tick steps — and runs either as its own process (RunServiceMain) or as a thread of a
+// shared process over inproc:// (Host), under one of two schedulers:
+//
+//  realtime  wall clock; every period each step runs with the latest value of each input.
+//  lockstep  a coordinator owns the clock; tick k+1 starts only when every participant finished tick k.
+//            A step waits for its same-tick inputs stamped k; previous-tick (feedback) inputs give the
+//            newest value stamped <= k-1. Inputs are chosen by the tick in their header, never by arrival
+//            order, so runs are bit-identical for a seed whatever the processes, hosts and transports.
+#pragma once
+
+#include <zmq.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common/bus/bus.hpp"
+#include "common/config/config.hpp"
+
+namespace limbic::runtime {
+
+enum class Mode { kRealtime, kLockstep };
+enum class Timing {
+  kSameTick,      // produced upstream in the same tick: awaited
+  kPreviousTick,  // feedback: the newest value from an earlier tick
+};
+
+// Upper bounds (s) of the loop-time histogram in heartbeats; a final +Inf bucket follows.
+inline constexpr double kLoopTimeBucketsS[] = {0.0001, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.5};
+
+std::string InstanceName(const std::string& service, const std::string& robot);
+std::string RobotTopic(const std::string& robot, const std::string& name);
+
+struct HostOptions {
+  std::string service;                 // e.g. "mapper"
+  std::string robot = "r1";            // topic namespace; "" for global services
+  std::string bus = "ipc:///tmp/limbic/bus";
+  Mode mode = Mode::kRealtime;
+  double period_s = 0.1;               // T
+  double speedup = 1.0;                // realtime: simulated seconds per wall second
+  std::string config_path;             // YAML options of this service ("" = defaults)
+  std::vector<std::string> overrides;  // key.path=value
+  // Lockstep coordination (one host of a run does it; by convention the simulator).
+  bool coordinate = false;
+  std::vector<std::string> participants;
+  int64_t max_ticks = -1;                              // stop after this many ticks (-1: until asked)
+  std::chrono::milliseconds stall_warning{5000};       // name the laggards when a tick takes this long
+  bool exit_on_stop = true;
+  bus::CurveClientKeys curve;
+  std::chrono::milliseconds heartbeat_period{1000};
+};
+
+struct TickInfo {
+  int64_t tick = 0;
+  double time_s = 0.0;  // simulated (lockstep) or scaled monotonic (realtime) seconds
+  int64_t stamp_ns = 0;  // header stamp for outputs
+};
+
+class ServiceContext;
+class Host;
+
+// Common part of typed inputs: buffered payloads with the tick from their header.
+class InputBase {
+ public:
+  virtual ~InputBase() = default;
+  const std::string& topic() const { return topic_; }
+  Timing timing() const { return timing_; }
+  bool required() const { return required_; }
+  // Has a value with exactly this tick arrived?
+  bool HasTick(int64_t tick) const;
+  // Any value at all?
+  bool HasAny() const { return !buffer_.empty(); }
+  // Wall-clock age of the newest message in seconds (infinity if none).
+  double AgeS() const;
+  uint64_t received() const { return received_; }
+  // Called by the host's subscription for each verified message on the topic.
+  void Store(int64_t tick, const uint8_t* data, size_t size);
+  // Chooses the entry a step sees at `tick` (lockstep) or the newest (realtime); prunes old ones.
+  void Select(Mode mode, int64_t tick);
+
+ protected:
+  struct Entry {
+    int64_t tick;
+    std::vector<uint8_t> bytes;
+  };
+  InputBase(std::string topic, Timing timing, bool required)
+      : topic_(std::move(topic)), timing_(timing), required_(required) {}
+  const Entry* selected() const { return selected_; }
+
+ private:
+  friend class Host;
+  std::string topic_;
+  Timing timing_;
+  bool required_;
+  std::deque<Entry> buffer_;
+  const Entry* selected_ = nullptr;
+  std::chrono::steady_clock::time_point last_arrival_{};
+  uint64_t received_ = 0;
+};
+
+template <typename T>
+class Input : public InputBase {
+ public:
+  Input(std::string topic, Timing timing, bool required) : InputBase(std::move(topic), timing, required) {}
+  // The message this tick sees, or nullptr if none yet.
+  const T* Get() const { return selected() ? flatbuffers::GetRoot<T>(selected()->bytes.data()) : nullptr; }
+  const T* operator->() const { return Get(); }
+  explicit operator bool() const { return Get() != nullptr; }
+  int64_t tick() const { return selected() ? selected()->tick : -1; }
+};
+
+// A typed output bound to the host's node.
+template <typename T>
+class Output {
+ public:
+  Output() = default;
+  // `build(fbb, header)` returns flatbuffers::Offset<T>; the header carries the current tick and stamp.
+  template <typename Build>
+  void Publish(const TickInfo& tick, Build&& build) {
+    publisher_.Publish(tick.stamp_ns, tick.tick, std::forward<Build>(build));
+  }
+  const std::string& topic() const { return topic_; }
+
+ private:
+  friend class ServiceContext;
+  friend class Host;
+  std::string topic_;
+  bool latched_ = false;
+  bus::Publisher<T> publisher_;
+};
+
+// One live-tunable parameter: read from the service's YAML, settable with `limbic param set`.
+struct Parameter {
+  std::string name;
+  std::string type;
+  std::string doc;
+  std::function<std::string()> get;
+  std::function<void(const YAML::Node&)> set;  // throws config::ConfigError on a bad value
+};
+
+struct StepSpec {
+  std::string name;                      // "" -> the instance name; else instance.name
+  std::vector<InputBase*> waits_for;     // empty: every same-tick input of the service
+  std::vector<std::string> outputs;      // topics it publishes every tick (lockstep graph check)
+};
+
+// What a service's setup function sees. Declarations only; the host binds them to the bus.
+class ServiceContext {
+ public:
+  ServiceContext(const HostOptions& options, config::StrictMap* config);
+
+  const HostOptions& options() const { return options_; }
+  Mode mode() const { return options_.mode; }
+  double period_s() const { return options_.period_s; }
+  const std::string& robot() const { return options_.robot; }
+  std::string instance() const { return InstanceName(options_.service, options_.robot); }
+  // `name` inside this robot's namespace ("scan" -> "r1/scan"); names starting with '/' are global.
+  std::string Topic(const std::string& name) const;
+  config::StrictMap& config() { return *config_; }
+
+  template <typename T>
+  std::shared_ptr<Input<T>> AddInput(const std::string& topic, Timing timing, bool required = false) {
+    auto input = std::make_shared<Input<T>>(topic, timing, required);
+    inputs_.push_back(Binding{input, [input](bus::Node& node) {
+                                node.Subscribe<T>(input->topic(), [raw = input.get()](const bus::Message<T>& m) {
+                                  raw->Store(m.header.tick(), m.data, m.size);
+                                });
+                              }});
+    return input;
+  }
+
+  template <typename T>
+  std::shared_ptr<Output<T>> AddOutput(const std::string& topic, bool latched = false) {
+    auto output = std::make_shared<Output<T>>();
+    output->topic_ = topic;
+    output->latched_ = latched;
+    outputs_.push_back([output](bus::Node& node) {
+      output->publisher_ = node.Advertise<T>(output->topic_, output->latched_);
+    });
+    return output;
+  }
+
+  // A handler called as each message arrives (not tick-driven: commands, faults, goals in realtime).
+  template <typename T>
+  void OnMessage(const std::string& topic, std::function<void(const bus::Message<T>&)> handler) {
+    handlers_.push_back([topic, handler = std::move(handler)](bus::Node& node) {
+      node.Subscribe<T>(topic, handler);
+    });
+  }
+
+  // A step: called once per tick. In lockstep it is a participant that acknowledges each tick.
+  void AddStep(StepSpec spec, std::function<void(const TickInfo&)> fn);
+  // Called once when the host starts (after binding to the bus), e.g. to publish latched values.
+  void OnStart(std::function<void(const TickInfo&)> fn) { on_start_.push_back(std::move(fn)); }
+  // Called once on clean shutdown.
+  void OnStop(std::function<void()> fn) { on_stop_.push_back(std::move(fn)); }
+
+  // Registers a live parameter bound to `storage`; its initial value comes from the YAML key `name`.
+  template <typename V>
+  void Param(const std::string& name, V* storage, const std::string& doc,
+             std::function<void()> on_change = {});
+  // Service-specific numbers for the heartbeat (and so for Prometheus).
+  void Counter(const std::string& name, std::function<double()> value) {
+    counters_.emplace_back(name, std::move(value));
+  }
+  // Requests a clean stop of this host (e.g. a mission that has finished).
+  void RequestStop() { stop_requested_ = true; }
+  // Lockstep: ask the coordinator to end the run after this tick.
+  void RequestRunStop() { run_stop_requested_ = true; }
+
+  const std::vector<Parameter>& parameters() const { return parameters_; }
+
+ private:
+  friend class Host;
+  struct Binding {
+    std::shared_ptr<InputBase> input;
+    std::function<void(bus::Node&)> subscribe;
+  };
+  struct Step {
+    StepSpec spec;
+    std::function<void(const TickInfo&)> fn;
+  };
+
+  HostOptions options_;
+  config::StrictMap* config_;
+  std::vector<Binding> inputs_;
+  std::vector<std::function<void(bus::Node&)>> outputs_;
+  std::vector<std::function<void(bus::Node&)>> handlers_;
+  std::vector<Step> steps_;
+  std::vector<std::function<void(const TickInfo&)>> on_start_;
+  std::vector<std::function<void()>> on_stop_;
+  std::vector<Parameter> parameters_;
+  std::vector<std::pair<std::string, std::function<double()>>> counters_;
+  bool stop_requested_ = false;
+  bool run_stop_requested_ = false;
+};
+
+// A service: its name, one line on what it does, and the setup function that declares it.
+struct ServiceDefinition {
+  std::string name;
+  std::string summary;
+  std::function<void(ServiceContext&)> setup;
+};
+
+// Hosts one service on one bus node. Not thread-safe; one thread per Host.
+class Host {
+ public:
+  Host(zmq::context_t& context, HostOptions options, const ServiceDefinition& definition);
+  ~Host();
+  // Runs until `stop` becomes true, the service asks to stop, or (lockstep) the run ends.
+  // Returns 0 on a clean stop, non-zero on failure.
+  int Run(const std::atomic<bool>& stop);
+  ServiceContext& context() { return *context_; }
+
+ private:
+  struct StepState;
+  struct Coordinator;
+
+  void Bind();
+  void RunRealtimeTick();
+  void HandleClock(const msg::Clock& clock);
+  bool RunReadyLockstepSteps();
+  void RunStep(size_t index, const TickInfo& tick);
+  void PublishHeartbeat();
+  void HandleParameterRequest(const bus::Message<msg::ParameterRequest>& request);
+  void SendJoins();
+  TickInfo MakeTick(int64_t tick) const;
+  void CoordinatorPoll();
+
+  HostOptions options_;
+  ServiceDefinition definition_;
+  YAML::Node config_root_;
+  std::unique_ptr<config::StrictMap> config_;
+  std::unique_ptr<ServiceContext> context_;
+  std::unique_ptr<bus::Node> node_;
+  std::vector<StepState> steps_;
+  std::unique_ptr<Coordinator> coordinator_;
+  bus::Publisher<msg::Heartbeat> heartbeat_pub_;
+  bus::Publisher<msg::LockstepJoin> join_pub_;
+  bus::Publisher<msg::LockstepAck> ack_pub_;
+  bus::Publisher<msg::Clock> clock_pub_;
+  bus::Publisher<msg::Clock> stop_request_pub_;
+  bus::Publisher<msg::ParameterReply> param_reply_pub_;
+  std::chrono::steady_clock::time_point started_;
+  std::chrono::steady_clock::time_point next_tick_;
+  std::chrono::steady_clock::time_point next_heartbeat_;
+  int64_t tick_ = -1;            // realtime: ticks done; lockstep: tick in progress
+  bool run_stopped_ = false;     // lockstep: coordinator said stop
+  bool started_lockstep_ = false;
+  // Loop-time statistics over all steps.
+  double loop_last_s_ = 0, loop_sum_s_ = 0, loop_max_s_ = 0;
+  uint64_t loop_count_ = 0, overruns_ = 0;
+  std::vector<uint64_t> loop_buckets_;
+};
+
+// Parses the common flags, builds the host and runs it until SIGINT/SIGTERM. Exit code for main().
+int RunServiceMain(int argc, char** argv, const ServiceDefinition& definition);
+
+// Converts a YAML scalar for Param(); specialised for the types parameters use.
+template <typename V>
+V ParseParam(const std::string& name, const YAML::Node& node) {
+  try {
+    return node.as<V>();
+  } catch (const YAML::Exception&) {
+    throw config::ConfigError("parameter '" + name + "': cannot read '" + YAML::Dump(node) + "'");
+  }
+}
+
+template <typename V>
+void ServiceContext::Param(const std::string& name, V* storage, const std::string& doc,
+                           std::function<void()> on_change) {
+  if (config_ != nullptr) config_->Optional(name, storage);
+  std::string type = std::is_same_v<V, bool>                ? "bool"
+                     : std::is_integral_v<V>                ? "int"
+                     : std::is_floating_point_v<V>          ? "double"
+                                                            : "string";
+  parameters_.push_back(Parameter{
+      name, type, doc,
+      [storage] {
+        YAML::Emitter out;
+        out << *storage;
+        return std::string(out.c_str());
+      },
+      [name, storage, on_change](const YAML::Node& value) {
+        *storage = ParseParam<V>(name, value);
+        if (on_change) on_change();
+      }});
+}
+
+}  // namespace limbic::runtime

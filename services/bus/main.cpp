@@ -1,0 +1,85 @@
+// limbic-bus: the broker. Verifies, counts and forwards every message; keeps latched topics for late
+// joiners. Restartable at any time: clients reconnect by themselves.
+#include <asio.hpp>
+
+#include <cstdlib>
+#include <iostream>
+#include <thread>
+
+#include "common/bus/broker.hpp"
+#include "common/config/config.hpp"
+
+namespace {
+const char* kHelp = R"(limbic-bus: the limbic message broker (XSUB in, XPUB out).
+
+usage: limbic-bus [--bus ADDR] [--hwm N] [--max-payload BYTES] [--curve-server FILE] [--log-level L]
+
+  --bus ADDR            address to serve: ipc://PATH, tcp://HOST:PORT (binds PORT and PORT+1) or
+                        inproc://NAME (default: $LIMBIC_BUS or ipc:///tmp/limbic/bus)
+  --hwm N               messages queued per subscriber before ZeroMQ drops for that subscriber (10000)
+  --max-payload BYTES   largest payload accepted (default 33554432)
+  --curve-server FILE   YAML with server_secret and allowed_clients (list of public keys): only
+                        those clients may publish or subscribe (tcp)
+  --log-level LEVEL     debug | info | warning | error
+)";
+}  // namespace
+
+int main(int argc, char** argv) {
+  limbic::bus::BrokerOptions options;
+  if (const char* bus = std::getenv("LIMBIC_BUS")) options.address = bus;
+  else options.address = "ipc:///tmp/limbic/bus";
+  try {
+    for (int i = 1; i < argc; ++i) {
+      const std::string arg = argv[i];
+      auto next = [&]() -> std::string {
+        if (i + 1 >= argc) throw std::invalid_argument(arg + " needs a value");
+        return argv[++i];
+      };
+      if (arg == "--help" || arg == "-h") {
+        std::cout << kHelp;
+        return 0;
+      } else if (arg == "--bus") {
+        options.address = next();
+      } else if (arg == "--hwm") {
+        options.send_hwm = options.receive_hwm = std::stoi(next());
+      } else if (arg == "--max-payload") {
+        options.max_payload = std::stoull(next());
+      } else if (arg == "--log-level") {
+        limbic::log::SetLevel(limbic::log::ParseLevel(next()));
+      } else if (arg == "--curve-server") {
+        const std::string file = next();
+        limbic::config::StrictMap keys(limbic::config::LoadFile(file), file);
+        options.curve.server_secret = keys.Required<std::string>("server_secret");
+        options.curve.allowed_clients = keys.Required<std::vector<std::string>>("allowed_clients");
+        keys.Finish();
+      } else {
+        throw std::invalid_argument("unknown option '" + arg + "' (see --help)");
+      }
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "limbic-bus: " << e.what() << "\n";
+    return 2;
+  }
+  limbic::log::SetThreadTag("bus");
+  std::atomic<bool> stop{false};
+  asio::io_context io;
+  asio::signal_set signals(io, SIGINT, SIGTERM);
+  signals.async_wait([&](const std::error_code& error, int) {
+    if (!error) stop = true;
+  });
+  std::thread signal_thread([&] { io.run(); });
+  int status = 0;
+  try {
+    zmq::context_t context;
+    limbic::bus::Broker broker(context, options);
+    LIMBIC_LOG(kInfo) << "serving " << options.address;
+    broker.Run(stop);
+    LIMBIC_LOG(kInfo) << "stopped after forwarding " << broker.forwarded() << " messages";
+  } catch (const std::exception& e) {
+    std::cerr << "limbic-bus: " << e.what() << "\n";
+    status = 1;
+  }
+  io.stop();
+  signal_thread.join();
+  return status;
+}

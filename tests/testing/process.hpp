@@ -1,0 +1,63 @@
+// Test helpers: child processes with their output in a log file, and private temporary directories.
+#pragma once
+
+#include <signal.h>
+#include <sys/types.h>
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace limbic::testing {
+
+// The directory of the built executables (LIMBIC_BIN_DIR, set by ctest).
+std::string BinDir();
+std::string Bin(const std::string& name);
+std::string SourceDir();
+
+// A fresh directory under /tmp removed on destruction.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  const std::filesystem::path& path() const { return path_; }
+  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// A child process; killed (SIGKILL) on destruction if still running.
+class ChildProcess {
+ public:
+  ChildProcess(std::vector<std::string> argv, const std::string& log_path);
+  ~ChildProcess();
+  ChildProcess(const ChildProcess&) = delete;
+  ChildProcess& operator=(const ChildProcess&) = delete;
+
+  pid_t pid() const { return pid_; }
+  bool Running();
+  void Signal(int sig);
+  // Waits for exit; returns the exit status (or 128 + signal), or -1 on timeout.
+  int Wait(std::chrono::milliseconds timeout);
+  std::string Log() const;
+
+ private:
+  pid_t pid_ = -1;
+  int status_ = -1;
+  bool reaped_ = false;
+  std::string log_path_;
+};
+
+// Polls `done` until it holds or `limit` passes.
+template <typename Done>
+bool WaitFor(Done done, std::chrono::milliseconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (done()) return true;
+  }
+  return done();
+}
+
+}  // namespace limbic::testing

@@ -1,0 +1,130 @@
+#include "tests/toy/toy_services.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <random>
+
+namespace limbic::toy {
+namespace {
+
+using runtime::ServiceContext;
+using runtime::TickInfo;
+using runtime::Timing;
+
+template <typename Out>
+void PublishValue(Out& out, const TickInfo& tick, double v) {
+  out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+    return msg::CreateVelocityCommand(fbb, header, v, static_cast<double>(tick.tick));
+  });
+}
+
+uint64_t Fnv(uint64_t hash, const void* data, size_t size) {
+  const auto* p = static_cast<const uint8_t*>(data);
+  for (size_t i = 0; i < size; ++i) hash = (hash ^ p[i]) * 1099511628211ull;
+  return hash;
+}
+
+}  // namespace
+
+runtime::ServiceDefinition SourceService() {
+  return {"source", "toy pipeline head: seeded noise plus feedback", [](ServiceContext& ctx) {
+            struct State {
+              int64_t seed = 1;
+              std::mt19937_64 rng;
+            };
+            auto state = std::make_shared<State>();
+            ctx.Param("seed", &state->seed, "random seed");
+            state->rng.seed(static_cast<uint64_t>(state->seed));
+            auto feedback = ctx.AddInput<msg::VelocityCommand>("toy/feedback", Timing::kPreviousTick);
+            auto out = ctx.AddOutput<msg::VelocityCommand>("toy/a");
+            ctx.AddStep({.outputs = {"toy/a"}}, [=](const TickInfo& tick) {
+              std::uniform_real_distribution<double> uniform(0.0, 1.0);
+              const double fb = feedback->Get() ? feedback->Get()->v() : 0.0;
+              PublishValue(out, tick, uniform(state->rng) + 0.5 * fb);
+            });
+          }};
+}
+
+runtime::ServiceDefinition ScaleService() {
+  return {"scale", "toy pipeline middle: b = 2a + sin(a)", [](ServiceContext& ctx) {
+            auto a = ctx.AddInput<msg::VelocityCommand>("toy/a", Timing::kSameTick);
+            auto out = ctx.AddOutput<msg::VelocityCommand>("toy/b");
+            ctx.AddStep({.outputs = {"toy/b"}}, [=](const TickInfo& tick) {
+              const double v = a->Get()->v();
+              PublishValue(out, tick, 2.0 * v + std::sin(v));
+            });
+          }};
+}
+
+runtime::ServiceDefinition SinkService() {
+  return {"sink", "toy pipeline tail: feedback = b/4, hashes the sequence", [](ServiceContext& ctx) {
+            struct State {
+              std::string hash_file;
+              uint64_t hash = 1469598103934665603ull;
+              int64_t ticks = 0;
+            };
+            auto state = std::make_shared<State>();
+            ctx.Param("hash_file", &state->hash_file, "where to write the output hash on stop");
+            auto b = ctx.AddInput<msg::VelocityCommand>("toy/b", Timing::kSameTick);
+            auto out = ctx.AddOutput<msg::VelocityCommand>("toy/feedback");
+            ctx.AddStep({.outputs = {"toy/feedback"}}, [=](const TickInfo& tick) {
+              const double v = b->Get()->v();
+              state->hash = Fnv(state->hash, &tick.tick, sizeof(tick.tick));
+              state->hash = Fnv(state->hash, &v, sizeof(v));
+              ++state->ticks;
+              PublishValue(out, tick, v / 4.0);
+            });
+            ctx.Counter("ticks", [state] { return static_cast<double>(state->ticks); });
+            ctx.OnStop([state] {
+              if (state->hash_file.empty()) return;
+              std::ofstream(state->hash_file) << std::hex << state->hash << " " << std::dec << state->ticks << "\n";
+            });
+          }};
+}
+
+runtime::ServiceDefinition LoopAService() {
+  return {"loop_a", "toy same-tick loop, half A", [](ServiceContext& ctx) {
+            auto in = ctx.AddInput<msg::VelocityCommand>("toy/loop_b", Timing::kSameTick);
+            auto out = ctx.AddOutput<msg::VelocityCommand>("toy/loop_a");
+            ctx.AddStep({.outputs = {"toy/loop_a"}}, [=](const TickInfo& tick) { PublishValue(out, tick, 1.0); });
+          }};
+}
+
+runtime::ServiceDefinition LoopBService() {
+  return {"loop_b", "toy same-tick loop, half B", [](ServiceContext& ctx) {
+            auto in = ctx.AddInput<msg::VelocityCommand>("toy/loop_a", Timing::kSameTick);
+            auto out = ctx.AddOutput<msg::VelocityCommand>("toy/loop_b");
+            ctx.AddStep({.outputs = {"toy/loop_b"}}, [=](const TickInfo& tick) { PublishValue(out, tick, 1.0); });
+          }};
+}
+
+runtime::ServiceDefinition TalkerService() {
+  return {"talker", "publishes a counter on `chatter` every tick", [](ServiceContext& ctx) {
+            auto out = ctx.AddOutput<msg::VelocityCommand>("/chatter");
+            ctx.AddStep({}, [=](const TickInfo& tick) { PublishValue(out, tick, tick.time_s); });
+          }};
+}
+
+runtime::ServiceDefinition ListenerService() {
+  return {"listener", "prints what it hears on `chatter`", [](ServiceContext& ctx) {
+            ctx.OnMessage<msg::VelocityCommand>("chatter", [](const bus::Message<msg::VelocityCommand>& m) {
+              const double latency_ms = (bus::Node::WallNowNs() - m.header.stamp_ns()) / 1e6;
+              std::cout << "heard #" << m.header.seq() << " from " << m.header.source()->str() << " (t = " << m.msg.v()
+                        << " s, " << latency_ms << " ms after it was sent)" << std::endl;
+            });
+          }};
+}
+
+const runtime::ServiceDefinition* FindToyService(const std::string& name) {
+  static const std::vector<runtime::ServiceDefinition> all = {SourceService(), ScaleService(),  SinkService(),
+                                                              LoopAService(),  LoopBService(),  TalkerService(),
+                                                              ListenerService()};
+  for (const auto& d : all) {
+    if (d.name == name) return &d;
+  }
+  return nullptr;
+}
+
+}  // namespace limbic::toy

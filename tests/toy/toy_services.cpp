@@ -102,8 +102,20 @@ runtime::ServiceDefinition LoopBService() {
 
 runtime::ServiceDefinition TalkerService() {
   return {"talker", "publishes a counter on `chatter` every tick", [](ServiceContext& ctx) {
-            auto out = ctx.AddOutput<msg::VelocityCommand>("/chatter");
-            ctx.AddStep({}, [=](const TickInfo& tick) { PublishValue(out, tick, tick.time_s); });
+            struct State {
+              bool latched = false;
+              int64_t count = -1;  // messages to send; -1 = forever
+              std::string topic = "chatter";
+            };
+            auto state = std::make_shared<State>();
+            ctx.Param("latched", &state->latched, "publish as a latched topic");
+            ctx.Param("count", &state->count, "stop publishing after this many messages (-1: never)");
+            ctx.Param("topic", &state->topic, "topic to publish on");
+            auto out = ctx.AddOutput<msg::VelocityCommand>(state->topic, state->latched);
+            ctx.AddStep({}, [=](const TickInfo& tick) {
+              if (state->count >= 0 && tick.tick >= state->count) return;
+              PublishValue(out, tick, tick.time_s);
+            });
           }};
 }
 

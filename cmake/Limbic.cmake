@@ -38,11 +38,13 @@ function(limbic_test name)
   target_compile_options(${name} PRIVATE ${LIMBIC_WARNINGS})
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gtest_main)
   set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
+  # Where the executables and the sources are, for tests that start processes or read shipped files.
+  target_compile_definitions(${name} PRIVATE LIMBIC_BUILD_BIN_DIR="${CMAKE_BINARY_DIR}/bin"
+                                             LIMBIC_SOURCE_ROOT="${PROJECT_SOURCE_DIR}")
   gtest_discover_tests(${name}
     DISCOVERY_MODE PRE_TEST
     WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
-    PROPERTIES LABELS ${ARG_LABEL} TIMEOUT ${ARG_TIMEOUT}
-               ENVIRONMENT "LIMBIC_BIN_DIR=${CMAKE_BINARY_DIR}/bin;LIMBIC_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
+    PROPERTIES LABELS ${ARG_LABEL} TIMEOUT ${ARG_TIMEOUT})
 endfunction()
 
 # limbic_benchmark(NAME SOURCES ... [DEPS ...]) — never part of ctest.

@@ -15,12 +15,12 @@ namespace limbic::testing {
 
 std::string BinDir() {
   const char* dir = std::getenv("LIMBIC_BIN_DIR");
-  return dir ? dir : "build/bin";
+  return dir ? dir : LIMBIC_BUILD_BIN_DIR;
 }
 std::string Bin(const std::string& name) { return BinDir() + "/" + name; }
 std::string SourceDir() {
   const char* dir = std::getenv("LIMBIC_SOURCE_DIR");
-  return dir ? dir : ".";
+  return dir ? dir : LIMBIC_SOURCE_ROOT;
 }
 
 TempDir::TempDir() {

@@ -1,0 +1,75 @@
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "common/config/config.hpp"
+#include "tools/limbic/commands.hpp"
+#include "tools/limbic/json_codec.hpp"
+#include "tools/limbic/launch_file.hpp"
+
+namespace limbic::cli {
+namespace {
+
+TEST(JsonCodec, RoundTripsAMessageAndFillsTheHeader) {
+  JsonCodec codec;
+  const auto* type = messages::FindByName("NavGoal");
+  ASSERT_NE(type, nullptr);
+  const auto bytes = codec.FromJson(*type, R"({"active": true, "goal": {"x": 3.5, "y": -2}, "instruction_id": 4})", 9,
+                                    "tester", 77, true);
+  ASSERT_TRUE(type->verify(bytes.data(), bytes.size()));
+  const auto* goal = flatbuffers::GetRoot<msg::NavGoal>(bytes.data());
+  EXPECT_DOUBLE_EQ(goal->goal()->x(), 3.5);
+  EXPECT_EQ(goal->instruction_id(), 4);
+  EXPECT_EQ(goal->header()->seq(), 9u);
+  EXPECT_EQ(goal->header()->source()->str(), "tester");
+  EXPECT_TRUE(goal->header()->latched());
+  const std::string json = codec.ToJson(*type, bytes.data(), bytes.size(), true);
+  EXPECT_NE(json.find("\"instruction_id\": 4"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"x\": 3.5"), std::string::npos) << json;
+}
+
+TEST(JsonCodec, BadJsonIsAClearError) {
+  JsonCodec codec;
+  const auto* type = messages::FindByName("NavGoal");
+  EXPECT_THROW(codec.FromJson(*type, "not json", 1, "t", 1, false), std::invalid_argument);
+  EXPECT_THROW(codec.FromJson(*type, R"({"no_such_field": 1})", 1, "t", 1, false), std::invalid_argument);
+  EXPECT_THROW(codec.FromJson(*type, R"({"goal": {"x": "three"}})", 1, "t", 1, false), std::invalid_argument);
+}
+
+TEST(LaunchFile, SubstitutesVarsAndValidates) {
+  const std::string path = "/tmp/limbic-launch-test.yaml";
+  std::ofstream(path) << R"(vars: {bus: "ipc:///tmp/x"}
+processes:
+  - name: bus
+    command: [limbic-bus, --bus, "{bus}"]
+    restart: always
+  - name: talker
+    command: [limbic-toy, talker, --bus, "{bus}"]
+)";
+  auto file = LoadLaunchFile(path, {{"bus", "ipc:///tmp/y"}});
+  ASSERT_EQ(file.processes.size(), 2u);
+  EXPECT_EQ(file.processes[0].command[2], "ipc:///tmp/y");
+  EXPECT_EQ(file.processes[0].restart, "always");
+  EXPECT_EQ(file.processes[1].restart, "on-failure");
+
+  std::ofstream(path) << "processes:\n  - name: a\n    command: [x, '{nope}']\n";
+  EXPECT_THROW(LoadLaunchFile(path, {}), config::ConfigError);
+  std::ofstream(path) << "processes:\n  - name: a\n    command: [x]\n    restart: sometimes\n";
+  EXPECT_THROW(LoadLaunchFile(path, {}), config::ConfigError);
+  std::ofstream(path) << "processes:\n  - name: a\n    command: [x]\n    retsart: always\n";
+  EXPECT_THROW(LoadLaunchFile(path, {}), config::ConfigError);
+  EXPECT_THROW(LoadLaunchFile("/nonexistent.yaml", {}), config::ConfigError);
+}
+
+TEST(ArgReader, FlagsSwitchesAndUnknowns) {
+  ArgReader reader({"topic", "--count", "3", "--compact", "--bus=ipc:///x"}, {"--count", "--bus"}, {"--compact"});
+  EXPECT_EQ(reader.Get("--count"), "3");
+  EXPECT_EQ(reader.Get("--bus"), "ipc:///x");
+  EXPECT_TRUE(reader.Has("--compact"));
+  ASSERT_EQ(reader.positional().size(), 1u);
+  EXPECT_THROW(ArgReader({"--bogus"}, {}, {}), std::invalid_argument);
+  EXPECT_THROW(ArgReader({"--count"}, {"--count"}, {}), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace limbic::cli

@@ -1,0 +1,327 @@
+// limbic topics | echo | hz | pub | param: looking at and poking a running bus.
+#include <algorithm>
+#include <cmath>
+#include <csignal>
+#include <iomanip>
+#include <iostream>
+#include <random>
+#include <thread>
+
+#include "tools/limbic/commands.hpp"
+#include "tools/limbic/json_codec.hpp"
+#include "tools/limbic/session.hpp"
+
+namespace limbic::cli {
+namespace {
+
+using namespace std::chrono_literals;
+std::atomic<bool> g_interrupted{false};
+void OnSignal(int) { g_interrupted = true; }
+void InstallSignals() {
+  std::signal(SIGINT, OnSignal);
+  std::signal(SIGTERM, OnSignal);
+}
+
+std::string HumanRate(double bytes_per_s) {
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(1);
+  if (bytes_per_s >= 1e6) out << bytes_per_s / 1e6 << " MB/s";
+  else if (bytes_per_s >= 1e3) out << bytes_per_s / 1e3 << " kB/s";
+  else out << bytes_per_s << " B/s";
+  return out.str();
+}
+
+// Topic must exist on the bus (seen by the broker); prints a helpful error otherwise.
+bool CheckTopicKnown(Session& session, const std::string& topic, const std::string& command) {
+  if (session.topics().count(topic)) return true;
+  std::cerr << "limbic " << command << ": unknown topic '" << topic << "' (no traffic on it yet)";
+  std::vector<std::string> close;
+  for (const auto& [name, info] : session.topics()) {
+    if (name.find(topic) != std::string::npos || topic.find(name) != std::string::npos) close.push_back(name);
+  }
+  if (!close.empty()) {
+    std::cerr << "; did you mean";
+    for (const auto& c : close) std::cerr << " " << c;
+    std::cerr << "?";
+  }
+  std::cerr << " — `limbic topics` lists what is active\n";
+  return false;
+}
+
+}  // namespace
+
+ArgReader::ArgReader(const Args& args, std::vector<std::string> flags_with_values, std::vector<std::string> switches) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string arg = args[i];
+    std::string inline_value;
+    bool has_inline = false;
+    if (arg.rfind("--", 0) == 0 && arg.find('=') != std::string::npos) {
+      inline_value = arg.substr(arg.find('=') + 1);
+      arg = arg.substr(0, arg.find('='));
+      has_inline = true;
+    }
+    if (std::find(flags_with_values.begin(), flags_with_values.end(), arg) != flags_with_values.end()) {
+      if (!has_inline && i + 1 >= args.size()) throw std::invalid_argument(arg + " needs a value");
+      values_.emplace_back(arg, has_inline ? inline_value : args[++i]);
+    } else if (std::find(switches.begin(), switches.end(), arg) != switches.end()) {
+      values_.emplace_back(arg, "");
+    } else if (arg.rfind("--", 0) == 0 && arg.size() > 2) {
+      throw std::invalid_argument("unknown option '" + arg + "' (see --help)");
+    } else {
+      positional_.push_back(args[i]);
+    }
+  }
+}
+
+bool ArgReader::Has(const std::string& flag) const {
+  return std::any_of(values_.begin(), values_.end(), [&](const auto& v) { return v.first == flag; });
+}
+
+std::string ArgReader::Get(const std::string& flag, const std::string& fallback) const {
+  for (auto it = values_.rbegin(); it != values_.rend(); ++it) {
+    if (it->first == flag) return it->second;
+  }
+  return fallback;
+}
+
+int TopicsCommand(const Args& args) {
+  ArgReader reader(args, {"--bus"}, {"--help"});
+  if (reader.Has("--help")) {
+    std::cout << "usage: limbic topics [--bus ADDR]\n\nLists every topic the broker has seen: message type, rate and\n"
+                 "bandwidth over about one second, and payloads it dropped (malformed, wrong type, oversized).\n";
+    return 0;
+  }
+  Session session(reader.Get("--bus", DefaultBus()));
+  session.Connect();
+  const auto first = session.topics();
+  const auto t0 = std::chrono::steady_clock::now();
+  session.NextStats(2500ms);
+  const double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const auto& second = session.topics();
+  std::cout << std::left << std::setw(28) << "TOPIC" << std::setw(30) << "TYPE" << std::right << std::setw(10)
+            << "RATE" << std::setw(14) << "BANDWIDTH" << std::setw(10) << "DROPS" << "\n";
+  for (const auto& [topic, info] : second) {
+    const auto it = first.find(topic);
+    const double rate = it == first.end() ? 0.0 : (info.messages - it->second.messages) / dt;
+    const double bw = it == first.end() ? 0.0 : (info.bytes - it->second.bytes) / dt;
+    std::string type = info.type.rfind("limbic.msg.", 0) == 0 ? info.type.substr(11) : info.type;
+    std::ostringstream r;
+    r << std::fixed << std::setprecision(1) << rate << " Hz";
+    std::cout << std::left << std::setw(28) << topic << std::setw(30) << type << std::right << std::setw(10) << r.str()
+              << std::setw(14) << HumanRate(bw) << std::setw(10) << info.drops << "\n";
+  }
+  return 0;
+}
+
+int EchoCommand(const Args& args) {
+  ArgReader reader(args, {"--bus", "--count", "--timeout"}, {"--help", "--compact"});
+  if (reader.Has("--help") || reader.positional().size() != 1) {
+    std::cout << "usage: limbic echo TOPIC [--count N] [--timeout S] [--compact] [--bus ADDR]\n\n"
+                 "Prints each message on TOPIC as JSON, decoded through the binary schema.\n";
+    return reader.Has("--help") ? 0 : 2;
+  }
+  const std::string topic = reader.positional()[0];
+  const long count = std::stol(reader.Get("--count", "-1"));
+  const double timeout = std::stod(reader.Get("--timeout", "0"));
+  Session session(reader.Get("--bus", DefaultBus()), "limbic-echo");
+  session.Connect();
+  if (!CheckTopicKnown(session, topic, "echo")) return 1;
+  JsonCodec codec;
+  long printed = 0;
+  session.node().SubscribeAny(topic, [&](const bus::RawMessage& m) {
+    if (m.topic != topic || (count >= 0 && printed >= count)) return;
+    std::cout << codec.ToJson(m.type, m.data, m.size, reader.Has("--compact")) << std::endl;
+    ++printed;
+  });
+  InstallSignals();
+  const auto start = std::chrono::steady_clock::now();
+  while (!g_interrupted && (count < 0 || printed < count)) {
+    session.node().Poll(50ms);
+    if (timeout > 0 && std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > timeout) break;
+  }
+  if (printed == 0 && timeout > 0) {
+    std::cerr << "limbic echo: no message on '" << topic << "' within " << timeout << " s\n";
+    return 1;
+  }
+  return 0;
+}
+
+int HzCommand(const Args& args) {
+  ArgReader reader(args, {"--bus", "--duration", "--window"}, {"--help"});
+  if (reader.Has("--help") || reader.positional().size() != 1) {
+    std::cout << "usage: limbic hz TOPIC [--duration S] [--bus ADDR]\n\n"
+                 "Prints the rate of TOPIC every second: mean, min/max interval and jitter.\n";
+    return reader.Has("--help") ? 0 : 2;
+  }
+  const std::string topic = reader.positional()[0];
+  const double duration = std::stod(reader.Get("--duration", "0"));
+  Session session(reader.Get("--bus", DefaultBus()), "limbic-hz");
+  session.Connect();
+  if (!CheckTopicKnown(session, topic, "hz")) return 1;
+  std::vector<double> intervals;
+  std::chrono::steady_clock::time_point last{};
+  uint64_t total = 0;
+  session.node().SubscribeAny(topic, [&](const bus::RawMessage& m) {
+    if (m.topic != topic) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (last != std::chrono::steady_clock::time_point{}) intervals.push_back(std::chrono::duration<double>(now - last).count());
+    last = now;
+    ++total;
+  });
+  InstallSignals();
+  const auto start = std::chrono::steady_clock::now();
+  auto next_report = start + 1s;
+  while (!g_interrupted) {
+    session.node().Poll(20ms);
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= next_report) {
+      if (intervals.empty()) {
+        std::cout << topic << ": no messages" << std::endl;
+      } else {
+        double sum = 0, sq = 0;
+        for (double x : intervals) sum += x;
+        const double mean = sum / intervals.size();
+        for (double x : intervals) sq += (x - mean) * (x - mean);
+        const auto [mn, mx] = std::minmax_element(intervals.begin(), intervals.end());
+        std::cout << std::fixed << std::setprecision(2) << topic << ": " << 1.0 / mean << " Hz  (min " << *mn * 1e3
+                  << " ms, max " << *mx * 1e3 << " ms, std " << std::sqrt(sq / intervals.size()) * 1e3 << " ms, "
+                  << intervals.size() << " intervals)" << std::endl;
+      }
+      intervals.clear();
+      next_report += 1s;
+    }
+    if (duration > 0 && std::chrono::duration<double>(now - start).count() >= duration) break;
+  }
+  return total > 0 ? 0 : 1;
+}
+
+int PubCommand(const Args& args) {
+  ArgReader reader(args, {"--bus", "--type", "--rate", "--count"}, {"--help", "--latched"});
+  if (reader.Has("--help") || reader.positional().size() != 2) {
+    std::cout << "usage: limbic pub TOPIC JSON [--type TYPE] [--rate HZ] [--count N] [--latched] [--bus ADDR]\n\n"
+                 "Publishes JSON as a message on TOPIC (once by default). TYPE defaults to the type the broker\n"
+                 "has seen on the topic; the header is filled in unless the JSON has one. Example:\n"
+                 "  limbic pub r1/goal '{\"active\": true, \"goal\": {\"x\": 3, \"y\": 2}}' --type NavGoal\n";
+    return reader.Has("--help") ? 0 : 2;
+  }
+  const std::string topic = reader.positional()[0];
+  const std::string json = reader.positional()[1];
+  Session session(reader.Get("--bus", DefaultBus()), "limbic-pub");
+  session.Connect();
+  std::string type_name = reader.Get("--type");
+  if (type_name.empty()) {
+    auto it = session.topics().find(topic);
+    if (it == session.topics().end() || it->second.type.empty()) {
+      std::cerr << "limbic pub: topic '" << topic << "' has no traffic yet, so its type is unknown: pass --type\n";
+      return 2;
+    }
+    type_name = it->second.type;
+  }
+  const messages::MessageType* type = messages::FindByName(type_name);
+  if (type == nullptr) {
+    std::cerr << "limbic pub: unknown message type '" << type_name << "'\n";
+    return 2;
+  }
+  JsonCodec codec;
+  std::random_device rd;
+  const uint64_t incarnation = (static_cast<uint64_t>(rd()) << 32) | rd();
+  const bool latched = reader.Has("--latched");
+  const double rate = std::stod(reader.Get("--rate", "0"));
+  const long count = std::stol(reader.Get("--count", rate > 0 ? "-1" : "1"));
+  std::vector<uint8_t> first;
+  try {
+    first = codec.FromJson(*type, json, 1, "limbic-pub", incarnation, latched);
+  } catch (const std::exception& e) {
+    std::cerr << "limbic pub: " << e.what() << "\n";
+    return 2;
+  }
+  // Watch our own message come back through the broker: proof it was delivered.
+  uint64_t echoed = 0;
+  session.node().SubscribeAny(topic, [&](const bus::RawMessage& m) {
+    if (m.topic == topic && m.header.incarnation() == incarnation) ++echoed;
+  });
+  std::this_thread::sleep_for(200ms);  // let the publishing connection come up
+  InstallSignals();
+  long sent = 0;
+  for (uint64_t seq = 1; !g_interrupted && (count < 0 || sent < count); ++seq) {
+    const auto bytes = seq == 1 ? first : codec.FromJson(*type, json, seq, "limbic-pub", incarnation, latched);
+    session.node().SendRaw(topic, bytes.data(), bytes.size());
+    ++sent;
+    if (rate > 0) {
+      const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(1.0 / rate);
+      while (std::chrono::steady_clock::now() < until) session.node().Poll(5ms);
+    }
+  }
+  const bool delivered = [&] {
+    const auto deadline = std::chrono::steady_clock::now() + 2s;
+    while (echoed == 0 && std::chrono::steady_clock::now() < deadline) session.node().Poll(20ms);
+    return echoed > 0;
+  }();
+  if (!delivered) {
+    std::cerr << "limbic pub: sent " << sent << " message(s) on '" << topic << "' but none came back through the bus\n";
+    return 1;
+  }
+  std::cout << "published " << sent << " " << type->name << " on " << topic << "\n";
+  return 0;
+}
+
+int ParamCommand(const Args& args) {
+  ArgReader reader(args, {"--bus", "--timeout"}, {"--help"});
+  const auto& pos = reader.positional();
+  const bool get = pos.size() >= 2 && pos[0] == "get" && pos.size() <= 3;
+  const bool set = pos.size() == 4 && pos[0] == "set";
+  if (reader.Has("--help") || (!get && !set)) {
+    std::cout << "usage: limbic param get SERVICE [NAME] | limbic param set SERVICE NAME VALUE [--bus ADDR]\n\n"
+                 "Reads or changes a live parameter of a running service. SERVICE is its instance name as\n"
+                 "in `limbic topics` (health/SERVICE), e.g. r1/planner. VALUE is YAML (2.5, true, [1, 2]).\n";
+    return reader.Has("--help") ? 0 : 2;
+  }
+  const std::string service = pos[1];
+  const std::string name = pos.size() >= 3 ? pos[2] : "";
+  Session session(reader.Get("--bus", DefaultBus()), "limbic-param");
+  session.Connect();
+  if (!session.topics().count("health/" + service)) {
+    std::cerr << "limbic param: no service '" << service << "' on the bus (no heartbeat on health/" << service
+              << ")\n";
+    return 1;
+  }
+  std::random_device rd;
+  const uint64_t request_id = (static_cast<uint64_t>(rd()) << 32) | rd();
+  auto request = session.node().Advertise<msg::ParameterRequest>("param/" + service);
+  bool replied = false;
+  int status = 0;
+  session.node().Subscribe<msg::ParameterReply>("param/" + service + "/reply",
+                                                [&](const bus::Message<msg::ParameterReply>& m) {
+    if (m.msg.request_id() != request_id || replied) return;
+    replied = true;
+    if (!m.msg.ok()) {
+      std::cerr << "limbic param: " << (m.msg.error() ? m.msg.error()->str() : "refused") << "\n";
+      status = 1;
+      return;
+    }
+    if (m.msg.values()) {
+      for (const auto* v : *m.msg.values()) {
+        std::cout << v->name()->str() << " = " << v->value()->str();
+        if (name.empty()) std::cout << "  (" << v->type()->str() << ") " << v->doc()->str();
+        std::cout << "\n";
+      }
+    }
+  });
+  std::this_thread::sleep_for(200ms);
+  const double timeout = std::stod(reader.Get("--timeout", "3"));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout);
+  while (!replied && std::chrono::steady_clock::now() < deadline) {
+    request.Publish(bus::Node::WallNowNs(), -1, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+      return msg::CreateParameterRequestDirect(fbb, header, request_id, name.c_str(), set ? pos[3].c_str() : "", set);
+    });
+    const auto retry = std::chrono::steady_clock::now() + 500ms;
+    while (!replied && std::chrono::steady_clock::now() < retry) session.node().Poll(20ms);
+  }
+  if (!replied) {
+    std::cerr << "limbic param: no reply from '" << service << "' within " << timeout << " s\n";
+    return 1;
+  }
+  return status;
+}
+
+}  // namespace limbic::cli

@@ -1,0 +1,65 @@
+#include "tools/limbic/json_codec.hpp"
+
+#include <stdexcept>
+
+#include "common/bus/bus.hpp"
+
+namespace limbic::cli {
+
+JsonCodec::JsonCodec() {
+  auto schema = messages::BinarySchema();
+  schema_.assign(schema.begin(), schema.end());
+}
+
+flatbuffers::Parser& JsonCodec::ParserFor(const messages::MessageType& type) {
+  // A fresh parser per call: flatbuffers::Parser keeps state between parses.
+  static thread_local std::unique_ptr<flatbuffers::Parser> parser;
+  flatbuffers::IDLOptions options;
+  options.strict_json = true;
+  options.output_default_scalars_in_json = true;
+  parser = std::make_unique<flatbuffers::Parser>(options);
+  if (!parser->Deserialize(schema_.data(), schema_.size())) {
+    throw std::runtime_error("the embedded binary schema does not load: " + parser->error_);
+  }
+  if (!parser->SetRootType(type.name)) throw std::runtime_error(std::string("schema has no type ") + type.name);
+  parser->file_identifier_ = type.identifier;
+  return *parser;
+}
+
+std::string JsonCodec::ToJson(const messages::MessageType& type, const uint8_t* data, size_t, bool compact) {
+  flatbuffers::Parser& parser = ParserFor(type);
+  parser.opts.indent_step = compact ? -1 : 2;
+  std::string text;
+  if (!flatbuffers::GenerateText(parser, data, &text)) throw std::runtime_error("cannot render message as JSON");
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  return text;
+}
+
+std::vector<uint8_t> JsonCodec::FromJson(const messages::MessageType& type, const std::string& json, uint64_t seq,
+                                         const std::string& source, uint64_t incarnation, bool latched) {
+  std::string text = json;
+  const auto brace = text.find('{');
+  if (brace == std::string::npos) throw std::invalid_argument("bad JSON: expected an object {...}");
+  if (text.find("\"header\"") == std::string::npos) {
+    const std::string header = "\"header\": {\"stamp_ns\": " + std::to_string(bus::Node::WallNowNs()) +
+                               ", \"seq\": " + std::to_string(seq) + ", \"source\": \"" + source +
+                               "\", \"incarnation\": " + std::to_string(incarnation) +
+                               ", \"latched\": " + (latched ? "true" : "false") + "}";
+    const auto first_non_space = text.find_first_not_of(" \t\r\n", brace + 1);
+    const bool empty_object = first_non_space != std::string::npos && text[first_non_space] == '}';
+    text.insert(brace + 1, header + (empty_object ? "" : ", "));
+  }
+  flatbuffers::Parser& parser = ParserFor(type);
+  if (!parser.ParseJson(text.c_str())) {
+    std::string error = parser.error_;
+    const auto pos = error.find("error: ");
+    if (pos != std::string::npos) error = error.substr(pos + 7);
+    throw std::invalid_argument("bad JSON for " + std::string(type.name) + ": " + error);
+  }
+  std::vector<uint8_t> bytes(parser.builder_.GetBufferPointer(),
+                             parser.builder_.GetBufferPointer() + parser.builder_.GetSize());
+  if (!type.verify(bytes.data(), bytes.size())) throw std::invalid_argument("the JSON does not make a valid message");
+  return bytes;
+}
+
+}  // namespace limbic::cli

@@ -1,0 +1,329 @@
+// limbic launch FILE: starts the processes of a deploy file, prefixes their output, restarts a crashed
+// one per its policy with exponential back-off, and stops everything in reverse order on Ctrl-C.
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <thread>
+
+#include "common/config/config.hpp"
+#include "tools/limbic/commands.hpp"
+#include "tools/limbic/launch_file.hpp"
+
+namespace limbic::cli {
+namespace {
+
+using SteadyClock = std::chrono::steady_clock;
+std::atomic<int> g_signal{0};
+void OnSignal(int sig) { g_signal = sig; }
+
+std::string SelfDir() {
+  std::error_code ec;
+  auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? "." : exe.parent_path().string();
+}
+
+std::string Resolve(const std::string& command) {
+  if (command.find('/') != std::string::npos) return command;
+  const std::string local = SelfDir() + "/" + command;
+  if (access(local.c_str(), X_OK) == 0) return local;
+  return command;  // execvp searches PATH
+}
+
+struct Running {
+  const ProcessSpec* spec = nullptr;
+  pid_t pid = -1;
+  int fd = -1;
+  std::string partial;
+  int restarts = 0;
+  int consecutive_failures = 0;
+  SteadyClock::time_point started{};
+  SteadyClock::time_point restart_at{};
+  bool waiting_restart = false;
+  bool finished = false;
+  int last_status = 0;
+  const char* color = "";
+};
+
+class Launcher {
+ public:
+  Launcher(LaunchFile file, std::string events_path, std::string until)
+      : file_(std::move(file)), until_(std::move(until)) {
+    if (!events_path.empty()) events_.open(events_path, std::ios::app);
+    color_ = isatty(STDOUT_FILENO);
+    static const char* kColors[] = {"\033[36m", "\033[33m", "\033[32m", "\033[35m", "\033[34m", "\033[91m", "\033[92m"};
+    for (size_t i = 0; i < file_.processes.size(); ++i) {
+      Running r;
+      r.spec = &file_.processes[i];
+      r.color = color_ ? kColors[i % 7] : "";
+      procs_.push_back(r);
+      width_ = std::max(width_, file_.processes[i].name.size());
+    }
+  }
+
+  int Run() {
+    start_ = SteadyClock::now();
+    for (auto& p : procs_) {
+      Start(p);
+      if (p.spec->start_delay_s > 0) Sleep(p.spec->start_delay_s);
+    }
+    int result = 0;
+    while (true) {
+      if (g_signal) {
+        Say("received signal " + std::to_string(g_signal.load()) + ", stopping all processes");
+        break;
+      }
+      PumpOutput(100);
+      if (ReapAndRestart(&result)) break;
+      for (auto& p : procs_) {
+        if (p.waiting_restart && SteadyClock::now() >= p.restart_at) {
+          p.waiting_restart = false;
+          ++p.restarts;
+          Start(p);
+          Event(p, "restarted");
+        }
+      }
+      if (std::all_of(procs_.begin(), procs_.end(), [](const Running& p) { return p.finished; })) break;
+    }
+    StopAll();
+    Summary();
+    return result;
+  }
+
+ private:
+  void Sleep(double s) {
+    const auto until = SteadyClock::now() + std::chrono::duration<double>(s);
+    while (SteadyClock::now() < until && !g_signal) PumpOutput(20);
+  }
+
+  double Elapsed() const { return std::chrono::duration<double>(SteadyClock::now() - start_).count(); }
+
+  void Event(const Running& p, const std::string& what, int status = 0) {
+    if (!events_) return;
+    events_ << "{\"t\": " << std::fixed << std::setprecision(3) << Elapsed() << ", \"process\": \"" << p.spec->name
+            << "\", \"event\": \"" << what << "\", \"pid\": " << p.pid << ", \"status\": " << status << "}\n";
+    events_.flush();
+  }
+
+  void Say(const std::string& text) {
+    std::cout << (color_ ? "\033[1m" : "") << "[launch] " << text << (color_ ? "\033[0m" : "") << std::endl;
+  }
+
+  void Start(Running& p) {
+    int pipefd[2];
+    if (pipe(pipefd) != 0) throw std::runtime_error("pipe failed");
+    std::vector<std::string> argv = p.spec->command;
+    argv[0] = Resolve(argv[0]);
+    const pid_t pid = fork();
+    if (pid < 0) throw std::runtime_error("fork failed");
+    if (pid == 0) {
+      setpgid(0, 0);  // Ctrl-C reaches the launcher only; it stops children in order
+      dup2(pipefd[1], STDOUT_FILENO);
+      dup2(pipefd[1], STDERR_FILENO);
+      close(pipefd[0]);
+      close(pipefd[1]);
+      for (const auto& [k, v] : p.spec->env) setenv(k.c_str(), v.c_str(), 1);
+      std::vector<char*> args;
+      for (auto& a : argv) args.push_back(a.data());
+      args.push_back(nullptr);
+      execvp(args[0], args.data());
+      std::fprintf(stderr, "cannot start %s: %s\n", args[0], std::strerror(errno));
+      _exit(127);
+    }
+    close(pipefd[1]);
+    fcntl(pipefd[0], F_SETFL, O_NONBLOCK);
+    p.pid = pid;
+    p.fd = pipefd[0];
+    p.started = SteadyClock::now();
+    Event(p, "started");
+  }
+
+  void Print(Running& p, const std::string& line) {
+    std::cout << p.color << std::left << std::setw(static_cast<int>(width_)) << p.spec->name << " |"
+              << (color_ ? "\033[0m" : "") << " " << line << "\n";
+  }
+
+  void Drain(Running& p) {
+    char buffer[4096];
+    while (true) {
+      const ssize_t n = read(p.fd, buffer, sizeof(buffer));
+      if (n <= 0) break;
+      p.partial.append(buffer, n);
+      size_t pos;
+      while ((pos = p.partial.find('\n')) != std::string::npos) {
+        Print(p, p.partial.substr(0, pos));
+        p.partial.erase(0, pos + 1);
+      }
+    }
+    std::cout.flush();
+  }
+
+  void PumpOutput(int timeout_ms) {
+    std::vector<pollfd> fds;
+    std::vector<Running*> owners;
+    for (auto& p : procs_) {
+      if (p.fd >= 0) {
+        fds.push_back({p.fd, POLLIN, 0});
+        owners.push_back(&p);
+      }
+    }
+    if (fds.empty()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(timeout_ms));
+      return;
+    }
+    if (poll(fds.data(), fds.size(), timeout_ms) <= 0) return;
+    for (size_t i = 0; i < fds.size(); ++i) {
+      if (fds[i].revents & (POLLIN | POLLHUP)) Drain(*owners[i]);
+    }
+  }
+
+  // Returns true when the launch should end (the --until process finished).
+  bool ReapAndRestart(int* result) {
+    int status = 0;
+    pid_t pid;
+    while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+      auto it = std::find_if(procs_.begin(), procs_.end(), [&](const Running& p) { return p.pid == pid; });
+      if (it == procs_.end()) continue;
+      Running& p = *it;
+      Drain(p);
+      if (!p.partial.empty()) Print(p, p.partial);
+      p.partial.clear();
+      close(p.fd);
+      p.fd = -1;
+      const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      p.last_status = code;
+      const std::string how = WIFEXITED(status) ? "exited with status " + std::to_string(code)
+                                                : "was killed by signal " + std::to_string(WTERMSIG(status));
+      Event(p, "exited", code);
+      if (p.spec->name == until_) {
+        Say(p.spec->name + " " + how + "; stopping the others");
+        p.finished = true;
+        *result = code;
+        return true;
+      }
+      const bool restart = p.spec->restart == "always" || (p.spec->restart == "on-failure" && code != 0);
+      if (!restart) {
+        Say(p.spec->name + " " + how + (code == 0 ? "" : " (restart policy: " + p.spec->restart + ")"));
+        p.finished = true;
+        if (code != 0) *result = 1;
+        continue;
+      }
+      const double ran = std::chrono::duration<double>(SteadyClock::now() - p.started).count();
+      if (ran > file_.backoff.reset_after_s) p.consecutive_failures = 0;
+      const double delay =
+          std::min(file_.backoff.max_s, file_.backoff.initial_s * std::pow(2.0, p.consecutive_failures));
+      ++p.consecutive_failures;
+      std::ostringstream msg;
+      msg << p.spec->name << " " << how << "; restarting in " << std::setprecision(2) << delay << " s (restart "
+          << p.restarts + 1 << ")";
+      Say(msg.str());
+      p.waiting_restart = true;
+      p.restart_at = SteadyClock::now() + std::chrono::duration_cast<SteadyClock::duration>(std::chrono::duration<double>(delay));
+    }
+    return false;
+  }
+
+  void StopAll() {
+    // Reverse start order: consumers first, the broker last.
+    for (auto it = procs_.rbegin(); it != procs_.rend(); ++it) {
+      it->waiting_restart = false;
+      if (it->fd >= 0 || (it->pid > 0 && kill(it->pid, 0) == 0 && !it->finished)) {
+        if (it->pid > 0) kill(it->pid, SIGTERM);
+        const auto deadline = SteadyClock::now() + std::chrono::duration<double>(file_.stop_timeout_s);
+        int status = 0;
+        while (SteadyClock::now() < deadline) {
+          PumpOutput(20);
+          if (waitpid(it->pid, &status, WNOHANG) == it->pid) break;
+        }
+        if (waitpid(it->pid, &status, WNOHANG) == 0) {
+          Say(it->spec->name + " did not stop within " + std::to_string(file_.stop_timeout_s) + " s; killing it");
+          kill(it->pid, SIGKILL);
+          waitpid(it->pid, &status, 0);
+        }
+        if (it->fd >= 0) {
+          Drain(*it);
+          close(it->fd);
+          it->fd = -1;
+        }
+        Event(*it, "stopped");
+      }
+    }
+  }
+
+  void Summary() {
+    std::ostringstream out;
+    out << "ran " << std::fixed << std::setprecision(1) << Elapsed() << " s;";
+    for (const auto& p : procs_) out << " " << p.spec->name << ": " << p.restarts << " restart" << (p.restarts == 1 ? "" : "s") << ";";
+    Say(out.str());
+  }
+
+  LaunchFile file_;
+  std::string until_;
+  std::vector<Running> procs_;
+  std::ofstream events_;
+  bool color_ = false;
+  size_t width_ = 6;
+  SteadyClock::time_point start_;
+};
+
+}  // namespace
+
+int LaunchCommand(const Args& args) {
+  ArgReader reader(args, {"--var", "--events", "--until"}, {"--help"});
+  if (reader.Has("--help") || reader.positional().size() != 1) {
+    std::cout << R"(usage: limbic launch FILE [--var NAME=VALUE]... [--until PROCESS] [--events FILE]
+
+Starts the processes listed in a deploy file (deploy/*.yaml), prefixes each line of their output with
+the process name, restarts a crashed process according to its policy (always | on-failure | never)
+with exponential back-off, and on Ctrl-C stops them in reverse order (SIGTERM, then SIGKILL after
+stop_timeout_s). `{NAME}` in commands is replaced by the file's vars, overridden with --var.
+  --until PROCESS   stop everything when PROCESS exits, and exit with its status
+  --events FILE     append one JSON line per start, exit and restart (for tests and tooling)
+)";
+    return reader.Has("--help") ? 0 : 2;
+  }
+  std::map<std::string, std::string> vars;
+  for (const auto& a : args) (void)a;
+  // Collect every --var (ArgReader keeps the last; read them all here).
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string v;
+    if (args[i] == "--var" && i + 1 < args.size()) v = args[i + 1];
+    else if (args[i].rfind("--var=", 0) == 0) v = args[i].substr(6);
+    else continue;
+    const auto eq = v.find('=');
+    if (eq == std::string::npos) {
+      std::cerr << "limbic launch: --var needs NAME=VALUE, got '" << v << "'\n";
+      return 2;
+    }
+    vars[v.substr(0, eq)] = v.substr(eq + 1);
+  }
+  LaunchFile file;
+  try {
+    file = LoadLaunchFile(reader.positional()[0], vars);
+  } catch (const std::exception& e) {
+    std::cerr << "limbic launch: " << e.what() << "\n";
+    return 2;
+  }
+  if (!reader.Get("--until").empty() &&
+      std::none_of(file.processes.begin(), file.processes.end(), [&](const auto& p) { return p.name == reader.Get("--until"); })) {
+    std::cerr << "limbic launch: --until names no process of " << reader.positional()[0] << "\n";
+    return 2;
+  }
+  struct sigaction sa {};
+  sa.sa_handler = OnSignal;
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  Launcher launcher(std::move(file), reader.Get("--events"), reader.Get("--until"));
+  return launcher.Run();
+}
+
+}  // namespace limbic::cli

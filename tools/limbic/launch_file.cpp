@@ -1,0 +1,67 @@
+#include "tools/limbic/launch_file.hpp"
+
+#include <set>
+
+#include "common/config/config.hpp"
+
+namespace limbic::cli {
+namespace {
+
+std::string Substitute(const std::string& text, const std::map<std::string, std::string>& vars,
+                       const config::StrictMap& where, const std::string& key) {
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '{') {
+      const auto close = text.find('}', i);
+      if (close == std::string::npos) where.Fail(key, "has an unclosed '{' in '" + text + "'");
+      const std::string name = text.substr(i + 1, close - i - 1);
+      auto it = vars.find(name);
+      if (it == vars.end()) where.Fail(key, "uses {" + name + "}, which is not defined in vars");
+      out += it->second;
+      i = close;
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+LaunchFile LoadLaunchFile(const std::string& path, const std::map<std::string, std::string>& overrides) {
+  config::StrictMap root(config::LoadFile(path), path);
+  LaunchFile file;
+  root.Optional("vars", &file.vars);
+  for (const auto& [k, v] : overrides) file.vars[k] = v;
+  root.Optional("stop_timeout_s", &file.stop_timeout_s);
+  if (root.Has("backoff")) {
+    auto b = root.Child("backoff");
+    b.Optional("initial_s", &file.backoff.initial_s);
+    b.Optional("max_s", &file.backoff.max_s);
+    b.Optional("reset_after_s", &file.backoff.reset_after_s);
+  }
+  std::set<std::string> names;
+  auto list = root.ChildList("processes");
+  if (list.empty()) root.Fail("processes", "must list at least one process");
+  for (auto& entry : list) {
+    ProcessSpec spec;
+    spec.name = entry.Required<std::string>("name");
+    if (!names.insert(spec.name).second) entry.Fail("name", "'" + spec.name + "' is used twice");
+    auto command = entry.Required<std::vector<std::string>>("command");
+    if (command.empty()) entry.Fail("command", "is empty");
+    for (auto& part : command) spec.command.push_back(Substitute(part, file.vars, entry, "command"));
+    entry.Optional("restart", &spec.restart);
+    if (spec.restart != "always" && spec.restart != "on-failure" && spec.restart != "never") {
+      entry.Fail("restart", "must be always, on-failure or never (not '" + spec.restart + "')");
+    }
+    entry.Optional("start_delay_s", &spec.start_delay_s);
+    std::map<std::string, std::string> env;
+    entry.Optional("env", &env);
+    for (const auto& [k, v] : env) spec.env[k] = Substitute(v, file.vars, entry, "env");
+    file.processes.push_back(std::move(spec));
+  }
+  root.Finish();
+  return file;
+}
+
+}  // namespace limbic::cli

@@ -1,0 +1,69 @@
+// limbic: the command line. Built-in subcommands talk to the bus; any other subcommand NAME runs the
+// executable limbic-NAME beside this one (git-style), e.g. `limbic sim render` -> `limbic-sim render`.
+#include <unistd.h>
+
+#include <filesystem>
+#include <iostream>
+
+#include "tools/limbic/commands.hpp"
+
+namespace {
+
+const char* kUsage = R"(usage: limbic COMMAND [options]     (limbic COMMAND --help for details)
+
+Running things:
+  demo                  start the whole stack with a robot travelling back and forth
+  launch FILE           start the processes of a deploy file, restart crashed ones, stop all on Ctrl-C
+  experiment ...        list, run, merge and report reproducible experiments
+  sim list | render     environment sets and pictures of generated environments
+
+Looking at a running bus:
+  topics                topics with their type, rate, bandwidth and drops
+  echo TOPIC            print messages as JSON
+  hz TOPIC              measure a topic's rate
+  pub TOPIC JSON        publish a message
+  param get|set ...     read or change a live parameter of a service
+  inject ...            inject a fault
+
+The bus address comes from --bus or $LIMBIC_BUS (default ipc:///tmp/limbic/bus).
+)";
+
+std::string SelfDir() {
+  std::error_code ec;
+  auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? "." : exe.parent_path().string();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace limbic::cli;
+  if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h" || std::string(argv[1]) == "help") {
+    std::cout << kUsage;
+    return argc < 2 ? 2 : 0;
+  }
+  const std::string command = argv[1];
+  const Args args(argv + 2, argv + argc);
+  try {
+    if (command == "topics") return TopicsCommand(args);
+    if (command == "echo") return EchoCommand(args);
+    if (command == "hz") return HzCommand(args);
+    if (command == "pub") return PubCommand(args);
+    if (command == "param") return ParamCommand(args);
+    if (command == "launch") return LaunchCommand(args);
+  } catch (const std::exception& e) {
+    std::cerr << "limbic " << command << ": " << e.what() << "\n";
+    return 1;
+  }
+  const std::string external = SelfDir() + "/limbic-" + command;
+  if (access(external.c_str(), X_OK) == 0) {
+    std::vector<char*> exec_args{const_cast<char*>(external.c_str())};
+    for (int i = 2; i < argc; ++i) exec_args.push_back(argv[i]);
+    exec_args.push_back(nullptr);
+    execv(external.c_str(), exec_args.data());
+    std::cerr << "limbic: cannot run " << external << "\n";
+    return 1;
+  }
+  std::cerr << "limbic: unknown command '" << command << "' (see limbic --help)\n";
+  return 2;
+}

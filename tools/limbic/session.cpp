@@ -1,0 +1,48 @@
+#include "tools/limbic/session.hpp"
+
+#include <cstdlib>
+#include <stdexcept>
+
+namespace limbic::cli {
+
+std::string DefaultBus() {
+  const char* env = std::getenv("LIMBIC_BUS");
+  return env ? env : "ipc:///tmp/limbic/bus";
+}
+
+Session::Session(const std::string& address, const std::string& name)
+    : address_(address), node_(context_, address, {.name = name}) {
+  node_.Subscribe<msg::BusStats>("bus/stats", [this](const bus::Message<msg::BusStats>& m) {
+    topics_.clear();
+    if (m.msg.topics()) {
+      for (const auto* t : *m.msg.topics()) {
+        TopicInfo info;
+        info.type = t->type() ? t->type()->str() : "";
+        info.messages = t->messages();
+        info.bytes = t->bytes();
+        info.drops = t->drops_malformed() + t->drops_wrong_type() + t->drops_oversize();
+        topics_[t->topic()->str()] = info;
+      }
+    }
+    ++stats_seen_;
+  });
+}
+
+bool Session::NextStats(std::chrono::milliseconds timeout) {
+  const uint64_t before = stats_seen_;
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    node_.Poll(std::chrono::milliseconds(20));
+    if (stats_seen_ > before) return true;
+  }
+  return false;
+}
+
+void Session::Connect(std::chrono::milliseconds timeout) {
+  if (!NextStats(timeout)) {
+    throw std::runtime_error("cannot reach the bus at " + address_ +
+                             " (is limbic-bus running? set --bus or LIMBIC_BUS)");
+  }
+}
+
+}  // namespace limbic::cli

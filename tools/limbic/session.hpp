@@ -1,0 +1,44 @@
+// A short-lived connection to the bus for the command-line tools: proves the bus is reachable (the
+// broker's statistics arrive) and reports topics and their types.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "common/bus/bus.hpp"
+
+namespace limbic::cli {
+
+struct TopicInfo {
+  std::string type;
+  uint64_t messages = 0;
+  uint64_t bytes = 0;
+  uint64_t drops = 0;
+};
+
+class Session {
+ public:
+  explicit Session(const std::string& address, const std::string& name = "limbic-cli");
+  // Waits for the broker's statistics; throws std::runtime_error "cannot reach the bus at ..." if none.
+  void Connect(std::chrono::milliseconds timeout = std::chrono::milliseconds(3000));
+  // Topics the broker has seen, from its latest statistics.
+  const std::map<std::string, TopicInfo>& topics() const { return topics_; }
+  // Waits for the next statistics message (about 1 s).
+  bool NextStats(std::chrono::milliseconds timeout);
+  bus::Node& node() { return node_; }
+  const std::string& address() const { return address_; }
+
+ private:
+  std::string address_;
+  zmq::context_t context_;
+  bus::Node node_;
+  std::map<std::string, TopicInfo> topics_;
+  uint64_t stats_seen_ = 0;
+};
+
+// The bus address from --bus, else $LIMBIC_BUS, else the default.
+std::string DefaultBus();
+
+}  // namespace limbic::cli

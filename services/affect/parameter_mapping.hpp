@@ -1,0 +1,37 @@
+// Drive → parameter mapping of spec §5.6 (eqs. 8.15–8.16, Table 8.2), writing ControlParameters
+// fields by name so the table stays data (config/tables.yaml).
+#pragma once
+
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "common/types/control_parameters.hpp"
+#include "services/affect/affect_config.hpp"
+
+namespace limbic::affect {
+
+// Eq. 8.15: D' = 1 − (1 − D)^(−X) if X < −1; D^X if X > 1; D otherwise.
+double CurveDrive(double drive, double exponent);
+
+// Eq. 8.16: P = (1 − D')·P_1 + D'·P_2 with D' = CurveDrive(drive, exponent).
+double MapDriveToParameter(double drive, double p1, double p2, double exponent);
+
+// Whether `name` is a ControlParameters field (w_v1, n_theta, ...).
+bool IsControlParameter(std::string_view name);
+// Whether that field is an integer (its mapped value is rounded to the nearest integer).
+bool IsIntegerControlParameter(std::string_view name);
+// Every ControlParameters field name, in declaration order.
+std::vector<std::string_view> ControlParameterNames();
+// Sets / reads a field by name; throws std::invalid_argument for an unknown name.
+void SetControlParameter(std::string_view name, double value, ControlParameters* params);
+double GetControlParameter(std::string_view name, const ControlParameters& params);
+
+// Applies every row of `mappings`: field = MapDriveToParameter(sources[row.source], p1, p2,
+// exponent) (integer fields rounded). `sources` are drives (Table 8.2) or, in the companion model,
+// emotions. Fields without a row keep their value in `base`.
+ControlParameters ApplyParameterMappings(std::span<const ParameterMapping> mappings,
+                                         std::span<const double> sources,
+                                         const ControlParameters& base);
+
+}  // namespace limbic::affect

@@ -1,0 +1,260 @@
+#include "services/controller/velocity_controller.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "services/controller/directional_controller.hpp"  // ValidateParameters
+#include "services/controller/terms.hpp"
+
+namespace limbic::controller {
+namespace {
+
+using geometry::kPi;
+using geometry::Vec2;
+
+double Cross(const Vec2& a, const Vec2& b) { return a.x() * b.y() - a.y() * b.x(); }
+
+// Intersection of the reachable [reach_lo, reach_hi] with the allowed [lo, hi]; when they miss, the
+// allowed bound nearest the reachable interval.
+void Window(double reach_lo, double reach_hi, double lo, double hi, double* w1, double* w2) {
+  *w1 = std::max(lo, reach_lo);
+  *w2 = std::min(hi, reach_hi);
+  if (*w1 > *w2) *w1 = *w2 = (reach_hi < lo) ? lo : hi;
+}
+
+}  // namespace
+
+DynamicWindow ComputeDynamicWindow(double v, double omega, const ControlParameters& p,
+                                   double period) {
+  DynamicWindow w;
+  Window(v + p.a_min * period, v + p.a_max * period, 0.0, p.v_limit, &w.v1, &w.v2);
+  Window(omega + p.alpha_min * period, omega + p.alpha_max * period, -p.omega_limit, p.omega_limit,
+         &w.omega1, &w.omega2);
+  w.v_centre = std::clamp(v, w.v1, w.v2);
+  w.omega_centre = std::clamp(omega, w.omega1, w.omega2);
+  return w;
+}
+
+void WindowSamples(double lo, double centre, double hi, int n, std::vector<double>* out) {
+  out->resize(n);
+  const int h = (n + 1) / 2;  // samples per half, centre included in both
+  const int c = h - 1;        // index of the centre
+  for (int i = 0; i < c; ++i) (*out)[i] = lo + (centre - lo) * i / c;
+  (*out)[c] = centre;
+  for (int i = 1; i < h; ++i) (*out)[c + i] = centre + (hi - centre) * i / c;
+  if (c > 0) {
+    (*out)[0] = lo;
+    (*out)[n - 1] = hi;
+  }
+}
+
+CurvatureSegment::CurvatureSegment(const geometry::Pose2& pose, double v, double omega, double t1,
+                                   double t2) {
+  reach_ = std::abs(v) * t2;
+  a_ = pose.Position();
+  if (std::abs(v) < 1e-12) {
+    kind_ = Kind::kPoint;
+    reach_ = 0.0;
+    return;
+  }
+  // Same branch conditions as geometry::PointToCurvatureSegmentDistance.
+  const double sweep = std::abs(omega) * (t2 - t1);
+  if (std::abs(omega) < 1e-6 || std::abs(v / omega) * (1.0 - std::cos(0.5 * sweep)) < 1e-6) {
+    kind_ = Kind::kStraight;
+    a_ = geometry::IntegrateArc(pose, v, omega, t1).Position();
+    b_ = geometry::IntegrateArc(pose, v, omega, t2).Position();
+    return;
+  }
+  const double r = v / omega;
+  centre_ = {pose.x - r * std::sin(pose.theta), pose.y + r * std::cos(pose.theta)};
+  radius_ = std::abs(r);
+  if (sweep >= 2.0 * kPi) {
+    kind_ = Kind::kCircle;
+    return;
+  }
+  kind_ = Kind::kArc;
+  // Polar angle of the robot about the centre: atan2(−r·cos θ, r·sin θ) = θ ∓ π/2 for r ≷ 0.
+  const double phi0 = r > 0 ? pose.theta - 0.5 * kPi : pose.theta + 0.5 * kPi;
+  const double phi1 = phi0 + omega * t1;
+  const double phi2 = phi1 + omega * (t2 - t1);
+  u1_ = geometry::UnitVector(phi1);
+  u2_ = geometry::UnitVector(phi2);
+  a_ = centre_ + radius_ * u1_;
+  b_ = centre_ + radius_ * u2_;
+  direction_ = omega > 0 ? 1.0 : -1.0;
+  long_arc_ = sweep > kPi;
+}
+
+double CurvatureSegment::Distance(const Vec2& p) const {
+  switch (kind_) {
+    case Kind::kPoint:
+      return (p - a_).norm();
+    case Kind::kStraight: {
+      const Vec2 e = b_ - a_;
+      const double len2 = e.squaredNorm();
+      if (len2 < 1e-18) return (p - a_).norm();
+      const double t = std::clamp((p - a_).dot(e) / len2, 0.0, 1.0);
+      return (p - (a_ + t * e)).norm();
+    }
+    case Kind::kCircle:
+      return std::abs((p - centre_).norm() - radius_);
+    case Kind::kArc: {
+      const Vec2 rel = p - centre_;
+      const double dist_centre = rel.norm();
+      if (dist_centre > 1e-12) {
+        // Is the point's polar angle inside the swept interval (direction-aware)?
+        const bool after_start = direction_ * Cross(u1_, rel) >= 0.0;
+        const bool before_end = direction_ * Cross(rel, u2_) >= 0.0;
+        const bool inside = long_arc_ ? (after_start || before_end) : (after_start && before_end);
+        if (inside) return std::abs(dist_centre - radius_);
+      }
+      return std::min((p - a_).norm(), (p - b_).norm());
+    }
+  }
+  return 0.0;
+}
+
+VelocityController::VelocityController(const VelocityOptions& options) : options_(options) {}
+
+void VelocityController::CollectNear(std::span<const Vec2> points, const Vec2& robot, double radius,
+                                     std::vector<NearPoint>* out) {
+  out->clear();
+  const double radius2 = radius * radius;
+  for (const Vec2& p : points) {
+    const double d2 = (p - robot).squaredNorm();
+    if (d2 < radius2) out->push_back({std::sqrt(d2), p});
+  }
+  std::sort(out->begin(), out->end(),
+            [](const NearPoint& x, const NearPoint& y) { return x.range < y.range; });
+}
+
+double VelocityController::MinDistance(const CurvatureSegment& segment,
+                                       std::span<const NearPoint> points, double cap) {
+  // Every segment point lies within reach() of the robot, so a point at range r is at least r −
+  // reach() away; points come sorted by range, hence the exact early exit. Results at or beyond
+  // `cap` (= d_v(max)) all give a_ω = 1 and are reported as `cap`.
+  double best = cap;
+  for (const NearPoint& q : points) {
+    if (q.range - segment.reach() >= best) break;
+    best = std::min(best, segment.Distance(q.p));
+  }
+  return best;
+}
+
+void VelocityController::Tick(const VelocityInputs& in, const ControlParameters& params,
+                              VelocityOutput* out) {
+  ValidateParameters(params);
+  const int n_v = params.n_v;
+  const int n_w = params.n_omega;
+  const int n = n_v * n_w;
+  const Vec2 robot = in.pose.Position();
+  const double v_limit = params.v_limit;
+
+  // Dynamic window and candidates (§4.5, §8 item 16).
+  out->window = ComputeDynamicWindow(in.v, in.omega, params, options_.control_period);
+  const DynamicWindow& w = out->window;
+  WindowSamples(w.v1, w.v_centre, w.v2, n_v, &out->v_samples);
+  WindowSamples(w.omega1, w.omega_centre, w.omega2, n_w, &out->omega_samples);
+  for (auto* vec : {&out->sensor_distance, &out->map_distance, &out->sensor_avoidance,
+                    &out->map_avoidance, &out->goal_seeking, &out->objective}) {
+    vec->resize(n);
+  }
+  out->speedup.resize(n_v);
+  out->distance_to_goal.resize(n_v);
+
+  // Goal, heading target and effective weights.
+  const double d_g = (in.goal - robot).norm();
+  out->goal_distance = d_g;
+  double theta_t = in.target_heading;
+  if (options_.goal_target == VelocityGoalTarget::kGoalBearing) {
+    const Vec2 d = in.goal - robot;
+    theta_t = d.squaredNorm() < 1e-24 ? in.pose.theta : std::atan2(d.y(), d.x());
+  }
+  out->heading_target = theta_t;
+  const double cap = params.weight_cap;
+  VelocityWeights& wt = out->weights;
+  wt.sensor = CapWeight(params.w_v1, cap);
+  wt.map = CapWeight(params.w_v2, cap);
+  wt.goal = CapWeight(BoostNearGoal(params.w_v3, d_g, params.d_g_max), cap);      // eq. 5.18
+  wt.speedup = CapWeight(ReduceNearGoal(params.w_v4, d_g, params.d_g_max), cap);  // eq. 5.19
+  wt.distance = CapWeight(params.w_v5, cap);
+
+  // Obstacle points that can come within d_v(max) of any candidate's segment.
+  const double max_reach = std::max(std::abs(w.v1), std::abs(w.v2)) * params.t_2;
+  CollectNear(in.obstacle_points, robot, params.d_v_max + max_reach, &near_sensor_);
+  CollectNear(in.map_points, robot, params.d_v_max + max_reach, &near_map_);
+
+  // Goal-seeking linear cap (eq. 5.28) and per-v terms (eqs. 5.30, 5.31).
+  const double misalignment = geometry::AngleDistance(theta_t, in.pose.theta);
+  const double v_max_goal = AlignmentSpeedLimit(misalignment, params.beta, v_limit);
+  const double v_max_distance = GoalDistanceSpeedLimit(d_g, params.d_g_max, v_limit);
+  const double r_v = params.r_o;  // §8 item 28
+  // Angular goal seeking per ω sample (eqs. 5.26–5.27).
+  g_omega_.resize(n_w);
+  for (int iw = 0; iw < n_w; ++iw) {
+    g_omega_[iw] = HeadingPreference(in.pose.theta + out->omega_samples[iw] * params.t_3, theta_t);
+  }
+
+  for (int iv = 0; iv < n_v; ++iv) {
+    const double v = out->v_samples[iv];
+    out->speedup[iv] = v_limit > 0.0 ? v / v_limit : 0.0;              // eq. 5.30
+    out->distance_to_goal[iv] = SpeedCap(v, v_max_distance, v_limit);  // eqs. 5.24, 5.31
+    const double g_v = SpeedCap(v, v_max_goal, v_limit);               // eqs. 5.24, 5.28
+    const double row_factor = ProductFactor(wt.speedup, out->speedup[iv]) *
+                              ProductFactor(wt.distance, out->distance_to_goal[iv]);
+    const bool same_row = iv > 0 && v == out->v_samples[iv - 1];
+    for (int iw = 0; iw < n_w; ++iw) {
+      const int idx = iv * n_w + iw;
+      const double om = out->omega_samples[iw];
+      // Distances: copy when the segment repeats one already evaluated (duplicate samples, or v = 0
+      // where the segment is the robot position whatever ω is).
+      if (same_row) {
+        out->sensor_distance[idx] = out->sensor_distance[idx - n_w];
+        out->map_distance[idx] = out->map_distance[idx - n_w];
+      } else if (iw > 0 && (om == out->omega_samples[iw - 1] || std::abs(v) < 1e-12)) {
+        out->sensor_distance[idx] = out->sensor_distance[idx - 1];
+        out->map_distance[idx] = out->map_distance[idx - 1];
+      } else {
+        const CurvatureSegment segment(in.pose, v, om, params.t_1, params.t_2);
+        out->sensor_distance[idx] = MinDistance(segment, near_sensor_, params.d_v_max);
+        out->map_distance[idx] = MinDistance(segment, near_map_, params.d_v_max);
+      }
+      // Avoidance (eqs. 5.22–5.25).
+      const double as_w =
+          CurvatureAvoidance(out->sensor_distance[idx], r_v, params.d_v_max, params.kappa);
+      const double as = as_w * SpeedCap(v, AvoidanceSpeedLimit(as_w, v_limit), v_limit);
+      const double am_w =
+          CurvatureAvoidance(out->map_distance[idx], r_v, params.d_v_max, params.kappa);
+      const double am = am_w * SpeedCap(v, AvoidanceSpeedLimit(am_w, v_limit), v_limit);
+      // Goal seeking towards θ_T (eq. 5.29).
+      const double g = g_omega_[iw] * g_v;
+      out->sensor_avoidance[idx] = as;
+      out->map_avoidance[idx] = am;
+      out->goal_seeking[idx] = g;
+      out->objective[idx] = ProductFactor(wt.sensor, as) * ProductFactor(wt.map, am) *
+                            ProductFactor(wt.goal, g) * row_factor;
+    }
+  }
+
+  // (v_T, ω_T) = argmax f(v, ω)   (eq. 5.21).
+  std::span<const double> distances;
+  if (options_.tie_break == TieBreak::kClosestToCurrent) {
+    distance_to_current_.resize(n);
+    const double sv = v_limit > 0 ? v_limit : 1.0;
+    const double sw = params.omega_limit > 0 ? params.omega_limit : 1.0;
+    for (int iv = 0; iv < n_v; ++iv) {
+      for (int iw = 0; iw < n_w; ++iw) {
+        const double dv = (out->v_samples[iv] - in.v) / sv;
+        const double dw = (out->omega_samples[iw] - in.omega) / sw;
+        distance_to_current_[iv * n_w + iw] = dv * dv + dw * dw;
+      }
+    }
+    distances = distance_to_current_;
+  }
+  const int best = ArgMax(out->objective, options_.tie_break, distances);
+  out->v_index = best / n_w;
+  out->omega_index = best % n_w;
+  out->command = {out->v_samples[out->v_index], out->omega_samples[out->omega_index]};
+}
+
+}  // namespace limbic::controller

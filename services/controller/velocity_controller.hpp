@@ -1,0 +1,151 @@
+// Velocity control in velocity space (spec §4.5): a dynamic window of n_v × n_ω (v, ω) candidates
+// scored by a weighted product, giving the velocity command (v_T, ω_T).
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include "common/geometry/geometry.hpp"
+#include "common/types/control_parameters.hpp"
+#include "common/types/sensing.hpp"
+#include "services/controller/weighted_product.hpp"
+
+namespace limbic::controller {
+
+// The window reachable in one period (spec §4.5, §8 item 16: v ∈ [0, v_L]):
+// v_1 = max(0, v_c + a_min·T), v_2 = min(v_L, v_c + a_max·T), ω_1 = max(−ω_L, ω_c + α_min·T),
+// ω_2 = min(ω_L, ω_c + α_max·T). When the reachable interval misses the allowed one (e.g. v_L
+// lowered below the current speed), the window collapses to the allowed bound nearest the reachable
+// interval. The centres are the current velocities clamped into the window.
+struct DynamicWindow {
+  double v1 = 0.0;
+  double v2 = 0.0;
+  double omega1 = 0.0;
+  double omega2 = 0.0;
+  double v_centre = 0.0;
+  double omega_centre = 0.0;
+};
+DynamicWindow ComputeDynamicWindow(double v, double omega, const ControlParameters& params,
+                                   double period);
+
+// n samples (n odd): linspace(lo, centre, (n+1)/2) ∪ linspace(centre, hi, (n+1)/2), the centre
+// sample shared and in the middle (spec §4.5). lo, centre and hi are reproduced exactly. Degenerate
+// ranges repeat values.
+void WindowSamples(double lo, double centre, double hi, int n, std::vector<double>* out);
+
+// The curvature segment of one candidate (spec §4.5 avoidance step 1): the path traced at constant
+// (v, ω) from t_1 to t_2. Precomputes the arc so that Distance() is cheap; Distance() equals
+// geometry::PointToCurvatureSegmentDistance (same branches and tolerances; the in-sweep test uses
+// cross products instead of atan2).
+class CurvatureSegment {
+ public:
+  CurvatureSegment(const geometry::Pose2& pose, double v, double omega, double t1, double t2);
+  double Distance(const geometry::Vec2& p) const;
+  // No point of the segment is farther than this from the robot position (|v|·t_2, the arc length).
+  double reach() const { return reach_; }
+
+ private:
+  enum class Kind { kPoint, kStraight, kArc, kCircle };
+  Kind kind_ = Kind::kPoint;
+  geometry::Vec2 a_{0, 0};       // point / segment start / arc start
+  geometry::Vec2 b_{0, 0};       // segment end / arc end
+  geometry::Vec2 centre_{0, 0};  // arc centre
+  geometry::Vec2 u1_{0, 0};      // unit vectors from the centre to the arc ends
+  geometry::Vec2 u2_{0, 0};
+  double radius_ = 0.0;
+  double direction_ = 1.0;  // sign of ω
+  bool long_arc_ = false;   // sweep > π
+  double reach_ = 0.0;
+};
+
+// Where the goal-seeking term of the velocity layer points.
+enum class VelocityGoalTarget {
+  // θ_T from the directional layer (hybrid and two-stage configurations; default).
+  kDirectionalTarget,
+  // The goal bearing (Chapter-6 reactive velocity-controller tests, Table 6.1).
+  kGoalBearing,
+};
+
+struct VelocityOptions {
+  // kClosestToCurrent: among ties, the candidate nearest (v_c, ω_c) in (v/v_L, ω/ω_L).
+  TieBreak tie_break = TieBreak::kFirstMaximum;
+  VelocityGoalTarget goal_target = VelocityGoalTarget::kDirectionalTarget;
+  double control_period = 0.1;  // T (s), for the dynamic window
+};
+
+struct VelocityInputs {
+  geometry::Pose2 pose;  // estimated pose (world frame)
+  double v = 0.0;        // current linear velocity estimate v_c (m/s)
+  double omega = 0.0;    // current angular velocity estimate ω_c (rad/s)
+  std::span<const geometry::Vec2> obstacle_points;  // sensor obstacle points (world frame) → a_s
+  std::span<const geometry::Vec2> map_points;  // map virtual obstacle points (world frame) → a_m
+  geometry::Vec2 goal{0, 0};                   // goal position (world frame)
+  double target_heading = 0.0;                 // θ_T from the directional layer
+};
+
+// Effective weights of one tick after goal proximity (W_v3 boosted by eq. 5.18, W_v4 reduced by
+// eq. 5.19) and the cap.
+struct VelocityWeights {
+  double sensor = 0.0;    // W_v1
+  double map = 0.0;       // W_v2
+  double goal = 0.0;      // W_v3
+  double speedup = 0.0;   // W_v4
+  double distance = 0.0;  // W_v5
+};
+
+// One tick's result. Per-candidate vectors are row-major: index = i_v·n_ω + i_ω.
+struct VelocityOutput {
+  VelocityCommand command;  // (v_T, ω_T) (eq. 5.21)
+  int v_index = -1;
+  int omega_index = -1;
+  DynamicWindow window;
+  std::vector<double> v_samples;         // n_v
+  std::vector<double> omega_samples;     // n_ω
+  std::vector<double> sensor_distance;   // d_o(v, ω) to sensor points, capped at d_v(max)
+  std::vector<double> map_distance;      // d_o(v, ω) to map points, capped at d_v(max)
+  std::vector<double> sensor_avoidance;  // a_s = a_ω·a_v (eqs. 5.22–5.25)
+  std::vector<double> map_avoidance;     // a_m
+  std::vector<double> goal_seeking;      // g = g_ω·g_v (eqs. 5.26–5.29)
+  std::vector<double> objective;         // f(v, ω)
+  std::vector<double> speedup;           // s(v) per v sample (eq. 5.30)
+  std::vector<double> distance_to_goal;  // d(v) per v sample (eq. 5.31)
+  VelocityWeights weights;
+  double heading_target = 0.0;  // the heading goal seeking used (θ_T or the goal bearing)
+  double goal_distance = 0.0;   // d_g (m)
+};
+
+// Velocity controller (spec §4.5, eqs. 5.21–5.31).
+// Inputs: pose, (v_c, ω_c), sensor and map obstacle points, goal, θ_T and ControlParameters
+// (W_v1..W_v5, n_v, n_ω, v_L, ω_L, accelerations, t_1, t_2, t_3, d_v(max), κ, β, r_o as r_v,
+// d_g(max), weight cap), read every tick. Outputs: (v_T, ω_T), the window, the candidate grid and
+// its terms. No state between ticks.
+class VelocityController {
+ public:
+  explicit VelocityController(const VelocityOptions& options = {});
+
+  // One control tick. Throws std::invalid_argument for parameters out of range.
+  void Tick(const VelocityInputs& inputs, const ControlParameters& params, VelocityOutput* out);
+
+  const VelocityOptions& options() const { return options_; }
+
+ private:
+  struct NearPoint {
+    double range;  // distance from the robot
+    geometry::Vec2 p;
+  };
+  // Points within `radius` of the robot, sorted by range (so a candidate's scan can stop early,
+  // exactly).
+  static void CollectNear(std::span<const geometry::Vec2> points, const geometry::Vec2& robot,
+                          double radius, std::vector<NearPoint>* out);
+  static double MinDistance(const CurvatureSegment& segment, std::span<const NearPoint> points,
+                            double cap);
+
+  VelocityOptions options_;
+  // Per-tick workspace, fully rewritten every tick.
+  std::vector<NearPoint> near_sensor_;
+  std::vector<NearPoint> near_map_;
+  std::vector<double> distance_to_current_;
+  std::vector<double> g_omega_;
+};
+
+}  // namespace limbic::controller

@@ -1,0 +1,394 @@
+#include "sim/world.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include "sim/random.hpp"
+
+namespace limbic::sim {
+namespace {
+
+constexpr uint64_t kHumanSalt = 0x68756d616e;  // "human"
+constexpr uint64_t kRobotSalt = 0x726f626f74;  // "robot"
+
+HumanMode DrawMode(std::mt19937_64& rng) { return static_cast<HumanMode>(UniformInt(rng, 0, 3)); }
+
+}  // namespace
+
+const char* HumanModeName(HumanMode mode) {
+  switch (mode) {
+    case HumanMode::kTowards:
+      return "towards";
+    case HumanMode::kAway:
+      return "away";
+    case HumanMode::kClockwise:
+      return "clockwise";
+    case HumanMode::kAnticlockwise:
+      return "anticlockwise";
+  }
+  return "?";
+}
+
+Vec2 HumanDirection(HumanMode mode, const Vec2& human, const Vec2& robot) {
+  const Vec2 rel = human - robot;  // from the robot to the human
+  const double n = rel.norm();
+  if (n < 1e-12) return Vec2::Zero();
+  const Vec2 u = rel / n;
+  switch (mode) {
+    case HumanMode::kTowards:
+      return -u;
+    case HumanMode::kAway:
+      return u;
+    case HumanMode::kClockwise:
+      return {u.y(), -u.x()};
+    case HumanMode::kAnticlockwise:
+      return {-u.y(), u.x()};
+  }
+  return Vec2::Zero();
+}
+
+World::World(Environment environment, WorldOptions options)
+    : env_(std::move(environment)),
+      options_(options),
+      index_(env_.objects, options.broad_phase_cell) {
+  options_.humans.radius = env_.human_radius;
+  state_.human_rng.seed(DeriveSeed(options_.seed, kHumanSalt));
+  for (size_t i = 0; i < env_.human_starts.size(); ++i) {
+    HumanState h;
+    h.id = static_cast<int>(i);
+    h.position = env_.human_starts[i];
+    h.mode = DrawMode(state_.human_rng);
+    h.time_to_change = options_.humans.direction_period;
+    state_.humans.push_back(h);
+  }
+}
+
+int World::AddRobot(const Pose2& pose, const RobotOptions& options) {
+  const int id = static_cast<int>(state_.robots.size());
+  bool inside = false;
+  for (const WorldObject& o : env_.objects) {
+    if (!(PropertyBit(o.property) & kBodyMask)) continue;
+    for (size_t i = 0, j = o.vertices.size() - 1; i < o.vertices.size(); j = i++) {
+      const Vec2& a = o.vertices[i];
+      const Vec2& b = o.vertices[j];
+      if ((a.y() > pose.y) != (b.y() > pose.y) &&
+          pose.x < (b.x() - a.x()) * (pose.y - a.y()) / (b.y() - a.y()) + a.x())
+        inside = !inside;
+    }
+    if (inside) break;
+  }
+  if (inside || CircleBlocked(pose.Position(), options.model.radius, -1, -1)) {
+    throw std::invalid_argument("robot " + std::to_string(id) + " start pose (" +
+                                std::to_string(pose.x) + ", " + std::to_string(pose.y) +
+                                ") overlaps an object, robot or human");
+  }
+  RobotState r;
+  r.id = id;
+  r.options = options;
+  r.pose = pose;
+  r.odometry.pose = pose;
+  const uint64_t base = DeriveSeed(options_.seed, kRobotSalt + static_cast<uint64_t>(id));
+  r.motor_rng.seed(DeriveSeed(base, 1));
+  r.range_rng.seed(DeriveSeed(base, 2));
+  r.odometry_rng.seed(DeriveSeed(base, 3));
+  state_.robots.push_back(std::move(r));
+  layouts_.push_back(BeamLayout(options.model));
+  std::vector<Vec2> dirs;
+  for (const RangeBeam& b : layouts_.back()) dirs.push_back(geometry::UnitVector(b.angle_local));
+  local_dirs_.push_back(std::move(dirs));
+  long_range_beams_.push_back(static_cast<size_t>(options.model.long_range.sensor_count) *
+                              options.model.long_range.beam_offsets_deg.size());
+  return id;
+}
+
+bool World::CircleBlocked(const Vec2& center, double radius, int ignore_robot,
+                          int ignore_human) const {
+  bool blocked = false;
+  index_.ForEachNear(center, radius, kBodyMask, [&](const IndexedSegment& s) {
+    if (!blocked && geometry::PointSegmentDistance(center, s.segment) < radius) blocked = true;
+  });
+  if (blocked) return true;
+  for (const RobotState& r : state_.robots) {
+    if (r.id == ignore_robot) continue;
+    const double reach = radius + r.options.model.radius;
+    if ((r.pose.Position() - center).squaredNorm() < reach * reach) return true;
+  }
+  for (const HumanState& h : state_.humans) {
+    if (h.id == ignore_human) continue;
+    const double reach = radius + options_.humans.radius;
+    if ((h.position - center).squaredNorm() < reach * reach) return true;
+  }
+  return false;
+}
+
+void World::Contacts(const Vec2& center, double radius, int ignore_robot,
+                     std::vector<Vec2>* points) const {
+  points->clear();
+  index_.ForEachNear(center, radius, kBodyMask, [&](const IndexedSegment& s) {
+    if (auto p = SegmentContactPoint(s.segment, center, radius)) points->push_back(*p);
+  });
+  for (const RobotState& r : state_.robots) {
+    if (r.id == ignore_robot) continue;
+    if (auto p = CircleContactPoint(center, radius, r.pose.Position(), r.options.model.radius))
+      points->push_back(*p);
+  }
+  for (const HumanState& h : state_.humans) {
+    if (auto p = CircleContactPoint(center, radius, h.position, options_.humans.radius))
+      points->push_back(*p);
+  }
+}
+
+void World::StepHumans(double dt, std::span<const RobotInput> inputs) {
+  const HumanOptions& ho = options_.humans;
+  for (HumanState& h : state_.humans) {
+    h.velocity = Vec2::Zero();
+    h.fleeing = false;
+    h.time_to_change -= dt;
+    if (h.time_to_change <= 1e-9) {
+      h.mode = DrawMode(state_.human_rng);
+      h.time_to_change += ho.direction_period;
+    }
+    if (state_.robots.empty()) continue;
+    // Reference robot: the nearest robot flagged for fleeing within the flee radius, else the
+    // nearest robot.
+    int nearest = -1, flee = -1;
+    double nearest_d = std::numeric_limits<double>::infinity(), flee_d = nearest_d;
+    for (const RobotState& r : state_.robots) {
+      const double d = (r.pose.Position() - h.position).norm();
+      if (d < nearest_d) {
+        nearest_d = d;
+        nearest = r.id;
+      }
+      const bool flagged = r.id < static_cast<int>(inputs.size()) && inputs[r.id].humans_flee;
+      if (flagged && d <= ho.flee_radius && d < flee_d) {
+        flee_d = d;
+        flee = r.id;
+      }
+    }
+    h.fleeing = flee >= 0;
+    h.reference_robot = h.fleeing ? flee : nearest;
+    const HumanMode mode = h.fleeing ? HumanMode::kAway : h.mode;
+    const RobotState& ref = state_.robots[h.reference_robot];
+    const Vec2 dir = HumanDirection(mode, h.position, ref.pose.Position());
+    double step = ho.speed * dt;
+    if (mode == HumanMode::kTowards) {
+      // Stop at the stop distance (surface gap) from the robot.
+      const double gap =
+          (ref.pose.Position() - h.position).norm() - ho.radius - ref.options.model.radius;
+      step = std::clamp(gap - ho.stop_distance, 0.0, step);
+    }
+    if (step <= 0.0 || dir.squaredNorm() == 0.0) continue;
+    const Vec2 delta = step * dir;
+    // Try the full move, then slide along one axis.
+    for (const Vec2& d : {delta, Vec2(delta.x(), 0.0), Vec2(0.0, delta.y())}) {
+      if (d.squaredNorm() < 1e-18) continue;
+      const Vec2 target = h.position + d;
+      // Walls, obstacles and other humans block a human.
+      bool blocked = false;
+      index_.ForEachNear(target, ho.radius, kBodyMask, [&](const IndexedSegment& s) {
+        if (!blocked && geometry::PointSegmentDistance(target, s.segment) < ho.radius)
+          blocked = true;
+      });
+      for (const HumanState& other : state_.humans) {
+        if (blocked) break;
+        if (other.id != h.id && (other.position - target).norm() < 2.0 * ho.radius) blocked = true;
+      }
+      if (blocked) continue;
+      // Robots in the way are pushed out of the human's path unless that would push them into
+      // something.
+      bool ok = true;
+      std::vector<std::pair<int, Vec2>> pushes;
+      for (const RobotState& r : state_.robots) {
+        const Vec2 rel = r.pose.Position() - target;
+        const double reach = ho.radius + r.options.model.radius;
+        const double dist = rel.norm();
+        if (dist >= reach) continue;
+        if (!options_.humans_push_robots || dist < 1e-9) {
+          ok = false;
+          break;
+        }
+        const Vec2 pushed = r.pose.Position() + (reach - dist + 1e-4) * rel / dist;
+        // The human has not moved yet, so test against the human at its target explicitly.
+        if (CircleBlocked(pushed, r.options.model.radius, r.id, h.id) ||
+            (pushed - target).norm() < reach) {
+          ok = false;
+          break;
+        }
+        pushes.emplace_back(r.id, pushed);
+      }
+      if (!ok) continue;
+      for (const auto& [id, pushed] : pushes) {
+        RobotState& r = state_.robots[id];
+        r.pose.x = pushed.x();
+        r.pose.y = pushed.y();
+        r.pushed = true;
+        r.pushed_contact = pushed + r.options.model.radius * (target - pushed).normalized();
+      }
+      h.velocity = d / dt;
+      h.position = target;
+      break;
+    }
+  }
+}
+
+void World::StepRobot(double dt, const RobotInput& input, RobotState* robot, RobotOutput* out) {
+  const RobotOptions& o = robot->options;
+  const double radius = o.model.radius;
+  const double d_w = o.model.wheel_separation;
+  const double n_left = robot->motor_normal(robot->motor_rng);
+  const double n_right = robot->motor_normal(robot->motor_rng);
+  const double v_left = StepWheel(o.motor, input.wheels.v_left, n_left, &robot->left);
+  const double v_right = StepWheel(o.motor, input.wheels.v_right, n_right, &robot->right);
+  const BodyVelocity body = BodyFromWheels(v_left, v_right, d_w);  // eqs. 4.4–4.5
+  const Pose2 candidate =
+      geometry::IntegrateArc(robot->pose, body.v, body.omega, dt);  // eqs. 4.6–4.7
+
+  CollisionEvent& ev = out->collision;
+  ev.occurred = false;
+  ev.new_event = false;
+  ev.sensor_ids.clear();
+  ev.contact_point = Vec2::Zero();
+  ev.speed_before = 0.0;
+  double applied_v = body.v, applied_omega = body.omega;
+  double best = std::numeric_limits<double>::infinity();
+
+  Contacts(candidate.Position(), radius, robot->id, &scratch_points_);
+  if (!scratch_points_.empty()) {
+    // Collision response (§2.2 item 7): reject the pose, zero the linear velocity, restore and
+    // shift 1 cm.
+    ev.occurred = true;
+    ev.speed_before = std::abs(body.v);
+    for (const Vec2& p : scratch_points_) {
+      for (int id : ActiveSwitches(candidate, p, o.model.bumper_count)) ev.sensor_ids.push_back(id);
+      const double d = (p - candidate.Position()).squaredNorm();
+      if (d < best) {
+        best = d;
+        ev.contact_point = p;
+      }
+    }
+    const double turn = 0.5 * (v_left - v_right);  // keep the rotational part of the wheel speeds
+    robot->left.actual = robot->left.drive = turn;
+    robot->right.actual = robot->right.drive = -turn;
+    const Vec2 away = robot->pose.Position() - ev.contact_point;
+    if (away.norm() > 1e-12) {
+      const Vec2 shifted = robot->pose.Position() + o.collision_shift * away.normalized();
+      std::vector<Vec2> probe;
+      Contacts(shifted, radius, robot->id, &probe);
+      if (probe.empty()) {
+        robot->pose.x = shifted.x();
+        robot->pose.y = shifted.y();
+      }
+    }
+    applied_v = 0.0;
+    applied_omega = 0.0;
+  } else {
+    robot->pose = candidate;
+  }
+  if (robot->pushed) {
+    ev.occurred = true;
+    for (int id : ActiveSwitches(robot->pose, robot->pushed_contact, o.model.bumper_count))
+      ev.sensor_ids.push_back(id);
+    if (!std::isfinite(best)) ev.contact_point = robot->pushed_contact;
+  }
+  std::sort(ev.sensor_ids.begin(), ev.sensor_ids.end());
+  ev.sensor_ids.erase(std::unique(ev.sensor_ids.begin(), ev.sensor_ids.end()), ev.sensor_ids.end());
+  ev.new_event = ev.occurred && !robot->in_contact;
+  robot->in_contact = ev.occurred;
+  robot->v = applied_v;
+  robot->omega = applied_omega;
+
+  // Odometry (eq. 4.8) sees only the wheel motion, not shifts or pushes.
+  const double o_left = robot->odometry_normal(robot->odometry_rng);
+  const double o_right = robot->odometry_normal(robot->odometry_rng);
+  StepOdometry(o.odometry, d_w, applied_v, applied_omega, dt, o_left, o_right, &robot->odometry);
+}
+
+void World::CastBeams(const RobotState& robot, RangeScan* scan) {
+  RobotState& r = state_.robots[robot.id];  // for the range-noise generator
+  const std::vector<RangeBeam>& layout = layouts_[robot.id];
+  if (scan->beams.size() != layout.size()) scan->beams = layout;
+  const double c = std::cos(robot.pose.theta), s = std::sin(robot.pose.theta);
+  const Vec2 pos = robot.pose.Position();
+  const double human_r = options_.humans.radius;
+  for (size_t i = 0; i < layout.size(); ++i) {
+    const RangeBeam& b = layout[i];
+    const Vec2 origin(pos.x() + c * b.origin_local.x() - s * b.origin_local.y(),
+                      pos.y() + s * b.origin_local.x() + c * b.origin_local.y());
+    const Vec2& local_dir = local_dirs_[robot.id][i];
+    const Vec2 dir(c * local_dir.x() - s * local_dir.y(), s * local_dir.x() + c * local_dir.y());
+    const uint32_t mask =
+        i >= long_range_beams_[robot.id] ? kShortRangeBeamMask : kLongRangeBeamMask;
+    double t = index_.CastRay(origin, dir, b.d_max, mask);
+    // Dynamic bodies: other robots and humans (circles).
+    for (const RobotState& other : state_.robots) {
+      if (other.id == robot.id) continue;
+      const double reach = b.d_max + other.options.model.radius;
+      if ((other.pose.Position() - origin).squaredNorm() > reach * reach) continue;
+      if (auto hit = geometry::RayCircleIntersection(origin, dir, other.pose.Position(),
+                                                     other.options.model.radius))
+        t = std::min(t, *hit);
+    }
+    for (const HumanState& h : state_.humans) {
+      const double reach = b.d_max + human_r;
+      if ((h.position - origin).squaredNorm() > reach * reach) continue;
+      if (auto hit = geometry::RayCircleIntersection(origin, dir, h.position, human_r))
+        t = std::min(t, *hit);
+    }
+    RangeBeam& out = scan->beams[i];
+    if (t > b.d_max) {
+      out.range = b.d_max;
+      out.valid = false;
+      continue;
+    }
+    const double d_raw = ApplyDeadZone(t, b.d_min, b.d_max);  // eq. 4.10
+    const double noisy =
+        d_raw * (1.0 + r.options.range_noise.kappa_d * r.range_normal(r.range_rng));  // eq. 4.11
+    out.range = std::max(0.0, noisy);
+    out.valid = true;
+  }
+}
+
+void World::Step(double dt, std::span<const RobotInput> inputs, StepOutput* out) {
+  if (inputs.size() != state_.robots.size()) {
+    throw std::invalid_argument("World::Step: got " + std::to_string(inputs.size()) +
+                                " robot inputs for " + std::to_string(state_.robots.size()) +
+                                " robots");
+  }
+  state_.tick += 1;
+  state_.time += dt;
+  for (RobotState& r : state_.robots) r.pushed = false;
+  StepHumans(dt, inputs);
+  out->tick = state_.tick;
+  out->stamp = state_.time;
+  out->robots.resize(state_.robots.size());
+  for (RobotState& r : state_.robots) {
+    RobotOutput& ro = out->robots[r.id];
+    StepRobot(dt, inputs[r.id], &r, &ro);
+  }
+  for (const RobotState& r : state_.robots) {
+    RobotOutput& ro = out->robots[r.id];
+    ro.robot_id = r.id;
+    ro.raw_scan.tick = state_.tick;
+    ro.raw_scan.stamp = state_.time;
+    CastBeams(r, &ro.raw_scan);
+    ro.odometry = r.odometry;
+    ro.truth.pose = r.pose;
+    ro.truth.v = r.v;
+    ro.truth.omega = r.omega;
+    ro.truth.in_contact = r.in_contact;
+    ro.truth.wheel_left = r.left.actual;
+    ro.truth.wheel_right = r.right.actual;
+  }
+  out->humans = state_.humans;
+}
+
+StepOutput World::Step(double dt, std::span<const RobotInput> inputs) {
+  StepOutput out;
+  Step(dt, inputs, &out);
+  return out;
+}
+
+}  // namespace limbic::sim

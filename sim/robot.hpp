@@ -90,11 +90,11 @@ struct BodyVelocity {
 };
 // Eqs. 4.4–4.5: v = (v1 + v2)/2, ω = (v1 − v2)/d_w; wheel 1 = left.
 inline BodyVelocity BodyFromWheels(double v_left, double v_right, double wheel_separation) {
-  return {0.5 * (v_left + v_right), (v_left - v_right) / wheel_separation};
+  return {0.5 * (v_left + v_right), (v_right - v_left) / wheel_separation};  // eqs. 4.4–4.5, wheel 1 = right
 }
 // Eq. 4.1: v_1,2 = v ± d_w·ω/2.
 inline WheelCommand WheelsFromBody(double v, double omega, double wheel_separation) {
-  return {v + 0.5 * wheel_separation * omega, v - 0.5 * wheel_separation * omega};
+  return {v - 0.5 * wheel_separation * omega, v + 0.5 * wheel_separation * omega};  // {left, right}, eq. 4.1
 }
 
 // Odometry update (eq. 4.8 then 4.4–4.7) from the true body velocity over dt. randn_left/right are

@@ -51,11 +51,12 @@ TEST(StepWheel, StaticFrictionHoldsAWheelAtRestAndStopsASlowOne) {
   EXPECT_EQ(StepWheel(m, 0.0, 0.0, &slow), 0.0);
 }
 
-TEST(BodyVelocity, WheelOneIsLeftAndTakesPlusOmega) {
+TEST(BodyVelocity, WheelOneIsRightAndTakesPlusOmega) {
+  // θ grows counter-clockwise, so a left turn (ω > 0) needs the right wheel faster.
   const WheelCommand w = WheelsFromBody(0.5, 1.0 / 3.0, 0.6);  // eq. 4.1
-  EXPECT_NEAR(w.v_left, 0.6, 1e-12);
-  EXPECT_NEAR(w.v_right, 0.4, 1e-12);
-  const BodyVelocity b = BodyFromWheels(0.6, 0.4, 0.6);  // eqs. 4.4–4.5
+  EXPECT_NEAR(w.v_right, 0.6, 1e-12);
+  EXPECT_NEAR(w.v_left, 0.4, 1e-12);
+  const BodyVelocity b = BodyFromWheels(0.4, 0.6, 0.6);  // eqs. 4.4–4.5 (left, right)
   EXPECT_NEAR(b.v, 0.5, 1e-12);
   EXPECT_NEAR(b.omega, 1.0 / 3.0, 1e-12);
 }
@@ -65,13 +66,13 @@ TEST(StepOdometry, SystematicRightErrorBendsAStraightLine) {
   o.odo_sys_right = 0.005;  // Fig. 11.1: 0.5 % on the right odometer
   OdometryEstimate est;
   StepOdometry(o, 0.6, 1.0, 0.0, 0.1, 0.0, 0.0, &est);
-  // v_M1 = 1, v_M2 = 1.005 → v = 1.0025, ω = −0.005/0.6.
+  // Right (wheel 1) reads 1.005, left 1 → v = 1.0025, ω = +0.005/0.6: the estimate drifts left.
   EXPECT_NEAR(est.v, 1.0025, 1e-12);
-  EXPECT_NEAR(est.omega, -0.005 / 0.6, 1e-12);
-  const Pose2 expected = geometry::IntegrateArc({}, 1.0025, -0.005 / 0.6, 0.1);
+  EXPECT_NEAR(est.omega, 0.005 / 0.6, 1e-12);
+  const Pose2 expected = geometry::IntegrateArc({}, 1.0025, 0.005 / 0.6, 0.1);
   EXPECT_NEAR(est.pose.x, expected.x, 1e-12);
   EXPECT_NEAR(est.pose.y, expected.y, 1e-12);
-  EXPECT_NEAR(est.pose.theta, -0.005 / 6.0, 1e-12);
+  EXPECT_NEAR(est.pose.theta, 0.005 / 6.0, 1e-12);
 }
 
 TEST(StepOdometry, RandomErrorMultipliesEachWheelBySamples) {
@@ -79,9 +80,9 @@ TEST(StepOdometry, RandomErrorMultipliesEachWheelBySamples) {
   o.odo_rand = 0.1;
   OdometryEstimate est;
   StepOdometry(o, 0.6, 1.0, 0.0, 0.1, 1.0, -1.0, &est);
-  // v_M1 = 1.1, v_M2 = 0.9 → v = 1, ω = 0.2/0.6.
+  // left 1.1, right 0.9 → v = 1, ω = (0.9 − 1.1)/0.6.
   EXPECT_NEAR(est.v, 1.0, 1e-12);
-  EXPECT_NEAR(est.omega, 1.0 / 3.0, 1e-12);
+  EXPECT_NEAR(est.omega, -1.0 / 3.0, 1e-12);
 }
 
 TEST(ApplyDeadZone, UsesEquationFourTenLiterally) {

@@ -48,11 +48,11 @@ std::vector<RobotInput> Wheels(double left, double right) {
 TEST(World, ArcThroughTheRobotModelMatchesTheClosedForm) {
   World world(OpenArea(), {});
   world.AddRobot({10, 6, 0.3}, Quiet());
-  const auto in = Wheels(0.6, 0.4);  // v = 0.5 m/s, ω = 0.2/0.6 = 1/3 rad/s, R = 1.5 m
+  const auto in = Wheels(0.4, 0.6);  // (left, right): v = 0.5 m/s, ω = 0.2/0.6 = 1/3 rad/s, R = 1.5 m
   StepOutput out;
   for (int i = 0; i < 300; ++i) world.Step(0.1, in, &out);
-  ASSERT_NEAR(out.robots[0].truth.wheel_left, 0.6, 1e-9);  // the PI loop has settled
-  ASSERT_NEAR(out.robots[0].truth.wheel_right, 0.4, 1e-9);
+  ASSERT_NEAR(out.robots[0].truth.wheel_left, 0.4, 1e-9);  // the PI loop has settled
+  ASSERT_NEAR(out.robots[0].truth.wheel_right, 0.6, 1e-9);
   const Pose2 p0 = out.robots[0].truth.pose;
   const double v = 0.5, w = 1.0 / 3.0, r = v / w;
   const Vec2 centre(p0.x - r * std::sin(p0.theta), p0.y + r * std::cos(p0.theta));

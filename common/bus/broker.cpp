@@ -129,6 +129,7 @@ void Broker::HandleFrontend() {
   c.bytes += size;
   c.last_seen_ns = Node::WallNowNs();
   if (header->latched()) latched_[topic].assign(data, data + size);
+  types_[topic] = type->name;
   Forward(topic, payload);
 }
 
@@ -185,10 +186,14 @@ void Broker::HandleZap() {
 
 void Broker::PublishStats() {
   const int64_t now_ns = Node::WallNowNs();
+  auto TypeOf = [&](const std::string& topic) -> const char* {
+    auto it = types_.find(topic);
+    return it == types_.end() ? "" : it->second;
+  };
   auto topic_stats = [&](flatbuffers::FlatBufferBuilder& fbb) {
     std::vector<flatbuffers::Offset<msg::TopicStats>> topics;
     for (const auto& [topic, c] : counts_) {
-      topics.push_back(msg::CreateTopicStatsDirect(fbb, topic.c_str(), "broker", c.messages, c.bytes,
+      topics.push_back(msg::CreateTopicStatsDirect(fbb, topic.c_str(), TypeOf(topic), "broker", c.messages, c.bytes,
                                                    c.drops_malformed, c.drops_wrong_type, c.drops_oversize,
                                                    c.drops_gap, c.duplicates, c.last_seen_ns));
     }

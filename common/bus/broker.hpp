@@ -62,6 +62,7 @@ class Broker {
   zmq::socket_t zap_;
   std::map<std::string, TopicCounters> counts_;
   std::map<std::string, std::vector<uint8_t>> latched_;
+  std::map<std::string, const char*> types_;  // type name last seen per topic
   std::map<std::string, log::RateLimiter> drop_log_;
   std::chrono::steady_clock::time_point next_stats_;
   std::chrono::steady_clock::time_point started_;

@@ -388,7 +388,7 @@ void Host::PublishHeartbeat() {
     auto add = [&](const std::map<std::string, bus::TopicCounters>& map, const char* direction) {
       for (const auto& [topic, c] : map) {
         if (topic.rfind("health/", 0) == 0 || topic.rfind("lockstep/", 0) == 0) continue;
-        topics.push_back(msg::CreateTopicStatsDirect(fbb, topic.c_str(), direction, c.messages, c.bytes,
+        topics.push_back(msg::CreateTopicStatsDirect(fbb, topic.c_str(), nullptr, direction, c.messages, c.bytes,
                                                      c.drops_malformed, c.drops_wrong_type, c.drops_oversize,
                                                      c.drops_gap, c.duplicates, c.last_seen_ns));
       }

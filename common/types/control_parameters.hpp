@@ -71,6 +71,20 @@ struct ControlParameters {
   bool operator==(const ControlParameters&) const = default;
 };
 
+// X(type, name) for every field above, in declaration order: one list for the loader, the message
+// conversion and the parameter tables of the affect engine.
+#define LIMBIC_CONTROL_PARAMETER_FIELDS(X)                                                             \
+  X(double, w_v1) X(double, w_v2) X(double, w_v3) X(double, w_v4) X(double, w_v5) X(int, n_v)          \
+  X(int, n_omega) X(double, v_limit) X(double, omega_limit) X(double, a_max) X(double, a_min)          \
+  X(double, alpha_max) X(double, alpha_min) X(double, t_1) X(double, t_2) X(double, t_3)               \
+  X(double, d_v_max) X(double, kappa) X(double, beta) X(double, w_theta1) X(double, w_theta2)          \
+  X(double, w_theta3) X(double, w_theta4) X(double, w_theta5) X(double, w_theta6) X(int, n_theta)      \
+  X(double, d_o_max) X(double, r_o) X(double, smoothing) X(double, d_lookahead) X(double, d_g_max)     \
+  X(double, wander_period) X(double, wander_alpha) X(double, map_threshold) X(double, map_radius)      \
+  X(double, weight_cap) X(double, w_p1) X(double, w_p2) X(double, w_p3) X(double, w_p4)                \
+  X(double, cost_base) X(double, r_f) X(double, t_r) X(double, eps_1) X(double, eps_2)                 \
+  X(double, eps_3) X(int, n_o)
+
 // Reads any subset of the fields above from a mapping whose keys are the field names
 // (w_v1, n_theta, ...); unknown keys are errors through StrictMap::Finish().
 void LoadControlParameters(config::StrictMap& map, ControlParameters* params);

@@ -48,7 +48,8 @@ struct VelocityCommand {
   double omega = 0.0;  // rad/s
 };
 
-// Target wheel velocities (eq. 4.1): wheel 1 = left takes +d_w·ω/2.
+// Target wheel velocities. Eq. 4.1's wheel 1 (+d_w·ω/2) is the RIGHT wheel: with θ counter-clockwise
+// (eqs. 4.6–4.7), positive ω turns left, so v_right = v + d_w·ω/2 and v_left = v − d_w·ω/2.
 struct WheelCommand {
   double v_left = 0.0;
   double v_right = 0.0;

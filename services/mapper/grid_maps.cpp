@@ -1,0 +1,93 @@
+#include "services/mapper/grid_maps.hpp"
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace limbic::mapper {
+
+GridMaps GridMaps::Initial(const geometry::GridSpec& spec, double initial_p_o) {
+  if (spec.width <= 0 || spec.height <= 0 || !(spec.resolution > 0)) {
+    throw std::invalid_argument("GridMaps: grid must have positive width, height and resolution");
+  }
+  GridMaps maps;
+  maps.spec = spec;
+  const auto n = static_cast<size_t>(spec.CellCount());
+  maps.p_o.assign(n, initial_p_o);
+  maps.p_e.assign(n, kInitialExploration);
+  maps.danger.assign(n, 0);
+  return maps;
+}
+
+void GridMaps::Validate() const {
+  const auto n = static_cast<size_t>(spec.CellCount());
+  if (p_o.size() != n || p_e.size() != n || danger.size() != n) {
+    throw std::invalid_argument("GridMaps: layer sizes (" + std::to_string(p_o.size()) + ", " +
+                                std::to_string(p_e.size()) + ", " + std::to_string(danger.size()) +
+                                ") do not match the grid's " + std::to_string(n) + " cells");
+  }
+}
+
+geometry::GridSpec GridSpecCovering(const geometry::Vec2& min, const geometry::Vec2& max, double resolution,
+                                    int margin_cells) {
+  if (!(resolution > 0)) throw std::invalid_argument("GridSpecCovering: resolution must be positive");
+  if (!(max.x() > min.x()) || !(max.y() > min.y())) {
+    throw std::invalid_argument("GridSpecCovering: bounds must have max > min in x and y");
+  }
+  if (margin_cells < 0) throw std::invalid_argument("GridSpecCovering: margin_cells must be >= 0");
+  geometry::GridSpec spec;
+  spec.resolution = resolution;
+  spec.origin = min - geometry::Vec2(margin_cells * resolution, margin_cells * resolution);
+  spec.width = static_cast<int>(std::ceil((max.x() - min.x()) / resolution)) + 2 * margin_cells;
+  spec.height = static_cast<int>(std::ceil((max.y() - min.y()) / resolution)) + 2 * margin_cells;
+  return spec;
+}
+
+void ApplyPatch(GridMaps& maps, const MapPatch& patch) {
+  const int n = maps.CellCount();
+  for (const CellPatch& c : patch.cells) {
+    if (c.index < 0 || c.index >= n) {
+      throw std::invalid_argument("ApplyPatch: cell index " + std::to_string(c.index) +
+                                  " is off the grid of " + std::to_string(n) + " cells");
+    }
+  }
+  for (const CellPatch& c : patch.cells) {
+    maps.p_o[c.index] = c.p_o;
+    maps.p_e[c.index] = c.p_e;
+    maps.danger[c.index] = c.danger;
+  }
+}
+
+void MapReplica::Reset(const MapSnapshot& snapshot) {
+  snapshot.maps.Validate();
+  snapshot_ = snapshot;
+  has_map_ = true;
+}
+
+MapReplica::ApplyResult MapReplica::Apply(const MapPatch& patch) {
+  if (!has_map_) return ApplyResult::kGap;
+  if (patch.tick <= snapshot_.tick) return ApplyResult::kStale;
+  if (patch.base_tick != snapshot_.tick) return ApplyResult::kGap;
+  ApplyPatch(snapshot_.maps, patch);
+  snapshot_.tick = patch.tick;
+  return ApplyResult::kApplied;
+}
+
+double Coverage(const GridMaps& maps, const geometry::Vec2& min, const geometry::Vec2& max,
+                CoverageMetric metric) {
+  const geometry::GridSpec& s = maps.spec;
+  double sum = 0.0;
+  int count = 0;
+  for (int iy = 0; iy < s.height; ++iy) {
+    for (int ix = 0; ix < s.width; ++ix) {
+      const geometry::Vec2 c = s.Center({ix, iy});
+      if (c.x() < min.x() || c.x() > max.x() || c.y() < min.y() || c.y() > max.y()) continue;
+      const double p_e = maps.p_e[s.Index({ix, iy})];
+      sum += metric == CoverageMetric::kMeanExploration ? p_e : (p_e > 0.5 ? 1.0 : 0.0);
+      ++count;
+    }
+  }
+  return count > 0 ? sum / count : 0.0;
+}
+
+}  // namespace limbic::mapper

@@ -1,0 +1,87 @@
+#include "services/mapper/grid_maps.hpp"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+namespace limbic::mapper {
+namespace {
+
+using geometry::GridSpec;
+using geometry::Vec2;
+
+TEST(GridSpecCovering, AddsOneCellMarginAroundBounds) {
+  // 20 × 12 m (§8 item 11) at 0.35 m: ceil(57.14) = 58 and ceil(34.29) = 35 cells, plus 2 margin cells.
+  const GridSpec s = GridSpecCovering({0, 0}, {20, 12});
+  EXPECT_DOUBLE_EQ(s.resolution, 0.35);
+  EXPECT_EQ(s.width, 60);
+  EXPECT_EQ(s.height, 37);
+  EXPECT_DOUBLE_EQ(s.origin.x(), -0.35);
+  EXPECT_DOUBLE_EQ(s.origin.y(), -0.35);
+  // The bounds' corners fall inside the grid, not in the margin's outer edge.
+  EXPECT_TRUE(s.Contains(s.CellOf({0, 0})));
+  EXPECT_TRUE(s.Contains(s.CellOf({20, 12})));
+  EXPECT_EQ(s.CellOf({0.01, 0.01}).ix, 1);
+  EXPECT_THROW(GridSpecCovering({0, 0}, {0, 5}), std::invalid_argument);
+}
+
+TEST(GridMaps, InitialValuesFollowSection41) {
+  const GridMaps m = GridMaps::Initial(GridSpec{{0, 0}, 0.35, 4, 3});
+  ASSERT_EQ(m.p_o.size(), 12u);
+  for (int i = 0; i < 12; ++i) {
+    EXPECT_EQ(m.p_o[i], 0.2);
+    EXPECT_EQ(m.p_e[i], 0.0);
+    EXPECT_EQ(m.danger[i], 0);
+  }
+  GridMaps bad = m;
+  bad.p_e.pop_back();
+  EXPECT_THROW(bad.Validate(), std::invalid_argument);
+}
+
+TEST(ApplyPatch, WritesAbsoluteValuesAndRejectsOffGridCells) {
+  GridMaps m = GridMaps::Initial(GridSpec{{0, 0}, 0.35, 4, 3});
+  MapPatch patch{0, 1, {{5, 0.7, 0.3, 1}, {11, 0.1, 0.02, 0}}};
+  ApplyPatch(m, patch);
+  EXPECT_EQ(m.p_o[5], 0.7);
+  EXPECT_EQ(m.p_e[5], 0.3);
+  EXPECT_EQ(m.danger[5], 1);
+  EXPECT_EQ(m.p_o[11], 0.1);
+  EXPECT_EQ(m.p_o[4], 0.2);
+  ApplyPatch(m, patch);  // idempotent
+  EXPECT_EQ(m.p_o[5], 0.7);
+  GridMaps before = m;
+  EXPECT_THROW(ApplyPatch(m, MapPatch{1, 2, {{3, 0.5, 0.5, 0}, {12, 0.5, 0.5, 0}}}), std::invalid_argument);
+  EXPECT_EQ(m, before);  // nothing written when the patch is rejected
+}
+
+TEST(MapReplica, AppliesChainIgnoresStaleAndReportsGaps) {
+  MapReplica r;
+  EXPECT_FALSE(r.has_map());
+  EXPECT_EQ(r.Apply(MapPatch{0, 1, {}}), MapReplica::ApplyResult::kGap);
+  r.Reset({4, GridMaps::Initial(GridSpec{{0, 0}, 0.35, 2, 2})});
+  EXPECT_EQ(r.Apply(MapPatch{3, 4, {{0, 0.9, 0.1, 0}}}), MapReplica::ApplyResult::kStale);
+  EXPECT_EQ(r.maps().p_o[0], 0.2);
+  EXPECT_EQ(r.Apply(MapPatch{4, 6, {{0, 0.9, 0.1, 0}}}), MapReplica::ApplyResult::kApplied);
+  EXPECT_EQ(r.tick(), 6);
+  EXPECT_EQ(r.maps().p_o[0], 0.9);
+  EXPECT_EQ(r.Apply(MapPatch{7, 8, {{1, 0.9, 0.1, 0}}}), MapReplica::ApplyResult::kGap);
+  EXPECT_EQ(r.maps().p_o[1], 0.2);
+  EXPECT_EQ(r.tick(), 6);
+}
+
+TEST(Coverage, MeanExplorationAndFractionInsideBounds) {
+  // 4 × 4 cells of 1 m; bounds [1, 3]² contain the centres of cells (1..2, 1..2).
+  GridMaps m = GridMaps::Initial(GridSpec{{0, 0}, 1.0, 4, 4});
+  auto at = [&](int ix, int iy) -> double& { return m.p_e[m.spec.Index({ix, iy})]; };
+  at(1, 1) = 0.9;
+  at(2, 1) = 0.6;
+  at(1, 2) = 0.2;
+  at(2, 2) = 0.0;
+  at(0, 0) = 1.0;  // outside the bounds: ignored
+  EXPECT_DOUBLE_EQ(Coverage(m, {1, 1}, {3, 3}), (0.9 + 0.6 + 0.2 + 0.0) / 4);
+  EXPECT_DOUBLE_EQ(Coverage(m, {1, 1}, {3, 3}, CoverageMetric::kFractionExplored), 0.5);
+  EXPECT_DOUBLE_EQ(Coverage(m, {10, 10}, {11, 11}), 0.0);
+}
+
+}  // namespace
+}  // namespace limbic::mapper

@@ -1,0 +1,232 @@
+#include "services/mapper/occupancy_mapper.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace limbic::mapper {
+
+using geometry::Cell;
+using geometry::GridSpec;
+using geometry::Vec2;
+
+namespace {
+
+constexpr int8_t kNotFlagged = -1;
+
+// Points strictly inside a polygon (even-odd rule).
+bool InsidePolygon(const Vec2& p, const std::vector<Vec2>& v) {
+  bool inside = false;
+  for (size_t i = 0, j = v.size() - 1; i < v.size(); j = i++) {
+    if ((v[i].y() > p.y()) != (v[j].y() > p.y())) {
+      const double x = v[j].x() + (p.y() - v[j].y()) * (v[i].x() - v[j].x()) / (v[i].y() - v[j].y());
+      if (p.x() < x) inside = !inside;
+    }
+  }
+  return inside;
+}
+
+}  // namespace
+
+Vec2 BeamHitPoint(const geometry::Pose2& pose, const RangeBeam& beam) {
+  const Vec2 origin = pose.ToWorld(beam.origin_local);
+  return origin + beam.range * geometry::UnitVector(pose.theta + beam.angle_local);
+}
+
+double MapDensity(const GridMaps& maps) {
+  double num = 0.0, den = 0.0;
+  for (size_t i = 0; i < maps.p_e.size(); ++i) {
+    num += maps.p_e[i] * maps.p_o[i];
+    den += maps.p_e[i];
+  }
+  return den > 0.0 ? num / den : 0.0;
+}
+
+double MeanExploration(const GridMaps& maps) {
+  if (maps.p_e.empty()) return 0.0;
+  double sum = 0.0;
+  for (double p : maps.p_e) sum += p;
+  return sum / static_cast<double>(maps.p_e.size());
+}
+
+OccupancyMapper::OccupancyMapper(const GridSpec& spec, const MapperOptions& options) : options_(options) {
+  if (options_.max_buffer_cycles < 1) throw std::invalid_argument("MapperOptions: max_buffer_cycles must be >= 1");
+  state_.maps = GridMaps::Initial(spec, options_.initial_p_o);
+  state_.dirty.assign(static_cast<size_t>(spec.CellCount()), 0);
+  s_o_.assign(static_cast<size_t>(spec.CellCount()), kNotFlagged);
+}
+
+void OccupancyMapper::MarkDirty(int index) {
+  if (!state_.dirty[index]) {
+    state_.dirty[index] = 1;
+    state_.dirty_cells.push_back(index);
+  }
+}
+
+void OccupancyMapper::SetDanger(int index) {
+  if (!state_.maps.danger[index]) {
+    state_.maps.danger[index] = 1;
+    MarkDirty(index);
+  }
+}
+
+void OccupancyMapper::LoadMaps(const GridMaps& maps) {
+  maps.Validate();
+  if (!(maps.spec == state_.maps.spec)) throw std::invalid_argument("OccupancyMapper::LoadMaps: grid spec differs");
+  state_.maps = maps;
+  for (int i = 0; i < maps.CellCount(); ++i) MarkDirty(i);
+}
+
+void OccupancyMapper::Reset() {
+  state_.maps = GridMaps::Initial(state_.maps.spec, options_.initial_p_o);
+  state_.point_history.clear();
+  state_.permanent_collision_points.clear();
+  for (int i = 0; i < state_.maps.CellCount(); ++i) MarkDirty(i);
+}
+
+void OccupancyMapper::MarkDanger(const Vec2& point) {
+  const Cell c = state_.maps.spec.CellOf(point);
+  if (state_.maps.spec.Contains(c)) SetDanger(state_.maps.spec.Index(c));
+}
+
+void OccupancyMapper::MarkDangerPolygon(const std::vector<Vec2>& vertices) {
+  if (vertices.empty()) return;
+  const GridSpec& spec = state_.maps.spec;
+  for (size_t i = 0; i < vertices.size(); ++i) {
+    const Vec2& a = vertices[i];
+    const Vec2& b = vertices[(i + 1) % vertices.size()];
+    geometry::TraverseCells(spec, a, b, [&](const Cell& c) { SetDanger(spec.Index(c)); });
+  }
+  if (vertices.size() < 3) return;
+  for (int i = 0; i < spec.CellCount(); ++i) {
+    if (InsidePolygon(spec.Center(spec.CellOfIndex(i)), vertices)) SetDanger(i);
+  }
+}
+
+MapperOutputs OccupancyMapper::Update(const MapperInputs& in) {
+  const GridSpec& spec = state_.maps.spec;
+  GridMaps& maps = state_.maps;
+  const ControlParameters& p = in.params;
+  MapperOutputs out;
+  if (in.tick <= state_.tick) {
+    throw std::invalid_argument("OccupancyMapper::Update: tick " + std::to_string(in.tick) +
+                                " is not after the previous tick " + std::to_string(state_.tick));
+  }
+
+  // Flag a cell with its instantaneous status; s_o = 1 overrides s_o = 0 (rule 3).
+  auto flag = [&](int index, int8_t s_o) {
+    if (s_o_[index] == kNotFlagged) flagged_.push_back(index);
+    if (s_o_[index] < s_o) s_o_[index] = s_o;
+  };
+
+  // Points detected this cycle (world frame), for rule 3 and the obstacle buffer.
+  std::vector<Vec2> cycle_points;
+  cycle_points.reserve(in.scan.beams.size() + 1);
+
+  // Rule 1: cells traversed by each beam, from its origin to the hit (valid) or to d_max, get s_o = 0.
+  for (const RangeBeam& beam : in.scan.beams) {
+    const Vec2 origin = in.pose.ToWorld(beam.origin_local);
+    const double length = beam.valid ? beam.range : beam.d_max;
+    const Vec2 end = origin + length * geometry::UnitVector(in.pose.theta + beam.angle_local);
+    geometry::TraverseCells(spec, origin, end, [&](const Cell& c) { flag(spec.Index(c), 0); });
+    if (beam.valid) cycle_points.push_back(end);
+  }
+
+  // Rule 2: cells within r_R of the robot get s_o = 0.
+  const Vec2 robot = in.pose.Position();
+  const double r = options_.robot_radius;
+  const Cell robot_cell = spec.CellOf(robot);
+  if (spec.Contains(robot_cell)) flag(spec.Index(robot_cell), 0);
+  const int reach = static_cast<int>(std::ceil(r / spec.resolution)) + 1;
+  for (int dy = -reach; dy <= reach; ++dy) {
+    for (int dx = -reach; dx <= reach; ++dx) {
+      const Cell c{robot_cell.ix + dx, robot_cell.iy + dy};
+      if (!spec.Contains(c)) continue;
+      double d;
+      if (options_.robot_disc == RobotDiscRule::kCellCentre) {
+        d = (spec.Center(c) - robot).norm();
+      } else {  // distance from the robot to the nearest point of the cell
+        const Vec2 lo = spec.origin + Vec2(c.ix * spec.resolution, c.iy * spec.resolution);
+        const Vec2 hi = lo + Vec2(spec.resolution, spec.resolution);
+        const Vec2 nearest(std::clamp(robot.x(), lo.x(), hi.x()), std::clamp(robot.y(), lo.y(), hi.y()));
+        d = (nearest - robot).norm();
+      }
+      if (d <= r) flag(spec.Index(c), 0);
+    }
+  }
+
+  // Collision: danger map, obstacle buffer and (optionally) rule 3.
+  if (in.collision.occurred) {
+    const Vec2& cp = in.collision.contact_point;
+    const Cell c = spec.CellOf(cp);
+    if (spec.Contains(c)) SetDanger(spec.Index(c));
+    if (options_.collision_points == CollisionPointLifetime::kPermanent) {
+      state_.permanent_collision_points.push_back(cp);
+    }
+  }
+
+  // Rule 3: cells containing a detected obstacle point get s_o = 1.
+  for (const Vec2& pt : cycle_points) {
+    const Cell c = spec.CellOf(pt);
+    if (spec.Contains(c)) flag(spec.Index(c), 1);
+  }
+  if (in.collision.occurred && options_.collision_marks_occupied) {
+    const Cell c = spec.CellOf(in.collision.contact_point);
+    if (spec.Contains(c)) flag(spec.Index(c), 1);
+  }
+  if (in.collision.occurred && options_.collision_points == CollisionPointLifetime::kObstacleBuffer) {
+    cycle_points.push_back(in.collision.contact_point);
+  }
+
+  // Eq. 5.1 on flagged cells and eq. 5.2 on every updated cell, in ascending index order.
+  std::sort(flagged_.begin(), flagged_.end());
+  out.stats.updated_cells.reserve(flagged_.size());
+  for (int i : flagged_) {
+    const double s_o = s_o_[i];
+    const double before = maps.p_o[i];
+    const double eps = s_o < before ? p.eps_1 : p.eps_2;  // ε_1 for decreases, ε_2 for increases
+    maps.p_o[i] = eps * s_o + (1.0 - eps) * before;
+    maps.p_e[i] = p.eps_3 + (1.0 - p.eps_3) * maps.p_e[i];
+    out.stats.updated_cells.push_back({i, s_o, before});
+    s_o_[i] = kNotFlagged;
+    MarkDirty(i);
+  }
+  flagged_.clear();
+
+  out.stats.mean_p_e = MeanExploration(maps);
+  out.stats.density = MapDensity(maps);
+
+  // Obstacle point buffer (ObstacleSet).
+  state_.point_history.push_back(std::move(cycle_points));
+  const int keep = options_.max_buffer_cycles;
+  if (static_cast<int>(state_.point_history.size()) > keep) {
+    state_.point_history.erase(state_.point_history.begin(),
+                               state_.point_history.end() - keep);
+  }
+  const int n_o = std::clamp(p.n_o, 1, keep);
+  const size_t first = state_.point_history.size() > static_cast<size_t>(n_o)
+                           ? state_.point_history.size() - static_cast<size_t>(n_o)
+                           : 0;
+  for (size_t k = first; k < state_.point_history.size(); ++k) {
+    out.obstacle_points.insert(out.obstacle_points.end(), state_.point_history[k].begin(),
+                               state_.point_history[k].end());
+  }
+  out.obstacle_points.insert(out.obstacle_points.end(), state_.permanent_collision_points.begin(),
+                             state_.permanent_collision_points.end());
+
+  // Patch: every cell changed since the previous Update (this cycle, danger tags, loads and resets).
+  out.patch.base_tick = state_.tick;
+  out.patch.tick = in.tick;
+  std::sort(state_.dirty_cells.begin(), state_.dirty_cells.end());
+  out.patch.cells.reserve(state_.dirty_cells.size());
+  for (int i : state_.dirty_cells) {
+    out.patch.cells.push_back({i, maps.p_o[i], maps.p_e[i], maps.danger[i]});
+    state_.dirty[i] = 0;
+  }
+  state_.dirty_cells.clear();
+  state_.tick = in.tick;
+  return out;
+}
+
+}  // namespace limbic::mapper

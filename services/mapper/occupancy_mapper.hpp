@@ -1,0 +1,116 @@
+// Occupancy, exploration and danger mapping from range scans and collisions (spec §4.1, §1.2 steps 2–3).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "common/geometry/geometry.hpp"
+#include "common/types/control_parameters.hpp"
+#include "common/types/navigation.hpp"
+#include "common/types/sensing.hpp"
+#include "services/mapper/grid_maps.hpp"
+
+namespace limbic::mapper {
+
+// Which cells rule 2 of §4.1 ("cells within radius r_R of the robot get s_o = 0") clears.
+enum class RobotDiscRule {
+  kCellCentre,   // recommended: cells whose centre is within r_R of the robot (plus the robot's own cell)
+  kCellOverlap,  // alternative: every cell the disc of radius r_R overlaps
+};
+
+// How long a collision point stays in the obstacle point buffer (the "ObstacleSet"). The danger map keeps
+// collision cells for good in both cases.
+enum class CollisionPointLifetime {
+  kObstacleBuffer,  // recommended: like IR points, for the last n_o cycles
+  kPermanent,       // alternative: every collision point of the run stays in the buffer
+};
+
+struct MapperOptions {
+  double robot_radius = 0.35;                 // r_R (m), rule 2 of §4.1
+  double initial_p_o = kInitialOccupancy;     // p_o of unexplored cells
+  RobotDiscRule robot_disc = RobotDiscRule::kCellCentre;
+  CollisionPointLifetime collision_points = CollisionPointLifetime::kObstacleBuffer;
+  // A collision contact point is a detected obstacle point: its cell gets s_o = 1 (rule 3) this cycle.
+  // false: collision points only mark the danger map and enter the obstacle buffer.
+  bool collision_marks_occupied = true;
+  // Cycles of history kept so that a live increase of n_o (efficiency drive 7 → 1 and back) shows points
+  // that are already old; n_o is clamped to [1, max_buffer_cycles].
+  int max_buffer_cycles = 16;
+};
+
+// Everything the mapper needs for one cycle.
+struct MapperInputs {
+  int64_t tick = 0;
+  geometry::Pose2 pose;          // estimated robot pose (odometry), world frame
+  RangeScan scan;                // median-filtered beams in the robot frame
+  CollisionEvent collision;      // contact_point in the world frame
+  ControlParameters params;      // reads eps_1, eps_2, eps_3 and n_o
+};
+
+struct MapperOutputs {
+  MapUpdateStats stats;                         // updated cells (s_o, p_o before), mean p_e, density (eq. 8.9)
+  MapPatch patch;                               // every cell changed since the previous Update
+  std::vector<geometry::Vec2> obstacle_points;  // ObstacleSet: IR points of the last n_o cycles + collision points
+};
+
+// All mutable state of the mapper (replayable and comparable).
+struct MapperState {
+  int64_t tick = -1;  // tick of the last Update; -1 before the first (the initial maps)
+  GridMaps maps;
+  // IR and collision points of the most recent cycles, oldest first (at most max_buffer_cycles entries).
+  std::vector<std::vector<geometry::Vec2>> point_history;
+  std::vector<geometry::Vec2> permanent_collision_points;  // CollisionPointLifetime::kPermanent only
+  std::vector<uint8_t> dirty;       // per cell: changed since the last patch
+  std::vector<int> dirty_cells;     // indices with dirty = 1, unordered
+  bool operator==(const MapperState&) const = default;
+};
+
+// Builds and maintains the grid maps of §4.1.
+// Inputs (per cycle): pose estimate, filtered RangeScan, CollisionEvent, ControlParameters (ε_1, ε_2, ε_3, n_o).
+// Outputs: MapUpdateStats, a MapPatch, the obstacle point buffer.
+// Implements: the s_o rules 1–3 of §4.1, eq. 5.1 (ε_1 for decreases, ε_2 for increases) on flagged cells
+// only, eq. 5.2 on every updated cell, danger = 1 at collision points, eq. 8.9 (density) and the mean p_e
+// of eq. 8.10. Cells traversed by a beam are found with an exact grid traversal (TraverseCells).
+class OccupancyMapper {
+ public:
+  OccupancyMapper(const geometry::GridSpec& spec, const MapperOptions& options = {});
+
+  // Throws std::invalid_argument unless inputs.tick is greater than the previous Update's tick.
+  MapperOutputs Update(const MapperInputs& inputs);
+
+  // Replaces the maps (a pre-built map, §6.4 "with a pre-built map"); every cell goes into the next patch.
+  // Throws std::invalid_argument if the maps' spec differs from the mapper's.
+  void LoadMaps(const GridMaps& maps);
+  // Back to the initial maps (a new run); clears the obstacle buffer. Every cell goes into the next patch.
+  void Reset();
+
+  // A-priori danger tags (Ch. 7.6 / 9.1.6: cells of undetectable obstacles). Off-grid parts are ignored.
+  void MarkDanger(const geometry::Vec2& point);
+  // Every cell a polygon's boundary crosses or whose centre lies inside it.
+  void MarkDangerPolygon(const std::vector<geometry::Vec2>& vertices);
+
+  MapSnapshot Snapshot() const { return {state_.tick, state_.maps}; }
+  const GridMaps& maps() const { return state_.maps; }
+  const MapperState& state() const { return state_; }
+  const MapperOptions& options() const { return options_; }
+
+ private:
+  void MarkDirty(int index);
+  void SetDanger(int index);
+
+  MapperOptions options_;
+  MapperState state_;
+  // Scratch (not state): per-cell s_o flag of the current cycle (-1 = not flagged) and the flagged list.
+  std::vector<int8_t> s_o_;
+  std::vector<int> flagged_;
+};
+
+// The world-frame obstacle point of a valid beam seen from `pose`.
+geometry::Vec2 BeamHitPoint(const geometry::Pose2& pose, const RangeBeam& beam);
+
+// Eq. 8.9: Σ p_e·p_o / Σ p_e over all cells; 0 when Σ p_e = 0 (nothing explored yet).
+double MapDensity(const GridMaps& maps);
+// Mean p_e over all cells (the numerator of eq. 8.10).
+double MeanExploration(const GridMaps& maps);
+
+}  // namespace limbic::mapper

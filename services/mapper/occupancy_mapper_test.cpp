@@ -1,0 +1,292 @@
+#include "services/mapper/occupancy_mapper.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <random>
+#include <stdexcept>
+
+namespace limbic::mapper {
+namespace {
+
+using geometry::GridSpec;
+using geometry::kPi;
+using geometry::Vec2;
+
+// 20 × 20 cells of 0.35 m from the origin; cell (ix, iy) has index 20·iy + ix.
+const GridSpec kSpec{{0, 0}, 0.35, 20, 20};
+int Idx(int ix, int iy) { return kSpec.Index({ix, iy}); }
+
+// Robot at (1.3, 1.2), inside cell (3, 3) = [1.05, 1.4]², away from cell edges. Centre distances:
+// (3,3) 0.079, (4,3) 0.276, (3,2) 0.334 (all ≤ r_R = 0.35); (3,4) 0.382, (2,3) 0.426 (outside).
+MapperInputs BaseInputs(int64_t tick) {
+  MapperInputs in;
+  in.tick = tick;
+  in.pose = {1.3, 1.2, 0.0};
+  in.params.eps_1 = 0.1;   // distinct rates so the direction choice of eq. 5.1 is visible
+  in.params.eps_2 = 0.05;
+  in.params.eps_3 = 0.01;
+  return in;
+}
+
+RangeBeam Beam(double angle, double range, bool valid, double d_max = 3.0, Vec2 origin = {0, 0}) {
+  RangeBeam b;
+  b.origin_local = origin;
+  b.angle_local = angle;
+  b.d_max = d_max;
+  b.range = range;
+  b.valid = valid;
+  return b;
+}
+
+std::map<int, double> SoByCell(const MapUpdateStats& stats) {
+  std::map<int, double> m;
+  for (const UpdatedCell& c : stats.updated_cells) m[c.index] = c.s_o;
+  return m;
+}
+
+TEST(OccupancyMapper, RobotDiscCellsGetFreeStatusByCentreDistance) {
+  OccupancyMapper mapper(kSpec);
+  const MapperOutputs out = mapper.Update(BaseInputs(1));
+  const std::map<int, double> expected{{Idx(3, 2), 0.0}, {Idx(3, 3), 0.0}, {Idx(4, 3), 0.0}};
+  EXPECT_EQ(SoByCell(out.stats), expected);
+  // Eq. 5.1 decrease with ε_1 = 0.1: 0.1·0 + 0.9·0.2 = 0.18. Eq. 5.2: 0.01 + 0.99·0 = 0.01.
+  for (const auto& [i, s] : expected) {
+    EXPECT_DOUBLE_EQ(mapper.maps().p_o[i], 0.18);
+    EXPECT_DOUBLE_EQ(mapper.maps().p_e[i], 0.01);
+  }
+  EXPECT_EQ(mapper.maps().p_o[Idx(3, 4)], 0.2);  // not flagged: untouched
+  EXPECT_EQ(mapper.maps().p_e[Idx(3, 4)], 0.0);
+  // Updated cells carry the prior p_o for the mismatch stimulus (eq. 8.11), in ascending index order.
+  ASSERT_EQ(out.stats.updated_cells.size(), 3u);
+  EXPECT_EQ(out.stats.updated_cells[0].index, Idx(3, 2));
+  EXPECT_EQ(out.stats.updated_cells[0].p_o_before, 0.2);
+}
+
+TEST(OccupancyMapper, RobotDiscOverlapOptionFlagsEveryTouchedCell) {
+  MapperOptions opt;
+  opt.robot_disc = RobotDiscRule::kCellOverlap;
+  OccupancyMapper mapper(kSpec, opt);
+  const auto so = SoByCell(mapper.Update(BaseInputs(1)).stats);
+  // Disc [0.95, 1.65] × [0.85, 1.55]: columns 2..4, rows 2..4; the corners need the nearest-point test:
+  // (2,2) nearest (1.05,1.05) d = 0.292 in; (4,4) nearest (1.4,1.4) d = 0.224 in; (2,4) (1.05,1.4) 0.32 in;
+  // (4,2) (1.4,1.05) 0.18 in. All nine cells.
+  EXPECT_EQ(so.size(), 9u);
+  EXPECT_TRUE(so.count(Idx(2, 2)) && so.count(Idx(4, 4)) && so.count(Idx(2, 4)) && so.count(Idx(4, 2)));
+}
+
+TEST(OccupancyMapper, BeamTraversalFreesCellsAndHitCellIsOccupied) {
+  OccupancyMapper mapper(kSpec);
+  MapperInputs in = BaseInputs(1);
+  in.scan.beams.push_back(Beam(0.0, 1.0, true));  // (1.3,1.2) → (2.3,1.2): cells (3..6, 3)
+  const MapperOutputs out = mapper.Update(in);
+  const std::map<int, double> expected{{Idx(3, 2), 0.0}, {Idx(3, 3), 0.0}, {Idx(4, 3), 0.0},
+                                       {Idx(5, 3), 0.0}, {Idx(6, 3), 1.0}};
+  EXPECT_EQ(SoByCell(out.stats), expected);
+  EXPECT_DOUBLE_EQ(mapper.maps().p_o[Idx(5, 3)], 0.18);
+  // Eq. 5.1 increase with ε_2 = 0.05: 0.05·1 + 0.95·0.2 = 0.24.
+  EXPECT_DOUBLE_EQ(mapper.maps().p_o[Idx(6, 3)], 0.24);
+  EXPECT_DOUBLE_EQ(mapper.maps().p_e[Idx(6, 3)], 0.01);
+  // Density (eq. 8.9): every explored cell has p_e = 0.01, so it is the mean p_o of the five cells.
+  EXPECT_NEAR(out.stats.density, (4 * 0.18 + 0.24) / 5, 1e-15);
+  EXPECT_NEAR(out.stats.mean_p_e, 5 * 0.01 / 400, 1e-18);
+  ASSERT_EQ(out.obstacle_points.size(), 1u);
+  EXPECT_NEAR(out.obstacle_points[0].x(), 2.3, 1e-12);
+  EXPECT_NEAR(out.obstacle_points[0].y(), 1.2, 1e-12);
+}
+
+TEST(OccupancyMapper, InvalidBeamFreesCellsUpToMaximumRange) {
+  OccupancyMapper mapper(kSpec);
+  MapperInputs in = BaseInputs(1);
+  in.scan.beams.push_back(Beam(kPi / 2, 3.0, false, /*d_max=*/1.0));  // (1.3,1.2) → (1.3,2.2): (3, 3..6)
+  const MapperOutputs out = mapper.Update(in);
+  const std::map<int, double> expected{{Idx(3, 2), 0.0}, {Idx(3, 3), 0.0}, {Idx(4, 3), 0.0},
+                                       {Idx(3, 4), 0.0}, {Idx(3, 5), 0.0}, {Idx(3, 6), 0.0}};
+  EXPECT_EQ(SoByCell(out.stats), expected);
+  EXPECT_TRUE(out.obstacle_points.empty());
+}
+
+TEST(OccupancyMapper, BeamUsesPoseRotationAndMountingOffset) {
+  OccupancyMapper mapper(kSpec);
+  MapperInputs in = BaseInputs(1);
+  in.pose.theta = kPi / 2;
+  // Emitter 0.1 m ahead of the centre → world (1.3, 1.3); beam straight ahead (+y) for 0.5 m → (1.3, 1.8).
+  in.scan.beams.push_back(Beam(0.0, 0.5, true, 3.0, {0.1, 0.0}));
+  const auto so = SoByCell(mapper.Update(in).stats);
+  EXPECT_EQ(so.at(Idx(3, 4)), 0.0);
+  EXPECT_EQ(so.at(Idx(3, 5)), 1.0);
+  EXPECT_EQ(so.count(Idx(3, 6)), 0u);
+}
+
+TEST(OccupancyMapper, ObstaclePointOverridesRobotDiscAndBeamCells) {
+  OccupancyMapper mapper(kSpec);
+  MapperInputs in = BaseInputs(1);
+  in.scan.beams.push_back(Beam(0.0, 0.2, true));   // hit (1.5, 1.2) in cell (4,3), a robot-disc cell
+  in.scan.beams.push_back(Beam(0.0, 1.0, true));   // passes through (4,3) as free
+  const auto so = SoByCell(mapper.Update(in).stats);
+  EXPECT_EQ(so.at(Idx(4, 3)), 1.0);
+  EXPECT_EQ(so.at(Idx(3, 3)), 0.0);
+  EXPECT_DOUBLE_EQ(mapper.maps().p_o[Idx(4, 3)], 0.24);
+}
+
+TEST(OccupancyMapper, RepeatedUpdatesFollowEq51And52) {
+  OccupancyMapper mapper(kSpec);
+  MapperInputs in = BaseInputs(1);
+  in.scan.beams.push_back(Beam(0.0, 1.0, true));
+  mapper.Update(in);
+  in.tick = 2;
+  mapper.Update(in);
+  // Free cell: 0.2 → 0.18 → 0.162. Occupied: 0.2 → 0.24 → 0.05 + 0.95·0.24 = 0.278.
+  EXPECT_DOUBLE_EQ(mapper.maps().p_o[Idx(5, 3)], 0.162);
+  EXPECT_DOUBLE_EQ(mapper.maps().p_o[Idx(6, 3)], 0.278);
+  // p_e: 0.01 → 0.01 + 0.99·0.01 = 0.0199.
+  EXPECT_DOUBLE_EQ(mapper.maps().p_e[Idx(5, 3)], 0.0199);
+  EXPECT_THROW(mapper.Update(in), std::invalid_argument);  // same tick again
+}
+
+TEST(OccupancyMapper, EqualStatusStillCountsAsUpdate) {
+  // A cell already at p_o = 0 with s_o = 0 keeps p_o but its exploration grows (it was updated).
+  OccupancyMapper mapper(kSpec);
+  GridMaps m = GridMaps::Initial(kSpec);
+  m.p_o[Idx(3, 3)] = 0.0;
+  mapper.LoadMaps(m);
+  mapper.Update(BaseInputs(1));
+  EXPECT_EQ(mapper.maps().p_o[Idx(3, 3)], 0.0);
+  EXPECT_DOUBLE_EQ(mapper.maps().p_e[Idx(3, 3)], 0.01);
+}
+
+TEST(OccupancyMapper, CollisionMarksDangerOccupancyAndBuffer) {
+  OccupancyMapper mapper(kSpec);
+  MapperInputs in = BaseInputs(1);
+  in.collision.occurred = true;
+  in.collision.new_event = true;
+  in.collision.contact_point = {1.75, 1.2};  // cell (5, 3)
+  const MapperOutputs out = mapper.Update(in);
+  EXPECT_EQ(mapper.maps().danger[Idx(5, 3)], 1);
+  int danger_cells = 0;
+  for (uint8_t d : mapper.maps().danger) danger_cells += d;
+  EXPECT_EQ(danger_cells, 1);
+  EXPECT_EQ(SoByCell(out.stats).at(Idx(5, 3)), 1.0);
+  ASSERT_EQ(out.obstacle_points.size(), 1u);
+  EXPECT_EQ(out.obstacle_points[0], Vec2(1.75, 1.2));
+}
+
+TEST(OccupancyMapper, CollisionOccupancyCanBeSwitchedOff) {
+  MapperOptions opt;
+  opt.collision_marks_occupied = false;
+  OccupancyMapper mapper(kSpec, opt);
+  MapperInputs in = BaseInputs(1);
+  in.collision.occurred = true;
+  in.collision.contact_point = {1.75, 1.2};
+  const MapperOutputs out = mapper.Update(in);
+  EXPECT_EQ(mapper.maps().danger[Idx(5, 3)], 1);
+  EXPECT_EQ(SoByCell(out.stats).count(Idx(5, 3)), 0u);
+}
+
+TEST(OccupancyMapper, ObstacleBufferKeepsLastNoCycles) {
+  for (CollisionPointLifetime lifetime :
+       {CollisionPointLifetime::kObstacleBuffer, CollisionPointLifetime::kPermanent}) {
+    MapperOptions opt;
+    opt.collision_points = lifetime;
+    OccupancyMapper mapper(kSpec, opt);
+    MapperOutputs out;
+    for (int k = 1; k <= 3; ++k) {
+      MapperInputs in = BaseInputs(k);
+      in.params.n_o = 2;
+      in.scan.beams.push_back(Beam(0.0, 0.5 * k, true));  // hits at x = 1.8, 2.3, 2.8
+      in.collision.occurred = k == 1;
+      in.collision.contact_point = {1.0, 1.0};
+      out = mapper.Update(in);
+    }
+    // Cycles 2 and 3 only; the cycle-1 collision point stays only when permanent; danger stays for good.
+    std::vector<Vec2> expected{{1.3 + 1.0, 1.2}, {1.3 + 1.5, 1.2}};
+    if (lifetime == CollisionPointLifetime::kPermanent) expected.push_back({1.0, 1.0});
+    ASSERT_EQ(out.obstacle_points.size(), expected.size());
+    for (size_t i = 0; i < expected.size(); ++i) EXPECT_NEAR((out.obstacle_points[i] - expected[i]).norm(), 0, 1e-12);
+    EXPECT_EQ(mapper.maps().danger[kSpec.Index(kSpec.CellOf({1.0, 1.0}))], 1);
+
+    // A live increase of n_o shows older cycles that are still in the history.
+    MapperInputs in = BaseInputs(4);
+    in.params.n_o = 4;
+    out = mapper.Update(in);
+    EXPECT_EQ(out.obstacle_points.size(), 4u);  // cycles 1..4: three beam hits + the cycle-1 collision
+  }
+}
+
+TEST(OccupancyMapper, DangerTagsForPointAndPolygon) {
+  OccupancyMapper mapper(kSpec);
+  mapper.MarkDanger({0.5, 0.5});   // cell (1, 1)
+  mapper.MarkDanger({-3.0, 0.5});  // off the grid: ignored
+  // Rectangle [1.0, 1.7]²: columns and rows 2..4 (1.7/0.35 = 4.86).
+  mapper.MarkDangerPolygon({{1.0, 1.0}, {1.7, 1.0}, {1.7, 1.7}, {1.0, 1.7}});
+  int count = 0;
+  for (uint8_t d : mapper.maps().danger) count += d;
+  EXPECT_EQ(count, 1 + 9);
+  EXPECT_EQ(mapper.maps().danger[Idx(1, 1)], 1);
+  EXPECT_EQ(mapper.maps().danger[Idx(3, 3)], 1);
+  EXPECT_EQ(mapper.maps().danger[Idx(5, 5)], 0);
+  // The tags go out in the next patch.
+  const MapPatch patch = mapper.Update(BaseInputs(1)).patch;
+  int tagged = 0;
+  for (const CellPatch& c : patch.cells) tagged += c.danger;
+  EXPECT_EQ(tagged, 10);
+}
+
+TEST(OccupancyMapper, LateJoinerRebuildsBitIdenticalMap) {
+  OccupancyMapper mapper(kSpec);
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  MapReplica early, late;
+  early.Reset(mapper.Snapshot());  // initial maps, tick -1
+  std::vector<MapPatch> patches;
+  for (int k = 1; k <= 60; ++k) {
+    MapperInputs in = BaseInputs(k);
+    in.pose = {1.0 + 5.0 * u(rng), 1.0 + 5.0 * u(rng), 2 * kPi * u(rng)};
+    in.params.eps_2 = 0.01 + 0.01 * u(rng);  // live modulation
+    for (int b = 0; b < 12; ++b) in.scan.beams.push_back(Beam(b * kPi / 6, 0.4 + 2.6 * u(rng), u(rng) < 0.6));
+    in.collision.occurred = u(rng) < 0.1;
+    in.collision.contact_point = in.pose.Position() + Vec2(0.35, 0);
+    if (k == 25) mapper.MarkDangerPolygon({{4, 4}, {5, 4}, {5, 5}});
+    const MapperOutputs out = mapper.Update(in);
+    patches.push_back(out.patch);
+    EXPECT_EQ(early.Apply(out.patch), MapReplica::ApplyResult::kApplied);
+    if (k == 20) late.Reset(mapper.Snapshot());
+    if (k > 20) {
+      EXPECT_EQ(late.Apply(out.patch), MapReplica::ApplyResult::kApplied);
+    }
+  }
+  // A stale patch (already inside the snapshot) is ignored.
+  EXPECT_EQ(late.Apply(patches[10]), MapReplica::ApplyResult::kStale);
+  for (const MapReplica* r : {&early, &late}) {
+    const GridMaps& a = r->maps();
+    const GridMaps& b = mapper.maps();
+    EXPECT_EQ(r->tick(), 60);
+    ASSERT_EQ(a.p_o.size(), b.p_o.size());
+    EXPECT_EQ(0, std::memcmp(a.p_o.data(), b.p_o.data(), a.p_o.size() * sizeof(double)));
+    EXPECT_EQ(0, std::memcmp(a.p_e.data(), b.p_e.data(), a.p_e.size() * sizeof(double)));
+    EXPECT_EQ(a.danger, b.danger);
+    EXPECT_EQ(a.spec, b.spec);
+  }
+  // Reset goes out as a patch with every cell.
+  mapper.Reset();
+  const MapPatch reset_patch = mapper.Update(BaseInputs(61)).patch;
+  EXPECT_EQ(reset_patch.cells.size(), static_cast<size_t>(kSpec.CellCount()));
+  EXPECT_EQ(late.Apply(reset_patch), MapReplica::ApplyResult::kApplied);
+  EXPECT_EQ(late.maps(), mapper.maps());
+}
+
+TEST(MapStatistics, DensityAndMeanExplorationByHand) {
+  GridMaps m = GridMaps::Initial(GridSpec{{0, 0}, 0.35, 2, 2});
+  m.p_e = {0.5, 0.25, 0.0, 0.25};
+  m.p_o = {0.8, 0.4, 0.9, 0.0};
+  // Σ p_e·p_o = 0.4 + 0.1 + 0 + 0 = 0.5; Σ p_e = 1.0.
+  EXPECT_DOUBLE_EQ(MapDensity(m), 0.5);
+  EXPECT_DOUBLE_EQ(MeanExploration(m), 0.25);
+  m.p_e = {0, 0, 0, 0};
+  EXPECT_EQ(MapDensity(m), 0.0);
+}
+
+}  // namespace
+}  // namespace limbic::mapper

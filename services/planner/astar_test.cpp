@@ -1,0 +1,214 @@
+#include "services/planner/astar.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <queue>
+#include <random>
+#include <vector>
+
+namespace limbic::planner {
+namespace {
+
+using geometry::Cell;
+using geometry::GridSpec;
+using geometry::Vec2;
+using mapper::GridMaps;
+
+// Reference m_f' written straight from the definitions: m_f = 1 − Π(1 − W_k·m_k) (the closed form of eqs.
+// 5.3/5.4), then eq. 5.8 by scanning every cell of the grid.
+std::vector<double> ReferenceFiltered(const GridMaps& m, const std::vector<double>& emo, const CostSettings& s) {
+  const int n = m.CellCount();
+  std::vector<double> fused(n);
+  for (int i = 0; i < n; ++i) {
+    if (s.mode == FusionMode::kProbabilisticOr) {
+      fused[i] = 1.0 - (1.0 - s.w_p1 * m.p_o[i]) * (1.0 - s.w_p2 * m.danger[i]) * (1.0 - s.w_p3 * m.p_e[i]) *
+                           (1.0 - s.w_p4 * (emo.empty() ? 0.0 : emo[i]));
+    } else {
+      const double base = 1.0 - (1.0 - s.w_p1 * m.p_o[i]) * (1.0 - s.w_p2 * m.danger[i]) * (1.0 - s.w_p3 * m.p_e[i]);
+      fused[i] = std::clamp(base + (emo.empty() ? 0.0 : emo[i]), 0.0, 1.0);
+    }
+  }
+  std::vector<double> filtered(n, 0.0);
+  for (int i = 0; i < n; ++i) {
+    const Vec2 ci = m.spec.Center(m.spec.CellOfIndex(i));
+    for (int j = 0; j < n; ++j) {
+      const double d = (m.spec.Center(m.spec.CellOfIndex(j)) - ci).norm();
+      const double w = s.r_f > 0 ? 1.0 - d * d / (s.r_f * s.r_f) : (i == j ? 1.0 : 0.0);
+      if ((s.r_f > 0 ? d < s.r_f : i == j)) filtered[i] = std::max(filtered[i], w * fused[j]);
+    }
+  }
+  return filtered;
+}
+
+// Plain Dijkstra with node cost d_n·B^{m_f'(x)} (eq. 5.6) on the 8-connected grid.
+double ReferenceDijkstra(const GridSpec& spec, const std::vector<double>& filtered, double base, Cell start,
+                         Cell goal) {
+  const int n = spec.CellCount();
+  std::vector<double> dist(n, std::numeric_limits<double>::infinity());
+  using Item = std::pair<double, int>;
+  std::priority_queue<Item, std::vector<Item>, std::greater<>> queue;
+  dist[spec.Index(start)] = 0.0;
+  queue.push({0.0, spec.Index(start)});
+  while (!queue.empty()) {
+    const auto [d, u] = queue.top();
+    queue.pop();
+    if (d > dist[u]) continue;
+    const Cell cu = spec.CellOfIndex(u);
+    for (int dy = -1; dy <= 1; ++dy) {
+      for (int dx = -1; dx <= 1; ++dx) {
+        const Cell cv{cu.ix + dx, cu.iy + dy};
+        if ((dx == 0 && dy == 0) || !spec.Contains(cv)) continue;
+        const int v = spec.Index(cv);
+        const double step = spec.resolution * std::sqrt(double(dx * dx + dy * dy));
+        const double nd = d + step * std::pow(base, filtered[v]);
+        if (nd < dist[v]) {
+          dist[v] = nd;
+          queue.push({nd, v});
+        }
+      }
+    }
+  }
+  return dist[spec.Index(goal)];
+}
+
+GridMaps RandomMaps(std::mt19937_64& rng, int width, int height) {
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  GridMaps m = GridMaps::Initial(GridSpec{{-1.0, 2.0}, 0.35, width, height});
+  for (int i = 0; i < m.CellCount(); ++i) {
+    m.p_o[i] = u(rng) < 0.25 ? 0.9 + 0.1 * u(rng) : 0.3 * u(rng);
+    m.p_e[i] = u(rng);
+    m.danger[i] = u(rng) < 0.05;
+  }
+  return m;
+}
+
+TEST(AStarPlanner, MatchesDijkstraCostOnRandomGrids) {
+  std::mt19937_64 rng(20240611);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::uniform_int_distribution<int> size(8, 26);
+  AStarPlanner planner;  // reused across grids of different sizes: buffers must not leak between plans
+  for (int trial = 0; trial < 50; ++trial) {
+    const GridMaps m = RandomMaps(rng, size(rng), size(rng));
+    CostSettings s;
+    s.mode = trial % 5 == 4 ? FusionMode::kAdditive : FusionMode::kProbabilisticOr;
+    s.w_p2 = u(rng);
+    s.w_p3 = 0.5 * u(rng);
+    s.w_p4 = 0.5 * u(rng);
+    s.r_f = std::vector<double>{0.0, 0.35, 0.7, 1.0, 0.7}[trial % 5];
+    s.cost_base = trial % 3 == 0 ? 10.0 : 10000.0;
+    std::vector<double> emo(m.CellCount());
+    for (double& e : emo) e = s.mode == FusionMode::kAdditive ? u(rng) - 0.5 : u(rng);
+    const CostLayers layers{&m, s.mode == FusionMode::kProbabilisticOr ? std::span<const double>(emo)
+                                                                        : std::span<const double>(),
+                            s.mode == FusionMode::kAdditive ? std::span<const double>(emo)
+                                                            : std::span<const double>()};
+    const Cell start{static_cast<int>(u(rng) * m.spec.width), static_cast<int>(u(rng) * m.spec.height)};
+    const Cell goal{static_cast<int>(u(rng) * m.spec.width), static_cast<int>(u(rng) * m.spec.height)};
+    const PlanRequest req{m.spec.Center(start), m.spec.Center(goal), 3.5};
+    const PlanResult r = planner.Plan(layers, s, req);
+
+    const std::vector<double> ref = ReferenceFiltered(m, emo, s);
+    const double expected = ReferenceDijkstra(m.spec, ref, s.cost_base, start, goal);
+    ASSERT_TRUE(r.path.success);
+    EXPECT_NEAR(r.path_cost, expected, 1e-9 * expected) << "trial " << trial;
+    EXPECT_EQ(r.path.planned_at, 3.5);
+
+    // The returned path is a chain of 8-neighbour cell centres from start to goal, its node costs are the
+    // reference m_f', and re-summing eq. 5.6 along it gives the reported cost.
+    ASSERT_EQ(r.path.nodes.size(), r.path.node_costs.size());
+    ASSERT_FALSE(r.path.nodes.empty());
+    EXPECT_EQ(m.spec.CellOf(r.path.nodes.front()), start);
+    EXPECT_EQ(m.spec.CellOf(r.path.nodes.back()), goal);
+    double resum = 0.0, max_cost = 0.0;
+    for (size_t k = 0; k < r.path.nodes.size(); ++k) {
+      const Cell c = m.spec.CellOf(r.path.nodes[k]);
+      EXPECT_NEAR(r.path.node_costs[k], ref[m.spec.Index(c)], 1e-12);
+      max_cost = std::max(max_cost, r.path.node_costs[k]);
+      if (k == 0) continue;
+      const Cell p = m.spec.CellOf(r.path.nodes[k - 1]);
+      const int adx = std::abs(c.ix - p.ix), ady = std::abs(c.iy - p.iy);
+      ASSERT_TRUE(std::max(adx, ady) == 1) << "not 8-adjacent";
+      resum += (r.path.nodes[k] - r.path.nodes[k - 1]).norm() * std::pow(s.cost_base, r.path.node_costs[k]);
+    }
+    EXPECT_NEAR(resum, r.path_cost, 1e-9 * std::max(1.0, r.path_cost));
+    EXPECT_EQ(r.path.max_cost, max_cost);
+  }
+}
+
+// 21 × 15 free grid (p_o = 0) with a wall of p_o = 1 in column 10.
+GridMaps WallMaps(bool with_gap) {
+  GridMaps m = GridMaps::Initial(GridSpec{{0, 0}, 0.35, 21, 15});
+  std::fill(m.p_o.begin(), m.p_o.end(), 0.0);
+  for (int iy = 0; iy < 15; ++iy) {
+    if (with_gap && iy >= 11 && iy <= 13) continue;  // three-cell doorway near the top
+    m.p_o[m.spec.Index({10, iy})] = 1.0;
+  }
+  return m;
+}
+
+TEST(AStarPlanner, GoesThroughDoorwayWhenOneExists) {
+  const GridMaps m = WallMaps(true);
+  AStarPlanner planner;
+  const PlanResult r = planner.Plan(CostLayers{&m, {}, {}}, CostSettings{},
+                                    PlanRequest{m.spec.Center({2, 1}), m.spec.Center({18, 1}), 0.0});
+  ASSERT_TRUE(r.path.success);
+  for (const Vec2& p : r.path.nodes) {
+    const Cell c = m.spec.CellOf(p);
+    if (c.ix == 10) {
+      EXPECT_EQ(c.iy, 12) << "crossed the wall outside the doorway's middle";
+    }
+  }
+  // The doorway's middle cell is two cells from the nearest wall cell: m_f' = 0 there; the path's worst
+  // node is next to a doorway post or the wall, never a wall cell.
+  EXPECT_LT(r.path.max_cost, 1.0);
+}
+
+TEST(AStarPlanner, CrossesWallOnlyWhenNoFreePathExists) {
+  const GridMaps m = WallMaps(false);
+  AStarPlanner planner;
+  const PlanResult r = planner.Plan(CostLayers{&m, {}, {}}, CostSettings{},
+                                    PlanRequest{m.spec.Center({2, 1}), m.spec.Center({18, 1}), 0.0});
+  ASSERT_TRUE(r.path.success);  // fails gracefully: through the wall
+  int wall_nodes = 0;
+  for (const Vec2& p : r.path.nodes) wall_nodes += m.spec.CellOf(p).ix == 10;
+  EXPECT_EQ(wall_nodes, 1);
+  EXPECT_EQ(r.path.max_cost, 1.0);
+}
+
+TEST(AStarPlanner, FailsOnlyOffGrid) {
+  const GridMaps m = WallMaps(false);
+  AStarPlanner planner;
+  const PlanResult off_goal = planner.Plan(CostLayers{&m, {}, {}}, CostSettings{},
+                                           PlanRequest{m.spec.Center({2, 1}), {100.0, 1.0}, 0.0});
+  EXPECT_FALSE(off_goal.path.success);
+  EXPECT_TRUE(off_goal.path.nodes.empty());
+  const PlanResult off_start = planner.Plan(CostLayers{&m, {}, {}}, CostSettings{},
+                                            PlanRequest{{-0.1, 1.0}, m.spec.Center({2, 1}), 0.0});
+  EXPECT_FALSE(off_start.path.success);
+  // Start cell = goal cell: a one-node path of cost 0.
+  const PlanResult same = planner.Plan(CostLayers{&m, {}, {}}, CostSettings{},
+                                       PlanRequest{{0.4, 0.4}, {0.6, 0.6}, 0.0});
+  ASSERT_TRUE(same.path.success);
+  ASSERT_EQ(same.path.nodes.size(), 1u);
+  EXPECT_EQ(same.path_cost, 0.0);
+}
+
+TEST(AStarPlanner, StraightLineCostByHand) {
+  // Uniform p_o = 0.5, no filter: every step costs d_n·B^0.5 = d_n·100. Four cells east: 4·0.35·100 = 140.
+  GridMaps m = GridMaps::Initial(GridSpec{{0, 0}, 0.35, 8, 3});
+  std::fill(m.p_o.begin(), m.p_o.end(), 0.5);
+  CostSettings s;
+  s.r_f = 0.7;  // uniform map: the filter keeps 0.5 everywhere
+  AStarPlanner planner;
+  const PlanResult r = planner.Plan(CostLayers{&m, {}, {}}, s,
+                                    PlanRequest{m.spec.Center({1, 1}), m.spec.Center({5, 1}), 0.0});
+  ASSERT_EQ(r.path.nodes.size(), 5u);
+  EXPECT_NEAR(r.path_cost, 140.0, 1e-9);
+  EXPECT_DOUBLE_EQ(r.path.max_cost, 0.5);
+}
+
+}  // namespace
+}  // namespace limbic::planner

@@ -1,0 +1,97 @@
+// The planning cost of spec §4.1–4.2: fused map m_f (eqs. 5.3–5.4 or the companion paper's additive form),
+// smoothing filter m_f' (eq. 5.8) and cost factor c = B^{m_f'} (eq. 5.7), evaluated lazily per plan.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "common/types/control_parameters.hpp"
+#include "services/mapper/grid_maps.hpp"
+
+namespace limbic::planner {
+
+enum class FusionMode {
+  // Thesis (§4.1, §5.4.2): m_f = probabilistic OR of W_p1·p_o, W_p2·danger, W_p3·p_e, W_p4·Emo.
+  kProbabilisticOr,
+  // Companion paper (§6.4 last block): m_f = clamp(OR(W_p1·p_o, W_p2·danger, W_p3·p_e) + bias, 0, 1) where
+  // bias = (W_7·E_F + W_8·(1 − E_S) − W_9·E_H)·(1 − E_A) is supplied precomputed per cell. With the default
+  // weights (W_p1 = 1, W_p2 = W_p3 = 0) this is exactly c_e = p_o + bias. The emotion layer and W_p4 are unused.
+  kAdditive,
+};
+
+// The layers the planning cost is made of. Non-owning views: they must outlive the plan.
+struct CostLayers {
+  const mapper::GridMaps* maps = nullptr;
+  // Every layer value is in [0, 1] (p_o, p_e and danger are by construction; the emotion layer by contract).
+  std::span<const double> emotion;        // Emo(x) of §5.4.2 in [0, 1], one per cell; empty = 0 everywhere
+  std::span<const double> additive_bias;  // kAdditive bias per cell; empty = 0 everywhere
+};
+
+// The live parameters of the cost (read from ControlParameters each plan).
+struct CostSettings {
+  FusionMode mode = FusionMode::kProbabilisticOr;
+  double w_p1 = 1.0;          // W_p1 occupancy
+  double w_p2 = 0.0;          // W_p2 danger
+  double w_p3 = 0.0;          // W_p3 exploration
+  double w_p4 = 0.0;          // W_p4 emotion layer
+  double cost_base = 10000.0;  // B of eq. 5.7
+  double r_f = 0.7;           // smoothing radius (m) of eq. 5.8; ≤ 0 turns the filter off (m_f' = m_f)
+
+  static CostSettings From(const ControlParameters& params, FusionMode mode = FusionMode::kProbabilisticOr);
+};
+
+// m_f(x) at one cell, computed directly (the reference the lazy field is tested against).
+double FusedCost(const CostLayers& layers, const CostSettings& settings, int index);
+
+// One entry of the smoothing kernel: a cell offset and its weight 1 − d²/r_f² (eq. 5.8).
+struct KernelOffset {
+  int dx = 0;
+  int dy = 0;
+  double weight = 1.0;
+};
+// Every offset whose centre distance d satisfies d < r_f (just the centre when r_f ≤ 0).
+std::vector<KernelOffset> SmoothingKernel(double r_f, double resolution);
+
+// The planning cost of one plan: m_f for every cell (computed once per plan into a zero-padded array, so
+// the filter needs no bounds checks), m_f' and B^{m_f'} on demand for the cells a caller asks about.
+// Inputs: CostLayers (maps, optional emotion layer / additive bias) and CostSettings.
+// Implements: eqs. 5.3–5.4 (fusion, or the additive mode), 5.8 (smoothing filter: evaluated only for the
+// cells asked for — A* memoises it per plan in its node array), 5.7 (B^{m_f'} = exp(m_f'·ln B)).
+// Cells off the grid are ignored by the filter (the zero padding is equivalent: m_f ≥ 0 never raises the max
+// above 0).
+class CostField {
+ public:
+  // Starts a plan over `layers`. Grid-sized buffers are reallocated only when the grid grows. Throws
+  // std::invalid_argument for missing maps, a layer whose size differs from the grid's, or B < 1.
+  void Begin(const CostLayers& layers, const CostSettings& settings);
+
+  double Fused(int ix, int iy) const { return fused_[Padded(ix, iy)]; }  // m_f(x)
+  double Filtered(int ix, int iy) const;                                 // m_f'(x), eq. 5.8
+  double Factor(int ix, int iy) const { return std::exp(Filtered(ix, iy) * log_base_); }  // eq. 5.7
+  double Fused(int index) const;
+  double Filtered(int index) const;
+  double Factor(int index) const;
+
+  const geometry::GridSpec& spec() const { return layers_.maps->spec; }
+  const std::vector<KernelOffset>& kernel() const { return kernel_; }
+  double log_base() const { return log_base_; }
+
+ private:
+  int Padded(int ix, int iy) const { return (iy + pad_) * padded_width_ + (ix + pad_); }
+
+  CostLayers layers_;
+  CostSettings settings_;
+  double log_base_ = 0.0;
+  bool bounded_ = true;  // every weight in [0, 1], so m_f ≤ 1 (layers are in [0, 1] by contract)
+  std::vector<KernelOffset> kernel_;
+  std::vector<int> kernel_shift_;      // kernel offsets as shifts in the padded array
+  std::vector<double> kernel_weight_;  // their weights, largest first
+  double kernel_r_f_ = -1.0, kernel_resolution_ = -1.0;
+  int pad_ = 0;           // kernel reach (cells)
+  int padded_width_ = 0;  // width + 2·pad
+  std::vector<double> fused_;  // m_f on the padded grid; padding is 0
+};
+
+}  // namespace limbic::planner

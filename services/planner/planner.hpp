@@ -1,0 +1,79 @@
+// The path planner of spec §4.2 with its replan policy (§1.2 step 4): replan on a new navigation
+// instruction and whenever the replan timer reaches t_r.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+
+#include "common/geometry/geometry.hpp"
+#include "common/types/control_parameters.hpp"
+#include "common/types/navigation.hpp"
+#include "services/mapper/grid_maps.hpp"
+#include "services/planner/astar.hpp"
+#include "services/planner/cost_field.hpp"
+
+namespace limbic::planner {
+
+struct PlannerOptions {
+  FusionMode fusion = FusionMode::kProbabilisticOr;  // kAdditive: companion-paper cost model (§6.4)
+  // Slack on the timer comparison, so that accumulated 0.1 s steps that sum to 4.9999999 still replan at
+  // t_r = 5 s (simulated time arrives as a double).
+  double timer_tolerance = 1e-9;  // s
+};
+
+// Everything the planner reads in one cycle.
+struct PlannerInputs {
+  double time = 0.0;                     // simulated time (s)
+  geometry::Vec2 robot_position{0, 0};   // estimated position (world)
+  std::optional<NavigationGoal> goal;    // none: idle, nothing is planned
+  const mapper::GridMaps* maps = nullptr;  // required when a plan is due
+  std::span<const double> emotion_layer;   // Emo(x) (§5.4.2), empty = none
+  std::span<const double> additive_bias;   // FusionMode::kAdditive only, empty = none
+  ControlParameters params;              // reads w_p1..w_p4, cost_base, r_f, t_r (live)
+};
+
+enum class ReplanReason {
+  kNone,      // no plan this cycle (path is the previous one)
+  kNewGoal,   // instruction_id differs from the last planned one (or the first goal)
+  kTimer,     // time − last plan ≥ t_r (t_r = 0: every cycle)
+};
+
+struct PlannerOutputs {
+  ReplanReason reason = ReplanReason::kNone;
+  bool replanned() const { return reason != ReplanReason::kNone; }
+  PlannedPath path;        // the current path (new when replanned; empty before the first plan)
+  double path_cost = 0.0;  // g(goal) of the current path
+};
+
+// All mutable state of the policy (the A* buffers are scratch, not state).
+struct PlannerState {
+  bool has_plan = false;
+  int64_t instruction_id = 0;  // of the last plan
+  double last_plan_time = 0.0;
+  PlannedPath path;
+  double path_cost = 0.0;
+};
+
+// Keeps the current path and replans when it is due.
+// Inputs: PlannerInputs (time, robot position, goal, maps, emotion layer, live ControlParameters).
+// Outputs: PlannerOutputs (the Path message of §1.4 plus why it was (re)planned).
+// Implements: the replan policy of §1.2/§4.2 (new instruction or timer ≥ t_r; timer 0 at a plan, §8 item 33)
+// over AStarPlanner (eqs. 5.5–5.8) and the planning fusion of §4.1 (W_p1..W_p4).
+class Planner {
+ public:
+  explicit Planner(const PlannerOptions& options = {}) : options_(options) {}
+
+  // Throws std::invalid_argument if a plan is due and the maps or layers are missing or malformed.
+  PlannerOutputs Step(const PlannerInputs& inputs);
+
+  const PlannerState& state() const { return state_; }
+  const PlannerOptions& options() const { return options_; }
+
+ private:
+  PlannerOptions options_;
+  PlannerState state_;
+  AStarPlanner astar_;
+};
+
+}  // namespace limbic::planner

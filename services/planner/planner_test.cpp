@@ -1,0 +1,130 @@
+#include "services/planner/planner.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <vector>
+
+namespace limbic::planner {
+namespace {
+
+using geometry::GridSpec;
+using geometry::Vec2;
+using mapper::GridMaps;
+
+class PlannerPolicyTest : public ::testing::Test {
+ protected:
+  PlannerPolicyTest() : maps_(GridMaps::Initial(GridSpec{{0, 0}, 0.35, 12, 12})) {}
+
+  PlannerInputs Inputs(double time, int64_t instruction_id, double t_r) {
+    PlannerInputs in;
+    in.time = time;
+    in.robot_position = {0.5, 0.5};
+    NavigationGoal goal;
+    goal.goal = {3.5, 3.5};
+    goal.instruction_id = instruction_id;
+    in.goal = goal;
+    in.maps = &maps_;
+    in.params.t_r = t_r;
+    return in;
+  }
+
+  GridMaps maps_;
+  Planner planner_;
+};
+
+TEST_F(PlannerPolicyTest, ReplansOnNewGoalAndWhenTimerReachesTr) {
+  // Times accumulated in 0.1 s steps, as a lockstep clock would: 10 steps sum to 0.9999999999999999.
+  double t = 0.0;
+  std::vector<ReplanReason> reasons;
+  for (int k = 0; k <= 25; ++k) {
+    reasons.push_back(planner_.Step(Inputs(t, k < 13 ? 1 : 2, 1.0)).reason);
+    t += 0.1;
+  }
+  for (int k = 0; k <= 25; ++k) {
+    ReplanReason expected = ReplanReason::kNone;
+    if (k == 0 || k == 13) expected = ReplanReason::kNewGoal;  // first goal; instruction 2 at k = 13
+    if (k == 10 || k == 23) expected = ReplanReason::kTimer;   // 1 s after the last plan
+    EXPECT_EQ(reasons[k], expected) << "cycle " << k;
+  }
+  EXPECT_EQ(planner_.state().instruction_id, 2);
+}
+
+TEST_F(PlannerPolicyTest, ZeroTrReplansEveryCycleAndTrIsReadLive) {
+  EXPECT_EQ(planner_.Step(Inputs(0.0, 7, 0.0)).reason, ReplanReason::kNewGoal);
+  EXPECT_EQ(planner_.Step(Inputs(0.1, 7, 0.0)).reason, ReplanReason::kTimer);
+  EXPECT_EQ(planner_.Step(Inputs(0.2, 7, 0.0)).reason, ReplanReason::kTimer);
+  EXPECT_EQ(planner_.Step(Inputs(0.3, 7, 5.0)).reason, ReplanReason::kNone);   // t_r raised live
+  EXPECT_EQ(planner_.Step(Inputs(5.1, 7, 5.0)).reason, ReplanReason::kNone);   // 4.9 s since 0.2
+  EXPECT_EQ(planner_.Step(Inputs(5.2, 7, 5.0)).reason, ReplanReason::kTimer);
+  EXPECT_EQ(planner_.Step(Inputs(5.3, 7, 0.1)).reason, ReplanReason::kTimer);  // lowered live
+}
+
+TEST_F(PlannerPolicyTest, IdleWithoutGoalAndKeepsPathBetweenPlans) {
+  PlannerInputs idle = Inputs(0.0, 1, 5.0);
+  idle.goal.reset();
+  idle.maps = nullptr;  // no plan is due, so no maps are needed
+  const PlannerOutputs none = planner_.Step(idle);
+  EXPECT_FALSE(none.replanned());
+  EXPECT_FALSE(none.path.success);
+  EXPECT_TRUE(none.path.nodes.empty());
+
+  const PlannerOutputs first = planner_.Step(Inputs(0.0, 1, 5.0));
+  ASSERT_TRUE(first.path.success);
+  EXPECT_EQ(first.path.nodes.front(), maps_.spec.Center(maps_.spec.CellOf({0.5, 0.5})));
+  EXPECT_EQ(first.path.nodes.back(), maps_.spec.Center(maps_.spec.CellOf({3.5, 3.5})));
+  // Unexplored map (p_o = 0.2 everywhere): every node costs m_f' = 0.2.
+  EXPECT_DOUBLE_EQ(first.path.max_cost, 0.2);
+
+  // The map changes but no plan is due: the old path stays.
+  std::fill(maps_.p_o.begin(), maps_.p_o.end(), 0.6);
+  const PlannerOutputs kept = planner_.Step(Inputs(1.0, 1, 5.0));
+  EXPECT_FALSE(kept.replanned());
+  EXPECT_EQ(kept.path.nodes, first.path.nodes);
+  EXPECT_DOUBLE_EQ(kept.path.max_cost, 0.2);
+  EXPECT_EQ(kept.path.planned_at, 0.0);
+  const PlannerOutputs timed = planner_.Step(Inputs(5.0, 1, 5.0));
+  EXPECT_EQ(timed.reason, ReplanReason::kTimer);
+  EXPECT_DOUBLE_EQ(timed.path.max_cost, 0.6);
+  EXPECT_EQ(timed.path.planned_at, 5.0);
+}
+
+TEST_F(PlannerPolicyTest, ReadsFusionWeightsLive) {
+  // Fully explored free map: m_f = W_p3·p_e, so the path's cost follows W_p3 and then W_p4 as they change.
+  for (int i = 0; i < maps_.CellCount(); ++i) {
+    maps_.p_e[i] = 1.0;
+    maps_.p_o[i] = 0.0;
+  }
+  PlannerInputs in = Inputs(0.0, 1, 0.0);
+  EXPECT_DOUBLE_EQ(planner_.Step(in).path.max_cost, 0.0);
+  in.time = 0.1;
+  in.params.w_p3 = 0.5;
+  EXPECT_DOUBLE_EQ(planner_.Step(in).path.max_cost, 0.5);
+  const std::vector<double> emo(maps_.CellCount(), 1.0);
+  in.time = 0.2;
+  in.params.w_p4 = 0.5;
+  in.emotion_layer = emo;
+  // 1 − (1 − 0.5)(1 − 0.5) = 0.75.
+  EXPECT_DOUBLE_EQ(planner_.Step(in).path.max_cost, 0.75);
+  in.time = 0.3;
+  in.maps = nullptr;
+  EXPECT_THROW(planner_.Step(in), std::invalid_argument);
+}
+
+TEST(PlannerAdditive, UsesCompanionCostModel) {
+  GridMaps maps = GridMaps::Initial(GridSpec{{0, 0}, 0.35, 6, 6});
+  const std::vector<double> bias(maps.CellCount(), 0.35);
+  PlannerOptions opt;
+  opt.fusion = FusionMode::kAdditive;
+  Planner planner(opt);
+  PlannerInputs in;
+  in.robot_position = {0.2, 0.2};
+  in.goal = NavigationGoal{{1.9, 1.9}, 3, 0.0, 0.0};
+  in.maps = &maps;
+  in.additive_bias = bias;
+  EXPECT_DOUBLE_EQ(planner.Step(in).path.max_cost, 0.2 + 0.35);
+}
+
+}  // namespace
+}  // namespace limbic::planner

@@ -21,21 +21,21 @@ using geometry::Cell;
 using geometry::GridSpec;
 using mapper::GridMaps;
 
-GridMaps ObstacleField(int size, uint64_t seed, double free_p_o_max) {
+GridMaps ObstacleField(int width, int height, uint64_t seed, double free_p_o_max) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> u(0.0, 1.0);
-  GridMaps m = GridMaps::Initial(GridSpec{{0, 0}, 0.35, size, size});
+  GridMaps m = GridMaps::Initial(GridSpec{{0, 0}, 0.35, width, height});
   for (double& p : m.p_o) p = free_p_o_max * u(rng);
   std::vector<uint8_t> occupied(m.CellCount(), 0);
   const int target = m.CellCount() / 5;
   int count = 0;
-  std::uniform_int_distribution<int> coord(0, size - 1), radius(1, 5);
+  std::uniform_int_distribution<int> coord_x(0, width - 1), coord_y(0, height - 1), radius(1, 5);
   while (count < target) {
-    const int cx = coord(rng), cy = coord(rng), r = radius(rng);
-    for (int y = std::max(0, cy - r); y <= std::min(size - 1, cy + r) && count < target; ++y) {
-      for (int x = std::max(0, cx - r); x <= std::min(size - 1, cx + r) && count < target; ++x) {
+    const int cx = coord_x(rng), cy = coord_y(rng), r = radius(rng);
+    for (int y = std::max(0, cy - r); y <= std::min(height - 1, cy + r) && count < target; ++y) {
+      for (int x = std::max(0, cx - r); x <= std::min(width - 1, cx + r) && count < target; ++x) {
         if ((x - cx) * (x - cx) + (y - cy) * (y - cy) > r * r) continue;
-        const int i = y * size + x;
+        const int i = y * width + x;
         if (!occupied[i]) {
           occupied[i] = 1;
           m.p_o[i] = 0.95 + 0.05 * u(rng);
@@ -51,14 +51,16 @@ GridMaps ObstacleField(int size, uint64_t seed, double free_p_o_max) {
   return m;
 }
 
-// range(0) = grid size; range(1) = 0: occupancy only (defaults W_p1 = 1); 1: all four layers
+// range(0) = grid width; range(2) = grid height (0: square); range(3) = AStarOptions variant (see the
+// switch below; 0 = defaults); range(1) = 0: occupancy only (defaults W_p1 = 1); 1: all four layers
 // (W_p2 = 1, W_p3 = 0.4, W_p4 = 0.5 with an emotion layer); 2: occupancy only on an "explored" field whose
 // free cells have p_o in [0, 0.02] (c ≤ 1.2: the Euclidean heuristic is nearly tight, as in a mapped
 // environment), the same obstacle blobs.
 void BM_AStar(benchmark::State& state) {
-  const int size = static_cast<int>(state.range(0));
+  const int width = static_cast<int>(state.range(0));
+  const int height = state.range(2) > 0 ? static_cast<int>(state.range(2)) : width;
   const bool all_layers = state.range(1) == 1;
-  const GridMaps maps = ObstacleField(size, 42, state.range(1) == 2 ? 0.02 : 0.3);
+  const GridMaps maps = ObstacleField(width, height, 42, state.range(1) == 2 ? 0.02 : 0.3);
   std::vector<double> emotion(maps.CellCount());
   std::mt19937_64 rng(7);
   std::uniform_real_distribution<double> u(0.0, 0.5);
@@ -71,9 +73,30 @@ void BM_AStar(benchmark::State& state) {
     settings.w_p4 = 0.5;
     layers.emotion = emotion;
   }
-  const PlanRequest request{maps.spec.Center({0, 0}), maps.spec.Center({size - 1, size - 1}), 0.0};
+  const PlanRequest request{maps.spec.Center({0, 0}), maps.spec.Center({width - 1, height - 1}), 0.0};
 
-  AStarPlanner planner;
+  AStarOptions options;  // range(3) = 0: defaults (kAuto, octile × c_min)
+  switch (state.range(3)) {
+    case 1:  // the spec's form: lazy factors, plain Euclidean heuristic
+      options.factor_evaluation = FactorEvaluation::kLazy;
+      options.heuristic = Heuristic::kEuclidean;
+      break;
+    case 2:
+      options.factor_evaluation = FactorEvaluation::kEager;
+      options.heuristic = Heuristic::kEuclidean;
+      break;
+    case 3:
+      options.factor_evaluation = FactorEvaluation::kLazy;
+      options.heuristic = Heuristic::kOctileMinCost;
+      break;
+    case 4:
+      options.factor_evaluation = FactorEvaluation::kEager;
+      options.heuristic = Heuristic::kEuclideanMinCost;
+      break;
+    default:
+      break;
+  }
+  AStarPlanner planner(options);
   using Clock = std::chrono::steady_clock;
   auto t0 = Clock::now();
   PlanResult first = planner.Plan(layers, settings, request);
@@ -108,12 +131,20 @@ void BM_AStar(benchmark::State& state) {
   state.counters["cells"] = maps.CellCount();
   state.counters["path_nodes"] = static_cast<double>(r.path.nodes.size());
   state.counters["max_cost"] = r.path.max_cost;
+  state.counters["path_cost"] = r.path_cost;
   if (r.path_cost != first.path_cost) state.SkipWithError("plans differ between runs");
 }
 
-BENCHMARK(BM_AStar)->Args({100, 0})->Args({100, 1})->Args({100, 2})->Iterations(200)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_AStar)->Args({384, 0})->Args({384, 1})->Args({384, 2})->Iterations(60)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_AStar)->Args({1000, 0})->Args({1000, 1})->Args({1000, 2})->Iterations(8)->Unit(benchmark::kMillisecond);
+// 60 × 36: the product's 20 × 12 m environment at 0.35 m. Args: {width, field, height, options variant}.
+BENCHMARK(BM_AStar)->Args({60, 0, 36, 0})->Args({60, 1, 36, 0})->Args({60, 2, 36, 0})->Args({60, 0, 36, 1})
+    ->Iterations(1000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_AStar)->Args({100, 0, 0, 0})->Args({100, 1, 0, 0})->Args({100, 2, 0, 0})->Args({100, 0, 0, 1})
+    ->Iterations(200)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_AStar)->Args({384, 0, 0, 0})->Args({384, 1, 0, 0})->Args({384, 2, 0, 0})
+    ->Args({384, 0, 0, 1})->Args({384, 0, 0, 2})->Args({384, 0, 0, 3})->Args({384, 0, 0, 4})
+    ->Iterations(60)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_AStar)->Args({1000, 0, 0, 0})->Args({1000, 1, 0, 0})->Args({1000, 2, 0, 0})
+    ->Args({1000, 0, 0, 1})->Args({1000, 0, 0, 3})->Iterations(8)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace limbic::planner

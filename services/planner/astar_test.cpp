@@ -138,6 +138,56 @@ TEST(AStarPlanner, MatchesDijkstraCostOnRandomGrids) {
   }
 }
 
+// Every evaluation mode and heuristic gives the Dijkstra optimum, on grids with low-cost floors (p_o ≥ 0.1
+// everywhere, so c_min > 1 and the *MinCost heuristics are strictly above the spec's Euclidean one).
+TEST(AStarPlanner, EveryOptionMatchesDijkstraCost) {
+  std::mt19937_64 rng(77);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::uniform_int_distribution<int> size(6, 22);
+  const std::vector<AStarOptions> variants = {
+      {FactorEvaluation::kLazy, 1'000'000, Heuristic::kEuclidean},
+      {FactorEvaluation::kEager, 1'000'000, Heuristic::kEuclidean},
+      {FactorEvaluation::kEager, 1'000'000, Heuristic::kEuclideanMinCost},
+      {FactorEvaluation::kLazy, 1'000'000, Heuristic::kOctileMinCost},
+      {FactorEvaluation::kAuto, 200, Heuristic::kOctileMinCost},  // eager on small grids, lazy on large
+  };
+  std::vector<AStarPlanner> planners(variants.begin(), variants.end());
+  for (int trial = 0; trial < 30; ++trial) {
+    GridMaps m = RandomMaps(rng, size(rng), size(rng));
+    for (double& p : m.p_o) p = std::max(p, 0.1 + 0.1 * u(rng));
+    CostSettings s;
+    s.r_f = trial % 3 == 0 ? 0.0 : 0.7;
+    s.cost_base = trial % 2 == 0 ? 10.0 : 10000.0;
+    const Cell start{static_cast<int>(u(rng) * m.spec.width), static_cast<int>(u(rng) * m.spec.height)};
+    const Cell goal{static_cast<int>(u(rng) * m.spec.width), static_cast<int>(u(rng) * m.spec.height)};
+    const double expected = ReferenceDijkstra(m.spec, ReferenceFiltered(m, {}, s), s.cost_base, start, goal);
+    for (size_t k = 0; k < planners.size(); ++k) {
+      const PlanResult r =
+          planners[k].Plan(CostLayers{&m, {}, {}}, s, PlanRequest{m.spec.Center(start), m.spec.Center(goal), 0.0});
+      ASSERT_TRUE(r.path.success);
+      EXPECT_NEAR(r.path_cost, expected, 1e-9 * std::max(1.0, expected)) << "trial " << trial << " variant " << k;
+      EXPECT_EQ(m.spec.CellOf(r.path.nodes.back()), goal);
+    }
+  }
+}
+
+TEST(AStarPlanner, TighterHeuristicExpandsNoMoreNodes) {
+  // Uniform p_o = 0.5 (c = B^0.5 = 100 everywhere, so c_min = 100): the spec's Euclidean h is 100 times too
+  // low and A* degenerates towards Dijkstra; octile × c_min is exact on a free straight run, so only the
+  // cells on the path are expanded. 30 × 30 grid, start (2, 5), goal (27, 5): 26 cells on the straight path.
+  GridMaps m = GridMaps::Initial(GridSpec{{0, 0}, 0.35, 30, 30});
+  std::fill(m.p_o.begin(), m.p_o.end(), 0.5);
+  const PlanRequest req{m.spec.Center({2, 5}), m.spec.Center({27, 5}), 0.0};
+  AStarPlanner spec_form({FactorEvaluation::kLazy, 1'000'000, Heuristic::kEuclidean});
+  AStarPlanner tight({FactorEvaluation::kEager, 1'000'000, Heuristic::kOctileMinCost});
+  const PlanResult a = spec_form.Plan(CostLayers{&m, {}, {}}, CostSettings{}, req);
+  const PlanResult b = tight.Plan(CostLayers{&m, {}, {}}, CostSettings{}, req);
+  EXPECT_NEAR(a.path_cost, 25 * 0.35 * 100.0, 1e-9);  // 25 steps of 0.35 m at c = 100
+  EXPECT_NEAR(b.path_cost, a.path_cost, 1e-9);
+  EXPECT_GT(a.expanded, 200);
+  EXPECT_LE(b.expanded, 26 * 3);  // the straight run plus ties along it
+}
+
 // 21 × 15 free grid (p_o = 0) with a wall of p_o = 1 in column 10.
 GridMaps WallMaps(bool with_gap) {
   GridMaps m = GridMaps::Initial(GridSpec{{0, 0}, 0.35, 21, 15});

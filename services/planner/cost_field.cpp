@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -98,6 +99,7 @@ void CostField::Begin(const CostLayers& layers, const CostSettings& settings) {
   const bool with_emotion = settings.mode == FusionMode::kProbabilisticOr && !layers.emotion.empty();
   const bool with_bias = settings.mode == FusionMode::kAdditive && !layers.additive_bias.empty();
   const double w1 = settings.w_p1, w2 = settings.w_p2, w3 = settings.w_p3, w4 = settings.w_p4;
+  double min_fused = std::numeric_limits<double>::infinity();
   for (int iy = 0; iy < spec.height; ++iy) {
     const int row = iy * spec.width;
     double* out = fused_.data() + Padded(0, iy);
@@ -112,8 +114,30 @@ void CostField::Begin(const CostLayers& layers, const CostSettings& settings) {
         f = std::clamp(f + (with_bias ? layers.additive_bias[i] : 0.0), 0.0, 1.0);
       }
       out[ix] = f;
+      min_fused = std::min(min_fused, f);
     }
   }
+  min_fused_ = std::max(0.0, min_fused);
+}
+
+double CostField::FactorRow(int iy, double* out) const {
+  // Eq. 5.8 with the kernel loop outside and the row inside (no early exit: the max over all offsets equals
+  // the lazy max, which only skips products that cannot raise it), then eq. 5.7.
+  const int width = spec().width;
+  const double* centre = fused_.data() + Padded(0, iy);
+  for (int ix = 0; ix < width; ++ix) out[ix] = 0.0;
+  const size_t k_count = kernel_shift_.size();
+  for (size_t k = 0; k < k_count; ++k) {
+    const double w = kernel_weight_[k];
+    const double* src = centre + kernel_shift_[k];
+    for (int ix = 0; ix < width; ++ix) out[ix] = std::max(out[ix], w * src[ix]);
+  }
+  double row_min = std::numeric_limits<double>::infinity();
+  for (int ix = 0; ix < width; ++ix) {
+    out[ix] = std::exp(out[ix] * log_base_);
+    row_min = std::min(row_min, out[ix]);
+  }
+  return row_min;
 }
 
 double CostField::Filtered(int ix, int iy) const {

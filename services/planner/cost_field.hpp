@@ -55,10 +55,12 @@ struct KernelOffset {
 std::vector<KernelOffset> SmoothingKernel(double r_f, double resolution);
 
 // The planning cost of one plan: m_f for every cell (computed once per plan into a zero-padded array, so
-// the filter needs no bounds checks), m_f' and B^{m_f'} on demand for the cells a caller asks about.
+// the filter needs no bounds checks), m_f' and B^{m_f'} on demand for the cells a caller asks about (lazy) or
+// row by row for the whole grid (eager, FactorRow).
 // Inputs: CostLayers (maps, optional emotion layer / additive bias) and CostSettings.
 // Implements: eqs. 5.3–5.4 (fusion, or the additive mode), 5.8 (smoothing filter: evaluated only for the
-// cells asked for — A* memoises it per plan in its node array), 5.7 (B^{m_f'} = exp(m_f'·ln B)).
+// cells asked for — A* memoises it per plan in its node array — or for whole rows), 5.7 (B^{m_f'} =
+// exp(m_f'·ln B)). Lazy and eager evaluation give identical bits (the max of the same products).
 // Cells off the grid are ignored by the filter (the zero padding is equivalent: m_f ≥ 0 never raises the max
 // above 0).
 class CostField {
@@ -73,6 +75,12 @@ class CostField {
   double Fused(int index) const;
   double Filtered(int index) const;
   double Factor(int index) const;
+  // Eager evaluation of one row: out[ix] = B^{m_f'(ix, iy)} for ix in [0, width), bit-identical to
+  // Factor(ix, iy); returns the row's minimum (+inf for an empty row). out must hold width values.
+  double FactorRow(int iy, double* out) const;
+  // min over the grid of max(0, m_f): a lower bound of m_f' (the kernel's centre has weight 1), so
+  // B^{MinFused()} ≤ c everywhere. Computed during Begin.
+  double MinFused() const { return min_fused_; }
 
   const geometry::GridSpec& spec() const { return layers_.maps->spec; }
   const std::vector<KernelOffset>& kernel() const { return kernel_; }
@@ -92,6 +100,7 @@ class CostField {
   int pad_ = 0;           // kernel reach (cells)
   int padded_width_ = 0;  // width + 2·pad
   std::vector<double> fused_;  // m_f on the padded grid; padding is 0
+  double min_fused_ = 0.0;
 };
 
 }  // namespace limbic::planner

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <vector>
@@ -120,6 +121,45 @@ TEST(CostField, SmoothingFilterEq58ByHand) {
   field.Begin(CostLayers{&m, {}, {}}, s);
   EXPECT_DOUBLE_EQ(filtered(3, 2), 0.0);
   EXPECT_DOUBLE_EQ(filtered(2, 2), 0.8);
+}
+
+TEST(CostField, EagerRowsEqualLazyFactorsBitForBit) {
+  // 7 × 5 grid, p_o = (3·ix + 5·iy) mod 7 / 7 (values in {0, 1/7, …, 6/7}), filter on and off.
+  GridMaps m = GridMaps::Initial(GridSpec{{0, 0}, 0.35, 7, 5});
+  for (int iy = 0; iy < 5; ++iy) {
+    for (int ix = 0; ix < 7; ++ix) m.p_o[m.spec.Index({ix, iy})] = ((3 * ix + 5 * iy) % 7) / 7.0;
+  }
+  for (double r_f : {0.0, 0.7, 1.0}) {
+    CostSettings s;
+    s.r_f = r_f;
+    CostField field;
+    field.Begin(CostLayers{&m, {}, {}}, s);
+    EXPECT_EQ(field.MinFused(), 0.0);  // cell (0, 0) has p_o = 0
+    double grid_min = 1e300;
+    for (int iy = 0; iy < 5; ++iy) {
+      std::vector<double> row(7);
+      const double row_min = field.FactorRow(iy, row.data());
+      double expected_min = 1e300;
+      for (int ix = 0; ix < 7; ++ix) {
+        EXPECT_EQ(row[ix], field.Factor(ix, iy)) << r_f << " " << ix << " " << iy;
+        expected_min = std::min(expected_min, row[ix]);
+      }
+      EXPECT_EQ(row_min, expected_min);
+      grid_min = std::min(grid_min, row_min);
+    }
+    // Filter off: the zero cells give c = 1. With r_f = 0.7 every cell has a non-zero side or diagonal
+    // neighbour (no 3 × 3 block of zeros), so the minimum is above 1.
+    if (r_f == 0.0) {
+      EXPECT_EQ(grid_min, 1.0);
+    } else {
+      EXPECT_GT(grid_min, 1.0);
+    }
+  }
+  // MinFused is max(0, min m_f): p_o ≥ 2/7 everywhere → 2/7.
+  for (double& p : m.p_o) p = std::max(p, 2.0 / 7.0);
+  CostField field;
+  field.Begin(CostLayers{&m, {}, {}}, CostSettings{});
+  EXPECT_DOUBLE_EQ(field.MinFused(), 2.0 / 7.0);
 }
 
 TEST(CostField, RejectsMismatchedLayers) {

@@ -113,4 +113,24 @@ NavigationGoal FromMsg(const msg::NavGoal& m) {
   return g;
 }
 
+WorldInfo FromMsg(const msg::WorldGeometry& m) {
+  WorldInfo w;
+  w.set = m.env_set() && m.env_set()->size() > 0 ? m.env_set()->c_str()[0] : '?';
+  w.index = m.env_index();
+  w.seed = m.seed();
+  if (m.min()) w.min = FromMsg(*m.min());
+  if (m.max()) w.max = FromMsg(*m.max());
+  if (m.start()) w.start = FromMsg(*m.start());
+  if (m.goal()) w.goal = FromMsg(*m.goal());
+  if (m.polygons()) {
+    for (const auto* p : *m.polygons()) {
+      const bool detectable =
+          p->property() != msg::ObjectProperty::LimitedVisibility && p->property() != msg::ObjectProperty::Floor;
+      w.polygons.push_back({FromMsg(p->vertices()), detectable, p->kind() && p->kind()->str() == "wall"});
+    }
+  }
+  w.geometry_hash = m.geometry_hash();
+  return w;
+}
+
 }  // namespace limbic::convert

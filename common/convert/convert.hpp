@@ -48,4 +48,23 @@ MapUpdateStats FromMsg(const msg::MapStats& m);
 
 NavigationGoal FromMsg(const msg::NavGoal& m);
 
+// What consumers need of the world geometry, decoded.
+struct WorldInfo {
+  char set = '?';
+  int index = 0;
+  uint64_t seed = 0;
+  geometry::Vec2 min{0, 0};
+  geometry::Vec2 max{0, 0};
+  geometry::Vec2 start{0, 0};
+  geometry::Vec2 goal{0, 0};
+  struct Polygon {
+    std::vector<geometry::Vec2> vertices;
+    bool detectable = true;  // false: limited visibility (or floor) — the IR sensors miss it
+    bool wall = false;
+  };
+  std::vector<Polygon> polygons;
+  uint64_t geometry_hash = 0;
+};
+WorldInfo FromMsg(const msg::WorldGeometry& m);
+
 }  // namespace limbic::convert

@@ -110,6 +110,7 @@ struct Host::Coordinator {
 Host::Host(zmq::context_t& zmq_context, HostOptions options, const ServiceDefinition& definition)
     : options_(std::move(options)), definition_(definition) {
   if (options_.service.empty()) options_.service = definition_.name;
+  if (definition_.global) options_.robot.clear();
   if (options_.period_s <= 0) throw config::ConfigError("--period must be positive");
   if (options_.speedup <= 0) throw config::ConfigError("--speedup must be positive");
   config_root_ = options_.config_path.empty() ? YAML::Node(YAML::NodeType::Map)
@@ -202,7 +203,18 @@ TickInfo Host::MakeTick(int64_t tick) const {
 void Host::RunStep(size_t index, const TickInfo& tick) {
   for (auto& binding : context_->inputs_) binding.input->Select(options_.mode, tick.tick);
   const auto begin = Clock::now();
-  context_->steps_[index].fn(tick);
+  try {
+    context_->steps_[index].fn(tick);
+  } catch (const std::exception& e) {
+    // A failing step is logged and counted; the service keeps running (and, in lockstep, acknowledges
+    // the tick so the run does not stall).
+    ++step_errors_;
+    uint64_t suppressed = 0;
+    if (step_error_log_.Allow(&suppressed)) {
+      LIMBIC_LOG(kError) << "step " << steps_[index].participant << " failed at tick " << tick.tick << ": "
+                         << e.what() << (suppressed ? " (" + std::to_string(suppressed) + " more)" : "");
+    }
+  }
   const double elapsed = std::chrono::duration<double>(Clock::now() - begin).count();
   loop_last_s_ = elapsed;
   loop_sum_s_ += elapsed;
@@ -384,6 +396,7 @@ void Host::PublishHeartbeat() {
     std::vector<flatbuffers::Offset<msg::Counter>> counters;
     for (const auto& [name, fn] : context_->counters_) counters.push_back(msg::CreateCounterDirect(fbb, name.c_str(), fn()));
     counters.push_back(msg::CreateCounterDirect(fbb, "bus_drops", static_cast<double>(node_->TotalDrops())));
+    counters.push_back(msg::CreateCounterDirect(fbb, "step_errors", static_cast<double>(step_errors_)));
     std::vector<flatbuffers::Offset<msg::TopicStats>> topics;
     auto add = [&](const std::map<std::string, bus::TopicCounters>& map, const char* direction) {
       for (const auto& [topic, c] : map) {

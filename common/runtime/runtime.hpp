@@ -249,6 +249,7 @@ struct ServiceDefinition {
   std::string name;
   std::string summary;
   std::function<void(ServiceContext&)> setup;
+  bool global = false;  // one instance for all robots (simulator, metrics): no robot namespace
 };
 
 // Hosts one service on one bus node. Not thread-safe; one thread per Host.
@@ -300,6 +301,8 @@ class Host {
   double loop_last_s_ = 0, loop_sum_s_ = 0, loop_max_s_ = 0;
   uint64_t loop_count_ = 0, overruns_ = 0;
   std::vector<uint64_t> loop_buckets_;
+  uint64_t step_errors_ = 0;
+  log::RateLimiter step_error_log_;
 };
 
 // Parses the common flags, builds the host and runs it until SIGINT/SIGTERM. Exit code for main().

@@ -1,0 +1,3 @@
+#include "services/affect/wiring.hpp"
+
+int main(int argc, char** argv) { return limbic::runtime::RunServiceMain(argc, argv, limbic::affect::AffectService()); }

@@ -1,0 +1,3 @@
+#include "services/hwio/wiring.hpp"
+
+int main(int argc, char** argv) { return limbic::runtime::RunServiceMain(argc, argv, limbic::hwio::HwioService()); }

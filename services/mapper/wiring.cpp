@@ -1,0 +1,105 @@
+#include "services/mapper/wiring.hpp"
+
+#include "common/convert/convert.hpp"
+#include "common/log/log.hpp"
+#include "services/mapper/convert.hpp"
+#include "services/mapper/occupancy_mapper.hpp"
+#include "services/mapper/world_raster.hpp"
+
+namespace limbic::mapper {
+namespace {
+
+using runtime::TickInfo;
+using runtime::Timing;
+
+struct Options {
+  bool prebuilt_map = false;       // §6.4: start from the true map (undetectable obstacles included)
+  bool danger_pretag = false;      // §6.4 (Ch. 7.6, 9.1.6): undetectable obstacles pre-marked as danger
+  bool wrong_map_all_free = false; // §6.4 (surprise experiment): start from a map that says all is free
+  int full_map_period = 50;        // ticks between latched full maps (late joiners resync from them)
+  std::string coverage = "mean";   // §8 item 13: mean p_e, or "fraction" (p_e > 0.5)
+};
+
+struct State {
+  Options options;
+  std::unique_ptr<OccupancyMapper> mapper;
+  convert::WorldInfo world;
+  CollisionEvent last_collision;
+};
+
+}  // namespace
+
+runtime::ServiceDefinition MapperService() {
+  return {"mapper", "occupancy, exploration and danger maps; obstacle buffer", [](runtime::ServiceContext& ctx) {
+    auto s = std::make_shared<State>();
+    ctx.Param("prebuilt_map", &s->options.prebuilt_map, "start from the true map");
+    ctx.Param("danger_pretag", &s->options.danger_pretag, "pre-mark undetectable obstacles as danger");
+    ctx.Param("wrong_map_all_free", &s->options.wrong_map_all_free, "start from a map that says all is free");
+    ctx.Param("full_map_period", &s->options.full_map_period, "ticks between latched full maps");
+    ctx.Param("coverage", &s->options.coverage, "coverage metric: mean | fraction (§8 item 13)");
+    if (s->options.coverage != "mean" && s->options.coverage != "fraction") {
+      throw config::ConfigError("mapper: coverage must be 'mean' or 'fraction'");
+    }
+    auto world = ctx.AddInput<msg::WorldGeometry>("world", Timing::kPreviousTick, /*required=*/true);
+    auto scan = ctx.AddInput<msg::RangeScan>(ctx.Topic("scan"), Timing::kSameTick);
+    auto odom = ctx.AddInput<msg::Odometry>(ctx.Topic("odom"), Timing::kSameTick);
+    auto collision = ctx.AddInput<msg::CollisionEvent>(ctx.Topic("collision"), Timing::kSameTick);
+    auto params = ctx.AddInput<msg::ControlParams>(ctx.Topic("params"), Timing::kPreviousTick);
+    auto patch_out = ctx.AddOutput<msg::GridPatch>(ctx.Topic("map/patch"));
+    auto stats_out = ctx.AddOutput<msg::MapStats>(ctx.Topic("map/stats"));
+    auto obstacles_out = ctx.AddOutput<msg::ObstacleSet>(ctx.Topic("obstacles"));
+    auto full_out = ctx.AddOutput<msg::GridMap>(ctx.Topic("map"), /*latched=*/true);
+    ctx.Counter("cells", [s] { return s->mapper ? static_cast<double>(s->mapper->maps().CellCount()) : 0.0; });
+
+    ctx.AddStep({.outputs = {ctx.Topic("map/patch"), ctx.Topic("map/stats"), ctx.Topic("obstacles")}},
+                [=](const TickInfo& tick) {
+      if (!s->mapper) {
+        s->world = convert::FromMsg(*world->Get());
+        const auto spec = GridSpecCovering(s->world.min, s->world.max);
+        s->mapper = std::make_unique<OccupancyMapper>(spec);
+        std::vector<KnownPolygon> polygons;
+        for (const auto& p : s->world.polygons) polygons.push_back({p.vertices, p.detectable});
+        if (s->options.prebuilt_map) s->mapper->LoadMaps(KnownMap(spec, polygons, true));
+        if (s->options.wrong_map_all_free) s->mapper->LoadMaps(AllFreeMap(spec));
+        if (s->options.danger_pretag) {
+          for (const auto& p : polygons) {
+            if (!p.detectable) s->mapper->MarkDangerPolygon(p.vertices);
+          }
+        }
+        LIMBIC_LOG(kInfo) << "map " << spec.width << " x " << spec.height << " cells of " << spec.resolution
+                          << " m over set " << s->world.set << " environment " << s->world.index;
+      }
+      MapperInputs in;
+      in.tick = tick.tick;
+      if (const auto* o = odom->Get()) in.pose = convert::FromMsg(*o).pose;
+      if (const auto* sc = scan->Get()) convert::BeamsFromMsg(sc->beams(), &in.scan);
+      if (const auto* c = collision->Get()) in.collision = convert::FromMsg(*c);
+      if (const auto* p = params->Get()) in.params = convert::FromMsg(*p);
+      const MapperOutputs out = s->mapper->Update(in);
+      const auto& maps = s->mapper->maps();
+      const double coverage =
+          Coverage(maps, s->world.min, s->world.max,
+                   s->options.coverage == "mean" ? CoverageMetric::kMeanExploration : CoverageMetric::kFractionExplored);
+      patch_out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+        return PatchToMsg(fbb, header, maps.spec, out.patch);
+      });
+      stats_out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+        std::vector<msg::UpdatedCell> cells;
+        cells.reserve(out.stats.updated_cells.size());
+        for (const auto& c : out.stats.updated_cells) cells.emplace_back(c.index, c.s_o, c.p_o_before);
+        return msg::CreateMapStats(fbb, header, fbb.CreateVectorOfStructs(cells), out.stats.mean_p_e,
+                                   out.stats.density, coverage);
+      });
+      obstacles_out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+        return msg::CreateObstacleSet(fbb, header, convert::ToMsg(fbb, out.obstacle_points), 0, in.params.n_o);
+      });
+      if (s->options.full_map_period > 0 && tick.tick % s->options.full_map_period == 0) {
+        full_out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+          return SnapshotToMsg(fbb, header, s->mapper->Snapshot());
+        });
+      }
+    });
+  }};
+}
+
+}  // namespace limbic::mapper

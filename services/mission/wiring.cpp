@@ -1,0 +1,118 @@
+#include "services/mission/wiring.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+
+#include "common/convert/convert.hpp"
+#include "common/log/log.hpp"
+#include "services/mission/mission.hpp"
+
+namespace limbic::mission {
+
+const char* MetricsCsvHeader() {
+  return "run_id,configuration,set,env,seed,iteration,completion_time_s,success,collisions,collisions_per_min,"
+         "mean_velocity,exec_time_ratio,coverage,distance_travelled";
+}
+
+runtime::ServiceDefinition MissionService() {
+  return {"mission", "navigation task: traversals, arrival, timeout, run metrics", [](runtime::ServiceContext& ctx) {
+    using runtime::Timing;
+    struct State {
+      MissionOptions options;
+      std::string run_id = "run";
+      std::string configuration = "affective";
+      int64_t seed = 1;
+      std::string metrics_csv;
+      std::unique_ptr<MissionTracker> tracker;
+      convert::WorldInfo world;
+      MissionOutputs last;
+      int collisions = 0;
+    };
+    auto s = std::make_shared<State>();
+    ctx.Param("iterations", &s->options.iterations, "traversals per run (0: until stopped)");
+    ctx.Param("goal_tolerance", &s->options.goal_tolerance, "arrival distance (m), §8 item 12");
+    ctx.Param("timeout_s", &s->options.timeout_s, "traversal timeout (s)");
+    ctx.Param("run_id", &s->run_id, "run identifier written into the metrics");
+    ctx.Param("configuration", &s->configuration, "configuration label written into the metrics");
+    ctx.Param("seed", &s->seed, "run seed written into the metrics");
+    ctx.Param("metrics_csv", &s->metrics_csv, "append one CSV row per traversal to this file");
+
+    auto world = ctx.AddInput<msg::WorldGeometry>("world", Timing::kPreviousTick, /*required=*/true);
+    auto truth = ctx.AddInput<msg::GroundTruth>(ctx.Topic("truth"), Timing::kSameTick);
+    auto collision = ctx.AddInput<msg::CollisionEvent>(ctx.Topic("collision"), Timing::kSameTick);
+    auto stats = ctx.AddInput<msg::MapStats>(ctx.Topic("map/stats"), Timing::kPreviousTick);
+    auto velocity = ctx.AddInput<msg::VelocityState>(ctx.Topic("control/velocity"), Timing::kPreviousTick);
+    auto affect = ctx.AddInput<msg::AffectState>(ctx.Topic("affect"), Timing::kPreviousTick);
+    auto goal_out = ctx.AddOutput<msg::NavGoal>(ctx.Topic("goal"), /*latched=*/true);
+    auto metrics_out = ctx.AddOutput<msg::RunMetrics>(ctx.Topic("metrics"));
+    auto status_out = ctx.AddOutput<msg::MissionStatus>(ctx.Topic("mission"));
+    ctx.Counter("iteration", [s] { return s->tracker ? s->tracker->state().iteration : 0; });
+    const double period = ctx.period_s();
+    const std::string robot = ctx.robot();
+
+    ctx.AddStep({.outputs = {ctx.Topic("mission")}}, [=, &ctx](const runtime::TickInfo& tick) {
+      if (!s->tracker) {
+        s->world = convert::FromMsg(*world->Get());
+        s->tracker = std::make_unique<MissionTracker>(s->options, s->world.start, s->world.goal);
+      }
+      MissionInputs in;
+      in.time = tick.time_s;
+      in.dt = period;
+      if (const auto* t = truth->Get()) {
+        if (t->pose()) in.true_pose = convert::FromMsg(*t->pose());
+        in.true_speed = t->v();
+      }
+      if (const auto* c = collision->Get()) in.new_collision = c->new_event();
+      if (const auto* st = stats->Get()) in.coverage = st->coverage();
+      if (const auto* v = velocity->Get()) in.compute_time_s += v->compute_time_s();
+      if (const auto* a = affect->Get()) in.compute_time_s += a->compute_time_s();
+      const MissionOutputs out = s->tracker->Step(in);
+      s->collisions += in.new_collision ? 1 : 0;
+      if (out.new_goal) {
+        const NavigationGoal& g = *out.new_goal;
+        goal_out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+          const msg::Vec2 target = convert::ToMsg(g.goal);
+          return msg::CreateNavGoal(fbb, header, g.instruction_id >= 0, &target, g.instruction_id, g.received_at,
+                                    g.distance_at_start);
+        });
+      }
+      if (out.finished) {
+        const TraversalMetrics& m = *out.finished;
+        LIMBIC_LOG(kInfo) << "traversal " << m.iteration << (m.success ? " reached the goal in " : " timed out after ")
+                          << m.completion_time_s << " s, " << m.collisions << " collisions, mean speed "
+                          << m.mean_velocity << " m/s";
+        const std::string set(1, s->world.set);
+        metrics_out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+          return msg::CreateRunMetricsDirect(fbb, header, robot.c_str(), set.c_str(), s->world.index, 0,
+                                             static_cast<uint64_t>(s->seed), s->configuration.c_str(), m.iteration,
+                                             m.completion_time_s, m.success, m.collisions, m.collisions_per_min,
+                                             m.mean_velocity, m.exec_time_ratio, m.coverage, m.distance_travelled,
+                                             m.run_finished);
+        });
+        if (!s->metrics_csv.empty()) {
+          const bool fresh = !std::filesystem::exists(s->metrics_csv);
+          std::ofstream csv(s->metrics_csv, std::ios::app);
+          if (fresh) csv << MetricsCsvHeader() << "\n";
+          // The execution time ratio is wall-clock dependent; everything else is deterministic.
+          csv << std::setprecision(17) << s->run_id << "," << s->configuration << "," << set << "," << s->world.index
+              << "," << s->seed << "," << m.iteration << "," << m.completion_time_s << "," << (m.success ? 1 : 0) << ","
+              << m.collisions << "," << m.collisions_per_min << "," << m.mean_velocity << "," << m.exec_time_ratio
+              << "," << m.coverage << "," << m.distance_travelled << "\n";
+        }
+        if (m.run_finished) {
+          if (ctx.mode() == runtime::Mode::kLockstep) ctx.RequestRunStop();
+        }
+      }
+      s->last = out;
+      status_out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+        const msg::Vec2 goal = convert::ToMsg(s->tracker->state().goal.goal);
+        return msg::CreateMissionStatus(fbb, header, s->tracker->state().iteration, s->options.iterations, &goal,
+                                        out.distance_to_goal, tick.time_s - s->tracker->state().started_at,
+                                        s->collisions, s->tracker->state().done);
+      });
+    });
+  }};
+}
+
+}  // namespace limbic::mission

@@ -1,0 +1,71 @@
+#include "services/planner/wiring.hpp"
+
+#include <chrono>
+
+#include "common/convert/convert.hpp"
+#include "services/mapper/convert.hpp"
+#include "services/planner/planner.hpp"
+
+namespace limbic::planner {
+
+runtime::ServiceDefinition PlannerService() {
+  return {"planner", "map fusion, smoothing filter and cost-exponent A*", [](runtime::ServiceContext& ctx) {
+    using runtime::Timing;
+    struct State {
+      std::string fusion = "or";
+      std::unique_ptr<Planner> planner;
+      mapper::MapFollower maps;
+      convert::WorldInfo world;
+      std::vector<double> layer;
+      double last_plan_time_s = 0.0;
+      uint64_t plans = 0;
+    };
+    auto s = std::make_shared<State>();
+    ctx.Param("fusion", &s->fusion, "map fusion: or (thesis, eq. 5.3-5.4) | additive (companion paper c_e)");
+    if (s->fusion != "or" && s->fusion != "additive") throw config::ConfigError("planner: fusion must be or|additive");
+    PlannerOptions options;
+    options.fusion = s->fusion == "or" ? FusionMode::kProbabilisticOr : FusionMode::kAdditive;
+    s->planner = std::make_unique<Planner>(options);
+
+    auto world = ctx.AddInput<msg::WorldGeometry>("world", Timing::kPreviousTick, /*required=*/true);
+    auto odom = ctx.AddInput<msg::Odometry>(ctx.Topic("odom"), Timing::kSameTick);
+    auto patch = ctx.AddInput<msg::GridPatch>(ctx.Topic("map/patch"), Timing::kSameTick);
+    auto full = ctx.AddInput<msg::GridMap>(ctx.Topic("map"), Timing::kPreviousTick);
+    auto goal = ctx.AddInput<msg::NavGoal>(ctx.Topic("goal"), Timing::kPreviousTick);
+    auto params = ctx.AddInput<msg::ControlParams>(ctx.Topic("params"), Timing::kPreviousTick);
+    auto layer = ctx.AddInput<msg::EmotionLayer>(ctx.Topic("emotion_layer"), Timing::kPreviousTick);
+    auto path_out = ctx.AddOutput<msg::Path>(ctx.Topic("path"));
+    ctx.Counter("plans", [s] { return static_cast<double>(s->plans); });
+    ctx.Counter("plan_time_s", [s] { return s->last_plan_time_s; });
+
+    ctx.AddStep({.outputs = {ctx.Topic("path")}}, [=](const runtime::TickInfo& tick) {
+      if (s->world.set == '?') s->world = convert::FromMsg(*world->Get());
+      const mapper::GridMaps* maps = s->maps.Follow(s->world.min, s->world.max, patch->Get(), full->Get());
+      PlannerInputs in;
+      in.time = tick.time_s;
+      in.maps = maps;
+      if (const auto* o = odom->Get()) in.robot_position = convert::FromMsg(*o).pose.Position();
+      if (const auto* g = goal->Get(); g && g->active()) in.goal = convert::FromMsg(*g);
+      if (const auto* p = params->Get()) in.params = convert::FromMsg(*p);
+      s->layer.clear();
+      if (const auto* l = layer->Get(); l && l->cost() && maps && static_cast<int>(l->cost()->size()) == maps->CellCount()) {
+        s->layer.assign(l->cost()->begin(), l->cost()->end());
+      }
+      (s->fusion == "or" ? in.emotion_layer : in.additive_bias) = s->layer;
+      const auto begin = std::chrono::steady_clock::now();
+      const PlannerOutputs out = s->planner->Step(in);
+      if (out.replanned()) {
+        s->last_plan_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+        ++s->plans;
+      }
+      path_out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+        const auto& p = out.path;
+        return msg::CreatePath(fbb, header, p.success, out.replanned(), convert::ToMsg(fbb, p.nodes),
+                               fbb.CreateVector(p.node_costs), p.max_cost, p.planned_at, s->last_plan_time_s,
+                               in.goal ? in.goal->instruction_id : -1);
+      });
+    });
+  }};
+}
+
+}  // namespace limbic::planner

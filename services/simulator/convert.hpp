@@ -1,0 +1,15 @@
+// Simulator values <-> messages: the world geometry (for the mapper, mission and pictures).
+#pragma once
+
+#include "common/convert/convert.hpp"
+#include "sim/environment.hpp"
+
+namespace limbic::simulator {
+
+flatbuffers::Offset<msg::WorldGeometry> WorldToMsg(flatbuffers::FlatBufferBuilder& fbb,
+                                                   flatbuffers::Offset<msg::Header> header,
+                                                   const sim::Environment& env);
+
+
+
+}  // namespace limbic::simulator

@@ -1,0 +1,148 @@
+#include "services/simulator/wiring.hpp"
+
+#include <sstream>
+
+#include "common/convert/convert.hpp"
+#include "services/simulator/convert.hpp"
+#include "sim/world.hpp"
+
+namespace limbic::simulator {
+namespace {
+
+using runtime::ServiceContext;
+using runtime::TickInfo;
+using runtime::Timing;
+
+struct Options {
+  std::string set = "D";
+  int index = 0;
+  int64_t env_seed = 2008;   // environment generation seed (the set's 20 worlds)
+  int64_t seed = 1;          // run seed: noise, humans
+  std::string robots = "r1";  // comma-separated robot names, each under its own topic namespace
+  bool humans_flee = false;   // §3.4 extension: anger > 0.75 sends humans within 5 m away
+  double wheel_timeout_s = 0.5;  // realtime: the motor board stops wheels without fresh commands
+};
+
+std::vector<std::string> SplitNames(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream ss(text);
+  for (std::string s; std::getline(ss, s, ',');) {
+    if (!s.empty()) out.push_back(s);
+  }
+  return out;
+}
+
+struct RobotPorts {
+  std::string name;
+  std::shared_ptr<runtime::Input<msg::WheelCommand>> wheels;
+  std::shared_ptr<runtime::Input<msg::AffectState>> affect;
+  std::shared_ptr<runtime::Output<msg::RawRanges>> ranges;
+  std::shared_ptr<runtime::Output<msg::Bumpers>> bumpers;
+  std::shared_ptr<runtime::Output<msg::Odometry>> odometry;
+  std::shared_ptr<runtime::Output<msg::GroundTruth>> truth;
+};
+
+}  // namespace
+
+runtime::ServiceDefinition SimulatorService() {
+  return {"simulator", "world simulator: procedural environments, robots, sensors, humans", [](ServiceContext& ctx) {
+            auto o = std::make_shared<Options>();
+            ctx.Param("set", &o->set, "environment set A..G");
+            ctx.Param("index", &o->index, "environment index 0..19");
+            ctx.Param("env_seed", &o->env_seed, "seed of the environment generator");
+            ctx.Param("seed", &o->seed, "run seed (sensor and motor noise, humans)");
+            ctx.Param("robots", &o->robots, "comma-separated robot names");
+            ctx.Param("humans_flee", &o->humans_flee, "§3.4 extension: humans flee an angry robot");
+            ctx.Param("wheel_timeout_s", &o->wheel_timeout_s, "realtime: stop wheels after this long without a command");
+            if (o->set.size() != 1 || !sim::IsValidSetLetter(o->set[0])) {
+              throw config::ConfigError("simulator: set must be one of A..G, not '" + o->set + "'");
+            }
+            if (o->index < 0 || o->index >= sim::kEnvironmentsPerSet) {
+              throw config::ConfigError("simulator: index must be 0..19, not " + std::to_string(o->index));
+            }
+            const auto names = SplitNames(o->robots);
+            if (names.empty()) throw config::ConfigError("simulator: robots must name at least one robot");
+            sim::WorldOptions world_options;
+            world_options.seed = static_cast<uint64_t>(o->seed);
+            auto world = std::make_shared<sim::World>(
+                sim::GenerateEnvironment(o->set[0], o->index, static_cast<uint64_t>(o->env_seed)), world_options);
+            std::vector<RobotPorts> ports;
+            std::vector<std::string> outputs{"humans"};
+            for (size_t i = 0; i < names.size(); ++i) {
+              // Robots side by side from the start point, heading 0 (§3.5).
+              const auto& env = world->environment();
+              world->AddRobot({env.start.x(), env.start.y() + 0.9 * static_cast<double>(i), 0.0});
+              const std::string& r = names[i];
+              RobotPorts p;
+              p.name = r;
+              p.wheels = ctx.AddInput<msg::WheelCommand>(r + "/wheels", Timing::kPreviousTick);
+              p.affect = ctx.AddInput<msg::AffectState>(r + "/affect", Timing::kPreviousTick);
+              p.ranges = ctx.AddOutput<msg::RawRanges>(r + "/ranges_raw");
+              p.bumpers = ctx.AddOutput<msg::Bumpers>(r + "/bumpers_raw");
+              p.odometry = ctx.AddOutput<msg::Odometry>(r + "/odom_raw");
+              p.truth = ctx.AddOutput<msg::GroundTruth>(r + "/truth");
+              for (const char* t : {"/ranges_raw", "/bumpers_raw", "/odom_raw", "/truth"}) outputs.push_back(r + t);
+              ports.push_back(std::move(p));
+            }
+            auto world_out = ctx.AddOutput<msg::WorldGeometry>("world", /*latched=*/true);
+            auto humans_out = ctx.AddOutput<msg::Humans>("humans");
+            auto clock_out = ctx.mode() == runtime::Mode::kRealtime ? ctx.AddOutput<msg::Clock>("clock") : nullptr;
+            const double period = ctx.period_s();
+            const bool realtime = ctx.mode() == runtime::Mode::kRealtime;
+            ctx.OnStart([=](const TickInfo& tick) {
+              world_out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+                return WorldToMsg(fbb, header, world->environment());
+              });
+            });
+            auto output = std::make_shared<sim::StepOutput>();
+            auto inputs = std::make_shared<std::vector<sim::RobotInput>>(ports.size());
+            ctx.Counter("sim_time_s", [world] { return world->state().time; });
+            ctx.AddStep({.outputs = outputs}, [=](const TickInfo& tick) {
+              for (size_t i = 0; i < ports.size(); ++i) {
+                auto& in = (*inputs)[i];
+                const msg::WheelCommand* w = ports[i].wheels->Get();
+                const bool fresh = w != nullptr && (!realtime || ports[i].wheels->AgeS() < o->wheel_timeout_s);
+                in.wheels = fresh ? WheelCommand{w->v_left(), w->v_right()} : WheelCommand{};
+                const msg::AffectState* a = ports[i].affect->Get();
+                in.humans_flee = o->humans_flee && a && a->emotions_combined() &&
+                                 a->emotions_combined()->size() > 0 && a->emotions_combined()->Get(0) > 0.75;
+              }
+              world->Step(period, *inputs, output.get());
+              if (clock_out) {
+                clock_out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+                  return msg::CreateClock(fbb, header, period, false);
+                });
+              }
+              for (size_t i = 0; i < ports.size(); ++i) {
+                const sim::RobotOutput& r = output->robots[i];
+                ports[i].ranges->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+                  return msg::CreateRawRanges(fbb, header, convert::BeamsToMsg(fbb, r.raw_scan));
+                });
+                ports[i].bumpers->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+                  const msg::Vec2 contact = convert::ToMsg(r.collision.contact_point);
+                  return msg::CreateBumpers(fbb, header, r.collision.occurred, fbb.CreateVector(r.collision.sensor_ids),
+                                            &contact, r.collision.speed_before);
+                });
+                ports[i].odometry->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+                  return convert::ToMsg(fbb, header, r.odometry);
+                });
+                ports[i].truth->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+                  const msg::Pose2 pose = convert::ToMsg(r.truth.pose);
+                  return msg::CreateGroundTruth(fbb, header, fbb.CreateString(ports[i].name), &pose, r.truth.v,
+                                                r.truth.omega, r.truth.in_contact);
+                });
+              }
+              humans_out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+                std::vector<msg::HumanState> humans;
+                for (const auto& h : output->humans) {
+                  humans.emplace_back(h.id, h.position.x(), h.position.y(), world->environment().human_radius, h.velocity.x(),
+                                      h.velocity.y());
+                }
+                return msg::CreateHumans(fbb, header, fbb.CreateVectorOfStructs(humans));
+              });
+            });
+          },
+          /*global=*/true};
+}
+
+}  // namespace limbic::simulator

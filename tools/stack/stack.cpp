@@ -1,0 +1,129 @@
+#include "tools/stack/stack.hpp"
+
+#include <atomic>
+#include <sstream>
+
+#include "common/config/config.hpp"
+#include "services/affect/wiring.hpp"
+#include "services/controller/wiring.hpp"
+#include "services/hwio/wiring.hpp"
+#include "services/mapper/wiring.hpp"
+#include "services/mission/wiring.hpp"
+#include "services/planner/wiring.hpp"
+#include "services/simulator/wiring.hpp"
+
+namespace limbic::stack {
+namespace {
+
+std::string YamlList(const std::vector<std::string>& items) {
+  std::string out = "[";
+  for (size_t i = 0; i < items.size(); ++i) out += (i ? ", \"" : "\"") + items[i] + "\"";
+  return out + "]";
+}
+
+// "service.key=value" options, split by service.
+std::vector<std::string> OptionsFor(const StackSpec& spec, const std::string& service) {
+  std::vector<std::string> out;
+  for (const auto& o : spec.options) {
+    const auto dot = o.find('.');
+    if (dot == std::string::npos) throw config::ConfigError("stack option '" + o + "' is not service.key=value");
+    if (o.substr(0, dot) == service) out.push_back(o.substr(dot + 1));
+  }
+  return out;
+}
+
+struct ServicePlan {
+  runtime::ServiceDefinition definition;
+  std::vector<std::string> sets;  // --set assignments
+};
+
+std::vector<ServicePlan> Plan(const StackSpec& spec) {
+  static const char* kKnown[] = {"simulator", "hwio", "mapper", "planner", "affect", "controller", "mission"};
+  for (const auto& o : spec.options) {
+    const std::string service = o.substr(0, o.find('.'));
+    if (std::find(std::begin(kKnown), std::end(kKnown), service) == std::end(kKnown)) {
+      throw config::ConfigError("stack option '" + o + "': unknown service '" + service + "'");
+    }
+  }
+  std::vector<ServicePlan> plans;
+  auto add = [&](runtime::ServiceDefinition def, std::vector<std::string> sets) {
+    for (auto& o : OptionsFor(spec, def.name)) sets.push_back(o);
+    plans.push_back({std::move(def), std::move(sets)});
+  };
+  add(simulator::SimulatorService(), {"set=" + std::string(1, spec.set), "index=" + std::to_string(spec.index),
+                                      "env_seed=" + std::to_string(spec.env_seed), "seed=" + std::to_string(spec.seed),
+                                      "robots=" + spec.robot});
+  add(hwio::HwioService(), {});
+  add(mapper::MapperService(), {});
+  add(planner::PlannerService(), {});
+  std::vector<std::string> affect{"config=" + spec.affect_config};
+  if (!spec.affect_overrides.empty()) affect.push_back("overrides=" + YamlList(spec.affect_overrides));
+  add(affect::AffectService(), affect);
+  add(controller::ControllerService(), {"seed=" + std::to_string(spec.seed)});
+  std::vector<std::string> mission{"iterations=" + std::to_string(spec.iterations), "run_id=" + spec.run_id,
+                                   "configuration=" + (spec.configuration.empty() ? spec.affect_config : spec.configuration),
+                                   "seed=" + std::to_string(spec.seed)};
+  if (!spec.metrics_csv.empty()) mission.push_back("metrics_csv=" + spec.metrics_csv);
+  add(mission::MissionService(), mission);
+  return plans;
+}
+
+}  // namespace
+
+std::vector<std::string> Participants(const StackSpec& spec) {
+  const std::string r = spec.robot;
+  return {"simulator", r + "/hwio.sense", r + "/hwio.actuate", r + "/mapper", r + "/planner",
+          r + "/affect", r + "/controller", r + "/mission"};
+}
+
+std::vector<runtime::HostedService> BuildStack(const StackSpec& spec) {
+  std::vector<runtime::HostedService> services;
+  for (auto& plan : Plan(spec)) {
+    runtime::HostedService s{plan.definition, {}};
+    s.options.robot = spec.robot;
+    s.options.period_s = spec.period_s;
+    s.options.overrides = plan.sets;
+    if (plan.definition.name == "simulator") {
+      s.options.coordinate = true;
+      s.options.participants = Participants(spec);
+      s.options.max_ticks = spec.max_ticks;
+    }
+    services.push_back(std::move(s));
+  }
+  return services;
+}
+
+std::vector<std::pair<std::string, std::vector<std::string>>> StackCommands(const StackSpec& spec,
+                                                                            const std::string& bin_dir,
+                                                                            const std::string& bus) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> commands;
+  std::string participants;
+  for (const auto& p : Participants(spec)) participants += (participants.empty() ? "" : ",") + p;
+  for (auto& plan : Plan(spec)) {
+    std::vector<std::string> argv{bin_dir + "/limbic-" + plan.definition.name, "--bus", bus, "--robot", spec.robot,
+                                  "--mode", "lockstep", "--period", std::to_string(spec.period_s)};
+    if (plan.definition.name == "simulator") {
+      for (const auto& a : {std::string("--coordinate"), std::string("--participants"), participants}) argv.push_back(a);
+      if (spec.max_ticks >= 0) {
+        argv.push_back("--max-ticks");
+        argv.push_back(std::to_string(spec.max_ticks));
+      }
+    }
+    for (const auto& set : plan.sets) {
+      argv.push_back("--set");
+      argv.push_back(set);
+    }
+    commands.emplace_back(plan.definition.name, argv);
+  }
+  return commands;
+}
+
+int RunInProcess(const StackSpec& spec) {
+  static std::atomic<int> counter{0};
+  std::ostringstream address;
+  address << "inproc://stack-" << counter++;
+  std::atomic<bool> stop{false};
+  return runtime::RunInProcess(address.str(), BuildStack(spec), stop);
+}
+
+}  // namespace limbic::stack

@@ -1,0 +1,43 @@
+// One robot's whole stack as a list of services: simulator (the lockstep clock), hwio, mapper,
+// planner, affect, controller and mission. Runs in one process over inproc:// (experiments) or is
+// written out as a launch file's command lines (separate processes over ipc/tcp).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/runtime/in_process.hpp"
+
+namespace limbic::stack {
+
+struct StackSpec {
+  char set = 'B';
+  int index = 0;
+  uint64_t env_seed = 2008;
+  uint64_t seed = 1;                     // run seed: noise, humans, wander
+  std::string robot = "r1";
+  int iterations = 1;
+  std::string affect_config = "affective";
+  std::vector<std::string> affect_overrides;  // key.path=value on the affect configuration
+  // Further options per service, "service.key=value" (e.g. "mapper.prebuilt_map=true").
+  std::vector<std::string> options;
+  std::string run_id = "run";
+  std::string configuration = "";        // label in the metrics (default: affect_config)
+  std::string metrics_csv;               // mission appends one row per traversal
+  int64_t max_ticks = -1;                // safety stop (-1: until the mission ends the run)
+  double period_s = 0.1;
+};
+
+// The services and their options for one lockstep run.
+std::vector<runtime::HostedService> BuildStack(const StackSpec& spec);
+// The lockstep participants of that stack.
+std::vector<std::string> Participants(const StackSpec& spec);
+// Command lines (argv) for running the same stack as separate processes on `bus`.
+std::vector<std::pair<std::string, std::vector<std::string>>> StackCommands(const StackSpec& spec,
+                                                                            const std::string& bin_dir,
+                                                                            const std::string& bus);
+
+// Runs the stack in one process over inproc:// until the mission ends the run. Returns 0 on success.
+int RunInProcess(const StackSpec& spec);
+
+}  // namespace limbic::stack

@@ -1,0 +1,112 @@
+// What the exporter needs from each message, as plain values (filled by convert.cpp from FlatBuffers,
+// or by hand in tests). Array orders follow messages/affect.fbs.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace limbic::metrics {
+
+// AffectState (affect.fbs): stimuli [9], emotions [7], moods [2], drives [6].
+struct AffectValues {
+  std::string model;
+  std::vector<double> stimuli_raw, stimuli_norm, stimuli_damped;
+  std::vector<double> emotions_global, emotions_mapped, emotions_combined;
+  std::vector<double> moods;
+  std::vector<double> drives_emotional;  // D_E
+  std::vector<double> drives;            // D, bounded by [drive_min, drive_max] for the survival drives
+  double drive_min = 0.0;                // D_min (eq. 8.26)
+  double drive_max = 0.0;                // D_max (eq. 8.25)
+};
+
+// ControlParams: every modulated parameter by its field name (w_v1, n_theta, ...).
+using ParameterValues = std::vector<std::pair<std::string, double>>;
+
+// GroundTruth of one robot.
+struct TruthValues {
+  double v = 0.0;      // m/s
+  double omega = 0.0;  // rad/s
+  bool in_contact = false;
+};
+
+// CollisionEvent: hwio's running count of collision events.
+struct CollisionValues {
+  bool occurred = false;
+  uint64_t event_count = 0;
+};
+
+// Path: the planner's last compute time.
+struct PathValues {
+  bool success = false;
+  bool replanned = false;
+  double plan_time_s = 0.0;
+  double max_cost = 0.0;
+};
+
+// MissionStatus (1 Hz).
+struct MissionValues {
+  int iteration = 0;
+  int iterations = 0;
+  double distance_to_goal = 0.0;  // m
+  double elapsed_s = 0.0;
+  bool finished = false;
+};
+
+// RunMetrics: one finished traversal.
+struct RunValues {
+  int iteration = 0;
+  bool success = false;
+  double completion_time_s = 0.0;
+  int collisions = 0;
+  double collisions_per_min = 0.0;
+  double mean_velocity = 0.0;
+  double exec_time_ratio = 0.0;
+  double coverage = 0.0;
+  double distance_travelled = 0.0;
+};
+
+// Heartbeat of one service instance.
+struct HeartbeatValues {
+  std::string service;                  // instance, e.g. "r1/planner"
+  bool stopping = false;                // state Stopping: the service is shutting down
+  bool degraded = false;
+  int64_t tick = 0;
+  double uptime_s = 0.0;
+  double loop_time_last_s = 0.0;
+  double loop_time_mean_s = 0.0;
+  std::vector<uint64_t> loop_time_buckets;  // per bucket of runtime::kLoopTimeBucketsS, plus +Inf
+  uint64_t overruns = 0;
+};
+
+// The broker's counts for one topic.
+struct TopicValues {
+  std::string topic;
+  uint64_t messages = 0;
+  uint64_t bytes = 0;
+  uint64_t drops_malformed = 0;
+  uint64_t drops_wrong_type = 0;
+  uint64_t drops_oversize = 0;
+  uint64_t drops_gap = 0;
+  uint64_t duplicates = 0;
+};
+
+// BusStats from the broker (1 Hz).
+struct BusValues {
+  std::vector<TopicValues> topics;
+  int subscribers = 0;
+  int latched_topics = 0;
+};
+
+// FaultCommand: a fault to inject or clear.
+struct FaultValues {
+  std::string id;
+  std::string kind;   // FaultKind name, e.g. "SensorNoise"
+  std::string robot;  // "" = every robot
+  double delay_s = 0.0;     // from receipt until the fault starts (start_s after the message stamp)
+  double duration_s = 0.0;  // 0: until cleared
+  bool clear = false;       // clear the fault `id` (all when id is empty)
+};
+
+}  // namespace limbic::metrics

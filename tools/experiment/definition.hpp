@@ -1,0 +1,103 @@
+// Experiment definitions (spec §6.4): a named, seeded YAML file in experiments/<chapter>/<name>.yaml
+// naming the environment sets, environments, runs, traversals, the configurations compared and an
+// optional parameter sweep. Loaded strictly (unknown key -> config::ConfigError naming file and key).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/types/control_parameters.hpp"
+
+namespace limbic::experiment {
+
+// The affect configuration name meaning "no affect engine": parameters are ControlParameters{} plus
+// the configuration's overrides, constant for the whole run (Chapters 6 and 7).
+inline constexpr char kNoAffect[] = "none";
+
+// One thing a sweep sets, to `scale * value + offset`.
+// `path` is a ControlParameters field ("w_v4"), "affect.<key.path>" (an affect-config override such
+// as "affect.drives.safety.fixed") or "option.<name>" (a mission/world option, see kOptionNames).
+struct SweepTarget {
+  std::string path;
+  double scale = 1.0;
+  double offset = 0.0;
+};
+
+// A swept quantity: one value per step, applied to every target (e.g. M -> W_θ4 = 0.5M, W_θ5 = 0.5M,
+// W_θ6 = 0.75M, or W_v2 = W_θ2).
+struct Sweep {
+  std::string name;  // display name and the "name=value" key in results (e.g. "W_v4", "M")
+  std::vector<SweepTarget> targets;
+  std::vector<double> values;
+};
+
+// One configuration compared in an experiment.
+struct Configuration {
+  std::string label;                            // [A-Za-z0-9_]+, unique within the experiment
+  std::string affect = kNoAffect;               // affect configuration name ("constant", ...) or "none"
+  std::map<std::string, double> parameters;     // ControlParameters field -> value
+  std::vector<std::string> affect_overrides;    // "key.path=value", applied after the named file
+  std::map<std::string, std::string> options;   // mission/controller/world options (kOptionNames)
+};
+
+// A whole experiment, as loaded (defaults already merged into every configuration).
+struct ExperimentDefinition {
+  std::string name;         // equals the file stem; what `limbic experiment run NAME` takes
+  std::string description;  // what it reproduces and every choice made where §6.4 is ambiguous
+  std::string chapter;      // "6", "7", "9", "10", "companion" or "test"
+  std::string source;       // file it was loaded from
+  uint64_t seed = 1;        // base seed of the run seeds
+  uint64_t environment_seed = 1;  // world seed of sim::GenerateEnvironment (same worlds everywhere)
+  std::vector<char> sets;         // 'A'..'G'
+  std::vector<int> environments;  // 0..19
+  int runs_per_environment = 1;
+  int iterations = 1;  // traversals per run (maps kept across them, §6.1)
+  int trace_runs = 1;  // runs per (configuration, swept value, set) that record trace files
+  std::vector<Configuration> configurations;
+  std::optional<Sweep> sweep;
+
+  // Runs = configurations × sweep values × sets × environments × runs_per_environment.
+  int RunCount() const;
+};
+
+// Option names accepted in `options:` and their kinds. Booleans: prebuilt_map (the mapper starts
+// with the true map), danger_pretag (unseen obstacles pre-marked on the danger map),
+// wrong_map_all_free (map starts all free and mapping is disabled), human_flee_extension (§3.4: anger >
+// 0.75 sends humans within 5 m away). Enumeration: velocity_goal_source = path | goal_bearing (goal
+// bearing fed straight to the velocity layer, Ch. 6). Numbers: goal_tolerance (m, default 0.35),
+// timeout (s, default 600).
+const std::vector<std::string>& OptionNames();
+
+// Loads one definition file. Throws config::ConfigError naming the file and key for unknown keys,
+// bad values, unknown parameter names, bad set letters, environments outside 0..19, etc.
+ExperimentDefinition LoadExperiment(const std::string& path);
+
+// The shipped experiments directory (<source>/experiments) unless LIMBIC_EXPERIMENTS_DIR names another.
+std::string DefaultExperimentDir();
+
+// Every *.yaml under `dir` (recursively), sorted by path.
+std::vector<std::string> ListExperimentFiles(const std::string& dir = DefaultExperimentDir());
+
+// Finds an experiment by name (file stem, e.g. "ch10_integrated"), by "<chapter dir>/<name>", or by a
+// path ending in .yaml. Throws config::ConfigError when it is missing or ambiguous.
+ExperimentDefinition FindExperiment(const std::string& name_or_path,
+                                    const std::string& dir = DefaultExperimentDir());
+
+// Writes every ControlParameters field named in `overrides` into `params`; throws
+// std::invalid_argument for an unknown field or a non-integral value for an int field.
+void ApplyParameterOverrides(const std::map<std::string, double>& overrides,
+                             ControlParameters* params);
+
+// True when `name` is a ControlParameters field; `is_int` tells whether it is an int field.
+bool IsParameterName(const std::string& name, bool* is_int = nullptr);
+
+// Shortest text that reads back as the same double ("0.25", "3", "-0.5", "1e-05").
+std::string FormatNumber(double value);
+
+// The effective definition as YAML-like text, for the log at start.
+std::string DescribeExperiment(const ExperimentDefinition& definition);
+
+}  // namespace limbic::experiment

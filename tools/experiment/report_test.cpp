@@ -1,0 +1,206 @@
+#include "tools/experiment/report.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "sim/environment.hpp"
+#include "tools/experiment/definition.hpp"
+
+namespace limbic::experiment {
+namespace {
+
+namespace fs = std::filesystem;
+
+int Count(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (size_t p = text.find(what); p != std::string::npos; p = text.find(what, p + 1)) ++n;
+  return n;
+}
+
+// Synthetic results: configurations × sets × 3 environments × 2 runs × `iterations`, optionally a
+// sweep over {0, 0.5, 1}. Affective runs get faster with traversals, constant ones do not.
+std::vector<IterationRow> Synthetic(const std::string& experiment, bool sweep, int iterations,
+                                    const std::vector<char>& sets) {
+  std::mt19937_64 rng(7);
+  std::normal_distribution<double> noise(0, 1);
+  std::vector<IterationRow> rows;
+  for (const std::string config : {"constant", "affective"}) {
+    for (double v : sweep ? std::vector<double>{0, 0.5, 1} : std::vector<double>{0}) {
+      for (char set : sets) {
+        for (int env = 0; env < 3; ++env) {
+          for (int rep = 0; rep < 2; ++rep) {
+            double coverage = 0;
+            for (int it = 1; it <= iterations; ++it) {
+              IterationRow r;
+              r.experiment = experiment;
+              r.config = config;
+              r.set = set;
+              r.env = env;
+              r.repeat = rep;
+              r.seed = 100 + env * 10 + rep;
+              if (sweep) {
+                r.sweep = "W_v4=" + FormatNumber(v);
+                r.sweep_value = v;
+              }
+              r.run_id = config + (sweep ? "-" + FormatNumber(v) : "") + "-" + std::string(1, set) +
+                         "-" + std::to_string(env) + "-" + std::to_string(rep);
+              r.iteration = it;
+              const double base = config == "affective" ? 90 - 6 * it : 80;
+              r.completion_time_s = std::clamp(base + 40 * v + 15 * noise(rng), 20.0, 600.0);
+              r.success = r.completion_time_s < 120;
+              r.collisions = std::max(0, static_cast<int>(std::lround(1.5 * v + noise(rng))));
+              r.collisions_per_min = r.collisions / (r.completion_time_s / 60);
+              r.mean_velocity = 25 / r.completion_time_s;
+              r.exec_time_ratio = (config == "affective" ? 0.03 : 0.02) + 0.002 * noise(rng);
+              coverage = std::min(1.0, coverage + 0.15 + 0.02 * noise(rng));
+              r.coverage = coverage;
+              r.distance_travelled = 25 + 2 * noise(rng);
+              rows.push_back(r);
+            }
+          }
+        }
+      }
+    }
+  }
+  return rows;
+}
+
+RunTrace SyntheticTrace(const std::string& run_id, char set, int env) {
+  const sim::Environment world = sim::GenerateEnvironment(set, env, 1);
+  RunTrace t;
+  t.run_id = run_id;
+  t.set = set;
+  t.env = env;
+  t.environment_seed = 1;
+  t.seed = 3;
+  const int n = 900;  // 90 s at 10 Hz
+  for (int i = 0; i <= n; ++i) {
+    const double f = static_cast<double>(i) / n;
+    const double wiggle = 1.5 * std::sin(f * 9.0);
+    const double x = world.start.x() + f * (world.goal.x() - world.start.x());
+    const double y = world.start.y() + f * (world.goal.y() - world.start.y()) + wiggle * (1 - f) * f * 4;
+    t.samples.push_back({0.1 * i, 1, x, y, std::atan2(world.goal.y() - world.start.y(), world.goal.x() - world.start.x()) + 0.3 * std::cos(f * 9.0)});
+  }
+  t.grid.origin = {0, 0};
+  t.grid.resolution = 0.35;
+  t.grid.width = static_cast<int>(std::ceil(world.width / 0.35));
+  t.grid.height = static_cast<int>(std::ceil(world.height / 0.35));
+  t.occupancy.assign(static_cast<size_t>(t.grid.CellCount()), 0.2);
+  for (const auto& o : world.objects) {
+    double x0 = 1e9, y0 = 1e9, x1 = -1e9, y1 = -1e9;
+    for (const auto& v : o.vertices) {
+      x0 = std::min(x0, v.x()); y0 = std::min(y0, v.y());
+      x1 = std::max(x1, v.x()); y1 = std::max(y1, v.y());
+    }
+    for (int iy = 0; iy < t.grid.height; ++iy)
+      for (int ix = 0; ix < t.grid.width; ++ix) {
+        const auto c = t.grid.Center({ix, iy});
+        if (c.x() > x0 - 0.1 && c.x() < x1 + 0.1 && c.y() > y0 - 0.1 && c.y() < y1 + 0.1 && (ix + iy) % 3)
+          t.occupancy[t.grid.Index({ix, iy})] = 0.85;
+      }
+  }
+  return t;
+}
+
+AffectTrace SyntheticAffect(const std::string& run_id) {
+  AffectTrace a;
+  a.run_id = run_id;
+  for (int i = 0; i <= 600; ++i) {
+    AffectSample s;
+    s.t = 0.1 * i;
+    for (int k = 0; k < 9; ++k) s.stimuli[k] = 0.5 + 0.45 * std::sin(0.05 * i + k);
+    for (int k = 0; k < 7; ++k) s.emotions[k] = 0.5 + 0.4 * std::sin(0.03 * i + 2 * k);
+    s.moods = {0.5 + 0.2 * std::sin(0.01 * i), 0.5 - 0.2 * std::sin(0.01 * i)};
+    s.d_min = 0.3 - 0.1 * std::sin(0.01 * i);
+    s.d_max = 0.7 + 0.1 * std::sin(0.01 * i);
+    for (int k = 0; k < 3; ++k) s.drives[k] = std::clamp(0.5 + 0.3 * std::sin(0.04 * i + k), s.d_min, s.d_max);
+    for (int k = 3; k < 6; ++k) s.drives[k] = 0.3 + 0.25 * std::sin(0.02 * i + k);
+    a.samples.push_back(s);
+  }
+  return a;
+}
+
+fs::path WriteSyntheticDir(const std::string& name, bool sweep, int iterations,
+                           const std::vector<char>& sets) {
+  const fs::path dir = fs::temp_directory_path() / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  WriteRuns((dir / "runs.csv").string(), Synthetic(name, sweep, iterations, sets));
+  const std::string id = sweep ? "affective-0.5-B-0-0" : "affective-B-0-0";
+  WriteRunTrace((dir / TraceFileName(id)).string(), SyntheticTrace(id, 'B', 0));
+  const std::string id2 = sweep ? "constant-0.5-B-1-0" : "constant-B-1-0";
+  WriteRunTrace((dir / TraceFileName(id2)).string(), SyntheticTrace(id2, 'B', 1));
+  WriteAffectTrace((dir / AffectTraceFileName(id)).string(), SyntheticAffect(id));
+  return dir;
+}
+
+TEST(Traces, RoundTrip) {
+  const fs::path dir = fs::temp_directory_path() / "limbic_experiment_traces";
+  fs::create_directories(dir);
+  const RunTrace t = SyntheticTrace("x-B-0-0", 'B', 0);
+  WriteRunTrace((dir / "trace.csv").string(), t);
+  const RunTrace back = ReadRunTrace((dir / "trace.csv").string());
+  EXPECT_EQ(back.run_id, t.run_id);
+  EXPECT_EQ(back.set, 'B');
+  EXPECT_EQ(back.seed, 3u);
+  EXPECT_EQ(back.grid, t.grid);
+  EXPECT_EQ(back.occupancy, t.occupancy);
+  ASSERT_EQ(back.samples.size(), t.samples.size());
+  EXPECT_EQ(back.samples[17].theta, t.samples[17].theta);
+  const AffectTrace a = SyntheticAffect("x-B-0-0");
+  WriteAffectTrace((dir / "affect.csv").string(), a);
+  const AffectTrace ab = ReadAffectTrace((dir / "affect.csv").string());
+  ASSERT_EQ(ab.samples.size(), a.samples.size());
+  EXPECT_EQ(ab.samples[100].drives, a.samples[100].drives);
+  EXPECT_EQ(ab.samples[100].d_max, a.samples[100].d_max);
+  std::ofstream(dir / "bad.csv") << "# limbic run trace v1\n# grid,0,0\n";
+  EXPECT_THROW(ReadRunTrace((dir / "bad.csv").string()), std::runtime_error);
+}
+
+TEST(Report, SweepReportRendersFromRunsDirectory) {
+  const fs::path dir = WriteSyntheticDir("limbic_experiment_report_sweep", true, 1, {'B', 'C'});
+  const ReportResult result = Report(dir.string());
+  EXPECT_EQ(result.runs, 2 * 3 * 2 * 3 * 2);
+  EXPECT_EQ(result.rows, result.runs);
+  std::ifstream in(result.report_html);
+  const std::string html((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_NE(html.find("</html>"), std::string::npos);
+  EXPECT_NE(html.find("<table class=\"summary\">"), std::string::npos);
+  EXPECT_NE(html.find("Metrics against W_v4"), std::string::npos);
+  // 7 metric plots + 2 histograms + 2 maps + 5 affect panels
+  EXPECT_EQ(Count(html, "<svg"), 7 + 2 + 2 + 5);
+  EXPECT_EQ(Count(html, "<svg"), Count(html, "</svg>"));
+  EXPECT_EQ(Count(html, "<tr>"), 1 + 2 * 3 * 2);  // header + (config, value, set) All rows
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.find("http://") , html.find("http://www.w3.org/2000/svg"));  // no external assets
+  EXPECT_EQ(html.find("nan"), std::string::npos);
+  EXPECT_TRUE(fs::exists(result.summary_csv));
+}
+
+TEST(Report, Chapter10StyleReportHasPerTraversalCurves) {
+  const fs::path dir = WriteSyntheticDir("limbic_experiment_report_ch10", false, 9, {'A', 'B', 'C'});
+  const ReportResult result = Report(dir.string());
+  std::ifstream in(result.report_html);
+  const std::string html((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_NE(html.find("Metrics per set"), std::string::npos);
+  EXPECT_NE(html.find("Per-traversal curves"), std::string::npos);
+  EXPECT_NE(html.find("<td>Final</td>"), std::string::npos);
+  // 7 per-set + 7 per-traversal + 2 histograms + 2 maps + 5 affect
+  EXPECT_EQ(Count(html, "<svg"), 7 + 7 + 2 + 2 + 5);
+  std::ifstream summary(result.summary_csv);
+  const std::string csv((std::istreambuf_iterator<char>(summary)), {});
+  // (2 configs × 3 sets) groups × (All + Final + 9 traversals) + header
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 6 * 11 + 1);
+}
+
+TEST(Report, MissingRunsIsAnError) {
+  EXPECT_THROW(Report((fs::temp_directory_path() / "limbic_no_such_dir").string()), std::runtime_error);
+}
+
+}  // namespace
+}  // namespace limbic::experiment

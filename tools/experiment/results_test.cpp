@@ -1,0 +1,146 @@
+#include "tools/experiment/results.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace limbic::experiment {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path FreshDir(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("limbic_experiment_" + name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+IterationRow Row(const std::string& id, int iteration, const std::string& experiment = "exp") {
+  IterationRow r;
+  r.run_id = id;
+  r.experiment = experiment;
+  r.config = "constant";
+  r.set = 'C';
+  r.env = 7;
+  r.repeat = 2;
+  r.seed = 18446744073709551557ull;
+  r.sweep = "W_v4=0.25";
+  r.sweep_value = 0.25;
+  r.iteration = iteration;
+  r.completion_time_s = 123.4 + iteration;
+  r.success = iteration % 2;
+  r.collisions = 3;
+  r.collisions_per_min = 3 / (123.4 + iteration) * 60;
+  r.mean_velocity = 0.1 + 0.2;  // not exactly 0.3: round trip must keep every bit
+  r.exec_time_ratio = 0.017;
+  r.coverage = 0.42;
+  r.distance_travelled = 40.5;
+  r.contact_cycles = 11;
+  return r;
+}
+
+TEST(Csv, QuotingFollowsRfc4180) {
+  EXPECT_EQ(CsvLine({"a", "b,c", "say \"hi\"", "line\nbreak", ""}),
+            "a,\"b,c\",\"say \"\"hi\"\"\",\"line\nbreak\",");
+  bool complete = false;
+  const auto records = ParseCsv("a,\"b,c\",\"say \"\"hi\"\"\",\"line\nbreak\",\r\nx,y\n", &complete);
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(records[0], (std::vector<std::string>{"a", "b,c", "say \"hi\"", "line\nbreak", ""}));
+  EXPECT_EQ(records[1], (std::vector<std::string>{"x", "y"}));
+  EXPECT_TRUE(complete);
+  ParseCsv("x,y\nz", &complete);
+  EXPECT_FALSE(complete);
+}
+
+TEST(RunsCsv, RoundTripWithQuotedFields) {
+  const fs::path dir = FreshDir("roundtrip");
+  std::vector<IterationRow> rows = {Row("a-1", 1), Row("a-1", 2), Row("b,\"quoted\"", 1)};
+  rows[2].config = "with, comma";
+  WriteRuns((dir / "runs.csv").string(), rows);
+  const RunsFile back = ReadRuns((dir / "runs.csv").string());
+  EXPECT_EQ(back.skipped_lines, 0);
+  ASSERT_EQ(back.rows.size(), 3u);
+  for (size_t i = 0; i < rows.size(); ++i) EXPECT_EQ(back.rows[i], rows[i]) << i;
+}
+
+TEST(RunsCsv, AppendWritesHeaderOnceAndRejectsForeignFiles) {
+  const fs::path dir = FreshDir("append");
+  const std::string path = (dir / "runs.csv").string();
+  AppendRows(path, {Row("a", 1)});
+  AppendRows(path, {Row("b", 1), Row("b", 2)});
+  std::ifstream in(path);
+  std::string text((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_EQ(text.find("run_id,experiment"), 0u);
+  EXPECT_EQ(text.find("run_id,experiment", 1), std::string::npos);
+  EXPECT_EQ(ReadRuns(path).rows.size(), 3u);
+  const std::string other = (dir / "other.csv").string();
+  std::ofstream(other) << "a,b,c\n1,2,3\n";
+  EXPECT_THROW(AppendRows(other, {Row("a", 1)}), std::runtime_error);
+  EXPECT_THROW(ReadRuns(other), std::runtime_error);
+}
+
+TEST(RunsCsv, ResumeAfterATornWrite) {
+  const fs::path dir = FreshDir("resume");
+  const std::string path = (dir / "runs.csv").string();
+  AppendRows(path, {Row("done", 1), Row("done", 2)});
+  AppendRows(path, {Row("torn", 1)});
+  {  // simulate a kill in the middle of the second row of run "torn"
+    std::ofstream out(path, std::ios::app);
+    out << FormatRow(Row("torn", 2)).substr(0, 20);
+  }
+  EXPECT_EQ(FinishedRuns(path, 2), (std::set<std::string>{"done"}));
+  RunsFile file = ReadRuns(path);
+  EXPECT_EQ(file.skipped_lines, 1);
+  EXPECT_EQ(file.rows.size(), 3u);
+  // The resumed run appends all its rows again; the newer ones replace the old.
+  IterationRow again = Row("torn", 1);
+  again.completion_time_s = 99;
+  AppendRows(path, {again, Row("torn", 2)});
+  EXPECT_EQ(FinishedRuns(path, 2), (std::set<std::string>{"done", "torn"}));
+  file = ReadRuns(path);
+  EXPECT_EQ(file.skipped_lines, 1);  // the torn fragment stays a skipped line
+  ASSERT_EQ(file.rows.size(), 4u);
+  EXPECT_DOUBLE_EQ(file.rows[2].completion_time_s, 99);
+  EXPECT_TRUE(FinishedRuns((dir / "missing.csv").string(), 2).empty());
+}
+
+TEST(Merge, ConcatenatesAndDropsDuplicateRuns) {
+  const fs::path a = FreshDir("merge_a"), b = FreshDir("merge_b"), out = FreshDir("merge_out");
+  WriteRuns((a / "runs.csv").string(), {Row("r1", 1), Row("r1", 2), Row("r2", 1)});
+  IterationRow dup = Row("r2", 1);
+  dup.completion_time_s = 1;
+  WriteRuns((b / "runs.csv").string(), {dup, Row("r3", 1)});
+  std::ofstream(b / "trace_r3.csv") << "x";
+  std::ofstream(b / "affect_r3.csv") << "x";
+  std::ofstream(b / "notes.csv") << "x";
+  const MergeResult m = Merge({a.string(), b.string()}, out.string());
+  EXPECT_EQ(m.experiment, "exp");
+  EXPECT_EQ(m.rows, 4);
+  EXPECT_EQ(m.runs, 3);
+  EXPECT_EQ(m.duplicate_runs, 1);
+  EXPECT_EQ(m.trace_files, 2);
+  const auto rows = ReadRuns((out / "runs.csv").string()).rows;
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_NE(rows[2].completion_time_s, 1);  // r2 from the first directory
+  EXPECT_TRUE(fs::exists(out / "trace_r3.csv"));
+  EXPECT_FALSE(fs::exists(out / "notes.csv"));
+}
+
+TEST(Merge, RefusesDifferentExperiments) {
+  const fs::path a = FreshDir("mismatch_a"), b = FreshDir("mismatch_b"), out = FreshDir("mismatch_out");
+  WriteRuns((a / "runs.csv").string(), {Row("r1", 1, "ch10_integrated")});
+  WriteRuns((b / "runs.csv").string(), {Row("r2", 1, "ch7_safety_r_o")});
+  try {
+    Merge({a.string(), b.string()}, out.string());
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("ch7_safety_r_o"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("ch10_integrated"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(Merge({(a / "nope").string()}, out.string()), std::runtime_error);
+}
+
+}  // namespace
+}  // namespace limbic::experiment

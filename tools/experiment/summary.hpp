@@ -1,0 +1,69 @@
+// Summary statistics of runs.csv (§6.1 metrics): mean, standard deviation and median per
+// (configuration, swept value, set), as "All" (every traversal), "Final" (the last two traversals of
+// each run, Chapter 10) and per traversal ("iteration k", for per-iteration curves).
+#pragma once
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "tools/experiment/results.hpp"
+
+namespace limbic::experiment {
+
+enum class Metric {
+  kCompletionTime,    // s, 600 on timeout
+  kSuccessRate,       // %, mean of 100·success
+  kCollisions,        // contact events per traversal
+  kCollisionsPerMin,  // reported as the mean (§6.1), the median is often 0
+  kMeanVelocity,      // m/s
+  kExecTimeRatio,     // compute ÷ simulated time
+  kCoverage,          // once per run: the run's cumulative coverage at its last traversal in the scope
+  kDistance,          // m
+};
+inline constexpr int kNumMetrics = 8;
+inline constexpr std::array<Metric, kNumMetrics> kAllMetrics = {
+    Metric::kCompletionTime, Metric::kSuccessRate,   Metric::kCollisions, Metric::kCollisionsPerMin,
+    Metric::kMeanVelocity,   Metric::kExecTimeRatio, Metric::kCoverage,   Metric::kDistance};
+
+const char* MetricKey(Metric m);    // column stem in summary.csv: "completion_time_s", ...
+const char* MetricTitle(Metric m);  // human title with unit: "Completion time (s)", ...
+
+struct Stat {
+  int n = 0;
+  double mean = 0.0;
+  double sd = 0.0;  // sample standard deviation (n − 1); 0 for n < 2
+  double median = 0.0;
+};
+
+// Mean, sample standard deviation and median of `values` (all 0 for an empty list).
+Stat Describe(std::vector<double> values);
+
+// Which traversals a summary row covers.
+enum class Scope { kAll, kFinal, kIteration };
+
+struct SummaryRow {
+  std::string config;
+  std::string sweep;         // "name=value" or ""
+  double sweep_value = 0.0;
+  char set = 'B';
+  Scope scope = Scope::kAll;
+  int iteration = 0;  // for kIteration
+  int runs = 0;       // distinct runs in the group
+  std::array<Stat, kNumMetrics> stats;
+
+  std::string ScopeName() const;  // "All", "Final", "iteration 3"
+  const Stat& Get(Metric m) const { return stats[static_cast<int>(m)]; }
+};
+
+// Groups ordered by configuration (in `config_order` first, then alphabetically), swept value, set;
+// within a group: All, Final (only when runs have more than two traversals), then iterations 1..N
+// (only when runs have more than one). Final = each run's two highest traversal numbers.
+std::vector<SummaryRow> Summarize(const std::vector<IterationRow>& rows,
+                                  const std::vector<std::string>& config_order = {});
+
+// summary.csv: config,sweep,sweep_value,set,scope,iteration,runs, then <metric>_{n,mean,sd,median}.
+void WriteSummaryCsv(const std::string& path, const std::vector<SummaryRow>& summary);
+std::string SummaryCsvText(const std::vector<SummaryRow>& summary);
+
+}  // namespace limbic::experiment

@@ -1,0 +1,80 @@
+// Per-run trace files written by the executor beside runs.csv for the report's example paths and
+// affect time series: trace_<run_id>.csv (trajectory + final occupancy grid) and affect_<run_id>.csv.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/geometry/geometry.hpp"
+
+namespace limbic::experiment {
+
+// One true pose sample of the robot (ground truth from the simulator), every control cycle or less.
+struct TrajectorySample {
+  double t = 0.0;  // s since the start of the run
+  int iteration = 1;
+  double x = 0.0, y = 0.0, theta = 0.0;
+};
+
+// The trajectory of one run and the mapper's occupancy grid at its end.
+//
+// trace_<run_id>.csv:
+//   # limbic run trace v1
+//   # run_id,<id>            # set,<letter>        # index,<env>
+//   # environment_seed,<n>   # seed,<n>
+//   # grid,<origin_x>,<origin_y>,<resolution>,<width>,<height>
+//   t,iteration,x,y,theta
+//   <one line per sample>
+//   # p_o
+//   <height lines of width values: row iy = 0 (bottom) first>
+struct RunTrace {
+  std::string run_id;
+  char set = 'B';
+  int env = 0;
+  uint64_t environment_seed = 1;
+  uint64_t seed = 0;
+  std::vector<TrajectorySample> samples;
+  geometry::GridSpec grid;          // of the final occupancy grid
+  std::vector<double> occupancy;    // p_o per cell, index = grid.Index(cell); may be empty
+};
+
+// One affect sample (every control cycle or a subsample).
+//
+// affect_<run_id>.csv:
+//   # limbic affect trace v1
+//   # run_id,<id>
+//   t,iteration,s_danger,...,s_error,e_anger,...,e_confusion,m_positive,m_negative,
+//   d_safety,...,d_introspection,d_min,d_max
+struct AffectSample {
+  double t = 0.0;
+  int iteration = 1;
+  std::array<double, 9> stimuli{};   // affect::kStimulusNames order
+  std::array<double, 7> emotions{};  // affect::kEmotionNames order
+  std::array<double, 2> moods{};     // positive, negative
+  std::array<double, 6> drives{};    // safety, speed, efficiency, exploration, action, introspection
+  double d_min = 0.0, d_max = 1.0;   // survival-drive bounds from the moods (eq. 8.27)
+};
+
+struct AffectTrace {
+  std::string run_id;
+  std::vector<AffectSample> samples;
+};
+
+// Names used in the affect CSV columns and the report legends (the affect engine's order).
+extern const std::array<const char*, 9> kStimulusLabels;
+extern const std::array<const char*, 7> kEmotionLabels;
+extern const std::array<const char*, 2> kMoodLabels;
+extern const std::array<const char*, 6> kDriveLabels;
+
+std::string TraceFileName(const std::string& run_id);        // "trace_<run_id>.csv"
+std::string AffectTraceFileName(const std::string& run_id);  // "affect_<run_id>.csv"
+
+// Writers replace the file; readers throw std::runtime_error naming the file and line on bad input.
+void WriteRunTrace(const std::string& path, const RunTrace& trace);
+RunTrace ReadRunTrace(const std::string& path);
+void WriteAffectTrace(const std::string& path, const AffectTrace& trace);
+AffectTrace ReadAffectTrace(const std::string& path);
+
+}  // namespace limbic::experiment

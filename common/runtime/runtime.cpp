@@ -226,6 +226,10 @@ void Host::RunStep(size_t index, const TickInfo& tick) {
 }
 
 void Host::RunRealtimeTick() {
+  // A service whose required inputs (e.g. the world) have not arrived yet does not tick.
+  for (const auto& binding : context_->inputs_) {
+    if (binding.input->required() && !binding.input->HasAny()) return;
+  }
   ++tick_;
   const TickInfo tick = MakeTick(tick_);
   const auto begin = Clock::now();

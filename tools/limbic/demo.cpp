@@ -1,0 +1,225 @@
+// limbic demo: the whole multi-process stack in realtime on one environment, the robot travelling back
+// and forth with affect on. A one-line live status; Ctrl-C stops every process and prints the run.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <atomic>
+#include <sstream>
+#include <cstdlib>
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+#include <map>
+
+#include "common/bus/bus.hpp"
+#include "tools/limbic/commands.hpp"
+
+namespace {
+
+using namespace std::chrono_literals;
+std::atomic<int> g_signal{0};
+void OnSignal(int sig) { g_signal = sig; }
+
+const char* kHelp = R"(usage: limbic demo [--set D] [--index 0] [--config affective] [--speedup 1] [--duration S]
+                   [--bus ADDR] [--metrics HOST:PORT]
+
+Starts the whole stack (broker, simulator, hwio, mapper, planner, controller, affect, mission, metrics
+exporter) as separate processes in realtime on one generated environment, with the robot travelling
+back and forth between start and goal. Shows a live status line; Ctrl-C stops every process cleanly
+and prints the run summary. Process logs go to a file (its path is printed).
+  --set LETTER       environment set A..G (default D: offices with people)
+  --index N          environment 0..19 (default 0)
+  --config NAME      affect configuration: affective, constant, personality/neurotic, ... (default affective)
+  --speedup X        simulated seconds per wall second (default 1)
+  --duration S       stop by itself after S wall seconds (default: run until Ctrl-C)
+  --metrics H:P      Prometheus endpoint of the exporter (default 127.0.0.1:9464)
+)";
+
+const char* kEmotions[] = {"anger", "fear", "happiness", "sadness", "curiosity", "surprise", "confusion"};
+
+std::string SelfDir() {
+  std::error_code ec;
+  auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? "." : exe.parent_path().string();
+}
+
+std::string DeployFile() {
+  if (const char* src = std::getenv("LIMBIC_SOURCE_DIR")) return std::string(src) + "/deploy/demo.yaml";
+  return std::string(LIMBIC_SOURCE_ROOT) + "/deploy/demo.yaml";
+}
+
+struct Row {
+  int iteration;
+  double time;
+  bool success;
+  int collisions;
+  double speed;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using limbic::cli::ArgReader;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  std::unique_ptr<ArgReader> reader;
+  try {
+    reader = std::make_unique<ArgReader>(
+        args, std::vector<std::string>{"--set", "--index", "--config", "--speedup", "--duration", "--bus", "--metrics"},
+        std::vector<std::string>{"--help"});
+  } catch (const std::exception& e) {
+    std::cerr << "limbic demo: " << e.what() << "\n";
+    return 2;
+  }
+  if (reader->Has("--help")) {
+    std::cout << kHelp;
+    return 0;
+  }
+  const std::string set = reader->Get("--set", "D");
+  const std::string index = reader->Get("--index", "0");
+  const std::string speedup = reader->Get("--speedup", "1");
+  const std::string metrics = reader->Get("--metrics", "127.0.0.1:9464");
+  if (set.size() != 1 || set[0] < 'A' || set[0] > 'G') {
+    std::cerr << "limbic demo: --set must be one of A..G\n";
+    return 2;
+  }
+  if (index.find_first_not_of("0123456789") != std::string::npos || std::stoi(index) > 19) {
+    std::cerr << "limbic demo: --index must be 0..19\n";
+    return 2;
+  }
+  double duration = 0;
+  try {
+    duration = std::stod(reader->Get("--duration", "0"));
+    if (std::stod(speedup) <= 0) throw std::invalid_argument("speedup");
+  } catch (const std::exception&) {
+    std::cerr << "limbic demo: --duration and --speedup take numbers (speedup > 0)\n";
+    return 2;
+  }
+  const std::string run_dir = "/tmp/limbic-demo-" + std::to_string(getpid());
+  std::filesystem::create_directories(run_dir);
+  const std::string bus = reader->Get("--bus", "ipc://" + run_dir + "/bus");
+  const std::string log_path = run_dir + "/processes.log";
+
+  const pid_t launcher = fork();
+  if (launcher == 0) {
+    setpgid(0, 0);
+    const std::string log = log_path;
+    freopen(log.c_str(), "w", stdout);
+    dup2(fileno(stdout), STDERR_FILENO);
+    const std::string limbic = SelfDir() + "/limbic";
+    std::vector<std::string> a{limbic, "launch", DeployFile(), "--events", run_dir + "/events.jsonl",
+                               "--var", "bus=" + bus, "--var", "set=" + set, "--var", "index=" + index,
+                               "--var", "config=" + reader->Get("--config", "affective"), "--var", "speedup=" + speedup,
+                               "--var", "metrics_listen=" + metrics};
+    std::vector<char*> c;
+    for (auto& s : a) c.push_back(s.data());
+    c.push_back(nullptr);
+    execv(c[0], c.data());
+    _exit(127);
+  }
+  struct sigaction sa {};
+  sa.sa_handler = OnSignal;
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+
+  std::cout << "limbic demo: set " << set << " environment " << index << ", " << reader->Get("--config", "affective")
+            << ", speed-up " << speedup << "\n  process logs: " << log_path << "\n  metrics:      http://" << metrics
+            << "/metrics  (Prometheus/Grafana: see docs/metrics.md)\n  bus:          " << bus
+            << "  (try: LIMBIC_BUS=" << bus << " limbic topics)\n  Ctrl-C stops.\n"
+            << std::endl;
+
+  zmq::context_t context;
+  limbic::bus::Node node(context, bus, {.name = "limbic-demo"});
+  struct Live {
+    int iteration = 0;
+    double distance = 0, elapsed = 0, speed = 0, sim_time = 0;
+    int collisions = 0;
+    int64_t first_stamp_ns = 0;
+    double speedup = 1;
+    std::array<double, 7> emotions{};
+    std::array<double, 6> drives{};
+    std::map<std::string, std::chrono::steady_clock::time_point> services;
+    std::vector<Row> rows;
+  } live;
+  live.speedup = std::stod(speedup);
+  const bool tty = isatty(STDOUT_FILENO);
+  node.Subscribe<limbic::msg::MissionStatus>("r1/mission", [&](const auto& m) {
+    live.iteration = m.msg.iteration();
+    live.distance = m.msg.distance_to_goal();
+    live.elapsed = m.msg.elapsed_s();
+    live.collisions = m.msg.collisions();
+  });
+  node.Subscribe<limbic::msg::GroundTruth>("r1/truth", [&](const auto& m) {
+    live.speed = m.msg.v();
+    // Realtime stamps are wall-clock; show time since the run started, in simulated seconds.
+    if (live.first_stamp_ns == 0) live.first_stamp_ns = m.header.stamp_ns();
+    live.sim_time = (m.header.stamp_ns() - live.first_stamp_ns) * 1e-9 * live.speedup;
+  });
+  node.Subscribe<limbic::msg::AffectState>("r1/affect", [&](const auto& m) {
+    if (m.msg.emotions_combined() && m.msg.emotions_combined()->size() == 7) {
+      for (int i = 0; i < 7; ++i) live.emotions[i] = m.msg.emotions_combined()->Get(i);
+    }
+    if (m.msg.drives() && m.msg.drives()->size() == 6) {
+      for (int i = 0; i < 6; ++i) live.drives[i] = m.msg.drives()->Get(i);
+    }
+  });
+  node.Subscribe<limbic::msg::RunMetrics>("r1/metrics", [&](const auto& m) {
+    live.rows.push_back({m.msg.iteration(), m.msg.completion_time_s(), m.msg.success(), m.msg.collisions(),
+                         m.msg.mean_velocity()});
+ std::cout << (tty ? "\r\033[K" : "") << "  traversal " << m.msg.iteration() << (m.msg.success() ? ": reached the goal in " : ": timed out after ")
+              << std::fixed << std::setprecision(1) << m.msg.completion_time_s() << " s, " << m.msg.collisions()
+              << " collisions" << std::endl;
+  });
+  node.SubscribeAny("health/", [&](const limbic::bus::RawMessage& m) {
+    live.services[m.header.source()->str()] = std::chrono::steady_clock::now();
+  });
+
+  const auto start = std::chrono::steady_clock::now();
+  auto next_print = start;
+  int launcher_status = -1;
+  while (!g_signal) {
+    node.Poll(50ms);
+    if (waitpid(launcher, &launcher_status, WNOHANG) == launcher) break;
+    const auto now = std::chrono::steady_clock::now();
+    if (duration > 0 && now - start > std::chrono::duration<double>(duration)) break;
+    if (now < next_print) continue;
+    next_print = now + (tty ? 500ms : 5s);
+    int up = 0;
+    for (const auto& [name, seen] : live.services) up += now - seen < 3s ? 1 : 0;
+    const int dominant = static_cast<int>(std::max_element(live.emotions.begin(), live.emotions.end()) - live.emotions.begin());
+    std::ostringstream line;
+    line << std::fixed << std::setprecision(1) << "t " << std::setw(6) << live.sim_time << " s  traversal "
+         << live.iteration << "  to goal " << std::setw(4) << live.distance << " m  v " << std::setprecision(2)
+         << live.speed << " m/s  collisions " << live.collisions << "  " << kEmotions[dominant] << " "
+         << live.emotions[dominant] << "  drives S" << live.drives[0] << " V" << live.drives[1] << " E"
+         << live.drives[2] << " X" << live.drives[3] << " A" << live.drives[4] << " I" << live.drives[5]
+         << "  services " << up << "/9";
+    if (tty) std::cout << "\r\033[K" << line.str() << std::flush;
+    else std::cout << line.str() << std::endl;
+  }
+  if (tty) std::cout << "\n";
+  std::cout << "stopping every process..." << std::endl;
+  if (launcher_status == -1 || waitpid(launcher, &launcher_status, WNOHANG) == 0) {
+    kill(launcher, SIGINT);
+    waitpid(launcher, &launcher_status, 0);
+  }
+  std::cout << "\nRun summary (" << live.rows.size() << " traversal" << (live.rows.size() == 1 ? "" : "s") << "):\n";
+  std::cout << "  traversal  time (s)  reached  collisions  mean speed (m/s)\n";
+  double total_time = 0;
+  int successes = 0, collisions = 0;
+  for (const auto& r : live.rows) {
+    std::cout << "  " << std::setw(9) << r.iteration << std::setw(10) << std::setprecision(1) << r.time << std::setw(9)
+              << (r.success ? "yes" : "no") << std::setw(12) << r.collisions << std::setw(18) << std::setprecision(2)
+              << r.speed << "\n";
+    total_time += r.time;
+    successes += r.success;
+    collisions += r.collisions;
+  }
+  if (!live.rows.empty()) {
+    std::cout << "  " << successes << "/" << live.rows.size() << " reached, mean time " << std::setprecision(1)
+              << total_time / live.rows.size() << " s, " << collisions << " collisions\n";
+  }
+  std::cout << "process logs: " << log_path << "\n";
+  return 0;
+}

@@ -7,6 +7,7 @@
 #include "services/affect/affect_config.hpp"
 #include "services/affect/affect_engine.hpp"
 #include "services/mapper/convert.hpp"
+#include "services/mapper/occupancy_mapper.hpp"
 
 namespace limbic::affect {
 
@@ -22,6 +23,7 @@ runtime::ServiceDefinition AffectService() {
       mapper::MapFollower maps;
       convert::WorldInfo world;
       std::vector<geometry::Vec2> ir_points;
+      RangeScan scan;
       std::vector<geometry::Vec2> switch_points;
       std::vector<double> headings, distances;
       double last_compute_s = 0.0;
@@ -36,7 +38,7 @@ runtime::ServiceDefinition AffectService() {
     auto world = ctx.AddInput<msg::WorldGeometry>("world", Timing::kPreviousTick, /*required=*/true);
     auto odom = ctx.AddInput<msg::Odometry>(ctx.Topic("odom"), Timing::kSameTick);
     auto collision = ctx.AddInput<msg::CollisionEvent>(ctx.Topic("collision"), Timing::kSameTick);
-    auto obstacles = ctx.AddInput<msg::ObstacleSet>(ctx.Topic("obstacles"), Timing::kSameTick);
+    auto scan = ctx.AddInput<msg::RangeScan>(ctx.Topic("scan"), Timing::kSameTick);
     auto stats = ctx.AddInput<msg::MapStats>(ctx.Topic("map/stats"), Timing::kSameTick);
     auto path = ctx.AddInput<msg::Path>(ctx.Topic("path"), Timing::kSameTick);
     auto patch = ctx.AddInput<msg::GridPatch>(ctx.Topic("map/patch"), Timing::kSameTick);
@@ -70,8 +72,15 @@ runtime::ServiceDefinition AffectService() {
       if (const auto* c = collision->Get()) in.collision = convert::FromMsg(*c);
       s->switch_points = CollisionSwitchPoints(in.pose, in.collision, 0.35);
       in.collision_switch_points = s->switch_points;
+      // Eq. 8.14 compares the bumper with what the IR sensors measure now: this tick's beam hits only
+      // (the mapper's obstacle buffer also holds the collision points themselves).
       s->ir_points.clear();
-      if (const auto* ob = obstacles->Get()) s->ir_points = convert::FromMsg(ob->points());
+      if (const auto* sc = scan->Get()) {
+        convert::BeamsFromMsg(sc->beams(), &s->scan);
+        for (const auto& beam : s->scan.beams) {
+          if (beam.valid) s->ir_points.push_back(mapper::BeamHitPoint(in.pose, beam));
+        }
+      }
       in.ir_points = s->ir_points;
       if (const auto* g = goal->Get(); g && g->active() && g->goal()) {
         in.goal = GoalProgress{g->received_at_s(), g->distance_at_start(),

@@ -41,3 +41,41 @@ TEST(Navigation, ReachesTheGoalInASetBEnvironmentWithConstantParameters) {
 
 }  // namespace
 }  // namespace limbic
+
+namespace limbic {
+namespace {
+
+// Issue 4: with constant default parameters the robot reaches the goal in set-B environments. Runs all
+// 20 (one traversal each) and requires at least 18 (90 %).
+TEST(Navigation, SuccessRateOverAllTwentySetBEnvironments) {
+  testing::TempDir dir;
+  int successes = 0;
+  double time_sum = 0;
+  int collisions = 0;
+  for (int index = 0; index < 20; ++index) {
+    stack::StackSpec spec;
+    spec.set = 'B';
+    spec.index = index;
+    spec.iterations = 1;
+    spec.affect_config = "constant";
+    spec.run_id = "B-" + std::to_string(index);
+    spec.metrics_csv = dir / "metrics.csv";
+    spec.max_ticks = 6100;
+    ASSERT_EQ(stack::RunInProcess(spec), 0);
+  }
+  const auto rows = ReadCsv(dir / "metrics.csv");
+  ASSERT_EQ(rows.size(), 21u);
+  for (size_t i = 1; i < rows.size(); ++i) {
+    successes += rows[i][7] == "1";
+    time_sum += std::stod(rows[i][6]);
+    collisions += std::stoi(rows[i][8]);
+    std::cout << rows[i][0] << ": " << (rows[i][7] == "1" ? "reached in " : "FAILED, ") << rows[i][6] << " s, "
+              << rows[i][8] << " collisions\n";
+  }
+  std::cout << "set B, constant parameters: " << successes << "/20 reached the goal, mean completion time "
+            << time_sum / 20 << " s, " << collisions << " collisions in all\n";
+  EXPECT_GE(successes, 18);
+}
+
+}  // namespace
+}  // namespace limbic

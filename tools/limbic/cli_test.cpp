@@ -73,3 +73,29 @@ TEST(ArgReader, FlagsSwitchesAndUnknowns) {
 
 }  // namespace
 }  // namespace limbic::cli
+
+namespace limbic::cli {
+namespace {
+
+TEST(JsonCodec, TheWordHeaderInsideAStringDoesNotSuppressTheHeader) {
+  JsonCodec codec;
+  const auto* type = messages::FindByName("Heartbeat");
+  const auto bytes = codec.FromJson(*type, R"({"service": "a \"header\" in text"})", 5, "tester", 1, false);
+  const auto* hb = flatbuffers::GetRoot<msg::Heartbeat>(bytes.data());
+  ASSERT_NE(hb->header(), nullptr);
+  EXPECT_EQ(hb->header()->seq(), 5u);
+  EXPECT_EQ(hb->service()->str(), "a \"header\" in text");
+}
+
+TEST(JsonCodec, RendersStringsThatAreNotUtf8) {
+  JsonCodec codec;
+  flatbuffers::FlatBufferBuilder fbb;
+  const std::string odd("sd\0\x95", 4);
+  fbb.Finish(msg::CreateVelocityCommand(fbb, msg::CreateHeader(fbb, 0, 1, 1, fbb.CreateString(odd))), "CMDV");
+  const auto* type = messages::FindByName("VelocityCommand");
+  ASSERT_TRUE(type->verify(fbb.GetBufferPointer(), fbb.GetSize()));
+  EXPECT_NO_THROW(codec.ToJson(*type, fbb.GetBufferPointer(), fbb.GetSize(), true));
+}
+
+}  // namespace
+}  // namespace limbic::cli

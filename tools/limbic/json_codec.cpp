@@ -17,6 +17,7 @@ flatbuffers::Parser& JsonCodec::ParserFor(const messages::MessageType& type) {
   flatbuffers::IDLOptions options;
   options.strict_json = true;
   options.output_default_scalars_in_json = true;
+  options.allow_non_utf8 = true;  // the verifier accepts any bytes in a string; show them, escaped
   parser = std::make_unique<flatbuffers::Parser>(options);
   if (!parser->Deserialize(schema_.data(), schema_.size())) {
     throw std::runtime_error("the embedded binary schema does not load: " + parser->error_);
@@ -40,7 +41,27 @@ std::vector<uint8_t> JsonCodec::FromJson(const messages::MessageType& type, cons
   std::string text = json;
   const auto brace = text.find('{');
   if (brace == std::string::npos) throw std::invalid_argument("bad JSON: expected an object {...}");
-  if (text.find("\"header\"") == std::string::npos) {
+  // Does the object itself have a "header" key? (Not merely the word inside some string value.)
+  bool has_header = false;
+  {
+    int depth = 0;
+    bool in_string = false;
+    for (size_t i = brace; i < text.size(); ++i) {
+      const char c = text[i];
+      if (in_string) {
+        if (c == '\\') ++i;
+        else if (c == '"') in_string = false;
+        continue;
+      }
+      if (c == '{' || c == '[') ++depth;
+      else if (c == '}' || c == ']') --depth;
+      else if (c == '"') {
+        if (depth == 1 && text.compare(i, 8, "\"header\"") == 0) has_header = true;
+        in_string = true;
+      }
+    }
+  }
+  if (!has_header) {
     const std::string header = "\"header\": {\"stamp_ns\": " + std::to_string(bus::Node::WallNowNs()) +
                                ", \"seq\": " + std::to_string(seq) + ", \"source\": \"" + source +
                                "\", \"incarnation\": " + std::to_string(incarnation) +

@@ -1,0 +1,78 @@
+// Writes the seed corpora of the fuzz targets: a few valid messages of every registered type, built from
+// schema-generated JSON through the real codec. Usage: fuzz_seed_gen OUT_DIR
+// (creates OUT_DIR/{message_verify,bus_frames,json_codec}/).
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "messages/messages.hpp"
+#include "tests/fuzz/fuzz_support.hpp"
+#include "tools/limbic/json_codec.hpp"
+
+namespace {
+
+void Write(const std::filesystem::path& path, const void* data, size_t size) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(static_cast<const char*>(data), static_cast<std::streamsize>(size));
+  if (!out) throw std::runtime_error("cannot write " + path.string());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: %s OUT_DIR\n", argv[0]);
+    return 2;
+  }
+  namespace fs = std::filesystem;
+  const fs::path root = argv[1];
+  const fs::path verify_dir = root / "message_verify";
+  const fs::path frames_dir = root / "bus_frames";
+  const fs::path json_dir = root / "json_codec";
+  try {
+    for (const auto& dir : {verify_dir, frames_dir, json_dir}) fs::create_directories(dir);
+    limbic::cli::JsonCodec codec;
+    const auto types = limbic::messages::AllTypes();
+    int written = 0;
+    for (size_t index = 0; index < types.size(); ++index) {
+      const auto& type = types[index];
+      const std::string id = type.identifier;
+      struct Variant {
+        const char* name;
+        std::string json;
+      };
+      const std::vector<Variant> variants{
+          {"empty", "{}"},
+          {"full", limbic::fuzz::FullJson(type, /*with_header=*/true, /*latched=*/false)},
+          {"latched", limbic::fuzz::FullJson(type, /*with_header=*/true, /*latched=*/true)},
+      };
+      for (const auto& v : variants) {
+        const std::vector<uint8_t> bytes = codec.FromJson(type, v.json, 1, "seed", 7, false);
+        const std::string stem = id + "_" + v.name;
+        Write(verify_dir / (stem + ".bin"), bytes.data(), bytes.size());
+        const std::string topic = "fuzz/" + id;
+        const std::vector<uint8_t> topic_bytes(topic.begin(), topic.end());
+        const auto framed = limbic::fuzz::EncodeFrames({topic_bytes, bytes}, /*subscribe=*/v.name[0] == 'l');
+        Write(frames_dir / (stem + ".frames"), framed.data(), framed.size());
+        std::string json_input(1, static_cast<char>(index));
+        json_input += v.json;
+        Write(json_dir / (stem + ".json"), json_input.data(), json_input.size());
+        ++written;
+      }
+    }
+    // Framing oddities for the bus: one frame, three frames, an empty topic.
+    const std::vector<uint8_t> topic{'a', '/', 'b'};
+    const auto one = limbic::fuzz::EncodeFrames({topic}, false);
+    Write(frames_dir / "one_frame.frames", one.data(), one.size());
+    const auto three = limbic::fuzz::EncodeFrames({topic, {1, 2, 3}, {4}}, false);
+    Write(frames_dir / "three_frames.frames", three.data(), three.size());
+    std::printf("fuzz_seed_gen: %d seeds per target in %s\n", written, root.c_str());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "fuzz_seed_gen: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

@@ -2,6 +2,7 @@
 // late joiners, recovery after kill -9 of the broker and of a publisher, and a flood of bad payloads.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <random>
 #include <thread>
 
@@ -158,6 +159,70 @@ TEST_F(BusProcessTest, TenThousandBadPayloadsAreCountedAndValidTrafficFlows) {
   EXPECT_EQ(victim.received().at("chatter").drops_wrong_type, static_cast<uint64_t>(wrong_type_sent));
   EXPECT_TRUE(broker->Running());
   EXPECT_TRUE(talker->Running());
+}
+
+TEST_F(BusProcessTest, SlowSubscriberNeverBlocksThePublisherAndItsLossesAreCounted) {
+  auto broker = StartBroker({"--hwm", "1000"});
+  bus::Node publisher(context_, bus_, {.name = "fast-publisher", .send_hwm = 1000000});
+  // The slow subscriber does not read during the burst; its queues fill and overflow.
+  bus::Node slow(context_, bus_, {.name = "slow", .receive_hwm = 100});
+  bus::Node fast(context_, bus_, {.name = "fast"});
+  auto pub = publisher.Advertise<msg::VelocityCommand>("burst");
+  uint64_t slow_last = 0, fast_last = 0;
+  slow.Subscribe<msg::VelocityCommand>("burst", [&](const auto& m) { slow_last = m.header.seq(); });
+  fast.Subscribe<msg::VelocityCommand>("burst", [&](const auto& m) { fast_last = m.header.seq(); });
+  auto send = [&](double v) {
+    pub.Publish(0, 0, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+      return msg::CreateVelocityCommand(fbb, header, v, 0);
+    });
+  };
+  // Warm up: both subscriptions live end to end.
+  ASSERT_TRUE(testing::WaitFor([&] {
+    send(-1);
+    slow.Poll(std::chrono::milliseconds(2));
+    fast.Poll(std::chrono::milliseconds(2));
+    return slow_last > 0 && fast_last > 0;
+  }, 5s));
+  PollUntil(slow, [] { return false; }, 200ms);
+  PollUntil(fast, [] { return false; }, 200ms);
+  const uint64_t slow_base = slow.received().at("burst").messages + slow.received().at("burst").drops_gap;
+  const uint64_t fast_base = fast.received().at("burst").messages + fast.received().at("burst").drops_gap;
+  const uint64_t first_seq = fast_last + 1;
+
+  // The burst: the fast subscriber reads in its own thread, the slow one not at all. If a full
+  // subscriber could block the publisher, this loop would never finish (and the test would time out).
+  constexpr int kBurst = 50000;
+  std::atomic<bool> reading{true};
+  std::thread reader([&] {
+    while (reading) fast.Poll(std::chrono::milliseconds(1), 100000);
+  });
+  for (int i = 0; i < kBurst; ++i) send(i);
+  std::this_thread::sleep_for(500ms);
+  reading = false;
+  reader.join();
+  // Drain everything that made it, then a final message so the tail losses show as a gap too.
+  PollUntil(slow, [] { return false; }, 500ms);
+  PollUntil(fast, [] { return false; }, 300ms);
+  const uint64_t final_seq = first_seq + kBurst;
+  ASSERT_TRUE(testing::WaitFor([&] {
+    send(1e9);
+    slow.Poll(std::chrono::milliseconds(5));
+    fast.Poll(std::chrono::milliseconds(5));
+    return slow_last >= final_seq && fast_last >= final_seq;
+  }, 5s));
+  auto accounted = [&](bus::Node& n, uint64_t base) {
+    const auto& c = n.received().at("burst");
+    return c.messages + c.drops_gap - base;
+  };
+  const auto& sc = slow.received().at("burst");
+  const auto& fc = fast.received().at("burst");
+  std::cout << "burst of " << kBurst << ": slow subscriber received " << sc.messages << ", counted " << sc.drops_gap
+            << " lost; fast subscriber received " << fc.messages << ", counted " << fc.drops_gap << " lost\n";
+  // Every message of the burst is either delivered or counted as lost, for both subscribers.
+  EXPECT_EQ(accounted(slow, slow_base), slow_last - first_seq + 1);
+  EXPECT_EQ(accounted(fast, fast_base), fast_last - first_seq + 1);
+  EXPECT_GT(sc.drops_gap, 0u);            // the slow one lost messages, and knows it
+  EXPECT_GT(fc.messages, sc.messages);    // the fast one was not held back to the slow one's pace
 }
 
 }  // namespace

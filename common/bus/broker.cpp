@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cerrno>
 #include <random>
 
@@ -48,33 +49,39 @@ void Broker::Run(const std::atomic<bool>& stop) {
   while (!stop.load()) RunOnce(std::chrono::milliseconds(100));
 }
 
-void Broker::RunOnce(std::chrono::milliseconds timeout) {
+int Broker::RunOnce(std::chrono::milliseconds timeout) {
   const auto until_stats =
       std::chrono::duration_cast<std::chrono::milliseconds>(next_stats_ - std::chrono::steady_clock::now());
   timeout = std::clamp(until_stats, std::chrono::milliseconds(0), timeout);
-  zmq::pollitem_t items[] = {{frontend_.handle(), 0, ZMQ_POLLIN, 0},
-                             {backend_.handle(), 0, ZMQ_POLLIN, 0},
-                             {zap_.handle(), 0, ZMQ_POLLIN, 0}};
-  try {
-    zmq::poll(items, options_.curve.enabled() ? 3 : 2, timeout);
-  } catch (const zmq::error_t& e) {
-    if (e.num() != EINTR) throw;  // a signal: the caller checks its stop flag
-    return;
+  timeout = ReleaseDelayed(timeout);
+  // What is already queued is handled without a poll(2): waiting only when there is nothing.
+  int handled = Drain();
+  if (handled == 0 && timeout.count() > 0) {
+    zmq::pollitem_t items[] = {{frontend_.handle(), 0, ZMQ_POLLIN, 0},
+                               {backend_.handle(), 0, ZMQ_POLLIN, 0},
+                               {zap_.handle(), 0, ZMQ_POLLIN, 0}};
+    try {
+      zmq::poll(items, options_.curve.enabled() ? 3 : 2, timeout);
+    } catch (const zmq::error_t& e) {
+      if (e.num() != EINTR) throw;  // a signal: the caller checks its stop flag
+      return 0;
+    }
+    handled = Drain();
   }
-  // Bounded batches keep subscriptions and statistics responsive under a flood.
-  for (int i = 0; i < 10000 && (items[0].revents & ZMQ_POLLIN); ++i) {
-    if (!(frontend_.get(zmq::sockopt::events) & ZMQ_POLLIN)) break;
-    HandleFrontend();
-  }
-  for (int i = 0; i < 1000; ++i) {
-    if (!(backend_.get(zmq::sockopt::events) & ZMQ_POLLIN)) break;
-    HandleBackend();
-  }
-  if (options_.curve.enabled() && (items[2].revents & ZMQ_POLLIN)) HandleZap();
   if (std::chrono::steady_clock::now() >= next_stats_) {
     PublishStats();
     next_stats_ = std::chrono::steady_clock::now() + options_.stats_period;
   }
+  return handled;
+}
+
+int Broker::Drain() {
+  int handled = 0;
+  // Bounded batches keep subscriptions and statistics responsive under a flood.
+  for (int i = 0; i < 10000 && HandleFrontend(); ++i) ++handled;
+  for (int i = 0; i < 1000 && HandleBackend(); ++i) ++handled;
+  if (options_.curve.enabled() && (zap_.get(zmq::sockopt::events) & ZMQ_POLLIN)) HandleZap();
+  return handled;
 }
 
 void Broker::Drop(const std::string& topic, uint64_t TopicCounters::*reason, const char* why) {
@@ -86,43 +93,43 @@ void Broker::Drop(const std::string& topic, uint64_t TopicCounters::*reason, con
   }
 }
 
-void Broker::HandleFrontend() {
+bool Broker::HandleFrontend() {
   zmq::message_t topic_frame;
-  if (!frontend_.recv(topic_frame, zmq::recv_flags::dontwait)) return;
+  if (!frontend_.recv(topic_frame, zmq::recv_flags::dontwait)) return false;
   // Topics are short names; anything absurd is framing garbage.
   std::string topic = topic_frame.size() <= 256 ? topic_frame.to_string() : std::string("<oversized-topic>");
   if (!topic_frame.more()) {
     Drop(topic, &TopicCounters::drops_malformed, "single-frame message");
-    return;
+    return true;
   }
   zmq::message_t payload;
-  if (!frontend_.recv(payload, zmq::recv_flags::dontwait)) return;
+  if (!frontend_.recv(payload, zmq::recv_flags::dontwait)) return true;
   if (payload.more()) {
     zmq::message_t extra;
     while (frontend_.recv(extra, zmq::recv_flags::dontwait) && extra.more()) {
     }
     Drop(topic, &TopicCounters::drops_malformed, "more than two frames");
-    return;
+    return true;
   }
   const auto* data = static_cast<const uint8_t*>(payload.data());
   const size_t size = payload.size();
   if (size > options_.max_payload) {
     Drop(topic, &TopicCounters::drops_oversize, "payload above the size cap");
-    return;
+    return true;
   }
   const messages::MessageType* type = messages::FindByIdentifier(messages::IdentifierOf(data, size));
   if (type == nullptr) {
     Drop(topic, &TopicCounters::drops_wrong_type, "unknown buffer identifier");
-    return;
+    return true;
   }
   if (!type->verify(data, size)) {
     Drop(topic, &TopicCounters::drops_malformed, "failed FlatBuffers verification");
-    return;
+    return true;
   }
   const msg::Header* header = messages::HeaderOf(data);
   if (header == nullptr || header->source() == nullptr) {
     Drop(topic, &TopicCounters::drops_malformed, "message without a header");
-    return;
+    return true;
   }
   auto& c = counts_[topic];
   ++c.messages;
@@ -130,20 +137,78 @@ void Broker::HandleFrontend() {
   c.last_seen_ns = Node::WallNowNs();
   if (header->latched()) latched_[topic].assign(data, data + size);
   types_[topic] = type->name;
-  Forward(topic, payload);
+  if (topic == "faults") HandleFaultCommand(data, size);
+  if (comm_faults_.Affects(topic)) {
+    ForwardFaulty(topic, data, size);
+    return true;
+  }
+  Forward(topic_frame, payload);
+  return true;
 }
 
-void Broker::Forward(const std::string& topic, const zmq::message_t& payload) {
-  backend_.send(zmq::buffer(topic), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
-  backend_.send(zmq::const_buffer(payload.data(), payload.size()), zmq::send_flags::dontwait);
+double Broker::FaultClockS() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+}
+
+void Broker::HandleFaultCommand(const uint8_t* data, size_t size) {
+  if (messages::IdentifierOf(data, size) != std::string_view(messages::Traits<msg::FaultCommand>::kIdentifier)) return;
+  const auto* command = flatbuffers::GetRoot<msg::FaultCommand>(data);
+  const std::string id = command->id() ? command->id()->str() : "";
+  if (command->clear()) {
+    if (id.empty()) comm_faults_.ClearAll();
+    else comm_faults_.Clear(id);
+    return;
+  }
+  auto rule = CommFaultFromMsg(*command);
+  if (!rule) return;  // not a communication fault: hwio's or a service's
+  std::string reason = rule->topic == "faults" ? "the faults topic itself cannot be faulted" : "";
+  if (reason.empty() && comm_faults_.Add(*rule, FaultClockS(), &reason)) {
+    LIMBIC_LOG(kInfo) << "communication fault '" << id << "' on '" << rule->topic << "' active";
+  } else {
+    LIMBIC_LOG(kWarning) << "rejected communication fault '" << id << "': " << reason;
+  }
+}
+
+void Broker::ForwardFaulty(const std::string& topic, const uint8_t* data, size_t size) {
+  comm_out_.clear();
+  comm_faults_.Process(FaultClockS(), topic, data, size, &comm_out_);
+  for (const auto& m : comm_out_) {
+    backend_.send(zmq::buffer(m.topic), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
+    backend_.send(zmq::const_buffer(m.payload.data(), m.payload.size()), zmq::send_flags::dontwait);
+    ++forwarded_;
+  }
+}
+
+std::chrono::milliseconds Broker::ReleaseDelayed(std::chrono::milliseconds timeout) {
+  if (comm_faults_.rule_count() == 0 && comm_faults_.delayed_count() == 0) return timeout;
+  const double now = FaultClockS();
+  comm_faults_.Expire(now);
+  comm_out_.clear();
+  comm_faults_.Release(now, &comm_out_);
+  for (const auto& m : comm_out_) {
+    backend_.send(zmq::buffer(m.topic), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
+    backend_.send(zmq::const_buffer(m.payload.data(), m.payload.size()), zmq::send_flags::dontwait);
+    ++forwarded_;
+  }
+  if (const auto next = comm_faults_.NextRelease()) {
+    const auto wait = std::chrono::milliseconds(static_cast<int64_t>(std::ceil((*next - now) * 1000.0)));
+    timeout = std::clamp(wait, std::chrono::milliseconds(0), timeout);
+  }
+  return timeout;
+}
+
+void Broker::Forward(zmq::message_t& topic_frame, zmq::message_t& payload) {
+  // The received frames are handed on as they are (no copy of the payload).
+  backend_.send(topic_frame, zmq::send_flags::sndmore | zmq::send_flags::dontwait);
+  backend_.send(payload, zmq::send_flags::dontwait);
   ++forwarded_;
 }
 
-void Broker::HandleBackend() {
+bool Broker::HandleBackend() {
   zmq::message_t sub;
-  if (!backend_.recv(sub, zmq::recv_flags::dontwait)) return;
+  if (!backend_.recv(sub, zmq::recv_flags::dontwait)) return false;
   const auto* bytes = static_cast<const uint8_t*>(sub.data());
-  if (sub.size() < 1 || bytes[0] != 1) return;  // unsubscribe or noise
+  if (sub.size() < 1 || bytes[0] != 1) return true;  // unsubscribe or noise
   const std::string prefix(reinterpret_cast<const char*>(bytes) + 1, sub.size() - 1);
   // Late joiner: hand over the last value of every latched topic it asked for. Existing subscribers
   // of the same topic get it too and drop it as a duplicate (same source, incarnation and seq).
@@ -152,6 +217,7 @@ void Broker::HandleBackend() {
     backend_.send(zmq::buffer(it->first), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
     backend_.send(zmq::const_buffer(it->second.data(), it->second.size()), zmq::send_flags::dontwait);
   }
+  return true;
 }
 
 void Broker::HandleZap() {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "common/bus/bus.hpp"
+#include "common/bus/comm_faults.hpp"
 
 namespace limbic::bus {
 
@@ -40,21 +41,31 @@ class Broker {
 
   // Forwards until `stop` becomes true (checked at least every 100 ms).
   void Run(const std::atomic<bool>& stop);
-  // One poll cycle (tests): waits up to `timeout`, handles what arrived.
-  void RunOnce(std::chrono::milliseconds timeout);
+  // One cycle: handles what has arrived, waiting up to `timeout` only if nothing had. Returns the
+  // number of frames handled (messages in, subscriptions). Used by Run, tests and hosts that run the
+  // broker on a thread they share (runtime::RunInProcess).
+  int RunOnce(std::chrono::milliseconds timeout);
 
   const std::map<std::string, TopicCounters>& counts() const { return counts_; }
   size_t latched_topics() const { return latched_.size(); }
   uint64_t forwarded() const { return forwarded_; }
   uint64_t rejected_clients() const { return rejected_clients_; }
+  // Communication faults from `faults` (FaultCommand Comm*): applied to the forwarded copies.
+  const CommFaults& comm_faults() const { return comm_faults_; }
 
  private:
-  void HandleFrontend();
-  void HandleBackend();
+  int Drain();
+  bool HandleFrontend();  // false: nothing to receive
+  bool HandleBackend();
   void HandleZap();
   void PublishStats();
+  // Communication faults (comm_faults.hpp): rules from `faults`, the faulty forward path, delayed releases.
+  void HandleFaultCommand(const uint8_t* data, size_t size);
+  void ForwardFaulty(const std::string& topic, const uint8_t* data, size_t size);
+  std::chrono::milliseconds ReleaseDelayed(std::chrono::milliseconds timeout);
+  double FaultClockS() const;
   void Drop(const std::string& topic, uint64_t TopicCounters::*reason, const char* why);
-  void Forward(const std::string& topic, const zmq::message_t& payload);
+  void Forward(zmq::message_t& topic_frame, zmq::message_t& payload);
 
   BrokerOptions options_;
   zmq::socket_t frontend_;
@@ -72,6 +83,8 @@ class Broker {
   uint64_t incarnation_ = 0;
   uint64_t forwarded_ = 0;
   uint64_t rejected_clients_ = 0;
+  CommFaults comm_faults_;
+  std::vector<CommOutgoing> comm_out_;
 };
 
 }  // namespace limbic::bus

@@ -109,6 +109,12 @@ void Node::SendSlot(PublisherSlot& slot, const uint8_t* data, size_t size) {
   SendRaw(slot.topic, data, size);
 }
 
+void Node::ProcessPending() {
+  // Reading ZMQ_EVENTS makes a socket process its pending commands (attach, subscriptions).
+  (void)pub_.get(zmq::sockopt::events);
+  (void)sub_.get(zmq::sockopt::events);
+}
+
 void Node::SendRaw(const std::string& topic, const void* data, size_t size) {
   // PUB never blocks: at the high-water mark ZeroMQ drops, and receivers count the gap.
   pub_.send(zmq::buffer(topic), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
@@ -116,6 +122,14 @@ void Node::SendRaw(const std::string& topic, const void* data, size_t size) {
   auto& c = sent_[topic];
   ++c.messages;
   c.bytes += size;
+  if (send_observer_) send_observer_(topic);
+}
+
+bool Node::Wants(const std::string& topic) const {
+  for (const auto& s : subscriptions_) {
+    if (topic.compare(0, s.topic.size(), s.topic) == 0) return true;
+  }
+  return false;
 }
 
 void Node::ResendLatched() {
@@ -145,12 +159,19 @@ int Node::Poll(std::chrono::milliseconds timeout, int max_messages) {
     ResendLatched();
     next_latched_resend_ = std::chrono::steady_clock::now() + options_.latched_resend;
   }
+  // What is already queued is handled without a poll(2): waiting only when there is nothing.
+  int handled = Drain(max_messages);
+  if (handled > 0 || timeout.count() <= 0) return handled;
   zmq::pollitem_t items[] = {{sub_.handle(), 0, ZMQ_POLLIN, 0}};
   try {
     zmq::poll(items, 1, timeout);
   } catch (const zmq::error_t& e) {
     if (e.num() != EINTR) throw;  // interrupted by a signal: handle what is there
   }
+  return Drain(max_messages);
+}
+
+int Node::Drain(int max_messages) {
   int handled = 0;
   while (handled < max_messages) {
     zmq::message_t topic_frame;

@@ -135,6 +135,19 @@ class Node {
   // Also re-sends latched values when due. Returns the number of messages handled (incl. dropped).
   int Poll(std::chrono::milliseconds timeout, int max_messages = 1000);
 
+  // Lets ZeroMQ apply what is pending on this node's sockets (a new connection, the broker's
+  // subscription) without handling any message. A broker on the same thread (runtime::RunInProcess)
+  // calls its RunOnce and then this, so that the first messages published pass the PUB filter.
+  void ProcessPending();
+
+  // Would this node's subscriber socket receive `topic` (ZeroMQ's prefix match on its subscriptions)?
+  bool Wants(const std::string& topic) const;
+  // Called with the topic of everything this node sends (runtime::RunInProcess uses it to know which
+  // nodes on its thread may have something to read). Empty: none.
+  void SetSendObserver(std::function<void(const std::string& topic)> observer) {
+    send_observer_ = std::move(observer);
+  }
+
   // Sends raw bytes (tools and tests: `limbic pub`, fuzzing the broker). No checks.
   void SendRaw(const std::string& topic, const void* data, size_t size);
 
@@ -181,6 +194,7 @@ class Node {
   flatbuffers::Offset<msg::Header> MakeHeader(flatbuffers::FlatBufferBuilder& fbb, PublisherSlot& slot,
                                               int64_t stamp_ns, int64_t tick);
   void SendSlot(PublisherSlot& slot, const uint8_t* data, size_t size);
+  int Drain(int max_messages);
   void Dispatch(const std::string& topic, const zmq::message_t& payload);
   void CountDrop(const std::string& topic, uint64_t TopicCounters::*reason, const char* why);
   void ResendLatched();
@@ -197,6 +211,7 @@ class Node {
   flatbuffers::FlatBufferBuilder fbb_{1024};
   uint64_t incarnation_ = 0;
   std::chrono::steady_clock::time_point next_latched_resend_;
+  std::function<void(const std::string&)> send_observer_;
 };
 
 template <typename T>

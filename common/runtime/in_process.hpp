@@ -1,9 +1,10 @@
-// Hosting several services as threads of one process over inproc:// with a broker thread: the fast
-// path for experiments that need thousands of runs. Same service code, same results as separate
-// processes (the determinism tests compare them).
+// Hosting several services in one process over inproc:// with a broker: the fast path for
+// experiments that need thousands of runs. Same service code, same results as separate processes
+// (the determinism tests compare them).
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <vector>
 
 #include "common/bus/broker.hpp"
@@ -16,10 +17,32 @@ struct HostedService {
   HostOptions options;  // bus and mode are overwritten by RunInProcess
 };
 
-// Starts a broker on `address` (inproc://NAME) and one thread per service, in lockstep, and returns
-// when every host has returned (the coordinator ended the run) or `stop` was set. Returns the worst
-// exit status of the hosts. Construction errors (bad config) are rethrown.
-int RunInProcess(const std::string& address, std::vector<HostedService> services, const std::atomic<bool>& stop,
-                 Mode mode = Mode::kLockstep);
+struct InProcessOptions {
+  Mode mode = Mode::kLockstep;
+  // Lockstep: the broker and every host take turns on the calling thread (no thread switches, no
+  // wake-ups between threads: a run uses one core, which is what parallel runs want). The messages
+  // still go through ZeroMQ and the broker, which verifies each one. false: a thread per host and
+  // one for the broker, as separate processes would run (realtime mode always does this).
+  bool single_thread = true;
+  // The coordinator's re-probe period while participants join (the first probe can precede the
+  // subscriptions taking effect); short in one process, where a probe costs next to nothing.
+  std::chrono::milliseconds probe_period{1};
+};
+
+// What one in-process run took (lockstep).
+struct InProcessStats {
+  int64_t ticks = 0;       // ticks the coordinator started
+  double startup_s = 0.0;  // from the call until the first tick started (construction, joins)
+  double total_s = 0.0;    // the whole call
+};
+
+// Starts a broker on `address` (inproc://NAME) and the services, in lockstep by default, and
+// returns when every host has returned (the coordinator ended the run) or `stop` was set. Returns
+// the worst exit status of the hosts. Construction errors (bad config) are rethrown.
+int RunInProcess(const std::string& address, std::vector<HostedService> services,
+                 const std::atomic<bool>& stop, const InProcessOptions& options,
+                 InProcessStats* stats = nullptr);
+int RunInProcess(const std::string& address, std::vector<HostedService> services,
+                 const std::atomic<bool>& stop, Mode mode = Mode::kLockstep);
 
 }  // namespace limbic::runtime

@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
+#include <cstdio>
 #include <cmath>
 #include <limits>
 
@@ -140,6 +142,20 @@ void Host::Bind() {
   param_reply_pub_ = node.Advertise<msg::ParameterReply>("param/" + instance + "/reply");
   node.Subscribe<msg::ParameterRequest>("param/" + instance,
                                         [this](const auto& request) { HandleParameterRequest(request); });
+  // Process fault (issue 8): a kill_service naming this instance ("r1/planner") or this service ("planner",
+  // on this robot if the command names one) ends the process at once, as kill -9 would; `limbic launch`
+  // restarts it. In-process runs share one process: the whole process goes.
+  node.Subscribe<msg::FaultCommand>("faults", [this](const bus::Message<msg::FaultCommand>& m) {
+    if (m.msg.kind() != msg::FaultKind::KillService || m.msg.clear() || m.msg.service() == nullptr) return;
+    const std::string target = m.msg.service()->str();
+    const std::string robot = m.msg.robot() ? m.msg.robot()->str() : "";
+    const bool named = target == context_->instance() ||
+                       (target == options_.service && (robot.empty() || robot == options_.robot));
+    if (!named) return;
+    LIMBIC_LOG(kWarning) << "kill_service fault from " << m.header.source()->str() << ": exiting as if killed";
+    std::fflush(nullptr);
+    raise(SIGKILL);
+  });
   for (auto& step : context_->steps_) {
     StepState state;
     state.participant = step.spec.name.empty() ? instance : instance + "." + step.spec.name;
@@ -280,19 +296,25 @@ bool Host::RunReadyLockstepSteps() {
       if (!ready) continue;
       RunStep(i, MakeTick(tick_));
       step.done_tick = tick_;
+      // A stop request goes out before the ack, so the coordinator has it when the tick completes and
+      // never starts another one (the number of ticks does not depend on thread timing).
+      PublishRunStopRequest();
       ack_pub_.Publish(MakeTick(tick_).stamp_ns, tick_, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
         return msg::CreateLockstepAck(fbb, header, fbb.CreateString(step.participant), tick_);
       });
       progress = again = true;
     }
   }
-  if (context_->run_stop_requested_) {
-    context_->run_stop_requested_ = false;
-    stop_request_pub_.Publish(0, tick_, [](flatbuffers::FlatBufferBuilder& fbb, auto header) {
-      return msg::CreateClock(fbb, header, 0.0, true, true);
-    });
-  }
+  PublishRunStopRequest();
   return progress;
+}
+
+void Host::PublishRunStopRequest() {
+  if (!context_->run_stop_requested_) return;
+  context_->run_stop_requested_ = false;
+  stop_request_pub_.Publish(0, tick_, [](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+    return msg::CreateClock(fbb, header, 0.0, true, true);
+  });
 }
 
 namespace {
@@ -369,7 +391,7 @@ void Host::CoordinatorPoll() {
       publish_clock(0, false, false);
     } else if (now >= c.next_probe) {
       publish_clock(-1, false, true);
-      c.next_probe = now + 50ms;
+      c.next_probe = now + options_.probe_period;
     }
     return;
   }
@@ -452,50 +474,74 @@ void Host::HandleParameterRequest(const bus::Message<msg::ParameterRequest>& req
   });
 }
 
-int Host::Run(const std::atomic<bool>& stop) {
+void Host::Start() {
   log::SetThreadTag(context_->instance());
   started_ = Clock::now();
-  const auto period = std::chrono::duration_cast<Clock::duration>(
+  period_ = std::chrono::duration_cast<Clock::duration>(
       std::chrono::duration<double>(options_.period_s / options_.speedup));
-  next_tick_ = started_ + period;
+  next_tick_ = started_ + period_;
   next_heartbeat_ = started_;
   for (auto& fn : context_->on_start_) fn(MakeTick(-1));
-  int status = 0;
-  while (!stop.load() && !context_->stop_requested_) {
-    if (options_.mode == Mode::kLockstep && run_stopped_ && options_.exit_on_stop) break;
-    if (coordinator_ && coordinator_->failed) {
-      status = 2;
-      break;
+}
+
+bool Host::Pump(std::chrono::milliseconds max_wait, const std::atomic<bool>& stop, bool* progress) {
+  if (progress) *progress = false;
+  if (stop.load() || context_->stop_requested_) return false;
+  if (options_.mode == Mode::kLockstep && run_stopped_ && options_.exit_on_stop) return false;
+  if (coordinator_ && coordinator_->failed) {
+    status_ = 2;
+    return false;
+  }
+  auto now = Clock::now();
+  Clock::time_point wake = next_heartbeat_;
+  if (options_.mode == Mode::kRealtime) wake = std::min(wake, next_tick_);
+  if (coordinator_ && !coordinator_->running) wake = std::min(wake, coordinator_->next_probe);
+  auto timeout = std::chrono::duration_cast<std::chrono::milliseconds>(wake - now);
+  // Lockstep waits for messages only: every step is started by one (clock, inputs, acks).
+  const int handled = node_->Poll(std::clamp(timeout, 0ms, max_wait));
+  bool did = handled > 0;
+  if (options_.mode == Mode::kRealtime) {
+    now = Clock::now();
+    if (now >= next_tick_) {
+      RunRealtimeTick();
+      did = true;
+      next_tick_ += period_;
+      if (Clock::now() > next_tick_ + period_) next_tick_ = Clock::now() + period_;  // fell behind: skip, don't burst
     }
-    auto now = Clock::now();
-    Clock::time_point wake = next_heartbeat_;
-    if (options_.mode == Mode::kRealtime) wake = std::min(wake, next_tick_);
-    if (options_.mode == Mode::kLockstep) wake = std::min(wake, now + (coordinator_ && !coordinator_->running ? 10ms : 50ms));
-    auto timeout = std::chrono::duration_cast<std::chrono::milliseconds>(wake - now);
-    node_->Poll(std::clamp(timeout, 0ms, 100ms));
-    if (options_.mode == Mode::kRealtime) {
-      now = Clock::now();
-      if (now >= next_tick_) {
-        RunRealtimeTick();
-        next_tick_ += period;
-        if (Clock::now() > next_tick_ + period) next_tick_ = Clock::now() + period;  // fell behind: skip, don't burst
+  } else {
+    // Drain everything that is ready without sleeping: lockstep runs as fast as the CPUs allow.
+    bool inbox_empty = handled == 0;  // known empty: no need to look again before a step runs
+    while (true) {
+      const bool stepped = RunReadyLockstepSteps();
+      if (coordinator_) CoordinatorPoll();
+      if (stepped) {
+        did = true;
+        inbox_empty = false;
+        continue;
       }
-    } else {
-      // Drain everything that is ready without sleeping: lockstep runs as fast as the CPUs allow.
-      while (true) {
-        const bool stepped = RunReadyLockstepSteps();
-        if (coordinator_) CoordinatorPoll();
-        if (!stepped && node_->Poll(0ms) == 0) break;
-      }
-    }
-    if (Clock::now() >= next_heartbeat_) {
-      PublishHeartbeat();
-      next_heartbeat_ = Clock::now() + options_.heartbeat_period;
+      if (inbox_empty || node_->Poll(0ms) == 0) break;
+      did = true;
     }
   }
+  if (Clock::now() >= next_heartbeat_) {
+    PublishHeartbeat();
+    next_heartbeat_ = Clock::now() + options_.heartbeat_period;
+  }
+  if (progress) *progress = did;
+  return true;
+}
+
+int Host::Finish() {
   for (auto& fn : context_->on_stop_) fn();
   PublishHeartbeat();
-  return status;
+  return status_;
+}
+
+int Host::Run(const std::atomic<bool>& stop) {
+  Start();
+  while (Pump(100ms, stop)) {
+  }
+  return Finish();
 }
 
 }  // namespace limbic::runtime

@@ -54,6 +54,7 @@ struct HostOptions {
   std::vector<std::string> participants;
   int64_t max_ticks = -1;                              // stop after this many ticks (-1: until asked)
   std::chrono::milliseconds stall_warning{5000};       // name the laggards when a tick takes this long
+  std::chrono::milliseconds probe_period{50};          // coordinator: re-probe for joins this often
   bool exit_on_stop = true;
   bus::CurveClientKeys curve;
   std::chrono::milliseconds heartbeat_period{1000};
@@ -261,6 +262,18 @@ class Host {
   // Returns 0 on a clean stop, non-zero on failure.
   int Run(const std::atomic<bool>& stop);
   ServiceContext& context() { return *context_; }
+  bus::Node& node() { return *node_; }
+
+  // Cooperative hosting: Run() is Start(), then Pump() until it returns false, then Finish(). A
+  // caller that runs several hosts (and the broker) on one thread calls these itself with
+  // `max_wait` 0 (runtime::RunInProcess). Pump handles what has arrived, waiting up to `max_wait`
+  // (less if a timer is due) only when nothing had; it runs every step that is ready and sets
+  // *progress when it handled a message or ran a step. It returns false when the host should stop.
+  void Start();
+  bool Pump(std::chrono::milliseconds max_wait, const std::atomic<bool>& stop, bool* progress = nullptr);
+  int Finish();  // stop hooks and a last heartbeat; the exit status Run would return
+  // Lockstep: the tick in progress (the coordinator: the last tick it started); -1 before the first.
+  int64_t tick() const { return tick_; }
 
  private:
   struct StepState;
@@ -270,6 +283,7 @@ class Host {
   void RunRealtimeTick();
   void HandleClock(const msg::Clock& clock);
   bool RunReadyLockstepSteps();
+  void PublishRunStopRequest();
   void RunStep(size_t index, const TickInfo& tick);
   void PublishHeartbeat();
   void HandleParameterRequest(const bus::Message<msg::ParameterRequest>& request);
@@ -297,6 +311,8 @@ class Host {
   int64_t tick_ = -1;            // realtime: ticks done; lockstep: tick in progress
   bool run_stopped_ = false;     // lockstep: coordinator said stop
   bool started_lockstep_ = false;
+  int status_ = 0;
+  std::chrono::steady_clock::duration period_{};
   // Loop-time statistics over all steps.
   double loop_last_s_ = 0, loop_sum_s_ = 0, loop_max_s_ = 0;
   uint64_t loop_count_ = 0, overruns_ = 0;

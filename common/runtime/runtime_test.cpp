@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
+#include "common/runtime/in_process.hpp"
+
 namespace limbic::runtime {
 namespace {
 
@@ -77,6 +81,71 @@ TEST(ServiceContext, ParametersReadYamlAndSetLive) {
   EXPECT_EQ(changes, 1);
   EXPECT_EQ(ctx.parameters()[0].get(), "4");
   EXPECT_THROW(ctx.parameters()[0].set(YAML::Load("fast")), config::ConfigError);
+}
+
+// A two-stage pipeline with feedback: head publishes a_k = 0.5 * a_{k-1}' + k (feedback from tail,
+// previous tick), tail publishes b_k = a_k / 3 (same tick) and hashes what it saw; tail asks the
+// coordinator to end the run after tick `stop_at`.
+struct PipelineResult {
+  double checksum = 0.0;
+  int64_t tail_ticks = 0;
+  InProcessStats stats;
+  int status = -1;
+};
+
+PipelineResult RunPipeline(const std::string& name, bool single_thread, int64_t stop_at) {
+  auto result = std::make_shared<PipelineResult>();
+  ServiceDefinition head{"head", "test head", [](ServiceContext& ctx) {
+                           auto feedback = ctx.AddInput<msg::VelocityCommand>("t/b", Timing::kPreviousTick);
+                           auto out = ctx.AddOutput<msg::VelocityCommand>("t/a");
+                           ctx.AddStep({.waits_for = {}, .outputs = {"t/a"}}, [=](const TickInfo& tick) {
+                             const double fb = feedback->Get() ? feedback->Get()->v() : 0.0;
+                             out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+                               return msg::CreateVelocityCommand(fbb, header, 0.5 * fb + tick.tick, 0.0);
+                             });
+                           });
+                         }};
+  ServiceDefinition tail{"tail", "test tail", [result, stop_at](ServiceContext& ctx) {
+                           auto a = ctx.AddInput<msg::VelocityCommand>("t/a", Timing::kSameTick);
+                           auto out = ctx.AddOutput<msg::VelocityCommand>("t/b");
+                           ctx.AddStep({.waits_for = {}, .outputs = {"t/b"}}, [=, &ctx](const TickInfo& tick) {
+                             const double b = a->Get()->v() / 3.0;
+                             result->checksum = result->checksum * 1.0001 + b * (tick.tick + 1);
+                             ++result->tail_ticks;
+                             out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+                               return msg::CreateVelocityCommand(fbb, header, b, 0.0);
+                             });
+                             if (tick.tick == stop_at) ctx.RequestRunStop();
+                           });
+                         }};
+  HostedService h{head, {}};
+  h.options.robot = "";
+  h.options.coordinate = true;
+  h.options.participants = {"head", "tail"};
+  HostedService t{tail, {}};
+  t.options.robot = "";
+  InProcessOptions options;
+  options.single_thread = single_thread;
+  std::atomic<bool> stop{false};
+  result->status = RunInProcess("inproc://" + name, {h, t}, stop, options, &result->stats);
+  return *result;
+}
+
+TEST(RunInProcess, OneThreadAndAThreadPerServiceGiveTheSameRunAndStopAfterTheRequestedTick) {
+  const PipelineResult one = RunPipeline("one-thread", true, 199);
+  const PipelineResult many = RunPipeline("threads", false, 199);
+  ASSERT_EQ(one.status, 0);
+  ASSERT_EQ(many.status, 0);
+  // Ticks 0..199, then the coordinator stops: the tick that asked is the last.
+  EXPECT_EQ(one.tail_ticks, 200);
+  EXPECT_EQ(many.tail_ticks, 200);
+  EXPECT_EQ(one.stats.ticks, 200);
+  EXPECT_EQ(many.stats.ticks, 200);
+  EXPECT_EQ(one.checksum, many.checksum);
+  // Tick 1 by hand: a_0 = 0, b_0 = 0; a_1 = 0.5 * 0 + 1 = 1, b_1 = 1/3 -> checksum after two ticks 2/3.
+  const PipelineResult two = RunPipeline("two", true, 1);
+  EXPECT_EQ(two.tail_ticks, 2);
+  EXPECT_NEAR(two.checksum, 2.0 / 3.0, 1e-12);
 }
 
 }  // namespace

@@ -32,6 +32,11 @@ std::vector<std::string> OptionsFor(const StackSpec& spec, const std::string& se
   return out;
 }
 
+// Seeds are uint64 (SplitMix64-derived) while the services' seed parameters are int64: pass the same
+// 64 bits as a signed number; every service casts it back with static_cast<uint64_t>, so seeds of
+// 2^63 and above survive exactly (a plain decimal would be refused by the int64 parameter).
+std::string SeedText(uint64_t seed) { return std::to_string(static_cast<int64_t>(seed)); }
+
 struct ServicePlan {
   runtime::ServiceDefinition definition;
   std::vector<std::string> sets;  // --set assignments
@@ -51,7 +56,7 @@ std::vector<ServicePlan> Plan(const StackSpec& spec) {
     plans.push_back({std::move(def), std::move(sets)});
   };
   add(simulator::SimulatorService(), {"set=" + std::string(1, spec.set), "index=" + std::to_string(spec.index),
-                                      "env_seed=" + std::to_string(spec.env_seed), "seed=" + std::to_string(spec.seed),
+                                      "env_seed=" + SeedText(spec.env_seed), "seed=" + SeedText(spec.seed),
                                       "robots=" + spec.robot});
   add(hwio::HwioService(), {});
   add(mapper::MapperService(), {});
@@ -59,10 +64,10 @@ std::vector<ServicePlan> Plan(const StackSpec& spec) {
   std::vector<std::string> affect{"config=" + spec.affect_config};
   if (!spec.affect_overrides.empty()) affect.push_back("overrides=" + YamlList(spec.affect_overrides));
   add(affect::AffectService(), affect);
-  add(controller::ControllerService(), {"seed=" + std::to_string(spec.seed)});
+  add(controller::ControllerService(), {"seed=" + SeedText(spec.seed)});
   std::vector<std::string> mission{"iterations=" + std::to_string(spec.iterations), "run_id=" + spec.run_id,
                                    "configuration=" + (spec.configuration.empty() ? spec.affect_config : spec.configuration),
-                                   "seed=" + std::to_string(spec.seed)};
+                                   "seed=" + SeedText(spec.seed)};
   if (!spec.metrics_csv.empty()) mission.push_back("metrics_csv=" + spec.metrics_csv);
   add(mission::MissionService(), mission);
   return plans;
@@ -72,8 +77,11 @@ std::vector<ServicePlan> Plan(const StackSpec& spec) {
 
 std::vector<std::string> Participants(const StackSpec& spec) {
   const std::string r = spec.robot;
-  return {"simulator", r + "/hwio.sense", r + "/hwio.actuate", r + "/mapper", r + "/planner",
-          r + "/affect", r + "/controller", r + "/mission"};
+  std::vector<std::string> participants{"simulator",   r + "/hwio.sense", r + "/hwio.actuate",
+                                        r + "/mapper", r + "/planner",    r + "/affect",
+                                        r + "/controller", r + "/mission"};
+  if (spec.recording) participants.push_back(r + "/recorder");
+  return participants;
 }
 
 std::vector<runtime::HostedService> BuildStack(const StackSpec& spec) {
@@ -90,12 +98,20 @@ std::vector<runtime::HostedService> BuildStack(const StackSpec& spec) {
     }
     services.push_back(std::move(s));
   }
+  if (spec.recording) {
+    runtime::HostedService s{RecorderService(spec.recorder_options, spec.recording), {}};
+    s.options.robot = spec.robot;
+    s.options.period_s = spec.period_s;
+    services.push_back(std::move(s));
+  }
   return services;
 }
 
-std::vector<std::pair<std::string, std::vector<std::string>>> StackCommands(const StackSpec& spec,
+std::vector<std::pair<std::string, std::vector<std::string>>> StackCommands(const StackSpec& stack_spec,
                                                                             const std::string& bin_dir,
                                                                             const std::string& bus) {
+  StackSpec spec = stack_spec;
+  spec.recording.reset();  // in-process only
   std::vector<std::pair<std::string, std::vector<std::string>>> commands;
   std::string participants;
   for (const auto& p : Participants(spec)) participants += (participants.empty() ? "" : ",") + p;
@@ -119,10 +135,14 @@ std::vector<std::pair<std::string, std::vector<std::string>>> StackCommands(cons
 }
 
 int RunInProcess(const StackSpec& spec) {
+  std::atomic<bool> stop{false};
+  return RunInProcess(spec, stop);
+}
+
+int RunInProcess(const StackSpec& spec, const std::atomic<bool>& stop) {
   static std::atomic<int> counter{0};
   std::ostringstream address;
   address << "inproc://stack-" << counter++;
-  std::atomic<bool> stop{false};
   return runtime::RunInProcess(address.str(), BuildStack(spec), stop);
 }
 

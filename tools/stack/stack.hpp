@@ -3,17 +3,20 @@
 // written out as a launch file's command lines (separate processes over ipc/tcp).
 #pragma once
 
+#include <atomic>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "common/runtime/in_process.hpp"
+#include "tools/stack/recorder.hpp"
 
 namespace limbic::stack {
 
 struct StackSpec {
   char set = 'B';
   int index = 0;
-  uint64_t env_seed = 2008;
+  uint64_t env_seed = 1;  // as limbic-sim and the experiment definitions
   uint64_t seed = 1;                     // run seed: noise, humans, wander
   std::string robot = "r1";
   int iterations = 1;
@@ -26,18 +29,25 @@ struct StackSpec {
   std::string metrics_csv;               // mission appends one row per traversal
   int64_t max_ticks = -1;                // safety stop (-1: until the mission ends the run)
   double period_s = 0.1;
+  // In-process runs only: when set, a `recorder` participant collects the run's results into it
+  // (what it records besides the metrics: `recorder_options`). Ignored by StackCommands.
+  std::shared_ptr<Recording> recording;
+  RecorderOptions recorder_options;
 };
 
 // The services and their options for one lockstep run.
 std::vector<runtime::HostedService> BuildStack(const StackSpec& spec);
-// The lockstep participants of that stack.
+// The lockstep participants of that stack (with "<robot>/recorder" when spec.recording is set).
 std::vector<std::string> Participants(const StackSpec& spec);
 // Command lines (argv) for running the same stack as separate processes on `bus`.
 std::vector<std::pair<std::string, std::vector<std::string>>> StackCommands(const StackSpec& spec,
                                                                             const std::string& bin_dir,
                                                                             const std::string& bus);
 
-// Runs the stack in one process over inproc:// until the mission ends the run. Returns 0 on success.
+// Runs the stack in one process over a fresh inproc:// address until the mission ends the run (or
+// `stop` becomes true: the run is abandoned). Returns 0 on success. Thread-safe: parallel runs in one
+// process each get their own address and broker.
 int RunInProcess(const StackSpec& spec);
+int RunInProcess(const StackSpec& spec, const std::atomic<bool>& stop);
 
 }  // namespace limbic::stack

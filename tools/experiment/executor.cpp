@@ -1,0 +1,219 @@
+#include "tools/experiment/executor.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+
+#include "common/config/config.hpp"
+
+namespace limbic::experiment {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string Bool(const std::string& value) { return value == "true" ? "true" : "false"; }
+
+double OptionNumber(const RunSpec& run, const std::string& name, double fallback) {
+  const auto it = run.options.find(name);
+  if (it == run.options.end()) return fallback;
+  char* end = nullptr;
+  const double v = std::strtod(it->second.c_str(), &end);
+  if (it->second.empty() || *end != '\0' || !(v > 0) || !std::isfinite(v)) {
+    throw std::invalid_argument(run.run_id + ": option " + name + " must be a positive number, got '" + it->second +
+                                "'");
+  }
+  return v;
+}
+
+}  // namespace
+
+stack::StackSpec StackSpecFor(const RunSpec& run) {
+  stack::StackSpec spec;
+  spec.set = run.set;
+  spec.index = run.env;
+  spec.env_seed = run.environment_seed;
+  spec.seed = run.seed;
+  spec.iterations = run.iterations;
+  spec.affect_config = run.affect;  // "none" is services/affect/config/none.yaml
+  spec.affect_overrides = run.AffectOverrides();
+  spec.run_id = run.run_id;
+  spec.configuration = run.config;
+  for (const auto& [name, value] : run.options) {
+    if (name == "prebuilt_map" || name == "danger_pretag" || name == "wrong_map_all_free") {
+      spec.options.push_back("mapper." + name + "=" + Bool(value));
+    } else if (name == "human_flee_extension") {
+      spec.options.push_back("simulator.humans_flee=" + Bool(value));
+    } else if (name == "velocity_goal_source") {
+      if (value != "path" && value != "goal_bearing") {
+        throw std::invalid_argument(run.run_id + ": velocity_goal_source must be path or goal_bearing, got '" + value +
+                                    "'");
+      }
+      spec.options.push_back(std::string("controller.velocity_goal=") +
+                             (value == "goal_bearing" ? "goal_bearing" : "directional"));
+    } else if (name == "goal_tolerance") {
+      spec.options.push_back("mission.goal_tolerance=" + FormatNumber(OptionNumber(run, name, 0.35)));
+    } else if (name == "timeout") {
+      spec.options.push_back("mission.timeout_s=" + FormatNumber(OptionNumber(run, name, 600.0)));
+    } else {
+      throw std::invalid_argument(run.run_id + ": unknown option '" + name + "'");
+    }
+  }
+  // Safety stop only: every traversal ends by arrival or by the mission's timeout long before.
+  const double timeout_s = OptionNumber(run, "timeout", 600.0);
+  const int64_t per_traversal = static_cast<int64_t>(std::ceil(timeout_s / spec.period_s)) + 100;
+  spec.max_ticks = std::max(1, run.iterations) * per_traversal + 100;
+  return spec;
+}
+
+std::vector<IterationRow> RowsFromRecording(const RunSpec& run, const stack::Recording& recording) {
+  std::vector<IterationRow> rows;
+  for (const auto& t : recording.traversals) {
+    IterationRow r;
+    r.run_id = run.run_id;
+    r.experiment = run.experiment;
+    r.config = run.config;
+    r.set = run.set;
+    r.env = run.env;
+    r.repeat = run.repeat;
+    r.seed = run.seed;
+    r.sweep = run.sweep;
+    r.sweep_value = run.sweep_value;
+    r.iteration = t.metrics.iteration;
+    r.completion_time_s = t.metrics.completion_time_s;
+    r.success = t.metrics.success;
+    r.collisions = t.metrics.collisions;
+    r.collisions_per_min = t.metrics.collisions_per_min;
+    r.mean_velocity = t.metrics.mean_velocity;
+    r.exec_time_ratio = t.metrics.exec_time_ratio;
+    r.coverage = t.metrics.coverage;
+    r.distance_travelled = t.metrics.distance_travelled;
+    r.contact_cycles = t.contact_cycles;
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+RunOutcome ExecuteRun(const RunSpec& run, const std::atomic<bool>& abandon) {
+  RunOutcome outcome;
+  const auto begin = std::chrono::steady_clock::now();
+  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count(); };
+  auto recording = std::make_shared<stack::Recording>();
+  int status = 0;
+  try {
+    stack::StackSpec spec = StackSpecFor(run);
+    spec.recording = recording;
+    spec.recorder_options.trajectory = run.record_trace;
+    spec.recorder_options.affect = run.record_trace;
+    spec.recorder_options.map = run.record_trace;
+    status = stack::RunInProcess(spec, abandon);
+  } catch (const config::ConfigError& e) {
+    outcome.config_error = true;
+    outcome.error = e.what();
+    outcome.wall_s = elapsed();
+    return outcome;
+  } catch (const std::exception& e) {
+    outcome.config_error = dynamic_cast<const std::invalid_argument*>(&e) != nullptr;
+    outcome.error = e.what();
+    outcome.wall_s = elapsed();
+    return outcome;
+  }
+  outcome.wall_s = elapsed();
+  const auto& traversals = recording->traversals;
+  bool complete = recording->run_finished && static_cast<int>(traversals.size()) == run.iterations;
+  for (size_t i = 0; complete && i < traversals.size(); ++i) {
+    complete = traversals[i].metrics.iteration == static_cast<int>(i) + 1;
+  }
+  if (!complete) {
+    if (abandon.load()) {
+      outcome.abandoned = true;
+      outcome.error = "abandoned";
+    } else {
+      outcome.error = "the run ended after " + std::to_string(recording->ticks) + " ticks with " +
+                      std::to_string(traversals.size()) + " of " + std::to_string(run.iterations) +
+                      " traversals (stack exit status " + std::to_string(status) + ")";
+    }
+    return outcome;
+  }
+  outcome.ok = true;
+  outcome.rows = RowsFromRecording(run, *recording);
+  if (run.record_trace) {
+    RunTrace trace;
+    trace.run_id = run.run_id;
+    trace.set = run.set;
+    trace.env = run.env;
+    trace.environment_seed = run.environment_seed;
+    trace.seed = run.seed;
+    trace.samples = std::move(recording->trajectory);
+    trace.grid = recording->grid;
+    trace.occupancy = std::move(recording->occupancy);
+    outcome.trace = std::move(trace);
+    AffectTrace affect;
+    affect.run_id = run.run_id;
+    affect.samples = std::move(recording->affect);
+    outcome.affect = std::move(affect);
+  }
+  return outcome;
+}
+
+ExecutionSummary ExecuteRuns(const std::vector<RunSpec>& runs, const ExecutorOptions& options,
+                             const std::atomic<bool>& stop_new, const std::atomic<bool>& abandon,
+                             const std::function<void(const RunSpec&, const RunOutcome&)>& on_done) {
+  const auto begin = std::chrono::steady_clock::now();
+  int jobs = options.jobs > 0 ? options.jobs : static_cast<int>(std::thread::hardware_concurrency());
+  jobs = std::clamp(jobs, 1, std::max(1, static_cast<int>(runs.size())));
+  RunsAppender appender((fs::path(options.out_dir) / "runs.csv").string());
+  ExecutionSummary summary;
+  std::mutex mutex;  // guards summary, next, config_failed and on_done
+  size_t next = 0;
+  bool config_failed = false;
+  auto worker = [&] {
+    while (true) {
+      const RunSpec* run = nullptr;
+      {
+        std::lock_guard lock(mutex);
+        if (next >= runs.size() || stop_new.load() || abandon.load() || config_failed) return;
+        run = &runs[next++];
+      }
+      RunOutcome outcome = ExecuteRun(*run, abandon);
+      std::string write_error;
+      if (outcome.ok) {
+        try {
+          // Traces first: a run whose rows are in runs.csv always has its trace files.
+          if (outcome.trace) WriteRunTrace((fs::path(options.out_dir) / TraceFileName(run->run_id)).string(), *outcome.trace);
+          if (outcome.affect) {
+            WriteAffectTrace((fs::path(options.out_dir) / AffectTraceFileName(run->run_id)).string(), *outcome.affect);
+          }
+          appender.Append(outcome.rows);
+        } catch (const std::exception& e) {
+          outcome.ok = false;
+          outcome.config_error = true;  // the output directory is unusable: stop
+          outcome.error = e.what();
+        }
+      }
+      std::lock_guard lock(mutex);
+      if (outcome.ok) {
+        ++summary.finished;
+      } else if (outcome.abandoned) {
+        ++summary.abandoned;
+      } else {
+        ++summary.failed;
+        if (summary.errors.size() < 10) summary.errors.push_back(run->run_id + ": " + outcome.error);
+        if (outcome.config_error) config_failed = true;
+      }
+      if (on_done) on_done(*run, outcome);
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int i = 0; i < jobs; ++i) threads.emplace_back(worker);
+  for (auto& t : threads) t.join();
+  summary.not_started = static_cast<int>(runs.size() - next);
+  summary.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  return summary;
+}
+
+}  // namespace limbic::experiment

@@ -1,0 +1,187 @@
+// The executor's mapping of a run onto the stack, and the `affect: none` configuration: parameters
+// are ControlParameters{} plus the run's overrides, unmodulated, whatever happens to the robot.
+#include "tools/experiment/executor.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "services/affect/affect_config.hpp"
+#include "services/affect/affect_engine.hpp"
+
+namespace limbic::experiment {
+namespace {
+
+bool Has(const std::vector<std::string>& list, const std::string& item) {
+  return std::find(list.begin(), list.end(), item) != list.end();
+}
+
+RunSpec ChapterSixRun() {
+  RunSpec run;
+  run.experiment = "ch6_velocity_w_v4";
+  run.run_id = "velocity-0.3-B-4-0";
+  run.set = 'B';
+  run.env = 4;
+  run.environment_seed = 77;
+  run.seed = 123456789;
+  run.config = "velocity";
+  run.affect = kNoAffect;
+  run.parameters = {{"w_v4", 0.3}, {"w_v3", 0.0}, {"n_v", 5}};
+  run.options = {{"velocity_goal_source", "goal_bearing"}, {"prebuilt_map", "true"},
+                 {"human_flee_extension", "false"}, {"goal_tolerance", "0.5"}, {"timeout", "120"}};
+  run.iterations = 2;
+  return run;
+}
+
+TEST(StackSpecFor, MapsTheRunOntoTheStackServices) {
+  const stack::StackSpec spec = StackSpecFor(ChapterSixRun());
+  EXPECT_EQ(spec.set, 'B');
+  EXPECT_EQ(spec.index, 4);
+  EXPECT_EQ(spec.env_seed, 77u);
+  EXPECT_EQ(spec.seed, 123456789u);
+  EXPECT_EQ(spec.iterations, 2);
+  EXPECT_EQ(spec.affect_config, "none");
+  EXPECT_EQ(spec.run_id, "velocity-0.3-B-4-0");
+  EXPECT_EQ(spec.configuration, "velocity");
+  EXPECT_TRUE(Has(spec.affect_overrides, "base_parameters.w_v4=0.3"));
+  EXPECT_TRUE(Has(spec.affect_overrides, "base_parameters.n_v=5"));
+  EXPECT_TRUE(Has(spec.options, "controller.velocity_goal=goal_bearing"));
+  EXPECT_TRUE(Has(spec.options, "mapper.prebuilt_map=true"));
+  EXPECT_TRUE(Has(spec.options, "simulator.humans_flee=false"));
+  EXPECT_TRUE(Has(spec.options, "mission.goal_tolerance=0.5"));
+  EXPECT_TRUE(Has(spec.options, "mission.timeout_s=120"));
+  // Safety stop past 2 traversals × 120 s / 0.1 s = 2400 ticks: (1200 + 100) × 2 + 100.
+  EXPECT_EQ(spec.max_ticks, 2700);
+  EXPECT_FALSE(spec.recording);
+}
+
+TEST(StackSpecFor, PathGoalSourceIsTheDirectionalTargetAndUnknownOptionsAreRefused) {
+  RunSpec run = ChapterSixRun();
+  run.options = {{"velocity_goal_source", "path"}};
+  EXPECT_TRUE(Has(StackSpecFor(run).options, "controller.velocity_goal=directional"));
+  run.options = {{"teleport", "true"}};
+  EXPECT_THROW(StackSpecFor(run), std::invalid_argument);
+}
+
+TEST(NoAffectConfiguration, PublishesTheDefaultsPlusTheOverridesUnmodulated) {
+  const RunSpec run = ChapterSixRun();
+  const stack::StackSpec spec = StackSpecFor(run);
+  const affect::AffectConfig config =
+      affect::LoadAffectConfig(spec.affect_config, affect::DefaultConfigDir(), spec.affect_overrides);
+  EXPECT_FALSE(config.modulate_parameters);
+  EXPECT_FALSE(config.emotion_layer_enabled);
+  ControlParameters expected;  // Table 7.2 defaults
+  expected.w_v4 = 0.3;
+  expected.w_v3 = 0.0;
+  expected.n_v = 5;
+  EXPECT_EQ(run.Parameters(), expected);
+  EXPECT_EQ(config.base_parameters, expected);
+
+  // Whatever the robot meets (a collision at speed, a looming obstacle), the engine publishes them.
+  affect::AffectEngine engine(config, geometry::GridSpec{});
+  affect::AffectInputs in;
+  for (int k = 0; k < 50; ++k) {
+    in.time = 0.1 * k;
+    in.speed = 0.8;
+    in.collision.occurred = (k % 7 == 0);
+    in.collision.speed_before = 0.8;
+    const affect::AffectOutputs out = engine.Step(in);
+    ASSERT_EQ(out.parameters, expected) << "tick " << k;
+    EXPECT_EQ(out.emotions_combined[0], 0.0) << "anger stays 0: the flee extension never triggers";
+  }
+}
+
+TEST(RowsFromRecording, CopiesTheMissionMetricsAndTheRunIdentity) {
+  RunSpec run = ChapterSixRun();
+  run.sweep = "W_v4=0.3";
+  run.sweep_value = 0.3;
+  run.repeat = 2;
+  stack::Recording recording;
+  stack::RecordedTraversal t;
+  t.metrics.iteration = 1;
+  t.metrics.completion_time_s = 42.5;
+  t.metrics.success = true;
+  t.metrics.collisions = 3;
+  t.metrics.collisions_per_min = 3 / (42.5 / 60);
+  t.metrics.mean_velocity = 0.41;
+  t.metrics.exec_time_ratio = 0.002;
+  t.metrics.coverage = 0.3;
+  t.metrics.distance_travelled = 17.4;
+  t.contact_cycles = 7;
+  recording.traversals.push_back(t);
+  t.metrics.iteration = 2;
+  t.metrics.success = false;
+  t.metrics.completion_time_s = 600;
+  recording.traversals.push_back(t);
+  const auto rows = RowsFromRecording(run, recording);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].run_id, "velocity-0.3-B-4-0");
+  EXPECT_EQ(rows[0].experiment, "ch6_velocity_w_v4");
+  EXPECT_EQ(rows[0].config, "velocity");
+  EXPECT_EQ(rows[0].set, 'B');
+  EXPECT_EQ(rows[0].env, 4);
+  EXPECT_EQ(rows[0].repeat, 2);
+  EXPECT_EQ(rows[0].seed, 123456789u);
+  EXPECT_EQ(rows[0].sweep, "W_v4=0.3");
+  EXPECT_EQ(rows[0].sweep_value, 0.3);
+  EXPECT_EQ(rows[0].iteration, 1);
+  EXPECT_EQ(rows[0].completion_time_s, 42.5);
+  EXPECT_TRUE(rows[0].success);
+  EXPECT_EQ(rows[0].collisions, 3);
+  EXPECT_DOUBLE_EQ(rows[0].collisions_per_min, 3 / (42.5 / 60));
+  EXPECT_EQ(rows[0].mean_velocity, 0.41);
+  EXPECT_EQ(rows[0].coverage, 0.3);
+  EXPECT_EQ(rows[0].distance_travelled, 17.4);
+  EXPECT_EQ(rows[0].contact_cycles, 7);
+  EXPECT_EQ(rows[1].iteration, 2);
+  EXPECT_FALSE(rows[1].success);
+  EXPECT_EQ(rows[1].completion_time_s, 600.0);
+}
+
+TEST(ExecuteRun, RecordsATracedRunWithASeedAbove2To63) {
+  RunSpec run;
+  run.experiment = "unit";
+  run.run_id = "traced-B-0-0";
+  run.set = 'B';
+  run.env = 0;
+  run.seed = (uint64_t{1} << 63) + 12345;  // beyond int64: must reach the services intact
+  run.config = "traced";
+  run.affect = kNoAffect;
+  run.options = {{"timeout", "3"}};  // one 3 s traversal: a timeout, 30 ticks
+  run.iterations = 1;
+  run.record_trace = true;
+  std::atomic<bool> abandon{false};
+  const RunOutcome outcome = ExecuteRun(run, abandon);
+  ASSERT_TRUE(outcome.ok) << outcome.error;
+  ASSERT_EQ(outcome.rows.size(), 1u);
+  EXPECT_EQ(outcome.rows[0].seed, run.seed);
+  EXPECT_FALSE(outcome.rows[0].success);
+  EXPECT_EQ(outcome.rows[0].completion_time_s, 3.0);
+  ASSERT_TRUE(outcome.trace && outcome.affect);
+  // Ticks 0..29 or so, one sample per tick (0.1 s); the first is the start pose (1, 1, 0).
+  EXPECT_GE(outcome.trace->samples.size(), 30u);
+  EXPECT_LE(outcome.trace->samples.size(), 32u);
+  EXPECT_EQ(outcome.trace->samples[0].t, 0.0);
+  EXPECT_EQ(outcome.trace->samples[0].iteration, 1);
+  EXPECT_EQ(outcome.trace->grid.CellCount(), static_cast<int>(outcome.trace->occupancy.size()));
+  EXPECT_GT(outcome.trace->occupancy.size(), 0u);
+  // Affect every 0.5 s: t = 0, 0.5, ..., about 6 samples.
+  EXPECT_GE(outcome.affect->samples.size(), 6u);
+  EXPECT_LE(outcome.affect->samples.size(), 7u);
+  EXPECT_DOUBLE_EQ(outcome.affect->samples[1].t, 0.5);
+}
+
+TEST(ExecuteRun, AnAbandonedRunReportsNoRows) {
+  RunSpec run;
+  run.experiment = "unit";
+  run.run_id = "abandoned-B-0-0";
+  run.affect = kNoAffect;
+  std::atomic<bool> abandon{true};
+  const RunOutcome outcome = ExecuteRun(run, abandon);
+  EXPECT_FALSE(outcome.ok);
+  EXPECT_TRUE(outcome.abandoned);
+  EXPECT_TRUE(outcome.rows.empty());
+}
+
+}  // namespace
+}  // namespace limbic::experiment

@@ -1,0 +1,446 @@
+// limbic-experiment (`limbic experiment ...`): list, run, merge and report the §6.4 experiments.
+// Runs use the in-process lockstep stack in N parallel workers; runs.csv grows run by run, so an
+// interrupted experiment resumes where it stopped.
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/config/config.hpp"
+#include "common/log/log.hpp"
+#include "tools/experiment/definition.hpp"
+#include "tools/experiment/executor.hpp"
+#include "tools/experiment/expand.hpp"
+#include "tools/experiment/progress.hpp"
+#include "tools/experiment/report.hpp"
+#include "tools/experiment/results.hpp"
+#include "tools/experiment/summary.hpp"
+
+namespace limbic::experiment {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int kUsageError = 2;
+constexpr int kInterrupted = 130;
+
+// A one-line error for the person at the terminal.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+const char* kMainHelp = R"(usage: limbic experiment <command> [options]
+
+Reproducible experiments of the spec's §6.4, run in-process (all services as threads, lockstep)
+in parallel workers.
+
+commands:
+  list                      every experiment: name, chapter, runs, what it reproduces
+  run NAME [options]        run an experiment (resumes: finished runs in --out are skipped)
+  merge DIR... --out DIR    combine the results of shards (or interrupted copies) into one
+  report DIR                rewrite DIR/summary.csv and DIR/report.html from DIR/runs.csv
+
+`limbic experiment <command> --help` for a command's options.
+Experiments are read from )";
+
+const char* kRunHelp = R"(usage: limbic experiment run NAME [--jobs N] [--out DIR] [--shard K/N] [--limit N]
+
+Runs experiment NAME (a name from `limbic experiment list`, "<chapter dir>/<name>", or a path to a
+definition .yaml). Appends one row per traversal to DIR/runs.csv as each run finishes and writes
+trace files for the traced runs; at the end writes DIR/summary.csv and DIR/report.html. Runs already
+complete in DIR/runs.csv are skipped, so re-running the same command resumes an interrupted
+experiment. Ctrl-C once: no new runs start, runs in flight finish and are kept; twice: runs in flight
+are abandoned (a re-run repeats them).
+
+options:
+  --jobs N        parallel runs (default: hardware concurrency, here )";
+
+const char* kRunHelpTail = R"()
+  --out DIR       output directory (default: results/NAME, or results/NAME-shard-K-of-N)
+  --shard K/N     run only shard K of N (runs whose position i has i % N == K-1): one Slurm array
+                  task or Kubernetes Indexed Job pod; combine with `limbic experiment merge`
+  --limit N       only the first N runs (of the shard), for a quick look
+  --log-level L   debug|info|warning|error|off for the services' log (default: warning)
+)";
+
+const char* kMergeHelp = R"(usage: limbic experiment merge DIR... --out DIR
+
+Concatenates DIR/runs.csv of every input directory into OUT/runs.csv (each run id taken from the
+first directory that has it), copies their trace files, and writes OUT/summary.csv and
+OUT/report.html. All inputs must hold the same experiment.
+)";
+
+const char* kReportHelp = R"(usage: limbic experiment report DIR
+
+Reads DIR/runs.csv and the trace files beside it and writes DIR/summary.csv and DIR/report.html.
+)";
+
+const char* kListHelp = R"(usage: limbic experiment list
+
+Lists every experiment definition: name, chapter, number of runs (× traversals), and the first line
+of its description. The definitions live in )";
+
+// --- Signals: first Ctrl-C stops new runs, the second abandons runs in flight. -----------------------
+
+std::atomic<bool> g_stop_new{false};
+std::atomic<bool> g_abandon{false};
+
+void OnSignal(int) {
+  if (!g_stop_new.exchange(true)) {
+    static const char kMsg[] =
+        "\ninterrupt: finishing the runs in flight (Ctrl-C again to abandon them)...\n";
+    (void)!write(2, kMsg, sizeof kMsg - 1);
+  } else if (!g_abandon.exchange(true)) {
+    static const char kMsg[] = "\ninterrupt: abandoning the runs in flight...\n";
+    (void)!write(2, kMsg, sizeof kMsg - 1);
+  }
+}
+
+void InstallSignalHandlers() {
+  struct sigaction sa {};
+  sa.sa_handler = OnSignal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
+
+// --- Arguments ------------------------------------------------------------------------------------
+
+bool IsHelp(const std::string& a) { return a == "--help" || a == "-h" || a == "help"; }
+
+int ParsePositive(const std::string& flag, const std::string& text) {
+  try {
+    size_t used = 0;
+    const int v = std::stoi(text, &used);
+    if (used == text.size() && v > 0) return v;
+  } catch (const std::exception&) {
+  }
+  throw UsageError(flag + " expects a positive integer, got '" + text + "'");
+}
+
+// Pulls the value of `flag` at args[*i] (either "--flag value" or "--flag=value").
+bool TakeFlag(const std::vector<std::string>& args, size_t* i, const std::string& flag, std::string* value) {
+  const std::string& a = args[*i];
+  if (a == flag) {
+    if (*i + 1 >= args.size()) throw UsageError(flag + " needs a value");
+    *value = args[++*i];
+    return true;
+  }
+  if (a.rfind(flag + "=", 0) == 0) {
+    *value = a.substr(flag.size() + 1);
+    return true;
+  }
+  return false;
+}
+
+// --- Output helpers -------------------------------------------------------------------------------
+
+std::string FirstSentence(const std::string& text, size_t max_chars) {
+  std::string s = text;
+  std::replace(s.begin(), s.end(), '\n', ' ');
+  const auto stop = s.find(". ");
+  if (stop != std::string::npos) s = s.substr(0, stop + 1);
+  if (s.size() > max_chars) s = s.substr(0, max_chars - 3) + "...";
+  return s;
+}
+
+std::string Fixed(double v, int decimals) {
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(decimals) << v;
+  return s.str();
+}
+
+// The short table printed at the end: All (and Final) per configuration, swept value and set.
+void PrintSummaryTable(const std::vector<IterationRow>& rows, const std::vector<std::string>& config_order,
+                       std::ostream& out) {
+  const auto summary = Summarize(rows, config_order);
+  bool has_sweep = false;
+  for (const auto& r : rows) has_sweep = has_sweep || !r.sweep.empty();
+  size_t config_width = 15;
+  for (const auto& s : summary) config_width = std::max(config_width, s.config.size() + 1);
+  out << std::left << std::setw(static_cast<int>(config_width)) << "configuration";
+  if (has_sweep) out << std::setw(12) << "value";
+  out << std::setw(4) << "set" << std::setw(7) << "scope" << std::right << std::setw(6) << "runs" << std::setw(10)
+      << "success%" << std::setw(18) << "time s (sd)" << std::setw(10) << "coll/min" << std::setw(9) << "v m/s"
+      << std::setw(9) << "cover" << std::setw(9) << "exec" << "\n";
+  for (const auto& s : summary) {
+    if (s.scope == Scope::kIteration) continue;
+    out << std::left << std::setw(static_cast<int>(config_width)) << s.config;
+    if (has_sweep) out << std::setw(12) << s.sweep.substr(s.sweep.find('=') + 1);
+    out << std::setw(4) << std::string(1, s.set) << std::setw(7) << s.ScopeName() << std::right << std::setw(6)
+        << s.runs << std::setw(10) << Fixed(s.Get(Metric::kSuccessRate).mean, 1) << std::setw(18)
+        << (Fixed(s.Get(Metric::kCompletionTime).mean, 1) + " (" + Fixed(s.Get(Metric::kCompletionTime).sd, 1) + ")")
+        << std::setw(10) << Fixed(s.Get(Metric::kCollisionsPerMin).mean, 2) << std::setw(9)
+        << Fixed(s.Get(Metric::kMeanVelocity).mean, 3) << std::setw(9) << Fixed(s.Get(Metric::kCoverage).mean, 3)
+        << std::setw(9) << Fixed(s.Get(Metric::kExecTimeRatio).mean, 4) << "\n";
+  }
+}
+
+// Writes and prints the report of `dir`; returns false (after an error line) if it fails.
+bool WriteReport(const std::string& dir, const std::vector<std::string>& config_order, bool print_table) {
+  ReportOptions options;
+  options.config_order = config_order;
+  const ReportResult result = Report(dir, options);
+  if (print_table) {
+    PrintSummaryTable(ReadRuns((fs::path(dir) / "runs.csv").string()).rows, config_order, std::cout);
+  }
+  std::cout << result.runs << " runs, " << result.rows << " rows";
+  if (result.skipped_lines) std::cout << " (" << result.skipped_lines << " torn lines ignored)";
+  std::cout << "\n  runs:    " << (fs::path(dir) / "runs.csv").string() << "\n  summary: " << result.summary_csv
+            << "\n  report:  " << result.report_html << "\n";
+  return true;
+}
+
+// Fails with a one-line error unless `dir` exists (created if needed) and is writable.
+void PrepareOutputDir(const std::string& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir)) {
+    throw std::runtime_error("cannot create output directory " + dir + (ec ? ": " + ec.message() : ""));
+  }
+  const fs::path probe = fs::path(dir) / (".write-test-" + std::to_string(getpid()));
+  {
+    std::ofstream f(probe);
+    if (!f || !(f << "x").flush()) throw std::runtime_error("output directory " + dir + " is not writable");
+  }
+  fs::remove(probe, ec);
+}
+
+// --- Commands -------------------------------------------------------------------------------------
+
+int CmdList(const std::vector<std::string>& args) {
+  for (const auto& a : args) {
+    if (IsHelp(a)) {
+      std::cout << kListHelp << DefaultExperimentDir() << " (LIMBIC_EXPERIMENTS_DIR overrides).\n";
+      return 0;
+    }
+    throw UsageError("list takes no arguments, got '" + a + "'");
+  }
+  const auto files = ListExperimentFiles();
+  if (files.empty()) throw std::runtime_error("no experiment definitions in " + DefaultExperimentDir());
+  int bad = 0;
+  std::cout << std::left << std::setw(40) << "NAME" << std::setw(11) << "CHAPTER" << std::setw(13) << "RUNS"
+            << "DESCRIPTION\n";
+  for (const auto& file : files) {
+    try {
+      const ExperimentDefinition d = LoadExperiment(file);
+      const std::string runs = std::to_string(d.RunCount()) + (d.iterations > 1 ? "x" + std::to_string(d.iterations) : "");
+      std::cout << std::left << std::setw(40) << d.name << std::setw(11) << d.chapter << std::setw(13) << runs
+                << FirstSentence(d.description, 90) << "\n";
+    } catch (const std::exception& e) {
+      ++bad;
+      std::cerr << "limbic experiment: error: " << e.what() << "\n";
+    }
+  }
+  return bad ? 1 : 0;
+}
+
+int CmdRun(const std::vector<std::string>& args) {
+  std::string name, out_dir, shard_text, log_level = "warning";
+  int jobs = 0, limit = 0, shard_k = 1, shard_n = 1;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string value;
+    if (IsHelp(args[i])) {
+      std::cout << kRunHelp << std::thread::hardware_concurrency() << kRunHelpTail;
+      return 0;
+    } else if (TakeFlag(args, &i, "--jobs", &value)) {
+      jobs = ParsePositive("--jobs", value);
+    } else if (TakeFlag(args, &i, "--out", &value)) {
+      if (value.empty()) throw UsageError("--out needs a directory");
+      out_dir = value;
+    } else if (TakeFlag(args, &i, "--shard", &value)) {
+      try {
+        ParseShard(value, &shard_k, &shard_n);
+      } catch (const std::invalid_argument& e) {
+        throw UsageError(e.what());
+      }
+      shard_text = value;
+    } else if (TakeFlag(args, &i, "--limit", &value)) {
+      limit = ParsePositive("--limit", value);
+    } else if (TakeFlag(args, &i, "--log-level", &value)) {
+      log_level = value;
+    } else if (args[i].rfind("-", 0) == 0) {
+      throw UsageError("run: unknown option '" + args[i] + "' (see --help)");
+    } else if (name.empty()) {
+      name = args[i];
+    } else {
+      throw UsageError("run takes one experiment name, got '" + name + "' and '" + args[i] + "'");
+    }
+  }
+  if (name.empty()) throw UsageError("run needs an experiment name (see `limbic experiment list`)");
+  try {
+    log::SetLevel(log::ParseLevel(log_level));
+  } catch (const std::invalid_argument&) {
+    throw UsageError("--log-level must be debug|info|warning|error|off, got '" + log_level + "'");
+  }
+
+  ExperimentDefinition definition;
+  try {
+    definition = FindExperiment(name);
+  } catch (const config::ConfigError& e) {
+    throw UsageError(std::string(e.what()) + " (see `limbic experiment list`)");
+  }
+  std::vector<RunSpec> runs = Expand(definition);
+  const int total_runs = static_cast<int>(runs.size());
+  runs = Shard(runs, shard_k, shard_n);
+  if (limit > 0 && static_cast<int>(runs.size()) > limit) runs.resize(static_cast<size_t>(limit));
+  if (out_dir.empty()) {
+    out_dir = "results/" + definition.name;
+    if (!shard_text.empty()) out_dir += "-shard-" + std::to_string(shard_k) + "-of-" + std::to_string(shard_n);
+  }
+  PrepareOutputDir(out_dir);
+  const std::string runs_csv = (fs::path(out_dir) / "runs.csv").string();
+  const RunsFile existing = ReadRuns(runs_csv);  // throws on a foreign header
+  for (const auto& row : existing.rows) {
+    if (row.experiment != definition.name) {
+      throw std::runtime_error(out_dir + " holds results of experiment '" + row.experiment +
+                               "'; choose another --out");
+    }
+  }
+  {
+    std::ofstream described((fs::path(out_dir) / "experiment.txt").string(), std::ios::trunc);
+    described << DescribeExperiment(definition);
+  }
+  const std::set<std::string> finished = FinishedRuns(runs_csv, definition.iterations);
+  std::vector<RunSpec> todo;
+  for (auto& r : runs) {
+    if (!finished.count(r.run_id)) todo.push_back(std::move(r));
+  }
+  const int skipped = static_cast<int>(runs.size() - todo.size());
+  const int workers = jobs > 0 ? jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+
+  std::cerr << definition.name << " (chapter " << definition.chapter << ", " << definition.source << "): "
+            << total_runs << " runs x " << definition.iterations << " traversals";
+  if (!shard_text.empty()) std::cerr << ", shard " << shard_k << "/" << shard_n << " = " << runs.size() << " runs";
+  if (limit > 0) std::cerr << ", first " << limit;
+  std::cerr << "; " << skipped << " already done, " << todo.size() << " to run with " << workers << " jobs -> "
+            << out_dir << "\n";
+
+  InstallSignalHandlers();
+  ExecutionSummary summary;
+  if (!todo.empty()) {
+    ProgressBar progress(static_cast<int>(todo.size()), std::cerr, StderrIsTerminal(), definition.name);
+    progress.Update(0);
+    const bool tty = StderrIsTerminal();
+    ExecutorOptions options;
+    options.jobs = workers;
+    options.out_dir = out_dir;
+    summary = ExecuteRuns(todo, options, g_stop_new, g_abandon, [&](const RunSpec& run, const RunOutcome& outcome) {
+      if (!outcome.ok && !outcome.abandoned) {
+        std::cerr << (tty ? "\r\033[K" : "") << "run " << run.run_id << " failed: " << outcome.error << "\n";
+      }
+      progress.Increment();
+    });
+    progress.Finish();
+  }
+  const bool interrupted = g_stop_new.load() || g_abandon.load();
+  std::cerr << "finished " << summary.finished << ", failed " << summary.failed;
+  if (summary.abandoned) std::cerr << ", abandoned " << summary.abandoned;
+  if (summary.not_started) std::cerr << ", not started " << summary.not_started;
+  std::cerr << ", skipped (done before) " << skipped << " in " << FormatDuration(summary.wall_s);
+  if (summary.finished > 0 && summary.wall_s > 0) {
+    std::cerr << " (" << Fixed(60.0 * summary.finished / summary.wall_s, 1) << " runs/min)";
+  }
+  std::cerr << "\n";
+  for (const auto& e : summary.errors) std::cerr << "  " << e << "\n";
+
+  std::vector<std::string> order;
+  for (const auto& c : definition.configurations) order.push_back(c.label);
+  if (fs::exists(runs_csv)) WriteReport(out_dir, order, /*print_table=*/true);
+  if (interrupted) {
+    std::cerr << "interrupted: re-run the same command to resume\n";
+    return kInterrupted;
+  }
+  return summary.failed > 0 ? 1 : 0;
+}
+
+int CmdMerge(const std::vector<std::string>& args) {
+  std::vector<std::string> dirs;
+  std::string out_dir;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string value;
+    if (IsHelp(args[i])) {
+      std::cout << kMergeHelp;
+      return 0;
+    } else if (TakeFlag(args, &i, "--out", &value)) {
+      out_dir = value;
+    } else if (args[i].rfind("-", 0) == 0) {
+      throw UsageError("merge: unknown option '" + args[i] + "' (see --help)");
+    } else {
+      dirs.push_back(args[i]);
+    }
+  }
+  if (dirs.empty()) throw UsageError("merge needs at least one result directory");
+  if (out_dir.empty()) throw UsageError("merge needs --out DIR");
+  for (const auto& d : dirs) {
+    if (!fs::exists(fs::path(d) / "runs.csv")) throw std::runtime_error(d + ": no runs.csv");
+  }
+  PrepareOutputDir(out_dir);
+  const MergeResult merged = Merge(dirs, out_dir);
+  std::cout << "merged " << dirs.size() << " directories of " << merged.experiment << ": " << merged.runs
+            << " runs, " << merged.rows << " rows";
+  if (merged.duplicate_runs) std::cout << ", " << merged.duplicate_runs << " duplicate runs dropped";
+  std::cout << ", " << merged.trace_files << " trace files\n";
+  WriteReport(out_dir, {}, /*print_table=*/false);
+  return 0;
+}
+
+int CmdReport(const std::vector<std::string>& args) {
+  std::string dir;
+  for (const auto& a : args) {
+    if (IsHelp(a)) {
+      std::cout << kReportHelp;
+      return 0;
+    }
+    if (a.rfind("-", 0) == 0) throw UsageError("report: unknown option '" + a + "' (see --help)");
+    if (!dir.empty()) throw UsageError("report takes one directory");
+    dir = a;
+  }
+  if (dir.empty()) throw UsageError("report needs a result directory");
+  if (!fs::is_directory(dir)) throw std::runtime_error(dir + ": no such directory");
+  WriteReport(dir, {}, /*print_table=*/true);
+  return 0;
+}
+
+int Main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || IsHelp(args[0])) {
+    (args.empty() ? std::cerr : std::cout) << kMainHelp << DefaultExperimentDir()
+                                           << " (LIMBIC_EXPERIMENTS_DIR overrides).\n";
+    return args.empty() ? kUsageError : 0;
+  }
+  const std::string command = args[0];
+  args.erase(args.begin());
+  try {
+    if (command == "list") return CmdList(args);
+    if (command == "run") return CmdRun(args);
+    if (command == "merge") return CmdMerge(args);
+    if (command == "report") return CmdReport(args);
+    throw UsageError("unknown command '" + command + "' (list | run | merge | report; see --help)");
+  } catch (const UsageError& e) {
+    std::cerr << "limbic experiment: error: " << e.what() << "\n";
+    return kUsageError;
+  } catch (const std::exception& e) {
+    std::cerr << "limbic experiment: error: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace
+}  // namespace limbic::experiment
+
+int main(int argc, char** argv) { return limbic::experiment::Main(argc, argv); }

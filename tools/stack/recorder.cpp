@@ -1,0 +1,113 @@
+#include "tools/stack/recorder.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/convert/convert.hpp"
+#include "services/mapper/convert.hpp"
+
+namespace limbic::stack {
+namespace {
+
+// Every `period_s` of simulated time, in whole ticks (at least every tick).
+int64_t EveryTicks(double period_s, double tick_s) {
+  return std::max<int64_t>(1, std::llround(period_s / tick_s));
+}
+
+template <size_t N>
+void CopyInto(const flatbuffers::Vector<double>* from, std::array<double, N>* to) {
+  if (from == nullptr) return;
+  for (size_t i = 0; i < N && i < from->size(); ++i) (*to)[i] = from->Get(static_cast<flatbuffers::uoffset_t>(i));
+}
+
+}  // namespace
+
+runtime::ServiceDefinition RecorderService(RecorderOptions options, std::shared_ptr<Recording> sink) {
+  return {"recorder", "collects a run's metrics, trajectory, affect and final map for the experiment runner",
+          [options, sink](runtime::ServiceContext& ctx) {
+    using runtime::Timing;
+    struct State {
+      int contact_cycles = 0;
+      int iteration = 1;
+      convert::WorldInfo world;
+      mapper::MapFollower maps;
+    };
+    auto s = std::make_shared<State>();
+    auto truth = ctx.AddInput<msg::GroundTruth>(ctx.Topic("truth"), Timing::kSameTick);
+    auto status = ctx.AddInput<msg::MissionStatus>(ctx.Topic("mission"), Timing::kSameTick);
+    auto metrics = ctx.AddInput<msg::RunMetrics>(ctx.Topic("metrics"), Timing::kSameTick);
+    std::vector<runtime::InputBase*> waits{truth.get(), status.get()};
+    std::shared_ptr<runtime::Input<msg::AffectState>> affect;
+    if (options.affect) {
+      affect = ctx.AddInput<msg::AffectState>(ctx.Topic("affect"), Timing::kSameTick);
+      waits.push_back(affect.get());
+    }
+    std::shared_ptr<runtime::Input<msg::WorldGeometry>> world;
+    std::shared_ptr<runtime::Input<msg::GridPatch>> patch;
+    std::shared_ptr<runtime::Input<msg::GridMap>> full;
+    if (options.map) {
+      world = ctx.AddInput<msg::WorldGeometry>("world", Timing::kPreviousTick, /*required=*/true);
+      patch = ctx.AddInput<msg::GridPatch>(ctx.Topic("map/patch"), Timing::kSameTick);
+      full = ctx.AddInput<msg::GridMap>(ctx.Topic("map"), Timing::kPreviousTick);
+      waits.push_back(patch.get());
+    }
+    const int64_t trajectory_every = EveryTicks(options.trajectory_period_s, ctx.period_s());
+    const int64_t affect_every = EveryTicks(options.affect_period_s, ctx.period_s());
+
+    ctx.AddStep({.name = "", .waits_for = waits, .outputs = {}}, [=](const runtime::TickInfo& tick) {
+      ++sink->ticks;
+      const msg::GroundTruth* t = truth->Get();
+      if (t != nullptr && t->in_contact()) ++s->contact_cycles;
+      if (const msg::MissionStatus* st = status->Get(); st != nullptr && st->iteration() > 0) {
+        s->iteration = st->iteration();
+      }
+      if (options.trajectory && t != nullptr && t->pose() != nullptr && tick.tick % trajectory_every == 0) {
+        const geometry::Pose2 pose = convert::FromMsg(*t->pose());
+        sink->trajectory.push_back({tick.time_s, s->iteration, pose.x, pose.y, pose.theta});
+      }
+      if (affect != nullptr && tick.tick % affect_every == 0) {
+        if (const msg::AffectState* a = affect->Get()) {
+          experiment::AffectSample sample;
+          sample.t = tick.time_s;
+          sample.iteration = s->iteration;
+          CopyInto(a->stimuli_damped(), &sample.stimuli);
+          CopyInto(a->emotions_combined(), &sample.emotions);
+          CopyInto(a->moods(), &sample.moods);
+          CopyInto(a->drives(), &sample.drives);
+          sample.d_min = a->drive_min();
+          sample.d_max = a->drive_max();
+          sink->affect.push_back(sample);
+        }
+      }
+      if (options.map) {
+        if (s->world.set == '?') s->world = convert::FromMsg(*world->Get());
+        s->maps.Follow(s->world.min, s->world.max, patch->Get(), full->Get());
+      }
+      if (const msg::RunMetrics* m = metrics->Get()) {
+        RecordedTraversal r;
+        r.metrics.iteration = m->iteration();
+        r.metrics.completion_time_s = m->completion_time_s();
+        r.metrics.success = m->success();
+        r.metrics.collisions = m->collisions();
+        r.metrics.collisions_per_min = m->collisions_per_min();
+        r.metrics.mean_velocity = m->mean_velocity();
+        r.metrics.exec_time_ratio = m->exec_time_ratio();
+        r.metrics.coverage = m->coverage();
+        r.metrics.distance_travelled = m->distance_travelled();
+        r.metrics.run_finished = m->run_finished();
+        r.contact_cycles = s->contact_cycles;
+        s->contact_cycles = 0;
+        sink->traversals.push_back(r);
+        if (r.metrics.run_finished) sink->run_finished = true;
+      }
+    });
+    ctx.OnStop([=] {
+      if (const mapper::GridMaps* maps = s->maps.maps()) {
+        sink->grid = maps->spec;
+        sink->occupancy = maps->p_o;
+      }
+    });
+  }};
+}
+
+}  // namespace limbic::stack

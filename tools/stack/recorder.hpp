@@ -1,0 +1,53 @@
+// The recorder: a lockstep participant that collects one run's results in memory for the experiment
+// runner — the mission's metrics per traversal, contact cycles, and for traced runs the true
+// trajectory, the affect state and the mapper's final occupancy grid. No files, no transport of its
+// own: it reads the bus like any service and fills a Recording the caller shares with it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "common/geometry/geometry.hpp"
+#include "common/runtime/runtime.hpp"
+#include "services/mission/mission.hpp"
+#include "tools/experiment/traces.hpp"
+
+namespace limbic::stack {
+
+// What the recorder collects besides the metrics (which it always collects).
+struct RecorderOptions {
+  bool trajectory = false;           // true pose samples (ground truth)
+  double trajectory_period_s = 0.1;  // sample spacing in simulated time (≥ the control period)
+  bool affect = false;               // affect samples
+  double affect_period_s = 0.5;
+  bool map = false;  // follow the mapper's patches and keep the final occupancy grid (costs a replica)
+};
+
+// One finished traversal as the mission published it (r1/metrics), plus the cycles in contact
+// counted from ground truth since the previous traversal ended (§8 item 15).
+struct RecordedTraversal {
+  mission::TraversalMetrics metrics;
+  int contact_cycles = 0;
+};
+
+// Filled by the recorder's host thread while the run goes on; read it only after the run returned
+// (runtime::RunInProcess joins the thread, which orders the writes before the read).
+struct Recording {
+  std::vector<RecordedTraversal> traversals;  // in traversal order
+  bool run_finished = false;                  // the mission reported its last traversal
+  int64_t ticks = 0;                          // ticks the recorder stepped
+  std::vector<experiment::TrajectorySample> trajectory;
+  std::vector<experiment::AffectSample> affect;
+  geometry::GridSpec grid;         // of `occupancy`
+  std::vector<double> occupancy;   // p_o at the end of the run (empty unless options.map)
+};
+
+// The recorder service for the robot it is hosted for. Same-tick inputs: <robot>/truth,
+// <robot>/mission (published every tick, after the tick's metrics, on the mission's one socket, so a
+// tick's RunMetrics has always arrived when its MissionStatus has), <robot>/affect (if recorded) and
+// <robot>/map/patch (if the map is recorded); <robot>/metrics is read same-tick without being
+// awaited (it is published only when a traversal ends).
+runtime::ServiceDefinition RecorderService(RecorderOptions options, std::shared_ptr<Recording> sink);
+
+}  // namespace limbic::stack

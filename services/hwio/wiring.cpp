@@ -142,7 +142,10 @@ runtime::ServiceDefinition HwioService() {
         command = {c->v(), c->omega()};
         if (cmd->received() != h->commands_seen) {
           h->commands_seen = cmd->received();
-          h->watchdog->OnCommand(wall - cmd->AgeS());
+          // A command's age is the larger of "since it arrived" and "since it was sent" (header stamp, wall
+          // clock in realtime): a command delayed on the way must not drive the wheels either.
+          const double sent_age = (bus::Node::WallNowNs() - c->header()->stamp_ns()) * 1e-9;
+          h->watchdog->OnCommand(wall - std::max(cmd->AgeS(), realtime ? sent_age : 0.0));
         }
       }
       const LimitedCommand limited = h->limiter->Limit(command);

@@ -14,6 +14,8 @@ int HzCommand(const Args& args);
 int PubCommand(const Args& args);
 int ParamCommand(const Args& args);
 int LaunchCommand(const Args& args);
+int InjectCommand(const Args& args);
+int KeysCommand(const Args& args);
 
 // Small argument reader shared by the subcommands: flags with values, switches and positionals.
 class ArgReader {

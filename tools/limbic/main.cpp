@@ -25,6 +25,9 @@ Looking at a running bus:
   param get|set ...     read or change a live parameter of a service
   inject ...            inject a fault
 
+Security:
+  keys generate ...     make CURVE key pairs and the bus/service key files
+
 The bus address comes from --bus or $LIMBIC_BUS (default ipc:///tmp/limbic/bus).
 )";
 
@@ -51,6 +54,8 @@ int main(int argc, char** argv) {
     if (command == "pub") return PubCommand(args);
     if (command == "param") return ParamCommand(args);
     if (command == "launch") return LaunchCommand(args);
+    if (command == "inject") return InjectCommand(args);
+    if (command == "keys") return KeysCommand(args);
   } catch (const std::exception& e) {
     std::cerr << "limbic " << command << ": " << e.what() << "\n";
     return 1;

@@ -1,0 +1,94 @@
+// The bus over tcp with ZeroMQ CURVE (issue 8): keys from `limbic keys generate`, a broker admitting two
+// clients. Admitted clients publish and subscribe; a client whose key is not admitted (or one without
+// CURVE) can neither publish (nothing it sends arrives) nor subscribe (it receives nothing).
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <thread>
+
+#include "common/bus/bus.hpp"
+#include "common/config/config.hpp"
+#include "tests/testing/process.hpp"
+
+namespace limbic {
+namespace {
+
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+bus::CurveClientKeys LoadClient(const std::string& path) {
+  const YAML::Node y = config::LoadFile(path);
+  return {y["server_public"].as<std::string>(), y["client_public"].as<std::string>(),
+          y["client_secret"].as<std::string>()};
+}
+
+void Publish(bus::Publisher<msg::VelocityCommand>& pub, double v) {
+  pub.Publish(0, -1, [v](auto& fbb, auto header) { return msg::CreateVelocityCommand(fbb, header, v, 0.0); });
+}
+
+TEST(CurveTest, OnlyAdmittedKeysPublishAndSubscribe) {
+  testing::TempDir dir;
+  {
+    testing::ChildProcess keys({testing::Bin("limbic"), "keys", "generate", "--out", dir / "keys", "bus", "robot",
+                                "workstation"},
+                               dir / "keys.log");
+    ASSERT_EQ(keys.Wait(10s), 0) << keys.Log();
+  }
+  struct stat st {};
+  ASSERT_EQ(stat((dir / "keys/robot.key").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  ASSERT_EQ(stat((dir / "keys/robot.pub").c_str(), &st), 0);
+  const bus::CurveClientKeys robot = LoadClient(dir / "keys/robot.client.yaml");
+  const bus::CurveClientKeys workstation = LoadClient(dir / "keys/workstation.client.yaml");
+  EXPECT_EQ(robot.server_public, workstation.server_public);
+  EXPECT_EQ(robot.client_public.size(), 40u);
+  // An intruder who knows the server's public key but whose own key is not admitted.
+  char intruder_public[41] = {}, intruder_secret[41] = {};
+  ASSERT_EQ(zmq_curve_keypair(intruder_public, intruder_secret), 0);
+  const bus::CurveClientKeys intruder{robot.server_public, intruder_public, intruder_secret};
+
+  const int port = 20000 + static_cast<int>(getpid() % 15000) * 2;
+  const std::string bus = "tcp://127.0.0.1:" + std::to_string(port);
+  testing::ChildProcess broker({testing::Bin("limbic-bus"), "--bus", bus, "--curve-server", dir / "keys/bus.server.yaml"},
+                               dir / "bus.log");
+  zmq::context_t context;
+  bus::Node good_pub(context, bus, {.name = "robot", .curve = robot});
+  bus::Node good_sub(context, bus, {.name = "workstation", .curve = workstation});
+  bus::Node bad(context, bus, {.name = "intruder", .curve = intruder});
+  bus::Node plain(context, bus, {.name = "plain", .curve = {}});
+  int good_heard = 0, bad_heard = 0, plain_heard = 0, intruder_heard = 0, plain_pub_heard = 0;
+  good_sub.Subscribe<msg::VelocityCommand>("chatter", [&](const auto&) { ++good_heard; });
+  good_sub.Subscribe<msg::VelocityCommand>("intruder", [&](const auto&) { ++intruder_heard; });
+  good_sub.Subscribe<msg::VelocityCommand>("plain", [&](const auto&) { ++plain_pub_heard; });
+  bad.Subscribe<msg::VelocityCommand>("chatter", [&](const auto&) { ++bad_heard; });
+  bad.SubscribeAny("", [&](const auto&) { ++bad_heard; });
+  plain.SubscribeAny("", [&](const auto&) { ++plain_heard; });
+  auto chatter = good_pub.Advertise<msg::VelocityCommand>("chatter");
+  auto intrusion = bad.Advertise<msg::VelocityCommand>("intruder");
+  auto plain_pub = plain.Advertise<msg::VelocityCommand>("plain");
+
+  const auto deadline = Clock::now() + 6s;
+  while (Clock::now() < deadline) {
+    Publish(chatter, 1.0);
+    Publish(intrusion, 2.0);
+    Publish(plain_pub, 3.0);
+    for (bus::Node* n : {&good_pub, &good_sub, &bad, &plain}) n->Poll(10ms);
+    if (good_heard >= 50) break;
+  }
+  // Keep going a little after the admitted pair talks, so the others had every chance.
+  for (int i = 0; i < 50; ++i) {
+    Publish(intrusion, 2.0);
+    Publish(plain_pub, 3.0);
+    for (bus::Node* n : {&good_pub, &good_sub, &bad, &plain}) n->Poll(10ms);
+  }
+  EXPECT_GE(good_heard, 50) << broker.Log();
+  EXPECT_EQ(intruder_heard, 0);   // the intruder cannot publish
+  EXPECT_EQ(plain_pub_heard, 0);  // nor can a client without CURVE
+  EXPECT_EQ(bad_heard, 0);        // the intruder receives nothing (not even bus/stats)
+  EXPECT_EQ(plain_heard, 0);
+  EXPECT_NE(broker.Log().find("rejected a CURVE client"), std::string::npos) << broker.Log();
+}
+
+}  // namespace
+}  // namespace limbic

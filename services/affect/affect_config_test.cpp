@@ -206,19 +206,5 @@ TEST(AffectConfigTest, DescribeConfigListsTheEffectiveSwitches) {
   EXPECT_NE(text.find(" n_o=5"), std::string::npos) << text;
 }
 
-TEST(AffectConfigTest, AlgorithmSourcesIncludeNoTransport) {
-  const std::regex forbidden(R"(#include\s*[<"](zmq|flatbuffers|messages/))");
-  int checked = 0;
-  for (const auto& entry : fs::directory_iterator(kSourceDir)) {
-    const std::string name = entry.path().filename().string();
-    const std::string ext = entry.path().extension().string();
-    if (ext != ".hpp" && ext != ".cpp") continue;
-    if (name == "main.cpp" || name.rfind("convert", 0) == 0 || name.rfind("wiring.", 0) == 0) continue;  // the only places allowed
-    EXPECT_FALSE(std::regex_search(ReadText(entry.path().string()), forbidden)) << name;
-    ++checked;
-  }
-  EXPECT_GE(checked, 12);
-}
-
 }  // namespace
 }  // namespace limbic::affect

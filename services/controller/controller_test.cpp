@@ -136,33 +136,6 @@ TEST(ControllerTest, RunsAreReproducibleAndStateReplays) {
   EXPECT_EQ(c.state(), a.state());
 }
 
-TEST(ControllerTest, LibraryIncludesNoTransport) {
-  const char* root = std::getenv("LIMBIC_SOURCE_DIR");
-  if (root == nullptr) root = LIMBIC_CONTROLLER_SOURCE_ROOT;  // set by CMakeLists.txt
-  const std::filesystem::path dir = std::filesystem::path(root) / "services" / "controller";
-  int checked = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-    const std::string name = entry.path().filename().string();
-    if (name == "main.cpp" || name.rfind("convert", 0) == 0 || name.rfind("wiring.", 0) == 0) continue;
-    const std::string ext = entry.path().extension().string();
-    if (ext != ".hpp" && ext != ".cpp") continue;
-    std::ifstream file(entry.path());
-    std::stringstream text;
-    text << file.rdbuf();
-    std::string line;
-    while (std::getline(text, line)) {
-      if (line.rfind("#include", 0) != 0) continue;
-      EXPECT_EQ(line.find("zmq"), std::string::npos) << name << ": " << line;
-      EXPECT_EQ(line.find("flatbuffers"), std::string::npos) << name << ": " << line;
-      EXPECT_EQ(line.find("messages/"), std::string::npos) << name << ": " << line;
-      EXPECT_EQ(line.find("common/bus"), std::string::npos) << name << ": " << line;
-      EXPECT_EQ(line.find("<chrono>"), std::string::npos) << name << ": " << line;
-    }
-    ++checked;
-  }
-  EXPECT_GE(checked, 8);
-}
-
 }  // namespace
 }  // namespace limbic::controller
 

@@ -19,14 +19,14 @@ namespace fs = std::filesystem;
 using config::ConfigError;
 using config::StrictMap;
 
-enum class OptionKind { kBool, kNumber, kGoalSource };
+enum class OptionKind { kBool, kNumber, kGoalSource, kPath };
 
 const std::map<std::string, OptionKind>& OptionKinds() {
   static const std::map<std::string, OptionKind> kinds = {
       {"prebuilt_map", OptionKind::kBool},         {"danger_pretag", OptionKind::kBool},
       {"wrong_map_all_free", OptionKind::kBool},   {"human_flee_extension", OptionKind::kBool},
       {"velocity_goal_source", OptionKind::kGoalSource}, {"goal_tolerance", OptionKind::kNumber},
-      {"timeout", OptionKind::kNumber},
+      {"timeout", OptionKind::kNumber},             {"fault_script", OptionKind::kPath},
   };
   return kinds;
 }
@@ -36,6 +36,12 @@ std::string CheckOption(const std::string& name, std::string* value) {
   const auto it = OptionKinds().find(name);
   if (it == OptionKinds().end()) return "is not a known option";
   switch (it->second) {
+    case OptionKind::kPath:
+      // A timed fault script for hwio (issue 8); relative paths are taken from the source tree.
+      if (value->empty()) return "needs a file";
+      if (!value->empty() && value->front() != '/') *value = std::string(LIMBIC_EXPERIMENT_SOURCE_ROOT) + "/" + *value;
+      if (!std::filesystem::exists(*value)) return "names no file: " + *value;
+      return "";
     case OptionKind::kBool:
       if (*value == "true" || *value == "false") return "";
       return "must be true or false, got '" + *value + "'";

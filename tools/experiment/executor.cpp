@@ -55,6 +55,8 @@ stack::StackSpec StackSpecFor(const RunSpec& run) {
       }
       spec.options.push_back(std::string("controller.velocity_goal=") +
                              (value == "goal_bearing" ? "goal_bearing" : "directional"));
+    } else if (name == "fault_script") {
+      spec.options.push_back("hwio.fault_script=" + value);
     } else if (name == "goal_tolerance") {
       spec.options.push_back("mission.goal_tolerance=" + FormatNumber(OptionNumber(run, name, 0.35)));
     } else if (name == "timeout") {

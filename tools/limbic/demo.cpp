@@ -23,7 +23,7 @@ std::atomic<int> g_signal{0};
 void OnSignal(int sig) { g_signal = sig; }
 
 const char* kHelp = R"(usage: limbic demo [--set D] [--index 0] [--config affective] [--speedup 1] [--duration S]
-                   [--bus ADDR] [--metrics HOST:PORT]
+                   [--bus ADDR] [--metrics HOST:PORT] [--faults FILE]
 
 Starts the whole stack (broker, simulator, hwio, mapper, planner, controller, affect, mission, metrics
 exporter) as separate processes in realtime on one generated environment, with the robot travelling
@@ -35,6 +35,8 @@ and prints the run summary. Process logs go to a file (its path is printed).
   --speedup X        simulated seconds per wall second (default 1)
   --duration S       stop by itself after S wall seconds (default: run until Ctrl-C)
   --metrics H:P      Prometheus endpoint of the exporter (default 127.0.0.1:9464)
+  --faults FILE      a timed fault script for hwio (e.g. services/hwio/config/example_faults.yaml);
+                     live faults: limbic inject --help
 )";
 
 const char* kEmotions[] = {"anger", "fear", "happiness", "sadness", "curiosity", "surprise", "confusion"};
@@ -66,7 +68,7 @@ int main(int argc, char** argv) {
   std::unique_ptr<ArgReader> reader;
   try {
     reader = std::make_unique<ArgReader>(
-        args, std::vector<std::string>{"--set", "--index", "--config", "--speedup", "--duration", "--bus", "--metrics"},
+        args, std::vector<std::string>{"--set", "--index", "--config", "--speedup", "--duration", "--bus", "--metrics", "--faults"},
         std::vector<std::string>{"--help"});
   } catch (const std::exception& e) {
     std::cerr << "limbic demo: " << e.what() << "\n";
@@ -100,6 +102,14 @@ int main(int argc, char** argv) {
   std::filesystem::create_directories(run_dir);
   const std::string bus = reader->Get("--bus", "ipc://" + run_dir + "/bus");
   const std::string log_path = run_dir + "/processes.log";
+  std::string faults = reader->Get("--faults");
+  if (!faults.empty()) {
+    if (!std::filesystem::exists(faults)) {
+      std::cerr << "limbic demo: --faults: no such file " << faults << "\n";
+      return 2;
+    }
+    faults = std::filesystem::absolute(faults).string();
+  }
 
   const pid_t launcher = fork();
   if (launcher == 0) {
@@ -111,7 +121,7 @@ int main(int argc, char** argv) {
     std::vector<std::string> a{limbic, "launch", DeployFile(), "--events", run_dir + "/events.jsonl",
                                "--var", "bus=" + bus, "--var", "set=" + set, "--var", "index=" + index,
                                "--var", "config=" + reader->Get("--config", "affective"), "--var", "speedup=" + speedup,
-                               "--var", "metrics_listen=" + metrics};
+                               "--var", "metrics_listen=" + metrics, "--var", "faults=" + faults};
     std::vector<char*> c;
     for (auto& s : a) c.push_back(s.data());
     c.push_back(nullptr);

@@ -85,7 +85,9 @@ void ApplyOverride(YAML::Node& root, const std::string& assignment) {
   const std::string path = assignment.substr(0, eq);
   YAML::Node value;
   try {
-    value = YAML::Load(assignment.substr(eq + 1));
+    // `key=` means the empty string (YAML would read nothing as null, which no typed option accepts).
+    const std::string text = assignment.substr(eq + 1);
+    value = text.empty() ? YAML::Node(std::string()) : YAML::Load(text);
   } catch (const YAML::Exception& e) {
     throw ConfigError("--set: value of '" + path + "': " + e.what());
   }

@@ -47,6 +47,8 @@ TEST(ApplyOverride, CreatesNestedKeysAndParsesYaml) {
   EXPECT_EQ(root["planner"]["b"].as<int>(), 500);
   EXPECT_EQ(root["controller"]["weights"][1].as<int>(), 2);
   EXPECT_THROW(ApplyOverride(root, "novalue"), ConfigError);
+  ApplyOverride(root, "planner.note=");  // empty: the empty string, not null
+  EXPECT_EQ(root["planner"]["note"].as<std::string>(), "");
   EXPECT_THROW(ApplyOverride(root, "planner.b.c=1"), ConfigError);
 }
 

@@ -115,20 +115,6 @@ std::vector<plot::Series> CurvesToSeries(const std::vector<Curve>& curves) {
   return out;
 }
 
-double MetricOf(const IterationRow& r, Metric m) {
-  switch (m) {
-    case Metric::kCompletionTime: return r.completion_time_s;
-    case Metric::kSuccessRate: return r.success ? 100.0 : 0.0;
-    case Metric::kCollisions: return r.collisions;
-    case Metric::kCollisionsPerMin: return r.collisions_per_min;
-    case Metric::kMeanVelocity: return r.mean_velocity;
-    case Metric::kExecTimeRatio: return r.exec_time_ratio;
-    case Metric::kCoverage: return r.coverage;
-    case Metric::kDistance: return r.distance_travelled;
-  }
-  return kNaN;
-}
-
 std::string StripXmlProlog(std::string svg) {
   if (svg.rfind("<?xml", 0) == 0) svg = svg.substr(svg.find("?>") + 2);
   return svg;
@@ -309,7 +295,7 @@ std::string RenderReportHtml(const ReportInputs& in, const ReportOptions& option
                                                          letters.begin());
         // Coverage once per run: its last traversal carries the cumulative value.
         if (m == Metric::kCoverage && r.iteration != last_iteration[r.run_id]) continue;
-        c.values[x].push_back(MetricOf(r, m));
+        c.values[x].push_back(MetricValue(r, m));
       }
       plot::PlotOptions o;
       o.title = MetricTitle(m);
@@ -336,7 +322,7 @@ std::string RenderReportHtml(const ReportInputs& in, const ReportOptions& option
         if (has_sweep && !split_sets) label = r.config;
         Curve& c = curves[label];
         c.label = label;
-        c.values[r.iteration].push_back(MetricOf(r, m));
+        c.values[r.iteration].push_back(MetricValue(r, m));
       }
       plot::PlotOptions o;
       o.title = std::string(MetricTitle(m)) + " per traversal";
@@ -359,7 +345,7 @@ std::string RenderReportHtml(const ReportInputs& in, const ReportOptions& option
       plot::HistogramSeries hs;
       hs.label = c;
       for (const auto& r : rows)
-        if (r.config == c) hs.values.push_back(MetricOf(r, m));
+        if (r.config == c) hs.values.push_back(MetricValue(r, m));
       hist.push_back(hs);
     }
     plot::PlotOptions o;

@@ -13,19 +13,6 @@
 namespace limbic::experiment {
 namespace {
 
-double MetricValue(const IterationRow& r, Metric m) {
-  switch (m) {
-    case Metric::kCompletionTime: return r.completion_time_s;
-    case Metric::kSuccessRate: return r.success ? 100.0 : 0.0;
-    case Metric::kCollisions: return r.collisions;
-    case Metric::kCollisionsPerMin: return r.collisions_per_min;
-    case Metric::kMeanVelocity: return r.mean_velocity;
-    case Metric::kExecTimeRatio: return r.exec_time_ratio;
-    case Metric::kCoverage: return r.coverage;
-    case Metric::kDistance: return r.distance_travelled;
-  }
-  return 0.0;
-}
 
 // Statistics of one scope over the rows of one group (rows of several runs).
 SummaryRow Aggregate(const std::vector<const IterationRow*>& rows) {
@@ -47,6 +34,20 @@ SummaryRow Aggregate(const std::vector<const IterationRow*>& rows) {
 }
 
 }  // namespace
+
+double MetricValue(const IterationRow& r, Metric m) {
+  switch (m) {
+    case Metric::kCompletionTime: return r.completion_time_s;
+    case Metric::kSuccessRate: return r.success ? 100.0 : 0.0;
+    case Metric::kCollisions: return r.collisions;
+    case Metric::kCollisionsPerMin: return r.collisions_per_min;
+    case Metric::kMeanVelocity: return r.mean_velocity;
+    case Metric::kExecTimeRatio: return r.exec_time_ratio;
+    case Metric::kCoverage: return r.coverage;
+    case Metric::kDistance: return r.distance_travelled;
+  }
+  return 0.0;
+}
 
 const char* MetricKey(Metric m) {
   switch (m) {

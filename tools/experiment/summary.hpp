@@ -28,6 +28,7 @@ inline constexpr std::array<Metric, kNumMetrics> kAllMetrics = {
 
 const char* MetricKey(Metric m);    // column stem in summary.csv: "completion_time_s", ...
 const char* MetricTitle(Metric m);  // human title with unit: "Completion time (s)", ...
+double MetricValue(const IterationRow& row, Metric m);  // the metric's value in one row (success: 0 or 100)
 
 struct Stat {
   int n = 0;

@@ -50,6 +50,12 @@ const GridMaps* MapFollower::Follow(const geometry::Vec2& world_min, const geome
   }
   if (patch != nullptr) {
     const MapPatch p = PatchFromMsg(*patch);
+    const uint64_t incarnation = patch->header()->incarnation();
+    if (incarnation_ != 0 && incarnation != incarnation_ && replica_.has_map()) {
+      replica_.Reset(MapSnapshot{p.base_tick, GridMaps::Initial(replica_.maps().spec)});
+      ++resyncs_;
+    }
+    incarnation_ = incarnation;
     // A patch or map that does not fit the grid is bad input: ignored (and the replica resyncs later).
     auto apply = [&] {
       try {

@@ -20,7 +20,9 @@ flatbuffers::Offset<msg::GridMap> SnapshotToMsg(flatbuffers::FlatBufferBuilder& 
 
 // Follows the mapper: starts from the initial maps over the world's bounds (what the mapper starts
 // from, so lockstep consumers are exact from tick 0), applies each tick's patch, and recovers from a
-// gap (a consumer restarted mid-run) with the latest latched full map.
+// gap (a consumer restarted mid-run) with the latest latched full map. A restarted mapper (a new
+// header incarnation) counts ticks from scratch: the chain starts again from its first patch, which
+// carries every cell when it carried on from its latched map.
 class MapFollower {
  public:
   // Call once per tick with what arrived (any may be null). Returns the maps, or null if none yet.
@@ -32,6 +34,7 @@ class MapFollower {
  private:
   MapReplica replica_;
   bool started_ = false;
+  uint64_t incarnation_ = 0;  // of the mapper the patches come from
   uint64_t resyncs_ = 0;
 };
 

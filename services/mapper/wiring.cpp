@@ -45,6 +45,9 @@ runtime::ServiceDefinition MapperService() {
     auto odom = ctx.AddInput<msg::Odometry>(ctx.Topic("odom"), Timing::kSameTick);
     auto collision = ctx.AddInput<msg::CollisionEvent>(ctx.Topic("collision"), Timing::kSameTick);
     auto params = ctx.AddInput<msg::ControlParams>(ctx.Topic("params"), Timing::kPreviousTick);
+    // Its own latched full map: after a restart (realtime) the mapper carries on from it.
+    auto own_map = ctx.AddInput<msg::GridMap>(ctx.Topic("map"), Timing::kPreviousTick);
+    const bool realtime = ctx.mode() == runtime::Mode::kRealtime;
     auto patch_out = ctx.AddOutput<msg::GridPatch>(ctx.Topic("map/patch"));
     auto stats_out = ctx.AddOutput<msg::MapStats>(ctx.Topic("map/stats"));
     auto obstacles_out = ctx.AddOutput<msg::ObstacleSet>(ctx.Topic("obstacles"));
@@ -60,6 +63,19 @@ runtime::ServiceDefinition MapperService() {
         std::vector<KnownPolygon> polygons;
         for (const auto& p : s->world.polygons) polygons.push_back({p.vertices, p.detectable});
         if (s->options.prebuilt_map) s->mapper->LoadMaps(KnownMap(spec, polygons, true));
+        if (const auto* previous = own_map->Get(); realtime && previous != nullptr) {
+          const MapSnapshot snapshot = SnapshotFromMsg(*previous);
+          bool usable = snapshot.maps.spec == spec;
+          try {
+            snapshot.maps.Validate();
+          } catch (const std::exception&) {
+            usable = false;
+          }
+          if (usable) {
+            s->mapper->LoadMaps(snapshot.maps);  // every cell goes out in the next patch
+            LIMBIC_LOG(kInfo) << "restarted: carrying on from the latched map of tick " << snapshot.tick;
+          }
+        }
         if (s->options.wrong_map_all_free) s->mapper->LoadMaps(AllFreeMap(spec));
         if (s->options.danger_pretag) {
           for (const auto& p : polygons) {

@@ -1,0 +1,53 @@
+#include "services/mapper/convert.hpp"
+
+#include <gtest/gtest.h>
+
+#include "services/mapper/occupancy_mapper.hpp"
+
+namespace limbic::mapper {
+namespace {
+
+using geometry::GridSpec;
+
+std::vector<uint8_t> PatchBytes(const GridSpec& spec, const MapPatch& patch, uint64_t incarnation) {
+  flatbuffers::FlatBufferBuilder fbb;
+  auto header = msg::CreateHeaderDirect(fbb, 0, patch.tick, 1, "r1/mapper", false, incarnation);
+  fbb.Finish(PatchToMsg(fbb, header, spec, patch), "GPAT");
+  return {fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()};
+}
+
+MapperInputs Scan(int64_t tick, double x) {
+  MapperInputs in;
+  in.tick = tick;
+  in.pose = {x, 2.0, 0.0};
+  in.scan.beams.push_back({0, {0.2, 0.0}, 0.0, 0.4, 3.0, 1.5, true});
+  return in;
+}
+
+// A consumer follows a mapper; the mapper restarts (new incarnation, ticks from 0) carrying on from its
+// last map; the consumer's replica stays identical to the mapper's.
+TEST(MapFollower, FollowsAMapperThatRestartsAndCarriesOn) {
+  const geometry::Vec2 min{0, 0}, max{6, 4};
+  const GridSpec spec = GridSpecCovering(min, max);
+  MapFollower follower;
+  OccupancyMapper first(spec);
+  for (int64_t t = 0; t < 20; ++t) {
+    const auto out = first.Update(Scan(t, 1.0 + 0.1 * t));
+    const auto bytes = PatchBytes(spec, out.patch, 111);
+    follower.Follow(min, max, flatbuffers::GetRoot<msg::GridPatch>(bytes.data()), nullptr);
+  }
+  ASSERT_NE(follower.maps(), nullptr);
+  EXPECT_EQ(*follower.maps(), first.maps());
+  OccupancyMapper second(spec);  // restarted: loads the latched map, ticks from 0 again
+  second.LoadMaps(first.maps());
+  for (int64_t t = 0; t < 10; ++t) {
+    const auto out = second.Update(Scan(t, 3.0 + 0.1 * t));
+    const auto bytes = PatchBytes(spec, out.patch, 222);
+    follower.Follow(min, max, flatbuffers::GetRoot<msg::GridPatch>(bytes.data()), nullptr);
+  }
+  EXPECT_EQ(*follower.maps(), second.maps());
+  EXPECT_EQ(follower.resyncs(), 1u);
+}
+
+}  // namespace
+}  // namespace limbic::mapper

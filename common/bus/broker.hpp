@@ -16,6 +16,7 @@
 
 #include "common/bus/bus.hpp"
 #include "common/bus/comm_faults.hpp"
+#include "common/bus/forwarding.hpp"
 
 namespace limbic::bus {
 
@@ -46,12 +47,12 @@ class Broker {
   // broker on a thread they share (runtime::RunInProcess).
   int RunOnce(std::chrono::milliseconds timeout);
 
-  const std::map<std::string, TopicCounters>& counts() const { return counts_; }
-  size_t latched_topics() const { return latched_.size(); }
+  const std::map<std::string, TopicCounters>& counts() const { return forwarding_.counts(); }
+  size_t latched_topics() const { return forwarding_.latched_topics(); }
   uint64_t forwarded() const { return forwarded_; }
   uint64_t rejected_clients() const { return rejected_clients_; }
   // Communication faults from `faults` (FaultCommand Comm*): applied to the forwarded copies.
-  const CommFaults& comm_faults() const { return comm_faults_; }
+  const CommFaults& comm_faults() const { return forwarding_.comm_faults(); }
 
  private:
   int Drain();
@@ -59,31 +60,18 @@ class Broker {
   bool HandleBackend();
   void HandleZap();
   void PublishStats();
-  // Communication faults (comm_faults.hpp): rules from `faults`, the faulty forward path, delayed releases.
-  void HandleFaultCommand(const uint8_t* data, size_t size);
-  void ForwardFaulty(const std::string& topic, const uint8_t* data, size_t size);
-  std::chrono::milliseconds ReleaseDelayed(std::chrono::milliseconds timeout);
-  double FaultClockS() const;
-  void Drop(const std::string& topic, uint64_t TopicCounters::*reason, const char* why);
+  void SendCopies();  // comm_out_: faulted or delayed copies
   void Forward(zmq::message_t& topic_frame, zmq::message_t& payload);
 
   BrokerOptions options_;
   zmq::socket_t frontend_;
   zmq::socket_t backend_;
   zmq::socket_t zap_;
-  std::map<std::string, TopicCounters> counts_;
-  std::map<std::string, std::vector<uint8_t>> latched_;
-  std::map<std::string, const char*> types_;  // type name last seen per topic
-  std::map<std::string, log::RateLimiter> drop_log_;
+  Forwarding forwarding_;
   std::chrono::steady_clock::time_point next_stats_;
-  std::chrono::steady_clock::time_point started_;
   flatbuffers::FlatBufferBuilder fbb_{4096};
-  uint64_t stats_seq_ = 0;
-  uint64_t heartbeat_seq_ = 0;
-  uint64_t incarnation_ = 0;
   uint64_t forwarded_ = 0;
   uint64_t rejected_clients_ = 0;
-  CommFaults comm_faults_;
   std::vector<CommOutgoing> comm_out_;
 };
 

@@ -1,5 +1,7 @@
 #include "common/bus/bus.hpp"
 
+#include "common/bus/local_bus.hpp"
+
 #include <cerrno>
 #include <random>
 #include <stdexcept>
@@ -81,7 +83,21 @@ Node::Node(zmq::context_t& context, const std::string& bus_address, NodeOptions 
   next_latched_resend_ = std::chrono::steady_clock::now() + options_.latched_resend;
 }
 
-Node::~Node() = default;
+Node::Node(LocalBus& bus, NodeOptions options) : options_(std::move(options)), local_(&bus), local_mode_(true) {
+  std::random_device rd;
+  incarnation_ = (static_cast<uint64_t>(rd()) << 32) ^ rd();
+  if (incarnation_ == 0) incarnation_ = 1;
+  next_latched_resend_ = std::chrono::steady_clock::now() + options_.latched_resend;
+  local_->Attach(this);
+}
+
+Node::~Node() {
+  if (local_) local_->Detach(this);
+}
+
+void Node::Enqueue(const std::string& topic, const uint8_t* data, size_t size) {
+  inbox_.push_back(Queued{topic, std::vector<uint8_t>(data, data + size)});
+}
 
 size_t Node::AddPublisher(const std::string& topic, bool latched) {
   publishers_.push_back(PublisherSlot{topic, latched, 0, {}});
@@ -91,7 +107,11 @@ size_t Node::AddPublisher(const std::string& topic, bool latched) {
 void Node::AddSubscription(const std::string& topic, bool exact, bool (*verify)(const uint8_t*, size_t),
                            const char* identifier, std::function<void(const RawMessage&)> handler) {
   subscriptions_.push_back(Subscription{topic, exact, verify, identifier, std::move(handler)});
-  sub_.set(zmq::sockopt::subscribe, topic);
+  if (local_mode_) {
+    if (local_) local_->Subscribed(this, topic);
+  } else {
+    sub_.set(zmq::sockopt::subscribe, topic);
+  }
 }
 
 void Node::SubscribeAny(const std::string& prefix, std::function<void(const RawMessage&)> handler) {
@@ -110,15 +130,20 @@ void Node::SendSlot(PublisherSlot& slot, const uint8_t* data, size_t size) {
 }
 
 void Node::ProcessPending() {
+  if (local_mode_) return;
   // Reading ZMQ_EVENTS makes a socket process its pending commands (attach, subscriptions).
   (void)pub_.get(zmq::sockopt::events);
   (void)sub_.get(zmq::sockopt::events);
 }
 
 void Node::SendRaw(const std::string& topic, const void* data, size_t size) {
-  // PUB never blocks: at the high-water mark ZeroMQ drops, and receivers count the gap.
-  pub_.send(zmq::buffer(topic), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
-  pub_.send(zmq::const_buffer(data, size), zmq::send_flags::dontwait);
+  if (local_mode_) {
+    if (local_) local_->Publish(topic, static_cast<const uint8_t*>(data), size);  // null: bus gone (teardown)
+  } else {
+    // PUB never blocks: at the high-water mark ZeroMQ drops, and receivers count the gap.
+    pub_.send(zmq::buffer(topic), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
+    pub_.send(zmq::const_buffer(data, size), zmq::send_flags::dontwait);
+  }
   auto& c = sent_[topic];
   ++c.messages;
   c.bytes += size;
@@ -161,7 +186,8 @@ int Node::Poll(std::chrono::milliseconds timeout, int max_messages) {
   }
   // What is already queued is handled without a poll(2): waiting only when there is nothing.
   int handled = Drain(max_messages);
-  if (handled > 0 || timeout.count() <= 0) return handled;
+  // On a LocalBus nothing can arrive while this thread waits: there is nothing to wait for.
+  if (handled > 0 || timeout.count() <= 0 || local_mode_) return handled;
   zmq::pollitem_t items[] = {{sub_.handle(), 0, ZMQ_POLLIN, 0}};
   try {
     zmq::poll(items, 1, timeout);
@@ -173,6 +199,16 @@ int Node::Poll(std::chrono::milliseconds timeout, int max_messages) {
 
 int Node::Drain(int max_messages) {
   int handled = 0;
+  if (local_mode_) {
+    // A handler may publish to this node's own inbox: take each message out before dispatching it.
+    while (handled < max_messages && !inbox_.empty()) {
+      Queued next = std::move(inbox_.front());
+      inbox_.pop_front();
+      ++handled;
+      Dispatch(next.topic, next.payload.data(), next.payload.size());
+    }
+    return handled;
+  }
   while (handled < max_messages) {
     zmq::message_t topic_frame;
     if (!sub_.recv(topic_frame, zmq::recv_flags::dontwait)) break;
@@ -194,12 +230,12 @@ int Node::Drain(int max_messages) {
       CountDrop(topic, &TopicCounters::drops_malformed, "more than two frames");
       continue;
     }
-    Dispatch(topic, payload);
+    Dispatch(topic, static_cast<const uint8_t*>(payload.data()), payload.size());
   }
   return handled;
 }
 
-void Node::Dispatch(const std::string& topic, const zmq::message_t& payload) {
+void Node::Dispatch(const std::string& topic, const uint8_t* data, size_t size) {
   // Prefix filtering in ZeroMQ can deliver topics nobody asked for exactly ("r1/scan" vs "r1/scanner").
   bool wanted = false;
   for (const auto& s : subscriptions_) {
@@ -209,8 +245,6 @@ void Node::Dispatch(const std::string& topic, const zmq::message_t& payload) {
     }
   }
   if (!wanted) return;
-  const auto* data = static_cast<const uint8_t*>(payload.data());
-  const size_t size = payload.size();
   if (size > messages::kMaxPayloadBytes) {
     CountDrop(topic, &TopicCounters::drops_oversize, "payload above the size cap");
     return;

@@ -88,6 +88,7 @@ struct RawMessage {
 };
 
 class Node;
+class LocalBus;
 
 // Typed publisher handle. Cheap to copy; valid while its Node lives.
 template <typename T>
@@ -110,6 +111,8 @@ class Publisher {
 class Node {
  public:
   Node(zmq::context_t& context, const std::string& bus_address, NodeOptions options);
+  // A node on an in-memory bus shared by nodes of one thread (local_bus.hpp); `bus` outlives it.
+  Node(LocalBus& bus, NodeOptions options);
   ~Node();
   Node(const Node&) = delete;
   Node& operator=(const Node&) = delete;
@@ -164,6 +167,7 @@ class Node {
  private:
   template <typename T>
   friend class Publisher;
+  friend class LocalBus;
 
   struct PublisherSlot {
     std::string topic;
@@ -195,13 +199,22 @@ class Node {
                                               int64_t stamp_ns, int64_t tick);
   void SendSlot(PublisherSlot& slot, const uint8_t* data, size_t size);
   int Drain(int max_messages);
-  void Dispatch(const std::string& topic, const zmq::message_t& payload);
+  void Dispatch(const std::string& topic, const uint8_t* data, size_t size);
+  void Enqueue(const std::string& topic, const uint8_t* data, size_t size);  // from a LocalBus
   void CountDrop(const std::string& topic, uint64_t TopicCounters::*reason, const char* why);
   void ResendLatched();
 
+  struct Queued {
+    std::string topic;
+    std::vector<uint8_t> payload;
+  };
+
   NodeOptions options_;
-  zmq::socket_t pub_;
+  zmq::socket_t pub_;  // both empty on a LocalBus
   zmq::socket_t sub_;
+  LocalBus* local_ = nullptr;  // null once the LocalBus is gone
+  bool local_mode_ = false;
+  std::deque<Queued> inbox_;  // LocalBus: delivered, not yet handled
   std::deque<PublisherSlot> publishers_;
   std::vector<Subscription> subscriptions_;
   std::map<std::string, TopicCounters> received_;

@@ -1,6 +1,7 @@
 #include "common/runtime/in_process.hpp"
 
 #include <exception>
+#include <optional>
 #include <thread>
 #include <unordered_map>
 
@@ -19,7 +20,21 @@ double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).coun
 // round without progress is followed by a turn for everyone (timers: the coordinator's probe while
 // joining, heartbeats, the broker's own messages); if that does nothing either, the thread sleeps
 // in the broker's poll for up to 1 ms.
-void RunCooperatively(bus::Broker& broker, std::vector<std::unique_ptr<Host>>& hosts,
+// The bus of one thread's hosts, seen from the loop that takes turns: ZeroMQ with a broker, or a LocalBus.
+struct SharedBus {
+  bus::Broker* broker = nullptr;
+  bus::LocalBus* local = nullptr;
+  // Handles what has arrived (broker) or what timers have due (both), waiting up to `timeout` if
+  // nothing had. Returns the number of messages handled.
+  int RunOnce(std::chrono::milliseconds timeout) {
+    if (broker) return broker->RunOnce(timeout);
+    const int handled = local->RunTimers();
+    if (handled == 0 && timeout.count() > 0) std::this_thread::sleep_for(timeout);
+    return handled;
+  }
+};
+
+void RunCooperatively(SharedBus broker, std::vector<std::unique_ptr<Host>>& hosts,
                       std::vector<int>& statuses, const std::atomic<bool>& stop,
                       const Host* coordinator, Clock::time_point begin, InProcessStats* stats) {
   std::atomic<bool> group_stop{false};
@@ -113,12 +128,21 @@ int RunInProcess(const std::string& address, std::vector<HostedService> services
                  const std::atomic<bool>& stop, const InProcessOptions& options,
                  InProcessStats* stats) {
   const auto begin = Clock::now();
+  const bool direct = options.transport == InProcessTransport::kDirect && options.mode == Mode::kLockstep &&
+                      options.single_thread;
   // inproc:// needs no I/O thread.
   zmq::context_t context(address.rfind("inproc://", 0) == 0 ? 0 : 1);
-  bus::BrokerOptions broker_options;
-  broker_options.address = address;
-  broker_options.send_hwm = broker_options.receive_hwm = 0;  // in-process lockstep: never drop
-  bus::Broker broker(context, broker_options);
+  std::optional<bus::Broker> broker;
+  std::optional<bus::LocalBus> local_bus;
+  if (direct) {
+    local_bus.emplace();
+  } else {
+    bus::BrokerOptions broker_options;
+    broker_options.address = address;
+    broker_options.send_hwm = broker_options.receive_hwm = 0;  // in-process lockstep: never drop
+    broker.emplace(context, broker_options);
+  }
+  SharedBus shared{broker ? &*broker : nullptr, local_bus ? &*local_bus : nullptr};
   // Build every host first so a bad configuration fails before anything runs.
   std::vector<std::unique_ptr<Host>> hosts;
   std::exception_ptr error;
@@ -128,7 +152,8 @@ int RunInProcess(const std::string& address, std::vector<HostedService> services
       s.options.bus = address;
       s.options.mode = options.mode;
       s.options.probe_period = options.probe_period;
-      hosts.push_back(std::make_unique<Host>(context, s.options, s.definition));
+      hosts.push_back(direct ? std::make_unique<Host>(*local_bus, s.options, s.definition)
+                             : std::make_unique<Host>(context, s.options, s.definition));
       if (s.options.coordinate) coordinator = hosts.back().get();
     }
   } catch (...) {
@@ -140,13 +165,13 @@ int RunInProcess(const std::string& address, std::vector<HostedService> services
     // in OnStart (latched maps, goals) reach the broker and their subscribers instead of waiting
     // for the next latched re-send.
     for (int i = 0; i < 2; ++i) {
-      broker.RunOnce(0ms);
+      shared.RunOnce(0ms);
       for (auto& host : hosts) host->node().ProcessPending();
     }
     if (options.mode == Mode::kLockstep && options.single_thread) {
-      RunCooperatively(broker, hosts, statuses, stop, coordinator, begin, stats);
+      RunCooperatively(shared, hosts, statuses, stop, coordinator, begin, stats);
     } else {
-      RunThreaded(broker, hosts, statuses, stop);
+      RunThreaded(*broker, hosts, statuses, stop);
     }
   }
   if (stats && coordinator) stats->ticks = coordinator->tick() + 1;

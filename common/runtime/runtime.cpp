@@ -111,6 +111,22 @@ struct Host::Coordinator {
 
 Host::Host(zmq::context_t& zmq_context, HostOptions options, const ServiceDefinition& definition)
     : options_(std::move(options)), definition_(definition) {
+  Configure();
+  node_ = std::make_unique<bus::Node>(zmq_context, options_.bus,
+                                      bus::NodeOptions{.name = context_->instance(), .curve = options_.curve});
+  loop_buckets_.assign(std::size(kLoopTimeBucketsS) + 1, 0);
+  Bind();
+}
+
+Host::Host(bus::LocalBus& local_bus, HostOptions options, const ServiceDefinition& definition)
+    : options_(std::move(options)), definition_(definition) {
+  Configure();
+  node_ = std::make_unique<bus::Node>(local_bus, bus::NodeOptions{.name = context_->instance()});
+  loop_buckets_.assign(std::size(kLoopTimeBucketsS) + 1, 0);
+  Bind();
+}
+
+void Host::Configure() {
   if (options_.service.empty()) options_.service = definition_.name;
   if (definition_.global) options_.robot.clear();
   if (options_.period_s <= 0) throw config::ConfigError("--period must be positive");
@@ -123,11 +139,6 @@ Host::Host(zmq::context_t& zmq_context, HostOptions options, const ServiceDefini
   context_ = std::make_unique<ServiceContext>(options_, config_.get());
   definition_.setup(*context_);
   config_->Finish();  // every key of the service's YAML must have been used
-  node_ = std::make_unique<bus::Node>(
-      zmq_context, options_.bus,
-      bus::NodeOptions{.name = context_->instance(), .curve = options_.curve});
-  loop_buckets_.assign(std::size(kLoopTimeBucketsS) + 1, 0);
-  Bind();
 }
 
 Host::~Host() = default;

@@ -257,6 +257,8 @@ struct ServiceDefinition {
 class Host {
  public:
   Host(zmq::context_t& context, HostOptions options, const ServiceDefinition& definition);
+  // On an in-memory bus shared with the other hosts of this thread (options.bus is then only a label).
+  Host(bus::LocalBus& bus, HostOptions options, const ServiceDefinition& definition);
   ~Host();
   // Runs until `stop` becomes true, the service asks to stop, or (lockstep) the run ends.
   // Returns 0 on a clean stop, non-zero on failure.
@@ -279,6 +281,7 @@ class Host {
   struct StepState;
   struct Coordinator;
 
+  void Configure();  // options and YAML: everything up to the bus node
   void Bind();
   void RunRealtimeTick();
   void HandleClock(const msg::Clock& clock);

@@ -1,11 +1,13 @@
 // Issue 6 item 4: the same run (set, environment, seed, configuration) gives identical run metrics in
-// one process over inproc://, as separate processes over ipc://, and over tcp://.
+// one process (over the in-memory bus experiments use, and over ZeroMQ inproc://), as separate
+// processes over ipc://, and over tcp://.
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <sstream>
 
 #include "tests/testing/process.hpp"
+#include "common/runtime/in_process.hpp"
 #include "tools/stack/stack.hpp"
 
 namespace limbic {
@@ -49,6 +51,14 @@ struct Case {
   const char* config;
 };
 
+std::vector<std::string> RunInProcessOverZeroMq(const stack::StackSpec& spec) {
+  runtime::InProcessOptions options;
+  options.transport = runtime::InProcessTransport::kZeroMq;
+  std::atomic<bool> stop{false};
+  EXPECT_EQ(runtime::RunInProcess("inproc://determinism", stack::BuildStack(spec), stop, options), 0);
+  return DeterministicRows(spec.metrics_csv);
+}
+
 TEST(Determinism, SameRunMetricsInProcessOverIpcAndOverTcp) {
   testing::TempDir dir;
   const Case cases[] = {{'B', 0, "affective"}, {'D', 1, "affective"}, {'G', 2, "constant"}};
@@ -66,6 +76,8 @@ TEST(Determinism, SameRunMetricsInProcessOverIpcAndOverTcp) {
     ASSERT_EQ(stack::RunInProcess(spec), 0);
     const auto inproc = DeterministicRows(spec.metrics_csv);
     ASSERT_EQ(inproc.size(), 2u) << name << ": expected one traversal";
+    spec.metrics_csv = dir / (name + "-zmq.csv");
+    EXPECT_EQ(RunInProcessOverZeroMq(spec), inproc) << name;
     spec.metrics_csv = dir / (name + "-ipc.csv");
     const auto ipc = RunSeparateProcesses(spec, "ipc://" + dir / (name + "-bus"), dir, name + "-ipc");
     spec.metrics_csv = dir / (name + "-tcp.csv");

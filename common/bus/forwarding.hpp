@@ -1,0 +1,69 @@
+// What a broker does with each message, without the transport: verify, count, latch, apply
+// communication faults, and describe itself (bus/stats, health/bus). The ZeroMQ broker (broker.hpp)
+// and the in-memory exchange for one thread (local_bus.hpp) both forward through it, so the two
+// transports drop, count and latch identically.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/bus/bus.hpp"
+#include "common/bus/comm_faults.hpp"
+
+namespace limbic::bus {
+
+class Forwarding {
+ public:
+  enum class Verdict {
+    kDrop,     // bad message: counted and logged
+    kForward,  // forward the message as it is
+    kFaulted,  // a communication fault applies: forward the copies in `out` instead (maybe none)
+  };
+
+  explicit Forwarding(size_t max_payload = messages::kMaxPayloadBytes);
+
+  // One message from a publisher. Handles FaultCommands on `faults` (communication faults).
+  Verdict Admit(const std::string& topic, const uint8_t* data, size_t size, std::vector<CommOutgoing>* out);
+  // A message whose framing was wrong before a payload could be looked at.
+  void Drop(const std::string& topic, uint64_t TopicCounters::*reason, const char* why);
+  // Delayed copies now due; returns the time until the next one (capped at `timeout`).
+  std::chrono::milliseconds ReleaseDelayed(std::chrono::milliseconds timeout, std::vector<CommOutgoing>* out);
+
+  // Calls fn(topic, payload) for every latched value whose topic starts with `prefix` (a late joiner).
+  template <typename Fn>
+  void ForEachLatched(const std::string& prefix, Fn&& fn) const {
+    for (auto it = latched_.lower_bound(prefix); it != latched_.end(); ++it) {
+      if (it->first.compare(0, prefix.size(), prefix) != 0) break;
+      fn(it->first, it->second);
+    }
+  }
+
+  // The broker's own messages, built into `fbb` (finished, with identifier).
+  void BuildStats(flatbuffers::FlatBufferBuilder& fbb);
+  void BuildHeartbeat(flatbuffers::FlatBufferBuilder& fbb, uint64_t forwarded, uint64_t rejected_clients);
+
+  const std::map<std::string, TopicCounters>& counts() const { return counts_; }
+  size_t latched_topics() const { return latched_.size(); }
+  const CommFaults& comm_faults() const { return comm_faults_; }
+
+ private:
+  void HandleFaultCommand(const uint8_t* data, size_t size);
+  double FaultClockS() const;
+
+  size_t max_payload_;
+  std::map<std::string, TopicCounters> counts_;
+  std::map<std::string, std::vector<uint8_t>> latched_;
+  std::map<std::string, const char*> types_;  // type name last seen per topic
+  std::map<std::string, log::RateLimiter> drop_log_;
+  std::chrono::steady_clock::time_point started_;
+  uint64_t stats_seq_ = 0;
+  uint64_t heartbeat_seq_ = 0;
+  uint64_t incarnation_ = 0;
+  CommFaults comm_faults_;
+};
+
+}  // namespace limbic::bus

@@ -1,0 +1,66 @@
+#include "common/bus/local_bus.hpp"
+
+#include <algorithm>
+
+namespace limbic::bus {
+
+LocalBus::LocalBus(std::chrono::milliseconds stats_period)
+    : stats_period_(stats_period), next_stats_(std::chrono::steady_clock::now() + stats_period) {}
+
+LocalBus::~LocalBus() {
+  // Nodes normally go first; any still attached must not call back into a dead bus.
+  for (Node* node : nodes_) node->local_ = nullptr;
+}
+
+void LocalBus::Attach(Node* node) { nodes_.push_back(node); }
+
+void LocalBus::Detach(Node* node) { nodes_.erase(std::remove(nodes_.begin(), nodes_.end(), node), nodes_.end()); }
+
+void LocalBus::Deliver(const std::string& topic, const uint8_t* data, size_t size) {
+  ++forwarded_;
+  for (Node* node : nodes_) {
+    if (node->Wants(topic)) node->Enqueue(topic, data, size);
+  }
+}
+
+void LocalBus::DeliverCopies() {
+  // Moved out first: a delivery never re-enters Publish, but keep the buffer reusable regardless.
+  std::vector<CommOutgoing> copies;
+  copies.swap(comm_out_);
+  for (const auto& m : copies) Deliver(m.topic, m.payload.data(), m.payload.size());
+}
+
+void LocalBus::Publish(const std::string& topic, const uint8_t* data, size_t size) {
+  switch (forwarding_.Admit(topic, data, size, &comm_out_)) {
+    case Forwarding::Verdict::kDrop:
+      break;
+    case Forwarding::Verdict::kForward:
+      Deliver(topic, data, size);
+      break;
+    case Forwarding::Verdict::kFaulted:
+      DeliverCopies();
+      break;
+  }
+}
+
+void LocalBus::Subscribed(Node* node, const std::string& prefix) {
+  forwarding_.ForEachLatched(prefix, [&](const std::string& topic, const std::vector<uint8_t>& payload) {
+    node->Enqueue(topic, payload.data(), payload.size());
+  });
+}
+
+int LocalBus::RunTimers() {
+  const uint64_t before = forwarded_;
+  forwarding_.ReleaseDelayed(std::chrono::milliseconds(0), &comm_out_);
+  DeliverCopies();
+  if (std::chrono::steady_clock::now() >= next_stats_) {
+    forwarding_.BuildStats(fbb_);
+    Deliver("bus/stats", fbb_.GetBufferPointer(), fbb_.GetSize());
+    forwarding_.BuildHeartbeat(fbb_, forwarded_, 0);
+    Deliver("health/bus", fbb_.GetBufferPointer(), fbb_.GetSize());
+    next_stats_ = std::chrono::steady_clock::now() + stats_period_;
+  }
+  return static_cast<int>(forwarded_ - before);
+}
+
+}  // namespace limbic::bus

@@ -48,6 +48,7 @@
   X(ControlParams, "CPAR")                \
   X(AffectState, "AFCT")                  \
   X(EmotionLayer, "EMOL")                 \
+  X(AffectSnapshot, "AFSN")               \
   X(RunMetrics, "RUNM")                   \
   X(MissionStatus, "MSTS")
 

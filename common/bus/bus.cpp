@@ -169,9 +169,17 @@ uint64_t Node::TotalDrops() const {
   return total;
 }
 
+TopicCounters& Node::Received(const std::string& topic) {
+  if (received_.size() >= kMaxTrackedTopics && received_.find(topic) == received_.end()) {
+    return received_[kOverflowTopic];
+  }
+  return received_[topic];
+}
+
 void Node::CountDrop(const std::string& topic, uint64_t TopicCounters::*reason, const char* why) {
-  auto& c = received_[topic];
-  ++(c.*reason);
+  const bool overflow = received_.size() >= kMaxTrackedTopics && received_.find(topic) == received_.end();
+  ++(Received(topic).*reason);
+  if (overflow) return;  // not logged per invented topic
   uint64_t suppressed = 0;
   if (drop_log_[topic].Allow(&suppressed)) {
     LIMBIC_LOG(kWarning) << "dropped a message on '" << topic << "': " << why
@@ -271,8 +279,14 @@ void Node::Dispatch(const std::string& topic, const uint8_t* data, size_t size) 
       return;
     }
   }
-  auto& counters = received_[topic];
-  auto& source = sources_[SourceKey{topic, header->source()->str()}];
+  auto& counters = Received(topic);
+  SourceKey key{topic, header->source()->str()};
+  if (sources_.size() >= kMaxTrackedSources && sources_.find(key) == sources_.end()) {
+    LIMBIC_LOG(kWarning) << "more than " << kMaxTrackedSources
+                         << " (topic, sender) pairs: restarting gap and duplicate tracking";
+    sources_.clear();
+  }
+  auto& source = sources_[key];
   if (source.incarnation != header->incarnation()) {
     source = SourceState{header->incarnation(), header->seq()};
   } else if (header->seq() <= source.last_seq) {

@@ -59,6 +59,14 @@ struct TopicCounters {
   uint64_t TotalDrops() const { return drops_malformed + drops_wrong_type + drops_oversize + drops_gap; }
 };
 
+// Per-topic tables (counts, drop logs, sequence tracking) hold at most this many topics, so a flood
+// of invented topic names cannot exhaust memory. Traffic on topics beyond it is still handled by the
+// broker (dropped and counted as malformed, under kOverflowTopic); a node counts it under
+// kOverflowTopic and, past kMaxTrackedSources senders, restarts its gap/duplicate tracking.
+inline constexpr size_t kMaxTrackedTopics = 4096;
+inline constexpr size_t kMaxTrackedSources = 16384;
+inline constexpr const char* kOverflowTopic = "<other topics>";
+
 struct NodeOptions {
   std::string name = "node";  // instance name, written into every header's `source`
   int send_hwm = 10000;       // messages queued per peer before ZeroMQ drops (never blocks)
@@ -202,6 +210,7 @@ class Node {
   void Dispatch(const std::string& topic, const uint8_t* data, size_t size);
   void Enqueue(const std::string& topic, const uint8_t* data, size_t size);  // from a LocalBus
   void CountDrop(const std::string& topic, uint64_t TopicCounters::*reason, const char* why);
+  TopicCounters& Received(const std::string& topic);  // received_[topic], capped
   void ResendLatched();
 
   struct Queued {

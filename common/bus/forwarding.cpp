@@ -14,10 +14,15 @@ Forwarding::Forwarding(size_t max_payload) : max_payload_(max_payload) {
   started_ = std::chrono::steady_clock::now();
 }
 
+bool Forwarding::Untracked(const std::string& topic) const {
+  return counts_.size() >= kMaxTrackedTopics && counts_.find(topic) == counts_.end();
+}
+
 void Forwarding::Drop(const std::string& topic, uint64_t TopicCounters::*reason, const char* why) {
-  ++(counts_[topic].*reason);
+  const std::string& key = Untracked(topic) ? std::string(kOverflowTopic) : topic;
+  ++(counts_[key].*reason);
   uint64_t suppressed = 0;
-  if (drop_log_[topic].Allow(&suppressed)) {
+  if (drop_log_[key].Allow(&suppressed)) {
     LIMBIC_LOG(kWarning) << "dropped a message on '" << topic << "': " << why
                          << (suppressed ? " (" + std::to_string(suppressed) + " more since last report)" : "");
   }
@@ -25,6 +30,10 @@ void Forwarding::Drop(const std::string& topic, uint64_t TopicCounters::*reason,
 
 Forwarding::Verdict Forwarding::Admit(const std::string& topic, const uint8_t* data, size_t size,
                                       std::vector<CommOutgoing>* out) {
+  if (Untracked(topic)) {
+    Drop(topic, &TopicCounters::drops_malformed, "one topic too many (a flood of invented topic names?)");
+    return Verdict::kDrop;
+  }
   if (size > max_payload_) {
     Drop(topic, &TopicCounters::drops_oversize, "payload above the size cap");
     return Verdict::kDrop;

@@ -26,7 +26,8 @@ class Forwarding {
 
   explicit Forwarding(size_t max_payload = messages::kMaxPayloadBytes);
 
-  // One message from a publisher. Handles FaultCommands on `faults` (communication faults).
+  // One message from a publisher. A topic beyond the first kMaxTrackedTopics is dropped (counted as
+  // malformed under kOverflowTopic). Handles FaultCommands on `faults` (communication faults).
   Verdict Admit(const std::string& topic, const uint8_t* data, size_t size, std::vector<CommOutgoing>* out);
   // A message whose framing was wrong before a payload could be looked at.
   void Drop(const std::string& topic, uint64_t TopicCounters::*reason, const char* why);
@@ -51,6 +52,7 @@ class Forwarding {
   const CommFaults& comm_faults() const { return comm_faults_; }
 
  private:
+  bool Untracked(const std::string& topic) const;  // new topic, and the tables are full (kMaxTrackedTopics)
   void HandleFaultCommand(const uint8_t* data, size_t size);
   double FaultClockS() const;
 

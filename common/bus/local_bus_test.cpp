@@ -129,6 +129,27 @@ TEST(LocalBus, AppliesCommunicationFaultsFromTheFaultsTopic) {
   EXPECT_EQ(listener.received().at("r1/odom").drops_gap, 10u);  // the receiver saw what it missed
 }
 
+TEST(LocalBus, AFloodOfInventedTopicsIsCountedNotStored) {
+  LocalBus bus;
+  Node evil(bus, {.name = "evil"});
+  Node tool(bus, {.name = "echo"});
+  int heard = 0;
+  tool.SubscribeAny("", [&](const RawMessage&) { ++heard; });
+  flatbuffers::FlatBufferBuilder fbb;
+  const size_t flood = kMaxTrackedTopics + 1000;
+  for (size_t i = 0; i < flood; ++i) {
+    fbb.Clear();
+    fbb.Finish(msg::CreateClock(fbb, msg::CreateHeaderDirect(fbb, 0, 1, 1, "evil", false, 7)), "CLCK");
+    evil.SendRaw("junk/" + std::to_string(i), fbb.GetBufferPointer(), fbb.GetSize());
+  }
+  while (tool.Poll(0ms) > 0) {
+  }
+  EXPECT_LE(bus.counts().size(), kMaxTrackedTopics + 1);
+  EXPECT_EQ(bus.counts().at(kOverflowTopic).drops_malformed, flood - kMaxTrackedTopics);
+  EXPECT_EQ(static_cast<size_t>(heard), kMaxTrackedTopics);  // what the bus forwarded, all delivered
+  EXPECT_LE(tool.received().size(), kMaxTrackedTopics + 1);
+}
+
 TEST(LocalBus, PublishesStatisticsOnItsTimer) {
   LocalBus bus(0ms);
   Node watcher(bus, {.name = "watcher"});

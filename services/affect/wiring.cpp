@@ -1,11 +1,13 @@
 #include "services/affect/wiring.hpp"
 
 #include <chrono>
+#include <optional>
 
 #include "common/convert/convert.hpp"
 #include "common/log/log.hpp"
 #include "services/affect/affect_config.hpp"
 #include "services/affect/affect_engine.hpp"
+#include "services/affect/convert.hpp"
 #include "services/mapper/convert.hpp"
 #include "services/mapper/occupancy_mapper.hpp"
 
@@ -27,10 +29,16 @@ runtime::ServiceDefinition AffectService() {
       std::vector<geometry::Vec2> switch_points;
       std::vector<double> headings, distances;
       double last_compute_s = 0.0;
+      double snapshot_period_s = 1.0;
+      std::optional<double> next_snapshot_s;  // the first is one period after the first step
+      bool published_snapshot = false;        // until then, a snapshot seen is a predecessor's
+      bool restore_checked = false;
     };
     auto s = std::make_shared<State>();
     ctx.Param("config", &s->config, "affect configuration: a name in services/affect/config or a .yaml path");
     ctx.Param("overrides", &s->overrides, "key.path=value overrides of the affect configuration");
+    ctx.Param("snapshot_period_s", &s->snapshot_period_s,
+              "realtime: seconds between latched state snapshots a restarted engine resumes from (0: off)");
     s->affect_config = LoadAffectConfig(s->config, DefaultConfigDir(), s->overrides);
     s->affect_config.control_period = ctx.period_s();
     LIMBIC_LOG(kDebug) << DescribeConfig(s->affect_config);
@@ -48,6 +56,11 @@ runtime::ServiceDefinition AffectService() {
     auto params_out = ctx.AddOutput<msg::ControlParams>(ctx.Topic("params"), /*latched=*/true);
     auto layer_out = ctx.AddOutput<msg::EmotionLayer>(ctx.Topic("emotion_layer"));
     auto state_out = ctx.AddOutput<msg::AffectState>(ctx.Topic("affect"));
+    // Realtime: the engine's whole state, latched, and read back by a restarted engine (issue 8).
+    // Lockstep runs start from a reset engine by definition and skip both.
+    const bool snapshots = ctx.mode() == runtime::Mode::kRealtime && s->snapshot_period_s > 0;
+    auto snapshot_out = ctx.AddOutput<msg::AffectSnapshot>(ctx.Topic("affect/snapshot"), /*latched=*/true);
+    auto own_snapshot = ctx.AddInput<msg::AffectSnapshot>(ctx.Topic("affect/snapshot"), Timing::kPreviousTick);
     ctx.Counter("compute_time_s", [s] { return s->last_compute_s; });
 
     ctx.AddStep({.outputs = {ctx.Topic("params"), ctx.Topic("emotion_layer"), ctx.Topic("affect")}},
@@ -56,6 +69,19 @@ runtime::ServiceDefinition AffectService() {
       if (s->world.set == '?') s->world = convert::FromMsg(*world->Get());
       const mapper::GridMaps* maps = s->maps.Follow(s->world.min, s->world.max, patch->Get(), full->Get());
       if (!s->engine) s->engine = std::make_unique<AffectEngine>(s->affect_config, maps ? maps->spec : geometry::GridSpec{});
+      // A snapshot that is here before this engine published its own is a predecessor's: carry on
+      // from it (once, and only onto the same configuration and grid).
+      if (snapshots && !s->restore_checked && !s->published_snapshot && own_snapshot->Get() != nullptr) {
+        s->restore_checked = true;
+        std::string why;
+        if (auto restored = SnapshotFromMsg(*own_snapshot->Get(), s->config, s->engine->grid(), &why)) {
+          s->engine->set_state(std::move(*restored));
+          LIMBIC_LOG(kInfo) << "restarted: carrying on from the affect state of tick "
+                            << own_snapshot->Get()->header()->tick();
+        } else {
+          LIMBIC_LOG(kWarning) << "not resuming from the latched affect snapshot: " << why;
+        }
+      }
       AffectInputs in;
       in.time = tick.time_s;
       if (const auto* o = odom->Get()) {
@@ -107,6 +133,15 @@ runtime::ServiceDefinition AffectService() {
                                       vec(out.drives_emotional), vec(out.drives), out.d_min, out.d_max,
                                       vec(out.moods_used), s->last_compute_s);
       });
+      // The first one waits a period, so a predecessor's latched snapshot has time to arrive.
+      if (snapshots && !s->next_snapshot_s) s->next_snapshot_s = tick.time_s + s->snapshot_period_s;
+      if (snapshots && tick.time_s >= *s->next_snapshot_s) {
+        snapshot_out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+          return SnapshotToMsg(fbb, header, s->config, s->engine->grid(), s->engine->state());
+        });
+        s->published_snapshot = true;
+        s->next_snapshot_s = tick.time_s + s->snapshot_period_s;
+      }
     });
   }};
 }

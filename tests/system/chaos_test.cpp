@@ -125,6 +125,22 @@ TEST(ChaosTest, KillEveryServiceInTurnAndTheMissionStillCompletes) {
       }
     }
   });
+  // Affect state per incarnation of the engine: first and last moods seen.
+  struct Moods {
+    std::vector<double> first, last;
+  };
+  std::map<uint64_t, Moods> affect_moods;
+  std::vector<uint64_t> affect_incarnations;
+  node.Subscribe<msg::AffectState>("r1/affect", [&](const bus::Message<msg::AffectState>& m) {
+    if (m.msg.moods() == nullptr) return;
+    std::vector<double> moods(m.msg.moods()->begin(), m.msg.moods()->end());
+    auto [it, inserted] = affect_moods.try_emplace(m.header.incarnation());
+    if (inserted) {
+      it->second.first = moods;
+      affect_incarnations.push_back(m.header.incarnation());
+    }
+    it->second.last = moods;
+  });
   int successes = 0, metrics_seen = 0;
   node.Subscribe<msg::RunMetrics>("r1/metrics", [&](const bus::Message<msg::RunMetrics>& m) {
     ++metrics_seen;
@@ -166,6 +182,23 @@ TEST(ChaosTest, KillEveryServiceInTurnAndTheMissionStillCompletes) {
     ASSERT_TRUE(back) << process << " did not come back:\n" << launcher.Log();
     recovery_s[process] = std::chrono::duration<double>(health[instance].first_seen - killed_at).count();
     std::cout << "[chaos] " << process << " recovered in " << recovery_s[process] << " s" << std::endl;
+    if (process == "affect") {
+      // The restarted engine carries on from its latched snapshot: its first moods are those of the
+      // killed engine (at most one snapshot period old), not the initial ones.
+      ASSERT_TRUE(poll_until([&] { return affect_incarnations.size() >= 2; }, 10s));
+      const auto& killed = affect_moods[affect_incarnations[affect_incarnations.size() - 2]];
+      const auto& restarted = affect_moods[affect_incarnations.back()];
+      ASSERT_EQ(killed.last.size(), restarted.first.size());
+      double moved = 0.0, jump = 0.0;
+      for (size_t m = 0; m < killed.last.size(); ++m) {
+        moved = std::max(moved, std::abs(killed.last[m] - killed.first[m]));
+        jump = std::max(jump, std::abs(restarted.first[m] - killed.last[m]));
+      }
+      std::cout << "[chaos] affect moods had moved by " << moved << " before the kill; after the restart they "
+                << "resumed " << jump << " away" << std::endl;
+      EXPECT_GT(moved, 0.03) << "moods barely moved: the check below could not tell a restore from a reset";
+      EXPECT_LT(jump, 0.5 * moved) << "the restarted affect engine did not resume from its snapshot";
+    }
     poll_until([] { return false; }, 1s);  // settle before the next kill
   }
   const bool completed = poll_until([&] { return successes > 0; }, 150s);

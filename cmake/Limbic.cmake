@@ -1,6 +1,8 @@
 # Shared build helpers. Every limbic target gets the same warnings and include root.
 
-set(LIMBIC_WARNINGS -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor -Wno-unused-parameter)
+set(LIMBIC_WARNINGS -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor -Wno-unused-parameter
+    # Designated initializers ({.name = "x"}) leave the other fields at their defaults on purpose.
+    -Wno-missing-field-initializers)
 
 # limbic_library(NAME SOURCES ... [DEPS ...])
 function(limbic_library name)

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "common/log/log.hpp"
+#include "common/bus/curve_keys.hpp"
 #include "common/runtime/runtime.hpp"
 
 namespace limbic::runtime {
@@ -114,13 +115,7 @@ int RunServiceMain(int argc, char** argv, const ServiceDefinition& definition) {
         throw std::invalid_argument("unknown option '" + arg + "' (see --help)");
       }
     }
-    if (!curve_file.empty()) {
-      config::StrictMap keys(config::LoadFile(curve_file), curve_file);
-      options.curve.server_public = keys.Required<std::string>("server_public");
-      options.curve.client_public = keys.Required<std::string>("client_public");
-      options.curve.client_secret = keys.Required<std::string>("client_secret");
-      keys.Finish();
-    }
+    if (!curve_file.empty()) options.curve = bus::LoadCurveClientKeys(curve_file);
   } catch (const std::exception& e) {
     std::cerr << "limbic-" << definition.name << ": " << e.what() << "\n";
     return 2;

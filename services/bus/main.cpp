@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "common/bus/broker.hpp"
+#include "common/bus/curve_keys.hpp"
 #include "common/config/config.hpp"
 
 namespace {
@@ -48,10 +49,7 @@ int main(int argc, char** argv) {
         limbic::log::SetLevel(limbic::log::ParseLevel(next()));
       } else if (arg == "--curve-server") {
         const std::string file = next();
-        limbic::config::StrictMap keys(limbic::config::LoadFile(file), file);
-        options.curve.server_secret = keys.Required<std::string>("server_secret");
-        options.curve.allowed_clients = keys.Required<std::vector<std::string>>("allowed_clients");
-        keys.Finish();
+        options.curve = limbic::bus::LoadCurveServerKeys(file);
       } else {
         throw std::invalid_argument("unknown option '" + arg + "' (see --help)");
       }

@@ -150,7 +150,9 @@ runtime::ServiceDefinition HwioService() {
       }
       const LimitedCommand limited = h->limiter->Limit(command);
       const WatchdogOutput gated = h->watchdog->Gate(wall, limited.wheels);
-      if (gated.tripped_now) LIMBIC_LOG(kWarning) << "watchdog: no fresh velocity command; wheels stopped";
+      if (gated.tripped_now) {
+        LIMBIC_LOG(kWarning) << "watchdog: no fresh velocity command; wheels stopped";
+      }
       WheelCommand wheels = gated.wheels;
       h->faults->Apply(tick.time_s, wheels);
       if (serial) h->serial->SendWheels(wall, wheels);

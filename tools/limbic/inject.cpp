@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "common/bus/bus.hpp"
+#include "common/bus/curve_keys.hpp"
 #include "common/config/config.hpp"
 #include "tools/limbic/commands.hpp"
 #include "tools/limbic/session.hpp"
@@ -190,15 +191,8 @@ int InjectCommand(const Args& args) {
 
   // Its own connection rather than a Session: it may need CURVE keys (a robot/workstation deployment).
   const std::string address = reader.Get("--bus", DefaultBus());
-  bus::NodeOptions node_options{.name = "limbic-inject", .curve = {}};
-  if (reader.Has("--curve-keys")) {
-    const std::string file = reader.Get("--curve-keys");
-    config::StrictMap keys(config::LoadFile(file), file);
-    node_options.curve.server_public = keys.Required<std::string>("server_public");
-    node_options.curve.client_public = keys.Required<std::string>("client_public");
-    node_options.curve.client_secret = keys.Required<std::string>("client_secret");
-    keys.Finish();
-  }
+  bus::NodeOptions node_options{.name = "limbic-inject",
+                                .curve = bus::CurveKeysFromFlagOrEnvironment(reader.Get("--curve-keys", ""))};
   zmq::context_t context;
   bus::Node node(context, address, node_options);
   bool bus_seen = false;

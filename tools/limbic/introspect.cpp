@@ -7,6 +7,7 @@
 #include <random>
 #include <thread>
 
+#include "common/bus/curve_keys.hpp"
 #include "tools/limbic/commands.hpp"
 #include "tools/limbic/json_codec.hpp"
 #include "tools/limbic/session.hpp"
@@ -85,13 +86,16 @@ std::string ArgReader::Get(const std::string& flag, const std::string& fallback)
 }
 
 int TopicsCommand(const Args& args) {
-  ArgReader reader(args, {"--bus"}, {"--help"});
+  ArgReader reader(args, {"--bus", "--curve-keys"}, {"--help"});
   if (reader.Has("--help")) {
-    std::cout << "usage: limbic topics [--bus ADDR]\n\nLists every topic the broker has seen: message type, rate and\n"
-                 "bandwidth over about one second, and payloads it dropped (malformed, wrong type, oversized).\n";
+    std::cout << "usage: limbic topics [--bus ADDR] [--curve-keys FILE]\n\nLists every topic the broker has seen: message type, rate and\n"
+                 "bandwidth over about one second, and payloads it dropped (malformed, wrong type, oversized).\n\n"
+                 "Every bus command takes --curve-keys FILE (default: $LIMBIC_CURVE_KEYS): client keys from\n"
+                 "`limbic keys generate` for a broker that requires CURVE.\n";
     return 0;
   }
-  Session session(reader.Get("--bus", DefaultBus()));
+  Session session(reader.Get("--bus", DefaultBus()), "limbic-cli",
+                  bus::CurveKeysFromFlagOrEnvironment(reader.Get("--curve-keys", "")));
   session.Connect();
   const auto first = session.topics();
   const auto t0 = std::chrono::steady_clock::now();
@@ -114,16 +118,17 @@ int TopicsCommand(const Args& args) {
 }
 
 int EchoCommand(const Args& args) {
-  ArgReader reader(args, {"--bus", "--count", "--timeout"}, {"--help", "--compact"});
+  ArgReader reader(args, {"--bus", "--curve-keys", "--count", "--timeout"}, {"--help", "--compact"});
   if (reader.Has("--help") || reader.positional().size() != 1) {
-    std::cout << "usage: limbic echo TOPIC [--count N] [--timeout S] [--compact] [--bus ADDR]\n\n"
+    std::cout << "usage: limbic echo TOPIC [--count N] [--timeout S] [--compact] [--bus ADDR] [--curve-keys FILE]\n\n"
                  "Prints each message on TOPIC as JSON, decoded through the binary schema.\n";
     return reader.Has("--help") ? 0 : 2;
   }
   const std::string topic = reader.positional()[0];
   const long count = std::stol(reader.Get("--count", "-1"));
   const double timeout = std::stod(reader.Get("--timeout", "0"));
-  Session session(reader.Get("--bus", DefaultBus()), "limbic-echo");
+  Session session(reader.Get("--bus", DefaultBus()), "limbic-echo",
+                  bus::CurveKeysFromFlagOrEnvironment(reader.Get("--curve-keys", "")));
   session.Connect();
   if (!CheckTopicKnown(session, topic, "echo")) return 1;
   JsonCodec codec;
@@ -147,15 +152,16 @@ int EchoCommand(const Args& args) {
 }
 
 int HzCommand(const Args& args) {
-  ArgReader reader(args, {"--bus", "--duration", "--window"}, {"--help"});
+  ArgReader reader(args, {"--bus", "--curve-keys", "--duration", "--window"}, {"--help"});
   if (reader.Has("--help") || reader.positional().size() != 1) {
-    std::cout << "usage: limbic hz TOPIC [--duration S] [--bus ADDR]\n\n"
+    std::cout << "usage: limbic hz TOPIC [--duration S] [--bus ADDR] [--curve-keys FILE]\n\n"
                  "Prints the rate of TOPIC every second: mean, min/max interval and jitter.\n";
     return reader.Has("--help") ? 0 : 2;
   }
   const std::string topic = reader.positional()[0];
   const double duration = std::stod(reader.Get("--duration", "0"));
-  Session session(reader.Get("--bus", DefaultBus()), "limbic-hz");
+  Session session(reader.Get("--bus", DefaultBus()), "limbic-hz",
+                  bus::CurveKeysFromFlagOrEnvironment(reader.Get("--curve-keys", "")));
   session.Connect();
   if (!CheckTopicKnown(session, topic, "hz")) return 1;
   std::vector<double> intervals;
@@ -196,9 +202,9 @@ int HzCommand(const Args& args) {
 }
 
 int PubCommand(const Args& args) {
-  ArgReader reader(args, {"--bus", "--type", "--rate", "--count"}, {"--help", "--latched"});
+  ArgReader reader(args, {"--bus", "--curve-keys", "--type", "--rate", "--count"}, {"--help", "--latched"});
   if (reader.Has("--help") || reader.positional().size() != 2) {
-    std::cout << "usage: limbic pub TOPIC JSON [--type TYPE] [--rate HZ] [--count N] [--latched] [--bus ADDR]\n\n"
+    std::cout << "usage: limbic pub TOPIC JSON [--type TYPE] [--rate HZ] [--count N] [--latched] [--bus ADDR] [--curve-keys FILE]\n\n"
                  "Publishes JSON as a message on TOPIC (once by default). TYPE defaults to the type the broker\n"
                  "has seen on the topic; the header is filled in unless the JSON has one. Example:\n"
                  "  limbic pub r1/goal '{\"active\": true, \"goal\": {\"x\": 3, \"y\": 2}}' --type NavGoal\n";
@@ -206,7 +212,8 @@ int PubCommand(const Args& args) {
   }
   const std::string topic = reader.positional()[0];
   const std::string json = reader.positional()[1];
-  Session session(reader.Get("--bus", DefaultBus()), "limbic-pub");
+  Session session(reader.Get("--bus", DefaultBus()), "limbic-pub",
+                  bus::CurveKeysFromFlagOrEnvironment(reader.Get("--curve-keys", "")));
   session.Connect();
   std::string type_name = reader.Get("--type");
   if (type_name.empty()) {
@@ -266,19 +273,20 @@ int PubCommand(const Args& args) {
 }
 
 int ParamCommand(const Args& args) {
-  ArgReader reader(args, {"--bus", "--timeout"}, {"--help"});
+  ArgReader reader(args, {"--bus", "--curve-keys", "--timeout"}, {"--help"});
   const auto& pos = reader.positional();
   const bool get = pos.size() >= 2 && pos[0] == "get" && pos.size() <= 3;
   const bool set = pos.size() == 4 && pos[0] == "set";
   if (reader.Has("--help") || (!get && !set)) {
-    std::cout << "usage: limbic param get SERVICE [NAME] | limbic param set SERVICE NAME VALUE [--bus ADDR]\n\n"
+    std::cout << "usage: limbic param get SERVICE [NAME] | limbic param set SERVICE NAME VALUE [--bus ADDR] [--curve-keys FILE]\n\n"
                  "Reads or changes a live parameter of a running service. SERVICE is its instance name as\n"
                  "in `limbic topics` (health/SERVICE), e.g. r1/planner. VALUE is YAML (2.5, true, [1, 2]).\n";
     return reader.Has("--help") ? 0 : 2;
   }
   const std::string service = pos[1];
   const std::string name = pos.size() >= 3 ? pos[2] : "";
-  Session session(reader.Get("--bus", DefaultBus()), "limbic-param");
+  Session session(reader.Get("--bus", DefaultBus()), "limbic-param",
+                  bus::CurveKeysFromFlagOrEnvironment(reader.Get("--curve-keys", "")));
   session.Connect();
   if (!session.topics().count("health/" + service)) {
     std::cerr << "limbic param: no service '" << service << "' on the bus (no heartbeat on health/" << service

@@ -10,8 +10,8 @@ std::string DefaultBus() {
   return env ? env : "ipc:///tmp/limbic/bus";
 }
 
-Session::Session(const std::string& address, const std::string& name)
-    : address_(address), node_(context_, address, {.name = name}) {
+Session::Session(const std::string& address, const std::string& name, bus::CurveClientKeys curve)
+    : address_(address), curve_(curve.enabled()), node_(context_, address, {.name = name, .curve = std::move(curve)}) {
   node_.Subscribe<msg::BusStats>("bus/stats", [this](const bus::Message<msg::BusStats>& m) {
     topics_.clear();
     if (m.msg.topics()) {
@@ -41,7 +41,9 @@ bool Session::NextStats(std::chrono::milliseconds timeout) {
 void Session::Connect(std::chrono::milliseconds timeout) {
   if (!NextStats(timeout)) {
     throw std::runtime_error("cannot reach the bus at " + address_ +
-                             " (is limbic-bus running? set --bus or LIMBIC_BUS)");
+                             (curve_ ? " (is limbic-bus running, and are these CURVE keys admitted?)"
+                                     : " (is limbic-bus running? set --bus or LIMBIC_BUS; a CURVE broker needs "
+                                       "--curve-keys or LIMBIC_CURVE_KEYS)"));
   }
 }
 

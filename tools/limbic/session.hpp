@@ -20,7 +20,9 @@ struct TopicInfo {
 
 class Session {
  public:
-  explicit Session(const std::string& address, const std::string& name = "limbic-cli");
+  // `curve`: client keys for a broker that requires CURVE (see CurveKeysFromFlagOrEnvironment).
+  explicit Session(const std::string& address, const std::string& name = "limbic-cli",
+                   bus::CurveClientKeys curve = {});
   // Waits for the broker's statistics; throws std::runtime_error "cannot reach the bus at ..." if none.
   void Connect(std::chrono::milliseconds timeout = std::chrono::milliseconds(3000));
   // Topics the broker has seen, from its latest statistics.
@@ -32,6 +34,7 @@ class Session {
 
  private:
   std::string address_;
+  bool curve_ = false;
   zmq::context_t context_;
   bus::Node node_;
   std::map<std::string, TopicInfo> topics_;

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "common/bus/bus.hpp"
+#include "common/bus/curve_keys.hpp"
 #include "common/config/config.hpp"
 
 int main(int argc, char** argv) {
@@ -28,13 +29,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   limbic::bus::NodeOptions options{.name = "two-host-watch", .curve = {}};
-  if (!keys_file.empty()) {
-    limbic::config::StrictMap keys(limbic::config::LoadFile(keys_file), keys_file);
-    options.curve.server_public = keys.Required<std::string>("server_public");
-    options.curve.client_public = keys.Required<std::string>("client_public");
-    options.curve.client_secret = keys.Required<std::string>("client_secret");
-    keys.Finish();
-  }
+  if (!keys_file.empty()) options.curve = limbic::bus::LoadCurveClientKeys(keys_file);
   zmq::context_t context;
   limbic::bus::Node node(context, bus, options);
   int result = -1;

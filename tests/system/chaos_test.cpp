@@ -82,7 +82,7 @@ TEST(ChaosTest, KillEveryServiceInTurnAndTheMissionStillCompletes) {
   testing::TempDir dir;
   const std::string bus = "ipc://" + dir / "bus";
   const std::string events_path = dir / "events.jsonl";
-  const int metrics_port = 20000 + static_cast<int>(getpid() % 20000);
+  const int metrics_port = testing::FreeTcpPortPair();
   testing::ChildProcess launcher({testing::Bin("limbic"), "launch", testing::SourceDir() + "/deploy/demo.yaml",
                                   "--events", events_path, "--var", "bus=" + bus, "--var", "speedup=2", "--var",
                                   "iterations=1", "--var", "set=B", "--var",

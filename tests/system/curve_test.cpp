@@ -47,7 +47,7 @@ TEST(CurveTest, OnlyAdmittedKeysPublishAndSubscribe) {
   ASSERT_EQ(zmq_curve_keypair(intruder_public, intruder_secret), 0);
   const bus::CurveClientKeys intruder{robot.server_public, intruder_public, intruder_secret};
 
-  const int port = 20000 + static_cast<int>(getpid() % 15000) * 2;
+  const int port = testing::FreeTcpPortPair();
   const std::string bus = "tcp://127.0.0.1:" + std::to_string(port);
   testing::ChildProcess broker({testing::Bin("limbic-bus"), "--bus", bus, "--curve-server", dir / "keys/bus.server.yaml"},
                                dir / "bus.log");
@@ -113,7 +113,7 @@ TEST(CurveTest, CliCommandsUseCurveKeys) {
                                dir / "keys.log");
     ASSERT_EQ(keys.Wait(10s), 0) << keys.Log();
   }
-  const int port = 20001 + static_cast<int>(getpid() % 15000) * 2;
+  const int port = testing::FreeTcpPortPair();
   const std::string bus = "tcp://127.0.0.1:" + std::to_string(port);
   testing::ChildProcess broker({testing::Bin("limbic-bus"), "--bus", bus, "--curve-server", dir / "keys/bus.server.yaml"},
                                dir / "bus.log");

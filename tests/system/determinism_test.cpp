@@ -62,7 +62,6 @@ std::vector<std::string> RunInProcessOverZeroMq(const stack::StackSpec& spec) {
 TEST(Determinism, SameRunMetricsInProcessOverIpcAndOverTcp) {
   testing::TempDir dir;
   const Case cases[] = {{'B', 0, "affective"}, {'D', 1, "affective"}, {'G', 2, "constant"}};
-  int port = 21000 + getpid() % 20000;
   for (const Case& c : cases) {
     stack::StackSpec spec;
     spec.set = c.set;
@@ -81,8 +80,8 @@ TEST(Determinism, SameRunMetricsInProcessOverIpcAndOverTcp) {
     spec.metrics_csv = dir / (name + "-ipc.csv");
     const auto ipc = RunSeparateProcesses(spec, "ipc://" + dir / (name + "-bus"), dir, name + "-ipc");
     spec.metrics_csv = dir / (name + "-tcp.csv");
-    const auto tcp = RunSeparateProcesses(spec, "tcp://127.0.0.1:" + std::to_string(port), dir, name + "-tcp");
-    port += 2;
+    const auto tcp = RunSeparateProcesses(spec, "tcp://127.0.0.1:" + std::to_string(testing::FreeTcpPortPair()), dir,
+                                         name + "-tcp");
     EXPECT_EQ(ipc, inproc) << name;
     EXPECT_EQ(tcp, inproc) << name;
     std::cout << name << " (" << c.config << "): " << inproc[1] << "\n";

@@ -1,6 +1,9 @@
 #include "tests/testing/process.hpp"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -21,6 +24,44 @@ std::string Bin(const std::string& name) { return BinDir() + "/" + name; }
 std::string SourceDir() {
   const char* dir = std::getenv("LIMBIC_SOURCE_DIR");
   return dir ? dir : LIMBIC_SOURCE_ROOT;
+}
+
+namespace {
+
+// Binds a TCP socket on 127.0.0.1:port (0: any free port); returns the fd and the bound port, or
+// -1.
+int BindLoopback(int port, int* bound) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return -1;
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  socklen_t len = sizeof(addr);
+  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
+      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    close(fd);
+    return -1;
+  }
+  *bound = ntohs(addr.sin_port);
+  return fd;
+}
+
+}  // namespace
+
+int FreeTcpPortPair() {
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    int first = 0, second = 0;
+    const int a = BindLoopback(0, &first);
+    if (a < 0) continue;
+    const int b = first < 65535 ? BindLoopback(first + 1, &second) : -1;
+    close(a);
+    if (b >= 0) {
+      close(b);
+      return first;
+    }
+  }
+  throw std::runtime_error("FreeTcpPortPair: no free pair of TCP ports on 127.0.0.1");
 }
 
 TempDir::TempDir() {

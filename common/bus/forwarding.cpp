@@ -110,10 +110,15 @@ void Forwarding::BuildStats(flatbuffers::FlatBufferBuilder& fbb) {
   fbb.Clear();
   auto header = msg::CreateHeaderDirect(fbb, Node::WallNowNs(), -1, ++stats_seq_, "bus", false, incarnation_);
   std::vector<flatbuffers::Offset<msg::TopicStats>> topics;
+  const auto& fault_counts = comm_faults_.counters();
   for (const auto& [topic, c] : counts_) {
+    const auto f = fault_counts.find(topic);
+    const CommFaultCounters faults = f == fault_counts.end() ? CommFaultCounters{} : f->second;
     topics.push_back(msg::CreateTopicStatsDirect(fbb, topic.c_str(), TypeOf(topic), "broker", c.messages, c.bytes,
                                                  c.drops_malformed, c.drops_wrong_type, c.drops_oversize,
-                                                 c.drops_gap, c.duplicates, c.last_seen_ns));
+                                                 c.drops_gap, c.duplicates, c.last_seen_ns,
+                                                 faults.dropped + faults.overflowed, faults.delayed,
+                                                 faults.duplicated, faults.corrupted));
   }
   auto vector = fbb.CreateVector(topics);
   fbb.Finish(msg::CreateBusStats(fbb, header, vector, 0, static_cast<int>(latched_.size())),

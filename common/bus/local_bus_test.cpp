@@ -96,7 +96,7 @@ TEST(LocalBus, HandlerMayPublishWhileItsNodeDrains) {
 }
 
 TEST(LocalBus, AppliesCommunicationFaultsFromTheFaultsTopic) {
-  LocalBus bus;
+  LocalBus bus(0ms);
   Node injector(bus, {.name = "inject"});
   Node talker(bus, {.name = "talker"});
   Node listener(bus, {.name = "listener"});
@@ -116,6 +116,20 @@ TEST(LocalBus, AppliesCommunicationFaultsFromTheFaultsTopic) {
   listener.Poll(0ms);
   EXPECT_EQ(heard, 1);
   EXPECT_EQ(bus.counts().at("r1/odom").messages, 11u);  // counted on arrival, then dropped by the fault
+  // bus/stats tells what the fault did, per topic.
+  uint64_t fault_drops = 0, other_drops = 0;
+  listener.Subscribe<msg::BusStats>("bus/stats", [&](const Message<msg::BusStats>& m) {
+    for (const auto* t : *m.msg.topics()) {
+      if (t->topic()->str() == "r1/odom") {
+        fault_drops = t->fault_drops();
+        other_drops = t->drops_malformed() + t->drops_wrong_type() + t->drops_oversize() + t->fault_duplicates();
+      }
+    }
+  });
+  bus.RunTimers();
+  listener.Poll(0ms);
+  EXPECT_EQ(fault_drops, 10u);
+  EXPECT_EQ(other_drops, 0u);
   // Clearing the fault restores delivery.
   fbb.Clear();
   header = msg::CreateHeaderDirect(fbb, 0, -1, 2, "inject", false, 1);

@@ -303,10 +303,14 @@ std::vector<MetricFamily> MetricsCollector::Snapshot(double now_s) const {
                          MetricType::kCounter);
   auto bytes = Family("limbic_bus_bytes_total", "Payload bytes the broker forwarded, per topic.", MetricType::kCounter);
   auto drops = Family("limbic_bus_drops_total",
-                      "Messages the broker dropped, per topic and reason: malformed, wrong_type, oversize, gap.",
+                      "Messages the broker dropped, per topic and reason: malformed, wrong_type, oversize, gap, "
+                      "fault (an injected communication fault).",
                       MetricType::kCounter);
   auto duplicates = Family("limbic_bus_duplicates_total", "Latched replays already seen, per topic.",
                            MetricType::kCounter);
+  auto fault_effects = Family("limbic_bus_fault_effects_total",
+                              "Messages an injected communication fault delayed, duplicated or corrupted, per topic.",
+                              MetricType::kCounter);
   auto subscribers = Family("limbic_bus_subscribers", "Subscriptions the broker knows.");
   auto latched = Family("limbic_bus_latched_topics", "Latched topics the broker keeps.");
   if (state_.has_bus) {
@@ -323,9 +327,16 @@ std::vector<MetricFamily> MetricsCollector::Snapshot(double now_s) const {
         const std::pair<const char*, uint64_t> reasons[] = {{"malformed", t.drops_malformed},
                                                             {"wrong_type", t.drops_wrong_type},
                                                             {"oversize", t.drops_oversize},
-                                                            {"gap", t.drops_gap}};
+                                                            {"gap", t.drops_gap},
+                                                            {"fault", t.fault_drops}};
         for (const auto& [reason, count] : reasons) {
           Add(drops, {{"topic", name}, {"reason", reason}}, static_cast<double>(count));
+        }
+        const std::pair<const char*, uint64_t> effects[] = {{"delayed", t.fault_delays},
+                                                            {"duplicated", t.fault_duplicates},
+                                                            {"corrupted", t.fault_corruptions}};
+        for (const auto& [effect, count] : effects) {
+          Add(fault_effects, {{"topic", name}, {"effect", effect}}, static_cast<double>(count));
         }
       }
     }
@@ -361,7 +372,7 @@ std::vector<MetricFamily> MetricsCollector::Snapshot(double now_s) const {
           angular,  contact,   collisions, distance, iteration, iterations,  elapsed,      plan_last,  plan_hist,
           path_ok,  traversals, run_time,  run_rate, run_speed,  run_cov,     run_exec,     run_dist,   up,
           age,      loop,      loop_last,  overruns, tick,      degraded,    bus_up,       messages,   bytes,
-          drops,    duplicates, subscribers, latched, active,   active_count, injected,    handled,    ignored};
+          drops,    duplicates, fault_effects, subscribers, latched, active,   active_count, injected,    handled,    ignored};
 }
 
 std::optional<std::string> RobotOfInstance(const std::string& instance) {

@@ -156,7 +156,7 @@ TEST(CollectorTest, StoppingHeartbeatMeansDown) {
 
 TEST(CollectorTest, BusCountsPerTopicAndReason) {
   MetricsCollector c;
-  c.OnBusStats({{{"r1/scan", 120, 48000, 1, 2, 3, 4, 5}}, 7, 2}, 0.0);
+  c.OnBusStats({{{"r1/scan", 120, 48000, 1, 2, 3, 4, 5, 6, 7, 8, 9}}, 7, 2}, 0.0);
   std::string text = RenderText(c.Snapshot(1.0));
   EXPECT_TRUE(Contains(text, "limbic_bus_up 1"));
   EXPECT_TRUE(Contains(text, "limbic_bus_messages_total{topic=\"r1/scan\"} 120"));
@@ -165,6 +165,10 @@ TEST(CollectorTest, BusCountsPerTopicAndReason) {
   EXPECT_TRUE(Contains(text, "limbic_bus_drops_total{topic=\"r1/scan\",reason=\"wrong_type\"} 2"));
   EXPECT_TRUE(Contains(text, "limbic_bus_drops_total{topic=\"r1/scan\",reason=\"oversize\"} 3"));
   EXPECT_TRUE(Contains(text, "limbic_bus_drops_total{topic=\"r1/scan\",reason=\"gap\"} 4"));
+  EXPECT_TRUE(Contains(text, "limbic_bus_drops_total{topic=\"r1/scan\",reason=\"fault\"} 6"));
+  EXPECT_TRUE(Contains(text, "limbic_bus_fault_effects_total{topic=\"r1/scan\",effect=\"delayed\"} 7"));
+  EXPECT_TRUE(Contains(text, "limbic_bus_fault_effects_total{topic=\"r1/scan\",effect=\"duplicated\"} 8"));
+  EXPECT_TRUE(Contains(text, "limbic_bus_fault_effects_total{topic=\"r1/scan\",effect=\"corrupted\"} 9"));
   EXPECT_TRUE(Contains(text, "limbic_bus_duplicates_total{topic=\"r1/scan\"} 5"));
   EXPECT_TRUE(Contains(text, "limbic_bus_subscribers 7"));
   text = RenderText(c.Snapshot(3.5));

@@ -76,7 +76,9 @@ BusValues FromMsg(const msg::BusStats& m) {
   if (m.topics()) {
     for (const auto* t : *m.topics()) {
       b.topics.push_back(TopicValues{Str(t->topic()), t->messages(), t->bytes(), t->drops_malformed(),
-                                     t->drops_wrong_type(), t->drops_oversize(), t->drops_gap(), t->duplicates()});
+                                     t->drops_wrong_type(), t->drops_oversize(), t->drops_gap(), t->duplicates(),
+                                     t->fault_drops(), t->fault_delays(), t->fault_duplicates(),
+                                     t->fault_corruptions()});
     }
   }
   return b;

@@ -67,13 +67,18 @@ TEST(MetricsConvertTest, HeartbeatBusStatsAndFault) {
 
   flatbuffers::FlatBufferBuilder fbb2;
   std::vector<flatbuffers::Offset<msg::TopicStats>> topics = {
-      msg::CreateTopicStatsDirect(fbb2, "r1/scan", "limbic.msg.RangeScan", "broker", 10, 2000, 1, 2, 3, 4, 5, 0)};
+      msg::CreateTopicStatsDirect(fbb2, "r1/scan", "limbic.msg.RangeScan", "broker", 10, 2000, 1, 2, 3, 4, 5, 0,
+                                  6, 7, 8, 9)};
   const auto& bs = Root(fbb2, msg::CreateBusStatsDirect(fbb2, 0, &topics, 6, 2));
   const BusValues bus = FromMsg(bs);
   ASSERT_EQ(bus.topics.size(), 1u);
   EXPECT_EQ(bus.topics[0].topic, "r1/scan");
   EXPECT_EQ(bus.topics[0].bytes, 2000u);
   EXPECT_EQ(bus.topics[0].drops_gap, 4u);
+  EXPECT_EQ(bus.topics[0].fault_drops, 6u);
+  EXPECT_EQ(bus.topics[0].fault_delays, 7u);
+  EXPECT_EQ(bus.topics[0].fault_duplicates, 8u);
+  EXPECT_EQ(bus.topics[0].fault_corruptions, 9u);
   EXPECT_EQ(bus.subscribers, 6);
 
   flatbuffers::FlatBufferBuilder fbb3;

@@ -127,7 +127,7 @@ std::string RenderText(const std::vector<MetricFamily>& families) {
 
 const std::vector<std::string>& AllowedLabelNames() {
   static const std::vector<std::string> names = {"robot",     "service", "topic", "emotion", "drive", "stimulus",
-                                                 "parameter", "kind",    "mood",  "reason",  "result", "model",
+                                                 "parameter", "kind",    "mood",  "reason",  "result", "model", "effect",
                                                  "state"};
   return names;
 }

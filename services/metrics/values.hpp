@@ -90,6 +90,11 @@ struct TopicValues {
   uint64_t drops_oversize = 0;
   uint64_t drops_gap = 0;
   uint64_t duplicates = 0;
+  // Communication faults the broker applied (issue 8).
+  uint64_t fault_drops = 0;
+  uint64_t fault_delays = 0;
+  uint64_t fault_duplicates = 0;
+  uint64_t fault_corruptions = 0;
 };
 
 // BusStats from the broker (1 Hz).

@@ -106,6 +106,12 @@ TEST_F(FaultInjectionTest, CommDropOfHalfLosesAboutHalfOfTheTopic) {
   auto pub = sender.Advertise<msg::VelocityCommand>("chatter");
   int heard = 0;
   receiver.Subscribe<msg::VelocityCommand>("chatter", [&](const auto&) { ++heard; });
+  uint64_t broker_fault_drops = 0;  // what the broker says the fault dropped (bus/stats, 1 Hz)
+  receiver.Subscribe<msg::BusStats>("bus/stats", [&](const bus::Message<msg::BusStats>& m) {
+    for (const auto* t : *m.msg.topics()) {
+      if (t->topic()->str() == "chatter") broker_fault_drops = t->fault_drops();
+    }
+  });
   // Connections up: one message gets through.
   ASSERT_TRUE(PollUntil(receiver, [&] {
     pub.Publish(0, -1, [](auto& fbb, auto header) { return msg::CreateVelocityCommand(fbb, header, 0.0, 0.0); });
@@ -130,6 +136,9 @@ TEST_F(FaultInjectionTest, CommDropOfHalfLosesAboutHalfOfTheTopic) {
   EXPECT_GT(arrived, 850) << broker->Log();
   EXPECT_LT(arrived, 1150);
   EXPECT_NEAR(arrived + gaps, n, 20);  // everything is accounted for: delivered or a gap
+  // The broker counts what its fault dropped: exactly what did not arrive.
+  PollUntil(receiver, [&] { return static_cast<double>(broker_fault_drops) >= n - arrived; }, 3s);
+  EXPECT_EQ(static_cast<double>(broker_fault_drops), n - arrived);
   ASSERT_EQ(Inject({"--clear", "comm_drop"}), 0);
 }
 

@@ -89,7 +89,8 @@ int TopicsCommand(const Args& args) {
   ArgReader reader(args, {"--bus", "--curve-keys"}, {"--help"});
   if (reader.Has("--help")) {
     std::cout << "usage: limbic topics [--bus ADDR] [--curve-keys FILE]\n\nLists every topic the broker has seen: message type, rate and\n"
-                 "bandwidth over about one second, and payloads it dropped (malformed, wrong type, oversized).\n\n"
+                 "bandwidth over about one second, and payloads it dropped (malformed, wrong type, oversized, or\n"
+                 "by an injected communication fault).\n\n"
                  "Every bus command takes --curve-keys FILE (default: $LIMBIC_CURVE_KEYS): client keys from\n"
                  "`limbic keys generate` for a broker that requires CURVE.\n";
     return 0;

@@ -20,7 +20,7 @@ Session::Session(const std::string& address, const std::string& name, bus::Curve
         info.type = t->type() ? t->type()->str() : "";
         info.messages = t->messages();
         info.bytes = t->bytes();
-        info.drops = t->drops_malformed() + t->drops_wrong_type() + t->drops_oversize();
+        info.drops = t->drops_malformed() + t->drops_wrong_type() + t->drops_oversize() + t->fault_drops();
         topics_[t->topic()->str()] = info;
       }
     }

@@ -28,6 +28,7 @@
 
 #include "common/bus/broker.hpp"
 #include "common/bus/bus.hpp"
+#include "tests/testing/process.hpp"
 
 namespace limbic {
 namespace {
@@ -46,7 +47,9 @@ std::string BusAddress(int transport) {
   ++instance;
   if (transport == 0)
     return "ipc:///tmp/limbic-bus-bench-" + std::to_string(pid) + "-" + std::to_string(instance);
-  return "tcp://127.0.0.1:" + std::to_string(30000 + (pid * 7 + instance * 4) % 20000);
+  // The broker binds p and p + 1: ask the kernel for a free pair (ports derived from the pid could land
+  // on one a connection holds, and the benchmark then died with "Address already in use").
+  return "tcp://127.0.0.1:" + std::to_string(testing::FreeTcpPortPair());
 }
 // Raw pair endpoint on the same transport.
 std::string RawAddress(int transport) {
@@ -55,7 +58,7 @@ std::string RawAddress(int transport) {
   ++instance;
   if (transport == 0)
     return "ipc:///tmp/limbic-raw-bench-" + std::to_string(pid) + "-" + std::to_string(instance);
-  return "tcp://127.0.0.1:" + std::to_string(50000 + (pid * 3 + instance) % 10000);
+  return "tcp://127.0.0.1:" + std::to_string(testing::FreeTcpPortPair());
 }
 
 // Builds the GridMap payload: `padding` danger bytes.

@@ -1,6 +1,6 @@
 // One robot's whole stack as a list of services: simulator (the lockstep clock), hwio, mapper,
-// planner, affect, controller and mission. Runs in one process over inproc:// (experiments) or is
-// written out as a launch file's command lines (separate processes over ipc/tcp).
+// planner, affect, controller and mission. Runs in one process on one thread over the in-memory bus
+// (experiments) or is written out as a launch file's command lines (separate processes over ipc/tcp).
 #pragma once
 
 #include <atomic>
@@ -44,9 +44,10 @@ std::vector<std::pair<std::string, std::vector<std::string>>> StackCommands(cons
                                                                             const std::string& bin_dir,
                                                                             const std::string& bus);
 
-// Runs the stack in one process over a fresh inproc:// address until the mission ends the run (or
-// `stop` becomes true: the run is abandoned). Returns 0 on success. Thread-safe: parallel runs in one
-// process each get their own address and broker.
+// Runs the stack in one process, in lockstep on the calling thread over a bus::LocalBus (the
+// broker's checks and counts without sockets), until the mission ends the run (or `stop` becomes
+// true: the run is abandoned). Returns 0 on success. Thread-safe: parallel runs in one process each
+// get their own bus.
 int RunInProcess(const StackSpec& spec);
 int RunInProcess(const StackSpec& spec, const std::atomic<bool>& stop);
 

@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
+#include <optional>
+
 namespace limbic::bus {
 namespace {
 
@@ -117,19 +120,18 @@ TEST(LocalBus, AppliesCommunicationFaultsFromTheFaultsTopic) {
   EXPECT_EQ(heard, 1);
   EXPECT_EQ(bus.counts().at("r1/odom").messages, 11u);  // counted on arrival, then dropped by the fault
   // bus/stats tells what the fault did, per topic.
-  uint64_t fault_drops = 0, other_drops = 0;
+  std::optional<std::array<uint64_t, 5>> odom;  // fault drops, delays, duplicates, corruptions, other drops
   listener.Subscribe<msg::BusStats>("bus/stats", [&](const Message<msg::BusStats>& m) {
     for (const auto* t : *m.msg.topics()) {
-      if (t->topic()->str() == "r1/odom") {
-        fault_drops = t->fault_drops();
-        other_drops = t->drops_malformed() + t->drops_wrong_type() + t->drops_oversize() + t->fault_duplicates();
-      }
+      if (t->topic()->str() != "r1/odom") continue;
+      odom = {t->fault_drops(), t->fault_delays(), t->fault_duplicates(), t->fault_corruptions(),
+              t->drops_malformed() + t->drops_wrong_type() + t->drops_oversize()};
     }
   });
   bus.RunTimers();
   listener.Poll(0ms);
-  EXPECT_EQ(fault_drops, 10u);
-  EXPECT_EQ(other_drops, 0u);
+  ASSERT_TRUE(odom.has_value()) << "no bus/stats entry for r1/odom";
+  EXPECT_EQ(*odom, (std::array<uint64_t, 5>{10, 0, 0, 0, 0}));  // only the drop fault acted
   // Clearing the fault restores delivery.
   fbb.Clear();
   header = msg::CreateHeaderDirect(fbb, 0, -1, 2, "inject", false, 1);

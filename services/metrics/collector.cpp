@@ -372,7 +372,8 @@ std::vector<MetricFamily> MetricsCollector::Snapshot(double now_s) const {
           angular,  contact,   collisions, distance, iteration, iterations,  elapsed,      plan_last,  plan_hist,
           path_ok,  traversals, run_time,  run_rate, run_speed,  run_cov,     run_exec,     run_dist,   up,
           age,      loop,      loop_last,  overruns, tick,      degraded,    bus_up,       messages,   bytes,
-          drops,    duplicates, fault_effects, subscribers, latched, active,   active_count, injected,    handled,    ignored};
+          drops,    duplicates, fault_effects, subscribers, latched, active, active_count, injected, handled,
+          ignored};
 }
 
 std::optional<std::string> RobotOfInstance(const std::string& instance) {

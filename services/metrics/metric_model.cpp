@@ -126,9 +126,9 @@ std::string RenderText(const std::vector<MetricFamily>& families) {
 }
 
 const std::vector<std::string>& AllowedLabelNames() {
-  static const std::vector<std::string> names = {"robot",     "service", "topic", "emotion", "drive", "stimulus",
-                                                 "parameter", "kind",    "mood",  "reason",  "result", "model", "effect",
-                                                 "state"};
+  static const std::vector<std::string> names = {"robot",  "service", "topic",  "emotion", "drive",
+                                                 "stimulus", "parameter", "kind", "mood", "reason",
+                                                 "result", "model",  "effect", "state"};
   return names;
 }
 

@@ -80,7 +80,8 @@ TEST(Lockstep, SeparateProcessesOverIpcAndTcpMatchInProcess) {
   testing::TempDir dir;
   const std::string in_process = RunInProcessPipeline(dir, "inproc", 7);
   const std::string ipc = RunMultiProcessPipeline(dir, "ipc://" + dir / "bus", "ipc");
-  const std::string tcp = RunMultiProcessPipeline(dir, "tcp://127.0.0.1:" + std::to_string(testing::FreeTcpPortPair()), "tcp");
+  const std::string tcp =
+      RunMultiProcessPipeline(dir, "tcp://127.0.0.1:" + std::to_string(testing::FreeTcpPortPair()), "tcp");
   EXPECT_EQ(ipc, in_process);
   EXPECT_EQ(tcp, in_process);
 }

@@ -28,8 +28,8 @@ std::string SourceDir() {
 
 namespace {
 
-// Binds a TCP socket on 127.0.0.1:port (0: any free port); returns the fd and the bound port, or
-// -1.
+// Binds a TCP socket on 127.0.0.1:port (0: any free port); returns the fd (the bound port in
+// *bound), or -1.
 int BindLoopback(int port, int* bound) {
   const int fd = socket(AF_INET, SOCK_STREAM, 0);
   if (fd < 0) return -1;

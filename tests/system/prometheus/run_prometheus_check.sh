@@ -10,7 +10,9 @@
 #     LIMBIC_METRICS_LISTEN   HOST:PORT limbic-metrics must serve on (Prometheus scrapes it)
 #   --expect FILE  more expressions (one per line) that must return data, e.g. `limbic_service_up{...} == 0`.
 # Environment: PROMETHEUS (default /usr/bin/prometheus), LIMBIC_PROM_WARMUP_S (seconds of scraping before
-#   the queries, default 12), LIMBIC_PROM_ROBOT (value for $robot, default r1), LIMBIC_PROM_KEEP=1 keeps the
+#   the queries, default 12), LIMBIC_PROM_WAIT_S (after the warm-up, how long to keep scraping while some
+#   expression has no data yet, e.g. a robot that has not finished its first traversal; default 0; the
+#   wait also ends when the stack command ends), LIMBIC_PROM_ROBOT (value for $robot, default r1), LIMBIC_PROM_KEEP=1 keeps the
 #   temporary directory (logs, TSDB).
 set -euo pipefail
 
@@ -18,6 +20,7 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../../.." && pwd)"
 PROMETHEUS="${PROMETHEUS:-/usr/bin/prometheus}"
 WARMUP_S="${LIMBIC_PROM_WARMUP_S:-12}"
+WAIT_S="${LIMBIC_PROM_WAIT_S:-0}"
 ROBOT="${LIMBIC_PROM_ROBOT:-r1}"
 
 if [[ ! -x "$PROMETHEUS" ]]; then
@@ -109,6 +112,28 @@ for ((i = 0; i < WARMUP_S * 10; ++i)); do
   fi
   sleep 0.1
 done
+# Every expression checked at once, quietly: 0 when all return data at Prometheus's time now.
+all_have_data() {
+  local now
+  now="$(python3 -c 'import time; print(time.time())')"
+  python3 "$HERE/check_queries.py" query "$PROM_URL" "$now" "$ROBOT" "$ROOT/deploy/grafana/queries.txt" \
+    ${expect_files[@]+"${expect_files[@]}"} >/dev/null 2>&1
+}
+if [[ -z "$stack_status" && "$WAIT_S" -gt 0 ]] && ! all_have_data; then
+  echo "== some expressions have no data yet; scraping up to $WAIT_S s more"
+  for ((i = 0; i < WAIT_S; ++i)); do
+    sleep 1
+    if ! kill -0 "$stack_pid" 2>/dev/null; then
+      wait "$stack_pid" && stack_status=0 || stack_status=$?
+      echo "   the stack ended (status $stack_status); evaluating just before its end"
+      break
+    fi
+    if all_have_data; then
+      echo "   all had data after $((i + 1)) s more"
+      break
+    fi
+  done
+fi
 # Evaluate while the exporter was up: now, or 1.5 s before the stack ended (after that, series go stale).
 eval_time="$(python3 -c 'import time; print(time.time() - (1.5 if "'"$stack_status"'" else 0))')"
 

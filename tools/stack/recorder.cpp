@@ -42,6 +42,11 @@ runtime::ServiceDefinition RecorderService(RecorderOptions options, std::shared_
       affect = ctx.AddInput<msg::AffectState>(ctx.Topic("affect"), Timing::kSameTick);
       waits.push_back(affect.get());
     }
+    std::shared_ptr<runtime::Input<msg::Odometry>> estimate;
+    if (options.localisation) {
+      estimate = ctx.AddInput<msg::Odometry>(ctx.Topic("odom"), Timing::kSameTick);
+      waits.push_back(estimate.get());
+    }
     std::shared_ptr<runtime::Input<msg::WorldGeometry>> world;
     std::shared_ptr<runtime::Input<msg::GridPatch>> patch;
     std::shared_ptr<runtime::Input<msg::GridMap>> full;
@@ -58,6 +63,21 @@ runtime::ServiceDefinition RecorderService(RecorderOptions options, std::shared_
       ++sink->ticks;
       const msg::GroundTruth* t = truth->Get();
       if (t != nullptr && t->in_contact()) ++s->contact_cycles;
+      if (estimate != nullptr && t != nullptr && t->pose() != nullptr) {
+        if (const msg::Odometry* e = estimate->Get(); e != nullptr && e->pose() != nullptr) {
+          LocalisationRecord& l = sink->localisation;
+          const geometry::Pose2 truth_pose = convert::FromMsg(*t->pose());
+          const geometry::Pose2 estimated = convert::FromMsg(*e->pose());
+          const double error = (estimated.Position() - truth_pose.Position()).norm();
+          ++l.ticks;
+          l.max_position_error_m = std::max(l.max_position_error_m, error);
+          l.max_heading_error_rad = std::max(
+              l.max_heading_error_rad, std::abs(geometry::WrapAngle(estimated.theta - truth_pose.theta)));
+          l.final_position_error_m = error;
+          if (t->in_contact()) ++l.contact_cycles;
+          l.pushes = t->pushes();
+        }
+      }
       if (const msg::MissionStatus* st = status->Get(); st != nullptr && st->iteration() > 0) {
         s->iteration = st->iteration();
       }

@@ -22,6 +22,17 @@ struct RecorderOptions {
   bool affect = false;               // affect samples
   double affect_period_s = 0.5;
   bool map = false;  // follow the mapper's patches and keep the final occupancy grid (costs a replica)
+  bool localisation = false;  // compare hwio's pose estimate (<robot>/odom) with the truth every tick
+};
+
+// The pose estimate every service navigates by against the true pose, over a whole run.
+struct LocalisationRecord {
+  int64_t ticks = 0;                  // ticks with both an estimate and the truth
+  double max_position_error_m = 0.0;  // max |estimate − truth| over those ticks
+  double max_heading_error_rad = 0.0;
+  double final_position_error_m = 0.0;
+  int64_t contact_cycles = 0;         // ticks the true robot was in contact
+  uint64_t pushes = 0;                // pushes by people (ground truth)
 };
 
 // One finished traversal as the mission published it (r1/metrics), plus the cycles in contact
@@ -41,6 +52,7 @@ struct Recording {
   std::vector<experiment::AffectSample> affect;
   geometry::GridSpec grid;         // of `occupancy`
   std::vector<double> occupancy;   // p_o at the end of the run (empty unless options.map)
+  LocalisationRecord localisation;  // filled when options.localisation
 };
 
 // The recorder service for the robot it is hosted for. Same-tick inputs: <robot>/truth,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -18,11 +19,13 @@ namespace {
 SummaryRow Aggregate(const std::vector<const IterationRow*>& rows) {
   SummaryRow out;
   std::array<std::vector<double>, kNumMetrics> values;
+  int successes = 0;
   std::map<std::string, const IterationRow*> last_of_run;  // coverage once per run
   for (const IterationRow* r : rows) {
     for (Metric m : kAllMetrics) {
-      if (m != Metric::kCoverage) values[static_cast<int>(m)].push_back(MetricValue(*r, m));
+      if (m != Metric::kCoverage && Counts(*r, m)) values[static_cast<int>(m)].push_back(MetricValue(*r, m));
     }
+    successes += r->success ? 1 : 0;
     auto& last = last_of_run[r->run_id];
     if (!last || r->iteration > last->iteration) last = r;
   }
@@ -30,6 +33,7 @@ SummaryRow Aggregate(const std::vector<const IterationRow*>& rows) {
     values[static_cast<int>(Metric::kCoverage)].push_back(r->coverage);
   for (int i = 0; i < kNumMetrics; ++i) out.stats[i] = Describe(values[i]);
   out.runs = static_cast<int>(last_of_run.size());
+  out.success = WilsonInterval(successes, static_cast<int>(rows.size()));
   return out;
 }
 
@@ -38,6 +42,7 @@ SummaryRow Aggregate(const std::vector<const IterationRow*>& rows) {
 double MetricValue(const IterationRow& r, Metric m) {
   switch (m) {
     case Metric::kCompletionTime: return r.completion_time_s;
+    case Metric::kSuccessTime: return r.completion_time_s;
     case Metric::kSuccessRate: return r.success ? 100.0 : 0.0;
     case Metric::kCollisions: return r.collisions;
     case Metric::kCollisionsPerMin: return r.collisions_per_min;
@@ -49,9 +54,37 @@ double MetricValue(const IterationRow& r, Metric m) {
   return 0.0;
 }
 
+bool Counts(const IterationRow& r, Metric m) { return m != Metric::kSuccessTime || r.success; }
+
+Proportion WilsonInterval(int successes, int trials, double z) {
+  if (trials < 0 || successes < 0 || successes > trials) {
+    throw std::invalid_argument("WilsonInterval: " + std::to_string(successes) + " successes of " +
+                                std::to_string(trials) + " trials");
+  }
+  Proportion p;
+  p.successes = successes;
+  p.trials = trials;
+  if (trials == 0) {
+    p.estimate = p.low = p.high = std::numeric_limits<double>::quiet_NaN();
+    return p;
+  }
+  const double n = trials;
+  const double phat = successes / n;
+  const double z2 = z * z;
+  const double denominator = 1.0 + z2 / n;
+  const double centre = (phat + z2 / (2.0 * n)) / denominator;
+  const double half = z / denominator * std::sqrt(phat * (1.0 - phat) / n + z2 / (4.0 * n * n));
+  p.estimate = phat;
+  // At 0 or n successes the interval touches 0 or 1 exactly; clamp the rounding error there.
+  p.low = successes == 0 ? 0.0 : std::max(0.0, centre - half);
+  p.high = successes == trials ? 1.0 : std::min(1.0, centre + half);
+  return p;
+}
+
 const char* MetricKey(Metric m) {
   switch (m) {
     case Metric::kCompletionTime: return "completion_time_s";
+    case Metric::kSuccessTime: return "success_time_s";
     case Metric::kSuccessRate: return "success_rate_pct";
     case Metric::kCollisions: return "collisions";
     case Metric::kCollisionsPerMin: return "collisions_per_min";
@@ -65,7 +98,8 @@ const char* MetricKey(Metric m) {
 
 const char* MetricTitle(Metric m) {
   switch (m) {
-    case Metric::kCompletionTime: return "Completion time (s)";
+    case Metric::kCompletionTime: return "Completion time, timeouts as 600 s (s)";
+    case Metric::kSuccessTime: return "Completion time, successful traversals (s)";
     case Metric::kSuccessRate: return "Success rate (%)";
     case Metric::kCollisions: return "Collisions";
     case Metric::kCollisionsPerMin: return "Collisions per minute";
@@ -157,6 +191,7 @@ std::string SummaryCsvText(const std::vector<SummaryRow>& summary) {
     for (const char* part : {"_n", "_mean", "_sd", "_median"})
       header.push_back(std::string(MetricKey(m)) + part);
   }
+  for (const char* column : {"successes", "success_ci95_low_pct", "success_ci95_high_pct"}) header.push_back(column);
   std::string text = CsvLine(header) + "\n";
   for (const auto& r : summary) {
     std::vector<std::string> f = {r.config,
@@ -167,11 +202,15 @@ std::string SummaryCsvText(const std::vector<SummaryRow>& summary) {
                                   std::to_string(r.iteration),
                                   std::to_string(r.runs)};
     for (const Stat& s : r.stats) {
+      // No values (success_time_s of a scope without a success): empty fields, not a made-up 0.
       f.push_back(std::to_string(s.n));
-      f.push_back(FormatNumber(s.mean));
-      f.push_back(FormatNumber(s.sd));
-      f.push_back(FormatNumber(s.median));
+      f.push_back(s.n ? FormatNumber(s.mean) : "");
+      f.push_back(s.n ? FormatNumber(s.sd) : "");
+      f.push_back(s.n ? FormatNumber(s.median) : "");
     }
+    f.push_back(std::to_string(r.success.successes));
+    f.push_back(r.success.trials ? FormatNumber(100.0 * r.success.low) : "");
+    f.push_back(r.success.trials ? FormatNumber(100.0 * r.success.high) : "");
     text += CsvLine(f) + "\n";
   }
   return text;

@@ -418,7 +418,12 @@ ReportResult Report(const std::string& dir, const ReportOptions& options) {
   ReportResult result;
   result.summary_csv = (fs::path(dir) / "summary.csv").string();
   result.report_html = (fs::path(dir) / "report.html").string();
-  WriteSummaryCsv(result.summary_csv, Summarize(in.rows, options.config_order));
+  const auto summary = Summarize(in.rows, options.config_order);
+  WriteSummaryCsv(result.summary_csv, summary);
+  if (std::any_of(summary.begin(), summary.end(), [](const SummaryRow& r) { return r.scope == Scope::kIteration; })) {
+    result.per_traversal_csv = (fs::path(dir) / "per_traversal.csv").string();
+    WritePerTraversalCsv(result.per_traversal_csv, summary);
+  }
   std::ofstream out(result.report_html, std::ios::binary | std::ios::trunc);
   if (!out) throw std::runtime_error(result.report_html + ": cannot write");
   out << RenderReportHtml(in, options);

@@ -42,6 +42,7 @@ std::string RenderPathSvg(const RunTrace& trace);
 
 struct ReportResult {
   std::string summary_csv;
+  std::string per_traversal_csv;  // "" when no run has more than one traversal (nothing written)
   std::string report_html;
   int rows = 0;
   int runs = 0;

@@ -92,4 +92,20 @@ std::vector<SummaryRow> Summarize(const std::vector<IterationRow>& rows,
 void WriteSummaryCsv(const std::string& path, const std::vector<SummaryRow>& summary);
 std::string SummaryCsvText(const std::vector<SummaryRow>& summary);
 
+// per_traversal.csv: the per-traversal rows of `summary` (scope "iteration k") in a compact form, one
+// line per configuration, swept value, set and traversal: config,sweep,sweep_value,set,traversal,
+// traversals,successes,success_pct,success_ci95_low_pct,success_ci95_high_pct,
+// time_timeouts_as_600_mean_s,time_successful_n,time_successful_mean_s,collisions_mean.
+// Header only when no run has more than one traversal.
+std::string PerTraversalCsvText(const std::vector<SummaryRow>& summary);
+void WritePerTraversalCsv(const std::string& path, const std::vector<SummaryRow>& summary);
+
+// The table `limbic experiment run/report` prints: All (and Final) per configuration, swept value and
+// set, with success as k/n and its 95 % Wilson interval and both completion times, then a legend.
+std::string SummaryTableText(const std::vector<SummaryRow>& summary);
+// The per-traversal table (`--per-traversal`): per configuration, swept value and set, one line each
+// for success %, its 95 % interval, the mean time with timeouts as 600 s and the mean time of the
+// successful traversals, one column per traversal. "" when no run has more than one traversal.
+std::string PerTraversalTableText(const std::vector<SummaryRow>& summary);
+
 }  // namespace limbic::experiment

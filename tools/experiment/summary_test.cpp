@@ -136,6 +136,72 @@ TEST(Summarize, SuccessAsProportionAndTimeOfSuccessfulTraversals) {
   EXPECT_NEAR(s[4].success.high, 3.841458820694124 / (2 + 3.841458820694124), 1e-12);
 }
 
+TEST(Summarize, PerTraversalCsvHasOneLinePerTraversalOfEachGroup) {
+  std::vector<IterationRow> rows = TwoRuns();
+  for (IterationRow r : TwoRuns()) {  // the same runs in set D, all successful and 10 s faster
+    r.run_id += "d";
+    r.set = 'D';
+    r.success = true;
+    r.completion_time_s -= 10;
+    rows.push_back(r);
+  }
+  const auto lines = ParseCsv(PerTraversalCsvText(Summarize(rows)));
+  ASSERT_EQ(lines.size(), 1u + 2 * 3);  // header + (C, D) × traversals 1..3, no All or Final
+  EXPECT_EQ(lines[0][4], "traversal");
+  EXPECT_EQ(lines[0][10], "time_timeouts_as_600_mean_s");
+  // Set C, traversal 2: r1 200 s ok, r2 150 s failed → 1 of 2, Wilson [0.094531, 0.905469];
+  // mean time with the failure's time in: 175 s; successful only: 200 s.
+  const auto& c2 = lines[2];
+  EXPECT_EQ(c2[3], "C");
+  EXPECT_EQ(c2[4], "2");
+  EXPECT_EQ(c2[5], "2");
+  EXPECT_EQ(c2[6], "1");
+  EXPECT_EQ(c2[7], "50");
+  EXPECT_NEAR(std::stod(c2[8]), 9.4531, 1e-3);
+  EXPECT_NEAR(std::stod(c2[9]), 90.5469, 1e-3);
+  EXPECT_EQ(c2[10], "175");
+  EXPECT_EQ(c2[11], "1");
+  EXPECT_EQ(c2[12], "200");
+  // Set C, traversal 3: nobody arrived → no successful time (empty), success 0 %.
+  EXPECT_EQ(lines[3][4], "3");
+  EXPECT_EQ(lines[3][7], "0");
+  EXPECT_EQ(lines[3][11], "0");
+  EXPECT_EQ(lines[3][12], "");
+  // Set D, traversal 3: 290 and 590 s, both successful: the two means agree.
+  EXPECT_EQ(lines[6][3], "D");
+  EXPECT_EQ(lines[6][7], "100");
+  EXPECT_EQ(lines[6][10], "440");
+  EXPECT_EQ(lines[6][12], "440");
+  // One traversal per run: no per-traversal lines.
+  EXPECT_EQ(ParseCsv(PerTraversalCsvText(Summarize({TwoRuns()[0]}))).size(), 1u);
+}
+
+TEST(SummaryTableText, LabelsBothTimesAndGivesSuccessWithItsInterval) {
+  const std::string text = SummaryTableText(Summarize(TwoRuns()));
+  // All: 3/6 = 50 % [18.8-81.2]; time with timeouts 233.3 s, successful only 116.7 s.
+  EXPECT_NE(text.find("3/6"), std::string::npos) << text;
+  EXPECT_NE(text.find("50.0 [18.8-81.2]"), std::string::npos) << text;
+  EXPECT_NE(text.find("233.3 ("), std::string::npos) << text;
+  EXPECT_NE(text.find("116.7 ("), std::string::npos) << text;
+  EXPECT_NE(text.find("timeout counted as 600 s"), std::string::npos);
+  EXPECT_NE(text.find("time ok: successful traversals only"), std::string::npos);
+  EXPECT_EQ(text.find("iteration"), std::string::npos) << "per-traversal rows are not in the short table";
+}
+
+TEST(PerTraversalTableText, OneColumnPerTraversalAndADashWithoutSuccess) {
+  const std::string text = PerTraversalTableText(Summarize(TwoRuns()));
+  std::vector<std::string> lines;
+  for (size_t a = 0, b; (b = text.find('\n', a)) != std::string::npos; a = b + 1) lines.push_back(text.substr(a, b - a));
+  ASSERT_EQ(lines.size(), 5u) << text;  // header + success, CI, time, time of successes
+  EXPECT_NE(lines[0].find("traversal"), std::string::npos);
+  // Traversals 1, 2, 3: 2/2, 1/2, 0/2 arrived.
+  EXPECT_NE(lines[1].find("100.0        50.0         0.0"), std::string::npos) << lines[1];
+  EXPECT_NE(lines[2].find("34-100"), std::string::npos) << lines[2];  // 2/2: [34.2, 100]
+  EXPECT_NE(lines[3].find("75.0       175.0       450.0"), std::string::npos) << lines[3];
+  EXPECT_NE(lines[4].find("75.0       200.0           -"), std::string::npos) << lines[4];
+  EXPECT_EQ(PerTraversalTableText(Summarize({TwoRuns()[0]})), "");
+}
+
 TEST(Summarize, GroupsByConfigSweepAndSetInOrder) {
   std::vector<IterationRow> rows;
   for (double v : {0.5, 0.25}) {

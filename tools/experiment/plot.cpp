@@ -227,6 +227,10 @@ std::string LinePlot(const std::vector<Series>& series, const PlotOptions& o,
       take_y(s.y[i] - e);
       take_y(s.y[i] + e);
       take_y(s.y[i]);
+      if (i < s.lo.size() && i < s.hi.size()) {
+        take_y(s.lo[i]);
+        take_y(s.hi[i]);
+      }
     }
   }
   for (const auto& b : bands) {
@@ -292,13 +296,17 @@ std::string LinePlot(const std::vector<Series>& series, const PlotOptions& o,
     const std::string colour = se.colour.empty() ? PaletteColour(static_cast<int>(k)) : se.colour;
     legend_entries.push_back({se.label, colour});
     filled.push_back(false);
-    // Error bars
-    for (size_t i = 0; i < se.err.size() && i < se.y.size(); ++i) {
-      if (!std::isfinite(se.y[i]) || !std::isfinite(se.err[i]) || se.err[i] <= 0) continue;
+    // Error bars: [lo, hi] when given, else ±err.
+    const bool interval = !se.lo.empty() && !se.hi.empty();
+    for (size_t i = 0; i < (interval ? std::min(se.lo.size(), se.hi.size()) : se.err.size()) && i < se.y.size();
+         ++i) {
+      const double low = interval ? se.lo[i] : se.y[i] - se.err[i];
+      const double high = interval ? se.hi[i] : se.y[i] + se.err[i];
+      if (!std::isfinite(se.y[i]) || !std::isfinite(low) || !std::isfinite(high) || !(high > low)) continue;
       const double px = f.X(se.x[i]);
       // Clamped to the plot box (a fixed 0..100 % axis, a log axis).
-      const double a = std::clamp(f.Y(se.y[i] - se.err[i]), f.py1, f.py0);
-      const double b = std::clamp(f.Y(se.y[i] + se.err[i]), f.py1, f.py0);
+      const double a = std::clamp(f.Y(low), f.py1, f.py0);
+      const double b = std::clamp(f.Y(high), f.py1, f.py0);
       s << "<path d=\"M" << Num(px) << "," << Num(a) << "V" << Num(b) << "M" << Num(px - 3) << ","
         << Num(a) << "h6M" << Num(px - 3) << "," << Num(b) << "h6\" stroke=\"" << colour
         << "\" stroke-opacity=\"0.7\" fill=\"none\"/>\n";
@@ -316,7 +324,8 @@ std::string LinePlot(const std::vector<Series>& series, const PlotOptions& o,
       }
       if (!d.empty())
         s << "<path d=\"" << d << "\" fill=\"none\" stroke=\"" << colour << "\" stroke-width=\""
-          << se.line_width << "\" stroke-linejoin=\"round\"/>\n";
+          << se.line_width << "\" stroke-linejoin=\"round\"" << (se.dashed ? " stroke-dasharray=\"5,3\"" : "")
+          << "/>\n";
     }
     if (se.markers) {
       for (size_t i = 0; i < se.x.size() && i < se.y.size(); ++i) {

@@ -213,11 +213,12 @@ TEST(ExecuteRuns, AnUntracedRunKeepsThePathsOfItsFailedTraversals) {
     EXPECT_NEAR(f.goal_y, target.y(), 1e-9);
     ASSERT_GE(f.samples.size(), 1u);
     EXPECT_NEAR(f.samples.back().t - f.samples.front().t, 3.0, 0.1 + 1e-9);
-    EXPECT_NEAR(std::hypot(f.samples.back().x - f.goal_x, f.samples.back().y - f.goal_y), f.distance_to_goal, 1e-9);
+    // The file keeps the path to 1 mm.
+    EXPECT_NEAR(std::hypot(f.samples.back().x - f.goal_x, f.samples.back().y - f.goal_y), f.distance_to_goal, 1e-3);
     EXPECT_GT(f.distance_to_goal, 0.35) << "a timeout, not an arrival";
   }
   EXPECT_EQ(failed.traversals[0].samples.front().t, 0.0);
-  EXPECT_NEAR(failed.traversals[0].samples.front().x, world.start.x(), 1e-9);
+  EXPECT_NEAR(failed.traversals[0].samples.front().x, world.start.x(), 1e-3);
   // Traversal 2 starts where traversal 1 stopped.
   EXPECT_EQ(failed.traversals[1].samples.front().x, failed.traversals[0].samples.back().x);
   fs::remove_all(dir);

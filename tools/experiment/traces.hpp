@@ -78,7 +78,7 @@ struct FailedTraversal {
 //   # limbic failed traversals v1
 //   # run_id,<id>   # set,<letter>   # index,<env>   # environment_seed,<n>   # seed,<n>
 //   traversal,<iteration>,<goal_x>,<goal_y>,<distance_to_goal>
-//   t,x,y,theta               (the path of that traversal, one line per kept pose)
+//   t,x,y,theta               (the path of that traversal, one line per kept pose, to 1 mm / 1 ms / 1 mrad)
 //   traversal,...             (the next failed traversal)
 struct FailureTrace {
   std::string run_id;

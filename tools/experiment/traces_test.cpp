@@ -109,6 +109,16 @@ TEST(FailureTrace, RoundTripsAndRejectsBrokenFiles) {
   EXPECT_EQ(back.traversals[0].samples[1].y, 1.25);
   EXPECT_EQ(back.traversals[0].samples[1].iteration, 3);
   EXPECT_EQ(back.traversals[1].iteration, 7);
+
+  // Paths are kept to 1 mm; the distance to the goal keeps full precision.
+  t.traversals[0].samples[0].x = 1.23456;
+  t.traversals[0].samples[0].y = -0.0001;
+  t.traversals[0].distance_to_goal = 0.123456789;
+  WriteFailureTrace(path, t);
+  const FailureTrace rounded = ReadFailureTrace(path);
+  EXPECT_EQ(rounded.traversals[0].samples[0].x, 1.235);
+  EXPECT_EQ(rounded.traversals[0].samples[0].y, 0.0);
+  EXPECT_EQ(rounded.traversals[0].distance_to_goal, 0.123456789);
   EXPECT_TRUE(back.traversals[1].samples.empty());
 
   const auto bad = [&](const std::string& text) {

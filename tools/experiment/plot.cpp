@@ -115,7 +115,7 @@ std::string Axes(const Frame& f, const PlotOptions& o) {
 }
 
 std::string Legend(const std::vector<std::pair<std::string, std::string>>& entries,
-                   const std::vector<bool>& filled, const Frame& f) {
+                   const std::vector<bool>& filled, const Frame& f, const std::vector<bool>& dashed = {}) {
   std::ostringstream s;
   double y = f.py1 + 6;
   const double x = f.px1 + 12;
@@ -126,8 +126,8 @@ std::string Legend(const std::vector<std::pair<std::string, std::string>>& entri
         << entries[i].second << "\" fill-opacity=\"0.5\" stroke=\"" << entries[i].second << "\"/>\n";
     } else {
       s << "<line x1=\"" << Num(x) << "\" x2=\"" << Num(x + 14) << "\" y1=\"" << Num(y + 4.5)
-        << "\" y2=\"" << Num(y + 4.5) << "\" stroke=\"" << entries[i].second
-        << "\" stroke-width=\"2.2\"/>\n";
+        << "\" y2=\"" << Num(y + 4.5) << "\" stroke=\"" << entries[i].second << "\" stroke-width=\"2.2\""
+        << (i < dashed.size() && dashed[i] ? " stroke-dasharray=\"4,2\"" : "") << "/>\n";
     }
     std::string label = entries[i].first;
     if (label.size() > 22) label = label.substr(0, 21) + "…";
@@ -281,7 +281,7 @@ std::string LinePlot(const std::vector<Series>& series, const PlotOptions& o,
   s << Header(o) << Axes(f, o);
   s << "<g clip-path=\"none\">\n";
   std::vector<std::pair<std::string, std::string>> legend_entries;
-  std::vector<bool> filled;
+  std::vector<bool> filled, dashed;
   for (const auto& b : bands) {
     std::string pts;
     for (size_t i = 0; i < b.x.size(); ++i) pts += Num(f.X(b.x[i])) + "," + Num(f.Y(b.hi[i])) + " ";
@@ -290,12 +290,14 @@ std::string LinePlot(const std::vector<Series>& series, const PlotOptions& o,
       << b.opacity << "\" stroke=\"none\"/>\n";
     legend_entries.push_back({b.label, b.colour});
     filled.push_back(true);
+    dashed.push_back(false);
   }
   for (size_t k = 0; k < series.size(); ++k) {
     const auto& se = series[k];
     const std::string colour = se.colour.empty() ? PaletteColour(static_cast<int>(k)) : se.colour;
     legend_entries.push_back({se.label, colour});
     filled.push_back(false);
+    dashed.push_back(se.dashed);
     // Error bars: [lo, hi] when given, else ±err.
     const bool interval = !se.lo.empty() && !se.hi.empty();
     for (size_t i = 0; i < (interval ? std::min(se.lo.size(), se.hi.size()) : se.err.size()) && i < se.y.size();
@@ -336,7 +338,7 @@ std::string LinePlot(const std::vector<Series>& series, const PlotOptions& o,
     }
   }
   s << "</g>\n";
-  if (legend) s << Legend(legend_entries, filled, f);
+  if (legend) s << Legend(legend_entries, filled, f, dashed);
   s << "</svg>\n";
   return s.str();
 }

@@ -64,6 +64,12 @@ TEST(Plot, AsymmetricIntervalsAndDashedLines) {
   const std::string svg = LinePlot({a}, o);
   EXPECT_EQ(Count(svg, "stroke-opacity=\"0.7\""), 3);
   EXPECT_EQ(Count(svg, "stroke-dasharray=\"5,3\""), 1);
+  EXPECT_EQ(Count(svg, "stroke-dasharray=\"4,2\""), 1) << "the legend's line is dashed too";
+  Series b = a;
+  b.label = "other";
+  b.dashed = false;
+  const std::string two = LinePlot({a, b}, o);
+  EXPECT_EQ(Count(two, "stroke-dasharray=\"4,2\""), 1) << "only the dashed series' legend line is dashed";
   a.lo = {100, 50, 0};  // zero-width intervals draw no bar
   a.hi = {100, 50, 0};
   EXPECT_EQ(Count(LinePlot({a}, o), "stroke-opacity=\"0.7\""), 0);

@@ -145,6 +145,7 @@ TEST(Experiment, BadInputFailsWithOneClearLine) {
       {{"frobnicate"}, "unknown command 'frobnicate'"},
       {{"report", tmp / "missing"}, "no such directory"},
       {{"report", tmp / "missing", "--per-travesal"}, "unknown option '--per-travesal'"},
+      {{"report", tmp / "missing", "--failure-pictures", "many"}, "--failure-pictures expects a positive integer"},
   };
   int i = 0;
   for (const auto& c : cases) {

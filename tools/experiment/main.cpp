@@ -12,6 +12,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <limits>
 #include <set>
 #include <sstream>
 #include <string>
@@ -97,11 +98,14 @@ successful traversals only. The report lists every failed traversal with its pat
 folder written before those were kept says so).
 
 options:
-  --per-traversal   also print success and time for traversals 1..N per configuration and set
+  --per-traversal         also print success and time for traversals 1..N per configuration and set
+  --failure-pictures N    draw the paths of at most N failed traversals (default 500; `all`); every
+                          failed traversal is listed either way
 
 examples:
   limbic experiment report results/ch10_integrated
   limbic experiment report results/ch10_integrated --per-traversal
+  limbic experiment report results/ch10_integrated --failure-pictures all
 )";
 
 const char* kListHelp = R"(usage: limbic experiment list
@@ -194,9 +198,10 @@ void PrintSummaryTable(const std::vector<IterationRow>& rows, const std::vector<
 
 // Writes and prints the report of `dir`; returns false (after an error line) if it fails.
 bool WriteReport(const std::string& dir, const std::vector<std::string>& config_order, bool print_table,
-                 bool per_traversal = false) {
+                 bool per_traversal = false, int failure_pictures = -1) {
   ReportOptions options;
   options.config_order = config_order;
+  if (failure_pictures >= 0) options.max_failure_pictures = failure_pictures;
   const ReportResult result = Report(dir, options);
   if (print_table) {
     PrintSummaryTable(ReadRuns((fs::path(dir) / "runs.csv").string()).rows, config_order, per_traversal, std::cout);
@@ -409,7 +414,10 @@ int CmdMerge(const std::vector<std::string>& args) {
 int CmdReport(const std::vector<std::string>& args) {
   std::string dir;
   bool per_traversal = false;
-  for (const auto& a : args) {
+  int failure_pictures = -1;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    std::string value;
     if (IsHelp(a)) {
       std::cout << kReportHelp;
       return 0;
@@ -418,13 +426,17 @@ int CmdReport(const std::vector<std::string>& args) {
       per_traversal = true;
       continue;
     }
+    if (TakeFlag(args, &i, "--failure-pictures", &value)) {
+      failure_pictures = value == "all" ? std::numeric_limits<int>::max() : ParsePositive("--failure-pictures", value);
+      continue;
+    }
     if (a.rfind("-", 0) == 0) throw UsageError("report: unknown option '" + a + "' (see --help)");
     if (!dir.empty()) throw UsageError("report takes one directory");
     dir = a;
   }
   if (dir.empty()) throw UsageError("report needs a result directory");
   if (!fs::is_directory(dir)) throw std::runtime_error(dir + ": no such directory");
-  WriteReport(dir, {}, /*print_table=*/true, per_traversal);
+  WriteReport(dir, {}, /*print_table=*/true, per_traversal, failure_pictures);
   return 0;
 }
 

@@ -18,7 +18,9 @@ struct ReportOptions {
   int max_paths = 4;        // example paths drawn (trace files, in run-id order)
   int max_affect_runs = 2;  // affect time series drawn
   int histogram_bins = 20;
-  int max_failure_pictures = 200;  // path pictures in the failures section (every failure is listed)
+  // Path pictures in the failures section (every failure is listed in its table either way). About
+  // 16 KB of SVG each: 500 keep a report of a badly failing experiment under ~10 MB.
+  int max_failure_pictures = 500;
 };
 
 // Everything one report shows (already read from disk).

@@ -69,11 +69,13 @@ TEST(RenderSvg, EndMarkerIsACrossAtTheLastPose) {
   opt.trajectories.push_back(t);
   const std::string svg = RenderSvg(env, opt);
   ASSERT_EQ(Count(svg, "id=\"trajectory-end\""), 1);
-  // (4, 2) → x = 20 + 40 = 60 px, y = 20 + (height − 2)·10 px; the cross's arms reach ±0.3 m = ±3 px.
+  // (4, 2) → x = 20 + 40 = 60 px, y = 20 + (height − 2)·10 px; the cross's arms reach ±0.3 m = ±3
+  // px.
   char start[64];
   std::snprintf(start, sizeof start, "d=\"M57.00,%.2fl6.00,6.00M57.00,%.2fl6.00,-6.00\"",
                 20 + (env.height - 2.0) * 10 - 3, 20 + (env.height - 2.0) * 10 + 3);
-  EXPECT_NE(svg.find(start), std::string::npos) << start << " in " << svg.substr(svg.find("trajectory-end"), 120);
+  EXPECT_NE(svg.find(start), std::string::npos)
+      << start << " in " << svg.substr(svg.find("trajectory-end"), 120);
 }
 
 }  // namespace

@@ -100,7 +100,8 @@ TEST(Experiment, SmokeRunsResumesAndShardsMergeToTheSameRows) {
   EXPECT_NE(first.log.find("time ok: successful traversals only"), std::string::npos) << first.log;
   const Result per = RunExperiment({"report", out, "--per-traversal"}, tmp / "per.log");
   ASSERT_EQ(per.status, 0) << per.log;
-  EXPECT_NE(per.log.find("per traversal: every run has a single traversal"), std::string::npos) << per.log;
+  EXPECT_NE(per.log.find("per traversal: every run has a single traversal"), std::string::npos)
+      << per.log;
 
   // 2. Again: everything is done, nothing runs, runs.csv is untouched.
   const std::string before = ReadFile(out + "/runs.csv");
@@ -145,7 +146,8 @@ TEST(Experiment, BadInputFailsWithOneClearLine) {
       {{"frobnicate"}, "unknown command 'frobnicate'"},
       {{"report", tmp / "missing"}, "no such directory"},
       {{"report", tmp / "missing", "--per-travesal"}, "unknown option '--per-travesal'"},
-      {{"report", tmp / "missing", "--failure-pictures", "many"}, "--failure-pictures expects a positive integer"},
+      {{"report", tmp / "missing", "--failure-pictures", "many"},
+       "--failure-pictures expects a positive integer"},
   };
   int i = 0;
   for (const auto& c : cases) {

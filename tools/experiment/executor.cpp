@@ -201,8 +201,9 @@ ExecutionSummary ExecuteRuns(const std::vector<RunSpec>& runs, const ExecutorOpt
             WriteAffectTrace((fs::path(options.out_dir) / AffectTraceFileName(run->run_id)).string(), *outcome.affect);
           }
           if (outcome.failures) {
-            WriteFailureTrace((fs::path(options.out_dir) / FailureTraceFileName(run->run_id)).string(),
-                              *outcome.failures);
+            WriteFailureTrace(
+                (fs::path(options.out_dir) / FailureTraceFileName(run->run_id)).string(),
+                *outcome.failures);
           }
           appender.Append(outcome.rows);
         } catch (const std::exception& e) {

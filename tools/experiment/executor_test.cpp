@@ -8,9 +8,9 @@
 #include <cmath>
 #include <filesystem>
 
-#include "sim/environment.hpp"
 #include "services/affect/affect_config.hpp"
 #include "services/affect/affect_engine.hpp"
+#include "sim/environment.hpp"
 
 namespace limbic::experiment {
 namespace {
@@ -176,8 +176,9 @@ TEST(ExecuteRun, RecordsATracedRunWithASeedAbove2To63) {
   EXPECT_DOUBLE_EQ(outcome.affect->samples[1].t, 0.5);
 }
 
-// Two 3 s traversals of an untraced run: both time out, and each keeps its path and where it stopped
-// (the distance the mission judged the timeout on, from the same true pose as the path's last point).
+// Two 3 s traversals of an untraced run: both time out, and each keeps its path and where it
+// stopped (the distance the mission judged the timeout on, from the same true pose as the path's
+// last point).
 TEST(ExecuteRuns, AnUntracedRunKeepsThePathsOfItsFailedTraversals) {
   RunSpec run;
   run.experiment = "unit";
@@ -194,7 +195,8 @@ TEST(ExecuteRuns, AnUntracedRunKeepsThePathsOfItsFailedTraversals) {
   fs::remove_all(dir);
   fs::create_directories(dir);
   std::atomic<bool> stop{false}, abandon{false};
-  const ExecutionSummary summary = ExecuteRuns({run}, {.jobs = 1, .out_dir = dir.string()}, stop, abandon);
+  const ExecutionSummary summary =
+      ExecuteRuns({run}, {.jobs = 1, .out_dir = dir.string()}, stop, abandon);
   ASSERT_EQ(summary.finished, 1) << (summary.errors.empty() ? "" : summary.errors[0]);
   EXPECT_FALSE(fs::exists(dir / TraceFileName(run.run_id))) << "not traced";
   ASSERT_TRUE(fs::exists(dir / FailureTraceFileName(run.run_id)));
@@ -214,7 +216,8 @@ TEST(ExecuteRuns, AnUntracedRunKeepsThePathsOfItsFailedTraversals) {
     ASSERT_GE(f.samples.size(), 1u);
     EXPECT_NEAR(f.samples.back().t - f.samples.front().t, 3.0, 0.1 + 1e-9);
     // The file keeps the path to 1 mm.
-    EXPECT_NEAR(std::hypot(f.samples.back().x - f.goal_x, f.samples.back().y - f.goal_y), f.distance_to_goal, 1e-3);
+    EXPECT_NEAR(std::hypot(f.samples.back().x - f.goal_x, f.samples.back().y - f.goal_y),
+                f.distance_to_goal, 1e-3);
     EXPECT_GT(f.distance_to_goal, 0.35) << "a timeout, not an arrival";
   }
   EXPECT_EQ(failed.traversals[0].samples.front().t, 0.0);

@@ -57,7 +57,8 @@ commands:
 `limbic experiment <command> --help` for a command's options.
 Experiments are read from )";
 
-const char* kRunHelp = R"(usage: limbic experiment run NAME [--jobs N] [--out DIR] [--shard K/N] [--limit N] [--per-traversal]
+const char* kRunHelp =
+    R"(usage: limbic experiment run NAME [--jobs N] [--out DIR] [--shard K/N] [--limit N] [--per-traversal]
 
 Runs experiment NAME (a name from `limbic experiment list`, "<chapter dir>/<name>", or a path to a
 definition .yaml). Appends one row per traversal to DIR/runs.csv as each run finishes and writes
@@ -186,8 +187,9 @@ std::string Fixed(double v, int decimals) {
 
 // The short table printed at the end: All (and Final) per configuration, swept value and set; with
 // `per_traversal`, the per-traversal table after it.
-void PrintSummaryTable(const std::vector<IterationRow>& rows, const std::vector<std::string>& config_order,
-                       bool per_traversal, std::ostream& out) {
+void PrintSummaryTable(const std::vector<IterationRow>& rows,
+                       const std::vector<std::string>& config_order, bool per_traversal,
+                       std::ostream& out) {
   const auto summary = Summarize(rows, config_order);
   out << SummaryTableText(summary);
   if (per_traversal) {
@@ -197,19 +199,22 @@ void PrintSummaryTable(const std::vector<IterationRow>& rows, const std::vector<
 }
 
 // Writes and prints the report of `dir`; returns false (after an error line) if it fails.
-bool WriteReport(const std::string& dir, const std::vector<std::string>& config_order, bool print_table,
-                 bool per_traversal = false, int failure_pictures = -1) {
+bool WriteReport(const std::string& dir, const std::vector<std::string>& config_order,
+                 bool print_table, bool per_traversal = false, int failure_pictures = -1) {
   ReportOptions options;
   options.config_order = config_order;
   if (failure_pictures >= 0) options.max_failure_pictures = failure_pictures;
   const ReportResult result = Report(dir, options);
   if (print_table) {
-    PrintSummaryTable(ReadRuns((fs::path(dir) / "runs.csv").string()).rows, config_order, per_traversal, std::cout);
+    PrintSummaryTable(ReadRuns((fs::path(dir) / "runs.csv").string()).rows, config_order,
+                      per_traversal, std::cout);
   }
   std::cout << result.runs << " runs, " << result.rows << " rows";
   if (result.skipped_lines) std::cout << " (" << result.skipped_lines << " torn lines ignored)";
-  std::cout << "\n  runs:    " << (fs::path(dir) / "runs.csv").string() << "\n  summary: " << result.summary_csv;
-  if (!result.per_traversal_csv.empty()) std::cout << "\n  per traversal: " << result.per_traversal_csv;
+  std::cout << "\n  runs:    " << (fs::path(dir) / "runs.csv").string()
+            << "\n  summary: " << result.summary_csv;
+  if (!result.per_traversal_csv.empty())
+    std::cout << "\n  per traversal: " << result.per_traversal_csv;
   std::cout << "\n  report:  " << result.report_html << "\n";
   return true;
 }
@@ -427,7 +432,8 @@ int CmdReport(const std::vector<std::string>& args) {
       continue;
     }
     if (TakeFlag(args, &i, "--failure-pictures", &value)) {
-      failure_pictures = value == "all" ? std::numeric_limits<int>::max() : ParsePositive("--failure-pictures", value);
+      failure_pictures = value == "all" ? std::numeric_limits<int>::max()
+                                        : ParsePositive("--failure-pictures", value);
       continue;
     }
     if (a.rfind("-", 0) == 0) throw UsageError("report: unknown option '" + a + "' (see --help)");

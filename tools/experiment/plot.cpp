@@ -115,7 +115,8 @@ std::string Axes(const Frame& f, const PlotOptions& o) {
 }
 
 std::string Legend(const std::vector<std::pair<std::string, std::string>>& entries,
-                   const std::vector<bool>& filled, const Frame& f, const std::vector<bool>& dashed = {}) {
+                   const std::vector<bool>& filled, const Frame& f,
+                   const std::vector<bool>& dashed = {}) {
   std::ostringstream s;
   double y = f.py1 + 6;
   const double x = f.px1 + 12;
@@ -126,7 +127,8 @@ std::string Legend(const std::vector<std::pair<std::string, std::string>>& entri
         << entries[i].second << "\" fill-opacity=\"0.5\" stroke=\"" << entries[i].second << "\"/>\n";
     } else {
       s << "<line x1=\"" << Num(x) << "\" x2=\"" << Num(x + 14) << "\" y1=\"" << Num(y + 4.5)
-        << "\" y2=\"" << Num(y + 4.5) << "\" stroke=\"" << entries[i].second << "\" stroke-width=\"2.2\""
+        << "\" y2=\"" << Num(y + 4.5) << "\" stroke=\"" << entries[i].second
+        << "\" stroke-width=\"2.2\""
         << (i < dashed.size() && dashed[i] ? " stroke-dasharray=\"4,2\"" : "") << "/>\n";
     }
     std::string label = entries[i].first;
@@ -300,11 +302,13 @@ std::string LinePlot(const std::vector<Series>& series, const PlotOptions& o,
     dashed.push_back(se.dashed);
     // Error bars: [lo, hi] when given, else ±err.
     const bool interval = !se.lo.empty() && !se.hi.empty();
-    for (size_t i = 0; i < (interval ? std::min(se.lo.size(), se.hi.size()) : se.err.size()) && i < se.y.size();
+    for (size_t i = 0;
+         i < (interval ? std::min(se.lo.size(), se.hi.size()) : se.err.size()) && i < se.y.size();
          ++i) {
       const double low = interval ? se.lo[i] : se.y[i] - se.err[i];
       const double high = interval ? se.hi[i] : se.y[i] + se.err[i];
-      if (!std::isfinite(se.y[i]) || !std::isfinite(low) || !std::isfinite(high) || !(high > low)) continue;
+      if (!std::isfinite(se.y[i]) || !std::isfinite(low) || !std::isfinite(high) || !(high > low))
+        continue;
       const double px = f.X(se.x[i]);
       // Clamped to the plot box (a fixed 0..100 % axis, a log axis).
       const double a = std::clamp(f.Y(low), f.py1, f.py0);
@@ -326,8 +330,8 @@ std::string LinePlot(const std::vector<Series>& series, const PlotOptions& o,
       }
       if (!d.empty())
         s << "<path d=\"" << d << "\" fill=\"none\" stroke=\"" << colour << "\" stroke-width=\""
-          << se.line_width << "\" stroke-linejoin=\"round\"" << (se.dashed ? " stroke-dasharray=\"5,3\"" : "")
-          << "/>\n";
+          << se.line_width << "\" stroke-linejoin=\"round\""
+          << (se.dashed ? " stroke-dasharray=\"5,3\"" : "") << "/>\n";
     }
     if (se.markers) {
       for (size_t i = 0; i < se.x.size() && i < se.y.size(); ++i) {

@@ -26,9 +26,9 @@ using plot::Escape;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // Metrics shown in plots and the table (distance is in summary.csv only).
-constexpr std::array<Metric, 8> kShown = {Metric::kCompletionTime,   Metric::kSuccessTime,  Metric::kSuccessRate,
-                                          Metric::kCollisions,       Metric::kCollisionsPerMin,
-                                          Metric::kMeanVelocity,     Metric::kExecTimeRatio, Metric::kCoverage};
+constexpr std::array<Metric, 8> kShown = {
+    Metric::kCompletionTime,   Metric::kSuccessTime,  Metric::kSuccessRate,   Metric::kCollisions,
+    Metric::kCollisionsPerMin, Metric::kMeanVelocity, Metric::kExecTimeRatio, Metric::kCoverage};
 
 const char* kCss = R"(
 body{font-family:Helvetica,Arial,sans-serif;margin:24px auto;max-width:1180px;color:#222;background:#fafafa}
@@ -57,7 +57,8 @@ std::string Fmt(double v, int decimals = 3) {
 int Decimals(Metric m) {
   switch (m) {
     case Metric::kCompletionTime: return 1;
-    case Metric::kSuccessTime: return 1;
+    case Metric::kSuccessTime:
+      return 1;
     case Metric::kSuccessRate: return 0;
     case Metric::kCollisions: return 2;
     case Metric::kCoverage: return 3;
@@ -76,8 +77,9 @@ std::string SweepName(const std::vector<IterationRow>& rows) {
 // "47/50 · 94.0 % [83.8–97.9]"
 std::string SuccessCell(const Proportion& p) {
   if (p.trials == 0) return "–";
-  return std::to_string(p.successes) + "/" + std::to_string(p.trials) + " · " + Fmt(100.0 * p.estimate, 1) +
-         " % [" + Fmt(100.0 * p.low, 1) + "–" + Fmt(100.0 * p.high, 1) + "]";
+  return std::to_string(p.successes) + "/" + std::to_string(p.trials) + " · " +
+         Fmt(100.0 * p.estimate, 1) + " % [" + Fmt(100.0 * p.low, 1) + "–" +
+         Fmt(100.0 * p.high, 1) + "]";
 }
 
 std::string SummaryTable(const std::vector<SummaryRow>& summary, bool has_sweep, bool many_sets) {
@@ -123,9 +125,10 @@ struct Curve {
   std::map<double, std::vector<double>> values;
 };
 
-// Points at the mean with ±1 sd bars; for the success rate (values 0 or 100) the proportion with its
-// 95 % Wilson interval instead (an sd of 0/1 values says little, and nothing at 0 or 100 %).
-std::vector<plot::Series> CurvesToSeries(const std::vector<Curve>& curves, bool proportion = false) {
+// Points at the mean with ±1 sd bars; for the success rate (values 0 or 100) the proportion with
+// its 95 % Wilson interval instead (an sd of 0/1 values says little, and nothing at 0 or 100 %).
+std::vector<plot::Series> CurvesToSeries(const std::vector<Curve>& curves,
+                                         bool proportion = false) {
   std::vector<plot::Series> out;
   for (const auto& c : curves) {
     plot::Series s;
@@ -133,7 +136,8 @@ std::vector<plot::Series> CurvesToSeries(const std::vector<Curve>& curves, bool 
     for (const auto& [x, v] : c.values) {
       s.x.push_back(x);
       if (proportion) {
-        const int k = static_cast<int>(std::count_if(v.begin(), v.end(), [](double y) { return y > 50.0; }));
+        const int k =
+            static_cast<int>(std::count_if(v.begin(), v.end(), [](double y) { return y > 50.0; }));
         const Proportion p = WilsonInterval(k, static_cast<int>(v.size()));
         s.y.push_back(100.0 * p.estimate);
         s.lo.push_back(100.0 * p.low);
@@ -255,11 +259,16 @@ std::string RenderAffectPanels(const AffectTrace& trace) {
 
 const char* FailureKindName(FailureKind kind) {
   switch (kind) {
-    case FailureKind::kPinned: return "pinned (100+ collisions)";
-    case FailureKind::kStoppedNearGoal: return "stopped within 1 m of the goal";
-    case FailureKind::kStopped: return "stopped further away";
-    case FailureKind::kWandering: return "wandering (moving at the timeout)";
-    case FailureKind::kUnknown: return "no path recorded";
+    case FailureKind::kPinned:
+      return "pinned (100+ collisions)";
+    case FailureKind::kStoppedNearGoal:
+      return "stopped within 1 m of the goal";
+    case FailureKind::kStopped:
+      return "stopped further away";
+    case FailureKind::kWandering:
+      return "wandering (moving at the timeout)";
+    case FailureKind::kUnknown:
+      return "no path recorded";
   }
   return "";
 }
@@ -270,7 +279,8 @@ double MovedOverLast(const std::vector<TrajectorySample>& path, double window_s)
   double moved = 0.0;
   for (size_t i = path.size(); i-- > 0;) {
     moved = std::max(moved, std::hypot(path[i].x - end.x, path[i].y - end.y));
-    if (path[i].t < end.t - window_s) break;  // the last pose kept before the window: included, then stop
+    if (path[i].t < end.t - window_s)
+      break;  // the last pose kept before the window: included, then stop
   }
   return moved;
 }
@@ -278,8 +288,10 @@ double MovedOverLast(const std::vector<TrajectorySample>& path, double window_s)
 FailureKind ClassifyFailure(const FailedTraversal* traversal, int collisions) {
   if (collisions >= kPinnedCollisions) return FailureKind::kPinned;
   if (traversal == nullptr || traversal->samples.empty()) return FailureKind::kUnknown;
-  if (MovedOverLast(traversal->samples, kStillWindowS) >= kStillMetres) return FailureKind::kWandering;
-  return traversal->distance_to_goal < kNearGoalMetres ? FailureKind::kStoppedNearGoal : FailureKind::kStopped;
+  if (MovedOverLast(traversal->samples, kStillWindowS) >= kStillMetres)
+    return FailureKind::kWandering;
+  return traversal->distance_to_goal < kNearGoalMetres ? FailureKind::kStoppedNearGoal
+                                                       : FailureKind::kStopped;
 }
 
 std::string RenderFailurePathSvg(const FailureTrace& run, const FailedTraversal& traversal) {
@@ -300,8 +312,8 @@ std::string RenderFailurePathSvg(const FailureTrace& run, const FailedTraversal&
 
 namespace {
 
-// Per set: success per traversal (one curve per configuration, 95 % Wilson bars) and completion time per
-// traversal (solid: successful traversals; dashed: timeouts as 600 s).
+// Per set: success per traversal (one curve per configuration, 95 % Wilson bars) and completion
+// time per traversal (solid: successful traversals; dashed: timeouts as 600 s).
 std::string PerTraversalBySet(const std::vector<SummaryRow>& summary, const std::set<char>& sets,
                               const std::vector<std::string>& configs, bool has_sweep) {
   std::ostringstream h;
@@ -313,14 +325,17 @@ std::string PerTraversalBySet(const std::vector<SummaryRow>& summary, const std:
     for (const auto& config : configs) {
       std::set<std::string> sweeps;
       for (const auto& r : summary) {
-        if (r.scope == Scope::kIteration && r.set == set && r.config == config) sweeps.insert(r.sweep);
+        if (r.scope == Scope::kIteration && r.set == set && r.config == config)
+          sweeps.insert(r.sweep);
       }
       curves += sweeps.size();
     }
     for (const auto& config : configs) {
-      std::map<std::string, std::vector<const SummaryRow*>> by_sweep;  // swept value → rows in traversal order
+      std::map<std::string, std::vector<const SummaryRow*>>
+          by_sweep;  // swept value → rows in traversal order
       for (const auto& r : summary) {
-        if (r.scope == Scope::kIteration && r.set == set && r.config == config) by_sweep[r.sweep].push_back(&r);
+        if (r.scope == Scope::kIteration && r.set == set && r.config == config)
+          by_sweep[r.sweep].push_back(&r);
       }
       for (const auto& [sweep, rows] : by_sweep) {
         const std::string label = has_sweep ? config + " · " + sweep : config;
@@ -332,8 +347,10 @@ std::string PerTraversalBySet(const std::vector<SummaryRow>& summary, const std:
         rate.colour = ok.colour = all.colour = c;
         all.dashed = true;
         all.markers = false;
-        // Side by side (±0.06 of a traversal per curve) so that the intervals do not hide each other.
-        const double dodge = 0.12 * (static_cast<double>(success.size()) - 0.5 * (static_cast<double>(curves) - 1.0));
+        // Side by side (±0.06 of a traversal per curve) so that the intervals do not hide each
+        // other.
+        const double dodge = 0.12 * (static_cast<double>(success.size()) -
+                                     0.5 * (static_cast<double>(curves) - 1.0));
         for (const SummaryRow* r : rows) {
           rate.x.push_back(r->iteration + dodge);
           rate.y.push_back(100.0 * r->success.estimate);
@@ -363,9 +380,12 @@ std::string PerTraversalBySet(const std::vector<SummaryRow>& summary, const std:
     o.y_max.reset();
     h << plot::LinePlot(time, o);
   }
-  h << "</div>\n<p class=\"meta\">Success: proportion of the set's runs whose traversal k arrived, bars: 95 % Wilson "
-       "score interval (curves set side by side). Time: solid (\"arrived\") = mean over the traversals that "
-       "arrived; dashed (\"all\") = the §6.1 mean with a timeout counted as 600 s (the gap between them is the "
+  h << "</div>\n<p class=\"meta\">Success: proportion of the set's runs whose traversal k arrived, "
+       "bars: 95 % Wilson "
+       "score interval (curves set side by side). Time: solid (\"arrived\") = mean over the "
+       "traversals that "
+       "arrived; dashed (\"all\") = the §6.1 mean with a timeout counted as 600 s (the gap between "
+       "them is the "
        "cost of the failures).</p>\n";
   return h.str();
 }
@@ -405,13 +425,19 @@ std::string PerTraversalTable(const std::vector<SummaryRow>& summary, bool has_s
         const SummaryRow& r = *it->second;
         const Stat& ok = r.Get(Metric::kSuccessTime);
         switch (line) {
-          case 0: s << "<td>" << r.success.successes << "/" << r.success.trials << "</td>"; break;
-          case 1:
-            s << "<td class=\"ci\">" << Fmt(100.0 * r.success.estimate, 1) << " [" << Fmt(100.0 * r.success.low, 1)
-              << "–" << Fmt(100.0 * r.success.high, 1) << "]</td>";
+          case 0:
+            s << "<td>" << r.success.successes << "/" << r.success.trials << "</td>";
             break;
-          case 2: s << "<td>" << (ok.n ? Fmt(ok.mean, 1) : "–") << "</td>"; break;
-          default: s << "<td>" << Fmt(r.Get(Metric::kCompletionTime).mean, 1) << "</td>"; break;
+          case 1:
+            s << "<td class=\"ci\">" << Fmt(100.0 * r.success.estimate, 1) << " ["
+              << Fmt(100.0 * r.success.low, 1) << "–" << Fmt(100.0 * r.success.high, 1) << "]</td>";
+            break;
+          case 2:
+            s << "<td>" << (ok.n ? Fmt(ok.mean, 1) : "–") << "</td>";
+            break;
+          default:
+            s << "<td>" << Fmt(r.Get(Metric::kCompletionTime).mean, 1) << "</td>";
+            break;
         }
       }
       s << "</tr>\n";
@@ -420,7 +446,8 @@ std::string PerTraversalTable(const std::vector<SummaryRow>& summary, bool has_s
   };
   for (const auto& r : summary) {
     if (r.scope != Scope::kIteration) continue;
-    if (group == nullptr || group->config != r.config || group->sweep != r.sweep || group->set != r.set) {
+    if (group == nullptr || group->config != r.config || group->sweep != r.sweep ||
+        group->set != r.set) {
       flush();
       group = &r;
     }
@@ -440,7 +467,8 @@ std::string FailureAnchor(const std::string& run_id, int iteration) {
   return id;
 }
 
-// Every failed traversal: where it stopped (distance to goal, collisions), a rough class, and its path.
+// Every failed traversal: where it stopped (distance to goal, collisions), a rough class, and its
+// path.
 std::string FailuresSection(const ReportInputs& in, const std::vector<SummaryRow>& summary,
                             const ReportOptions& options) {
   std::vector<const IterationRow*> failed;
@@ -449,37 +477,45 @@ std::string FailuresSection(const ReportInputs& in, const std::vector<SummaryRow
   }
   std::ostringstream h;
   h << "<h2 id=\"failures\">Failed traversals</h2>\n";
-  for (const auto& e : in.failure_file_errors) h << "<p class=\"warn\">Unreadable: " << Escape(e) << "</p>\n";
+  for (const auto& e : in.failure_file_errors)
+    h << "<p class=\"warn\">Unreadable: " << Escape(e) << "</p>\n";
   if (failed.empty()) {
     h << "<p>No traversal failed (" << in.rows.size() << " traversals).</p>\n";
     return h.str();
   }
   // (run, traversal) → its recorded path, if any.
-  std::map<std::pair<std::string, int>, std::pair<const FailureTrace*, const FailedTraversal*>> paths;
+  std::map<std::pair<std::string, int>, std::pair<const FailureTrace*, const FailedTraversal*>>
+      paths;
   for (const auto& run : in.failures) {
     for (const auto& t : run.traversals) paths[{run.run_id, t.iteration}] = {&run, &t};
   }
   h << "<p class=\"meta\">" << failed.size() << " of " << in.rows.size()
-    << " traversals failed (no arrival before the timeout). Classes, from the recorded path and collisions: "
+    << " traversals failed (no arrival before the timeout). Classes, from the recorded path and "
+       "collisions: "
        "<b>pinned</b> = "
     << kPinnedCollisions << "+ collision events in the traversal; <b>stopped</b> = moved less than "
     << FormatNumber(kStillMetres) << " m over its last " << FormatNumber(kStillWindowS)
-    << " s, <b>within 1 m of the goal</b> or further away; <b>wandering</b> = still moving at the timeout. "
+    << " s, <b>within 1 m of the goal</b> or further away; <b>wandering</b> = still moving at the "
+       "timeout. "
        "A rough guide for reading the pictures, not a diagnosis.</p>\n";
   if (in.failures.empty() && in.failure_file_errors.empty()) {
-    h << "<p class=\"warn\">This folder has no failed_*.csv: it was written before the runner kept the paths of "
-         "failed traversals, so where each traversal stopped and its path are not available here (the list has "
+    h << "<p class=\"warn\">This folder has no failed_*.csv: it was written before the runner kept "
+         "the paths of "
+         "failed traversals, so where each traversal stopped and its path are not available here "
+         "(the list has "
          "what runs.csv holds). Re-run the experiment into a new folder to get them.</p>\n";
   }
 
   // Counts per configuration and set.
   constexpr std::array<FailureKind, 5> kinds = {FailureKind::kPinned, FailureKind::kStoppedNearGoal,
-                                                FailureKind::kStopped, FailureKind::kWandering, FailureKind::kUnknown};
+                                                FailureKind::kStopped, FailureKind::kWandering,
+                                                FailureKind::kUnknown};
   std::map<std::tuple<std::string, std::string, char>, std::array<int, 5>> counts;
   std::vector<FailureKind> kind_of;
   for (const IterationRow* r : failed) {
     const auto it = paths.find({r->run_id, r->iteration});
-    const FailureKind kind = ClassifyFailure(it == paths.end() ? nullptr : it->second.second, r->collisions);
+    const FailureKind kind =
+        ClassifyFailure(it == paths.end() ? nullptr : it->second.second, r->collisions);
     kind_of.push_back(kind);
     counts[{r->config, r->sweep, r->set}][static_cast<int>(kind)]++;
   }
@@ -493,15 +529,16 @@ std::string FailuresSection(const ReportInputs& in, const std::vector<SummaryRow
     if (it == counts.end() || !listed.insert(key).second) continue;
     int total = 0;
     for (int c : it->second) total += c;
-    h << "<tr><td class=\"key\">" << Escape(r.config) << (r.sweep.empty() ? "" : " · " + Escape(r.sweep))
-      << "</td><td>" << r.set << "</td><td>" << total << "</td>";
+    h << "<tr><td class=\"key\">" << Escape(r.config)
+      << (r.sweep.empty() ? "" : " · " + Escape(r.sweep)) << "</td><td>" << r.set << "</td><td>"
+      << total << "</td>";
     for (int c : it->second) h << "<td>" << c << "</td>";
     h << "</tr>\n";
   }
   h << "</table>\n";
 
-  // Pictures: up to max_failure_pictures, taking the configuration-and-set groups in turn so that each
-  // group is shown.
+  // Pictures: up to max_failure_pictures, taking the configuration-and-set groups in turn so that
+  // each group is shown.
   std::map<std::tuple<std::string, std::string, char>, std::vector<size_t>> by_group;
   std::vector<std::tuple<std::string, std::string, char>> group_order;
   for (size_t i = 0; i < failed.size(); ++i) {
@@ -512,11 +549,14 @@ std::string FailuresSection(const ReportInputs& in, const std::vector<SummaryRow
   }
   std::set<size_t> pictured;
   std::vector<size_t> picture_order;
-  for (size_t round = 0; static_cast<int>(picture_order.size()) < options.max_failure_pictures; ++round) {
+  for (size_t round = 0; static_cast<int>(picture_order.size()) < options.max_failure_pictures;
+       ++round) {
     bool any = false;
     for (const auto& key : group_order) {
       const auto& list = by_group[key];
-      if (round >= list.size() || static_cast<int>(picture_order.size()) >= options.max_failure_pictures) continue;
+      if (round >= list.size() ||
+          static_cast<int>(picture_order.size()) >= options.max_failure_pictures)
+        continue;
       any = true;
       picture_order.push_back(list[round]);
       pictured.insert(list[round]);
@@ -524,19 +564,23 @@ std::string FailuresSection(const ReportInputs& in, const std::vector<SummaryRow
     if (!any) break;
   }
 
-  h << "<table class=\"summary\"><tr><th>#</th><th>run</th><th>configuration</th><th>set</th><th>env</th>"
-       "<th>seed</th><th>traversal</th><th>distance to goal (m)</th><th>collisions</th><th>cycles in contact</th>"
-       "<th>distance travelled (m)</th><th>moved in last 60 s (m)</th><th>class</th><th>path</th></tr>\n";
+  h << "<table "
+       "class=\"summary\"><tr><th>#</th><th>run</th><th>configuration</th><th>set</th><th>env</th>"
+       "<th>seed</th><th>traversal</th><th>distance to goal (m)</th><th>collisions</th><th>cycles "
+       "in contact</th>"
+       "<th>distance travelled (m)</th><th>moved in last 60 s "
+       "(m)</th><th>class</th><th>path</th></tr>\n";
   for (size_t i = 0; i < failed.size(); ++i) {
     const IterationRow& r = *failed[i];
     const auto it = paths.find({r.run_id, r.iteration});
     const FailedTraversal* t = it == paths.end() ? nullptr : it->second.second;
-    h << "<tr><td>" << i + 1 << "</td><td class=\"left\">" << Escape(r.run_id) << "</td><td class=\"left\">"
-      << Escape(r.config) << "</td><td>" << r.set << "</td><td>" << r.env << "</td><td>" << r.seed << "</td><td>"
-      << r.iteration << "</td><td>" << (t ? Fmt(t->distance_to_goal, 2) : "–") << "</td><td>" << r.collisions
-      << "</td><td>" << r.contact_cycles << "</td><td>" << Fmt(r.distance_travelled, 1) << "</td><td>"
-      << (t && !t->samples.empty() ? Fmt(MovedOverLast(t->samples, kStillWindowS), 2) : "–") << "</td><td class=\"left\">"
-      << FailureKindName(kind_of[i]) << "</td><td>";
+    h << "<tr><td>" << i + 1 << "</td><td class=\"left\">" << Escape(r.run_id)
+      << "</td><td class=\"left\">" << Escape(r.config) << "</td><td>" << r.set << "</td><td>"
+      << r.env << "</td><td>" << r.seed << "</td><td>" << r.iteration << "</td><td>"
+      << (t ? Fmt(t->distance_to_goal, 2) : "–") << "</td><td>" << r.collisions << "</td><td>"
+      << r.contact_cycles << "</td><td>" << Fmt(r.distance_travelled, 1) << "</td><td>"
+      << (t && !t->samples.empty() ? Fmt(MovedOverLast(t->samples, kStillWindowS), 2) : "–")
+      << "</td><td class=\"left\">" << FailureKindName(kind_of[i]) << "</td><td>";
     if (pictured.count(i)) {
       h << "<a href=\"#" << FailureAnchor(r.run_id, r.iteration) << "\">picture</a>";
     } else {
@@ -551,19 +595,23 @@ std::string FailuresSection(const ReportInputs& in, const std::vector<SummaryRow
     size_t with_path = 0;
     for (const auto& [key, list] : by_group) with_path += list.size();
     if (picture_order.size() < with_path)
-      h << " (at most " << options.max_failure_pictures << ", the configuration-and-set groups in turn; every path "
+      h << " (at most " << options.max_failure_pictures
+        << ", the configuration-and-set groups in turn; every path "
         << "is in the failed_*.csv files)";
-    h << ": the true path (red) from where the traversal began to the cross where it stood at the timeout; the "
-         "traversal's goal is the yellow (odd traversals) or red (even traversals) disc. Walls black, obstacles "
+    h << ": the true path (red) from where the traversal began to the cross where it stood at the "
+         "timeout; the "
+         "traversal's goal is the yellow (odd traversals) or red (even traversals) disc. Walls "
+         "black, obstacles "
          "grey-blue, undetectable obstacles green, human start positions cyan; blocks of 2 m.</p>\n"
          "<div class=\"grid\">\n";
     for (size_t i : picture_order) {
       const IterationRow& r = *failed[i];
       const auto& [run, t] = paths.at({r.run_id, r.iteration});
       h << "<figure class=\"fail\" id=\"" << FailureAnchor(r.run_id, r.iteration) << "\">"
-        << RenderFailurePathSvg(*run, *t) << "<figcaption>#" << i + 1 << " · " << Escape(r.config) << " · set "
-        << r.set << " env " << r.env << " · stopped " << Fmt(t->distance_to_goal, 2) << " m from the goal, "
-        << r.collisions << " collisions · " << FailureKindName(kind_of[i]) << "</figcaption></figure>\n";
+        << RenderFailurePathSvg(*run, *t) << "<figcaption>#" << i + 1 << " · " << Escape(r.config)
+        << " · set " << r.set << " env " << r.env << " · stopped " << Fmt(t->distance_to_goal, 2)
+        << " m from the goal, " << r.collisions << " collisions · " << FailureKindName(kind_of[i])
+        << "</figcaption></figure>\n";
     }
     h << "</div>\n";
   }
@@ -614,13 +662,20 @@ std::string RenderReportHtml(const ReportInputs& in, const ReportOptions& option
   }
 
   h << "<h2>Summary</h2>\n" << SummaryTable(summary, has_sweep, many_sets);
-  h << "<p class=\"meta\">Two completion times: <b>timeouts as 600 s</b> is the §6.1 mean, in which a traversal "
-       "that timed out counts 600 s (it mixes how often the robot arrives with how fast); <b>successful "
-       "traversals</b> is the mean over the traversals that arrived only. Success: traversals that arrived out of "
-       "all, with the 95 % Wilson score interval (it treats traversals as independent; traversals of one run "
-       "share an environment, so pooled intervals are somewhat optimistic). Collisions per minute as the mean "
-       "over traversals (§6.1); coverage once per run (cumulative at its last traversal, §8 item 9). "
-       "\"Final\" = the last two traversals of each run. (An experiment with its own <code>timeout</code> option "
+  h << "<p class=\"meta\">Two completion times: <b>timeouts as 600 s</b> is the §6.1 mean, in "
+       "which a traversal "
+       "that timed out counts 600 s (it mixes how often the robot arrives with how fast); "
+       "<b>successful "
+       "traversals</b> is the mean over the traversals that arrived only. Success: traversals that "
+       "arrived out of "
+       "all, with the 95 % Wilson score interval (it treats traversals as independent; traversals "
+       "of one run "
+       "share an environment, so pooled intervals are somewhat optimistic). Collisions per minute "
+       "as the mean "
+       "over traversals (§6.1); coverage once per run (cumulative at its last traversal, §8 item "
+       "9). "
+       "\"Final\" = the last two traversals of each run. (An experiment with its own "
+       "<code>timeout</code> option "
        "counts a timeout as that many seconds; every shipped experiment uses 600 s.)</p>\n";
 
   auto label_of = [&](const IterationRow& r, bool with_set) {
@@ -667,7 +722,8 @@ std::string RenderReportHtml(const ReportInputs& in, const ReportOptions& option
       if (m == Metric::kSuccessRate) o.y_max = 100;
       h << plot::LinePlot(CurvesToSeries(ordered(curves), m == Metric::kSuccessRate), o);
     }
-    h << "</div>\n<p class=\"meta\">Points: mean; bars: ±1 standard deviation, except success: the proportion "
+    h << "</div>\n<p class=\"meta\">Points: mean; bars: ±1 standard deviation, except success: the "
+         "proportion "
          "of traversals that arrived with its 95 % Wilson score interval.</p>\n";
   }
 
@@ -693,7 +749,8 @@ std::string RenderReportHtml(const ReportInputs& in, const ReportOptions& option
       if (m == Metric::kSuccessRate) o.y_max = 100;
       h << plot::LinePlot(CurvesToSeries(ordered(curves), m == Metric::kSuccessRate), o);
     }
-    h << "</div>\n<p class=\"meta\">Pooled over " << (split_sets ? "environments" : "sets and environments")
+    h << "</div>\n<p class=\"meta\">Pooled over "
+      << (split_sets ? "environments" : "sets and environments")
       << (has_sweep ? " and swept values" : "")
       << "; bars: ±1 standard deviation (success: 95 % Wilson interval).</p>\n";
     h << PerTraversalBySet(summary, set_letters, configs, has_sweep);
@@ -794,7 +851,8 @@ ReportResult Report(const std::string& dir, const ReportOptions& options) {
   result.report_html = (fs::path(dir) / "report.html").string();
   const auto summary = Summarize(in.rows, options.config_order);
   WriteSummaryCsv(result.summary_csv, summary);
-  if (std::any_of(summary.begin(), summary.end(), [](const SummaryRow& r) { return r.scope == Scope::kIteration; })) {
+  if (std::any_of(summary.begin(), summary.end(),
+                  [](const SummaryRow& r) { return r.scope == Scope::kIteration; })) {
     result.per_traversal_csv = (fs::path(dir) / "per_traversal.csv").string();
     WritePerTraversalCsv(result.per_traversal_csv, summary);
   }

@@ -1,7 +1,7 @@
-// The experiment report: summary.csv, per_traversal.csv and a self-contained report.html (inline CSS
-// and SVG, no scripts, no external assets) with the §7 experiment-summary plots, per-traversal curves
-// and table, example paths over the occupancy map, the affect time series of a run, and a failures
-// section listing every failed traversal with where it stopped and its path.
+// The experiment report: summary.csv, per_traversal.csv and a self-contained report.html (inline
+// CSS and SVG, no scripts, no external assets) with the §7 experiment-summary plots, per-traversal
+// curves and table, example paths over the occupancy map, the affect time series of a run, and a
+// failures section listing every failed traversal with where it stopped and its path.
 #pragma once
 
 #include <string>
@@ -30,15 +30,17 @@ struct ReportInputs {
   std::vector<IterationRow> rows;
   std::vector<RunTrace> paths;
   std::vector<AffectTrace> affect;
-  std::vector<FailureTrace> failures;            // failed_*.csv of the folder
-  std::vector<std::string> failure_file_errors;  // failed_*.csv that could not be read: "file: reason"
+  std::vector<FailureTrace> failures;  // failed_*.csv of the folder
+  std::vector<std::string>
+      failure_file_errors;  // failed_*.csv that could not be read: "file: reason"
 };
 
 // A rough class of where and how a failed traversal stopped, from its recorded path and collisions
 // (the categories of issue 14's analysis). The rules, in this order:
 //   pinned     — kPinnedCollisions or more collision events in the traversal;
 //   stopped near the goal — moved less than kStillMetres over the last kStillWindowS seconds and
-//                ended within kNearGoalMetres of the goal (often: the robot believed it had arrived);
+//                ended within kNearGoalMetres of the goal (often: the robot believed it had
+//                arrived);
 //   stopped    — moved less than kStillMetres over the last kStillWindowS seconds, further away;
 //   wandering  — still moving when the timeout came;
 //   unknown    — no path recorded (a folder written before failed_*.csv existed).
@@ -49,9 +51,10 @@ inline constexpr double kStillWindowS = 60.0;
 inline constexpr double kNearGoalMetres = 1.0;
 const char* FailureKindName(FailureKind kind);
 
-// How far the path's last pose lies from the farthest pose of the final `window_s` seconds (the last
-// pose kept before the window included: the decimated path keeps a pose only after a move of its
-// spacing, so the robot stood within one spacing of it when the window began). 0 for an empty path.
+// How far the path's last pose lies from the farthest pose of the final `window_s` seconds (the
+// last pose kept before the window included: the decimated path keeps a pose only after a move of
+// its spacing, so the robot stood within one spacing of it when the window began). 0 for an empty
+// path.
 double MovedOverLast(const std::vector<TrajectorySample>& path, double window_s);
 
 // `traversal` may be null (no path recorded).
@@ -83,7 +86,8 @@ struct ReportResult {
 
 // Reads <dir>/runs.csv and the trace_*.csv / affect_*.csv / failed_*.csv files in dir, writes
 // <dir>/summary.csv, <dir>/per_traversal.csv (runs of several traversals) and <dir>/report.html. An
-// unreadable failed_*.csv is named in the report, not fatal. Throws std::runtime_error when runs.csv is missing or unreadable.
+// unreadable failed_*.csv is named in the report, not fatal. Throws std::runtime_error when
+// runs.csv is missing or unreadable.
 ReportResult Report(const std::string& dir, const ReportOptions& options = {});
 
 }  // namespace limbic::experiment

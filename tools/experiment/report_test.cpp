@@ -198,10 +198,12 @@ TEST(Report, Chapter10StyleReportHasPerTraversalCurves) {
   EXPECT_NE(html.find("Per-traversal table"), std::string::npos);
   // 8 per-set + 8 per-traversal + 3 sets × (success, time) + 2 histograms + 2 maps + 5 affect
   EXPECT_EQ(Count(html, "<svg"), 8 + 8 + 3 * 2 + 2 + 2 + 5);
-  // The per-traversal table: per (config, set) 4 lines (arrived/runs, %, both times) of 9 traversals.
+  // The per-traversal table: per (config, set) 4 lines (arrived/runs, %, both times) of 9
+  // traversals.
   EXPECT_EQ(Count(html, "success, arrived/runs"), 2 * 3);
-  EXPECT_EQ(Count(html, "<td>6/6</td>") + Count(html, "<td>5/6</td>") + Count(html, "<td>4/6</td>") +
-                Count(html, "<td>3/6</td>") + Count(html, "<td>2/6</td>") + Count(html, "<td>1/6</td>") +
+  EXPECT_EQ(Count(html, "<td>6/6</td>") + Count(html, "<td>5/6</td>") +
+                Count(html, "<td>4/6</td>") + Count(html, "<td>3/6</td>") +
+                Count(html, "<td>2/6</td>") + Count(html, "<td>1/6</td>") +
                 Count(html, "<td>0/6</td>"),
             2 * 3 * 9);
   ASSERT_FALSE(result.per_traversal_csv.empty());
@@ -238,7 +240,8 @@ std::vector<IterationRow> RunsWithFailures() {
   return rows;
 }
 
-FailureTrace FailureOf(const std::string& run_id, int env, int iteration, double distance, bool still) {
+FailureTrace FailureOf(const std::string& run_id, int env, int iteration, double distance,
+                       bool still) {
   const sim::Environment world = sim::GenerateEnvironment('B', env, 1);
   FailureTrace t;
   t.run_id = run_id;
@@ -251,16 +254,19 @@ FailureTrace FailureOf(const std::string& run_id, int env, int iteration, double
   f.goal_x = world.goal.x();
   f.goal_y = world.goal.y();
   f.distance_to_goal = distance;
-  // 100 s of driving towards the goal in 0.1 m steps, then (still) 500 s standing, or 500 s moving on.
+  // 100 s of driving towards the goal in 0.1 m steps, then (still) 500 s standing, or 500 s moving
+  // on.
   for (int i = 0; i <= 100; ++i) {
     const double a = 0.01 * i;
-    f.samples.push_back({1.0 * i, iteration, world.start.x() + a * (world.goal.x() - world.start.x()) * 0.9,
+    f.samples.push_back({1.0 * i, iteration,
+                         world.start.x() + a * (world.goal.x() - world.start.x()) * 0.9,
                          world.start.y() + a * (world.goal.y() - world.start.y()) * 0.9, 0.3});
   }
   if (still) {
     f.samples.push_back({600.0, iteration, f.samples.back().x + 0.02, f.samples.back().y, 0.3});
   } else {
-    for (int i = 1; i <= 50; ++i) f.samples.push_back({100.0 + 10 * i, iteration, f.samples.back().x, 1.0 + 0.1 * (i % 20), 0});
+    for (int i = 1; i <= 50; ++i)
+      f.samples.push_back({100.0 + 10 * i, iteration, f.samples.back().x, 1.0 + 0.1 * (i % 20), 0});
   }
   t.traversals.push_back(f);
   return t;
@@ -272,7 +278,8 @@ TEST(FailureClass, FollowsTheRulesInOrder) {
   // Drove 10 m in the first 100 s, then stood still for 500 s (one last pose at the timeout).
   for (int i = 0; i <= 100; ++i) t.samples.push_back({1.0 * i, 1, 0.1 * i, 0, 0});
   t.samples.push_back({600, 1, 10.02, 0, 0});
-  EXPECT_NEAR(MovedOverLast(t.samples, 60), 0.02, 1e-12);  // the pose at 100 s, kept before the window
+  EXPECT_NEAR(MovedOverLast(t.samples, 60), 0.02,
+              1e-12);  // the pose at 100 s, kept before the window
   EXPECT_NEAR(MovedOverLast(t.samples, 600), 10.02, 1e-12);
   EXPECT_EQ(ClassifyFailure(&t, 3), FailureKind::kStoppedNearGoal);
   EXPECT_EQ(ClassifyFailure(&t, 100), FailureKind::kPinned) << "100+ collisions first";
@@ -313,7 +320,8 @@ TEST(Report, FailuresSectionListsEachFailedTraversalWithItsPath) {
   EXPECT_EQ(Count(failures, "<svg"), 2);
   EXPECT_EQ(Count(failures, "id=\"trajectory-end\""), 2);
   EXPECT_EQ(failures.find("no failed_*.csv"), std::string::npos);
-  // Success as a proportion with its interval in the summary: 2 of 3 traversals of each configuration.
+  // Success as a proportion with its interval in the summary: 2 of 3 traversals of each
+  // configuration.
   EXPECT_NE(html.find("2/3 · 66.7 % [20.8–93.9]"), std::string::npos);
   EXPECT_NE(html.find("95 % Wilson CI"), std::string::npos);
   EXPECT_EQ(html.find("Success rate (%)<br><small>mean"), std::string::npos);
@@ -323,7 +331,8 @@ TEST(Report, FailuresSectionListsEachFailedTraversalWithItsPath) {
   capped.max_failure_pictures = 1;
   ReportInputs inputs;
   inputs.rows = RunsWithFailures();
-  inputs.failures = {FailureOf("constant-B-0-0", 0, 2, 7.25, false), FailureOf("affective-B-1-0", 1, 3, 0.6, true)};
+  inputs.failures = {FailureOf("constant-B-0-0", 0, 2, 7.25, false),
+                     FailureOf("affective-B-1-0", 1, 3, 0.6, true)};
   const std::string one = RenderReportHtml(inputs, capped);
   EXPECT_EQ(Count(one, "id=\"trajectory-end\""), 1);
   EXPECT_NE(one.find("in failed_affective-B-1-0.csv"), std::string::npos);
@@ -340,11 +349,13 @@ TEST(Report, AnOldFolderWithoutFailedPathsSaysSoAndStillListsTheFailures) {
   const std::string html((std::istreambuf_iterator<char>(in)), {});
   EXPECT_NE(html.find("This folder has no failed_*.csv"), std::string::npos);
   EXPECT_EQ(Count(html, "not recorded"), 2);
-  EXPECT_NE(html.find(FailureKindName(FailureKind::kPinned)), std::string::npos) << "collisions are in runs.csv";
+  EXPECT_NE(html.find(FailureKindName(FailureKind::kPinned)), std::string::npos)
+      << "collisions are in runs.csv";
   EXPECT_EQ(Count(html, "id=\"trajectory-end\""), 0);
 
   // A broken failed_*.csv is named; the report is still written.
-  std::ofstream(dir / "failed_constant-B-0-0.csv") << "# limbic failed traversals v1\n# run_id,x\n1,2,3,4\n";
+  std::ofstream(dir / "failed_constant-B-0-0.csv")
+      << "# limbic failed traversals v1\n# run_id,x\n1,2,3,4\n";
   const ReportResult again = Report(dir.string());
   std::ifstream in2(again.report_html);
   const std::string html2((std::istreambuf_iterator<char>(in2)), {});
@@ -357,7 +368,8 @@ TEST(Report, NoFailureSaysSo) {
   for (auto& r : rows) r.success = true;
   ReportInputs inputs;
   inputs.rows = rows;
-  EXPECT_NE(RenderReportHtml(inputs).find("No traversal failed (6 traversals)."), std::string::npos);
+  EXPECT_NE(RenderReportHtml(inputs).find("No traversal failed (6 traversals)."),
+            std::string::npos);
 }
 
 TEST(Report, MissingRunsIsAnError) {

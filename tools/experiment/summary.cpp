@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <functional>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <map>
 #include <set>
@@ -25,7 +25,8 @@ SummaryRow Aggregate(const std::vector<const IterationRow*>& rows) {
   std::map<std::string, const IterationRow*> last_of_run;  // coverage once per run
   for (const IterationRow* r : rows) {
     for (Metric m : kAllMetrics) {
-      if (m != Metric::kCoverage && Counts(*r, m)) values[static_cast<int>(m)].push_back(MetricValue(*r, m));
+      if (m != Metric::kCoverage && Counts(*r, m))
+        values[static_cast<int>(m)].push_back(MetricValue(*r, m));
     }
     successes += r->success ? 1 : 0;
     auto& last = last_of_run[r->run_id];
@@ -44,7 +45,8 @@ SummaryRow Aggregate(const std::vector<const IterationRow*>& rows) {
 double MetricValue(const IterationRow& r, Metric m) {
   switch (m) {
     case Metric::kCompletionTime: return r.completion_time_s;
-    case Metric::kSuccessTime: return r.completion_time_s;
+    case Metric::kSuccessTime:
+      return r.completion_time_s;
     case Metric::kSuccessRate: return r.success ? 100.0 : 0.0;
     case Metric::kCollisions: return r.collisions;
     case Metric::kCollisionsPerMin: return r.collisions_per_min;
@@ -86,7 +88,8 @@ Proportion WilsonInterval(int successes, int trials, double z) {
 const char* MetricKey(Metric m) {
   switch (m) {
     case Metric::kCompletionTime: return "completion_time_s";
-    case Metric::kSuccessTime: return "success_time_s";
+    case Metric::kSuccessTime:
+      return "success_time_s";
     case Metric::kSuccessRate: return "success_rate_pct";
     case Metric::kCollisions: return "collisions";
     case Metric::kCollisionsPerMin: return "collisions_per_min";
@@ -100,8 +103,10 @@ const char* MetricKey(Metric m) {
 
 const char* MetricTitle(Metric m) {
   switch (m) {
-    case Metric::kCompletionTime: return "Completion time, timeouts as 600 s (s)";
-    case Metric::kSuccessTime: return "Completion time, successful traversals (s)";
+    case Metric::kCompletionTime:
+      return "Completion time, timeouts as 600 s (s)";
+    case Metric::kSuccessTime:
+      return "Completion time, successful traversals (s)";
     case Metric::kSuccessRate: return "Success rate (%)";
     case Metric::kCollisions: return "Collisions";
     case Metric::kCollisionsPerMin: return "Collisions per minute";
@@ -193,7 +198,8 @@ std::string SummaryCsvText(const std::vector<SummaryRow>& summary) {
     for (const char* part : {"_n", "_mean", "_sd", "_median"})
       header.push_back(std::string(MetricKey(m)) + part);
   }
-  for (const char* column : {"successes", "success_ci95_low_pct", "success_ci95_high_pct"}) header.push_back(column);
+  for (const char* column : {"successes", "success_ci95_low_pct", "success_ci95_high_pct"})
+    header.push_back(column);
   std::string text = CsvLine(header) + "\n";
   for (const auto& r : summary) {
     std::vector<std::string> f = {r.config,
@@ -219,21 +225,23 @@ std::string SummaryCsvText(const std::vector<SummaryRow>& summary) {
 }
 
 std::string PerTraversalCsvText(const std::vector<SummaryRow>& summary) {
-  std::string text = CsvLine({"config", "sweep", "sweep_value", "set", "traversal", "traversals", "successes",
-                              "success_pct", "success_ci95_low_pct", "success_ci95_high_pct",
-                              "time_timeouts_as_600_mean_s", "time_successful_n", "time_successful_mean_s",
-                              "collisions_mean"}) +
+  std::string text = CsvLine({"config", "sweep", "sweep_value", "set", "traversal", "traversals",
+                              "successes", "success_pct", "success_ci95_low_pct",
+                              "success_ci95_high_pct", "time_timeouts_as_600_mean_s",
+                              "time_successful_n", "time_successful_mean_s", "collisions_mean"}) +
                      "\n";
   auto pct = [](double p) { return std::isfinite(p) ? FormatNumber(100.0 * p) : std::string(); };
   for (const auto& r : summary) {
     if (r.scope != Scope::kIteration) continue;
     const Stat& ok = r.Get(Metric::kSuccessTime);
-    text += CsvLine({r.config, r.sweep, FormatNumber(r.sweep_value), std::string(1, r.set), std::to_string(r.iteration),
-                     std::to_string(r.success.trials), std::to_string(r.success.successes), pct(r.success.estimate),
-                     pct(r.success.low), pct(r.success.high), FormatNumber(r.Get(Metric::kCompletionTime).mean),
-                     std::to_string(ok.n), ok.n ? FormatNumber(ok.mean) : "",
-                     FormatNumber(r.Get(Metric::kCollisions).mean)}) +
-            "\n";
+    text +=
+        CsvLine({r.config, r.sweep, FormatNumber(r.sweep_value), std::string(1, r.set),
+                 std::to_string(r.iteration), std::to_string(r.success.trials),
+                 std::to_string(r.success.successes), pct(r.success.estimate), pct(r.success.low),
+                 pct(r.success.high), FormatNumber(r.Get(Metric::kCompletionTime).mean),
+                 std::to_string(ok.n), ok.n ? FormatNumber(ok.mean) : "",
+                 FormatNumber(r.Get(Metric::kCollisions).mean)}) +
+        "\n";
   }
   return text;
 }
@@ -263,10 +271,13 @@ std::string Pad(const std::string& text, size_t width, bool left) {
 // "94.0 [91.2-96.0]": success in % with its 95 % Wilson interval.
 std::string SuccessWithInterval(const Proportion& p) {
   if (p.trials == 0) return "-";
-  return Fixed(100.0 * p.estimate, 1) + " [" + Fixed(100.0 * p.low, 1) + "-" + Fixed(100.0 * p.high, 1) + "]";
+  return Fixed(100.0 * p.estimate, 1) + " [" + Fixed(100.0 * p.low, 1) + "-" +
+         Fixed(100.0 * p.high, 1) + "]";
 }
 
-std::string MeanSd(const Stat& s) { return s.n ? Fixed(s.mean, 1) + " (" + Fixed(s.sd, 1) + ")" : "-"; }
+std::string MeanSd(const Stat& s) {
+  return s.n ? Fixed(s.mean, 1) + " (" + Fixed(s.sd, 1) + ")" : "-";
+}
 
 }  // namespace
 
@@ -279,24 +290,31 @@ std::string SummaryTableText(const std::vector<SummaryRow>& summary) {
   }
   std::string out = Pad("configuration", config_width, true);
   if (has_sweep) out += Pad("value", 12, true);
-  out += Pad("set", 4, true) + Pad("scope", 7, true) + Pad("runs", 6, false) + Pad("ok/n", 11, false) +
-         Pad("success % [95% CI]", 21, false) + Pad("time s (sd)", 15, false) + Pad("time ok s (sd)", 16, false) +
-         Pad("coll/min", 10, false) + Pad("v m/s", 8, false) + Pad("cover", 7, false) + Pad("exec", 8, false) + "\n";
+  out += Pad("set", 4, true) + Pad("scope", 7, true) + Pad("runs", 6, false) +
+         Pad("ok/n", 11, false) + Pad("success % [95% CI]", 21, false) +
+         Pad("time s (sd)", 15, false) + Pad("time ok s (sd)", 16, false) +
+         Pad("coll/min", 10, false) + Pad("v m/s", 8, false) + Pad("cover", 7, false) +
+         Pad("exec", 8, false) + "\n";
   for (const auto& s : summary) {
     if (s.scope == Scope::kIteration) continue;
     out += Pad(s.config, config_width, true);
     if (has_sweep) out += Pad(s.sweep.substr(s.sweep.find('=') + 1), 12, true);
-    out += Pad(std::string(1, s.set), 4, true) + Pad(s.ScopeName(), 7, true) + Pad(std::to_string(s.runs), 6, false) +
-           Pad(std::to_string(s.success.successes) + "/" + std::to_string(s.success.trials), 11, false) +
-           Pad(SuccessWithInterval(s.success), 21, false) + Pad(MeanSd(s.Get(Metric::kCompletionTime)), 15, false) +
+    out += Pad(std::string(1, s.set), 4, true) + Pad(s.ScopeName(), 7, true) +
+           Pad(std::to_string(s.runs), 6, false) +
+           Pad(std::to_string(s.success.successes) + "/" + std::to_string(s.success.trials), 11,
+               false) +
+           Pad(SuccessWithInterval(s.success), 21, false) +
+           Pad(MeanSd(s.Get(Metric::kCompletionTime)), 15, false) +
            Pad(MeanSd(s.Get(Metric::kSuccessTime)), 16, false) +
            Pad(Fixed(s.Get(Metric::kCollisionsPerMin).mean, 2), 10, false) +
            Pad(Fixed(s.Get(Metric::kMeanVelocity).mean, 3), 8, false) +
            Pad(Fixed(s.Get(Metric::kCoverage).mean, 3), 7, false) +
            Pad(Fixed(s.Get(Metric::kExecTimeRatio).mean, 4), 8, false) + "\n";
   }
-  out += "success: traversals that arrived, with the 95 % Wilson score interval; time: mean completion time with a "
-         "timeout counted as 600 s; time ok: successful traversals only.\n";
+  out +=
+      "success: traversals that arrived, with the 95 % Wilson score interval; time: mean "
+      "completion time with a "
+      "timeout counted as 600 s; time ok: successful traversals only.\n";
   return out;
 }
 
@@ -310,8 +328,8 @@ std::string PerTraversalTableText(const std::vector<SummaryRow>& summary) {
   int most = 0;
   for (const auto& r : summary) {
     if (r.scope != Scope::kIteration) continue;
-    if (groups.empty() || groups.back().first->config != r.config || groups.back().first->sweep != r.sweep ||
-        groups.back().first->set != r.set) {
+    if (groups.empty() || groups.back().first->config != r.config ||
+        groups.back().first->sweep != r.sweep || groups.back().first->set != r.set) {
       groups.push_back({&r, {}});
     }
     groups.back().by_traversal[r.iteration] = &r;
@@ -331,23 +349,29 @@ std::string PerTraversalTableText(const std::vector<SummaryRow>& summary) {
   for (int k = 1; k <= most; ++k) out += Pad(std::to_string(k), cell, false);
   out += "\n";
   for (const auto& g : groups) {
-    const std::vector<std::pair<std::string, std::function<std::string(const SummaryRow&)>>> lines = {
-        {"success %", [](const SummaryRow& r) { return Fixed(100.0 * r.success.estimate, 1); }},
-        {"  95% CI",
-         [](const SummaryRow& r) {
-           return r.success.trials ? Fixed(100.0 * r.success.low, 0) + "-" + Fixed(100.0 * r.success.high, 0) : "-";
-         }},
-        {"time s, timeouts as 600", [](const SummaryRow& r) { return Fixed(r.Get(Metric::kCompletionTime).mean, 1); }},
-        {"time s, successful",
-         [](const SummaryRow& r) {
-           const Stat& ok = r.Get(Metric::kSuccessTime);
-           return ok.n ? Fixed(ok.mean, 1) : std::string("-");
-         }},
-    };
+    const std::vector<std::pair<std::string, std::function<std::string(const SummaryRow&)>>> lines =
+        {
+            {"success %", [](const SummaryRow& r) { return Fixed(100.0 * r.success.estimate, 1); }},
+            {"  95% CI",
+             [](const SummaryRow& r) {
+               return r.success.trials
+                          ? Fixed(100.0 * r.success.low, 0) + "-" + Fixed(100.0 * r.success.high, 0)
+                          : "-";
+             }},
+            {"time s, timeouts as 600",
+             [](const SummaryRow& r) { return Fixed(r.Get(Metric::kCompletionTime).mean, 1); }},
+            {"time s, successful",
+             [](const SummaryRow& r) {
+               const Stat& ok = r.Get(Metric::kSuccessTime);
+               return ok.n ? Fixed(ok.mean, 1) : std::string("-");
+             }},
+        };
     for (size_t i = 0; i < lines.size(); ++i) {
       out += Pad(i == 0 ? g.first->config : "", config_width, true);
-      if (has_sweep) out += Pad(i == 0 ? g.first->sweep.substr(g.first->sweep.find('=') + 1) : "", 12, true);
-      out += Pad(i == 0 ? std::string(1, g.first->set) : "", 4, true) + Pad(lines[i].first, 26, true);
+      if (has_sweep)
+        out += Pad(i == 0 ? g.first->sweep.substr(g.first->sweep.find('=') + 1) : "", 12, true);
+      out +=
+          Pad(i == 0 ? std::string(1, g.first->set) : "", 4, true) + Pad(lines[i].first, 26, true);
       for (int k = 1; k <= most; ++k) {
         const auto it = g.by_traversal.find(k);
         out += Pad(it == g.by_traversal.end() ? "-" : lines[i].second(*it->second), cell, false);

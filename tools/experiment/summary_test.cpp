@@ -77,8 +77,9 @@ TEST(Summarize, AllFinalAndPerIteration) {
 }
 
 // Reference values worked by hand from the Wilson formula with z = 1.959964 (z² = 3.841459):
-// 0/10 → [0, z²/(10 + z²)] = [0, 0.277533]; 5/10 → 0.5 ± 1.415992·√0.03460365 = [0.236593, 0.763407];
-// 95/100 → [0.888250, 0.978456] (the textbook example); 1/1 → [1/(1 + z²), 1] = [0.206549, 1].
+// 0/10 → [0, z²/(10 + z²)] = [0, 0.277533]; 5/10 → 0.5 ± 1.415992·√0.03460365 = [0.236593,
+// 0.763407]; 95/100 → [0.888250, 0.978456] (the textbook example); 1/1 → [1/(1 + z²), 1] =
+// [0.206549, 1].
 TEST(WilsonInterval, MatchesHandComputedValues) {
   const Proportion none = WilsonInterval(0, 10);
   EXPECT_DOUBLE_EQ(none.estimate, 0.0);
@@ -185,13 +186,15 @@ TEST(SummaryTableText, LabelsBothTimesAndGivesSuccessWithItsInterval) {
   EXPECT_NE(text.find("116.7 ("), std::string::npos) << text;
   EXPECT_NE(text.find("timeout counted as 600 s"), std::string::npos);
   EXPECT_NE(text.find("time ok: successful traversals only"), std::string::npos);
-  EXPECT_EQ(text.find("iteration"), std::string::npos) << "per-traversal rows are not in the short table";
+  EXPECT_EQ(text.find("iteration"), std::string::npos)
+      << "per-traversal rows are not in the short table";
 }
 
 TEST(PerTraversalTableText, OneColumnPerTraversalAndADashWithoutSuccess) {
   const std::string text = PerTraversalTableText(Summarize(TwoRuns()));
   std::vector<std::string> lines;
-  for (size_t a = 0, b; (b = text.find('\n', a)) != std::string::npos; a = b + 1) lines.push_back(text.substr(a, b - a));
+  for (size_t a = 0, b; (b = text.find('\n', a)) != std::string::npos; a = b + 1)
+    lines.push_back(text.substr(a, b - a));
   ASSERT_EQ(lines.size(), 5u) << text;  // header + success, CI, time, time of successes
   EXPECT_NE(lines[0].find("traversal"), std::string::npos);
   // Traversals 1, 2, 3: 2/2, 1/2, 0/2 arrived.

@@ -62,8 +62,9 @@ runtime::ServiceDefinition RecorderService(RecorderOptions options, std::shared_
       const msg::GroundTruth* t = truth->Get();
       if (t != nullptr && t->in_contact()) ++s->contact_cycles;
       if (options.failed_paths) {
-        // The tick a traversal ends belongs to it (mission judged arrival or timeout on this pose); the
-        // status of that tick already names the next goal but still gives the distance to the old one.
+        // The tick a traversal ends belongs to it (mission judged arrival or timeout on this pose);
+        // the status of that tick already names the next goal but still gives the distance to the
+        // old one.
         const msg::MissionStatus* st = status->Get();
         std::optional<geometry::Pose2> pose;
         if (t != nullptr && t->pose() != nullptr) pose = convert::FromMsg(*t->pose());
@@ -81,7 +82,8 @@ runtime::ServiceDefinition RecorderService(RecorderOptions options, std::shared_
           }
           if (pose) s->path.Add({tick.time_s, m->iteration() + 1, pose->x, pose->y, pose->theta});
         }
-        if (st != nullptr && st->goal() != nullptr) s->path_goal = {st->goal()->x(), st->goal()->y()};
+        if (st != nullptr && st->goal() != nullptr)
+          s->path_goal = {st->goal()->x(), st->goal()->y()};
       }
       if (const msg::MissionStatus* st = status->Get(); st != nullptr && st->iteration() > 0) {
         s->iteration = st->iteration();

@@ -260,7 +260,7 @@ std::string RenderAffectPanels(const AffectTrace& trace) {
 const char* FailureKindName(FailureKind kind) {
   switch (kind) {
     case FailureKind::kPinned:
-      return "pinned (100+ collisions)";
+      return "pinned (100+ collisions or 60+ s in contact)";
     case FailureKind::kStoppedNearGoal:
       return "stopped within 1 m of the goal";
     case FailureKind::kStopped:
@@ -285,8 +285,8 @@ double MovedOverLast(const std::vector<TrajectorySample>& path, double window_s)
   return moved;
 }
 
-FailureKind ClassifyFailure(const FailedTraversal* traversal, int collisions) {
-  if (collisions >= kPinnedCollisions) return FailureKind::kPinned;
+FailureKind ClassifyFailure(const FailedTraversal* traversal, int collisions, int contact_cycles) {
+  if (collisions >= kPinnedCollisions || contact_cycles >= kPinnedContactCycles) return FailureKind::kPinned;
   if (traversal == nullptr || traversal->samples.empty()) return FailureKind::kUnknown;
   if (MovedOverLast(traversal->samples, kStillWindowS) >= kStillMetres)
     return FailureKind::kWandering;
@@ -493,7 +493,8 @@ std::string FailuresSection(const ReportInputs& in, const std::vector<SummaryRow
     << " traversals failed (no arrival before the timeout). Classes, from the recorded path and "
        "collisions: "
        "<b>pinned</b> = "
-    << kPinnedCollisions << "+ collision events in the traversal; <b>stopped</b> = moved less than "
+    << kPinnedCollisions << "+ collision events in the traversal or " << kPinnedContactCycles / 10
+    << "+ s in contact; <b>stopped</b> = moved less than "
     << FormatNumber(kStillMetres) << " m over its last " << FormatNumber(kStillWindowS)
     << " s, <b>within 1 m of the goal</b> or further away; <b>wandering</b> = still moving at the "
        "timeout. "
@@ -515,7 +516,7 @@ std::string FailuresSection(const ReportInputs& in, const std::vector<SummaryRow
   for (const IterationRow* r : failed) {
     const auto it = paths.find({r->run_id, r->iteration});
     const FailureKind kind =
-        ClassifyFailure(it == paths.end() ? nullptr : it->second.second, r->collisions);
+        ClassifyFailure(it == paths.end() ? nullptr : it->second.second, r->collisions, r->contact_cycles);
     kind_of.push_back(kind);
     counts[{r->config, r->sweep, r->set}][static_cast<int>(kind)]++;
   }

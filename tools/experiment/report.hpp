@@ -37,7 +37,9 @@ struct ReportInputs {
 
 // A rough class of where and how a failed traversal stopped, from its recorded path and collisions
 // (the categories of issue 14's analysis). The rules, in this order:
-//   pinned     — kPinnedCollisions or more collision events in the traversal;
+//   pinned     — kPinnedCollisions or more collision events in the traversal, or in contact for
+//                kPinnedContactCycles control cycles or more (60 s: the criterion that still holds if a
+//                long contact with one object counts as a single collision event);
 //   stopped near the goal — moved less than kStillMetres over the last kStillWindowS seconds and
 //                ended within kNearGoalMetres of the goal (often: the robot believed it had
 //                arrived);
@@ -46,6 +48,7 @@ struct ReportInputs {
 //   unknown    — no path recorded (a folder written before failed_*.csv existed).
 enum class FailureKind { kPinned, kStoppedNearGoal, kStopped, kWandering, kUnknown };
 inline constexpr int kPinnedCollisions = 100;
+inline constexpr int kPinnedContactCycles = 600;
 inline constexpr double kStillMetres = 0.5;
 inline constexpr double kStillWindowS = 60.0;
 inline constexpr double kNearGoalMetres = 1.0;
@@ -58,7 +61,7 @@ const char* FailureKindName(FailureKind kind);
 double MovedOverLast(const std::vector<TrajectorySample>& path, double window_s);
 
 // `traversal` may be null (no path recorded).
-FailureKind ClassifyFailure(const FailedTraversal* traversal, int collisions);
+FailureKind ClassifyFailure(const FailedTraversal* traversal, int collisions, int contact_cycles);
 
 // The SVG map of one failed traversal: walls, its path with a cross where it stopped.
 std::string RenderFailurePathSvg(const FailureTrace& run, const FailedTraversal& traversal);

@@ -281,14 +281,16 @@ TEST(FailureClass, FollowsTheRulesInOrder) {
   EXPECT_NEAR(MovedOverLast(t.samples, 60), 0.02,
               1e-12);  // the pose at 100 s, kept before the window
   EXPECT_NEAR(MovedOverLast(t.samples, 600), 10.02, 1e-12);
-  EXPECT_EQ(ClassifyFailure(&t, 3), FailureKind::kStoppedNearGoal);
-  EXPECT_EQ(ClassifyFailure(&t, 100), FailureKind::kPinned) << "100+ collisions first";
+  EXPECT_EQ(ClassifyFailure(&t, 3, 3), FailureKind::kStoppedNearGoal);
+  EXPECT_EQ(ClassifyFailure(&t, 100, 100), FailureKind::kPinned) << "100+ collisions first";
+  EXPECT_EQ(ClassifyFailure(&t, 1, 600), FailureKind::kPinned) << "one long contact of 60 s";
+  EXPECT_EQ(ClassifyFailure(&t, 99, 599), FailureKind::kStoppedNearGoal);
   t.distance_to_goal = 1.0;
-  EXPECT_EQ(ClassifyFailure(&t, 3), FailureKind::kStopped) << "1 m is not within 1 m";
+  EXPECT_EQ(ClassifyFailure(&t, 3, 3), FailureKind::kStopped) << "1 m is not within 1 m";
   t.samples.push_back({600.1, 1, 10.6, 0, 0});  // moved 0.58 m in the last minute
-  EXPECT_EQ(ClassifyFailure(&t, 3), FailureKind::kWandering);
-  EXPECT_EQ(ClassifyFailure(nullptr, 3), FailureKind::kUnknown);
-  EXPECT_EQ(ClassifyFailure(nullptr, 250), FailureKind::kPinned);
+  EXPECT_EQ(ClassifyFailure(&t, 3, 3), FailureKind::kWandering);
+  EXPECT_EQ(ClassifyFailure(nullptr, 3, 3), FailureKind::kUnknown);
+  EXPECT_EQ(ClassifyFailure(nullptr, 250, 250), FailureKind::kPinned);
   EXPECT_EQ(MovedOverLast({}, 60), 0.0);
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "common/convert/convert.hpp"
 #include "services/mapper/convert.hpp"
@@ -31,6 +32,8 @@ runtime::ServiceDefinition RecorderService(RecorderOptions options, std::shared_
       int iteration = 1;
       convert::WorldInfo world;
       mapper::MapFollower maps;
+      experiment::PathDecimator path;  // the traversal under way (options.failed_paths)
+      geometry::Vec2 path_goal{0.0, 0.0};
     };
     auto s = std::make_shared<State>();
     auto truth = ctx.AddInput<msg::GroundTruth>(ctx.Topic("truth"), Timing::kSameTick);
@@ -77,6 +80,30 @@ runtime::ServiceDefinition RecorderService(RecorderOptions options, std::shared_
           if (t->in_contact()) ++l.contact_cycles;
           l.pushes = t->pushes();
         }
+      }
+      if (options.failed_paths) {
+        // The tick a traversal ends belongs to it (mission judged arrival or timeout on this pose);
+        // the status of that tick already names the next goal but still gives the distance to the
+        // old one.
+        const msg::MissionStatus* st = status->Get();
+        std::optional<geometry::Pose2> pose;
+        if (t != nullptr && t->pose() != nullptr) pose = convert::FromMsg(*t->pose());
+        if (pose) s->path.Add({tick.time_s, s->iteration, pose->x, pose->y, pose->theta});
+        if (const msg::RunMetrics* m = metrics->Get()) {
+          std::vector<experiment::TrajectorySample> path = s->path.Take();
+          if (!m->success()) {
+            experiment::FailedTraversal f;
+            f.iteration = m->iteration();
+            f.goal_x = s->path_goal.x();
+            f.goal_y = s->path_goal.y();
+            f.distance_to_goal = st != nullptr ? st->distance_to_goal() : std::nan("");
+            f.samples = std::move(path);
+            sink->failed.push_back(std::move(f));
+          }
+          if (pose) s->path.Add({tick.time_s, m->iteration() + 1, pose->x, pose->y, pose->theta});
+        }
+        if (st != nullptr && st->goal() != nullptr)
+          s->path_goal = {st->goal()->x(), st->goal()->y()};
       }
       if (const msg::MissionStatus* st = status->Get(); st != nullptr && st->iteration() > 0) {
         s->iteration = st->iteration();

@@ -5,6 +5,8 @@
 
 #include <cmath>
 #include <cstring>
+#include <fstream>
+#include <set>
 #include <limits>
 
 namespace limbic::foxglove {
@@ -218,6 +220,40 @@ TEST(DerivedChannels, EveryWrittenSchemaHasAJsonSchema) {
   // Foxglove decodes Grid.data from base64 only when the schema says so.
   EXPECT_EQ(json::parse(JsonSchemaFor("foxglove.Grid"))["properties"]["data"]["contentEncoding"], "base64");
   EXPECT_THROW(JsonSchemaFor("foxglove.Nothing"), std::invalid_argument);
+}
+
+TEST(DerivedChannels, ShippedLayoutUsesOnlyChannelsTheBridgeWrites) {
+  DerivedChannels d({});
+  std::set<std::string> written;
+  auto add = [&](const std::vector<DerivedMessage>& v) {
+    for (const auto& m : v) written.insert(m.topic);
+  };
+  std::vector<double> g(4, 0.0);
+  add(d.OnMap("r1", Spec(2, 2), g, g, 0, 0));
+  add(d.OnEmotionLayer("r1", Spec(2, 2), g, 0, 0));
+  add(d.OnEmotionMaps("r1", Spec(2, 2), {g}, {"fear"}, 0, 0));
+  add(d.OnPath("r1", {}, 0));
+  add(d.OnOdometry("r1", {}, 0, 0));
+  add(d.OnTruth("r1", {}, 0));
+  add(d.OnScan("r1", {}, 0));
+  add(d.OnGoal("r1", true, {1, 1}, 0));
+  CollisionEvent hit;
+  hit.new_event = true;
+  add(d.OnCollision("r1", hit, 0));
+  add(d.OnHumans({}, 0));
+  std::ifstream in(std::string(LIMBIC_SOURCE_ROOT) + "/deploy/foxglove/limbic-layout.json");
+  ASSERT_TRUE(in.good());
+  const json layout = json::parse(in);
+  const json& topics = layout["configById"]["3D!limbic"]["topics"];
+  ASSERT_FALSE(topics.empty());
+  for (const auto& [topic, settings] : topics.items()) EXPECT_EQ(written.count(topic), 1u) << topic;
+  // Plots read r1/affect through its schema: the arrays named must exist in AffectState (affect.fbs).
+  for (const char* plot : {"Plot!emotions", "Plot!moods", "Plot!drives"}) {
+    for (const auto& p : layout["configById"][plot]["paths"]) {
+      const std::string path = p["value"];
+      EXPECT_EQ(path.rfind("\"r1/affect\".", 0), 0u) << path;
+    }
+  }
 }
 
 }  // namespace

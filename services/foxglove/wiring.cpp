@@ -92,6 +92,10 @@ Wiring::Wiring(bus::Node& node, WiringOptions options)
     if (options_.native_channels) bridge_->OnNative(m.topic, m.type.name, m.data, m.size, stamp_ns, now_s);
     if (!options_.derived_channels) return;
     if (auto route = RouteOf(m.topic, m.type.name)) {
+      // With nobody connected, only the map is followed (patches apply to it); the rest is derived again
+      // from the next message once a client is there, and advertised then.
+      const bool keeps_state = route->source == DerivedSource::kMap || route->source == DerivedSource::kMapPatch;
+      if (bridge_->client_count() == 0 && !keeps_state) return;
       for (const auto& d : Derive(derived_, *route, m.data, stamp_ns, now_s)) bridge_->OnDerived(d, stamp_ns, now_s);
     }
   });

@@ -49,6 +49,9 @@ WsServer::WsServer(Options options, Callbacks callbacks) : impl_(std::make_uniqu
   s.endpoint.set_reuse_addr(true);
   // A dropped client's close handshake must not wait behind its full queue for long.
   s.endpoint.set_close_handshake_timeout(1000);
+  // Client requests and published messages are small; websocketpp's default (32 MB) would let one client
+  // make the bridge buffer that much.
+  s.endpoint.set_max_message_size(4u << 20);
   // Foxglove requires the subprotocol; a client that does not offer it is refused during the handshake.
   s.endpoint.set_validate_handler([this](websocketpp::connection_hdl hdl) {
     auto con = impl_->endpoint.get_con_from_hdl(hdl);

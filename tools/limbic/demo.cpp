@@ -255,7 +255,7 @@ int main(int argc, char** argv) {
          << live.speed << " m/s  collisions " << live.collisions << "  " << kEmotions[dominant] << " "
          << live.emotions[dominant] << "  drives S" << live.drives[0] << " V" << live.drives[1] << " E"
          << live.drives[2] << " X" << live.drives[3] << " A" << live.drives[4] << " I" << live.drives[5]
-         << "  services " << up << "/9";
+         << "  services " << up << "/" << (foxglove > 0 ? 10 : 9);
     if (tty) std::cout << "\r\033[K" << line.str() << std::flush;
     else std::cout << line.str() << std::endl;
   }

@@ -63,6 +63,7 @@ limbic::runtime::ServiceDefinition FoxgloveService() {
                 const int port = std::stoi(state->listen.substr(colon + 1));
                 if (port < 0 || port > 65535) throw std::invalid_argument("port");
                 w.server.host = state->listen.substr(0, colon);
+                if (w.server.host == "localhost") w.server.host = "127.0.0.1";
                 w.server.port = static_cast<uint16_t>(port);
               } catch (const std::exception&) {
                 throw limbic::config::ConfigError("listen: '" + state->listen + "' is not HOST:PORT (e.g. 127.0.0.1:8765)");

@@ -1,7 +1,8 @@
-// The Foxglove bridge's decisions, without a socket or a bus: which channels exist (native bus topics with
-// their FlatBuffers schema, derived Foxglove-schema channels), what each client asked for, what is sent to
-// whom, which client is too slow, and what a client may publish. wiring.cpp feeds it bus messages and
-// WebSocket events; a ClientTransport (the WebSocket server, or a fake in tests) carries the bytes.
+// The Foxglove bridge's decisions, without a socket or a bus: which channels exist (native bus
+// topics with their FlatBuffers schema, derived Foxglove-schema channels), what each client asked
+// for, what is sent to whom, which client is too slow, and what a client may publish. wiring.cpp
+// feeds it bus messages and WebSocket events; a ClientTransport (the WebSocket server, or a fake in
+// tests) carries the bytes.
 #pragma once
 
 #include <cstdint>
@@ -39,7 +40,7 @@ struct BridgeOptions {
 
 struct BridgeStats {
   uint64_t clients_accepted = 0;
-  uint64_t clients_refused = 0;      // over max_clients
+  uint64_t clients_refused = 0;       // over max_clients
   uint64_t clients_dropped_slow = 0;  // stopped reading
   uint64_t messages_sent = 0;
   uint64_t bytes_sent = 0;
@@ -55,9 +56,12 @@ class Bridge {
   using AcceptFn = std::function<std::string(const ClientChannel&)>;
   using PublishFn = std::function<std::string(const ClientChannel&, const uint8_t*, size_t)>;
 
-  // `native_schema`: the advertised schema of every native channel (base64 of limbic.bfbs), asked for once.
-  Bridge(BridgeOptions options, ClientTransport& transport, std::function<std::string()> native_schema,
-         std::vector<std::string> publish_encodings = {}, AcceptFn accept = {}, PublishFn publish = {});
+  // `native_schema`: the advertised schema of every native channel (base64 of limbic.bfbs), asked
+  // for once.
+  Bridge(BridgeOptions options, ClientTransport& transport,
+         std::function<std::string()> native_schema,
+         std::vector<std::string> publish_encodings = {}, AcceptFn accept = {},
+         PublishFn publish = {});
 
   void OnClientOpen(ClientId client);
   void OnClientClose(ClientId client);
@@ -65,8 +69,8 @@ class Bridge {
   void OnClientBinary(ClientId client, const uint8_t* data, size_t size);
 
   // A verified bus message of type `schema_name` ("limbic.msg.Odometry"), stamped `stamp_ns`.
-  void OnNative(const std::string& topic, const std::string& schema_name, const uint8_t* data, size_t size,
-                int64_t stamp_ns, double now_s);
+  void OnNative(const std::string& topic, const std::string& schema_name, const uint8_t* data,
+                size_t size, int64_t stamp_ns, double now_s);
   void OnDerived(const DerivedMessage& message, int64_t stamp_ns, double now_s);
 
   const BridgeStats& stats() const { return stats_; }
@@ -78,10 +82,12 @@ class Bridge {
     ClientSession session;
     SendBudget budget;
   };
-  uint32_t Ensure(const std::string& topic, const std::string& encoding, const std::string& schema_name,
-                  const std::string& schema_encoding, const std::function<std::string()>& schema);
+  uint32_t Ensure(const std::string& topic, const std::string& encoding,
+                  const std::string& schema_name, const std::string& schema_encoding,
+                  const std::function<std::string()>& schema);
   void Broadcast(const std::string& text);
-  void Forward(uint32_t channel_id, const uint8_t* data, size_t size, int64_t stamp_ns, double now_s);
+  void Forward(uint32_t channel_id, const uint8_t* data, size_t size, int64_t stamp_ns,
+               double now_s);
   void Status(ClientId client, StatusLevel level, const std::string& message);
 
   BridgeOptions options_;

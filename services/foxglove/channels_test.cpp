@@ -19,11 +19,14 @@ TEST(ChannelTable, OneChannelPerTopicSchemaAskedOnce) {
   ASSERT_NE(a.added, nullptr);
   EXPECT_EQ(a.id, 1u);
   EXPECT_EQ(a.added->schema, "SCHEMA");
-  auto again = t.Ensure("r1/odom", "flatbuffer", "limbic.msg.Odometry", "flatbuffer", Schema(&calls));
+  auto again =
+      t.Ensure("r1/odom", "flatbuffer", "limbic.msg.Odometry", "flatbuffer", Schema(&calls));
   EXPECT_EQ(again.id, 1u);
   EXPECT_EQ(again.added, nullptr);
   EXPECT_EQ(calls, 1);
-  EXPECT_EQ(t.Ensure("r1/scan", "flatbuffer", "limbic.msg.RangeScan", "flatbuffer", Schema(&calls)).id, 2u);
+  EXPECT_EQ(
+      t.Ensure("r1/scan", "flatbuffer", "limbic.msg.RangeScan", "flatbuffer", Schema(&calls)).id,
+      2u);
   EXPECT_EQ(t.size(), 2u);
 }
 
@@ -88,14 +91,19 @@ TEST(ClientSession, UnsubscribeAndChannelRemovalForget) {
 
 TEST(ClientSession, ClientChannelsAreAcceptedOrRefusedWithTheReason) {
   ClientSession s;
-  auto accept = [](const ClientChannel& c) { return c.topic == "bad" ? std::string("no") : std::string(); };
-  auto errors = s.Apply(ClientAdvertiseRequest{{{1, "r1/goal", "json", "limbic.msg.NavGoal"}, {2, "bad", "json", "x"}}},
+  auto accept = [](const ClientChannel& c) {
+    return c.topic == "bad" ? std::string("no") : std::string();
+  };
+  auto errors = s.Apply(ClientAdvertiseRequest{{{1, "r1/goal", "json", "limbic.msg.NavGoal"},
+                                                {2, "bad", "json", "x"}}},
                         accept);
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_NE(errors[0].find("'bad' refused: no"), std::string::npos) << errors[0];
   ASSERT_NE(s.Published(1), nullptr);
   EXPECT_EQ(s.Published(2), nullptr);
-  EXPECT_EQ(s.Apply(ClientAdvertiseRequest{{{1, "r1/goal", "json", "limbic.msg.NavGoal"}}}, accept).size(), 1u);
+  EXPECT_EQ(s.Apply(ClientAdvertiseRequest{{{1, "r1/goal", "json", "limbic.msg.NavGoal"}}}, accept)
+                .size(),
+            1u);
   EXPECT_TRUE(s.Apply(ClientUnadvertiseRequest{{1}}).empty());
   EXPECT_EQ(s.Published(1), nullptr);
   EXPECT_EQ(s.Apply(ClientUnadvertiseRequest{{1}}).size(), 1u);
@@ -107,7 +115,7 @@ TEST(SendBudget, SkipsWhatWouldOverflowAndDisconnectsAClientThatStaysOverHighWat
   EXPECT_EQ(b.Check(950, 100, 0.1), SendBudget::Verdict::kSkip);  // over high water since 0.1 s
   EXPECT_EQ(b.skipped(), 1u);
   EXPECT_EQ(b.Check(600, 100, 1.0), SendBudget::Verdict::kSend);
-  EXPECT_EQ(b.Check(600, 100, 2.0), SendBudget::Verdict::kSend);      // 1.9 s over: not yet
+  EXPECT_EQ(b.Check(600, 100, 2.0), SendBudget::Verdict::kSend);        // 1.9 s over: not yet
   EXPECT_EQ(b.Check(600, 100, 2.1), SendBudget::Verdict::kDisconnect);  // 2.0 s over
 }
 

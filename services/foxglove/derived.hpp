@@ -1,19 +1,22 @@
-// Derived channels: limbic's values re-expressed in Foxglove's own schemas (JSON encoding, jsonschema) so
-// Foxglove's 3D panel shows map, path, robot, range ring, people, goal and bumper hits with no plugin.
+// Derived channels: limbic's values re-expressed in Foxglove's own schemas (JSON encoding,
+// jsonschema) so Foxglove's 3D panel shows map, path, robot, range ring, people, goal and bumper
+// hits with no plugin.
 //
-//   occupancy map (GridMap + GridPatch)   -> foxglove.Grid            foxglove/<robot>/map (fields p_o, p_e)
-//   emotion layer (EmotionLayer)          -> foxglove.Grid            foxglove/<robot>/emotion_layer (cost)
-//   emotion maps (AffectSnapshot)         -> foxglove.Grid            foxglove/<robot>/emotion_maps (one field each)
-//   path (Path)                           -> foxglove.PosesInFrame    foxglove/<robot>/path
-//   pose estimate (Odometry)              -> foxglove.FrameTransform  foxglove/<robot>/tf  world -> <robot>/base_link
-//   true pose (GroundTruth)               -> foxglove.FrameTransform  foxglove/<robot>/tf_true  world -> <robot>/true
-//   range ring (RangeScan)                -> foxglove.LaserScan       foxglove/<robot>/scan
-//   robot body                            -> foxglove.SceneUpdate     foxglove/<robot>/robot
-//   goal (NavGoal)                        -> foxglove.SceneUpdate     foxglove/<robot>/goal
-//   bumper hits (CollisionEvent)          -> foxglove.SceneUpdate     foxglove/<robot>/bumps
-//   people (Humans)                       -> foxglove.SceneUpdate     foxglove/humans
+//   occupancy map (GridMap + GridPatch)   -> foxglove.Grid            foxglove/<robot>/map (fields
+//   p_o, p_e) emotion layer (EmotionLayer)          -> foxglove.Grid foxglove/<robot>/emotion_layer
+//   (cost) emotion maps (AffectSnapshot)         -> foxglove.Grid foxglove/<robot>/emotion_maps
+//   (one field each) path (Path)                           -> foxglove.PosesInFrame
+//   foxglove/<robot>/path pose estimate (Odometry)              -> foxglove.FrameTransform
+//   foxglove/<robot>/tf  world -> <robot>/base_link true pose (GroundTruth)               ->
+//   foxglove.FrameTransform  foxglove/<robot>/tf_true  world -> <robot>/true range ring (RangeScan)
+//   -> foxglove.LaserScan       foxglove/<robot>/scan robot body                            ->
+//   foxglove.SceneUpdate     foxglove/<robot>/robot goal (NavGoal)                        ->
+//   foxglove.SceneUpdate     foxglove/<robot>/goal bumper hits (CollisionEvent)          ->
+//   foxglove.SceneUpdate     foxglove/<robot>/bumps people (Humans)                       ->
+//   foxglove.SceneUpdate     foxglove/humans
 //
-// Inputs are limbic value types and stamps; time for throttling comes in as a value (no clock here).
+// Inputs are limbic value types and stamps; time for throttling comes in as a value (no clock
+// here).
 #pragma once
 
 #include <cstdint>
@@ -29,8 +32,19 @@
 namespace limbic::foxglove {
 
 // Which bus messages feed derived channels: "<robot>/<name>" with the expected type, or "humans".
-enum class DerivedSource { kMap, kMapPatch, kEmotionLayer, kAffectSnapshot, kPath, kOdometry, kTruth, kScan, kGoal,
-                           kCollision, kHumans };
+enum class DerivedSource {
+  kMap,
+  kMapPatch,
+  kEmotionLayer,
+  kAffectSnapshot,
+  kPath,
+  kOdometry,
+  kTruth,
+  kScan,
+  kGoal,
+  kCollision,
+  kHumans
+};
 struct Route {
   DerivedSource source;
   std::string robot;  // "" for global topics
@@ -50,8 +64,9 @@ const std::string& JsonSchemaFor(const std::string& schema_name);
 
 struct DerivedOptions {
   std::string world_frame = "world";
-  double grid_period_s = 1.0;   // grids are large: at most one per map and period
-  int scan_bins = 360;          // LaserScan angular bins over a full turn (the ring's beams are not evenly spaced)
+  double grid_period_s = 1.0;  // grids are large: at most one per map and period
+  int scan_bins =
+      360;  // LaserScan angular bins over a full turn (the ring's beams are not evenly spaced)
   size_t max_bumps = 50;        // bumper hits kept on screen
   double robot_radius = 0.35;   // r_R (sim::RobotModel::radius)
   double robot_period_s = 1.0;  // robot body re-sent this often (late joiners see it)
@@ -73,31 +88,42 @@ class DerivedChannels {
  public:
   explicit DerivedChannels(DerivedOptions options) : options_(std::move(options)) {}
 
-  // Each returns what to publish now (often nothing: throttled, or not enough known yet). `now_s` is any
-  // monotonic clock of the caller, used only for throttling.
+  // Each returns what to publish now (often nothing: throttled, or not enough known yet). `now_s`
+  // is any monotonic clock of the caller, used only for throttling.
   std::vector<DerivedMessage> OnMap(const std::string& robot, const geometry::GridSpec& spec,
-                                    const std::vector<double>& p_o, const std::vector<double>& p_e, int64_t stamp_ns,
-                                    double now_s);
-  // Cells changed since the last full map (ignored until a full map arrived; out-of-grid indices skipped).
-  std::vector<DerivedMessage> OnMapPatch(const std::string& robot, const std::vector<MapCell>& cells,
-                                         int64_t stamp_ns, double now_s);
-  std::vector<DerivedMessage> OnEmotionLayer(const std::string& robot, const geometry::GridSpec& spec,
-                                             const std::vector<double>& cost, int64_t stamp_ns, double now_s);
-  // `maps[k]` is emotion k's map in grid order (`names[k]` names the Grid field).
-  std::vector<DerivedMessage> OnEmotionMaps(const std::string& robot, const geometry::GridSpec& spec,
-                                            const std::vector<std::vector<double>>& maps,
-                                            const std::vector<std::string>& names, int64_t stamp_ns, double now_s);
-  std::vector<DerivedMessage> OnPath(const std::string& robot, const PlannedPath& path, int64_t stamp_ns);
-  std::vector<DerivedMessage> OnOdometry(const std::string& robot, const geometry::Pose2& pose, int64_t stamp_ns,
+                                    const std::vector<double>& p_o, const std::vector<double>& p_e,
+                                    int64_t stamp_ns, double now_s);
+  // Cells changed since the last full map (ignored until a full map arrived; out-of-grid indices
+  // skipped).
+  std::vector<DerivedMessage> OnMapPatch(const std::string& robot,
+                                         const std::vector<MapCell>& cells, int64_t stamp_ns,
                                          double now_s);
-  std::vector<DerivedMessage> OnTruth(const std::string& robot, const geometry::Pose2& pose, int64_t stamp_ns);
-  std::vector<DerivedMessage> OnScan(const std::string& robot, const RangeScan& scan, int64_t stamp_ns);
-  std::vector<DerivedMessage> OnGoal(const std::string& robot, bool active, const geometry::Vec2& goal,
+  std::vector<DerivedMessage> OnEmotionLayer(const std::string& robot,
+                                             const geometry::GridSpec& spec,
+                                             const std::vector<double>& cost, int64_t stamp_ns,
+                                             double now_s);
+  // `maps[k]` is emotion k's map in grid order (`names[k]` names the Grid field).
+  std::vector<DerivedMessage> OnEmotionMaps(const std::string& robot,
+                                            const geometry::GridSpec& spec,
+                                            const std::vector<std::vector<double>>& maps,
+                                            const std::vector<std::string>& names, int64_t stamp_ns,
+                                            double now_s);
+  std::vector<DerivedMessage> OnPath(const std::string& robot, const PlannedPath& path,
                                      int64_t stamp_ns);
-  std::vector<DerivedMessage> OnCollision(const std::string& robot, const CollisionEvent& event, int64_t stamp_ns);
+  std::vector<DerivedMessage> OnOdometry(const std::string& robot, const geometry::Pose2& pose,
+                                         int64_t stamp_ns, double now_s);
+  std::vector<DerivedMessage> OnTruth(const std::string& robot, const geometry::Pose2& pose,
+                                      int64_t stamp_ns);
+  std::vector<DerivedMessage> OnScan(const std::string& robot, const RangeScan& scan,
+                                     int64_t stamp_ns);
+  std::vector<DerivedMessage> OnGoal(const std::string& robot, bool active,
+                                     const geometry::Vec2& goal, int64_t stamp_ns);
+  std::vector<DerivedMessage> OnCollision(const std::string& robot, const CollisionEvent& event,
+                                          int64_t stamp_ns);
   std::vector<DerivedMessage> OnHumans(const std::vector<Human>& humans, int64_t stamp_ns);
 
-  // Messages refused for non-finite or inconsistent values (a NaN pose, a grid whose size disagrees).
+  // Messages refused for non-finite or inconsistent values (a NaN pose, a grid whose size
+  // disagrees).
   uint64_t rejected() const { return rejected_; }
 
   static std::string Topic(const std::string& robot, const std::string& name);
@@ -109,7 +135,8 @@ class DerivedChannels {
     bool dirty = false;
     std::optional<double> last_sent_s;
   };
-  std::vector<DerivedMessage> MaybeSendMap(const std::string& robot, MapState& map, int64_t stamp_ns, double now_s);
+  std::vector<DerivedMessage> MaybeSendMap(const std::string& robot, MapState& map,
+                                           int64_t stamp_ns, double now_s);
   bool Due(std::optional<double>& last_s, double period_s, double now_s);
 
   DerivedOptions options_;

@@ -1,13 +1,13 @@
 #include "services/foxglove/derived.hpp"
 
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <cstring>
 #include <fstream>
-#include <set>
 #include <limits>
+#include <nlohmann/json.hpp>
+#include <set>
 
 namespace limbic::foxglove {
 namespace {
@@ -20,12 +20,18 @@ std::vector<uint8_t> Unbase64(const std::string& s) {
   int bits = 0;
   for (char c : s) {
     int v;
-    if (c >= 'A' && c <= 'Z') v = c - 'A';
-    else if (c >= 'a' && c <= 'z') v = c - 'a' + 26;
-    else if (c >= '0' && c <= '9') v = c - '0' + 52;
-    else if (c == '+') v = 62;
-    else if (c == '/') v = 63;
-    else break;  // '='
+    if (c >= 'A' && c <= 'Z')
+      v = c - 'A';
+    else if (c >= 'a' && c <= 'z')
+      v = c - 'a' + 26;
+    else if (c >= '0' && c <= '9')
+      v = c - '0' + 52;
+    else if (c == '+')
+      v = 62;
+    else if (c == '/')
+      v = 63;
+    else
+      break;  // '='
     acc = (acc << 6) | v;
     bits += 6;
     if (bits >= 8) {
@@ -79,7 +85,7 @@ TEST(DerivedChannels, GridsAreThrottledAndPatchesApplyToTheLastFullMap) {
   EXPECT_TRUE(d.OnMapPatch("r1", {{0, 0.9, 0.9}}, 0, 0.0).empty());  // no full map yet
   ASSERT_EQ(d.OnMap("r1", Spec(2, 2), zeros, zeros, 0, 0.0).size(), 1u);
   EXPECT_TRUE(d.OnMapPatch("r1", {{3, 0.75, 0.25}, {7, 1.0, 1.0}}, 0, 0.5).empty());  // throttled
-  EXPECT_EQ(d.rejected(), 1u);  // index 7 is outside a 2x2 grid
+  EXPECT_EQ(d.rejected(), 1u);                      // index 7 is outside a 2x2 grid
   const auto out = d.OnMapPatch("r1", {}, 0, 1.2);  // due, and the earlier patch is pending
   ASSERT_EQ(out.size(), 1u);
   const auto data = Unbase64(json::parse(out[0].json)["data"]);
@@ -92,7 +98,9 @@ TEST(DerivedChannels, InconsistentGridsAreRejected) {
   DerivedChannels d({});
   EXPECT_TRUE(d.OnMap("r1", Spec(3, 2), std::vector<double>(5), {}, 0, 0).empty());
   EXPECT_TRUE(d.OnEmotionLayer("r1", {{0, 0}, -1.0, 2, 2}, std::vector<double>(4), 0, 0).empty());
-  EXPECT_TRUE(d.OnEmotionMaps("r1", Spec(2, 2), {std::vector<double>(4), std::vector<double>(3)}, {"a", "b"}, 0, 0).empty());
+  EXPECT_TRUE(d.OnEmotionMaps("r1", Spec(2, 2), {std::vector<double>(4), std::vector<double>(3)},
+                              {"a", "b"}, 0, 0)
+                  .empty());
   EXPECT_EQ(d.rejected(), 3u);
 }
 
@@ -117,14 +125,16 @@ TEST(DerivedChannels, PoseBecomesAFrameTransformAndTheRobotBodyFollowsIt) {
   EXPECT_EQ(tf["parent_frame_id"], "world");
   EXPECT_EQ(tf["child_frame_id"], "r1/base_link");
   EXPECT_DOUBLE_EQ(tf["translation"]["x"], 1.0);
-  EXPECT_NEAR(tf["rotation"]["z"].get<double>(), std::sqrt(0.5), 1e-12);  // yaw π/2: (0, 0, sin π/4, cos π/4)
+  EXPECT_NEAR(tf["rotation"]["z"].get<double>(), std::sqrt(0.5),
+              1e-12);  // yaw π/2: (0, 0, sin π/4, cos π/4)
   EXPECT_NEAR(tf["rotation"]["w"].get<double>(), std::sqrt(0.5), 1e-12);
   const json body = json::parse(out[1].json);
   EXPECT_EQ(out[1].topic, "foxglove/r1/robot");
   EXPECT_EQ(body["entities"][0]["frame_id"], "r1/base_link");
   EXPECT_TRUE(body["entities"][0]["frame_locked"].get<bool>());
   EXPECT_DOUBLE_EQ(body["entities"][0]["cylinders"][0]["size"]["x"], 0.7);  // diameter 2 r_R
-  EXPECT_EQ(d.OnOdometry("r1", {1.0, 2.0, 0}, 0, 0.5).size(), 1u);  // body again only after robot_period_s
+  EXPECT_EQ(d.OnOdometry("r1", {1.0, 2.0, 0}, 0, 0.5).size(),
+            1u);  // body again only after robot_period_s
   EXPECT_TRUE(d.OnOdometry("r1", {std::nan(""), 2.0, 0}, 0, 2.0).empty());
   EXPECT_EQ(d.rejected(), 1u);
 }
@@ -135,9 +145,10 @@ TEST(DerivedChannels, PathPosesFaceTheNextNode) {
   path.nodes = {{0, 0}, {0, 1}, {1, 1}};
   const json p = json::parse(d.OnPath("r1", path, 0).at(0).json);
   ASSERT_EQ(p["poses"].size(), 3u);
-  EXPECT_NEAR(p["poses"][0]["orientation"]["z"].get<double>(), std::sin(geometry::kPi / 4), 1e-12);  // facing +y
-  EXPECT_NEAR(p["poses"][1]["orientation"]["z"].get<double>(), 0.0, 1e-12);                          // facing +x
-  EXPECT_NEAR(p["poses"][2]["orientation"]["z"].get<double>(), 0.0, 1e-12);                          // keeps it
+  EXPECT_NEAR(p["poses"][0]["orientation"]["z"].get<double>(), std::sin(geometry::kPi / 4),
+              1e-12);                                                        // facing +y
+  EXPECT_NEAR(p["poses"][1]["orientation"]["z"].get<double>(), 0.0, 1e-12);  // facing +x
+  EXPECT_NEAR(p["poses"][2]["orientation"]["z"].get<double>(), 0.0, 1e-12);  // keeps it
   path.nodes.push_back({std::numeric_limits<double>::infinity(), 0});
   EXPECT_TRUE(d.OnPath("r1", path, 0).empty());
 }
@@ -173,9 +184,10 @@ TEST(DerivedChannels, RangeRingEndPointsLandInTheirBearingBins) {
 
 TEST(DerivedChannels, PeopleGoalAndBumperHitsAreSceneUpdates) {
   DerivedChannels d({.max_bumps = 2});
-  const json people = json::parse(d.OnHumans({{4, {1, 2}, 0.25}, {5, {NAN, 0}, 0.25}}, 0).at(0).json);
+  const json people =
+      json::parse(d.OnHumans({{4, {1, 2}, 0.25}, {5, {NAN, 0}, 0.25}}, 0).at(0).json);
   EXPECT_EQ(people["deletions"][0]["type"], 1);  // ALL: the previous set goes
-  ASSERT_EQ(people["entities"].size(), 1u);     // the NaN one is rejected
+  ASSERT_EQ(people["entities"].size(), 1u);      // the NaN one is rejected
   EXPECT_EQ(people["entities"][0]["id"], "human/4");
   EXPECT_DOUBLE_EQ(people["entities"][0]["cylinders"][0]["size"]["x"], 0.5);
 
@@ -212,13 +224,14 @@ TEST(DerivedChannels, RoutesNeedTheExpectedTopicAndType) {
 }
 
 TEST(DerivedChannels, EveryWrittenSchemaHasAJsonSchema) {
-  for (const char* name : {"foxglove.Grid", "foxglove.PosesInFrame", "foxglove.FrameTransform", "foxglove.LaserScan",
-                           "foxglove.SceneUpdate"}) {
+  for (const char* name : {"foxglove.Grid", "foxglove.PosesInFrame", "foxglove.FrameTransform",
+                           "foxglove.LaserScan", "foxglove.SceneUpdate"}) {
     const json s = json::parse(JsonSchemaFor(name));
     EXPECT_EQ(s["type"], "object") << name;
   }
   // Foxglove decodes Grid.data from base64 only when the schema says so.
-  EXPECT_EQ(json::parse(JsonSchemaFor("foxglove.Grid"))["properties"]["data"]["contentEncoding"], "base64");
+  EXPECT_EQ(json::parse(JsonSchemaFor("foxglove.Grid"))["properties"]["data"]["contentEncoding"],
+            "base64");
   EXPECT_THROW(JsonSchemaFor("foxglove.Nothing"), std::invalid_argument);
 }
 
@@ -247,7 +260,8 @@ TEST(DerivedChannels, ShippedLayoutUsesOnlyChannelsTheBridgeWrites) {
   const json& topics = layout["configById"]["3D!limbic"]["topics"];
   ASSERT_FALSE(topics.empty());
   for (const auto& [topic, settings] : topics.items()) EXPECT_EQ(written.count(topic), 1u) << topic;
-  // Plots read r1/affect through its schema: the arrays named must exist in AffectState (affect.fbs).
+  // Plots read r1/affect through its schema: the arrays named must exist in AffectState
+  // (affect.fbs).
   for (const char* plot : {"Plot!emotions", "Plot!moods", "Plot!drives"}) {
     for (const auto& p : layout["configById"][plot]["paths"]) {
       const std::string path = p["value"];

@@ -1,17 +1,17 @@
-// limbic-foxglove as a process: bad options are clear errors with a non-zero exit, and the WebSocket
-// handshake requires Foxglove's subprotocol (raw socket, so the handshake bytes themselves are checked).
+// limbic-foxglove as a process: bad options are clear errors with a non-zero exit, and the
+// WebSocket handshake requires Foxglove's subprotocol (raw socket, so the handshake bytes
+// themselves are checked).
+#include "tests/testing/process.hpp"
+
 #include <arpa/inet.h>
+#include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <gtest/gtest.h>
-
 #include <chrono>
 #include <string>
 #include <thread>
-
-#include "tests/testing/process.hpp"
 
 namespace limbic::foxglove {
 namespace {
@@ -49,7 +49,8 @@ int Connect(int port, std::chrono::milliseconds limit) {
   return -1;
 }
 
-// Sends an HTTP upgrade request and returns what the server answers within ~3 s (headers and any frames).
+// Sends an HTTP upgrade request and returns what the server answers within ~3 s (headers and any
+// frames).
 std::string Handshake(int fd, const std::string& protocol_header) {
   const std::string request =
       "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
@@ -91,7 +92,8 @@ TEST(FoxgloveProcess, BadOptionsAreClearErrorsWithNonZeroExit) {
       {{"--set", "listen=127.0.0.1:70000"}, "is not HOST:PORT"},
       {{"--set", "listen=999.1.1.1:8765"}, "not an IP address"},
       {{"--set", "listen=" + busy}, "cannot listen on " + busy},
-      {{"--set", "max_client_buffer_mb=0", "--set", "listen=127.0.0.1:0"}, "max_client_buffer_mb > 0"},
+      {{"--set", "max_client_buffer_mb=0", "--set", "listen=127.0.0.1:0"},
+       "max_client_buffer_mb > 0"},
       {{"--mode", "lockstep"}, "realtime mode"},
       {{"--set", "no_such_option=1"}, "no_such_option"},
   };
@@ -126,7 +128,8 @@ TEST(FoxgloveProcess, HandshakeNeedsTheFoxgloveSubprotocolThenServerInfoAndAdver
   const std::string reply = Handshake(fd, "Sec-WebSocket-Protocol: foxglove.websocket.v1\r\n");
   close(fd);
   EXPECT_EQ(reply.rfind("HTTP/1.1 101", 0), 0u) << reply;
-  EXPECT_NE(reply.find("Sec-WebSocket-Protocol: foxglove.websocket.v1"), std::string::npos) << reply;
+  EXPECT_NE(reply.find("Sec-WebSocket-Protocol: foxglove.websocket.v1"), std::string::npos)
+      << reply;
   // RFC 6455 §1.3: the accept key for the sample nonce above.
   EXPECT_NE(reply.find("s3pPLMBiTxaQ9kYGzzhZRbK+xOo="), std::string::npos) << reply;
   EXPECT_NE(reply.find("\"op\":\"serverInfo\""), std::string::npos) << reply;

@@ -1,16 +1,19 @@
 #include "services/foxglove/protocol.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include <limits>
+#include <nlohmann/json.hpp>
 
 namespace limbic::foxglove {
 
 using nlohmann::json;
 
 std::string ServerInfoJson(const std::string& name, const std::vector<std::string>& capabilities,
-                           const std::vector<std::string>& supported_encodings, const std::string& session_id) {
-  json j = {{"op", "serverInfo"}, {"name", name}, {"capabilities", capabilities}, {"sessionId", session_id},
+                           const std::vector<std::string>& supported_encodings,
+                           const std::string& session_id) {
+  json j = {{"op", "serverInfo"},
+            {"name", name},
+            {"capabilities", capabilities},
+            {"sessionId", session_id},
             {"metadata", json::object()}};
   // Only meaningful (and only sent) when clients may publish.
   if (!supported_encodings.empty()) j["supportedEncodings"] = supported_encodings;
@@ -62,8 +65,9 @@ uint32_t Id(const json& j, const char* what) {
   if (!j.is_number_integer() && !j.is_number_unsigned()) {
     throw ProtocolError(std::string(what) + " must be an integer, not " + j.dump());
   }
-  if (j.is_number_unsigned() ? j.get<uint64_t>() > std::numeric_limits<uint32_t>::max()
-                             : (j.get<int64_t>() < 0 || j.get<int64_t>() > std::numeric_limits<uint32_t>::max())) {
+  if (j.is_number_unsigned()
+          ? j.get<uint64_t>() > std::numeric_limits<uint32_t>::max()
+          : (j.get<int64_t>() < 0 || j.get<int64_t>() > std::numeric_limits<uint32_t>::max())) {
     throw ProtocolError(std::string(what) + " " + j.dump() + " is outside 0..4294967295");
   }
   return static_cast<uint32_t>(j.get<uint64_t>());
@@ -71,20 +75,22 @@ uint32_t Id(const json& j, const char* what) {
 
 std::string Text(const json& j, const char* name, const char* op) {
   const json& v = Field(j, name, op);
-  if (!v.is_string()) throw ProtocolError(std::string("'") + op + "': '" + name + "' must be a string");
+  if (!v.is_string())
+    throw ProtocolError(std::string("'") + op + "': '" + name + "' must be a string");
   return v.get<std::string>();
 }
 
 const json& Array(const json& j, const char* name, const char* op) {
   const json& v = Field(j, name, op);
-  if (!v.is_array()) throw ProtocolError(std::string("'") + op + "': '" + name + "' must be an array");
+  if (!v.is_array())
+    throw ProtocolError(std::string("'") + op + "': '" + name + "' must be an array");
   return v;
 }
 
 }  // namespace
 
-std::vector<uint8_t> MessageDataFrame(uint32_t subscription_id, uint64_t receive_time_ns, const uint8_t* payload,
-                                      size_t size) {
+std::vector<uint8_t> MessageDataFrame(uint32_t subscription_id, uint64_t receive_time_ns,
+                                      const uint8_t* payload, size_t size) {
   std::vector<uint8_t> frame;
   frame.reserve(13 + size);
   frame.push_back(0x01);
@@ -110,22 +116,25 @@ ClientRequest ParseClientText(const std::string& text) {
   }
   if (op == "unsubscribe") {
     UnsubscribeRequest r;
-    for (const auto& id : Array(j, "subscriptionIds", "unsubscribe")) r.subscription_ids.push_back(Id(id, "subscription id"));
+    for (const auto& id : Array(j, "subscriptionIds", "unsubscribe"))
+      r.subscription_ids.push_back(Id(id, "subscription id"));
     return r;
   }
   if (op == "advertise") {
     ClientAdvertiseRequest r;
     for (const auto& c : Array(j, "channels", "advertise")) {
       if (!c.is_object()) throw ProtocolError("'advertise': each channel must be an object");
-      r.channels.push_back({Id(Field(c, "id", "advertise"), "channel id"), Text(c, "topic", "advertise"),
-                            Text(c, "encoding", "advertise"),
-                            c.contains("schemaName") ? Text(c, "schemaName", "advertise") : std::string()});
+      r.channels.push_back(
+          {Id(Field(c, "id", "advertise"), "channel id"), Text(c, "topic", "advertise"),
+           Text(c, "encoding", "advertise"),
+           c.contains("schemaName") ? Text(c, "schemaName", "advertise") : std::string()});
     }
     return r;
   }
   if (op == "unadvertise") {
     ClientUnadvertiseRequest r;
-    for (const auto& id : Array(j, "channelIds", "unadvertise")) r.channel_ids.push_back(Id(id, "channel id"));
+    for (const auto& id : Array(j, "channelIds", "unadvertise"))
+      r.channel_ids.push_back(Id(id, "channel id"));
     return r;
   }
   throw ProtocolError("op '" + op + "' is not supported by limbic-foxglove");
@@ -133,13 +142,17 @@ ClientRequest ParseClientText(const std::string& text) {
 
 ClientMessage ParseClientBinary(const uint8_t* frame, size_t size) {
   if (size == 0) throw ProtocolError("empty binary message");
-  if (frame[0] != 0x01) throw ProtocolError("binary opcode " + std::to_string(frame[0]) + " is not supported");
-  if (size < 5) throw ProtocolError("client message data of " + std::to_string(size) + " bytes has no channel id");
+  if (frame[0] != 0x01)
+    throw ProtocolError("binary opcode " + std::to_string(frame[0]) + " is not supported");
+  if (size < 5)
+    throw ProtocolError("client message data of " + std::to_string(size) +
+                        " bytes has no channel id");
   return {static_cast<uint32_t>(GetLe(frame + 1, 4)), frame + 5, size - 5};
 }
 
 std::string Base64(const uint8_t* data, size_t size) {
-  static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   std::string out;
   out.reserve((size + 2) / 3 * 4);
   size_t i = 0;

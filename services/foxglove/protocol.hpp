@@ -1,11 +1,11 @@
 // The Foxglove WebSocket protocol (subprotocol foxglove.websocket.v1) as plain data: the JSON text
-// messages a server sends, the client requests it accepts, and the binary frames both ways. No socket
-// here: ws_server.cpp moves the bytes, bridge.cpp decides what to send.
+// messages a server sends, the client requests it accepts, and the binary frames both ways. No
+// socket here: ws_server.cpp moves the bytes, bridge.cpp decides what to send.
 //
-// Protocol reference: github.com/foxglove/ws-protocol, docs/spec.md (JSON messages: serverInfo, status,
-// advertise, unadvertise; client: subscribe, unsubscribe, advertise, unadvertise; binary: 0x01 message
-// data = opcode, uint32 subscription id, uint64 receive time ns, payload, little-endian; client 0x01 =
-// opcode, uint32 client channel id, payload).
+// Protocol reference: github.com/foxglove/ws-protocol, docs/spec.md (JSON messages: serverInfo,
+// status, advertise, unadvertise; client: subscribe, unsubscribe, advertise, unadvertise; binary:
+// 0x01 message data = opcode, uint32 subscription id, uint64 receive time ns, payload,
+// little-endian; client 0x01 = opcode, uint32 client channel id, payload).
 #pragma once
 
 #include <cstdint>
@@ -28,7 +28,7 @@ class ProtocolError : public std::runtime_error {
 struct Channel {
   uint32_t id = 0;
   std::string topic;
-  std::string encoding;         // "flatbuffer" (native bus messages) or "json" (derived Foxglove schemas)
+  std::string encoding;  // "flatbuffer" (native bus messages) or "json" (derived Foxglove schemas)
   std::string schema_name;      // "limbic.msg.Odometry", "foxglove.Grid"
   std::string schema;           // base64 of the .bfbs, or a JSON schema
   std::string schema_encoding;  // "flatbuffer" or "jsonschema"
@@ -37,14 +37,15 @@ struct Channel {
 enum class StatusLevel { kInfo = 0, kWarning = 1, kError = 2 };
 
 std::string ServerInfoJson(const std::string& name, const std::vector<std::string>& capabilities,
-                           const std::vector<std::string>& supported_encodings, const std::string& session_id);
+                           const std::vector<std::string>& supported_encodings,
+                           const std::string& session_id);
 std::string AdvertiseJson(const std::vector<Channel>& channels);
 std::string UnadvertiseJson(const std::vector<uint32_t>& channel_ids);
 std::string StatusJson(StatusLevel level, const std::string& message);
 
 // Binary Message Data frame (opcode 0x01).
-std::vector<uint8_t> MessageDataFrame(uint32_t subscription_id, uint64_t receive_time_ns, const uint8_t* payload,
-                                      size_t size);
+std::vector<uint8_t> MessageDataFrame(uint32_t subscription_id, uint64_t receive_time_ns,
+                                      const uint8_t* payload, size_t size);
 
 // Client text requests.
 struct Subscription {
@@ -69,11 +70,11 @@ struct ClientAdvertiseRequest {
 struct ClientUnadvertiseRequest {
   std::vector<uint32_t> channel_ids;
 };
-using ClientRequest =
-    std::variant<SubscribeRequest, UnsubscribeRequest, ClientAdvertiseRequest, ClientUnadvertiseRequest>;
+using ClientRequest = std::variant<SubscribeRequest, UnsubscribeRequest, ClientAdvertiseRequest,
+                                   ClientUnadvertiseRequest>;
 
-// Parses one client text message. Throws ProtocolError for bad JSON, a missing or mistyped field, an id
-// outside uint32 or an op the bridge does not implement (named in the message).
+// Parses one client text message. Throws ProtocolError for bad JSON, a missing or mistyped field,
+// an id outside uint32 or an op the bridge does not implement (named in the message).
 ClientRequest ParseClientText(const std::string& text);
 
 // Client Message Data (opcode 0x01): the client channel id and the payload (a view into `frame`).

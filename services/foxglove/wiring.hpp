@@ -1,6 +1,7 @@
-// Binds the bridge to a bus node and a WebSocket server: every verified bus message goes out on its native
-// channel and, where it feeds one, on derived Foxglove channels; client requests come in from the server;
-// client messages are published on the bus. Poll() does both sides' pending work without blocking.
+// Binds the bridge to a bus node and a WebSocket server: every verified bus message goes out on its
+// native channel and, where it feeds one, on derived Foxglove channels; client requests come in
+// from the server; client messages are published on the bus. Poll() does both sides' pending work
+// without blocking.
 #pragma once
 
 #include <memory>
@@ -27,7 +28,8 @@ class Wiring {
   // Throws std::runtime_error when the server cannot listen.
   Wiring(bus::Node& node, WiringOptions options);
   ~Wiring();
-  // Handles what arrived on the bus (up to `max_messages`) and on the sockets; returns bus messages handled.
+  // Handles what arrived on the bus (up to `max_messages`) and on the sockets; returns bus messages
+  // handled.
   int Poll(int max_messages = 1000);
   uint16_t port() const;
   const Bridge& bridge() const;

@@ -1,6 +1,7 @@
-// A WebSocket server for the Foxglove bridge over websocketpp (Debian's libwebsocketpp-dev) and standalone
-// Asio, driven by Poll() from the bridge's own thread: no threads, no locks, no blocking send. This header
-// shows no websocketpp or Asio type (websocketpp 0.8 builds only as C++17; ws_server.cpp is compiled so).
+// A WebSocket server for the Foxglove bridge over websocketpp (Debian's libwebsocketpp-dev) and
+// standalone Asio, driven by Poll() from the bridge's own thread: no threads, no locks, no blocking
+// send. This header shows no websocketpp or Asio type (websocketpp 0.8 builds only as C++17;
+// ws_server.cpp is compiled so).
 #pragma once
 
 #include <cstdint>
@@ -26,7 +27,8 @@ class WsServer {
     std::function<void(ClientId, const uint8_t* data, size_t size)> on_binary;
   };
 
-  // Listens at once. Throws std::runtime_error naming the address when it cannot (in use, bad host).
+  // Listens at once. Throws std::runtime_error naming the address when it cannot (in use, bad
+  // host).
   WsServer(Options options, Callbacks callbacks);
   ~WsServer();
   WsServer(const WsServer&) = delete;
@@ -40,7 +42,8 @@ class WsServer {
   bool SendBinary(ClientId client, const uint8_t* data, size_t size);
   // Bytes queued for the client and not yet handed to its socket.
   size_t Buffered(ClientId client) const;
-  // Closes the connection (policy violation, with `reason`) and forgets the client: no more callbacks for it.
+  // Closes the connection (policy violation, with `reason`) and forgets the client: no more
+  // callbacks for it.
   void Drop(ClientId client, const std::string& reason);
   size_t client_count() const;
 

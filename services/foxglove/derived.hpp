@@ -1,19 +1,18 @@
 // Derived channels: limbic's values re-expressed in Foxglove's own schemas (JSON encoding,
 // jsonschema) so Foxglove's 3D panel shows map, path, robot, range ring, people, goal and bumper
-// hits with no plugin.
+// hits with no plugin. Topic (schema) <- source:
 //
-//   occupancy map (GridMap + GridPatch)   -> foxglove.Grid            foxglove/<robot>/map (fields
-//   p_o, p_e) emotion layer (EmotionLayer)          -> foxglove.Grid foxglove/<robot>/emotion_layer
-//   (cost) emotion maps (AffectSnapshot)         -> foxglove.Grid foxglove/<robot>/emotion_maps
-//   (one field each) path (Path)                           -> foxglove.PosesInFrame
-//   foxglove/<robot>/path pose estimate (Odometry)              -> foxglove.FrameTransform
-//   foxglove/<robot>/tf  world -> <robot>/base_link true pose (GroundTruth)               ->
-//   foxglove.FrameTransform  foxglove/<robot>/tf_true  world -> <robot>/true range ring (RangeScan)
-//   -> foxglove.LaserScan       foxglove/<robot>/scan robot body                            ->
-//   foxglove.SceneUpdate     foxglove/<robot>/robot goal (NavGoal)                        ->
-//   foxglove.SceneUpdate     foxglove/<robot>/goal bumper hits (CollisionEvent)          ->
-//   foxglove.SceneUpdate     foxglove/<robot>/bumps people (Humans)                       ->
-//   foxglove.SceneUpdate     foxglove/humans
+//   foxglove/<robot>/map (Grid, fields p_o, p_e)        <- GridMap + GridPatch
+//   foxglove/<robot>/emotion_layer (Grid, cost)          <- EmotionLayer
+//   foxglove/<robot>/emotion_maps (Grid, one per emotion) <- AffectSnapshot
+//   foxglove/<robot>/path (PosesInFrame)                 <- Path
+//   foxglove/<robot>/tf (FrameTransform world -> <robot>/base_link) <- Odometry
+//   foxglove/<robot>/tf_true (FrameTransform world -> <robot>/true) <- GroundTruth
+//   foxglove/<robot>/scan (LaserScan)                    <- RangeScan
+//   foxglove/<robot>/robot (SceneUpdate: the body)       <- Odometry, about once a second
+//   foxglove/<robot>/goal (SceneUpdate)                  <- NavGoal
+//   foxglove/<robot>/bumps (SceneUpdate)                 <- CollisionEvent (new hits)
+//   foxglove/humans (SceneUpdate)                        <- Humans
 //
 // Inputs are limbic value types and stamps; time for throttling comes in as a value (no clock
 // here).

@@ -75,6 +75,12 @@ void InputBase::Select(Mode mode, int64_t tick) {
 // ---------------------------------------------------------------------------------------------------
 // ServiceContext
 
+Valid<std::string> OneOf(std::vector<std::string> choices) {
+  std::string range;
+  for (const auto& c : choices) range += (range.empty() ? "" : " | ") + c;
+  return {range, [choices](const std::string& v) { return std::find(choices.begin(), choices.end(), v) != choices.end(); }};
+}
+
 ServiceContext::ServiceContext(const HostOptions& options, config::StrictMap* config)
     : options_(options), config_(config) {}
 
@@ -464,22 +470,36 @@ void Host::HandleParameterRequest(const bus::Message<msg::ParameterRequest>& req
   }
   if (!name.empty() && shown.empty()) {
     ok = false;
-    error = "no parameter '" + name + "' in " + context_->instance();
+    std::string known;
+    for (const auto& p : context_->parameters_) known += (known.empty() ? "" : ", ") + p.name;
+    error = "no parameter '" + name + "' in " + context_->instance() + (known.empty() ? "" : " (it has: " + known + ")");
+  } else if (request.msg.set() && name.empty()) {
+    ok = false;
+    error = "a set names the parameter";
   } else if (request.msg.set()) {
+    const std::string text = request.msg.value() ? request.msg.value()->str() : "";
     try {
-      const std::string text = request.msg.value() ? request.msg.value()->str() : "";
-      shown.front()->set(YAML::Load(text));
-      LIMBIC_LOG(kInfo) << "parameter " << name << " set to " << shown.front()->get();
+      YAML::Node node;
+      try {
+        node = YAML::Load(text);
+      } catch (const YAML::Exception&) {
+        throw config::ConfigError("'" + name + "': cannot read '" + text + "' as YAML");
+      }
+      const std::string applied = shown.front()->set(node);
+      LIMBIC_LOG(kInfo) << "parameter " << name << " set to " << applied << " (applied)";
     } catch (const std::exception& e) {
       ok = false;
       error = e.what();
+      LIMBIC_LOG(kWarning) << "parameter set refused: " << error;
     }
   }
   param_reply_pub_.Publish(bus::Node::WallNowNs(), -1, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
     std::vector<flatbuffers::Offset<msg::ParameterValue>> values;
     for (const auto* p : shown) {
       values.push_back(msg::CreateParameterValueDirect(fbb, p->name.c_str(), p->get().c_str(), p->type.c_str(),
-                                                       p->doc.c_str()));
+                                                       p->doc.c_str(),
+                                                       p->kind == ParameterKind::kLive ? "live" : "option",
+                                                       p->range.c_str()));
     }
     return msg::CreateParameterReplyDirect(fbb, header, request.msg.request_id(), ok, error.c_str(), &values);
   });

@@ -4,11 +4,22 @@
 
 namespace limbic::mission {
 
+namespace {
+void Validate(const MissionOptions& options) {
+  if (options.iterations < 0) throw std::invalid_argument("mission: iterations must be >= 0");
+  if (!(options.goal_tolerance > 0)) throw std::invalid_argument("mission: goal_tolerance must be positive");
+  if (!(options.timeout_s > 0)) throw std::invalid_argument("mission: timeout_s must be positive");
+}
+}  // namespace
+
 MissionTracker::MissionTracker(MissionOptions options, geometry::Vec2 start, geometry::Vec2 goal)
     : options_(options), start_(start), goal_(goal) {
-  if (options_.iterations < 0) throw std::invalid_argument("mission: iterations must be >= 0");
-  if (options_.goal_tolerance <= 0) throw std::invalid_argument("mission: goal_tolerance must be positive");
-  if (options_.timeout_s <= 0) throw std::invalid_argument("mission: timeout_s must be positive");
+  Validate(options_);
+}
+
+void MissionTracker::SetOptions(const MissionOptions& options) {
+  Validate(options);
+  options_ = options;
 }
 
 void MissionTracker::BeginTraversal(const MissionInputs& in, MissionOutputs* out) {

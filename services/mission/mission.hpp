@@ -69,6 +69,10 @@ class MissionTracker {
   MissionOutputs Step(const MissionInputs& in);
   const MissionState& state() const { return state_; }
   const MissionOptions& options() const { return options_; }
+  // A live change (issue 15); throws std::invalid_argument as the constructor does. Takes effect at once:
+  // the traversal under way is judged by the new tolerance and timeout, and ends the run if it is now the
+  // last one.
+  void SetOptions(const MissionOptions& options);
 
  private:
   void BeginTraversal(const MissionInputs& in, MissionOutputs* out);

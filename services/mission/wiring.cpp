@@ -30,13 +30,29 @@ runtime::ServiceDefinition MissionService() {
       int collisions = 0;
     };
     auto s = std::make_shared<State>();
-    ctx.Param("iterations", &s->options.iterations, "traversals per run (0: until stopped)");
-    ctx.Param("goal_tolerance", &s->options.goal_tolerance, "arrival distance (m), §8 item 12");
-    ctx.Param("timeout_s", &s->options.timeout_s, "traversal timeout (s)");
-    ctx.Param("run_id", &s->run_id, "run identifier written into the metrics");
-    ctx.Param("configuration", &s->configuration, "configuration label written into the metrics");
-    ctx.Param("seed", &s->seed, "run seed written into the metrics");
-    ctx.Param("metrics_csv", &s->metrics_csv, "append one CSV row per traversal to this file");
+    // The task's rules are live (the tracker reads them every tick); the labels written into the metrics
+    // and the CSV file describe the whole run: start-up options (issue 15).
+    auto apply = [s](auto field) {
+      return [s, field](const auto& value) {
+        MissionOptions changed = s->options;
+        changed.*field = value;
+        if (s->tracker) s->tracker->SetOptions(changed);  // throws (refused) on an invalid combination
+        s->options = changed;
+      };
+    };
+    s->options.iterations = ctx.LiveParam<int>("iterations", s->options.iterations,
+                                               "traversals per run (0: until stopped)", runtime::AtLeast(0),
+                                               apply(&MissionOptions::iterations));
+    s->options.goal_tolerance = ctx.LiveParam<double>("goal_tolerance", s->options.goal_tolerance,
+                                                      "arrival distance (m), §8 item 12", runtime::Positive<double>(),
+                                                      apply(&MissionOptions::goal_tolerance));
+    s->options.timeout_s = ctx.LiveParam<double>("timeout_s", s->options.timeout_s, "traversal timeout (s)",
+                                                 runtime::Positive<double>(), apply(&MissionOptions::timeout_s));
+    s->run_id = ctx.Option<std::string>("run_id", s->run_id, "run identifier written into the metrics");
+    s->configuration =
+        ctx.Option<std::string>("configuration", s->configuration, "configuration label written into the metrics");
+    s->seed = ctx.Option<int64_t>("seed", s->seed, "run seed written into the metrics");
+    s->metrics_csv = ctx.Option<std::string>("metrics_csv", "", "append one CSV row per traversal to this file");
 
     auto world = ctx.AddInput<msg::WorldGeometry>("world", Timing::kPreviousTick, /*required=*/true);
     auto truth = ctx.AddInput<msg::GroundTruth>(ctx.Topic("truth"), Timing::kSameTick);

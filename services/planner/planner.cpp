@@ -9,6 +9,8 @@ PlannerOutputs Planner::Step(const PlannerInputs& in) {
   if (in.goal.has_value()) {
     if (!state_.has_plan || in.goal->instruction_id != state_.instruction_id) {
       out.reason = ReplanReason::kNewGoal;
+    } else if (state_.replan_requested) {
+      out.reason = ReplanReason::kFusionChanged;
     } else if (in.time - state_.last_plan_time + options_.timer_tolerance >= in.params.t_r) {
       out.reason = ReplanReason::kTimer;
     }
@@ -23,10 +25,17 @@ PlannerOutputs Planner::Step(const PlannerInputs& in) {
     state_.last_plan_time = in.time;
     state_.path = r.path;
     state_.path_cost = r.path_cost;
+    state_.replan_requested = false;
   }
   out.path = state_.path;
   out.path_cost = state_.path_cost;
   return out;
+}
+
+void Planner::SetFusion(FusionMode fusion) {
+  if (fusion == options_.fusion) return;
+  options_.fusion = fusion;
+  state_.replan_requested = true;
 }
 
 }  // namespace limbic::planner

@@ -37,6 +37,7 @@ enum class ReplanReason {
   kNone,      // no plan this cycle (path is the previous one)
   kNewGoal,   // instruction_id differs from the last planned one (or the first goal)
   kTimer,     // time − last plan ≥ t_r (t_r = 0: every cycle)
+  kFusionChanged,  // the fusion mode was changed live: the current path was planned under the old one
 };
 
 struct PlannerOutputs {
@@ -53,6 +54,7 @@ struct PlannerState {
   double last_plan_time = 0.0;
   PlannedPath path;
   double path_cost = 0.0;
+  bool replan_requested = false;  // SetFusion since the last plan
 };
 
 // Keeps the current path and replans when it is due.
@@ -69,6 +71,8 @@ class Planner {
 
   const PlannerState& state() const { return state_; }
   const PlannerOptions& options() const { return options_; }
+  // A live change of the fusion mode (issue 15): the next Step with a goal replans under it.
+  void SetFusion(FusionMode fusion);
 
  private:
   PlannerOptions options_;

@@ -21,10 +21,15 @@ runtime::ServiceDefinition PlannerService() {
       uint64_t plans = 0;
     };
     auto s = std::make_shared<State>();
-    ctx.Param("fusion", &s->fusion, "map fusion: or (thesis, eq. 5.3-5.4) | additive (companion paper c_e)");
-    if (s->fusion != "or" && s->fusion != "additive") throw config::ConfigError("planner: fusion must be or|additive");
+    auto mode = [](const std::string& f) { return f == "or" ? FusionMode::kProbabilisticOr : FusionMode::kAdditive; };
+    s->fusion = ctx.LiveParam<std::string>(
+        "fusion", "or", "map fusion: or (thesis, eq. 5.3-5.4) | additive (companion paper c_e); live: replans at once",
+        runtime::OneOf({"or", "additive"}), [s, mode](const std::string& f) {
+          s->fusion = f;
+          s->planner->SetFusion(mode(f));
+        });
     PlannerOptions options;
-    options.fusion = s->fusion == "or" ? FusionMode::kProbabilisticOr : FusionMode::kAdditive;
+    options.fusion = mode(s->fusion);
     s->planner = std::make_unique<Planner>(options);
 
     auto world = ctx.AddInput<msg::WorldGeometry>("world", Timing::kPreviousTick, /*required=*/true);

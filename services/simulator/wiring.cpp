@@ -47,19 +47,20 @@ struct RobotPorts {
 runtime::ServiceDefinition SimulatorService() {
   return {"simulator", "world simulator: procedural environments, robots, sensors, humans", [](ServiceContext& ctx) {
             auto o = std::make_shared<Options>();
-            ctx.Param("set", &o->set, "environment set A..G");
-            ctx.Param("index", &o->index, "environment index 0..19");
-            ctx.Param("env_seed", &o->env_seed, "seed of the environment generator");
-            ctx.Param("seed", &o->seed, "run seed (sensor and motor noise, humans)");
-            ctx.Param("robots", &o->robots, "comma-separated robot names");
-            ctx.Param("humans_flee", &o->humans_flee, "§3.4 extension: humans flee an angry robot");
-            ctx.Param("wheel_timeout_s", &o->wheel_timeout_s, "realtime: stop wheels after this long without a command");
-            if (o->set.size() != 1 || !sim::IsValidSetLetter(o->set[0])) {
-              throw config::ConfigError("simulator: set must be one of A..G, not '" + o->set + "'");
-            }
-            if (o->index < 0 || o->index >= sim::kEnvironmentsPerSet) {
-              throw config::ConfigError("simulator: index must be 0..19, not " + std::to_string(o->index));
-            }
+            // The world and its seeds are fixed for a run: start-up options (issue 15).
+            o->set = ctx.Option<std::string>("set", o->set, "environment set A..G",
+                                             {"A..G", [](const std::string& v) {
+                                                return v.size() == 1 && sim::IsValidSetLetter(v[0]);
+                                              }});
+            o->index = ctx.Option<int>("index", o->index, "environment index 0..19",
+                                       runtime::InRange(0, sim::kEnvironmentsPerSet - 1));
+            o->env_seed = ctx.Option<int64_t>("env_seed", o->env_seed, "seed of the environment generator");
+            o->seed = ctx.Option<int64_t>("seed", o->seed, "run seed (sensor and motor noise, humans)");
+            o->robots = ctx.Option<std::string>("robots", o->robots, "comma-separated robot names");
+            o->humans_flee = ctx.Option<bool>("humans_flee", o->humans_flee, "§3.4 extension: humans flee an angry robot");
+            o->wheel_timeout_s = ctx.Option<double>("wheel_timeout_s", o->wheel_timeout_s,
+                                                    "realtime: stop wheels after this long without a command",
+                                                    runtime::Positive<double>());
             const auto names = SplitNames(o->robots);
             if (names.empty()) throw config::ConfigError("simulator: robots must name at least one robot");
             sim::WorldOptions world_options;

@@ -121,6 +121,7 @@ Host::Host(zmq::context_t& zmq_context, HostOptions options, const ServiceDefini
   node_ = std::make_unique<bus::Node>(zmq_context, options_.bus,
                                       bus::NodeOptions{.name = context_->instance(), .curve = options_.curve});
   loop_buckets_.assign(std::size(kLoopTimeBucketsS) + 1, 0);
+  watch_bus_ = true;
   Bind();
 }
 
@@ -157,6 +158,9 @@ void Host::Bind() {
   for (auto& bind : context_->handlers_) bind(node);
   heartbeat_pub_ = node.Advertise<msg::Heartbeat>("health/" + instance);
   param_reply_pub_ = node.Advertise<msg::ParameterReply>("param/" + instance + "/reply");
+  if (watch_bus_) {
+    node.Subscribe<msg::Heartbeat>("health/" + instance, [this](const auto&) { bus_reached_ = true; });
+  }
   node.Subscribe<msg::ParameterRequest>("param/" + instance,
                                         [this](const auto& request) { HandleParameterRequest(request); });
   // Process fault (issue 8): a kill_service naming this instance ("r1/planner") or this service ("planner",
@@ -505,6 +509,29 @@ void Host::HandleParameterRequest(const bus::Message<msg::ParameterRequest>& req
   });
 }
 
+namespace {
+// A service that cannot reach its bus says so this soon, and again this often while it keeps trying.
+constexpr auto kBusWarningPeriod = std::chrono::seconds(4);
+}  // namespace
+
+void Host::CheckBusReached(Clock::time_point now) {
+  if (!watch_bus_) return;
+  if (bus_reached_) {
+    if (next_bus_warning_ != Clock::time_point{}) {
+      LIMBIC_LOG(kInfo) << "reached the bus at " << options_.bus;
+      next_bus_warning_ = {};
+    }
+    watch_bus_ = false;
+    return;
+  }
+  if (now - started_ < kBusWarningPeriod || now < next_bus_warning_) return;
+  const double waited = std::chrono::duration<double>(now - started_).count();
+  LIMBIC_LOG(kWarning) << "cannot reach the bus at " << options_.bus << " after " << std::llround(waited)
+                       << " s (nothing came back through a broker: is limbic-bus running there, is the address "
+                          "right?); still trying";
+  next_bus_warning_ = now + kBusWarningPeriod;
+}
+
 void Host::Start() {
   log::SetThreadTag(context_->instance());
   started_ = Clock::now();
@@ -558,6 +585,7 @@ bool Host::Pump(std::chrono::milliseconds max_wait, const std::atomic<bool>& sto
     PublishHeartbeat();
     next_heartbeat_ = Clock::now() + options_.heartbeat_period;
   }
+  CheckBusReached(Clock::now());
   if (progress) *progress = did;
   return true;
 }

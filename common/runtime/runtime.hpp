@@ -333,6 +333,7 @@ class Host {
   void PublishRunStopRequest();
   void RunStep(size_t index, const TickInfo& tick);
   void PublishHeartbeat();
+  void CheckBusReached(std::chrono::steady_clock::time_point now);
   void HandleParameterRequest(const bus::Message<msg::ParameterRequest>& request);
   void SendJoins();
   TickInfo MakeTick(int64_t tick) const;
@@ -366,6 +367,11 @@ class Host {
   std::vector<uint64_t> loop_buckets_;
   uint64_t step_errors_ = 0;
   log::RateLimiter step_error_log_;
+  // Reaching the bus (ZeroMQ nodes): proven by this host's own heartbeat coming back through the
+  // broker; until then a warning every kBusWarningPeriod (issue 15 item 4). An in-memory bus is always reached.
+  bool watch_bus_ = false;
+  bool bus_reached_ = false;
+  std::chrono::steady_clock::time_point next_bus_warning_{};
 };
 
 // Parses the common flags, builds the host and runs it until SIGINT/SIGTERM. Exit code for main().

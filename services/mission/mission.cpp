@@ -1,5 +1,6 @@
 #include "services/mission/mission.hpp"
 
+#include <cmath>
 #include <stdexcept>
 
 namespace limbic::mission {
@@ -20,6 +21,17 @@ MissionTracker::MissionTracker(MissionOptions options, geometry::Vec2 start, geo
 void MissionTracker::SetOptions(const MissionOptions& options) {
   Validate(options);
   options_ = options;
+}
+
+void MissionTracker::Resume(const MissionState& saved, double elapsed_s, double now_s) {
+  const bool finite = std::isfinite(saved.speed_sum) && std::isfinite(saved.compute_s) &&
+                      std::isfinite(saved.distance) && std::isfinite(elapsed_s) && std::isfinite(now_s);
+  if (!finite || saved.iteration < 0 || saved.collisions < 0 || saved.samples < 0 || elapsed_s < 0) {
+    throw std::invalid_argument("mission: the saved state cannot be resumed (negative or non-finite values)");
+  }
+  state_ = saved;
+  state_.started_at = now_s - elapsed_s;
+  state_.goal.received_at = state_.started_at;
 }
 
 void MissionTracker::BeginTraversal(const MissionInputs& in, MissionOutputs* out) {

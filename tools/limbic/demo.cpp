@@ -1,6 +1,7 @@
 // limbic demo: the whole multi-process stack in realtime on one environment, the robot travelling back
 // and forth with affect on. A one-line live status; Ctrl-C stops every process and prints the run.
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -9,6 +10,7 @@
 #include <sstream>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <map>
@@ -37,6 +39,12 @@ and prints the run summary. Process logs go to a file (its path is printed).
   --metrics H:P      Prometheus endpoint of the exporter (default 127.0.0.1:9464)
   --faults FILE      a timed fault script for hwio (e.g. services/hwio/config/example_faults.yaml);
                      live faults: limbic inject --help
+
+No process outlives the demo, whatever ends it (Ctrl-C, a closed terminal, kill -9). A service that
+fails to start 3 times in a row is named on the terminal with its last error line, and the demo exits
+with status 3. Examples:
+  limbic demo --speedup 4 --duration 60
+  limbic demo --config personality/neurotic --faults services/hwio/config/example_faults.yaml
 )";
 
 const char* kEmotions[] = {"anger", "fear", "happiness", "sadness", "curiosity", "surprise", "confusion"};
@@ -50,6 +58,28 @@ std::string SelfDir() {
 std::string DeployFile() {
   if (const char* src = std::getenv("LIMBIC_SOURCE_DIR")) return std::string(src) + "/deploy/demo.yaml";
   return std::string(LIMBIC_SOURCE_ROOT) + "/deploy/demo.yaml";
+}
+
+// What the launcher reported as start failures ("start_failed" lines of its events file), one line each.
+std::vector<std::string> StartFailures(const std::string& events_path) {
+  std::vector<std::string> out;
+  std::ifstream in(events_path);
+  auto field = [](const std::string& line, const std::string& key) {
+    const std::string tag = "\"" + key + "\": \"";
+    const auto at = line.find(tag);
+    if (at == std::string::npos) return std::string();
+    std::string value;
+    for (size_t i = at + tag.size(); i < line.size() && line[i] != '"'; ++i) {
+      if (line[i] == '\\' && i + 1 < line.size()) ++i;
+      value += line[i];
+    }
+    return value;
+  };
+  for (std::string line; std::getline(in, line);) {
+    if (field(line, "event") != "start_failed") continue;
+    out.push_back(field(line, "process") + " failed to start repeatedly; last error: " + field(line, "error"));
+  }
+  return out;
 }
 
 struct Row {
@@ -111,9 +141,13 @@ int main(int argc, char** argv) {
     faults = std::filesystem::absolute(faults).string();
   }
 
+  const pid_t demo_pid = getpid();
   const pid_t launcher = fork();
   if (launcher == 0) {
     setpgid(0, 0);
+    // The launcher (and through it every service) dies with the demo, however the demo ends: SIGTERM
+    // from the kernel makes it stop its children in order (issue 15 item 4).
+    if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != demo_pid) _exit(126);
     const std::string log = log_path;
     freopen(log.c_str(), "w", stdout);
     dup2(fileno(stdout), STDERR_FILENO);
@@ -121,7 +155,8 @@ int main(int argc, char** argv) {
     std::vector<std::string> a{limbic, "launch", DeployFile(), "--events", run_dir + "/events.jsonl",
                                "--var", "bus=" + bus, "--var", "set=" + set, "--var", "index=" + index,
                                "--var", "config=" + reader->Get("--config", "affective"), "--var", "speedup=" + speedup,
-                               "--var", "metrics_listen=" + metrics, "--var", "faults=" + faults};
+                               "--var", "metrics_listen=" + metrics, "--var", "faults=" + faults,
+                               "--give-up-after", "3"};
     std::vector<char*> c;
     for (auto& s : a) c.push_back(s.data());
     c.push_back(nullptr);
@@ -132,6 +167,8 @@ int main(int argc, char** argv) {
   sa.sa_handler = OnSignal;
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
+  sigaction(SIGHUP, &sa, nullptr);   // the terminal closed: stop everything as on Ctrl-C
+  signal(SIGPIPE, SIG_IGN);          // ... and writing to it must not kill the demo before it has
 
   std::cout << "limbic demo: set " << set << " environment " << index << ", " << reader->Get("--config", "affective")
             << ", speed-up " << speedup << "\n  process logs: " << log_path << "\n  metrics:      http://" << metrics
@@ -188,9 +225,13 @@ int main(int argc, char** argv) {
   const auto start = std::chrono::steady_clock::now();
   auto next_print = start;
   int launcher_status = -1;
+  bool launcher_ended = false;  // by itself, not stopped by us
   while (!g_signal) {
     node.Poll(50ms);
-    if (waitpid(launcher, &launcher_status, WNOHANG) == launcher) break;
+    if (waitpid(launcher, &launcher_status, WNOHANG) == launcher) {
+      launcher_ended = true;
+      break;
+    }
     const auto now = std::chrono::steady_clock::now();
     if (duration > 0 && now - start > std::chrono::duration<double>(duration)) break;
     if (now < next_print) continue;
@@ -210,10 +251,13 @@ int main(int argc, char** argv) {
   }
   if (tty) std::cout << "\n";
   std::cout << "stopping every process..." << std::endl;
-  if (launcher_status == -1 || waitpid(launcher, &launcher_status, WNOHANG) == 0) {
+  if (!launcher_ended) {
     kill(launcher, SIGINT);
     waitpid(launcher, &launcher_status, 0);
   }
+  const int launcher_code = WIFEXITED(launcher_status) ? WEXITSTATUS(launcher_status) : 128 + WTERMSIG(launcher_status);
+  const auto failures = StartFailures(run_dir + "/events.jsonl");
+  for (const auto& f : failures) std::cerr << "limbic demo: " << f << "\n";
   std::cout << "\nRun summary (" << live.rows.size() << " traversal" << (live.rows.size() == 1 ? "" : "s") << "):\n";
   std::cout << "  traversal  time (s)  reached  collisions  mean speed (m/s)\n";
   double total_time = 0;
@@ -231,5 +275,11 @@ int main(int argc, char** argv) {
               << total_time / live.rows.size() << " s, " << collisions << " collisions\n";
   }
   std::cout << "process logs: " << log_path << "\n";
+  // Non-zero when the stack did not run as asked: a service kept failing to start (the launcher gave up,
+  // status 3), or the launcher ended by itself with any failure.
+  if (!failures.empty() || launcher_code != 0) {
+    std::cerr << "limbic demo: the stack failed (launcher status " << launcher_code << "); see " << log_path << "\n";
+    return launcher_code != 0 ? launcher_code : 3;
+  }
   return 0;
 }

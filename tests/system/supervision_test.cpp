@@ -153,6 +153,7 @@ TEST(Supervision, DemoWithAnUnknownAffectConfigurationExitsNonZeroNamingTheError
   EXPECT_NE(log.find("nosuch"), std::string::npos) << "the affect error is not on the terminal:\n" << log;
 }
 
+// `--bus tcp://no-such-host.invalid:17500` showed "services 0/9" forever and exited 0. Refused at once now.
 TEST(Supervision, DemoWithAnUnresolvableBusExitsNonZero) {
   testing::TempDir dir;
   const int port = testing::FreeTcpPortPair();
@@ -162,7 +163,7 @@ TEST(Supervision, DemoWithAnUnresolvableBusExitsNonZero) {
   const int status = demo.Wait(45s);
   ASSERT_NE(status, -1) << "limbic demo with an unresolvable bus still running after 45 s:\n" << demo.Log();
   EXPECT_NE(status, 0);
-  EXPECT_NE(demo.Log().find("failed to start"), std::string::npos) << demo.Log();
+  EXPECT_NE(demo.Log().find("cannot resolve host 'no-such-host.invalid'"), std::string::npos) << demo.Log();
 }
 
 // A service with no broker at its address says so within 5 s, keeps running, and says when it got there.

@@ -1,5 +1,6 @@
 // limbic demo: the whole multi-process stack in realtime on one environment, the robot travelling back
 // and forth with affect on. A one-line live status; Ctrl-C stops every process and prints the run.
+#include <netdb.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -82,6 +83,39 @@ std::vector<std::string> StartFailures(const std::string& events_path) {
   return out;
 }
 
+// A tcp:// bus whose host does not resolve can never be reached: "" if fine, else why not.
+std::string UnresolvableBus(const std::string& bus) {
+  if (bus.rfind("tcp://", 0) != 0) return "";
+  const std::string rest = bus.substr(6);
+  const auto colon = rest.rfind(':');
+  std::string host = colon == std::string::npos ? rest : rest.substr(0, colon);
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  if (host.empty() || host == "*") return "";
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  const int rc = getaddrinfo(host.c_str(), nullptr, &hints, &found);
+  if (found) freeaddrinfo(found);
+  return rc == 0 ? "" : "cannot resolve host '" + host + "' (" + gai_strerror(rc) + ")";
+}
+
+// The last `n` warning or error lines of the process log (what a person needs when nothing came up).
+std::vector<std::string> LastProblems(const std::string& log_path, size_t n) {
+  std::vector<std::string> lines;
+  std::ifstream in(log_path);
+  for (std::string line; std::getline(in, line);) {
+    if (line.find("| W ") != std::string::npos || line.find("| E ") != std::string::npos ||
+        line.find("| F ") != std::string::npos) {
+      lines.push_back(line);
+    }
+  }
+  if (lines.size() > n) lines.erase(lines.begin(), lines.end() - static_cast<long>(n));
+  return lines;
+}
+
+// Without a single heartbeat this long after the start, the stack is not coming up.
+constexpr auto kNothingUpAfter = std::chrono::seconds(20);
+
 struct Row {
   int iteration;
   double time;
@@ -132,6 +166,10 @@ int main(int argc, char** argv) {
   std::filesystem::create_directories(run_dir);
   const std::string bus = reader->Get("--bus", "ipc://" + run_dir + "/bus");
   const std::string log_path = run_dir + "/processes.log";
+  if (const std::string why = UnresolvableBus(bus); !why.empty()) {
+    std::cerr << "limbic demo: --bus " << bus << ": " << why << "\n";
+    return 2;
+  }
   std::string faults = reader->Get("--faults");
   if (!faults.empty()) {
     if (!std::filesystem::exists(faults)) {
@@ -226,6 +264,7 @@ int main(int argc, char** argv) {
   auto next_print = start;
   int launcher_status = -1;
   bool launcher_ended = false;  // by itself, not stopped by us
+  bool nothing_up = false;      // no heartbeat at all within kNothingUpAfter
   while (!g_signal) {
     node.Poll(50ms);
     if (waitpid(launcher, &launcher_status, WNOHANG) == launcher) {
@@ -234,6 +273,10 @@ int main(int argc, char** argv) {
     }
     const auto now = std::chrono::steady_clock::now();
     if (duration > 0 && now - start > std::chrono::duration<double>(duration)) break;
+    if (live.services.empty() && now - start > kNothingUpAfter) {
+      nothing_up = true;
+      break;
+    }
     if (now < next_print) continue;
     next_print = now + (tty ? 500ms : 5s);
     int up = 0;
@@ -256,7 +299,13 @@ int main(int argc, char** argv) {
     waitpid(launcher, &launcher_status, 0);
   }
   const int launcher_code = WIFEXITED(launcher_status) ? WEXITSTATUS(launcher_status) : 128 + WTERMSIG(launcher_status);
-  const auto failures = StartFailures(run_dir + "/events.jsonl");
+  auto failures = StartFailures(run_dir + "/events.jsonl");
+  if (nothing_up) {
+    std::string text = "no service reached the bus at " + bus + " within " +
+                       std::to_string(kNothingUpAfter.count()) + " s";
+    for (const auto& line : LastProblems(log_path, 3)) text += "\n  " + line;
+    failures.push_back(text);
+  }
   for (const auto& f : failures) std::cerr << "limbic demo: " << f << "\n";
   std::cout << "\nRun summary (" << live.rows.size() << " traversal" << (live.rows.size() == 1 ? "" : "s") << "):\n";
   std::cout << "  traversal  time (s)  reached  collisions  mean speed (m/s)\n";

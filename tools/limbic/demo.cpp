@@ -168,6 +168,7 @@ int main(int argc, char** argv) {
   const std::string log_path = run_dir + "/processes.log";
   if (const std::string why = UnresolvableBus(bus); !why.empty()) {
     std::cerr << "limbic demo: --bus " << bus << ": " << why << "\n";
+    std::filesystem::remove_all(run_dir);
     return 2;
   }
   std::string faults = reader->Get("--faults");

@@ -15,8 +15,18 @@
 
 namespace limbic::planner {
 
+// How the emotion layer enters the planning cost.
+enum class EmotionFusion {
+  kFollowAffect,  // recommended: as the affect model in use says (EmotionLayer.additive): the thesis OR-fuses
+                  // Emo(x) with weight W_p4 (eqs. 5.3–5.4), the companion-paper model adds c_e to p_o
+  kOr,            // force the probabilistic OR whatever the model
+  kAdditive,      // force the additive form whatever the model
+};
+
+// The fusion mode for a layer the affect engine marked `layer_additive`.
+FusionMode ChooseFusion(EmotionFusion choice, bool layer_additive);
+
 struct PlannerOptions {
-  FusionMode fusion = FusionMode::kProbabilisticOr;  // kAdditive: companion-paper cost model (§6.4)
   // Slack on the timer comparison, so that accumulated 0.1 s steps that sum to 4.9999999 still replan at
   // t_r = 5 s (simulated time arrives as a double).
   double timer_tolerance = 1e-9;  // s
@@ -28,16 +38,24 @@ struct PlannerInputs {
   geometry::Vec2 robot_position{0, 0};   // estimated position (world)
   std::optional<NavigationGoal> goal;    // none: idle, nothing is planned
   const mapper::GridMaps* maps = nullptr;  // required when a plan is due
-  std::span<const double> emotion_layer;   // Emo(x) (§5.4.2), empty = none
-  std::span<const double> additive_bias;   // FusionMode::kAdditive only, empty = none
+  std::span<const double> emotion_layer;   // Emo(x) (§5.4.2) when OR-fused, empty = none
+  std::span<const double> additive_bias;   // c_e when added (FusionMode::kAdditive), empty = none
+  FusionMode fusion = FusionMode::kProbabilisticOr;
   ControlParameters params;              // reads w_p1..w_p4, cost_base, r_f, t_r (live)
+
+  // Routes the affect engine's layer into the cost the way `mode` says.
+  void SetEmotionLayer(std::span<const double> cost, FusionMode mode) {
+    fusion = mode;
+    emotion_layer = mode == FusionMode::kAdditive ? std::span<const double>{} : cost;
+    additive_bias = mode == FusionMode::kAdditive ? cost : std::span<const double>{};
+  }
 };
 
 enum class ReplanReason {
   kNone,      // no plan this cycle (path is the previous one)
   kNewGoal,   // instruction_id differs from the last planned one (or the first goal)
   kTimer,     // time − last plan ≥ t_r (t_r = 0: every cycle)
-  kFusionChanged,  // the fusion mode was changed live: the current path was planned under the old one
+  kRequested,  // RequestReplan (a live fusion change: the current path was planned under the old one)
 };
 
 struct PlannerOutputs {
@@ -54,7 +72,7 @@ struct PlannerState {
   double last_plan_time = 0.0;
   PlannedPath path;
   double path_cost = 0.0;
-  bool replan_requested = false;  // SetFusion since the last plan
+  bool replan_requested = false;  // RequestReplan since the last plan
 };
 
 // Keeps the current path and replans when it is due.
@@ -71,8 +89,9 @@ class Planner {
 
   const PlannerState& state() const { return state_; }
   const PlannerOptions& options() const { return options_; }
-  // A live change of the fusion mode (issue 15): the next Step with a goal replans under it.
-  void SetFusion(FusionMode fusion);
+  // After a live change of how the cost is made (issue 15: planner fusion), the next Step with a goal
+  // replans, whatever the timer says.
+  void RequestReplan() { state_.replan_requested = true; }
 
  private:
   PlannerOptions options_;

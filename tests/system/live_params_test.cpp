@@ -226,7 +226,7 @@ TEST(LiveParams, InvalidValuesOptionsAndUnknownNamesAreRefused) {
   ASSERT_TRUE(bogus.reply.received);
   EXPECT_FALSE(bogus.reply.ok);
   EXPECT_NE(bogus.reply.error.find("or | additive"), std::string::npos) << bogus.reply.error;
-  EXPECT_EQ(bogus.reply.applied, "or");  // still in force
+  EXPECT_EQ(bogus.reply.applied, "affect");  // the default, still in force
   const RunRecord option = RunObserving<msg::Path>("r1/path", digest, LiveSet{"simulator", "index", "3"}, {}, 40);
   ASSERT_TRUE(option.reply.received);
   EXPECT_FALSE(option.reply.ok);

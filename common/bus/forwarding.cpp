@@ -59,6 +59,17 @@ Forwarding::Verdict Forwarding::Admit(const std::string& topic, const uint8_t* d
   if (header->latched()) latched_[topic].assign(data, data + size);
   types_[topic] = type->name;
   if (topic == "faults") HandleFaultCommand(data, size);
+  if (topic == "clock" && ObserveRunClock(data, size) && comm_faults_.delayed_count() > 0) {
+    // The run clock advanced: what a delay held until now goes out just before the Clock that releases
+    // it, so every receiver has it before any step of that tick runs, whatever the transport.
+    out->clear();
+    comm_faults_.Expire(run_clock_s_);
+    comm_faults_.Release(run_clock_s_, out);
+    if (!out->empty()) {
+      out->push_back(CommOutgoing{topic, std::vector<uint8_t>(data, data + size)});
+      return Verdict::kFaulted;
+    }
+  }
   if (!comm_faults_.Affects(topic)) return Verdict::kForward;
   out->clear();
   comm_faults_.Process(FaultClockS(), topic, data, size, out);
@@ -66,7 +77,25 @@ Forwarding::Verdict Forwarding::Admit(const std::string& topic, const uint8_t* d
 }
 
 double Forwarding::FaultClockS() const {
+  if (run_clock_) return run_clock_s_;
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+}
+
+bool Forwarding::ObserveRunClock(const uint8_t* data, size_t size) {
+  if (messages::IdentifierOf(data, size) != std::string_view(messages::Traits<msg::Clock>::kIdentifier)) return false;
+  const auto* clock = flatbuffers::GetRoot<msg::Clock>(data);
+  if (!clock->lockstep()) return false;
+  if (!run_clock_) {
+    // From the first lockstep Clock on (a probe: time 0), the run clock replaces the steady one. A rule
+    // added before it kept max(start_s, steady time) as its start: send faults once the run is probing.
+    run_clock_ = true;
+    run_clock_s_ = 0.0;
+  }
+  // Stamps are the tick's simulated time (tick x period); probes (tick -1) carry 0. Never backwards.
+  if (!clock->probe() && clock->header() != nullptr) {
+    run_clock_s_ = std::max(run_clock_s_, static_cast<double>(clock->header()->stamp_ns()) * 1e-9);
+  }
+  return true;
 }
 
 void Forwarding::HandleFaultCommand(const uint8_t* data, size_t size) {

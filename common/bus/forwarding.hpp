@@ -54,7 +54,13 @@ class Forwarding {
  private:
   bool Untracked(const std::string& topic) const;  // new topic, and the tables are full (kMaxTrackedTopics)
   void HandleFaultCommand(const uint8_t* data, size_t size);
+  // Communication faults take time from the run's clock (issue 15 item 6): in a lockstep run, the
+  // simulated time of the newest lockstep Clock on `clock` (0 from the first probe); before any, and in
+  // realtime, the steady clock since this broker started. So a lockstep run with faults replays exactly,
+  // whatever the transport and however loaded the machine.
   double FaultClockS() const;
+  // Reads a Clock on `clock`; true if it is a lockstep one (the run clock is then set from it).
+  bool ObserveRunClock(const uint8_t* data, size_t size);
 
   size_t max_payload_;
   std::map<std::string, TopicCounters> counts_;
@@ -66,6 +72,8 @@ class Forwarding {
   uint64_t heartbeat_seq_ = 0;
   uint64_t incarnation_ = 0;
   CommFaults comm_faults_;
+  bool run_clock_ = false;  // a lockstep clock has been seen
+  double run_clock_s_ = 0.0;
 };
 
 }  // namespace limbic::bus

@@ -49,9 +49,11 @@ void PrintHelp(const ServiceDefinition& definition) {
     ServiceContext context(options, &empty);
     definition.setup(context);
     if (!context.parameters().empty()) {
-      std::cout << "\nParameters (YAML keys for --config, --set KEY=VALUE, `limbic param set`):\n";
+      std::cout << "\nSettings (YAML keys for --config and --set KEY=VALUE; live ones also `limbic param set`):\n";
       for (const auto& p : context.parameters()) {
-        std::cout << "  " << p.name << " (" << p.type << ", default " << p.get() << ")  " << p.doc << "\n";
+        std::cout << "  " << p.name << " (" << (p.kind == ParameterKind::kLive ? "live" : "option") << ", " << p.type
+                  << ", default " << p.get() << (p.range.empty() ? "" : ", valid " + p.range) << ")  " << p.doc
+                  << "\n";
       }
     }
   } catch (const std::exception&) {

@@ -75,6 +75,12 @@ void InputBase::Select(Mode mode, int64_t tick) {
 // ---------------------------------------------------------------------------------------------------
 // ServiceContext
 
+Valid<std::string> OneOf(std::vector<std::string> choices) {
+  std::string range;
+  for (const auto& c : choices) range += (range.empty() ? "" : " | ") + c;
+  return {range, [choices](const std::string& v) { return std::find(choices.begin(), choices.end(), v) != choices.end(); }};
+}
+
 ServiceContext::ServiceContext(const HostOptions& options, config::StrictMap* config)
     : options_(options), config_(config) {}
 
@@ -115,6 +121,7 @@ Host::Host(zmq::context_t& zmq_context, HostOptions options, const ServiceDefini
   node_ = std::make_unique<bus::Node>(zmq_context, options_.bus,
                                       bus::NodeOptions{.name = context_->instance(), .curve = options_.curve});
   loop_buckets_.assign(std::size(kLoopTimeBucketsS) + 1, 0);
+  watch_bus_ = true;
   Bind();
 }
 
@@ -151,6 +158,9 @@ void Host::Bind() {
   for (auto& bind : context_->handlers_) bind(node);
   heartbeat_pub_ = node.Advertise<msg::Heartbeat>("health/" + instance);
   param_reply_pub_ = node.Advertise<msg::ParameterReply>("param/" + instance + "/reply");
+  if (watch_bus_) {
+    node.Subscribe<msg::Heartbeat>("health/" + instance, [this](const auto&) { bus_reached_ = true; });
+  }
   node.Subscribe<msg::ParameterRequest>("param/" + instance,
                                         [this](const auto& request) { HandleParameterRequest(request); });
   // Process fault (issue 8): a kill_service naming this instance ("r1/planner") or this service ("planner",
@@ -464,25 +474,62 @@ void Host::HandleParameterRequest(const bus::Message<msg::ParameterRequest>& req
   }
   if (!name.empty() && shown.empty()) {
     ok = false;
-    error = "no parameter '" + name + "' in " + context_->instance();
+    std::string known;
+    for (const auto& p : context_->parameters_) known += (known.empty() ? "" : ", ") + p.name;
+    error = "no parameter '" + name + "' in " + context_->instance() + (known.empty() ? "" : " (it has: " + known + ")");
+  } else if (request.msg.set() && name.empty()) {
+    ok = false;
+    error = "a set names the parameter";
   } else if (request.msg.set()) {
+    const std::string text = request.msg.value() ? request.msg.value()->str() : "";
     try {
-      const std::string text = request.msg.value() ? request.msg.value()->str() : "";
-      shown.front()->set(YAML::Load(text));
-      LIMBIC_LOG(kInfo) << "parameter " << name << " set to " << shown.front()->get();
+      YAML::Node node;
+      try {
+        node = YAML::Load(text);
+      } catch (const YAML::Exception&) {
+        throw config::ConfigError("'" + name + "': cannot read '" + text + "' as YAML");
+      }
+      const std::string applied = shown.front()->set(node);
+      LIMBIC_LOG(kInfo) << "parameter " << name << " set to " << applied << " (applied)";
     } catch (const std::exception& e) {
       ok = false;
       error = e.what();
+      LIMBIC_LOG(kWarning) << "parameter set refused: " << error;
     }
   }
   param_reply_pub_.Publish(bus::Node::WallNowNs(), -1, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
     std::vector<flatbuffers::Offset<msg::ParameterValue>> values;
     for (const auto* p : shown) {
       values.push_back(msg::CreateParameterValueDirect(fbb, p->name.c_str(), p->get().c_str(), p->type.c_str(),
-                                                       p->doc.c_str()));
+                                                       p->doc.c_str(),
+                                                       p->kind == ParameterKind::kLive ? "live" : "option",
+                                                       p->range.c_str()));
     }
     return msg::CreateParameterReplyDirect(fbb, header, request.msg.request_id(), ok, error.c_str(), &values);
   });
+}
+
+namespace {
+// A service that cannot reach its bus says so this soon, and again this often while it keeps trying.
+constexpr auto kBusWarningPeriod = std::chrono::seconds(4);
+}  // namespace
+
+void Host::CheckBusReached(Clock::time_point now) {
+  if (!watch_bus_) return;
+  if (bus_reached_) {
+    if (next_bus_warning_ != Clock::time_point{}) {
+      LIMBIC_LOG(kInfo) << "reached the bus at " << options_.bus;
+      next_bus_warning_ = {};
+    }
+    watch_bus_ = false;
+    return;
+  }
+  if (now - started_ < kBusWarningPeriod || now < next_bus_warning_) return;
+  const double waited = std::chrono::duration<double>(now - started_).count();
+  LIMBIC_LOG(kWarning) << "cannot reach the bus at " << options_.bus << " after " << std::llround(waited)
+                       << " s (nothing came back through a broker: is limbic-bus running there, is the address "
+                          "right?); still trying";
+  next_bus_warning_ = now + kBusWarningPeriod;
 }
 
 void Host::Start() {
@@ -538,6 +585,7 @@ bool Host::Pump(std::chrono::milliseconds max_wait, const std::atomic<bool>& sto
     PublishHeartbeat();
     next_heartbeat_ = Clock::now() + options_.heartbeat_period;
   }
+  CheckBusReached(Clock::now());
   if (progress) *progress = did;
   return true;
 }

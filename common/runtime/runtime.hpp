@@ -13,6 +13,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -20,6 +21,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -139,13 +141,48 @@ class Output {
   bus::Publisher<T> publisher_;
 };
 
-// One live-tunable parameter: read from the service's YAML, settable with `limbic param set`.
+// A start-up option is read once (YAML, --set) and fixed for the life of the process; a live parameter
+// can be changed while the service runs (`limbic param set`): it is validated, then applied to the
+// algorithm object (issue 15, STYLE.md item 13). The runtime owns the stored value of both, so nothing
+// a service registers can dangle (a pointer to a local once crashed hwio on `param get`).
+enum class ParameterKind { kOption, kLive };
+
+// The values a setting accepts: `accepts` decides, `range` says it to a person ("or | additive",
+// "[0.05, 5]"). An empty `accepts` takes any value of the type. Numbers must also be finite.
+template <typename V>
+struct Valid {
+  std::string range;
+  std::function<bool(const V&)> accepts;
+};
+Valid<std::string> OneOf(std::vector<std::string> choices);
+template <typename V>
+Valid<V> InRange(V low, V high) {
+  std::ostringstream text;
+  text << "[" << low << ", " << high << "]";
+  return {text.str(), [low, high](const V& v) { return v >= low && v <= high; }};
+}
+template <typename V>
+Valid<V> AtLeast(V low) {
+  std::ostringstream text;
+  text << ">= " << low;
+  return {text.str(), [low](const V& v) { return v >= low; }};
+}
+template <typename V>
+Valid<V> Positive() {
+  return {"> 0", [](const V& v) { return v > V{}; }};
+}
+
+// One setting as `limbic param get` and `--help` list it.
 struct Parameter {
   std::string name;
   std::string type;
   std::string doc;
+  ParameterKind kind = ParameterKind::kOption;
+  std::string range;  // "" = any value of the type
   std::function<std::string()> get;
-  std::function<void(const YAML::Node&)> set;  // throws config::ConfigError on a bad value
+  // Live: parses, validates and applies a new value and returns it as applied. Throws
+  // config::ConfigError with a message a person can act on (the valid range, or how to change an option).
+  std::function<std::string(const YAML::Node&)> set;
 };
 
 struct StepSpec {
@@ -205,10 +242,17 @@ class ServiceContext {
   // Called once on clean shutdown.
   void OnStop(std::function<void()> fn) { on_stop_.push_back(std::move(fn)); }
 
-  // Registers a live parameter bound to `storage`; its initial value comes from the YAML key `name`.
+  // A start-up option: `name` from the service's YAML/--set, else `default_value`; refused at start
+  // (config::ConfigError) when `valid` rejects it. Returns the value; a live set of it is refused with
+  // how to change it (restart with --set name=VALUE).
   template <typename V>
-  void Param(const std::string& name, V* storage, const std::string& doc,
-             std::function<void()> on_change = {});
+  V Option(const std::string& name, V default_value, const std::string& doc, Valid<V> valid = {});
+  // A live parameter: its initial value as for Option (returned). On `limbic param set` the new value
+  // is validated, then `apply(value)` reaches the algorithm object (on the service's thread, between
+  // steps); if apply throws, the set is refused and the old value stays.
+  template <typename V>
+  V LiveParam(const std::string& name, V default_value, const std::string& doc, Valid<V> valid,
+              std::function<void(const V&)> apply);
   // Service-specific numbers for the heartbeat (and so for Prometheus).
   void Counter(const std::string& name, std::function<double()> value) {
     counters_.emplace_back(name, std::move(value));
@@ -289,6 +333,7 @@ class Host {
   void PublishRunStopRequest();
   void RunStep(size_t index, const TickInfo& tick);
   void PublishHeartbeat();
+  void CheckBusReached(std::chrono::steady_clock::time_point now);
   void HandleParameterRequest(const bus::Message<msg::ParameterRequest>& request);
   void SendJoins();
   TickInfo MakeTick(int64_t tick) const;
@@ -322,12 +367,17 @@ class Host {
   std::vector<uint64_t> loop_buckets_;
   uint64_t step_errors_ = 0;
   log::RateLimiter step_error_log_;
+  // Reaching the bus (ZeroMQ nodes): proven by this host's own heartbeat coming back through the
+  // broker; until then a warning every kBusWarningPeriod (issue 15 item 4). An in-memory bus is always reached.
+  bool watch_bus_ = false;
+  bool bus_reached_ = false;
+  std::chrono::steady_clock::time_point next_bus_warning_{};
 };
 
 // Parses the common flags, builds the host and runs it until SIGINT/SIGTERM. Exit code for main().
 int RunServiceMain(int argc, char** argv, const ServiceDefinition& definition);
 
-// Converts a YAML scalar for Param(); specialised for the types parameters use.
+// Converts a YAML scalar for a live set; specialised for the types parameters use.
 template <typename V>
 V ParseParam(const std::string& name, const YAML::Node& node) {
   try {
@@ -337,25 +387,76 @@ V ParseParam(const std::string& name, const YAML::Node& node) {
   }
 }
 
+namespace detail {
 template <typename V>
-void ServiceContext::Param(const std::string& name, V* storage, const std::string& doc,
-                           std::function<void()> on_change) {
-  if (config_ != nullptr) config_->Optional(name, storage);
-  std::string type = std::is_same_v<V, bool>                ? "bool"
-                     : std::is_integral_v<V>                ? "int"
-                     : std::is_floating_point_v<V>          ? "double"
-                                                            : "string";
+std::string TypeName() {
+  return std::is_same_v<V, bool>               ? "bool"
+         : std::is_integral_v<V>               ? "int"
+         : std::is_floating_point_v<V>         ? "double"
+         : std::is_same_v<V, std::string>      ? "string"
+                                               : "list";
+}
+template <typename V>
+std::string Emit(const V& value) {
+  YAML::Emitter out;
+  out << value;
+  return std::string(out.c_str());
+}
+// "" if `value` is acceptable, else why not (with the valid range).
+template <typename V>
+std::string Check(const std::string& name, const V& value, const Valid<V>& valid) {
+  if constexpr (std::is_floating_point_v<V>) {
+    if (!std::isfinite(value)) {
+      return "'" + name + "' must be a finite number" + (valid.range.empty() ? "" : " in " + valid.range);
+    }
+  }
+  if (valid.accepts && !valid.accepts(value)) {
+    return "'" + name + "' cannot be " + Emit(value) + " (valid: " + valid.range + ")";
+  }
+  return "";
+}
+}  // namespace detail
+
+template <typename V>
+V ServiceContext::Option(const std::string& name, V default_value, const std::string& doc, Valid<V> valid) {
+  auto value = std::make_shared<V>(std::move(default_value));
+  if (config_ != nullptr) config_->Optional(name, value.get());
+  if (const std::string why = detail::Check(name, *value, valid); !why.empty()) throw config::ConfigError(why);
+  const std::string instance = this->instance();
   parameters_.push_back(Parameter{
-      name, type, doc,
-      [storage] {
-        YAML::Emitter out;
-        out << *storage;
-        return std::string(out.c_str());
-      },
-      [name, storage, on_change](const YAML::Node& value) {
-        *storage = ParseParam<V>(name, value);
-        if (on_change) on_change();
+      name, detail::TypeName<V>(), doc, ParameterKind::kOption, valid.range, [value] { return detail::Emit(*value); },
+      [name, instance](const YAML::Node&) -> std::string {
+        throw config::ConfigError("'" + name + "' is a start-up option of " + instance +
+                                  ", read once at start; to change it, restart the service with --set " + name +
+                                  "=VALUE (or in its --config file)");
       }});
+  return *value;
+}
+
+template <typename V>
+V ServiceContext::LiveParam(const std::string& name, V default_value, const std::string& doc, Valid<V> valid,
+                            std::function<void(const V&)> apply) {
+  auto value = std::make_shared<V>(std::move(default_value));
+  if (config_ != nullptr) config_->Optional(name, value.get());
+  if (const std::string why = detail::Check(name, *value, valid); !why.empty()) throw config::ConfigError(why);
+  parameters_.push_back(Parameter{
+      name, detail::TypeName<V>(), doc, ParameterKind::kLive, valid.range, [value] { return detail::Emit(*value); },
+      [name, value, valid, apply](const YAML::Node& node) -> std::string {
+        const V candidate = ParseParam<V>(name, node);
+        if (const std::string why = detail::Check(name, candidate, valid); !why.empty()) {
+          throw config::ConfigError(why);
+        }
+        try {
+          if (apply) apply(candidate);
+        } catch (const config::ConfigError&) {
+          throw;
+        } catch (const std::exception& e) {
+          throw config::ConfigError("'" + name + "' cannot be " + detail::Emit(candidate) + ": " + e.what());
+        }
+        *value = candidate;
+        return detail::Emit(*value);
+      }});
+  return *value;
 }
 
 }  // namespace limbic::runtime

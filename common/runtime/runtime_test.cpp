@@ -67,20 +67,102 @@ TEST(Names, InstanceAndTopics) {
   EXPECT_EQ(RobotTopic("", "faults"), "faults");
 }
 
-TEST(ServiceContext, ParametersReadYamlAndSetLive) {
+TEST(ServiceContext, LiveParametersReadYamlValidateAndApply) {
   config::StrictMap map(YAML::Load("gain: 2.5\n"), "svc.yaml");
   HostOptions options;
   ServiceContext ctx(options, &map);
-  double gain = 1.0;
+  double applied = 0.0;
   int changes = 0;
-  ctx.Param("gain", &gain, "a gain", [&] { ++changes; });
-  EXPECT_EQ(gain, 2.5);
+  const double initial = ctx.LiveParam<double>("gain", 1.0, "a gain", InRange(0.5, 5.0), [&](const double& g) {
+    applied = g;
+    ++changes;
+  });
+  EXPECT_EQ(initial, 2.5);  // from the YAML, not the default
   ASSERT_EQ(ctx.parameters().size(), 1u);
-  ctx.parameters()[0].set(YAML::Load("4"));
-  EXPECT_EQ(gain, 4.0);
+  const Parameter& gain = ctx.parameters()[0];
+  EXPECT_EQ(gain.kind, ParameterKind::kLive);
+  EXPECT_EQ(gain.range, "[0.5, 5]");
+  EXPECT_EQ(gain.set(YAML::Load("4")), "4");
+  EXPECT_EQ(applied, 4.0);
   EXPECT_EQ(changes, 1);
-  EXPECT_EQ(ctx.parameters()[0].get(), "4");
-  EXPECT_THROW(ctx.parameters()[0].set(YAML::Load("fast")), config::ConfigError);
+  EXPECT_EQ(gain.get(), "4");
+  // Refused: not a number, out of range, not finite. The value and the algorithm keep the last good one.
+  EXPECT_THROW(gain.set(YAML::Load("fast")), config::ConfigError);
+  try {
+    gain.set(YAML::Load("7"));
+    ADD_FAILURE() << "7 is outside [0.5, 5]";
+  } catch (const config::ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("[0.5, 5]"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(gain.set(YAML::Load(".nan")), config::ConfigError);
+  EXPECT_THROW(gain.set(YAML::Load(".inf")), config::ConfigError);
+  EXPECT_EQ(changes, 1);
+  EXPECT_EQ(gain.get(), "4");
+}
+
+TEST(ServiceContext, AnApplyStepThatThrowsRefusesTheSetAndKeepsTheOldValue) {
+  HostOptions options;
+  ServiceContext ctx(options, nullptr);
+  ctx.LiveParam<int>("n", 3, "a count", {}, [](const int& n) {
+    if (n == 13) throw std::invalid_argument("13 is unlucky");
+  });
+  const Parameter& n = ctx.parameters()[0];
+  try {
+    n.set(YAML::Load("13"));
+    ADD_FAILURE() << "the apply step refused 13";
+  } catch (const config::ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("13 is unlucky"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(n.get(), "3");
+}
+
+TEST(ServiceContext, OptionsAreReadOnceAndALiveSetSaysHowToChangeThem) {
+  config::StrictMap map(YAML::Load("mode: fast\n"), "svc.yaml");
+  HostOptions options;
+  options.service = "svc";
+  options.robot = "r1";
+  ServiceContext ctx(options, &map);
+  EXPECT_EQ(ctx.Option<std::string>("mode", "slow", "a mode", OneOf({"slow", "fast"})), "fast");
+  EXPECT_EQ(ctx.Option<int>("depth", 4, "a depth"), 4);  // default: not in the YAML
+  const Parameter& mode = ctx.parameters()[0];
+  EXPECT_EQ(mode.kind, ParameterKind::kOption);
+  EXPECT_EQ(mode.range, "slow | fast");
+  try {
+    mode.set(YAML::Load("slow"));
+    ADD_FAILURE() << "an option cannot be set live";
+  } catch (const config::ConfigError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("start-up option of r1/svc"), std::string::npos) << what;
+    EXPECT_NE(what.find("--set mode=VALUE"), std::string::npos) << what;
+  }
+  EXPECT_EQ(mode.get(), "fast");
+}
+
+TEST(ServiceContext, AnInvalidStartUpValueIsRefusedWithItsValidRange) {
+  config::StrictMap map(YAML::Load("mode: bogus\nratio: .nan\n"), "svc.yaml");
+  HostOptions options;
+  ServiceContext ctx(options, &map);
+  try {
+    ctx.Option<std::string>("mode", "slow", "a mode", OneOf({"slow", "fast"}));
+    ADD_FAILURE() << "bogus is not a mode";
+  } catch (const config::ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("slow | fast"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(ctx.LiveParam<double>("ratio", 0.5, "a ratio", {}, {}), config::ConfigError);
+}
+
+// The storage belongs to the runtime: a setting registered inside a setup function that has since
+// returned still reads back (hwio once registered a pointer to a local and crashed on `param get`).
+TEST(ServiceContext, SettingsOutliveTheSetupFunctionThatDeclaredThem) {
+  config::StrictMap map(YAML::Load("fault_script: faults.yaml\n"), "svc.yaml");
+  HostOptions options;
+  ServiceContext ctx(options, &map);
+  [&] {
+    const std::string local = ctx.Option<std::string>("fault_script", "", "a file");
+    EXPECT_EQ(local, "faults.yaml");
+  }();
+  std::string clobber(64, 'x');  // reuse the stack where the local was
+  EXPECT_EQ(ctx.parameters()[0].get(), "faults.yaml");
 }
 
 // A two-stage pipeline with feedback: head publishes a_k = 0.5 * a_{k-1}' + k (feedback from tail,

@@ -35,10 +35,16 @@ runtime::ServiceDefinition AffectService() {
       bool restore_checked = false;
     };
     auto s = std::make_shared<State>();
-    ctx.Param("config", &s->config, "affect configuration: a name in services/affect/config or a .yaml path");
-    ctx.Param("overrides", &s->overrides, "key.path=value overrides of the affect configuration");
-    ctx.Param("snapshot_period_s", &s->snapshot_period_s,
-              "realtime: seconds between latched state snapshots a restarted engine resumes from (0: off)");
+    // All three are start-up options: the configuration builds the engine (a new one would lose the
+    // emotional state), and the snapshot period only matters to a restart (issue 15).
+    s->config = ctx.Option<std::string>("config", s->config,
+                                        "affect configuration: a name in services/affect/config or a .yaml path");
+    s->overrides = ctx.Option<std::vector<std::string>>("overrides", {},
+                                                        "key.path=value overrides of the affect configuration");
+    s->snapshot_period_s = ctx.Option<double>(
+        "snapshot_period_s", s->snapshot_period_s,
+        "realtime: seconds between latched state snapshots a restarted engine resumes from (0: off)",
+        runtime::AtLeast(0.0));
     s->affect_config = LoadAffectConfig(s->config, DefaultConfigDir(), s->overrides);
     s->affect_config.control_period = ctx.period_s();
     LIMBIC_LOG(kDebug) << DescribeConfig(s->affect_config);

@@ -56,6 +56,13 @@ class Controller {
   void Reset() {
     directional_.Reset();
   }  // new run: θ_T(prev) and the wander generator start afresh
+  // Live changes (issue 15), effective at the next tick.
+  void SetTieBreak(TieBreak tie_break) {
+    directional_.set_tie_break(tie_break);
+    velocity_.set_tie_break(tie_break);
+  }
+  void SetVelocityGoalTarget(VelocityGoalTarget target) { velocity_.set_goal_target(target); }
+  void ReseedWander(uint64_t seed) { directional_.Reseed(seed); }
 
  private:
   DirectionalController directional_;

@@ -229,6 +229,12 @@ DirectionalController::DirectionalController(const DirectionalOptions& options)
   Reset();
 }
 
+void DirectionalController::Reseed(uint64_t seed) {
+  options_.wander_seed = seed;
+  state_.rng.seed(seed);
+  state_.next_wander_draw = 0.0;  // draw from the new generator at the next tick
+}
+
 void DirectionalController::Reset() {
   state_ = DirectionalState{};
   state_.rng.seed(options_.wander_seed);

@@ -185,6 +185,10 @@ class DirectionalController {
   void set_state(const DirectionalState& state) { state_ = state; }
   void Reset();  // back to the initial state (generator re-seeded)
   const DirectionalOptions& options() const { return options_; }
+  // Live changes (issue 15): they take effect at the next tick.
+  void set_tie_break(TieBreak tie_break) { options_.tie_break = tie_break; }
+  // A new wander seed restarts the generator from it and draws a new wander heading at the next tick.
+  void Reseed(uint64_t seed);
 
  private:
   void ComputeObstacleFields(const DirectionalInputs& inputs, const ControlParameters& params,

@@ -367,6 +367,25 @@ TEST(DirectionalControllerTest, NoPathFallsBackToGoalBearingOrIsNeutral) {
   EXPECT_EQ(out.target_index, 0);  // every option equal → first maximum
 }
 
+// Issue 15: `limbic param set r1/controller tie_break closest` reaches a running controller. Same tie as
+// above; the live change decides it at the next tick, as a controller built with it would.
+TEST(DirectionalControllerTest, ALiveTieBreakChangeDecidesTheNextTie) {
+  ControlParameters p = NoWeights();
+  p.w_theta3 = 0.75;
+  DirectionalInputs in;
+  in.goal = Vec2(0.0, -4.0);
+  DirectionalOutput out;
+  DirectionalController ctrl;
+  ctrl.Tick(in, p, &out);
+  EXPECT_EQ(out.target_index, 12);
+  ctrl.set_tie_break(TieBreak::kClosestToCurrent);
+  ctrl.Tick(in, p, &out);
+  EXPECT_EQ(out.target_index, 13);
+  ctrl.set_tie_break(TieBreak::kFirstMaximum);
+  ctrl.Tick(in, p, &out);
+  EXPECT_EQ(out.target_index, 12);
+}
+
 TEST(DirectionalControllerTest, ObstacleStraightAheadDeflectsTarget) {
   ControlParameters p;
   DirectionalInputs in;

@@ -127,6 +127,9 @@ class VelocityController {
   void Tick(const VelocityInputs& inputs, const ControlParameters& params, VelocityOutput* out);
 
   const VelocityOptions& options() const { return options_; }
+  // Live changes (issue 15): they take effect at the next tick.
+  void set_tie_break(TieBreak tie_break) { options_.tie_break = tie_break; }
+  void set_goal_target(VelocityGoalTarget target) { options_.goal_target = target; }
 
  private:
   struct NearPoint {

@@ -26,23 +26,40 @@ runtime::ServiceDefinition ControllerService() {
       double last_compute_s = 0.0;
     };
     auto s = std::make_shared<State>();
-    ctx.Param("tie_break", &s->tie_break, "argmax ties: first | closest (to the current state)");
-    ctx.Param("velocity_goal", &s->velocity_goal,
-              "velocity layer's goal target: directional (θ_T) | goal_bearing (Chapter-6 reactive tests)");
-    ctx.Param("seed", &s->seed, "seed of the wander generator");
-    ctx.Param("stale_obstacles_s", &s->stale_scan_s,
-              "realtime: slow down, then stop, when obstacle data is older than this (s)");
-    if (s->tie_break != "first" && s->tie_break != "closest") throw config::ConfigError("controller: tie_break must be first|closest");
-    if (s->velocity_goal != "directional" && s->velocity_goal != "goal_bearing") {
-      throw config::ConfigError("controller: velocity_goal must be directional|goal_bearing");
-    }
+    auto tie_of = [](const std::string& t) { return t == "first" ? TieBreak::kFirstMaximum : TieBreak::kClosestToCurrent; };
+    auto target_of = [](const std::string& g) {
+      return g == "directional" ? VelocityGoalTarget::kDirectionalTarget : VelocityGoalTarget::kGoalBearing;
+    };
+    // Live: each apply reaches the Controller object, effective at the next tick (issue 15).
+    s->tie_break = ctx.LiveParam<std::string>("tie_break", "first",
+                                              "argmax ties: first | closest (to the current state)",
+                                              runtime::OneOf({"first", "closest"}), [s, tie_of](const std::string& t) {
+                                                s->tie_break = t;
+                                                s->controller->SetTieBreak(tie_of(t));
+                                              });
+    s->velocity_goal = ctx.LiveParam<std::string>(
+        "velocity_goal", "directional",
+        "velocity layer's goal target: directional (θ_T) | goal_bearing (Chapter-6 reactive tests)",
+        runtime::OneOf({"directional", "goal_bearing"}), [s, target_of](const std::string& g) {
+          s->velocity_goal = g;
+          s->controller->SetVelocityGoalTarget(target_of(g));
+        });
+    s->seed = ctx.LiveParam<int64_t>("seed", 1,
+                                     "seed of the wander generator; live: restarts the generator from it and redraws "
+                                     "the wander heading at the next tick",
+                                     {}, [s](const int64_t& seed) {
+                                       s->seed = seed;
+                                       s->controller->ReseedWander(static_cast<uint64_t>(seed));
+                                     });
+    s->stale_scan_s = ctx.Option<double>("stale_obstacles_s", 0.5,
+                                         "realtime: slow down, then stop, when obstacle data is older than this (s)",
+                                         runtime::Positive<double>());
     ControllerOptions options;
-    const TieBreak tie = s->tie_break == "first" ? TieBreak::kFirstMaximum : TieBreak::kClosestToCurrent;
+    const TieBreak tie = tie_of(s->tie_break);
     options.directional.tie_break = tie;
     options.velocity.tie_break = tie;
     options.directional.wander_seed = static_cast<uint64_t>(s->seed);
-    options.velocity.goal_target = s->velocity_goal == "directional" ? VelocityGoalTarget::kDirectionalTarget
-                                                                     : VelocityGoalTarget::kGoalBearing;
+    options.velocity.goal_target = target_of(s->velocity_goal);
     options.velocity.control_period = ctx.period_s();
     s->controller = std::make_unique<Controller>(options);
 

@@ -45,26 +45,30 @@ limbic::runtime::ServiceDefinition FoxgloveService() {
           std::unique_ptr<limbic::foxglove::Wiring> wiring;
         };
         auto state = std::make_shared<State>();
-        ctx.Param("listen", &state->listen,
-                  "HOST:PORT of the WebSocket server (127.0.0.1: this host only; 0.0.0.0: every "
-                  "interface; port 0: "
-                  "any free port, logged). Read at start.");
-        ctx.Param("topics_prefix", &state->topics_prefix,
-                  "bridge only bus topics starting with this (\"\": all)");
-        ctx.Param("derived", &state->derived,
-                  "offer the derived Foxglove-schema channels (foxglove/...)");
-        ctx.Param("client_publish", &state->client_publish,
-                  "let clients publish on the bus (clientPublish)");
-        ctx.Param("max_clients", &state->max_clients, "clients served at once; more are refused");
-        ctx.Param(
-            "max_client_buffer_mb", &state->max_client_buffer_mb,
+        // All start-up options: the bridge is configured from them when it starts (issue 15).
+        state->listen = ctx.Option(
+            "listen", state->listen,
+            "HOST:PORT of the WebSocket server (127.0.0.1: this host only; 0.0.0.0: every "
+            "interface; port 0: "
+            "any free port, logged). Read at start.");
+        state->topics_prefix = ctx.Option("topics_prefix", state->topics_prefix,
+                                          "bridge only bus topics starting with this (\"\": all)");
+        state->derived = ctx.Option("derived", state->derived,
+                                    "offer the derived Foxglove-schema channels (foxglove/...)");
+        state->client_publish = ctx.Option("client_publish", state->client_publish,
+                                           "let clients publish on the bus (clientPublish)");
+        state->max_clients = ctx.Option("max_clients", state->max_clients,
+                                        "clients served at once; more are refused");
+        state->max_client_buffer_mb = ctx.Option(
+            "max_client_buffer_mb", state->max_client_buffer_mb,
             "per client: megabytes queued at most; messages beyond are skipped for that client");
-        ctx.Param(
-            "stall_timeout_s", &state->stall_timeout_s,
+        state->stall_timeout_s = ctx.Option(
+            "stall_timeout_s", state->stall_timeout_s,
             "a client whose queue stays over half of max_client_buffer_mb this long is dropped");
-        ctx.Param("grid_period_s", &state->grid_period_s,
-                  "derived grids (map, emotions) at most once per period");
-        ctx.Param("scan_bins", &state->scan_bins, "angular bins of the derived LaserScan");
+        state->grid_period_s = ctx.Option("grid_period_s", state->grid_period_s,
+                                          "derived grids (map, emotions) at most once per period");
+        state->scan_bins =
+            ctx.Option("scan_bins", state->scan_bins, "angular bins of the derived LaserScan");
         if (ctx.mode() == limbic::runtime::Mode::kLockstep) {
           throw limbic::config::ConfigError(
               "limbic-foxglove serves clients on the wall clock and never joins a lockstep run: "

@@ -45,8 +45,10 @@ runtime::ServiceDefinition HwioService() {
           [](runtime::ServiceContext& ctx) {
     auto h = std::make_shared<Hwio>();
     h->options.robot_id = ctx.robot();
-    std::string fault_script;
-    ctx.Param("fault_script", &fault_script, "YAML file with a timed fault script (faults: [...])");
+    // A start-up option: the runtime keeps its value (it once kept a pointer to this local, which dangled
+    // and crashed hwio on `limbic param get`, issue 15 finding 2).
+    const std::string fault_script =
+        ctx.Option<std::string>("fault_script", "", "YAML file with a timed fault script (faults: [...])");
     LoadHwioOptions(ctx.config(), &h->options);
     const bool realtime = ctx.mode() == runtime::Mode::kRealtime;
     if (!realtime) h->options.watchdog.enabled = false;  // lockstep: commands are never late

@@ -32,14 +32,17 @@ struct State {
 runtime::ServiceDefinition MapperService() {
   return {"mapper", "occupancy, exploration and danger maps; obstacle buffer", [](runtime::ServiceContext& ctx) {
     auto s = std::make_shared<State>();
-    ctx.Param("prebuilt_map", &s->options.prebuilt_map, "start from the true map");
-    ctx.Param("danger_pretag", &s->options.danger_pretag, "pre-mark undetectable obstacles as danger");
-    ctx.Param("wrong_map_all_free", &s->options.wrong_map_all_free, "start from a map that says all is free");
-    ctx.Param("full_map_period", &s->options.full_map_period, "ticks between latched full maps");
-    ctx.Param("coverage", &s->options.coverage, "coverage metric: mean | fraction (§8 item 13)");
-    if (s->options.coverage != "mean" && s->options.coverage != "fraction") {
-      throw config::ConfigError("mapper: coverage must be 'mean' or 'fraction'");
-    }
+    // The first three choose the map the run starts from: start-up options. The last two are read every
+    // tick: live (issue 15).
+    s->options.prebuilt_map = ctx.Option("prebuilt_map", false, "start from the true map");
+    s->options.danger_pretag = ctx.Option("danger_pretag", false, "pre-mark undetectable obstacles as danger");
+    s->options.wrong_map_all_free = ctx.Option("wrong_map_all_free", false, "start from a map that says all is free");
+    s->options.full_map_period = ctx.LiveParam<int>(
+        "full_map_period", 50, "ticks between latched full maps (0: none; late joiners resync from them)",
+        runtime::AtLeast(0), [s](const int& period) { s->options.full_map_period = period; });
+    s->options.coverage = ctx.LiveParam<std::string>(
+        "coverage", "mean", "coverage metric in map/stats: mean | fraction (§8 item 13)",
+        runtime::OneOf({"mean", "fraction"}), [s](const std::string& metric) { s->options.coverage = metric; });
     auto world = ctx.AddInput<msg::WorldGeometry>("world", Timing::kPreviousTick, /*required=*/true);
     auto scan = ctx.AddInput<msg::RangeScan>(ctx.Topic("scan"), Timing::kSameTick);
     auto odom = ctx.AddInput<msg::Odometry>(ctx.Topic("odom"), Timing::kSameTick);

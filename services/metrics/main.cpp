@@ -52,13 +52,21 @@ limbic::runtime::ServiceDefinition MetricsService() {
               std::unique_ptr<prometheus::Exposer> exposer;
             };
             auto state = std::make_shared<State>();
-            ctx.Param("listen", &state->listen, "HOST:PORT the /metrics endpoint listens on (9464: limbic's port)");
-            ctx.Param("robots", &state->robots, "robots to watch, comma-separated (empty: discover from the bus)");
-            ctx.Param("service_stale_after_s", &state->service_stale_after_s,
-                      "a heartbeat older than this sets limbic_service_up to 0");
-            ctx.Param("robot_stale_after_s", &state->robot_stale_after_s,
-                      "streaming robot values older than this are withdrawn (never exported frozen)");
-            ctx.Param("max_robots", &state->max_robots, "bound on the robot label set");
+            // All start-up options: they configure the exporter and its collector when it starts (issue 15).
+            state->listen = ctx.Option<std::string>(
+                "listen", state->listen, "HOST:PORT the /metrics endpoint listens on (9464: limbic's port)");
+            state->robots = ctx.Option<std::string>(
+                "robots", state->robots, "robots to watch, comma-separated (empty: discover from the bus)");
+            state->service_stale_after_s =
+                ctx.Option<double>("service_stale_after_s", state->service_stale_after_s,
+                                   "a heartbeat older than this sets limbic_service_up to 0",
+                                   limbic::runtime::Positive<double>());
+            state->robot_stale_after_s =
+                ctx.Option<double>("robot_stale_after_s", state->robot_stale_after_s,
+                                   "streaming robot values older than this are withdrawn (never exported frozen)",
+                                   limbic::runtime::Positive<double>());
+            state->max_robots = ctx.Option<int>("max_robots", state->max_robots, "bound on the robot label set",
+                                                limbic::runtime::AtLeast(1));
             if (ctx.mode() == limbic::runtime::Mode::kLockstep) {
               throw limbic::config::ConfigError(
                   "limbic-metrics judges liveness on the wall clock and never joins a lockstep run: start it in "

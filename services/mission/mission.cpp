@@ -1,14 +1,37 @@
 #include "services/mission/mission.hpp"
 
+#include <cmath>
 #include <stdexcept>
 
 namespace limbic::mission {
 
+namespace {
+void Validate(const MissionOptions& options) {
+  if (options.iterations < 0) throw std::invalid_argument("mission: iterations must be >= 0");
+  if (!(options.goal_tolerance > 0)) throw std::invalid_argument("mission: goal_tolerance must be positive");
+  if (!(options.timeout_s > 0)) throw std::invalid_argument("mission: timeout_s must be positive");
+}
+}  // namespace
+
 MissionTracker::MissionTracker(MissionOptions options, geometry::Vec2 start, geometry::Vec2 goal)
     : options_(options), start_(start), goal_(goal) {
-  if (options_.iterations < 0) throw std::invalid_argument("mission: iterations must be >= 0");
-  if (options_.goal_tolerance <= 0) throw std::invalid_argument("mission: goal_tolerance must be positive");
-  if (options_.timeout_s <= 0) throw std::invalid_argument("mission: timeout_s must be positive");
+  Validate(options_);
+}
+
+void MissionTracker::SetOptions(const MissionOptions& options) {
+  Validate(options);
+  options_ = options;
+}
+
+void MissionTracker::Resume(const MissionState& saved, double elapsed_s, double now_s) {
+  const bool finite = std::isfinite(saved.speed_sum) && std::isfinite(saved.compute_s) &&
+                      std::isfinite(saved.distance) && std::isfinite(elapsed_s) && std::isfinite(now_s);
+  if (!finite || saved.iteration < 0 || saved.collisions < 0 || saved.samples < 0 || elapsed_s < 0) {
+    throw std::invalid_argument("mission: the saved state cannot be resumed (negative or non-finite values)");
+  }
+  state_ = saved;
+  state_.started_at = now_s - elapsed_s;
+  state_.goal.received_at = state_.started_at;
 }
 
 void MissionTracker::BeginTraversal(const MissionInputs& in, MissionOutputs* out) {

@@ -69,6 +69,16 @@ class MissionTracker {
   MissionOutputs Step(const MissionInputs& in);
   const MissionState& state() const { return state_; }
   const MissionOptions& options() const { return options_; }
+  // A live change (issue 15); throws std::invalid_argument as the constructor does. Takes effect at once:
+  // the traversal under way is judged by the new tolerance and timeout, and ends the run if it is now the
+  // last one.
+  void SetOptions(const MissionOptions& options);
+  // A restarted mission carries on from the state its predecessor published (issue 15 finding 9): the
+  // traversal under way keeps its number and running sums, and started `elapsed_s` before `now_s`
+  // (elapsed in the predecessor plus the time it was down), so it is neither numbered from 1 again nor
+  // counted complete on the strength of its second half. Throws std::invalid_argument for a state that
+  // cannot be resumed (negative counts, non-finite sums, elapsed < 0).
+  void Resume(const MissionState& saved, double elapsed_s, double now_s);
 
  private:
   void BeginTraversal(const MissionInputs& in, MissionOutputs* out);

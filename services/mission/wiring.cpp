@@ -1,5 +1,6 @@
 #include "services/mission/wiring.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -30,13 +31,29 @@ runtime::ServiceDefinition MissionService() {
       int collisions = 0;
     };
     auto s = std::make_shared<State>();
-    ctx.Param("iterations", &s->options.iterations, "traversals per run (0: until stopped)");
-    ctx.Param("goal_tolerance", &s->options.goal_tolerance, "arrival distance (m), §8 item 12");
-    ctx.Param("timeout_s", &s->options.timeout_s, "traversal timeout (s)");
-    ctx.Param("run_id", &s->run_id, "run identifier written into the metrics");
-    ctx.Param("configuration", &s->configuration, "configuration label written into the metrics");
-    ctx.Param("seed", &s->seed, "run seed written into the metrics");
-    ctx.Param("metrics_csv", &s->metrics_csv, "append one CSV row per traversal to this file");
+    // The task's rules are live (the tracker reads them every tick); the labels written into the metrics
+    // and the CSV file describe the whole run: start-up options (issue 15).
+    auto apply = [s](auto field) {
+      return [s, field](const auto& value) {
+        MissionOptions changed = s->options;
+        changed.*field = value;
+        if (s->tracker) s->tracker->SetOptions(changed);  // throws (refused) on an invalid combination
+        s->options = changed;
+      };
+    };
+    s->options.iterations = ctx.LiveParam<int>("iterations", s->options.iterations,
+                                               "traversals per run (0: until stopped)", runtime::AtLeast(0),
+                                               apply(&MissionOptions::iterations));
+    s->options.goal_tolerance = ctx.LiveParam<double>("goal_tolerance", s->options.goal_tolerance,
+                                                      "arrival distance (m), §8 item 12", runtime::Positive<double>(),
+                                                      apply(&MissionOptions::goal_tolerance));
+    s->options.timeout_s = ctx.LiveParam<double>("timeout_s", s->options.timeout_s, "traversal timeout (s)",
+                                                 runtime::Positive<double>(), apply(&MissionOptions::timeout_s));
+    s->run_id = ctx.Option<std::string>("run_id", s->run_id, "run identifier written into the metrics");
+    s->configuration =
+        ctx.Option<std::string>("configuration", s->configuration, "configuration label written into the metrics");
+    s->seed = ctx.Option<int64_t>("seed", s->seed, "run seed written into the metrics");
+    s->metrics_csv = ctx.Option<std::string>("metrics_csv", "", "append one CSV row per traversal to this file");
 
     auto world = ctx.AddInput<msg::WorldGeometry>("world", Timing::kPreviousTick, /*required=*/true);
     auto truth = ctx.AddInput<msg::GroundTruth>(ctx.Topic("truth"), Timing::kSameTick);
@@ -46,7 +63,11 @@ runtime::ServiceDefinition MissionService() {
     auto affect = ctx.AddInput<msg::AffectState>(ctx.Topic("affect"), Timing::kPreviousTick);
     auto goal_out = ctx.AddOutput<msg::NavGoal>(ctx.Topic("goal"), /*latched=*/true);
     auto metrics_out = ctx.AddOutput<msg::RunMetrics>(ctx.Topic("metrics"));
-    auto status_out = ctx.AddOutput<msg::MissionStatus>(ctx.Topic("mission"));
+    // Latched: a restarted mission (realtime) resumes from its predecessor's last status (finding 9).
+    auto status_out = ctx.AddOutput<msg::MissionStatus>(ctx.Topic("mission"), /*latched=*/true);
+    auto own_status = ctx.AddInput<msg::MissionStatus>(ctx.Topic("mission"), Timing::kPreviousTick);
+    const bool realtime = ctx.mode() == runtime::Mode::kRealtime;
+    const double speedup = ctx.options().speedup;
     ctx.Counter("iteration", [s] { return s->tracker ? s->tracker->state().iteration : 0; });
     const double period = ctx.period_s();
     const std::string robot = ctx.robot();
@@ -55,6 +76,39 @@ runtime::ServiceDefinition MissionService() {
       if (!s->tracker) {
         s->world = convert::FromMsg(*world->Get());
         s->tracker = std::make_unique<MissionTracker>(s->options, s->world.start, s->world.goal);
+        // Before this process's first status, a latched one is a predecessor's: carry on from it. Its
+        // stamp is wall-clock (realtime), so the time the mission was down counts to the traversal.
+        // Lockstep runs start afresh by definition.
+        if (const auto* saved = own_status->Get(); realtime && saved != nullptr && saved->header() != nullptr) {
+          MissionState state;
+          state.iteration = saved->iteration();
+          state.done = saved->finished();
+          if (saved->goal()) state.goal.goal = convert::FromMsg(*saved->goal());
+          state.goal.instruction_id = saved->finished() ? -1 : saved->iteration();
+          state.goal.distance_at_start = saved->distance_at_start();
+          state.collisions = saved->traversal_collisions();
+          state.speed_sum = saved->speed_sum();
+          state.samples = saved->samples();
+          state.compute_s = saved->compute_s();
+          state.distance = saved->distance();
+          const double down_s = std::max(0.0, (tick.stamp_ns - saved->header()->stamp_ns()) * 1e-9 * speedup);
+          try {
+            s->tracker->Resume(state, saved->elapsed_s() + down_s, tick.time_s);
+            s->collisions = saved->collisions();
+            LIMBIC_LOG(kInfo) << "restarted: resuming traversal " << state.iteration << " after "
+                              << saved->elapsed_s() + down_s << " s (" << down_s << " s of it down)";
+            if (state.iteration > 0) {
+              const NavigationGoal& g = s->tracker->state().goal;
+              goal_out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+                const msg::Vec2 target = convert::ToMsg(g.goal);
+                return msg::CreateNavGoal(fbb, header, g.instruction_id >= 0, &target, g.instruction_id,
+                                          g.received_at, g.distance_at_start);
+              });
+            }
+          } catch (const std::exception& e) {
+            LIMBIC_LOG(kWarning) << "not resuming from the latched mission status: " << e.what();
+          }
+        }
       }
       MissionInputs in;
       in.time = tick.time_s;
@@ -106,10 +160,12 @@ runtime::ServiceDefinition MissionService() {
       }
       s->last = out;
       status_out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
-        const msg::Vec2 goal = convert::ToMsg(s->tracker->state().goal.goal);
-        return msg::CreateMissionStatus(fbb, header, s->tracker->state().iteration, s->options.iterations, &goal,
-                                        out.distance_to_goal, tick.time_s - s->tracker->state().started_at,
-                                        s->collisions, s->tracker->state().done);
+        const MissionState& st = s->tracker->state();
+        const msg::Vec2 goal = convert::ToMsg(st.goal.goal);
+        return msg::CreateMissionStatus(fbb, header, st.iteration, s->options.iterations, &goal, out.distance_to_goal,
+                                        tick.time_s - st.started_at, s->collisions, st.done, st.collisions,
+                                        st.speed_sum, st.samples, st.compute_s, st.distance,
+                                        st.goal.distance_at_start);
       });
     });
   }};

@@ -21,6 +21,8 @@ PlannerOutputs Planner::Step(const PlannerInputs& in) {
   if (in.goal.has_value()) {
     if (!state_.has_plan || in.goal->instruction_id != state_.instruction_id) {
       out.reason = ReplanReason::kNewGoal;
+    } else if (state_.replan_requested) {
+      out.reason = ReplanReason::kRequested;
     } else if (in.time - state_.last_plan_time + options_.timer_tolerance >= in.params.t_r) {
       out.reason = ReplanReason::kTimer;
     }
@@ -35,6 +37,7 @@ PlannerOutputs Planner::Step(const PlannerInputs& in) {
     state_.last_plan_time = in.time;
     state_.path = r.path;
     state_.path_cost = r.path_cost;
+    state_.replan_requested = false;
   }
   out.path = state_.path;
   out.path_cost = state_.path_cost;

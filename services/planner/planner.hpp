@@ -55,6 +55,7 @@ enum class ReplanReason {
   kNone,      // no plan this cycle (path is the previous one)
   kNewGoal,   // instruction_id differs from the last planned one (or the first goal)
   kTimer,     // time − last plan ≥ t_r (t_r = 0: every cycle)
+  kRequested,  // RequestReplan (a live fusion change: the current path was planned under the old one)
 };
 
 struct PlannerOutputs {
@@ -71,6 +72,7 @@ struct PlannerState {
   double last_plan_time = 0.0;
   PlannedPath path;
   double path_cost = 0.0;
+  bool replan_requested = false;  // RequestReplan since the last plan
 };
 
 // Keeps the current path and replans when it is due.
@@ -87,6 +89,9 @@ class Planner {
 
   const PlannerState& state() const { return state_; }
   const PlannerOptions& options() const { return options_; }
+  // After a live change of how the cost is made (issue 15: planner fusion), the next Step with a goal
+  // replans, whatever the timer says.
+  void RequestReplan() { state_.replan_requested = true; }
 
  private:
   PlannerOptions options_;

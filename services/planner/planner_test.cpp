@@ -61,6 +61,17 @@ TEST_F(PlannerPolicyTest, ZeroTrReplansEveryCycleAndTrIsReadLive) {
   EXPECT_EQ(planner_.Step(Inputs(5.3, 7, 0.1)).reason, ReplanReason::kTimer);  // lowered live
 }
 
+// Issue 15: a live fusion change asks for a plan at once; the timer restarts from it.
+TEST_F(PlannerPolicyTest, ARequestedReplanHappensAtTheNextStepWithAGoal) {
+  EXPECT_EQ(planner_.Step(Inputs(0.0, 7, 5.0)).reason, ReplanReason::kNewGoal);
+  EXPECT_EQ(planner_.Step(Inputs(0.1, 7, 5.0)).reason, ReplanReason::kNone);
+  planner_.RequestReplan();
+  EXPECT_EQ(planner_.Step(Inputs(0.2, 7, 5.0)).reason, ReplanReason::kRequested);
+  EXPECT_EQ(planner_.Step(Inputs(0.3, 7, 5.0)).reason, ReplanReason::kNone);  // once
+  EXPECT_EQ(planner_.Step(Inputs(5.1, 7, 5.0)).reason, ReplanReason::kNone);  // 4.9 s since 0.2
+  EXPECT_EQ(planner_.Step(Inputs(5.2, 7, 5.0)).reason, ReplanReason::kTimer);
+}
+
 TEST_F(PlannerPolicyTest, IdleWithoutGoalAndKeepsPathBetweenPlans) {
   PlannerInputs idle = Inputs(0.0, 1, 5.0);
   idle.goal.reset();

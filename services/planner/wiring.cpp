@@ -21,12 +21,16 @@ runtime::ServiceDefinition PlannerService() {
       uint64_t plans = 0;
     };
     auto s = std::make_shared<State>();
-    ctx.Param("fusion", &s->fusion,
-              "how the emotion layer enters the cost: affect (as the affect model says: the thesis ORs it, eq. "
-              "5.3-5.4; companion2006 adds c_e) | or | additive (force one)");
-    if (s->fusion != "affect" && s->fusion != "or" && s->fusion != "additive") {
-      throw config::ConfigError("planner: fusion must be affect|or|additive, not '" + s->fusion + "'");
-    }
+    // Live (issue 15): the step reads s->fusion every tick; the apply step also makes the planner replan
+    // at once, so the path in force is never one planned under the old fusion.
+    s->fusion = ctx.LiveParam<std::string>(
+        "fusion", "affect",
+        "how the emotion layer enters the cost: affect (as the affect model says: the thesis ORs it, eq. "
+        "5.3-5.4; companion2006 adds c_e) | or | additive (force one); live: replans at once",
+        runtime::OneOf({"affect", "or", "additive"}), [s](const std::string& f) {
+          if (f != s->fusion) s->planner->RequestReplan();
+          s->fusion = f;
+        });
     s->planner = std::make_unique<Planner>(PlannerOptions{});
 
     auto world = ctx.AddInput<msg::WorldGeometry>("world", Timing::kPreviousTick, /*required=*/true);

@@ -53,35 +53,35 @@ struct RobotPorts {
 runtime::ServiceDefinition SimulatorService() {
   return {"simulator", "world simulator: procedural environments, robots, sensors, humans", [](ServiceContext& ctx) {
             auto o = std::make_shared<Options>();
-            ctx.Param("set", &o->set, "environment set A..G");
-            ctx.Param("index", &o->index, "environment index 0..19");
-            ctx.Param("env_seed", &o->env_seed, "seed of the environment generator");
-            ctx.Param("seed", &o->seed, "run seed (sensor and motor noise, humans)");
-            ctx.Param("robots", &o->robots, "comma-separated robot names");
-            ctx.Param("humans_flee", &o->humans_flee, "§3.4 extension: humans flee an angry robot");
-            ctx.Param("wheel_timeout_s", &o->wheel_timeout_s, "realtime: stop wheels after this long without a command");
-            ctx.Param("odo_sys_left", &o->odo_sys_left, "eq. 4.8 ε_1: systematic error of the left odometer (0: none)");
-            ctx.Param("odo_sys_right", &o->odo_sys_right, "eq. 4.8 ε_2: systematic error of the right odometer");
-            ctx.Param("odo_rand", &o->odo_rand, "eq. 4.8 ε_3: random odometer error (× randn per wheel and tick)");
-            ctx.Param("external_motion", &o->external_motion,
-                      "tracked: the pose estimate follows shift-backs and pushes (localisation as the spec assumes); "
-                      "unseen: wheel odometry only");
-            if (o->set.size() != 1 || !sim::IsValidSetLetter(o->set[0])) {
-              throw config::ConfigError("simulator: set must be one of A..G, not '" + o->set + "'");
-            }
-            if (o->index < 0 || o->index >= sim::kEnvironmentsPerSet) {
-              throw config::ConfigError("simulator: index must be 0..19, not " + std::to_string(o->index));
-            }
-            for (const auto& [key, value] : {std::pair{"odo_sys_left", o->odo_sys_left}, {"odo_sys_right", o->odo_sys_right},
-                                             {"odo_rand", o->odo_rand}}) {
-              if (!std::isfinite(value) || std::abs(value) >= 1.0) {
-                throw config::ConfigError(std::string("simulator: ") + key + " must be a finite error in (-1, 1)");
-              }
-            }
-            if (o->external_motion != "tracked" && o->external_motion != "unseen") {
-              throw config::ConfigError("simulator: external_motion must be 'tracked' or 'unseen', not '" +
-                                        o->external_motion + "'");
-            }
+            // The world, its seeds and the robot model are fixed for a run: start-up options (issue 15).
+            o->set = ctx.Option<std::string>("set", o->set, "environment set A..G",
+                                             {"A..G", [](const std::string& v) {
+                                                return v.size() == 1 && sim::IsValidSetLetter(v[0]);
+                                              }});
+            o->index = ctx.Option<int>("index", o->index, "environment index 0..19",
+                                       runtime::InRange(0, sim::kEnvironmentsPerSet - 1));
+            o->env_seed = ctx.Option<int64_t>("env_seed", o->env_seed, "seed of the environment generator");
+            o->seed = ctx.Option<int64_t>("seed", o->seed, "run seed (sensor and motor noise, humans)");
+            o->robots = ctx.Option<std::string>("robots", o->robots, "comma-separated robot names");
+            o->humans_flee =
+                ctx.Option<bool>("humans_flee", o->humans_flee, "§3.4 extension: humans flee an angry robot");
+            o->wheel_timeout_s = ctx.Option<double>("wheel_timeout_s", o->wheel_timeout_s,
+                                                    "realtime: stop wheels after this long without a command",
+                                                    runtime::Positive<double>());
+            const runtime::Valid<double> odometer_error{"(-1, 1)", [](const double& v) { return std::abs(v) < 1.0; }};
+            o->odo_sys_left = ctx.Option<double>("odo_sys_left", o->odo_sys_left,
+                                                 "eq. 4.8 ε_1: systematic error of the left odometer (0: none)",
+                                                 odometer_error);
+            o->odo_sys_right = ctx.Option<double>("odo_sys_right", o->odo_sys_right,
+                                                  "eq. 4.8 ε_2: systematic error of the right odometer", odometer_error);
+            o->odo_rand = ctx.Option<double>("odo_rand", o->odo_rand,
+                                             "eq. 4.8 ε_3: random odometer error (× randn per wheel and tick)",
+                                             odometer_error);
+            o->external_motion = ctx.Option<std::string>(
+                "external_motion", o->external_motion,
+                "tracked: the pose estimate follows shift-backs and pushes (localisation as the spec assumes); "
+                "unseen: wheel odometry only",
+                runtime::OneOf({"tracked", "unseen"}));
             sim::RobotOptions robot_options;
             robot_options.odometry.odo_sys_left = o->odo_sys_left;
             robot_options.odometry.odo_sys_right = o->odo_sys_right;

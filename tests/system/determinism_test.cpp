@@ -5,6 +5,7 @@
 
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "tests/testing/process.hpp"
 #include "common/runtime/in_process.hpp"
@@ -86,6 +87,103 @@ TEST(Determinism, SameRunMetricsInProcessOverIpcAndOverTcp) {
     EXPECT_EQ(tcp, inproc) << name;
     std::cout << name << " (" << c.config << "): " << inproc[1] << "\n";
   }
+}
+
+// Issue 15 item 6 (finding 8): communication faults take time from the run's clock. A lockstep
+// participant, r1/faulter, publishes these at tick 0; the broker (or the in-memory bus) applies them on
+// [2 s, 62 s) of simulated time. Only feedback (previous-tick) topics: faulting a same-tick input would
+// stall the run by design. Every kind: drop, delay (released just before the tick that is due), duplicate,
+// corrupt (most corrupted payloads fail verification at the receiver and are dropped there).
+runtime::ServiceDefinition FaulterService() {
+  return {"faulter", "test: sends communication faults at tick 0", [](runtime::ServiceContext& ctx) {
+            auto out = ctx.AddOutput<msg::FaultCommand>("faults");
+            ctx.AddStep({}, [out](const runtime::TickInfo& tick) {
+              if (tick.tick != 0) return;
+              struct Rule {
+                const char* id;
+                msg::FaultKind kind;
+                const char* topic;
+                double magnitude, probability;
+                uint64_t seed;
+              };
+              const Rule rules[] = {{"drop-wheels", msg::FaultKind::CommDrop, "r1/wheels", 0, 0.3, 11},
+                                    {"delay-direction", msg::FaultKind::CommDelay, "r1/control/direction", 0.25, 0, 0},
+                                    {"dup-affect", msg::FaultKind::CommDuplicate, "r1/affect", 0, 0.5, 12},
+                                    {"corrupt-velocity", msg::FaultKind::CommCorrupt, "r1/control/velocity", 1, 0.2, 13}};
+              for (const Rule& r : rules) {
+                out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+                  return msg::CreateFaultCommandDirect(fbb, header, r.id, r.kind, "r1", -1, -1, -1, r.topic, nullptr,
+                                                       2.0, 60.0, r.magnitude, r.probability, r.seed, false);
+                });
+              }
+            });
+          }};
+}
+
+TEST(Determinism, SameRunMetricsWithCommunicationFaultsTwiceInProcessOverIpcAndOverTcp) {
+  testing::TempDir dir;
+  stack::StackSpec spec;
+  spec.set = 'B';
+  spec.index = 0;
+  spec.iterations = 1;
+  spec.seed = 7;
+  spec.max_ticks = 3000;
+  spec.metrics_csv = dir / "clean.csv";
+  ASSERT_EQ(stack::RunInProcess(spec), 0);
+  const auto clean = DeterministicRows(spec.metrics_csv);
+
+  // In one process: the stack plus the faulter, over the in-memory bus (twice) and over ZeroMQ.
+  auto run_in_process = [&](const std::string& csv, runtime::InProcessTransport transport) {
+    spec.metrics_csv = csv;
+    auto services = stack::BuildStack(spec);
+    runtime::HostedService faulter{FaulterService(), {}};
+    faulter.options.robot = spec.robot;
+    services.push_back(faulter);
+    for (auto& s : services) {
+      if (s.options.coordinate) s.options.participants.push_back("r1/faulter");
+    }
+    runtime::InProcessOptions options;
+    options.transport = transport;
+    std::atomic<bool> stop{false};
+    static int counter = 0;
+    EXPECT_EQ(runtime::RunInProcess("inproc://faults-" + std::to_string(counter++), services, stop, options), 0);
+    return DeterministicRows(csv);
+  };
+  const auto first = run_in_process(dir / "faults-1.csv", runtime::InProcessTransport::kDirect);
+  ASSERT_EQ(first.size(), 2u);
+  EXPECT_NE(first, clean) << "the faults changed nothing: the comparisons below would prove nothing";
+  EXPECT_EQ(run_in_process(dir / "faults-2.csv", runtime::InProcessTransport::kDirect), first);
+  EXPECT_EQ(run_in_process(dir / "faults-zmq.csv", runtime::InProcessTransport::kZeroMq), first);
+
+  // Separate processes: the faulter is hosted here, on the same bus, as one more lockstep participant.
+  auto run_processes = [&](const std::string& bus, const std::string& name) {
+    spec.metrics_csv = dir / (name + ".csv");
+    testing::ChildProcess broker({testing::Bin("limbic-bus"), "--bus", bus}, dir / (name + "-bus.log"));
+    std::vector<std::unique_ptr<testing::ChildProcess>> services;
+    for (auto [service, argv] : stack::StackCommands(spec, testing::BinDir(), bus)) {
+      for (size_t i = 0; i + 1 < argv.size(); ++i) {
+        if (argv[i] == "--participants") argv[i + 1] += ",r1/faulter";
+      }
+      services.push_back(std::make_unique<testing::ChildProcess>(argv, dir / (name + "-" + service + ".log")));
+    }
+    zmq::context_t context;
+    runtime::HostOptions options;
+    options.robot = spec.robot;
+    options.bus = bus;
+    options.mode = runtime::Mode::kLockstep;
+    runtime::Host faulter(context, options, FaulterService());
+    std::atomic<bool> stop{false};
+    std::thread thread([&] { faulter.Run(stop); });
+    for (auto& s : services) EXPECT_EQ(s->Wait(180s), 0) << s->Log();
+    stop = true;
+    thread.join();
+    broker.Signal(SIGTERM);
+    broker.Wait(5s);
+    return DeterministicRows(spec.metrics_csv);
+  };
+  EXPECT_EQ(run_processes("ipc://" + dir / "faults-bus", "faults-ipc"), first);
+  EXPECT_EQ(run_processes("tcp://127.0.0.1:" + std::to_string(testing::FreeTcpPortPair()), "faults-tcp"), first);
+  std::cout << "with communication faults: " << first[1] << "\n  without: " << clean[1] << "\n";
 }
 
 }  // namespace

@@ -35,7 +35,7 @@ runtime::ServiceDefinition SourceService() {
               std::mt19937_64 rng;
             };
             auto state = std::make_shared<State>();
-            ctx.Param("seed", &state->seed, "random seed");
+            state->seed = ctx.Option<int64_t>("seed", 1, "random seed");
             state->rng.seed(static_cast<uint64_t>(state->seed));
             auto feedback = ctx.AddInput<msg::VelocityCommand>("toy/feedback", Timing::kPreviousTick);
             auto out = ctx.AddOutput<msg::VelocityCommand>("toy/a");
@@ -66,7 +66,7 @@ runtime::ServiceDefinition SinkService() {
               int64_t ticks = 0;
             };
             auto state = std::make_shared<State>();
-            ctx.Param("hash_file", &state->hash_file, "where to write the output hash on stop");
+            state->hash_file = ctx.Option<std::string>("hash_file", "", "where to write the output hash on stop");
             auto b = ctx.AddInput<msg::VelocityCommand>("toy/b", Timing::kSameTick);
             auto out = ctx.AddOutput<msg::VelocityCommand>("toy/feedback");
             ctx.AddStep({.outputs = {"toy/feedback"}}, [=](const TickInfo& tick) {
@@ -108,9 +108,11 @@ runtime::ServiceDefinition TalkerService() {
               std::string topic = "chatter";
             };
             auto state = std::make_shared<State>();
-            ctx.Param("latched", &state->latched, "publish as a latched topic");
-            ctx.Param("count", &state->count, "stop publishing after this many messages (-1: never)");
-            ctx.Param("topic", &state->topic, "topic to publish on");
+            state->latched = ctx.Option("latched", false, "publish as a latched topic");
+            state->count = ctx.LiveParam<int64_t>("count", -1, "stop publishing after this many messages (-1: never)",
+                                                  runtime::AtLeast<int64_t>(-1),
+                                                  [state](const int64_t& count) { state->count = count; });
+            state->topic = ctx.Option<std::string>("topic", "chatter", "topic to publish on");
             auto out = ctx.AddOutput<msg::VelocityCommand>(state->topic, state->latched);
             ctx.AddStep({}, [=](const TickInfo& tick) {
               if (state->count >= 0 && tick.tick >= state->count) return;

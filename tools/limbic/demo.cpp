@@ -1,6 +1,8 @@
 // limbic demo: the whole multi-process stack in realtime on one environment, the robot travelling back
 // and forth with affect on. A one-line live status; Ctrl-C stops every process and prints the run.
+#include <netdb.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -9,6 +11,7 @@
 #include <sstream>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <map>
@@ -41,10 +44,15 @@ and prints the run summary. Process logs go to a file (its path is printed).
                      HOST:PORT to listen elsewhere). In Foxglove: Open connection -> Foxglove WebSocket ->
                      ws://127.0.0.1:8765, then import the layout deploy/foxglove/limbic-layout.json
 
+No process outlives the demo, whatever ends it (Ctrl-C, a closed terminal, kill -9). A service that
+fails to start 3 times in a row is named on the terminal with its last error line, and the demo exits
+with status 3.
+
 Examples:
   limbic demo                       # set D, environment 0, until Ctrl-C
   limbic demo --set B --speedup 2 --duration 60
   limbic demo --foxglove            # and watch it in Foxglove on ws://127.0.0.1:8765
+  limbic demo --config personality/neurotic --faults services/hwio/config/example_faults.yaml
 )";
 
 const char* kEmotions[] = {"anger", "fear", "happiness", "sadness", "curiosity", "surprise", "confusion"};
@@ -59,6 +67,61 @@ std::string DeployFile() {
   if (const char* src = std::getenv("LIMBIC_SOURCE_DIR")) return std::string(src) + "/deploy/demo.yaml";
   return std::string(LIMBIC_SOURCE_ROOT) + "/deploy/demo.yaml";
 }
+
+// What the launcher reported as start failures ("start_failed" lines of its events file), one line each.
+std::vector<std::string> StartFailures(const std::string& events_path) {
+  std::vector<std::string> out;
+  std::ifstream in(events_path);
+  auto field = [](const std::string& line, const std::string& key) {
+    const std::string tag = "\"" + key + "\": \"";
+    const auto at = line.find(tag);
+    if (at == std::string::npos) return std::string();
+    std::string value;
+    for (size_t i = at + tag.size(); i < line.size() && line[i] != '"'; ++i) {
+      if (line[i] == '\\' && i + 1 < line.size()) ++i;
+      value += line[i];
+    }
+    return value;
+  };
+  for (std::string line; std::getline(in, line);) {
+    if (field(line, "event") != "start_failed") continue;
+    out.push_back(field(line, "process") + " failed to start repeatedly; last error: " + field(line, "error"));
+  }
+  return out;
+}
+
+// A tcp:// bus whose host does not resolve can never be reached: "" if fine, else why not.
+std::string UnresolvableBus(const std::string& bus) {
+  if (bus.rfind("tcp://", 0) != 0) return "";
+  const std::string rest = bus.substr(6);
+  const auto colon = rest.rfind(':');
+  std::string host = colon == std::string::npos ? rest : rest.substr(0, colon);
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  if (host.empty() || host == "*") return "";
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  const int rc = getaddrinfo(host.c_str(), nullptr, &hints, &found);
+  if (found) freeaddrinfo(found);
+  return rc == 0 ? "" : "cannot resolve host '" + host + "' (" + gai_strerror(rc) + ")";
+}
+
+// The last `n` warning or error lines of the process log (what a person needs when nothing came up).
+std::vector<std::string> LastProblems(const std::string& log_path, size_t n) {
+  std::vector<std::string> lines;
+  std::ifstream in(log_path);
+  for (std::string line; std::getline(in, line);) {
+    if (line.find("| W ") != std::string::npos || line.find("| E ") != std::string::npos ||
+        line.find("| F ") != std::string::npos) {
+      lines.push_back(line);
+    }
+  }
+  if (lines.size() > n) lines.erase(lines.begin(), lines.end() - static_cast<long>(n));
+  return lines;
+}
+
+// Without a single heartbeat this long after the start, the stack is not coming up.
+constexpr auto kNothingUpAfter = std::chrono::seconds(20);
 
 struct Row {
   int iteration;
@@ -132,6 +195,11 @@ int main(int argc, char** argv) {
   std::filesystem::create_directories(run_dir);
   const std::string bus = reader->Get("--bus", "ipc://" + run_dir + "/bus");
   const std::string log_path = run_dir + "/processes.log";
+  if (const std::string why = UnresolvableBus(bus); !why.empty()) {
+    std::cerr << "limbic demo: --bus " << bus << ": " << why << "\n";
+    std::filesystem::remove_all(run_dir);
+    return 2;
+  }
   std::string faults = reader->Get("--faults");
   if (!faults.empty()) {
     if (!std::filesystem::exists(faults)) {
@@ -141,9 +209,13 @@ int main(int argc, char** argv) {
     faults = std::filesystem::absolute(faults).string();
   }
 
+  const pid_t demo_pid = getpid();
   const pid_t launcher = fork();
   if (launcher == 0) {
     setpgid(0, 0);
+    // The launcher (and through it every service) dies with the demo, however the demo ends: SIGTERM
+    // from the kernel makes it stop its children in order (issue 15 item 4).
+    if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != demo_pid) _exit(126);
     const std::string log = log_path;
     freopen(log.c_str(), "w", stdout);
     dup2(fileno(stdout), STDERR_FILENO);
@@ -151,7 +223,8 @@ int main(int argc, char** argv) {
     std::vector<std::string> a{limbic, "launch", DeployFile(), "--events", run_dir + "/events.jsonl",
                                "--var", "bus=" + bus, "--var", "set=" + set, "--var", "index=" + index,
                                "--var", "config=" + reader->Get("--config", "affective"), "--var", "speedup=" + speedup,
-                               "--var", "metrics_listen=" + metrics, "--var", "faults=" + faults};
+                               "--var", "metrics_listen=" + metrics, "--var", "faults=" + faults,
+                               "--give-up-after", "3"};
     std::vector<char*> c;
     for (auto& s : a) c.push_back(s.data());
     c.push_back(nullptr);
@@ -163,6 +236,7 @@ int main(int argc, char** argv) {
     foxglove = fork();
     if (foxglove == 0) {
       setpgid(0, 0);
+      if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != demo_pid) _exit(126);  // dies with the demo
       const std::string log = run_dir + "/foxglove.log";
       freopen(log.c_str(), "w", stdout);
       dup2(fileno(stdout), STDERR_FILENO);
@@ -179,6 +253,8 @@ int main(int argc, char** argv) {
   sa.sa_handler = OnSignal;
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
+  sigaction(SIGHUP, &sa, nullptr);   // the terminal closed: stop everything as on Ctrl-C
+  signal(SIGPIPE, SIG_IGN);          // ... and writing to it must not kill the demo before it has
 
   std::cout << "limbic demo: set " << set << " environment " << index << ", " << reader->Get("--config", "affective")
             << ", speed-up " << speedup << "\n  process logs: " << log_path << "\n  metrics:      http://" << metrics
@@ -239,11 +315,20 @@ int main(int argc, char** argv) {
   const auto start = std::chrono::steady_clock::now();
   auto next_print = start;
   int launcher_status = -1;
+  bool launcher_ended = false;  // by itself, not stopped by us
+  bool nothing_up = false;      // no heartbeat at all within kNothingUpAfter
   while (!g_signal) {
     node.Poll(50ms);
-    if (waitpid(launcher, &launcher_status, WNOHANG) == launcher) break;
+    if (waitpid(launcher, &launcher_status, WNOHANG) == launcher) {
+      launcher_ended = true;
+      break;
+    }
     const auto now = std::chrono::steady_clock::now();
     if (duration > 0 && now - start > std::chrono::duration<double>(duration)) break;
+    if (live.services.empty() && now - start > kNothingUpAfter) {
+      nothing_up = true;
+      break;
+    }
     if (now < next_print) continue;
     next_print = now + (tty ? 500ms : 5s);
     int up = 0;
@@ -261,7 +346,7 @@ int main(int argc, char** argv) {
   }
   if (tty) std::cout << "\n";
   std::cout << "stopping every process..." << std::endl;
-  if (launcher_status == -1 || waitpid(launcher, &launcher_status, WNOHANG) == 0) {
+  if (!launcher_ended) {
     kill(launcher, SIGINT);
     waitpid(launcher, &launcher_status, 0);
   }
@@ -274,6 +359,15 @@ int main(int argc, char** argv) {
       waitpid(foxglove, &status, 0);
     }
   }
+  const int launcher_code = WIFEXITED(launcher_status) ? WEXITSTATUS(launcher_status) : 128 + WTERMSIG(launcher_status);
+  auto failures = StartFailures(run_dir + "/events.jsonl");
+  if (nothing_up) {
+    std::string text = "no service reached the bus at " + bus + " within " +
+                       std::to_string(kNothingUpAfter.count()) + " s";
+    for (const auto& line : LastProblems(log_path, 3)) text += "\n  " + line;
+    failures.push_back(text);
+  }
+  for (const auto& f : failures) std::cerr << "limbic demo: " << f << "\n";
   std::cout << "\nRun summary (" << live.rows.size() << " traversal" << (live.rows.size() == 1 ? "" : "s") << "):\n";
   std::cout << "  traversal  time (s)  reached  collisions  mean speed (m/s)\n";
   double total_time = 0;
@@ -291,5 +385,11 @@ int main(int argc, char** argv) {
               << total_time / live.rows.size() << " s, " << collisions << " collisions\n";
   }
   std::cout << "process logs: " << log_path << "\n";
+  // Non-zero when the stack did not run as asked: a service kept failing to start (the launcher gave up,
+  // status 3), or the launcher ended by itself with any failure.
+  if (!failures.empty() || launcher_code != 0) {
+    std::cerr << "limbic demo: the stack failed (launcher status " << launcher_code << "); see " << log_path << "\n";
+    return launcher_code != 0 ? launcher_code : 3;
+  }
   return 0;
 }

@@ -280,8 +280,15 @@ int ParamCommand(const Args& args) {
   const bool set = pos.size() == 4 && pos[0] == "set";
   if (reader.Has("--help") || (!get && !set)) {
     std::cout << "usage: limbic param get SERVICE [NAME] | limbic param set SERVICE NAME VALUE [--bus ADDR] [--curve-keys FILE]\n\n"
-                 "Reads or changes a live parameter of a running service. SERVICE is its instance name as\n"
-                 "in `limbic topics` (health/SERVICE), e.g. r1/planner. VALUE is YAML (2.5, true, [1, 2]).\n";
+                 "Lists the settings of a running service, or changes a live one. SERVICE is its instance name as\n"
+                 "in `limbic topics` (health/SERVICE), e.g. r1/planner. VALUE is YAML (2.5, true, [1, 2]).\n"
+                 "Each setting is either live (changed while running: validated, then applied to the algorithm)\n"
+                 "or a start-up option (read once: a set is refused; restart the service with --set NAME=VALUE).\n"
+                 "A refused set (unknown name, invalid value, option) exits 1 with the reason and the valid range.\n\n"
+                 "examples:\n"
+                 "  limbic param get r1/planner\n"
+                 "  limbic param set r1/planner fusion additive\n"
+                 "  limbic param set r1/controller tie_break closest\n";
     return reader.Has("--help") ? 0 : 2;
   }
   const std::string service = pos[1];
@@ -309,9 +316,18 @@ int ParamCommand(const Args& args) {
       return;
     }
     if (m.msg.values()) {
+      auto text = [](const flatbuffers::String* s) { return s ? s->str() : std::string(); };
       for (const auto* v : *m.msg.values()) {
-        std::cout << v->name()->str() << " = " << v->value()->str();
-        if (name.empty()) std::cout << "  (" << v->type()->str() << ") " << v->doc()->str();
+        if (set) {
+          // What the service applied (its value after the set), not what was asked.
+          std::cout << service << ": " << text(v->name()) << " = " << text(v->value()) << " (applied)\n";
+          continue;
+        }
+        const std::string kind = text(v->kind());
+        const std::string range = text(v->range());
+        std::cout << text(v->name()) << " = " << text(v->value()) << "  [" << (kind.empty() ? "?" : kind)
+                  << (range.empty() ? "" : ": " + range) << "]";
+        if (name.empty()) std::cout << "  (" << text(v->type()) << ") " << text(v->doc());
         std::cout << "\n";
       }
     }

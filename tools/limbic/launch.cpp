@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -39,6 +40,49 @@ std::string Resolve(const std::string& command) {
   return command;  // execvp searches PATH
 }
 
+// ---------------------------------------------------------------------------------------------------
+// Supervision without orphans (issue 15 item 4).
+
+// In a child after fork, before exec: the kernel sends `signal` to it when the launcher dies, however it
+// dies (SIGKILL included), and the setting survives exec. A launcher that died between fork and prctl
+// is caught by the parent check: the child then exits at once instead of running as an orphan.
+void DieWithParent(pid_t expected_parent, int signal) {
+  if (prctl(PR_SET_PDEATHSIG, signal) != 0) _exit(126);
+  if (getppid() != expected_parent) _exit(126);
+}
+
+// A child leads its own process group (setpgid in the child); whatever it started in that group goes
+// with it. ESRCH (nothing left) is the normal case.
+void SignalGroup(pid_t leader, int signal) {
+  if (leader > 0) kill(-leader, signal);
+}
+
+// The line a person should see when a process keeps failing: its last error line (log level E or F,
+// or a line naming an error), else its last line.
+bool LooksLikeError(const std::string& line) {
+  if (line.size() > 2 && (line[0] == 'E' || line[0] == 'F') && line[1] == ' ') return true;
+  return line.find("error") != std::string::npos || line.find("Error") != std::string::npos ||
+         line.find("cannot") != std::string::npos || line.find("terminate called") != std::string::npos;
+}
+
+std::string JsonEscape(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+// Consecutive exits this soon after a start are start failures; this many in a row are reported.
+constexpr int kReportStartFailuresAfter = 3;
+
 struct Running {
   const ProcessSpec* spec = nullptr;
   pid_t pid = -1;
@@ -52,12 +96,15 @@ struct Running {
   bool finished = false;
   int last_status = 0;
   const char* color = "";
+  std::string last_line;        // of its output, for start-failure reports
+  std::string last_error_line;
+  bool start_failure_reported = false;
 };
 
 class Launcher {
  public:
-  Launcher(LaunchFile file, std::string events_path, std::string until)
-      : file_(std::move(file)), until_(std::move(until)) {
+  Launcher(LaunchFile file, std::string events_path, std::string until, int give_up_after)
+      : file_(std::move(file)), until_(std::move(until)), give_up_after_(give_up_after) {
     if (!events_path.empty()) events_.open(events_path, std::ios::app);
     color_ = isatty(STDOUT_FILENO);
     static const char* kColors[] = {"\033[36m", "\033[33m", "\033[32m", "\033[35m", "\033[34m", "\033[91m", "\033[92m"};
@@ -107,10 +154,12 @@ class Launcher {
 
   double Elapsed() const { return std::chrono::duration<double>(SteadyClock::now() - start_).count(); }
 
-  void Event(const Running& p, const std::string& what, int status = 0) {
+  void Event(const Running& p, const std::string& what, int status = 0, const std::string& error = "") {
     if (!events_) return;
     events_ << "{\"t\": " << std::fixed << std::setprecision(3) << Elapsed() << ", \"process\": \"" << p.spec->name
-            << "\", \"event\": \"" << what << "\", \"pid\": " << p.pid << ", \"status\": " << status << "}\n";
+            << "\", \"event\": \"" << what << "\", \"pid\": " << p.pid << ", \"status\": " << status;
+    if (!error.empty()) events_ << ", \"error\": \"" << JsonEscape(error) << "\"";
+    events_ << "}\n";
     events_.flush();
   }
 
@@ -123,10 +172,14 @@ class Launcher {
     if (pipe(pipefd) != 0) throw std::runtime_error("pipe failed");
     std::vector<std::string> argv = p.spec->command;
     argv[0] = Resolve(argv[0]);
+    const pid_t self = getpid();
     const pid_t pid = fork();
     if (pid < 0) throw std::runtime_error("fork failed");
     if (pid == 0) {
       setpgid(0, 0);  // Ctrl-C reaches the launcher only; it stops children in order
+      // SIGTERM: a service stops cleanly; one that ignores it is what stop_timeout_s is for, which a
+      // dead launcher cannot apply, so services must honour SIGTERM (the runtime does).
+      DieWithParent(self, SIGTERM);
       dup2(pipefd[1], STDOUT_FILENO);
       dup2(pipefd[1], STDERR_FILENO);
       close(pipefd[0]);
@@ -148,6 +201,10 @@ class Launcher {
   }
 
   void Print(Running& p, const std::string& line) {
+    if (!line.empty()) {
+      p.last_line = line;
+      if (LooksLikeError(line)) p.last_error_line = line;
+    }
     std::cout << p.color << std::left << std::setw(static_cast<int>(width_)) << p.spec->name << " |"
               << (color_ ? "\033[0m" : "") << " " << line << "\n";
   }
@@ -218,10 +275,14 @@ class Launcher {
         continue;
       }
       const double ran = std::chrono::duration<double>(SteadyClock::now() - p.started).count();
-      if (ran > file_.backoff.reset_after_s) p.consecutive_failures = 0;
+      if (ran > file_.backoff.reset_after_s) {
+        p.consecutive_failures = 0;
+        p.start_failure_reported = false;
+      }
       const double delay =
           std::min(file_.backoff.max_s, file_.backoff.initial_s * std::pow(2.0, p.consecutive_failures));
       ++p.consecutive_failures;
+      if (ReportStartFailures(p, result)) return true;
       std::ostringstream msg;
       msg << p.spec->name << " " << how << "; restarting in " << std::setprecision(2) << delay << " s (restart "
           << p.restarts + 1 << ")";
@@ -237,7 +298,7 @@ class Launcher {
     for (auto it = procs_.rbegin(); it != procs_.rend(); ++it) {
       it->waiting_restart = false;
       if (it->fd >= 0 || (it->pid > 0 && kill(it->pid, 0) == 0 && !it->finished)) {
-        if (it->pid > 0) kill(it->pid, SIGTERM);
+        if (it->pid > 0) SignalGroup(it->pid, SIGTERM);
         const auto deadline = SteadyClock::now() + std::chrono::duration<double>(file_.stop_timeout_s);
         int status = 0;
         while (SteadyClock::now() < deadline) {
@@ -246,9 +307,10 @@ class Launcher {
         }
         if (waitpid(it->pid, &status, WNOHANG) == 0) {
           Say(it->spec->name + " did not stop within " + std::to_string(file_.stop_timeout_s) + " s; killing it");
-          kill(it->pid, SIGKILL);
+          SignalGroup(it->pid, SIGKILL);
           waitpid(it->pid, &status, 0);
         }
+        SignalGroup(it->pid, SIGKILL);  // anything the process left behind in its group
         if (it->fd >= 0) {
           Drain(*it);
           close(it->fd);
@@ -257,6 +319,31 @@ class Launcher {
         Event(*it, "stopped");
       }
     }
+  }
+
+  // A process that exits soon after each start, kReportStartFailuresAfter times in a row, is reported
+  // with its last error line (on the terminal and as a "start_failed" event). With --give-up-after N,
+  // N in a row end the launch with status 3. Returns true when the launch should end.
+  bool ReportStartFailures(Running& p, int* result) {
+    if (p.consecutive_failures < kReportStartFailuresAfter &&
+        (give_up_after_ <= 0 || p.consecutive_failures < give_up_after_)) {
+      return false;
+    }
+    const std::string error = !p.last_error_line.empty() ? p.last_error_line : p.last_line;
+    if (!p.start_failure_reported) {
+      p.start_failure_reported = true;
+      Say(p.spec->name + " failed to start " + std::to_string(p.consecutive_failures) +
+          " times in a row; last error: " + (error.empty() ? "(no output)" : error));
+      Event(p, "start_failed", p.last_status, error.empty() ? "(no output)" : error);
+    }
+    if (give_up_after_ > 0 && p.consecutive_failures >= give_up_after_) {
+      Say("giving up on " + p.spec->name + " after " + std::to_string(p.consecutive_failures) +
+          " failed starts; stopping the others");
+      p.finished = true;
+      *result = 3;
+      return true;
+    }
+    return false;
   }
 
   void Summary() {
@@ -268,6 +355,7 @@ class Launcher {
 
   LaunchFile file_;
   std::string until_;
+  int give_up_after_ = 0;  // 0: keep restarting (a robot may wait for its hardware)
   std::vector<Running> procs_;
   std::ofstream events_;
   bool color_ = false;
@@ -278,7 +366,7 @@ class Launcher {
 }  // namespace
 
 int LaunchCommand(const Args& args) {
-  ArgReader reader(args, {"--var", "--events", "--until"}, {"--help"});
+  ArgReader reader(args, {"--var", "--events", "--until", "--give-up-after"}, {"--help"});
   if (reader.Has("--help") || reader.positional().size() != 1) {
     std::cout << R"(usage: limbic launch FILE [--var NAME=VALUE]... [--until PROCESS] [--events FILE]
 
@@ -288,6 +376,16 @@ with exponential back-off, and on Ctrl-C stops them in reverse order (SIGTERM, t
 stop_timeout_s). `{NAME}` in commands is replaced by the file's vars, overridden with --var.
   --until PROCESS   stop everything when PROCESS exits, and exit with its status
   --events FILE     append one JSON line per start, exit and restart (for tests and tooling)
+  --give-up-after N when a process fails to start N times in a row, stop everything and exit 3
+                    (default: keep restarting; 3 failed starts in a row are always reported with
+                    the process's last error line)
+
+Children die with the launcher, however it ends (SIGKILL included): each gets SIGTERM from the
+kernel when the launcher goes, and its process group is killed when the launcher stops it.
+
+examples:
+  limbic launch deploy/demo.yaml --var bus=ipc:///tmp/my-bus
+  limbic launch deploy/demo.yaml --give-up-after 3 --events /tmp/events.jsonl
 )";
     return reader.Has("--help") ? 0 : 2;
   }
@@ -318,11 +416,22 @@ stop_timeout_s). `{NAME}` in commands is replaced by the file's vars, overridden
     std::cerr << "limbic launch: --until names no process of " << reader.positional()[0] << "\n";
     return 2;
   }
+  int give_up_after = 0;
+  try {
+    const std::string text = reader.Get("--give-up-after", "0");
+    size_t used = 0;
+    give_up_after = std::stoi(text, &used);
+    if (used != text.size() || give_up_after < 0) throw std::invalid_argument(text);
+  } catch (const std::exception&) {
+    std::cerr << "limbic launch: --give-up-after takes a count >= 0 (0: never give up)\n";
+    return 2;
+  }
   struct sigaction sa {};
   sa.sa_handler = OnSignal;
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
-  Launcher launcher(std::move(file), reader.Get("--events"), reader.Get("--until"));
+  sigaction(SIGHUP, &sa, nullptr);  // the terminal closed: stop the children in order, as on Ctrl-C
+  Launcher launcher(std::move(file), reader.Get("--events"), reader.Get("--until"), give_up_after);
   return launcher.Run();
 }
 

@@ -246,6 +246,18 @@ int CmdList(const std::vector<std::string>& args) {
       std::cerr << "limbic experiment: error: " << e.what() << "\n";
     }
   }
+  // The recruitment experiments have their own runner (a simulation takes milliseconds and has no
+  // navigation stack): name them here so this list stays the one index of experiments.
+  const fs::path recruitment = fs::path(DefaultExperimentDir()) / kRecruitmentDir;
+  if (fs::is_directory(recruitment)) {
+    std::vector<std::string> names;
+    for (const auto& entry : fs::directory_iterator(recruitment))
+      if (entry.path().extension() == ".yaml") names.push_back(entry.path().stem().string());
+    std::sort(names.begin(), names.end());
+    for (const auto& n : names)
+      std::cout << std::left << std::setw(40) << n << std::setw(11) << "recruit" << std::setw(13) << "-"
+                << "affective recruitment; run with: limbic recruit experiment run " << n << "\n";
+  }
   return bad ? 1 : 0;
 }
 

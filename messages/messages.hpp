@@ -13,6 +13,7 @@
 #include "messages/core_generated.h"
 #include "messages/mission_generated.h"
 #include "messages/navigation_generated.h"
+#include "messages/recruitment_generated.h"
 #include "messages/sensing_generated.h"
 #include "messages/world_generated.h"
 
@@ -50,7 +51,10 @@
   X(EmotionLayer, "EMOL")                 \
   X(AffectSnapshot, "AFSN")               \
   X(RunMetrics, "RUNM")                   \
-  X(MissionStatus, "MSTS")
+  X(MissionStatus, "MSTS")                \
+  X(RecruitMessage, "RCMS")               \
+  X(RecruitState, "RCST")                 \
+  X(RadioStats, "RCRS")
 
 namespace limbic::messages {
 

@@ -69,6 +69,13 @@ void MetricsCollector::OnAffect(const std::string& robot, const AffectValues& v,
   }
 }
 
+void MetricsCollector::OnRecruit(const std::string& robot, const RecruitValues& v, double now_s) {
+  if (auto* r = FindOrAddRobot(robot)) {
+    r->recruit = v;
+    r->recruit_s = now_s;
+  }
+}
+
 void MetricsCollector::OnParameters(const std::string& robot, const ParameterValues& v, double now_s) {
   if (auto* r = FindOrAddRobot(robot)) {
     r->params = v;
@@ -208,8 +215,44 @@ std::vector<MetricFamily> MetricsCollector::Snapshot(double now_s) const {
                          "Compute time of control and affect over simulated time, last traversal.");
   auto run_dist = Family("limbic_run_last_distance_travelled_meters", "Distance travelled in the last traversal.");
 
+  // Recruitment (issue 20): SHAME per robot for operators (spec affective-recruitment §9.5).
+  auto shame = Family("limbic_recruit_shame", "SHAME s_i of a recruiter now (decay since its last HELP applied).");
+  auto shame_threshold = Family("limbic_recruit_shame_threshold", "SHAME threshold t: above it the robot answers.");
+  auto recruit_state = Family("limbic_recruit_state", "1 for the recruiter's current responder (UGV) or requester (UAV) state.");
+  auto recruit_tx = Family("limbic_recruit_transmissions_total", "Protocol messages a robot transmitted, per kind: HELP, ACCEPT, RESPONDER, ARRIVAL, AGREE, ACKACK.",
+                           MetricType::kCounter);
+  auto recruited = Family("limbic_recruit_recruited_total", "Times the robot was chosen (RESPONDER naming it).",
+                          MetricType::kCounter);
+  auto ignored_helps = Family("limbic_recruit_helps_ignored_total", "HELPs the robot heard and did not answer.",
+                              MetricType::kCounter);
+  auto recruit_episodes = Family("limbic_recruit_episodes_total", "Recruitments a requester completed (ACKACK).",
+                                 MetricType::kCounter);
+  auto recruit_wait = Family("limbic_recruit_last_wait_seconds", "Wait of the requester's last recruitment (M2).");
+  auto recruit_rejected = Family("limbic_recruit_rejected_total",
+                                 "Protocol messages counted and ignored, per reason: malformed or out_of_order.",
+                                 MetricType::kCounter);
   const double stale = options_.robot_stale_after_s;
   for (const auto& [name, r] : state_.robots) {
+    if (r.recruit && Fresh(r.recruit_s, now_s, stale)) {
+      static const char* kTypes[] = {"HELP", "ACCEPT", "RESPONDER", "ARRIVAL", "AGREE", "ACKACK"};
+      const RecruitValues& v = *r.recruit;
+      const Labels robot = {{"robot", name}};
+      const bool uav = v.role == "uav";
+      if (!uav) {
+        Add(shame, robot, v.shame_now);
+        Add(shame_threshold, robot, v.threshold);
+        Add(recruited, robot, static_cast<double>(v.times_recruited));
+        Add(ignored_helps, robot, static_cast<double>(v.helps_ignored));
+      } else {
+        Add(recruit_episodes, robot, static_cast<double>(v.episodes));
+        if (std::isfinite(v.last_wait_s)) Add(recruit_wait, robot, v.last_wait_s);
+      }
+      Add(recruit_state, {{"robot", name}, {"state", uav ? v.requester_state : v.responder_state}}, 1.0);
+      for (size_t i = 0; i < std::min<size_t>(6, v.transmissions.size()); ++i)
+        Add(recruit_tx, {{"robot", name}, {"kind", kTypes[i]}}, static_cast<double>(v.transmissions[i]));
+      Add(recruit_rejected, {{"robot", name}, {"reason", "malformed"}}, static_cast<double>(v.malformed));
+      Add(recruit_rejected, {{"robot", name}, {"reason", "out_of_order"}}, static_cast<double>(v.out_of_order));
+    }
     const Labels robot = {{"robot", name}};
     if (r.affect && Fresh(r.affect_s, now_s, stale)) {
       const auto& a = *r.affect;
@@ -373,7 +416,8 @@ std::vector<MetricFamily> MetricsCollector::Snapshot(double now_s) const {
           path_ok,  traversals, run_time,  run_rate, run_speed,  run_cov,     run_exec,     run_dist,   up,
           age,      loop,      loop_last,  overruns, tick,      degraded,    bus_up,       messages,   bytes,
           drops,    duplicates, fault_effects, subscribers, latched, active, active_count, injected, handled,
-          ignored};
+          ignored,  shame,     shame_threshold, recruit_state, recruit_tx, recruited, ignored_helps,
+          recruit_episodes, recruit_wait, recruit_rejected};
 }
 
 std::optional<std::string> RobotOfInstance(const std::string& instance) {

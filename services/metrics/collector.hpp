@@ -57,6 +57,8 @@ struct CollectorState {
     double plan_time_sum_s = 0;
     bool has_plans = false;
     uint64_t traversals_success = 0, traversals_failure = 0;
+    std::optional<RecruitValues> recruit;
+    double recruit_s = 0;
   };
   struct Service {
     HeartbeatValues heartbeat;
@@ -91,6 +93,8 @@ class MetricsCollector {
   void OnPath(const std::string& robot, const PathValues& v, double now_s);
   void OnMission(const std::string& robot, const MissionValues& v, double now_s);
   void OnRunMetrics(const std::string& robot, const RunValues& v, double now_s);
+  // A recruiter's RecruitState (`rc/state/<id>`); `robot` is "r<id>".
+  void OnRecruit(const std::string& robot, const RecruitValues& v, double now_s);
   void OnHeartbeat(const HeartbeatValues& v, double now_s);
   void OnBusStats(const BusValues& v, double now_s);
   void OnFault(const FaultValues& v, double now_s);

@@ -27,6 +27,31 @@ AffectValues SampleAffect() {
   return a;
 }
 
+RecruitValues SampleUgv() {
+  RecruitValues v;
+  v.role = "ugv";
+  v.responder_state = "PENDING";
+  v.requester_state = "IDLE";
+  v.shame_now = 0.8;
+  v.threshold = 0.75;
+  v.helps_ignored = 4;
+  v.times_recruited = 2;
+  v.malformed = 1;
+  v.transmissions = {0, 3, 0, 2, 0, 2};
+  return v;
+}
+
+RecruitValues SampleUav() {
+  RecruitValues v;
+  v.role = "uav";
+  v.requester_state = "WAIT_ACCEPT";
+  v.responder_state = "AVAILABLE";
+  v.episodes = 3;
+  v.last_wait_s = 21.5;
+  v.transmissions = {9, 0, 3, 0, 3, 0};
+  return v;
+}
+
 TEST(MetricModelTest, HistogramFromBucketCountsAccumulates) {
   // Per-bucket counts 2, 0, 3 and 1 in +Inf: cumulative 2, 2, 5; count 6.
   const HistogramValue h = HistogramFromBucketCounts({0.1, 0.2, 0.5}, {2, 0, 3, 1}, 1.5);
@@ -72,6 +97,8 @@ TEST(CollectorTest, EveryFamilyFollowsTheNamingRules) {
   c.OnHeartbeat({"r1/planner", false, false, 10, 1.0, 0.001, 0.001, std::vector<uint64_t>(11, 1), 0}, 0.0);
   c.OnBusStats({{{"r1/scan", 10, 1000, 0, 0, 0, 0, 0}}, 3, 1}, 0.0);
   c.OnFault({"f1", "SensorNoise", "r1", 0.0, 0.0, false}, 0.0);
+  c.OnRecruit("r2", SampleUgv(), 0.0);
+  c.OnRecruit("r0", SampleUav(), 0.0);
   const auto families = c.Snapshot(0.5);
   EXPECT_EQ(CheckNaming(families), std::vector<std::string>{});
   for (const auto& f : families) {
@@ -95,6 +122,26 @@ TEST(CollectorTest, AffectArraysBecomeLabelledSeries) {
   EXPECT_TRUE(Contains(text, "limbic_robot_drive_min{robot=\"r1\"} 0.3"));
   EXPECT_TRUE(Contains(text, "limbic_robot_drive_max{robot=\"r1\"} 0.75"));
   EXPECT_TRUE(Contains(text, "limbic_robot_affect_model_info{robot=\"r1\",model=\"affective\"} 1"));
+}
+
+TEST(CollectorTest, RecruitersExportShameTransmissionsAndStates) {
+  MetricsCollector c;
+  c.OnRecruit("r2", SampleUgv(), 10.0);
+  c.OnRecruit("r0", SampleUav(), 10.0);
+  const std::string text = RenderText(c.Snapshot(10.5));
+  EXPECT_TRUE(Contains(text, "limbic_recruit_shame{robot=\"r2\"} 0.8")) << text;
+  EXPECT_TRUE(Contains(text, "limbic_recruit_shame_threshold{robot=\"r2\"} 0.75"));
+  EXPECT_TRUE(Contains(text, "limbic_recruit_state{robot=\"r2\",state=\"PENDING\"} 1"));
+  EXPECT_TRUE(Contains(text, "limbic_recruit_state{robot=\"r0\",state=\"WAIT_ACCEPT\"} 1"));
+  EXPECT_TRUE(Contains(text, "limbic_recruit_transmissions_total{robot=\"r2\",kind=\"ACCEPT\"} 3"));
+  EXPECT_TRUE(Contains(text, "limbic_recruit_transmissions_total{robot=\"r0\",kind=\"HELP\"} 9"));
+  EXPECT_TRUE(Contains(text, "limbic_recruit_recruited_total{robot=\"r2\"} 2"));
+  EXPECT_TRUE(Contains(text, "limbic_recruit_episodes_total{robot=\"r0\"} 3"));
+  EXPECT_TRUE(Contains(text, "limbic_recruit_last_wait_seconds{robot=\"r0\"} 21.5"));
+  EXPECT_TRUE(Contains(text, "limbic_recruit_rejected_total{robot=\"r2\",reason=\"malformed\"} 1"));
+  EXPECT_EQ(text.find("limbic_recruit_shame{robot=\"r0\"}"), std::string::npos) << "the requester has no SHAME";
+  // Silent recruiters are withdrawn, like every streaming robot value.
+  EXPECT_EQ(RenderText(c.Snapshot(20.0)).find("limbic_recruit_shame{"), std::string::npos);
 }
 
 TEST(CollectorTest, ShortArraysExportWhatIsThere) {

@@ -96,4 +96,22 @@ FaultValues FromMsg(const msg::FaultCommand& m, double stamp_s) {
   return f;
 }
 
+RecruitValues FromMsg(const msg::RecruitState& m) {
+  const auto str = [](const flatbuffers::String* x) { return x ? x->str() : std::string(); };
+  RecruitValues v;
+  v.role = str(m.role());
+  v.responder_state = str(m.responder_state());
+  v.requester_state = str(m.requester_state());
+  v.shame_now = m.shame_now();
+  v.threshold = m.threshold();
+  v.last_wait_s = m.last_wait_s();
+  v.helps_ignored = m.helps_ignored();
+  v.times_recruited = m.times_recruited();
+  v.episodes = m.episodes_completed();
+  v.malformed = m.malformed();
+  v.out_of_order = m.out_of_order();
+  if (m.transmissions()) v.transmissions.assign(m.transmissions()->begin(), m.transmissions()->end());
+  return v;
+}
+
 }  // namespace limbic::metrics

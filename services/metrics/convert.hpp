@@ -16,6 +16,7 @@ MissionValues FromMsg(const msg::MissionStatus& m);
 RunValues FromMsg(const msg::RunMetrics& m);
 HeartbeatValues FromMsg(const msg::Heartbeat& m);
 BusValues FromMsg(const msg::BusStats& m);
+RecruitValues FromMsg(const msg::RecruitState& m);
 // `stamp_s` is the message's header stamp in seconds: start_s after it delays the fault.
 FaultValues FromMsg(const msg::FaultCommand& m, double stamp_s);
 

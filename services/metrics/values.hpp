@@ -21,6 +21,14 @@ struct AffectValues {
   double drive_max = 0.0;                // D_max (eq. 8.25)
 };
 
+// RecruitState of one robot's recruiter (issue 20): its SHAME and what it transmitted.
+struct RecruitValues {
+  std::string role, responder_state, requester_state;
+  double shame_now = 0.0, threshold = 0.0, last_wait_s = 0.0;
+  uint64_t helps_ignored = 0, times_recruited = 0, episodes = 0, malformed = 0, out_of_order = 0;
+  std::vector<uint64_t> transmissions;  // per protocol message type: HELP, ACCEPT, RESPONDER, ARRIVAL, AGREE, ACKACK
+};
+
 // ControlParams: every modulated parameter by its field name (w_v1, n_theta, ...).
 using ParameterValues = std::vector<std::pair<std::string, double>>;
 

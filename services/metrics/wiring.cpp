@@ -23,6 +23,13 @@ Wiring::Wiring(bus::Node& node, CollectorCollectable& sink, std::vector<std::str
     }
     sink_.Update([&](MetricsCollector& c) { c.OnBusStats(bus, now_s_()); });
   });
+  node_.SubscribeAny("rc/state/", [this](const bus::RawMessage& m) {
+    if (std::strcmp(m.type.identifier, messages::Traits<msg::RecruitState>::kIdentifier) != 0) return;
+    const auto* state = flatbuffers::GetRoot<msg::RecruitState>(m.data);
+    const RecruitValues v = FromMsg(*state);
+    const std::string robot = "r" + std::to_string(state->robot_id());
+    sink_.Update([&](MetricsCollector& c) { c.OnRecruit(robot, v, now_s_()); });
+  });
   node_.Subscribe<msg::FaultCommand>("faults", [this](const bus::Message<msg::FaultCommand>& m) {
     const FaultValues fault = FromMsg(m.msg, static_cast<double>(m.header.stamp_ns()) * 1e-9);
     sink_.Update([&](MetricsCollector& c) { c.OnFault(fault, now_s_()); });

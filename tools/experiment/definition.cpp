@@ -350,9 +350,13 @@ std::string DefaultExperimentDir() {
 std::vector<std::string> ListExperimentFiles(const std::string& dir) {
   std::vector<std::string> files;
   if (!fs::is_directory(dir)) throw ConfigError(dir + ": no such experiments directory");
-  for (const auto& entry : fs::recursive_directory_iterator(dir)) {
-    if (entry.is_regular_file() && entry.path().extension() == ".yaml")
-      files.push_back(entry.path().string());
+  for (auto it = fs::recursive_directory_iterator(dir); it != fs::recursive_directory_iterator(); ++it) {
+    // experiments/recruitment holds `limbic recruit` definitions (another format, another runner).
+    if (it->is_directory() && it->path().filename() == kRecruitmentDir) {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (it->is_regular_file() && it->path().extension() == ".yaml") files.push_back(it->path().string());
   }
   std::sort(files.begin(), files.end());
   return files;

@@ -78,7 +78,11 @@ ExperimentDefinition LoadExperiment(const std::string& path);
 // The shipped experiments directory (<source>/experiments) unless LIMBIC_EXPERIMENTS_DIR names another.
 std::string DefaultExperimentDir();
 
-// Every *.yaml under `dir` (recursively), sorted by path.
+// The sub-folder of recruitment experiments (spec affective-recruitment §7), run by `limbic recruit
+// experiment`; ListExperimentFiles skips it.
+inline constexpr char kRecruitmentDir[] = "recruitment";
+
+// Every *.yaml under `dir` (recursively, except kRecruitmentDir), sorted by path.
 std::vector<std::string> ListExperimentFiles(const std::string& dir = DefaultExperimentDir());
 
 // Finds an experiment by name (file stem, e.g. "ch10_integrated"), by "<chapter dir>/<name>", or by a

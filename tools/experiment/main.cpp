@@ -260,10 +260,39 @@ int CmdList(const std::vector<std::string>& args) {
       std::cerr << "limbic experiment: error: " << e.what() << "\n";
     }
   }
+  // The recruitment experiments have their own runner (a simulation takes milliseconds and has no
+  // navigation stack): name them here so this list stays the one index of experiments.
+  const fs::path recruitment = fs::path(DefaultExperimentDir()) / kRecruitmentDir;
+  if (fs::is_directory(recruitment)) {
+    std::vector<std::string> names;
+    for (const auto& entry : fs::directory_iterator(recruitment))
+      if (entry.path().extension() == ".yaml") names.push_back(entry.path().stem().string());
+    std::sort(names.begin(), names.end());
+    for (const auto& n : names)
+      std::cout << std::left << std::setw(40) << n << std::setw(11) << "recruit" << std::setw(13) << "-"
+                << "affective recruitment (limbic experiment run " << n << " runs limbic recruit)\n";
+  }
   return bad ? 1 : 0;
 }
 
+// A recruitment experiment named here runs through `limbic recruit experiment run` (its own runner).
+void RunRecruitmentIfNamed(const std::vector<std::string>& args) {
+  if (args.empty() || args[0].rfind("--", 0) == 0) return;
+  if (!fs::exists(fs::path(DefaultExperimentDir()) / kRecruitmentDir / (args[0] + ".yaml"))) return;
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  const std::string recruit = (ec ? fs::path(".") : self.parent_path()).string() + "/limbic-recruit";
+  std::vector<std::string> argv{recruit, "experiment", "run"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  std::vector<char*> c;
+  for (auto& a : argv) c.push_back(a.data());
+  c.push_back(nullptr);
+  execv(c[0], c.data());
+  throw std::runtime_error("cannot run " + recruit);
+}
+
 int CmdRun(const std::vector<std::string>& args) {
+  RunRecruitmentIfNamed(args);
   std::string name, out_dir, shard_text, log_level = "warning";
   int jobs = 0, limit = 0, shard_k = 1, shard_n = 1;
   bool per_traversal = false;

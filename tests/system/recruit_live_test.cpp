@@ -1,0 +1,127 @@
+// Live recruitment (issue 20 items 5 and 6): a broker, the radio and one limbic-recruiter process per
+// robot in realtime (sped up). A responder is killed with kill -9 after it was chosen and before the
+// lease handshake completed; the requester must not wait forever: its ARRIVAL deadline (ETA + 15 s,
+// spec §10 item 17) restarts the protocol and the other UGV is recruited. Malformed and out-of-order
+// protocol messages injected on a robot's receive topic are counted and ignored, and garbage payloads
+// are dropped by the bus without harming the process.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <cmath>
+#include <map>
+
+#include "common/bus/bus.hpp"
+#include "tests/testing/process.hpp"
+
+namespace limbic {
+namespace {
+
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+class RecruitLiveTest : public ::testing::Test {
+ protected:
+  std::unique_ptr<testing::ChildProcess> Start(const std::string& name, std::vector<std::string> args) {
+    args.insert(args.begin(), testing::Bin(name));
+    return std::make_unique<testing::ChildProcess>(args, dir_ / (name + std::to_string(started_++) + ".log"));
+  }
+  std::unique_ptr<testing::ChildProcess> Robot(const std::string& robot, std::vector<std::string> sets) {
+    std::vector<std::string> args{"--bus", bus_, "--robot", robot, "--speedup", kSpeedup, "--log-level", "warning"};
+    for (const auto& s : sets) {
+      args.push_back("--set");
+      args.push_back(s);
+    }
+    return Start("limbic-recruiter", args);
+  }
+  template <typename Done>
+  bool PollUntil(bus::Node& node, Done done, std::chrono::milliseconds limit) {
+    const auto deadline = Clock::now() + limit;
+    while (Clock::now() < deadline) {
+      node.Poll(10ms);
+      if (done()) return true;
+    }
+    return done();
+  }
+
+  static constexpr const char* kSpeedup = "8";
+  testing::TempDir dir_;
+  std::string bus_ = "ipc://" + dir_ / "bus";
+  zmq::context_t context_;
+  int started_ = 0;
+};
+
+struct Seen {
+  std::string responder_state, requester_state;
+  uint64_t times_recruited = 0, episodes = 0, malformed = 0, out_of_order = 0, restarts = 0;
+};
+
+TEST_F(RecruitLiveTest, KilledResponderIsReplacedAndBadMessagesAreCountedAndIgnored) {
+  auto broker = Start("limbic-bus", {"--bus", bus_});
+  std::this_thread::sleep_for(200ms);
+  auto radio = Start("limbic-radio", {"--bus", bus_, "--robot", "", "--speedup", kSpeedup, "--log-level", "warning",
+                                      "--set", "robots=[0, 1, 2]"});
+  // r1 is nearest (ETA 10 s) and is chosen; r2 is the only one left after r1 dies (ETA 25 s).
+  auto r1 = Robot("r1", {"x=50", "y=40", "strategy=greedy"});
+  auto r2 = Robot("r2", {"x=50", "y=75", "strategy=greedy"});
+  bus::Node node(context_, bus_, {.name = "watcher", .curve = {}});
+  std::map<int, Seen> seen;
+  for (int id : {0, 1, 2}) {
+    node.Subscribe<msg::RecruitState>("rc/state/" + std::to_string(id), [&seen, id](const auto& m) {
+      Seen& s = seen[id];
+      s.responder_state = m.msg.responder_state()->str();
+      s.requester_state = m.msg.requester_state()->str();
+      s.times_recruited = m.msg.times_recruited();
+      s.episodes = m.msg.episodes_completed();
+      s.malformed = m.msg.malformed();
+      s.out_of_order = m.msg.out_of_order();
+      s.restarts = m.msg.restarts();
+    });
+  }
+  ASSERT_TRUE(PollUntil(node, [&] { return seen.count(1) && seen.count(2); }, 20s)) << r1->Log() << r2->Log();
+
+  // Bad input on r2's receive topic: an ACCEPT with a NaN ETA (malformed), an AGREE nobody asked for
+  // (out of order), and bytes that are not a message at all (dropped by the bus).
+  auto inject = node.Advertise<msg::RecruitMessage>("rc/rx/2");
+  uint64_t seq = 0;
+  const auto send = [&](msg::RecruitType type, double eta) {
+    inject.Publish(0, -1, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+      msg::RecruitMessageBuilder b(fbb);
+      b.add_header(header);
+      b.add_type(type);
+      b.add_sender_id(9);
+      b.add_recipient_id(2);
+      b.add_request_id(9ull << 32 | 1);
+      b.add_msg_id(9ull << 32 | ++seq);
+      b.add_eta_s(eta);
+      return b.Finish();
+    });
+  };
+  ASSERT_TRUE(PollUntil(node,
+                        [&] {
+                          send(msg::RecruitType::ACCEPT, std::nan(""));
+                          send(msg::RecruitType::AGREE, 0.0);
+                          node.SendRaw("rc/rx/2", "garbage", 7);
+                          return seen[2].malformed >= 1 && seen[2].out_of_order >= 1;
+                        },
+                        20s))
+      << r2->Log();
+  EXPECT_EQ(seen[2].responder_state, "AVAILABLE") << "bad messages must change nothing";
+
+  // The UAV asks for help once; kill -9 r1 as soon as it is on its way.
+  auto uav = Robot("r0", {"role=uav", "x=50", "y=50", "strategy=greedy", "episodes=1", "first_request_s=1"});
+  ASSERT_TRUE(PollUntil(node, [&] { return seen[1].responder_state == "EN_ROUTE"; }, 30s)) << uav->Log() << r1->Log();
+  r1->Signal(SIGKILL);
+  EXPECT_EQ(r1->Wait(5s), 128 + SIGKILL);
+  // Restart at ETA + 15 s after RESPONDER (26.5 s simulated), r2 then drives 25 units: ~52 s simulated.
+  ASSERT_TRUE(PollUntil(node, [&] { return seen[0].episodes >= 1; }, 60s))
+      << "the requester waited forever\n" << uav->Log() << r2->Log() << radio->Log();
+  EXPECT_GE(seen[0].restarts, 1u);
+  EXPECT_EQ(seen[0].requester_state, "IDLE");
+  EXPECT_EQ(seen[2].times_recruited, 1u);
+  EXPECT_TRUE(r2->Running()) << r2->Log();
+  EXPECT_TRUE(uav->Running());
+  EXPECT_TRUE(radio->Running());
+}
+
+}  // namespace
+}  // namespace limbic

@@ -26,6 +26,7 @@ struct ReportInputs {
   std::vector<IterationRow> rows;
   std::vector<RunTrace> paths;
   std::vector<AffectTrace> affect;
+  std::vector<std::string> recordings;  // MCAP files relative to the report (recordings/<run_id>.mcap)
 };
 
 // The HTML document. Pure: the walls of example paths come from

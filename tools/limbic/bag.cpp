@@ -62,7 +62,7 @@ double CpuSeconds() {
 
 const char* kRecordUsage = R"(usage: limbic record (--all | PATTERN...) --out FILE.mcap [--duration S] [--split-size MB]
                      [--compression zstd|lz4|none] [--chunk-kb KB] [--queue-mb N] [--bus ADDR]
-                     [--curve-keys FILE]
+                     [--curve-keys FILE] [--connect-timeout S]
 
 Writes bus traffic to an MCAP file (https://mcap.dev): one schema per message type carrying limbic's
 binary FlatBuffers schema, one channel per topic, compressed chunks, indexes and a summary, so the file
@@ -110,7 +110,7 @@ examples:
 
 int Record(const Args& args) {
   ArgReader reader(args, {"--out", "--duration", "--split-size", "--chunk-kb", "--compression", "--queue-mb", "--bus",
-                                 "--curve-keys"},
+                                 "--curve-keys", "--connect-timeout"},
                    {"--help", "--all"});
   if (reader.Has("--help")) {
     std::cout << kRecordUsage;
@@ -133,9 +133,10 @@ int Record(const Args& args) {
                           .chunk_size = static_cast<size_t>(chunk_kb * 1024),
                           .split_bytes = static_cast<uint64_t>(split_mb * 1e6)};
 
+  const double connect_s = ParseNumber("--connect-timeout", reader.Get("--connect-timeout", "3"));
   Session session(reader.Get("--bus", DefaultBus()), "limbic-record",
                   bus::CurveKeysFromFlagOrEnvironment(reader.Get("--curve-keys", "")));
-  session.Connect();
+  session.Connect(std::chrono::milliseconds(static_cast<int64_t>(connect_s * 1000)));
   bag::BagWriter writer(options);
   bag::AsyncRecorder recorder(
       [&](const bag::AsyncRecorder::Item& item) {

@@ -9,6 +9,7 @@
 #include <sstream>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <map>
@@ -23,7 +24,7 @@ std::atomic<int> g_signal{0};
 void OnSignal(int sig) { g_signal = sig; }
 
 const char* kHelp = R"(usage: limbic demo [--set D] [--index 0] [--config affective] [--speedup 1] [--duration S]
-                   [--bus ADDR] [--metrics HOST:PORT] [--faults FILE]
+                   [--bus ADDR] [--metrics HOST:PORT] [--faults FILE] [--record FILE.mcap]
 
 Starts the whole stack (broker, simulator, hwio, mapper, planner, controller, affect, mission, metrics
 exporter) as separate processes in realtime on one generated environment, with the robot travelling
@@ -37,6 +38,8 @@ and prints the run summary. Process logs go to a file (its path is printed).
   --metrics H:P      Prometheus endpoint of the exporter (default 127.0.0.1:9464)
   --faults FILE      a timed fault script for hwio (e.g. services/hwio/config/example_faults.yaml);
                      live faults: limbic inject --help
+  --record FILE      record the whole bus to an MCAP file (`limbic record --all`); replay it with
+                     `limbic play FILE`, inspect it with `limbic bag info FILE`, or open it in Foxglove
 )";
 
 const char* kEmotions[] = {"anger", "fear", "happiness", "sadness", "curiosity", "surprise", "confusion"};
@@ -68,7 +71,8 @@ int main(int argc, char** argv) {
   std::unique_ptr<ArgReader> reader;
   try {
     reader = std::make_unique<ArgReader>(
-        args, std::vector<std::string>{"--set", "--index", "--config", "--speedup", "--duration", "--bus", "--metrics", "--faults"},
+        args, std::vector<std::string>{"--set", "--index", "--config", "--speedup", "--duration", "--bus", "--metrics", "--faults",
+                                       "--record"},
         std::vector<std::string>{"--help"});
   } catch (const std::exception& e) {
     std::cerr << "limbic demo: " << e.what() << "\n";
@@ -127,6 +131,25 @@ int main(int argc, char** argv) {
     c.push_back(nullptr);
     execv(c[0], c.data());
     _exit(127);
+  }
+  // The recorder: `limbic record --all` beside the stack, stopped (and its file finished) at the end.
+  const std::string record_path = reader->Get("--record");
+  const std::string record_log = run_dir + "/record.log";
+  pid_t recorder = -1;
+  if (!record_path.empty()) {
+    recorder = fork();
+    if (recorder == 0) {
+      setpgid(0, 0);
+      freopen(record_log.c_str(), "w", stdout);
+      dup2(fileno(stdout), STDERR_FILENO);
+      const std::string limbic = SelfDir() + "/limbic";
+      std::vector<std::string> a{limbic, "record", "--all", "--out", record_path, "--bus", bus, "--connect-timeout", "30"};
+      std::vector<char*> c;
+      for (auto& s : a) c.push_back(s.data());
+      c.push_back(nullptr);
+      execv(c[0], c.data());
+      _exit(127);
+    }
   }
   struct sigaction sa {};
   sa.sa_handler = OnSignal;
@@ -213,6 +236,17 @@ int main(int argc, char** argv) {
   if (launcher_status == -1 || waitpid(launcher, &launcher_status, WNOHANG) == 0) {
     kill(launcher, SIGINT);
     waitpid(launcher, &launcher_status, 0);
+  }
+  if (recorder > 0) {
+    kill(recorder, SIGINT);
+    int status = 0;
+    waitpid(recorder, &status, 0);
+    std::ifstream log(record_log);
+    std::string line, last;
+    while (std::getline(log, line)) {
+      if (!line.empty()) last = line;
+    }
+    std::cout << "recording: " << record_path << " (limbic bag info " << record_path << ")\n  " << last << "\n";
   }
   std::cout << "\nRun summary (" << live.rows.size() << " traversal" << (live.rows.size() == 1 ? "" : "s") << "):\n";
   std::cout << "  traversal  time (s)  reached  collisions  mean speed (m/s)\n";

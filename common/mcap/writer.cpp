@@ -1,6 +1,7 @@
 #include "common/mcap/writer.hpp"
 
 #include <fcntl.h>
+#include <zlib.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -129,14 +130,17 @@ void Writer::CheckUsable() const {
   if (closed_) throw std::logic_error("mcap writer: already closed");
 }
 
-void Writer::Emit(const uint8_t* data, size_t size) {
+void Writer::Emit(const uint8_t* data, size_t size, const uint32_t* known_crc) {
   try {
     sink_->Write(data, size);
   } catch (...) {
     failed_ = true;
     throw;
   }
-  data_crc_ = Crc32(data_crc_, data, size);
+  // The data section CRC runs over every byte; a block whose CRC is already known (an uncompressed
+  // chunk's records) is folded in with crc32_combine instead of a second pass over it.
+  data_crc_ = known_crc ? static_cast<uint32_t>(crc32_combine(data_crc_, *known_crc, static_cast<z_off_t>(size)))
+                        : Crc32(data_crc_, data, size);
   offset_ += size;
 }
 
@@ -191,14 +195,16 @@ void Writer::Flush() {
   if (chunk_.empty()) return;
   // Chunk record (spec "Chunk"): start/end time, uncompressed size and CRC, compression, records.
   const uint32_t uncompressed_crc = Crc32(0, chunk_.data(), chunk_.size());
-  compressor_.Compress(chunk_, &compressed_);
+  const bool stored = options_.compression == Compression::kNone;  // the records go out as they are
+  if (!stored) compressor_.Compress(chunk_, &compressed_);
+  const std::vector<uint8_t>& records = stored ? chunk_ : compressed_;
   const std::string compression = CompressionName(options_.compression);
   ChunkIndex index;
   index.message_start_time = chunk_has_messages_ ? chunk_start_time_ : 0;
   index.message_end_time = chunk_has_messages_ ? chunk_end_time_ : 0;
   index.chunk_start_offset = offset_;
   index.compression = compression;
-  index.compressed_size = compressed_.size();
+  index.compressed_size = records.size();
   index.uncompressed_size = chunk_.size();
   scratch_.clear();
   const size_t r = BeginRecord(scratch_, Opcode::kChunk);
@@ -207,13 +213,13 @@ void Writer::Flush() {
   PutLE<uint64_t>(scratch_, chunk_.size());
   PutLE<uint32_t>(scratch_, uncompressed_crc);
   PutString(scratch_, compression);
-  PutLE<uint64_t>(scratch_, compressed_.size());
-  // The length covers the compressed records that follow; they are handed to the sink separately so
-  // a large chunk is not copied once more.
-  const uint64_t length = scratch_.size() - r - 8 + compressed_.size();
+  PutLE<uint64_t>(scratch_, records.size());
+  // The length covers the records that follow; they are handed to the sink separately so a large
+  // chunk is not copied once more.
+  const uint64_t length = scratch_.size() - r - 8 + records.size();
   for (size_t i = 0; i < 8; ++i) scratch_[r + i] = static_cast<uint8_t>(length >> (8 * i));
   Emit(scratch_);
-  Emit(compressed_);
+  Emit(records.data(), records.size(), stored ? &uncompressed_crc : nullptr);
   index.chunk_length = offset_ - index.chunk_start_offset;
   // One MessageIndex per channel in the chunk (spec "Message Index"): (log time, offset in chunk).
   scratch_.clear();

@@ -93,7 +93,8 @@ class Writer {
   bool failed() const { return failed_; }
 
  private:
-  void Emit(const uint8_t* data, size_t size);  // to the sink, counting the offset and the data CRC
+  // To the sink, counting the offset and the data CRC (`known_crc`: the CRC of these bytes, if known).
+  void Emit(const uint8_t* data, size_t size, const uint32_t* known_crc = nullptr);
   void Emit(const std::vector<uint8_t>& bytes) { Emit(bytes.data(), bytes.size()); }
   void CheckUsable() const;
 

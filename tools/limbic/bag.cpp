@@ -177,8 +177,13 @@ int Record(const Args& args) {
   const double cpu = CpuSeconds() - cpu_start;
   std::ostringstream files;
   for (const auto& f : writer.files()) files << (files.tellp() > 0 ? ", " : "") << f;
+  // Lost before they reached the recorder (the bus drops for a slow subscriber rather than wait):
+  // sequence gaps seen by its node.
+  uint64_t gaps = 0;
+  for (const auto& [topic, c] : session.node().received()) gaps += c.drops_gap;
   std::cerr << "limbic record: " << recorder.written() << " messages (" << HumanBytes(writer.bytes()) << ") in "
-            << files.str() << "; dropped " << recorder.dropped() << " (disk too slow or failed); "
+            << files.str() << "; dropped " << recorder.dropped() << " (disk too slow or failed), " << gaps
+            << " lost on the bus (sequence gaps); "
             << std::fixed << std::setprecision(2) << cpu << " s CPU in " << wall << " s ("
             << std::setprecision(1) << (wall > 0 ? 100.0 * cpu / wall : 0.0) << " % of a core)\n";
   if (error) {

@@ -53,8 +53,11 @@ void BM_McapWriter(benchmark::State& state) {
       const uint16_t schema = w.AddSchema("bench.Payload", "flatbuffer", {});
       const uint16_t channel = w.AddChannel(schema, "bench", "flatbuffer");
       for (int i = 0; i < kMessages; ++i) {
-        w.Write({.channel_id = channel, .sequence = static_cast<uint32_t>(i), .log_time = uint64_t(i) * 1000,
-                 .publish_time = uint64_t(i) * 1000, .data = payloads[static_cast<size_t>(i) % payloads.size()]});
+        w.Write({.channel_id = channel,
+                 .sequence = static_cast<uint32_t>(i),
+                 .log_time = uint64_t(i) * 1000,
+                 .publish_time = uint64_t(i) * 1000,
+                 .data = payloads[static_cast<size_t>(i) % payloads.size()]});
       }
       w.Close();
       file_bytes = w.bytes_written();
@@ -68,7 +71,8 @@ void BM_McapWriter(benchmark::State& state) {
         const auto& p = payloads[static_cast<size_t>(i) % payloads.size()];
         block.insert(block.end(), p.begin(), p.end());
         if (block.size() >= (1u << 20) || i + 1 == kMessages) {
-          if (::write(fd, block.data(), block.size()) != static_cast<ssize_t>(block.size())) state.SkipWithError("write");
+          if (::write(fd, block.data(), block.size()) != static_cast<ssize_t>(block.size()))
+            state.SkipWithError("write");
           block.clear();
         }
       }

@@ -1,8 +1,8 @@
 #include "common/mcap/compression.hpp"
 
 #include <lz4frame.h>
-#include <zstd.h>
 #include <zlib.h>
+#include <zstd.h>
 
 #include <cstring>
 #include <stdexcept>
@@ -12,9 +12,12 @@ namespace limbic::mcap {
 
 const char* CompressionName(Compression c) {
   switch (c) {
-    case Compression::kZstd: return "zstd";
-    case Compression::kLz4: return "lz4";
-    case Compression::kNone: break;
+    case Compression::kZstd:
+      return "zstd";
+    case Compression::kLz4:
+      return "lz4";
+    case Compression::kNone:
+      break;
   }
   return "";
 }
@@ -42,8 +45,7 @@ uint32_t Crc32(uint32_t crc, const void* data, size_t size) {
   return crc;
 }
 
-Compressor::Compressor(Compression compression, int zstd_level)
-    : compression_(compression), zstd_level_(zstd_level) {
+Compressor::Compressor(Compression compression, int zstd_level) : compression_(compression), zstd_level_(zstd_level) {
   if (compression_ == Compression::kZstd) zstd_ = ZSTD_createCCtx();
 }
 
@@ -58,8 +60,8 @@ void Compressor::Compress(std::span<const uint8_t> in, std::vector<uint8_t>* out
       return;
     case Compression::kZstd: {
       out->resize(ZSTD_compressBound(in.size()));
-      const size_t n = ZSTD_compressCCtx(static_cast<ZSTD_CCtx*>(zstd_), out->data(), out->size(), in.data(),
-                                         in.size(), zstd_level_);
+      const size_t n = ZSTD_compressCCtx(static_cast<ZSTD_CCtx*>(zstd_), out->data(), out->size(), in.data(), in.size(),
+                                         zstd_level_);
       if (ZSTD_isError(n)) throw std::runtime_error(std::string("zstd: ") + ZSTD_getErrorName(n));
       out->resize(n);
       return;

@@ -73,8 +73,8 @@ struct Statistics {
 struct ChunkIndex {
   uint64_t message_start_time = 0;
   uint64_t message_end_time = 0;
-  uint64_t chunk_start_offset = 0;  // file offset of the Chunk record's opcode
-  uint64_t chunk_length = 0;        // whole Chunk record, opcode included
+  uint64_t chunk_start_offset = 0;                     // file offset of the Chunk record's opcode
+  uint64_t chunk_length = 0;                           // whole Chunk record, opcode included
   std::map<uint16_t, uint64_t> message_index_offsets;  // channel -> file offset of its MessageIndex
   uint64_t message_index_length = 0;
   std::string compression;

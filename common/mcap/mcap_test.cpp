@@ -1,5 +1,4 @@
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <cstring>
@@ -54,8 +53,11 @@ void WriteSample(const std::string& path, Compression compression, size_t chunk_
   const uint16_t channels[] = {c0, c1, c2};
   for (int i = 0; i < kMessages; ++i) {
     const auto p = Payload(i);
-    w.Write({.channel_id = channels[i % 3], .sequence = static_cast<uint32_t>(i), .log_time = 1000u + 10u * i,
-             .publish_time = 500u + 10u * i, .data = p});
+    w.Write({.channel_id = channels[i % 3],
+             .sequence = static_cast<uint32_t>(i),
+             .log_time = 1000u + 10u * i,
+             .publish_time = 500u + 10u * i,
+             .data = p});
   }
   w.Close();
 }
@@ -126,7 +128,8 @@ TEST_P(RoundTrip, ChunkAndMessageIndexesPointAtTheirRecords) {
       const uint64_t length = U64(bytes, at + 1);
       index_bytes += 9 + length;
       EXPECT_EQ(bytes[at + 9] | (bytes[at + 10] << 8), channel);
-      const uint32_t array_bytes = bytes[at + 11] | (bytes[at + 12] << 8) | (bytes[at + 13] << 16) | (bytes[at + 14] << 24);
+      const uint32_t array_bytes =
+          bytes[at + 11] | (bytes[at + 12] << 8) | (bytes[at + 13] << 16) | (bytes[at + 14] << 24);
       for (uint32_t e = 0; e < array_bytes; e += 16) {
         const uint64_t time = U64(bytes, at + 15 + e);
         const uint64_t offset = U64(bytes, at + 15 + e + 8);
@@ -146,7 +149,8 @@ TEST_P(RoundTrip, ChunkAndMessageIndexesPointAtTheirRecords) {
 INSTANTIATE_TEST_SUITE_P(Compressions, RoundTrip,
                          ::testing::Values(Compression::kNone, Compression::kZstd, Compression::kLz4),
                          [](const auto& param_info) {
-                           return std::string(param_info.param == Compression::kNone ? "none" : CompressionName(param_info.param));
+                           return std::string(
+                               param_info.param == Compression::kNone ? "none" : CompressionName(param_info.param));
                          });
 
 TEST(McapReader, TruncatedFileReadsUpToItsLastCompleteChunkAndNamesTheOffset) {

@@ -143,7 +143,8 @@ Reader::Reader(const std::string& path) : path_(path) {
     throw FormatError(0, path + " is not an MCAP file (no MCAP magic at its start)");
   }
   const uint64_t at = sizeof(kMagic);
-  if (size_ < at + 9 || data_[at] != static_cast<uint8_t>(Opcode::kHeader) || LoadU64(data_ + at + 1) > size_ - at - 9) {
+  if (size_ < at + 9 || data_[at] != static_cast<uint8_t>(Opcode::kHeader) ||
+      LoadU64(data_ + at + 1) > size_ - at - 9) {
     if (data_) ::munmap(const_cast<uint8_t*>(data_), size_);
     throw FormatError(at, path + ": no complete Header record after the magic");
   }
@@ -182,8 +183,8 @@ void Reader::ReadSummary() {
     if (summary_crc != 0) {
       const uint32_t crc = Crc32(0, data_ + summary_start, footer_at + 1 + 8 + 8 + 8 - summary_start);
       if (crc != summary_crc) {
-        throw FormatError(summary_start, "summary CRC mismatch (footer says " + Hex(summary_crc) + ", bytes give " +
-                                             Hex(crc) + ")");
+        throw FormatError(summary_start,
+                          "summary CRC mismatch (footer says " + Hex(summary_crc) + ", bytes give " + Hex(crc) + ")");
       }
     }
     Summary s;
@@ -286,7 +287,8 @@ ScanResult Reader::ReadMessages(const std::function<bool(const MessageView&)>& o
   try {
     while (true) {
       if (at == size_) throw FormatError(at, "file ends inside the data section (no DataEnd: recording cut short?)");
-      if (size_ - at < 9) throw FormatError(at, "truncated record header (file ends " + std::to_string(size_ - at) + " bytes later)");
+      if (size_ - at < 9)
+        throw FormatError(at, "truncated record header (file ends " + std::to_string(size_ - at) + " bytes later)");
       const uint8_t op = data_[at];
       const uint64_t length = LoadU64(data_ + at + 1);
       if (length > size_ - at - 9) {
@@ -299,8 +301,8 @@ ScanResult Reader::ReadMessages(const std::function<bool(const MessageView&)>& o
         const uint32_t expected = c.LE<uint32_t>();
         data_crc = Crc32(data_crc, data_ + crc_from, at - crc_from);
         if (expected != 0 && expected != data_crc) {
-          throw FormatError(at, "data section CRC mismatch (DataEnd says " + Hex(expected) + ", bytes give " +
-                                    Hex(data_crc) + ")");
+          throw FormatError(
+              at, "data section CRC mismatch (DataEnd says " + Hex(expected) + ", bytes give " + Hex(data_crc) + ")");
         }
         result.complete = true;
         return result;
@@ -326,8 +328,8 @@ ScanResult Reader::ReadMessages(const std::function<bool(const MessageView&)>& o
         if (uncompressed_crc != 0) {
           const uint32_t crc = Crc32(0, chunk_buffer_.data(), chunk_buffer_.size());
           if (crc != uncompressed_crc) {
-            throw FormatError(at, "chunk CRC mismatch (record says " + Hex(uncompressed_crc) + ", contents give " +
-                                      Hex(crc) + ")");
+            throw FormatError(
+                at, "chunk CRC mismatch (record says " + Hex(uncompressed_crc) + ", contents give " + Hex(crc) + ")");
           }
         }
         // Inner offsets are reported as the chunk's file offset: the records have no file position.

@@ -37,10 +37,10 @@ struct Summary {
 
 // The outcome of a pass over the data section.
 struct ScanResult {
-  uint64_t messages = 0;                // delivered to the callback
-  uint64_t chunks = 0;                  // complete, CRC-checked chunks read
-  std::optional<FormatError> error;     // the first damage found (the pass stopped there)
-  bool complete = false;                // reached DataEnd with no damage
+  uint64_t messages = 0;             // delivered to the callback
+  uint64_t chunks = 0;               // complete, CRC-checked chunks read
+  std::optional<FormatError> error;  // the first damage found (the pass stopped there)
+  bool complete = false;             // reached DataEnd with no damage
 };
 
 class Reader {

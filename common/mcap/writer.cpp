@@ -1,8 +1,8 @@
 #include "common/mcap/writer.hpp"
 
 #include <fcntl.h>
-#include <zlib.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <cerrno>
 #include <cstring>
@@ -157,7 +157,8 @@ uint16_t Writer::AddSchema(std::string_view name, std::string_view encoding, std
 uint16_t Writer::AddChannel(uint16_t schema_id, std::string_view topic, std::string_view message_encoding,
                             const std::map<std::string, std::string>& metadata) {
   CheckUsable();
-  if (schema_id > schemas_.size()) throw std::invalid_argument("mcap writer: unknown schema id " + std::to_string(schema_id));
+  if (schema_id > schemas_.size())
+    throw std::invalid_argument("mcap writer: unknown schema id " + std::to_string(schema_id));
   if (channels_.size() >= 0xFFFF) throw std::length_error("mcap writer: too many channels");
   Channel c{static_cast<uint16_t>(channels_.size()), schema_id, std::string(topic), std::string(message_encoding),
             metadata};

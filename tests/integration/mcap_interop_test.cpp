@@ -73,10 +73,10 @@ void WriteTraffic(bag::BagWriter& w, int ticks) {
       fbb.Clear();
       auto h = header("r1/mapper");
       std::vector<flatbuffers::Offset<msg::Counter>> counters{msg::CreateCounter(fbb, fbb.CreateString("patches"), k)};
-      fbb.Finish(msg::CreateHeartbeat(fbb, h, fbb.CreateString("r1/mapper"), msg::ServiceState::Running,
-                                      fbb.CreateString("lockstep"), k, 0.1 * k, 0, 0, 0, 0, 0,
-                                      fbb.CreateVector(counters)),
-                 "HBT1");
+      fbb.Finish(
+          msg::CreateHeartbeat(fbb, h, fbb.CreateString("r1/mapper"), msg::ServiceState::Running,
+                               fbb.CreateString("lockstep"), k, 0.1 * k, 0, 0, 0, 0, 0, fbb.CreateVector(counters)),
+          "HBT1");
       w.Write("health/r1/mapper", fbb.GetBufferPointer(), fbb.GetSize(), log_time + 30);
     }
   }
@@ -97,14 +97,17 @@ class McapInterop : public ::testing::Test {
 TEST_F(McapInterop, ReferenceReaderReadsEveryKindOfFileLimbicWrites) {
   std::vector<std::string> files;
   for (auto c : {mcap::Compression::kNone, mcap::Compression::kZstd, mcap::Compression::kLz4}) {
-    const std::string path = dir_ / (std::string(c == mcap::Compression::kNone ? "none" : mcap::CompressionName(c)) + ".mcap");
+    const std::string path =
+        dir_ / (std::string(c == mcap::Compression::kNone ? "none" : mcap::CompressionName(c)) + ".mcap");
     bag::BagWriter w({.path = path, .compression = c, .chunk_size = 32 * 1024});
     WriteTraffic(w, 300);
     w.Close();
     files.push_back(path);
   }
   {
-    bag::BagWriter w({.path = dir_ / "split.mcap", .compression = mcap::Compression::kZstd, .chunk_size = 16 * 1024,
+    bag::BagWriter w({.path = dir_ / "split.mcap",
+                      .compression = mcap::Compression::kZstd,
+                      .chunk_size = 16 * 1024,
                       .split_bytes = 120'000});
     WriteTraffic(w, 600);
     w.Close();

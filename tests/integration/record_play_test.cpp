@@ -57,12 +57,13 @@ class RecordPlay : public ::testing::Test {
 
 TEST_F(RecordPlay, RecordsInspectsAndPlaysBackTheSameBytes) {
   auto broker = Start("bus.log", {testing::Bin("limbic-bus"), "--bus", bus_});
-  auto talker = Start("talker.log", {testing::Bin("limbic-toy"), "talker", "--bus", bus_, "--robot", "", "--period", "0.02"});
+  auto talker =
+      Start("talker.log", {testing::Bin("limbic-toy"), "talker", "--bus", bus_, "--robot", "", "--period", "0.02"});
   const std::string a = dir_ / "a.mcap";
   std::string log;
-  ASSERT_EQ(RunLimbic("record_a", Limbic({"record", "chatter", "--out", a, "--duration", "2", "--compression", "lz4"}),
-                      &log),
-            0)
+  ASSERT_EQ(
+      RunLimbic("record_a", Limbic({"record", "chatter", "--out", a, "--duration", "2", "--compression", "lz4"}), &log),
+      0)
       << log;
   EXPECT_NE(log.find("dropped 0"), std::string::npos) << log;
   talker->Signal(SIGTERM);
@@ -107,9 +108,11 @@ TEST_F(RecordPlay, DamagedFilesAndBadFlagsGetClearErrors) {
   const std::string a = dir_ / "a.mcap";
   {
     auto broker = Start("bus.log", {testing::Bin("limbic-bus"), "--bus", bus_});
-    auto talker = Start("talker.log", {testing::Bin("limbic-toy"), "talker", "--bus", bus_, "--robot", "", "--period", "0.01"});
-    ASSERT_EQ(RunLimbic("record", Limbic({"record", "--all", "--out", a, "--duration", "2", "--compression", "none",
-                                                 "--chunk-kb", "4"}),
+    auto talker =
+        Start("talker.log", {testing::Bin("limbic-toy"), "talker", "--bus", bus_, "--robot", "", "--period", "0.01"});
+    ASSERT_EQ(RunLimbic("record",
+                        Limbic({"record", "--all", "--out", a, "--duration", "2", "--compression", "none", "--chunk-kb",
+                                "4"}),
                         &log),
               0)
         << log;
@@ -134,7 +137,8 @@ TEST_F(RecordPlay, DamagedFilesAndBadFlagsGetClearErrors) {
   EXPECT_NE(log.find("no recording at"), std::string::npos) << log;
   EXPECT_NE(RunLimbic("bad_rate", {"play", a, "--rate", "-2", "--bus", bus_}, &log), 0);
   EXPECT_NE(log.find("--rate"), std::string::npos) << log;
-  EXPECT_NE(RunLimbic("bad_compression", {"record", "--all", "--out", dir_ / "x.mcap", "--compression", "gzip"}, &log), 0);
+  EXPECT_NE(RunLimbic("bad_compression", {"record", "--all", "--out", dir_ / "x.mcap", "--compression", "gzip"}, &log),
+            0);
   EXPECT_NE(log.find("unknown compression 'gzip'"), std::string::npos) << log;
   EXPECT_NE(RunLimbic("no_out", {"record", "--all"}, &log), 0);
   EXPECT_NE(log.find("--out"), std::string::npos) << log;

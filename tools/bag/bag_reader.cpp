@@ -32,7 +32,8 @@ BagSummary Summarize(const std::vector<std::string>& files) {
     mcap::Reader reader(file);
     s.size_bytes += reader.file_size();
     if (reader.summary()) {
-      for (const auto& ci : reader.summary()->chunk_indexes) s.compressions.insert(ci.compression.empty() ? "none" : ci.compression);
+      for (const auto& ci : reader.summary()->chunk_indexes)
+        s.compressions.insert(ci.compression.empty() ? "none" : ci.compression);
     }
     const mcap::ScanResult result = reader.ReadMessages([&](const mcap::MessageView& m) {
       auto& t = s.topics[m.channel.topic];
@@ -87,7 +88,8 @@ std::vector<std::string> ForEachMessage(const std::vector<std::string>& files, c
 }
 
 PlaybackTimer::PlaybackTimer(double rate) : rate_(rate) {
-  if (!std::isfinite(rate) || rate < 0) throw std::invalid_argument("--rate must be a number >= 0 (0: as fast as possible)");
+  if (!std::isfinite(rate) || rate < 0)
+    throw std::invalid_argument("--rate must be a number >= 0 (0: as fast as possible)");
 }
 
 int64_t PlaybackTimer::DueNs(uint64_t log_time) {

@@ -76,7 +76,8 @@ void BagWriter::Write(const std::string& topic, const uint8_t* data, size_t size
   if (channel == channel_ids_.end()) {
     auto schema = schema_ids_.find(type->name);
     if (schema == schema_ids_.end()) {
-      schema = schema_ids_.emplace(type->name, writer_->AddSchema(type->name, "flatbuffer", messages::BinarySchema())).first;
+      schema =
+          schema_ids_.emplace(type->name, writer_->AddSchema(type->name, "flatbuffer", messages::BinarySchema())).first;
     }
     channel = channel_ids_.emplace(topic, writer_->AddChannel(schema->second, topic, "flatbuffer")).first;
   }

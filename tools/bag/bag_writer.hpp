@@ -38,7 +38,7 @@ class TopicFilter {
 };
 
 struct BagOptions {
-  std::string path;                                         // FILE.mcap
+  std::string path;  // FILE.mcap
   mcap::Compression compression = mcap::Compression::kZstd;
   size_t chunk_size = 1u << 20;
   // Start a new file once one reaches this many bytes (0: never). Split files are FILE_000.mcap,

@@ -28,10 +28,14 @@ void OnSignal(int) { g_stop = true; }
 std::string HumanBytes(double bytes) {
   std::ostringstream out;
   out << std::fixed << std::setprecision(1);
-  if (bytes >= 1e9) out << bytes / 1e9 << " GB";
-  else if (bytes >= 1e6) out << bytes / 1e6 << " MB";
-  else if (bytes >= 1e3) out << bytes / 1e3 << " kB";
-  else out << bytes << " B";
+  if (bytes >= 1e9)
+    out << bytes / 1e9 << " GB";
+  else if (bytes >= 1e6)
+    out << bytes / 1e6 << " MB";
+  else if (bytes >= 1e3)
+    out << bytes / 1e3 << " kB";
+  else
+    out << bytes << " B";
   return out.str();
 }
 
@@ -109,8 +113,9 @@ examples:
 )";
 
 int Record(const Args& args) {
-  ArgReader reader(args, {"--out", "--duration", "--split-size", "--chunk-kb", "--compression", "--queue-mb", "--bus",
-                                 "--curve-keys", "--connect-timeout"},
+  ArgReader reader(args,
+                   {"--out", "--duration", "--split-size", "--chunk-kb", "--compression", "--queue-mb", "--bus",
+                    "--curve-keys", "--connect-timeout"},
                    {"--help", "--all"});
   if (reader.Has("--help")) {
     std::cout << kRecordUsage;
@@ -183,9 +188,8 @@ int Record(const Args& args) {
   for (const auto& [topic, c] : session.node().received()) gaps += c.drops_gap;
   std::cerr << "limbic record: " << recorder.written() << " messages (" << HumanBytes(writer.bytes()) << ") in "
             << files.str() << "; dropped " << recorder.dropped() << " (disk too slow or failed), " << gaps
-            << " lost on the bus (sequence gaps); "
-            << std::fixed << std::setprecision(2) << cpu << " s CPU in " << wall << " s ("
-            << std::setprecision(1) << (wall > 0 ? 100.0 * cpu / wall : 0.0) << " % of a core)\n";
+            << " lost on the bus (sequence gaps); " << std::fixed << std::setprecision(2) << cpu << " s CPU in " << wall
+            << " s (" << std::setprecision(1) << (wall > 0 ? 100.0 * cpu / wall : 0.0) << " % of a core)\n";
   if (error) {
     std::cerr << "limbic record: stopped: " << *error << "; " << writer.files().back()
               << " reads back up to its last complete chunk\n";
@@ -221,7 +225,9 @@ int Play(const Args& args) {
                   bus::CurveKeysFromFlagOrEnvironment(reader.Get("--curve-keys", "")));
   session.Connect();
   bus::Node node(context, session.address(),
-                 {.name = "limbic-play", .send_hwm = 0, .curve = bus::CurveKeysFromFlagOrEnvironment(reader.Get("--curve-keys", ""))});
+                 {.name = "limbic-play",
+                  .send_hwm = 0,
+                  .curve = bus::CurveKeysFromFlagOrEnvironment(reader.Get("--curve-keys", ""))});
   auto clock_pub = node.Advertise<msg::Clock>("clock");
   std::this_thread::sleep_for(200ms);  // let the PUB socket connect before the first message
   std::signal(SIGINT, OnSignal);
@@ -282,7 +288,8 @@ int Info(const std::string& path) {
             << "messages:    " << s.messages << " in " << s.chunks << " chunks\n"
             << "topics:      " << s.topics.size() << "\n\n";
   std::cout << std::left << std::setw(30) << "TOPIC" << std::setw(30) << "TYPE" << std::right << std::setw(10)
-            << "COUNT" << std::setw(12) << "RATE" << std::setw(12) << "SIZE" << "\n";
+            << "COUNT" << std::setw(12) << "RATE" << std::setw(12) << "SIZE"
+            << "\n";
   for (const auto& [topic, t] : s.topics) {
     std::ostringstream rate;
     rate << std::fixed << std::setprecision(1) << t.RateHz() << " Hz";
@@ -303,19 +310,21 @@ int Echo(const std::string& path, const std::string& topic, const ArgReader& rea
   long printed = 0;
   uint64_t bad = 0;
   bool seen_topic = false;
-  const auto problems = bag::ForEachMessage(files, {.topics = bag::TopicFilter({topic})}, [&](const bag::BagMessage& m) {
-    if (m.topic != topic) return true;  // a glob character in TOPIC: echo exact names only
-    seen_topic = true;
-    const messages::MessageType* type = messages::FindByName(m.type);
-    // Nothing read from a file is trusted: the payload must verify as the type its schema names.
-    if (type == nullptr || !type->verify(m.data.data(), m.data.size())) {
-      if (bad++ == 0) std::cerr << "limbic bag echo: a message on " << topic << " does not verify as " << m.type << "; skipped\n";
-      return true;
-    }
-    std::cout << codec.ToJson(*type, m.data.data(), m.data.size(), reader.Has("--compact")) << std::endl;
-    ++printed;
-    return count < 0 || printed < count;
-  });
+  const auto problems =
+      bag::ForEachMessage(files, {.topics = bag::TopicFilter({topic})}, [&](const bag::BagMessage& m) {
+        if (m.topic != topic) return true;  // a glob character in TOPIC: echo exact names only
+        seen_topic = true;
+        const messages::MessageType* type = messages::FindByName(m.type);
+        // Nothing read from a file is trusted: the payload must verify as the type its schema names.
+        if (type == nullptr || !type->verify(m.data.data(), m.data.size())) {
+          if (bad++ == 0)
+            std::cerr << "limbic bag echo: a message on " << topic << " does not verify as " << m.type << "; skipped\n";
+          return true;
+        }
+        std::cout << codec.ToJson(*type, m.data.data(), m.data.size(), reader.Has("--compact")) << std::endl;
+        ++printed;
+        return count < 0 || printed < count;
+      });
   for (const auto& p : problems) std::cerr << "limbic bag echo: damaged: " << p << "\n";
   if (!seen_topic) {
     const bag::BagSummary s = bag::Summarize(files);

@@ -62,7 +62,8 @@ ReplayReport ReplayService(const std::vector<std::string>& files, runtime::Hoste
   service.options.coordinate = false;
   service.options.bus = "local://replay";
   ReplayReport report;
-  report.instance = runtime::InstanceName(service.definition.name, service.definition.global ? "" : service.options.robot);
+  report.instance =
+      runtime::InstanceName(service.definition.name, service.definition.global ? "" : service.options.robot);
 
   // The topics the service subscribes to, asked of an instance of it on a bus of its own.
   std::set<std::string> wanted_topics, output_topics;
@@ -72,8 +73,8 @@ ReplayReport ReplayService(const std::vector<std::string>& files, runtime::Hoste
     runtime::Host probe(probe_bus, service.options, service.definition);
     const auto problems = bag::ForEachMessage(files, {}, [&](const bag::BagMessage& m) {
       const msg::Header* header = messages::HeaderOf(m.data.data());
-      recording.push_back({m.topic, {m.data.begin(), m.data.end()},
-                           header && header->source() ? header->source()->str() : ""});
+      recording.push_back(
+          {m.topic, {m.data.begin(), m.data.end()}, header && header->source() ? header->source()->str() : ""});
       if (probe.node().Wants(m.topic)) wanted_topics.insert(m.topic);
       return true;
     });
@@ -147,8 +148,8 @@ ReplayReport ReplayService(const std::vector<std::string>& files, runtime::Hoste
     }
   }
   if (report.first_difference.empty() && produced.size() < expected.size()) {
-    report.first_difference = "only " + std::to_string(produced.size()) + " of " + std::to_string(expected.size()) +
-                              " outputs were produced";
+    report.first_difference =
+        "only " + std::to_string(produced.size()) + " of " + std::to_string(expected.size()) + " outputs were produced";
   }
   return report;
 }

@@ -26,14 +26,14 @@ namespace limbic::stack {
 runtime::ServiceDefinition BagRecorderService(std::shared_ptr<bag::BagWriter> writer);
 
 struct ReplayReport {
-  std::string instance;                 // e.g. "r1/controller"
+  std::string instance;  // e.g. "r1/controller"
   std::vector<std::string> input_topics;
   std::vector<std::string> output_topics;
-  uint64_t inputs = 0;    // recorded messages fed to the service
-  uint64_t expected = 0;  // recorded outputs of the service
-  uint64_t produced = 0;  // outputs of the replayed service
-  uint64_t matching = 0;  // outputs equal byte for byte to the recorded one at the same place
-  int64_t ticks = 0;      // ticks replayed (recorded acks of the service)
+  uint64_t inputs = 0;           // recorded messages fed to the service
+  uint64_t expected = 0;         // recorded outputs of the service
+  uint64_t produced = 0;         // outputs of the replayed service
+  uint64_t matching = 0;         // outputs equal byte for byte to the recorded one at the same place
+  int64_t ticks = 0;             // ticks replayed (recorded acks of the service)
   std::string first_difference;  // where the outputs first differ ("" if they never do)
   bool Identical() const { return expected > 0 && matching == expected && produced >= expected; }
 };

@@ -6,7 +6,9 @@
 #include <thread>
 
 #include "common/mcap/reader.hpp"
+#include "messages/messages.hpp"
 #include "tests/testing/process.hpp"
+#include "tools/bag/bag_reader.hpp"
 
 namespace limbic {
 namespace {
@@ -100,6 +102,39 @@ TEST_F(RecordPlay, RecordsInspectsAndPlaysBackTheSameBytes) {
   }
   ASSERT_EQ(replayed.size(), recorded.size());
   for (size_t i = 0; i < recorded.size(); ++i) EXPECT_EQ(replayed[i].data, recorded[i].data) << "message " << i;
+}
+
+TEST_F(RecordPlay, PlayDrivesTheLockstepClockWhenAsked) {
+  auto broker = Start("bus.log", {testing::Bin("limbic-bus"), "--bus", bus_});
+  const std::string a = dir_ / "a.mcap";
+  std::string log;
+  {
+    auto talker =
+        Start("talker.log", {testing::Bin("limbic-toy"), "talker", "--bus", bus_, "--robot", "", "--period", "0.02"});
+    ASSERT_EQ(RunLimbic("record_a", Limbic({"record", "chatter", "--out", a, "--duration", "2"}), &log), 0) << log;
+  }
+  const double duration = bag::Summarize({a}).DurationS();
+  ASSERT_GT(duration, 1.0);
+  const std::string b = dir_ / "clock.mcap";
+  auto recorder = Start("record_b.log", Limbic({"record", "clock", "--out", b, "--duration", "8"}));
+  ASSERT_TRUE(testing::WaitFor([&] { return recorder->Log().find("recording matching") != std::string::npos; }, 10s))
+      << recorder->Log();
+  ASSERT_EQ(RunLimbic("play", Limbic({"play", a, "--rate", "0", "--clock", "--period", "0.5"}), &log), 0) << log;
+  recorder->Signal(SIGINT);
+  ASSERT_EQ(recorder->Wait(20s), 0) << recorder->Log();
+  // One lockstep tick per 0.5 s of recorded time: ticks 0, 1, ... up to the last message.
+  std::vector<int64_t> ticks;
+  mcap::Reader r(b);
+  r.ReadMessages([&](const mcap::MessageView& m) {
+    const auto* clock = flatbuffers::GetRoot<msg::Clock>(m.data.data());
+    EXPECT_TRUE(clock->lockstep());
+    EXPECT_DOUBLE_EQ(clock->period_s(), 0.5);
+    EXPECT_EQ(clock->header()->stamp_ns(), clock->header()->tick() * 500'000'000);
+    ticks.push_back(clock->header()->tick());
+    return true;
+  });
+  ASSERT_EQ(ticks.size(), static_cast<size_t>(duration / 0.5) + 1) << "recording of " << duration << " s";
+  for (size_t i = 0; i < ticks.size(); ++i) EXPECT_EQ(ticks[i], static_cast<int64_t>(i));
 }
 
 TEST_F(RecordPlay, DamagedFilesAndBadFlagsGetClearErrors) {

@@ -86,6 +86,28 @@ TEST(BagWriter, WritesOneSchemaPerTypeWithTheBinarySchemaAndOneChannelPerTopic) 
   std::filesystem::remove(path);
 }
 
+TEST(BagWriter, WritesChannelsOfOtherSchemasBesideLimbicOnes) {
+  const std::string path = TempPath("other.mcap");
+  {
+    BagWriter w({.path = path});
+    WriteSample(w);
+    const BagWriter::OtherSchema grid{"foxglove.Grid", "jsonschema", {'{', '}'}};
+    const std::string json = R"({"frame_id":"map"})";
+    const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(json.data()), json.size());
+    w.WriteOther("/foxglove/map", grid, "json", bytes, kT0 + 5, kT0 + 4);
+    w.WriteOther("/foxglove/map", grid, "json", bytes, kT0 + 6, kT0 + 6);
+  }
+  mcap::Reader r(path);
+  ASSERT_TRUE(r.summary());
+  EXPECT_EQ(r.summary()->schemas.size(), 3u);
+  const auto& s = r.summary()->schemas.at(3);
+  EXPECT_EQ(s.name, "foxglove.Grid");
+  EXPECT_EQ(s.encoding, "jsonschema");
+  EXPECT_EQ(r.summary()->channels.at(3).message_encoding, "json");
+  EXPECT_EQ(r.summary()->statistics->channel_message_counts.at(3), 2u);
+  std::filesystem::remove(path);
+}
+
 TEST(BagWriter, RefusesPayloadsThatAreNoLimbicMessage) {
   const std::string path = TempPath("junk.mcap");
   BagWriter w({.path = path});

@@ -67,11 +67,7 @@ void BagWriter::Write(const std::string& topic, const uint8_t* data, size_t size
   if (!writer_) throw std::logic_error("bag writer closed");
   const messages::MessageType* type = messages::FindByIdentifier(messages::IdentifierOf(data, size));
   if (type == nullptr) throw std::invalid_argument("message on '" + topic + "' has no registered type");
-  if (options_.split_bytes > 0 && messages_ > 0 && writer_->size_estimate() + size > options_.split_bytes) {
-    writer_->Close();
-    bytes_done_ += writer_->bytes_written();
-    OpenNext();
-  }
+  SplitIfFull(size);
   auto channel = channel_ids_.find(topic);
   if (channel == channel_ids_.end()) {
     auto schema = schema_ids_.find(type->name);
@@ -90,6 +86,35 @@ void BagWriter::Write(const std::string& topic, const uint8_t* data, size_t size
                   .log_time = log_time_ns,
                   .publish_time = stamp > 0 ? static_cast<uint64_t>(stamp) : log_time_ns,
                   .data = std::span<const uint8_t>(data, size)});
+  ++messages_;
+}
+
+void BagWriter::SplitIfFull(size_t next_size) {
+  if (options_.split_bytes > 0 && messages_ > 0 && writer_->size_estimate() + next_size > options_.split_bytes) {
+    writer_->Close();
+    bytes_done_ += writer_->bytes_written();
+    OpenNext();
+  }
+}
+
+void BagWriter::WriteOther(const std::string& topic, const OtherSchema& schema, const std::string& message_encoding,
+                           std::span<const uint8_t> data, uint64_t log_time_ns, uint64_t publish_time_ns) {
+  if (!writer_) throw std::logic_error("bag writer closed");
+  SplitIfFull(data.size());
+  auto channel = channel_ids_.find(topic);
+  if (channel == channel_ids_.end()) {
+    const std::string key = schema.encoding + ":" + schema.name;  // never collides with a limbic type name
+    auto id = schema_ids_.find(key);
+    if (id == schema_ids_.end()) {
+      id = schema_ids_.emplace(key, writer_->AddSchema(schema.name, schema.encoding, schema.data)).first;
+    }
+    channel = channel_ids_.emplace(topic, writer_->AddChannel(id->second, topic, message_encoding)).first;
+  }
+  writer_->Write({.channel_id = channel->second,
+                  .sequence = 0,
+                  .log_time = log_time_ns,
+                  .publish_time = publish_time_ns,
+                  .data = data});
   ++messages_;
 }
 

@@ -59,6 +59,15 @@ class BagWriter {
   // identifier is no registered type is refused with std::invalid_argument. Disk errors throw
   // std::system_error (then the writer is failed).
   void Write(const std::string& topic, const uint8_t* data, size_t size, uint64_t log_time_ns);
+  // A message of a type limbic does not define (e.g. a channel the Foxglove bridge derives, in a
+  // Foxglove schema): its schema is given with it. A topic keeps the schema of its first message.
+  struct OtherSchema {
+    std::string name;      // e.g. "foxglove.Grid"
+    std::string encoding;  // e.g. "flatbuffer", "jsonschema", "protobuf"
+    std::vector<uint8_t> data;
+  };
+  void WriteOther(const std::string& topic, const OtherSchema& schema, const std::string& message_encoding,
+                  std::span<const uint8_t> data, uint64_t log_time_ns, uint64_t publish_time_ns);
   // Finishes the current file (summary, footer). Idempotent.
   void Close();
 
@@ -68,6 +77,7 @@ class BagWriter {
 
  private:
   void OpenNext();
+  void SplitIfFull(size_t next_size);
 
   BagOptions options_;
   std::unique_ptr<mcap::Writer> writer_;

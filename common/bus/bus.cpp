@@ -59,6 +59,14 @@ void ApplyCurve(zmq::socket_t& socket, const CurveClientKeys& keys) {
 BrokerEndpoints ResolveBusAddress(const std::string& address) { return Resolve(address, false); }
 BrokerEndpoints ResolveBindAddress(const std::string& address) { return Resolve(address, true); }
 
+namespace {
+uint64_t RandomIncarnation() {
+  std::random_device rd;
+  const uint64_t value = (static_cast<uint64_t>(rd()) << 32) ^ rd();
+  return value == 0 ? 1 : value;
+}
+}  // namespace
+
 int64_t Node::WallNowNs() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
       .count();
@@ -77,16 +85,12 @@ Node::Node(zmq::context_t& context, const std::string& bus_address, NodeOptions 
   sub_.set(zmq::sockopt::rcvhwm, options_.receive_hwm);
   pub_.connect(endpoints.frontend);
   sub_.connect(endpoints.backend);
-  std::random_device rd;
-  incarnation_ = (static_cast<uint64_t>(rd()) << 32) ^ rd();
-  if (incarnation_ == 0) incarnation_ = 1;
+  incarnation_ = options_.incarnation != 0 ? options_.incarnation : RandomIncarnation();
   next_latched_resend_ = std::chrono::steady_clock::now() + options_.latched_resend;
 }
 
 Node::Node(LocalBus& bus, NodeOptions options) : options_(std::move(options)), local_(&bus), local_mode_(true) {
-  std::random_device rd;
-  incarnation_ = (static_cast<uint64_t>(rd()) << 32) ^ rd();
-  if (incarnation_ == 0) incarnation_ = 1;
+  incarnation_ = options_.incarnation != 0 ? options_.incarnation : RandomIncarnation();
   next_latched_resend_ = std::chrono::steady_clock::now() + options_.latched_resend;
   local_->Attach(this);
 }

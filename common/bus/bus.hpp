@@ -74,6 +74,9 @@ struct NodeOptions {
   std::chrono::milliseconds latched_resend{1000};  // re-send latched values (rejoin after broker restart)
   std::chrono::milliseconds reconnect_interval{100};
   CurveClientKeys curve;
+  // Written into every header; 0 = random per start (tells a restarted source from a replay). A
+  // deterministic replay sets the recorded one so the service's outputs match the recording bit for bit.
+  uint64_t incarnation = 0;
 };
 
 // A received, verified message. Valid only during the handler call.

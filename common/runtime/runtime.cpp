@@ -119,7 +119,8 @@ Host::Host(zmq::context_t& zmq_context, HostOptions options, const ServiceDefini
     : options_(std::move(options)), definition_(definition) {
   Configure();
   node_ = std::make_unique<bus::Node>(zmq_context, options_.bus,
-                                      bus::NodeOptions{.name = context_->instance(), .curve = options_.curve});
+                                      bus::NodeOptions{.name = context_->instance(), .curve = options_.curve,
+                                                       .incarnation = options_.incarnation});
   loop_buckets_.assign(std::size(kLoopTimeBucketsS) + 1, 0);
   watch_bus_ = true;
   Bind();
@@ -128,7 +129,8 @@ Host::Host(zmq::context_t& zmq_context, HostOptions options, const ServiceDefini
 Host::Host(bus::LocalBus& local_bus, HostOptions options, const ServiceDefinition& definition)
     : options_(std::move(options)), definition_(definition) {
   Configure();
-  node_ = std::make_unique<bus::Node>(local_bus, bus::NodeOptions{.name = context_->instance()});
+  node_ = std::make_unique<bus::Node>(
+      local_bus, bus::NodeOptions{.name = context_->instance(), .incarnation = options_.incarnation});
   loop_buckets_.assign(std::size(kLoopTimeBucketsS) + 1, 0);
   Bind();
 }

@@ -60,6 +60,7 @@ struct HostOptions {
   bool exit_on_stop = true;
   bus::CurveClientKeys curve;
   std::chrono::milliseconds heartbeat_period{1000};
+  uint64_t incarnation = 0;  // of the host's bus node; 0 = random (see bus::NodeOptions)
 };
 
 struct TickInfo {
@@ -241,6 +242,9 @@ class ServiceContext {
   void OnStart(std::function<void(const TickInfo&)> fn) { on_start_.push_back(std::move(fn)); }
   // Called once on clean shutdown.
   void OnStop(std::function<void()> fn) { on_stop_.push_back(std::move(fn)); }
+  // Called with the host's bus node once it is bound: for tools that handle raw payloads of any type
+  // (the in-process recorder). Services use inputs, outputs and OnMessage.
+  void OnBind(std::function<void(bus::Node&)> fn) { handlers_.push_back(std::move(fn)); }
 
   // A start-up option: `name` from the service's YAML/--set, else `default_value`; refused at start
   // (config::ConfigError) when `valid` rejects it. Returns the value; a live set of it is refused with

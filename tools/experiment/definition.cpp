@@ -297,6 +297,10 @@ ExperimentDefinition LoadExperiment(const std::string& path) {
   if (def.iterations < 1) map.Fail("iterations", "must be at least 1");
   map.Optional("trace_runs", &def.trace_runs);
   if (def.trace_runs < 0) map.Fail("trace_runs", "must be >= 0");
+  map.Optional("record", &def.record);
+  if (def.record != "none" && def.record != "traced" && def.record != "all") {
+    map.Fail("record", "must be none, traced or all");
+  }
 
   Configuration defaults;
   if (map.Has("defaults")) {

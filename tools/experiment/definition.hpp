@@ -56,6 +56,9 @@ struct ExperimentDefinition {
   int runs_per_environment = 1;
   int iterations = 1;  // traversals per run (maps kept across them, §6.1)
   int trace_runs = 1;  // runs per (configuration, swept value, set) that record trace files
+  // MCAP recordings of every message of a run, as recordings/<run_id>.mcap beside runs.csv (issue 17):
+  // "none", "traced" (the runs that record trace files) or "all".
+  std::string record = "none";
   std::vector<Configuration> configurations;
   std::optional<Sweep> sweep;
 

@@ -105,6 +105,19 @@ TEST(ExperimentDefinition, MisspelledKeyNamesFileAndKey) {
   }
 }
 
+TEST(ExperimentDefinition, RecordTakesNoneTracedOrAll) {
+  const std::string base = std::string(kMinimal) + "configurations:\n  - label: a\n";
+  EXPECT_EQ(LoadExperiment(WriteTemp("tiny", base)).record, "none");
+  EXPECT_EQ(LoadExperiment(WriteTemp("tiny", base + "record: traced\n")).record, "traced");
+  EXPECT_EQ(LoadExperiment(WriteTemp("tiny", base + "record: all\n")).record, "all");
+  try {
+    LoadExperiment(WriteTemp("tiny", base + "record: everything\n"));
+    FAIL() << "accepted record: everything";
+  } catch (const config::ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("none, traced or all"), std::string::npos) << e.what();
+  }
+}
+
 TEST(ExperimentDefinition, MisspelledParameterAndOptionFail) {
   const std::string base = std::string(kMinimal) + "configurations:\n  - label: a\n";
   try {

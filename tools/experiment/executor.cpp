@@ -100,7 +100,9 @@ std::vector<IterationRow> RowsFromRecording(const RunSpec& run, const stack::Rec
   return rows;
 }
 
-RunOutcome ExecuteRun(const RunSpec& run, const std::atomic<bool>& abandon) {
+std::string RecordingFileName(const std::string& run_id) { return "recordings/" + run_id + ".mcap"; }
+
+RunOutcome ExecuteRun(const RunSpec& run, const std::atomic<bool>& abandon, const std::string& bag_path) {
   RunOutcome outcome;
   const auto begin = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count(); };
@@ -112,7 +114,12 @@ RunOutcome ExecuteRun(const RunSpec& run, const std::atomic<bool>& abandon) {
     spec.recorder_options.trajectory = run.record_trace;
     spec.recorder_options.affect = run.record_trace;
     spec.recorder_options.map = run.record_trace;
+    if (run.record_bag && !bag_path.empty()) {
+      fs::create_directories(fs::path(bag_path).parent_path());
+      spec.bag = std::make_shared<bag::BagWriter>(bag::BagOptions{.path = bag_path});
+    }
     status = stack::RunInProcess(spec, abandon);
+    if (spec.bag) spec.bag->Close();
   } catch (const config::ConfigError& e) {
     outcome.config_error = true;
     outcome.error = e.what();
@@ -191,7 +198,8 @@ ExecutionSummary ExecuteRuns(const std::vector<RunSpec>& runs, const ExecutorOpt
         if (next >= runs.size() || stop_new.load() || abandon.load() || config_failed) return;
         run = &runs[next++];
       }
-      RunOutcome outcome = ExecuteRun(*run, abandon);
+      RunOutcome outcome =
+          ExecuteRun(*run, abandon, (fs::path(options.out_dir) / RecordingFileName(run->run_id)).string());
       std::string write_error;
       if (outcome.ok) {
         try {

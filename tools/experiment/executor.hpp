@@ -45,7 +45,11 @@ std::vector<IterationRow> RowsFromRecording(const RunSpec& run, const stack::Rec
 
 // Runs one run in this thread (the stack's services get threads of their own). Setting `abandon`
 // stops it early (outcome.abandoned). Never throws for a failed run: see outcome.error.
-RunOutcome ExecuteRun(const RunSpec& run, const std::atomic<bool>& abandon);
+// `bag_path`: where to write the run's MCAP recording when run.record_bag ("" = nowhere).
+RunOutcome ExecuteRun(const RunSpec& run, const std::atomic<bool>& abandon, const std::string& bag_path = "");
+
+// recordings/<run_id>.mcap: where a run's recording goes, relative to the output directory.
+std::string RecordingFileName(const std::string& run_id);
 
 struct ExecutorOptions {
   int jobs = 0;         // parallel runs; 0 = std::thread::hardware_concurrency()

@@ -3,6 +3,7 @@
 #include "tools/experiment/executor.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -11,6 +12,7 @@
 #include "services/affect/affect_config.hpp"
 #include "services/affect/affect_engine.hpp"
 #include "sim/environment.hpp"
+#include "tools/bag/bag_reader.hpp"
 
 namespace limbic::experiment {
 namespace {
@@ -174,6 +176,30 @@ TEST(ExecuteRun, RecordsATracedRunWithASeedAbove2To63) {
   EXPECT_GE(outcome.affect->samples.size(), 6u);
   EXPECT_LE(outcome.affect->samples.size(), 7u);
   EXPECT_DOUBLE_EQ(outcome.affect->samples[1].t, 0.5);
+}
+
+TEST(ExecuteRun, WritesTheRunsRecordingWhenAsked) {
+  RunSpec run;
+  run.experiment = "unit";
+  run.run_id = "recorded-B-0-0";
+  run.set = 'B';
+  run.affect = kNoAffect;
+  run.options = {{"timeout", "3"}};  // 30 ticks
+  run.iterations = 1;
+  run.record_bag = true;
+  const std::string dir = (std::filesystem::temp_directory_path() / ("exec_bag_" + std::to_string(::getpid()))).string();
+  const std::string path = dir + "/" + RecordingFileName(run.run_id);
+  std::atomic<bool> abandon{false};
+  ASSERT_TRUE(ExecuteRun(run, abandon, path).ok);
+  const bag::BagSummary s = bag::Summarize({path});
+  EXPECT_TRUE(s.problems.empty());
+  EXPECT_TRUE(s.topics.count("r1/metrics"));
+  EXPECT_GE(s.topics.at("clock").messages, 30u);
+  run.record_bag = false;  // not asked: no file
+  std::filesystem::remove(path);
+  ASSERT_TRUE(ExecuteRun(run, abandon, path).ok);
+  EXPECT_FALSE(std::filesystem::exists(path));
+  std::filesystem::remove_all(dir);
 }
 
 // Two 3 s traversals of an untraced run: both time out, and each keeps its path and where it

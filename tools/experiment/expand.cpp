@@ -57,6 +57,7 @@ std::vector<RunSpec> Expand(const ExperimentDefinition& d) {
             r.options = c.options;
             r.iterations = d.iterations;
             r.record_trace = traced++ < d.trace_runs;
+            r.record_bag = d.record == "all" || (d.record == "traced" && r.record_trace);
             std::string id = c.label;
             if (d.sweep) {
               r.sweep_value = value;

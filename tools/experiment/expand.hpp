@@ -34,6 +34,7 @@ struct RunSpec {
   std::map<std::string, std::string> options;  // option name -> value (sweep "option.*" included)
   int iterations = 1;
   bool record_trace = false;  // write trace_<run_id>.csv and affect_<run_id>.csv
+  bool record_bag = false;    // write recordings/<run_id>.mcap (every message of the run)
 
   // ControlParameters{} with `parameters` applied: the run's parameters when affect == "none", and
   // the starting parameters otherwise.

@@ -75,6 +75,25 @@ TEST(Expand, TraceRunsPerGroup) {
   EXPECT_EQ(traced, 3 * 2);  // 3 configurations × trace_runs 2
 }
 
+TEST(Expand, RecordingsFollowTheRecordOption) {
+  auto d = FindExperiment("ch10_personality", ExperimentsDir());
+  auto count = [&] {
+    int n = 0;
+    for (const auto& r : Expand(d)) {
+      n += r.record_bag;
+      if (r.record_bag && d.record == "traced") {
+        EXPECT_TRUE(r.record_trace) << r.run_id;
+      }
+    }
+    return n;
+  };
+  EXPECT_EQ(count(), 0);  // record: none by default
+  d.record = "traced";
+  EXPECT_EQ(count(), 3 * 2);
+  d.record = "all";
+  EXPECT_EQ(count(), d.RunCount());
+}
+
 TEST(Shard, PartitionsTheRuns) {
   const auto runs = Expand(FindExperiment("ch6_velocity_w_v4", ExperimentsDir()));
   ASSERT_EQ(runs.size(), 220u);

@@ -802,6 +802,13 @@ std::string RenderReportHtml(const ReportInputs& in, const ReportOptions& option
         << RenderAffectPanels(trace) << "</div>\n";
     }
   }
+  // Recordings (issue 17): every message of the run, for `limbic play`, `limbic bag info` or Foxglove.
+  if (!in.recordings.empty()) {
+    h << "<h2>Recordings</h2>\n<p>Every message of these runs as MCAP: <code>limbic bag info FILE</code>, "
+         "<code>limbic play FILE</code>, or open in Foxglove.</p>\n<ul>\n";
+    for (const auto& r : in.recordings) h << "<li><a href=\"" << Escape(r) << "\">" << Escape(r) << "</a></li>\n";
+    h << "</ul>\n";
+  }
   h << "</body></html>\n";
   return h.str();
 }
@@ -830,6 +837,14 @@ ReportResult Report(const std::string& dir, const ReportOptions& options) {
   }
   std::sort(traces.begin(), traces.end());
   std::sort(affects.begin(), affects.end());
+  if (fs::is_directory(fs::path(dir) / "recordings")) {
+    for (const auto& entry : fs::directory_iterator(fs::path(dir) / "recordings")) {
+      if (entry.is_regular_file() && entry.path().extension() == ".mcap") {
+        in.recordings.push_back("recordings/" + entry.path().filename().string());
+      }
+    }
+    std::sort(in.recordings.begin(), in.recordings.end());
+  }
   // One example per configuration first, then the rest, up to the limits.
   auto pick = [](const std::vector<std::string>& files, const std::string& prefix, int limit) {
     std::vector<std::string> chosen, rest;

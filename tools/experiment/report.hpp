@@ -33,6 +33,7 @@ struct ReportInputs {
   std::vector<FailureTrace> failures;  // failed_*.csv of the folder
   std::vector<std::string>
       failure_file_errors;  // failed_*.csv that could not be read: "file: reason"
+  std::vector<std::string> recordings;  // MCAP files relative to the report (recordings/<run_id>.mcap)
 };
 
 // A rough class of where and how a failed traversal stopped, from its recorded path and collisions

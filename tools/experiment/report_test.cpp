@@ -214,6 +214,20 @@ TEST(Report, Chapter10StyleReportHasPerTraversalCurves) {
   const std::string csv((std::istreambuf_iterator<char>(summary)), {});
   // (2 configs × 3 sets) groups × (All + Final + 9 traversals) + header
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 6 * 11 + 1);
+  EXPECT_EQ(html.find("Recordings"), std::string::npos);  // none made
+}
+
+TEST(Report, LinksTheRecordingsBesideRunsCsv) {
+  const fs::path dir = WriteSyntheticDir("limbic_experiment_report_bags", false, 1, {'B'});
+  fs::create_directories(dir / "recordings");
+  std::ofstream(dir / "recordings" / "affective-B-0-0.mcap") << "x";
+  std::ofstream(dir / "recordings" / "notes.txt") << "x";
+  const ReportResult result = Report(dir.string());
+  std::ifstream in(result.report_html);
+  const std::string html((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_NE(html.find("<h2>Recordings</h2>"), std::string::npos);
+  EXPECT_NE(html.find("<a href=\"recordings/affective-B-0-0.mcap\">"), std::string::npos);
+  EXPECT_EQ(html.find("notes.txt"), std::string::npos);
 }
 
 // Two runs of set B, three traversals each: run "constant-B-0-0" fails traversal 2 (pinned, 140

@@ -16,6 +16,9 @@ int ParamCommand(const Args& args);
 int LaunchCommand(const Args& args);
 int InjectCommand(const Args& args);
 int KeysCommand(const Args& args);
+int RecordCommand(const Args& args);  // bag.cpp
+int PlayCommand(const Args& args);
+int BagCommand(const Args& args);
 
 // Small argument reader shared by the subcommands: flags with values, switches and positionals.
 class ArgReader {

@@ -27,6 +27,7 @@ void OnSignal(int sig) { g_signal = sig; }
 
 const char* kHelp = R"(usage: limbic demo [--set D] [--index 0] [--config affective] [--speedup 1] [--duration S]
                    [--bus ADDR] [--metrics HOST:PORT] [--faults FILE] [--foxglove [PORT|HOST:PORT]]
+                   [--record FILE.mcap]
 
 Starts the whole stack (broker, simulator, hwio, mapper, planner, controller, affect, mission, metrics
 exporter) as separate processes in realtime on one generated environment, with the robot travelling
@@ -40,6 +41,8 @@ and prints the run summary. Process logs go to a file (its path is printed).
   --metrics H:P      Prometheus endpoint of the exporter (default 127.0.0.1:9464)
   --faults FILE      a timed fault script for hwio (e.g. services/hwio/config/example_faults.yaml);
                      live faults: limbic inject --help
+  --record FILE      record the whole bus to an MCAP file (`limbic record --all`); replay it with
+                     `limbic play FILE`, inspect it with `limbic bag info FILE`, or open it in Foxglove
   --foxglove [PORT]  also start the Foxglove bridge (limbic-foxglove) on ws://127.0.0.1:PORT (default 8765;
                      HOST:PORT to listen elsewhere). In Foxglove: Open connection -> Foxglove WebSocket ->
                      ws://127.0.0.1:8765, then import the layout deploy/foxglove/limbic-layout.json
@@ -53,6 +56,7 @@ Examples:
   limbic demo --set B --speedup 2 --duration 60
   limbic demo --foxglove            # and watch it in Foxglove on ws://127.0.0.1:8765
   limbic demo --config personality/neurotic --faults services/hwio/config/example_faults.yaml
+  limbic demo --record demo.mcap    # and record every message (limbic bag info demo.mcap)
 )";
 
 const char* kEmotions[] = {"anger", "fear", "happiness", "sadness", "curiosity", "surprise", "confusion"};
@@ -161,7 +165,8 @@ int main(int argc, char** argv) {
   std::unique_ptr<ArgReader> reader;
   try {
     reader = std::make_unique<ArgReader>(
-        args, std::vector<std::string>{"--set", "--index", "--config", "--speedup", "--duration", "--bus", "--metrics", "--faults"},
+        args, std::vector<std::string>{"--set", "--index", "--config", "--speedup", "--duration", "--bus", "--metrics", "--faults",
+                                       "--record"},
         std::vector<std::string>{"--help"});
   } catch (const std::exception& e) {
     std::cerr << "limbic demo: " << e.what() << "\n";
@@ -230,6 +235,25 @@ int main(int argc, char** argv) {
     c.push_back(nullptr);
     execv(c[0], c.data());
     _exit(127);
+  }
+  // The recorder: `limbic record --all` beside the stack, stopped (and its file finished) at the end.
+  const std::string record_path = reader->Get("--record");
+  const std::string record_log = run_dir + "/record.log";
+  pid_t recorder = -1;
+  if (!record_path.empty()) {
+    recorder = fork();
+    if (recorder == 0) {
+      setpgid(0, 0);
+      freopen(record_log.c_str(), "w", stdout);
+      dup2(fileno(stdout), STDERR_FILENO);
+      const std::string limbic = SelfDir() + "/limbic";
+      std::vector<std::string> a{limbic, "record", "--all", "--out", record_path, "--bus", bus, "--connect-timeout", "30"};
+      std::vector<char*> c;
+      for (auto& s : a) c.push_back(s.data());
+      c.push_back(nullptr);
+      execv(c[0], c.data());
+      _exit(127);
+    }
   }
   pid_t foxglove = -1;
   if (!foxglove_listen.empty()) {
@@ -349,6 +373,17 @@ int main(int argc, char** argv) {
   if (!launcher_ended) {
     kill(launcher, SIGINT);
     waitpid(launcher, &launcher_status, 0);
+  }
+  if (recorder > 0) {
+    kill(recorder, SIGINT);
+    int status = 0;
+    waitpid(recorder, &status, 0);
+    std::ifstream log(record_log);
+    std::string line, last;
+    while (std::getline(log, line)) {
+      if (!line.empty()) last = line;
+    }
+    std::cout << "recording: " << record_path << " (limbic bag info " << record_path << ")\n  " << last << "\n";
   }
   if (foxglove > 0) {
     kill(foxglove, SIGINT);

@@ -26,6 +26,11 @@ Looking at a running bus:
   param get|set ...     read or change a live parameter of a service
   inject ...            inject a fault
 
+Recordings (MCAP):
+  record ...            write bus traffic to an MCAP file
+  play FILE             publish a recording onto the bus
+  bag info|echo FILE    what a recording holds; its messages as JSON
+
 Security:
   keys generate ...     make CURVE key pairs and the bus/service key files
 
@@ -57,6 +62,9 @@ int main(int argc, char** argv) {
     if (command == "launch") return LaunchCommand(args);
     if (command == "inject") return InjectCommand(args);
     if (command == "keys") return KeysCommand(args);
+    if (command == "record") return RecordCommand(args);
+    if (command == "play") return PlayCommand(args);
+    if (command == "bag") return BagCommand(args);
   } catch (const std::exception& e) {
     std::cerr << "limbic " << command << ": " << e.what() << "\n";
     return 1;

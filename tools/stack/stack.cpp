@@ -11,6 +11,7 @@
 #include "services/mission/wiring.hpp"
 #include "services/planner/wiring.hpp"
 #include "services/simulator/wiring.hpp"
+#include "tools/stack/bag_recorder.hpp"
 
 namespace limbic::stack {
 namespace {
@@ -104,6 +105,13 @@ std::vector<runtime::HostedService> BuildStack(const StackSpec& spec) {
     s.options.period_s = spec.period_s;
     services.push_back(std::move(s));
   }
+  if (spec.bag) {
+    // First, so it is bound before any service starts and records their start-up publications too.
+    runtime::HostedService s{BagRecorderService(spec.bag), {}};
+    s.options.robot = spec.robot;
+    s.options.period_s = spec.period_s;
+    services.insert(services.begin(), std::move(s));
+  }
   return services;
 }
 
@@ -112,6 +120,7 @@ std::vector<std::pair<std::string, std::vector<std::string>>> StackCommands(cons
                                                                             const std::string& bus) {
   StackSpec spec = stack_spec;
   spec.recording.reset();  // in-process only
+  spec.bag.reset();
   std::vector<std::pair<std::string, std::vector<std::string>>> commands;
   std::string participants;
   for (const auto& p : Participants(spec)) participants += (participants.empty() ? "" : ",") + p;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/runtime/in_process.hpp"
+#include "tools/bag/bag_writer.hpp"
 #include "tools/stack/recorder.hpp"
 
 namespace limbic::stack {
@@ -33,6 +34,9 @@ struct StackSpec {
   // (what it records besides the metrics: `recorder_options`). Ignored by StackCommands.
   std::shared_ptr<Recording> recording;
   RecorderOptions recorder_options;
+  // In-process runs only: when set, every message of the run is written to this MCAP recording (a
+  // `bag_recorder` host that is no lockstep participant; closed when the run ends). Ignored by StackCommands.
+  std::shared_ptr<bag::BagWriter> bag;
 };
 
 // The services and their options for one lockstep run.

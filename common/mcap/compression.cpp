@@ -1,0 +1,132 @@
+#include "common/mcap/compression.hpp"
+
+#include <lz4frame.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+namespace limbic::mcap {
+
+const char* CompressionName(Compression c) {
+  switch (c) {
+    case Compression::kZstd:
+      return "zstd";
+    case Compression::kLz4:
+      return "lz4";
+    case Compression::kNone:
+      break;
+  }
+  return "";
+}
+
+Compression ParseCompression(const std::string& text) {
+  if (text == "none" || text.empty()) return Compression::kNone;
+  if (text == "zstd") return Compression::kZstd;
+  if (text == "lz4") return Compression::kLz4;
+  throw std::invalid_argument("unknown compression '" + text + "' (use zstd, lz4 or none)");
+}
+
+FormatError::FormatError(uint64_t offset, const std::string& what)
+    : std::runtime_error("at byte " + std::to_string(offset) + ": " + what), offset_(offset) {}
+
+uint32_t Crc32(uint32_t crc, const void* data, size_t size) {
+  // zlib's crc32 is the IEEE polynomial the spec names, and much faster than a byte table. It takes
+  // a uInt length, so feed it in pieces below 4 GiB.
+  const auto* p = static_cast<const Bytef*>(data);
+  while (size > 0) {
+    const size_t n = std::min<size_t>(size, 1u << 30);
+    crc = static_cast<uint32_t>(crc32(crc, p, static_cast<uInt>(n)));
+    p += n;
+    size -= n;
+  }
+  return crc;
+}
+
+Compressor::Compressor(Compression compression, int zstd_level) : compression_(compression), zstd_level_(zstd_level) {
+  if (compression_ == Compression::kZstd) zstd_ = ZSTD_createCCtx();
+}
+
+Compressor::~Compressor() {
+  if (zstd_) ZSTD_freeCCtx(static_cast<ZSTD_CCtx*>(zstd_));
+}
+
+void Compressor::Compress(std::span<const uint8_t> in, std::vector<uint8_t>* out) {
+  switch (compression_) {
+    case Compression::kNone:
+      out->assign(in.begin(), in.end());
+      return;
+    case Compression::kZstd: {
+      out->resize(ZSTD_compressBound(in.size()));
+      const size_t n = ZSTD_compressCCtx(static_cast<ZSTD_CCtx*>(zstd_), out->data(), out->size(), in.data(), in.size(),
+                                         zstd_level_);
+      if (ZSTD_isError(n)) throw std::runtime_error(std::string("zstd: ") + ZSTD_getErrorName(n));
+      out->resize(n);
+      return;
+    }
+    case Compression::kLz4: {
+      LZ4F_preferences_t prefs;
+      std::memset(&prefs, 0, sizeof(prefs));
+      prefs.frameInfo.contentSize = in.size();  // lets a reader size its buffer up front
+      out->resize(LZ4F_compressFrameBound(in.size(), &prefs));
+      const size_t n = LZ4F_compressFrame(out->data(), out->size(), in.data(), in.size(), &prefs);
+      if (LZ4F_isError(n)) throw std::runtime_error(std::string("lz4: ") + LZ4F_getErrorName(n));
+      out->resize(n);
+      return;
+    }
+  }
+}
+
+void Decompress(const std::string& compression, std::span<const uint8_t> in, uint64_t uncompressed_size,
+                std::vector<uint8_t>* out) {
+  if (uncompressed_size > (uint64_t{1} << 34)) {
+    throw std::runtime_error("chunk claims " + std::to_string(uncompressed_size) + " uncompressed bytes");
+  }
+  if (compression.empty()) {
+    if (in.size() != uncompressed_size) {
+      throw std::runtime_error("uncompressed chunk holds " + std::to_string(in.size()) + " bytes, header says " +
+                               std::to_string(uncompressed_size));
+    }
+    out->assign(in.begin(), in.end());
+    return;
+  }
+  out->resize(uncompressed_size);
+  if (compression == "zstd") {
+    const size_t n = ZSTD_decompress(out->data(), out->size(), in.data(), in.size());
+    if (ZSTD_isError(n)) throw std::runtime_error(std::string("zstd: ") + ZSTD_getErrorName(n));
+    if (n != uncompressed_size) {
+      throw std::runtime_error("zstd chunk gave " + std::to_string(n) + " bytes, header says " +
+                               std::to_string(uncompressed_size));
+    }
+    return;
+  }
+  if (compression == "lz4") {
+    LZ4F_dctx* dctx = nullptr;
+    if (LZ4F_isError(LZ4F_createDecompressionContext(&dctx, LZ4F_VERSION))) throw std::runtime_error("lz4: no context");
+    size_t in_pos = 0, out_pos = 0;
+    size_t hint = 1;
+    while (hint != 0 && in_pos < in.size()) {
+      size_t in_n = in.size() - in_pos;
+      size_t out_n = out->size() - out_pos;
+      hint = LZ4F_decompress(dctx, out->data() + out_pos, &out_n, in.data() + in_pos, &in_n, nullptr);
+      if (LZ4F_isError(hint)) {
+        LZ4F_freeDecompressionContext(dctx);
+        throw std::runtime_error(std::string("lz4: ") + LZ4F_getErrorName(hint));
+      }
+      in_pos += in_n;
+      out_pos += out_n;
+      if (in_n == 0 && out_n == 0) break;  // no progress: output full or input exhausted
+    }
+    LZ4F_freeDecompressionContext(dctx);
+    if (hint != 0 || out_pos != uncompressed_size) {
+      throw std::runtime_error("lz4 chunk gave " + std::to_string(out_pos) + " bytes, header says " +
+                               std::to_string(uncompressed_size) + (hint != 0 ? " (frame incomplete)" : ""));
+    }
+    return;
+  }
+  throw std::runtime_error("unknown chunk compression '" + compression + "'");
+}
+
+}  // namespace limbic::mcap

@@ -1,0 +1,360 @@
+#include "common/mcap/reader.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <system_error>
+
+#include "common/mcap/compression.hpp"
+
+namespace limbic::mcap {
+namespace {
+
+// Bounds-checked little-endian reads over one record's content; a read past the end throws a
+// FormatError at the record's offset.
+class Cursor {
+ public:
+  Cursor(const uint8_t* data, uint64_t size, uint64_t file_offset, const char* what)
+      : data_(data), size_(size), base_(file_offset), what_(what) {}
+  template <typename T>
+  T LE() {
+    Need(sizeof(T));
+    uint64_t v = 0;
+    for (size_t i = 0; i < sizeof(T); ++i) v |= static_cast<uint64_t>(data_[pos_ + i]) << (8 * i);
+    pos_ += sizeof(T);
+    return static_cast<T>(v);
+  }
+  std::string String() {
+    const uint32_t n = LE<uint32_t>();
+    Need(n);
+    std::string s(reinterpret_cast<const char*>(data_ + pos_), n);
+    pos_ += n;
+    return s;
+  }
+  std::span<const uint8_t> Bytes(uint64_t n) {
+    Need(n);
+    std::span<const uint8_t> s(data_ + pos_, n);
+    pos_ += n;
+    return s;
+  }
+  std::span<const uint8_t> Rest() { return Bytes(size_ - pos_); }
+  std::map<std::string, std::string> StringMap() {
+    const uint32_t n = LE<uint32_t>();
+    Need(n);
+    Cursor inner(data_ + pos_, n, base_ + pos_, what_);
+    pos_ += n;
+    std::map<std::string, std::string> out;
+    while (!inner.AtEnd()) {
+      std::string k = inner.String();
+      out[k] = inner.String();
+    }
+    return out;
+  }
+  template <typename K, typename V>
+  std::map<K, V> Map() {
+    const uint32_t n = LE<uint32_t>();
+    Need(n);
+    Cursor inner(data_ + pos_, n, base_ + pos_, what_);
+    pos_ += n;
+    std::map<K, V> out;
+    while (!inner.AtEnd()) {
+      const K k = inner.LE<K>();
+      out[k] = inner.LE<V>();
+    }
+    return out;
+  }
+  bool AtEnd() const { return pos_ >= size_; }
+
+ private:
+  void Need(uint64_t n) const {
+    if (n > size_ - pos_) {
+      throw FormatError(base_ + pos_, std::string(what_) + " record is too short (needs " + std::to_string(n) +
+                                          " more bytes, has " + std::to_string(size_ - pos_) + ")");
+    }
+  }
+  const uint8_t* data_;
+  uint64_t size_;
+  uint64_t pos_ = 0;
+  uint64_t base_;
+  const char* what_;
+};
+
+uint64_t LoadU64(const uint8_t* p) {
+  uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v |= static_cast<uint64_t>(p[i]) << (8 * i);
+  return v;
+}
+
+Schema ParseSchema(Cursor c) {
+  Schema s;
+  s.id = c.LE<uint16_t>();
+  s.name = c.String();
+  s.encoding = c.String();
+  const uint32_t n = c.LE<uint32_t>();
+  const auto bytes = c.Bytes(n);
+  s.data.assign(bytes.begin(), bytes.end());
+  return s;
+}
+
+Channel ParseChannel(Cursor c) {
+  Channel ch;
+  ch.id = c.LE<uint16_t>();
+  ch.schema_id = c.LE<uint16_t>();
+  ch.topic = c.String();
+  ch.message_encoding = c.String();
+  ch.metadata = c.StringMap();
+  return ch;
+}
+
+std::string Hex(uint32_t v) {
+  char buf[16];
+  std::snprintf(buf, sizeof(buf), "%08x", v);
+  return buf;
+}
+
+}  // namespace
+
+Reader::Reader(const std::string& path) : path_(path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw std::system_error(errno, std::generic_category(), "cannot open " + path);
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    const int e = errno;
+    ::close(fd);
+    throw std::system_error(e, std::generic_category(), "cannot stat " + path);
+  }
+  size_ = static_cast<uint64_t>(st.st_size);
+  if (size_ > 0) {
+    void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (p == MAP_FAILED) {
+      const int e = errno;
+      ::close(fd);
+      throw std::system_error(e, std::generic_category(), "cannot map " + path);
+    }
+    data_ = static_cast<const uint8_t*>(p);
+  }
+  ::close(fd);
+  if (size_ < sizeof(kMagic) || std::memcmp(data_, kMagic, sizeof(kMagic)) != 0) {
+    if (data_) ::munmap(const_cast<uint8_t*>(data_), size_);
+    throw FormatError(0, path + " is not an MCAP file (no MCAP magic at its start)");
+  }
+  const uint64_t at = sizeof(kMagic);
+  if (size_ < at + 9 || data_[at] != static_cast<uint8_t>(Opcode::kHeader) ||
+      LoadU64(data_ + at + 1) > size_ - at - 9) {
+    if (data_) ::munmap(const_cast<uint8_t*>(data_), size_);
+    throw FormatError(at, path + ": no complete Header record after the magic");
+  }
+  Cursor header(data_ + at + 9, LoadU64(data_ + at + 1), at + 9, "Header");
+  try {
+    profile_ = header.String();
+    library_ = header.String();
+  } catch (...) {
+    ::munmap(const_cast<uint8_t*>(data_), size_);
+    throw;
+  }
+  ReadSummary();
+}
+
+Reader::~Reader() {
+  if (data_) ::munmap(const_cast<uint8_t*>(data_), size_);
+}
+
+void Reader::ReadSummary() {
+  // Footer: opcode, length 20, summary_start, summary_offset_start, summary_crc; then the magic.
+  constexpr uint64_t kFooterRecord = 1 + 8 + 8 + 8 + 4;
+  try {
+    if (size_ < 8 + kFooterRecord + 8 || std::memcmp(data_ + size_ - 8, kMagic, 8) != 0) {
+      throw FormatError(size_, "file ends without the closing MCAP magic (recording cut short?)");
+    }
+    const uint64_t footer_at = size_ - 8 - kFooterRecord;
+    if (data_[footer_at] != static_cast<uint8_t>(Opcode::kFooter) || LoadU64(data_ + footer_at + 1) != 20) {
+      throw FormatError(footer_at, "no Footer record before the closing magic");
+    }
+    Cursor footer(data_ + footer_at + 9, 20, footer_at + 9, "Footer");
+    const uint64_t summary_start = footer.LE<uint64_t>();
+    footer.LE<uint64_t>();  // summary_offset_start: the groups are read in order instead
+    const uint32_t summary_crc = footer.LE<uint32_t>();
+    if (summary_start == 0) throw FormatError(footer_at, "the file has no summary section");
+    if (summary_start > footer_at) throw FormatError(footer_at, "footer points past itself for the summary");
+    if (summary_crc != 0) {
+      const uint32_t crc = Crc32(0, data_ + summary_start, footer_at + 1 + 8 + 8 + 8 - summary_start);
+      if (crc != summary_crc) {
+        throw FormatError(summary_start,
+                          "summary CRC mismatch (footer says " + Hex(summary_crc) + ", bytes give " + Hex(crc) + ")");
+      }
+    }
+    Summary s;
+    s.summary_start = summary_start;
+    uint64_t at = summary_start;
+    while (at < footer_at) {
+      if (footer_at - at < 9) throw FormatError(at, "summary record header cut short");
+      const uint8_t op = data_[at];
+      const uint64_t length = LoadU64(data_ + at + 1);
+      if (length > footer_at - at - 9) throw FormatError(at, "summary record runs past the footer");
+      Cursor c(data_ + at + 9, length, at + 9, "summary");
+      switch (static_cast<Opcode>(op)) {
+        case Opcode::kSchema: {
+          Schema schema = ParseSchema(c);
+          s.schemas[schema.id] = std::move(schema);
+          break;
+        }
+        case Opcode::kChannel: {
+          Channel channel = ParseChannel(c);
+          s.channels[channel.id] = std::move(channel);
+          break;
+        }
+        case Opcode::kStatistics: {
+          Statistics st;
+          st.message_count = c.LE<uint64_t>();
+          st.schema_count = c.LE<uint16_t>();
+          st.channel_count = c.LE<uint32_t>();
+          st.attachment_count = c.LE<uint32_t>();
+          st.metadata_count = c.LE<uint32_t>();
+          st.chunk_count = c.LE<uint32_t>();
+          st.message_start_time = c.LE<uint64_t>();
+          st.message_end_time = c.LE<uint64_t>();
+          st.channel_message_counts = c.Map<uint16_t, uint64_t>();
+          s.statistics = st;
+          break;
+        }
+        case Opcode::kChunkIndex: {
+          ChunkIndex ci;
+          ci.message_start_time = c.LE<uint64_t>();
+          ci.message_end_time = c.LE<uint64_t>();
+          ci.chunk_start_offset = c.LE<uint64_t>();
+          ci.chunk_length = c.LE<uint64_t>();
+          ci.message_index_offsets = c.Map<uint16_t, uint64_t>();
+          ci.message_index_length = c.LE<uint64_t>();
+          ci.compression = c.String();
+          ci.compressed_size = c.LE<uint64_t>();
+          ci.uncompressed_size = c.LE<uint64_t>();
+          s.chunk_indexes.push_back(std::move(ci));
+          break;
+        }
+        default:
+          break;  // summary offsets, attachment and metadata indexes, future records
+      }
+      at += 9 + length;
+    }
+    for (const auto& [id, schema] : s.schemas) schemas_[id] = schema;
+    for (const auto& [id, channel] : s.channels) channels_[id] = channel;
+    summary_ = std::move(s);
+  } catch (const FormatError& e) {
+    summary_error_ = e;
+  }
+}
+
+bool Reader::HandleRecord(uint8_t op, const uint8_t* content, uint64_t length, uint64_t at,
+                          const std::function<bool(const MessageView&)>& on_message, ScanResult* result) {
+  switch (static_cast<Opcode>(op)) {
+    case Opcode::kSchema: {
+      Schema s = ParseSchema(Cursor(content, length, at, "Schema"));
+      schemas_[s.id] = std::move(s);
+      return true;
+    }
+    case Opcode::kChannel: {
+      Channel ch = ParseChannel(Cursor(content, length, at, "Channel"));
+      channels_[ch.id] = std::move(ch);
+      return true;
+    }
+    case Opcode::kMessage: {
+      Cursor c(content, length, at, "Message");
+      const uint16_t channel_id = c.LE<uint16_t>();
+      const uint32_t sequence = c.LE<uint32_t>();
+      const uint64_t log_time = c.LE<uint64_t>();
+      const uint64_t publish_time = c.LE<uint64_t>();
+      const auto it = channels_.find(channel_id);
+      if (it == channels_.end()) {
+        throw FormatError(at, "message on channel " + std::to_string(channel_id) + " before its Channel record");
+      }
+      ++result->messages;
+      return on_message(MessageView{it->second, sequence, log_time, publish_time, c.Rest()});
+    }
+    default:
+      return true;  // indexes, attachments, metadata, records of later versions
+  }
+}
+
+ScanResult Reader::ReadMessages(const std::function<bool(const MessageView&)>& on_message) {
+  ScanResult result;
+  uint64_t at = sizeof(kMagic);
+  uint32_t data_crc = 0;
+  uint64_t crc_from = 0;  // data section CRC covers the magic and every record before DataEnd
+  try {
+    while (true) {
+      if (at == size_) throw FormatError(at, "file ends inside the data section (no DataEnd: recording cut short?)");
+      if (size_ - at < 9)
+        throw FormatError(at, "truncated record header (file ends " + std::to_string(size_ - at) + " bytes later)");
+      const uint8_t op = data_[at];
+      const uint64_t length = LoadU64(data_ + at + 1);
+      if (length > size_ - at - 9) {
+        throw FormatError(at, "truncated record (opcode 0x" + Hex(op).substr(6) + ", " + std::to_string(length) +
+                                  " bytes, file ends " + std::to_string(size_ - at - 9) + " bytes later)");
+      }
+      const uint8_t* content = data_ + at + 9;
+      if (op == static_cast<uint8_t>(Opcode::kDataEnd)) {
+        Cursor c(content, length, at + 9, "DataEnd");
+        const uint32_t expected = c.LE<uint32_t>();
+        data_crc = Crc32(data_crc, data_ + crc_from, at - crc_from);
+        if (expected != 0 && expected != data_crc) {
+          throw FormatError(
+              at, "data section CRC mismatch (DataEnd says " + Hex(expected) + ", bytes give " + Hex(data_crc) + ")");
+        }
+        result.complete = true;
+        return result;
+      }
+      if (op == static_cast<uint8_t>(Opcode::kFooter)) {
+        result.complete = true;  // a file without DataEnd (allowed before the summary is optional)
+        return result;
+      }
+      if (op == static_cast<uint8_t>(Opcode::kChunk)) {
+        Cursor c(content, length, at + 9, "Chunk");
+        c.LE<uint64_t>();  // start time
+        c.LE<uint64_t>();  // end time
+        const uint64_t uncompressed_size = c.LE<uint64_t>();
+        const uint32_t uncompressed_crc = c.LE<uint32_t>();
+        const std::string compression = c.String();
+        const uint64_t records_size = c.LE<uint64_t>();
+        const auto records = c.Bytes(records_size);
+        try {
+          Decompress(compression, records, uncompressed_size, &chunk_buffer_);
+        } catch (const std::runtime_error& e) {
+          throw FormatError(at, std::string("chunk cannot be decompressed: ") + e.what());
+        }
+        if (uncompressed_crc != 0) {
+          const uint32_t crc = Crc32(0, chunk_buffer_.data(), chunk_buffer_.size());
+          if (crc != uncompressed_crc) {
+            throw FormatError(
+                at, "chunk CRC mismatch (record says " + Hex(uncompressed_crc) + ", contents give " + Hex(crc) + ")");
+          }
+        }
+        // Inner offsets are reported as the chunk's file offset: the records have no file position.
+        uint64_t inner = 0;
+        const uint8_t* p = chunk_buffer_.data();
+        const uint64_t n = chunk_buffer_.size();
+        bool go_on = true;
+        while (go_on && inner < n) {
+          if (n - inner < 9) throw FormatError(at, "chunk ends inside a record header");
+          const uint64_t inner_length = LoadU64(p + inner + 1);
+          if (inner_length > n - inner - 9) throw FormatError(at, "record inside the chunk runs past its end");
+          go_on = HandleRecord(p[inner], p + inner + 9, inner_length, at, on_message, &result);
+          inner += 9 + inner_length;
+        }
+        ++result.chunks;
+        if (!go_on) return result;
+      } else if (!HandleRecord(op, content, length, at, on_message, &result)) {
+        return result;
+      }
+      at += 9 + length;
+    }
+  } catch (const FormatError& e) {
+    result.error = e;
+  }
+  return result;
+}
+
+}  // namespace limbic::mcap

@@ -1,0 +1,183 @@
+// limbic record, bag info, bag echo and play against a real broker and a real publisher.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "common/mcap/reader.hpp"
+#include "messages/messages.hpp"
+#include "tests/testing/process.hpp"
+#include "tools/bag/bag_reader.hpp"
+
+namespace limbic {
+namespace {
+
+using namespace std::chrono_literals;
+
+struct Recorded {
+  std::string topic;
+  std::string type;
+  std::vector<uint8_t> data;
+};
+
+std::vector<Recorded> ReadRecording(const std::string& path) {
+  mcap::Reader r(path);
+  std::vector<Recorded> out;
+  const auto result = r.ReadMessages([&](const mcap::MessageView& m) {
+    out.push_back({m.channel.topic, r.schemas().at(m.channel.schema_id).name, {m.data.begin(), m.data.end()}});
+    return true;
+  });
+  EXPECT_FALSE(result.error) << result.error->what();
+  return out;
+}
+
+class RecordPlay : public ::testing::Test {
+ protected:
+  std::unique_ptr<testing::ChildProcess> Start(const std::string& log, std::vector<std::string> argv) {
+    return std::make_unique<testing::ChildProcess>(std::move(argv), dir_ / log);
+  }
+  std::vector<std::string> Limbic(std::vector<std::string> args) {
+    args.insert(args.begin(), testing::Bin("limbic"));
+    args.push_back("--bus");
+    args.push_back(bus_);
+    return args;
+  }
+  // Runs a limbic command to its end; returns the exit status, the output in *log.
+  // `args` with or without the executable (Limbic() adds it and --bus).
+  int RunLimbic(const std::string& name, std::vector<std::string> args, std::string* log) {
+    if (args.empty() || args[0] != testing::Bin("limbic")) args.insert(args.begin(), testing::Bin("limbic"));
+    testing::ChildProcess p(args, dir_ / (name + ".log"));
+    const int status = p.Wait(60s);
+    *log = p.Log();
+    return status;
+  }
+
+  testing::TempDir dir_;
+  std::string bus_ = "ipc://" + (dir_ / "bus");
+};
+
+TEST_F(RecordPlay, RecordsInspectsAndPlaysBackTheSameBytes) {
+  auto broker = Start("bus.log", {testing::Bin("limbic-bus"), "--bus", bus_});
+  auto talker =
+      Start("talker.log", {testing::Bin("limbic-toy"), "talker", "--bus", bus_, "--robot", "", "--period", "0.02"});
+  const std::string a = dir_ / "a.mcap";
+  std::string log;
+  ASSERT_EQ(
+      RunLimbic("record_a", Limbic({"record", "chatter", "--out", a, "--duration", "2", "--compression", "lz4"}), &log),
+      0)
+      << log;
+  EXPECT_NE(log.find("dropped 0"), std::string::npos) << log;
+  talker->Signal(SIGTERM);
+  talker->Wait(10s);
+  const auto recorded = ReadRecording(a);
+  ASSERT_GE(recorded.size(), 40u);  // 50 Hz for 2 s, after the recorder's own start-up
+  for (const auto& m : recorded) {
+    EXPECT_EQ(m.topic, "chatter");
+    EXPECT_EQ(m.type, "limbic.msg.VelocityCommand");
+  }
+
+  ASSERT_EQ(RunLimbic("info", {"bag", "info", a}, &log), 0) << log;
+  EXPECT_NE(log.find("limbic.msg.VelocityCommand"), std::string::npos) << log;
+  EXPECT_NE(log.find("messages:    " + std::to_string(recorded.size())), std::string::npos) << log;
+  EXPECT_NE(log.find("(lz4)"), std::string::npos) << log;
+  ASSERT_EQ(RunLimbic("echo", {"bag", "echo", a, "chatter", "--count", "2", "--compact"}, &log), 0) << log;
+  EXPECT_EQ(std::count(log.begin(), log.end(), '\n'), 2) << log;
+  EXPECT_NE(log.find("\"source\": \"talker\""), std::string::npos) << log;
+  EXPECT_NE(RunLimbic("echo_missing", {"bag", "echo", a, "nope"}, &log), 0);
+  EXPECT_NE(log.find("no topic 'nope'"), std::string::npos) << log;
+
+  // Play it back as fast as possible while a second recorder listens: the same bytes arrive.
+  const std::string b = dir_ / "b.mcap";
+  auto recorder = Start("record_b.log", Limbic({"record", "--all", "--out", b, "--duration", "8"}));
+  ASSERT_TRUE(testing::WaitFor([&] { return recorder->Log().find("recording every topic") != std::string::npos; }, 10s))
+      << recorder->Log();
+  ASSERT_EQ(RunLimbic("play", Limbic({"play", a, "--rate", "0"}), &log), 0) << log;
+  EXPECT_NE(log.find("limbic play: " + std::to_string(recorded.size()) + " messages"), std::string::npos) << log;
+  recorder->Signal(SIGINT);
+  ASSERT_EQ(recorder->Wait(20s), 0) << recorder->Log();
+  std::vector<Recorded> replayed;
+  for (auto& m : ReadRecording(b)) {
+    if (m.topic == "chatter") replayed.push_back(std::move(m));
+  }
+  ASSERT_EQ(replayed.size(), recorded.size());
+  for (size_t i = 0; i < recorded.size(); ++i) EXPECT_EQ(replayed[i].data, recorded[i].data) << "message " << i;
+}
+
+TEST_F(RecordPlay, PlayDrivesTheLockstepClockWhenAsked) {
+  auto broker = Start("bus.log", {testing::Bin("limbic-bus"), "--bus", bus_});
+  const std::string a = dir_ / "a.mcap";
+  std::string log;
+  {
+    auto talker =
+        Start("talker.log", {testing::Bin("limbic-toy"), "talker", "--bus", bus_, "--robot", "", "--period", "0.02"});
+    ASSERT_EQ(RunLimbic("record_a", Limbic({"record", "chatter", "--out", a, "--duration", "2"}), &log), 0) << log;
+  }
+  const double duration = bag::Summarize({a}).DurationS();
+  ASSERT_GT(duration, 1.0);
+  const std::string b = dir_ / "clock.mcap";
+  auto recorder = Start("record_b.log", Limbic({"record", "clock", "--out", b, "--duration", "8"}));
+  ASSERT_TRUE(testing::WaitFor([&] { return recorder->Log().find("recording matching") != std::string::npos; }, 10s))
+      << recorder->Log();
+  ASSERT_EQ(RunLimbic("play", Limbic({"play", a, "--rate", "0", "--clock", "--period", "0.5"}), &log), 0) << log;
+  recorder->Signal(SIGINT);
+  ASSERT_EQ(recorder->Wait(20s), 0) << recorder->Log();
+  // One lockstep tick per 0.5 s of recorded time: ticks 0, 1, ... up to the last message.
+  std::vector<int64_t> ticks;
+  mcap::Reader r(b);
+  r.ReadMessages([&](const mcap::MessageView& m) {
+    const auto* clock = flatbuffers::GetRoot<msg::Clock>(m.data.data());
+    EXPECT_TRUE(clock->lockstep());
+    EXPECT_DOUBLE_EQ(clock->period_s(), 0.5);
+    EXPECT_EQ(clock->header()->stamp_ns(), clock->header()->tick() * 500'000'000);
+    ticks.push_back(clock->header()->tick());
+    return true;
+  });
+  ASSERT_EQ(ticks.size(), static_cast<size_t>(duration / 0.5) + 1) << "recording of " << duration << " s";
+  for (size_t i = 0; i < ticks.size(); ++i) EXPECT_EQ(ticks[i], static_cast<int64_t>(i));
+}
+
+TEST_F(RecordPlay, DamagedFilesAndBadFlagsGetClearErrors) {
+  std::string log;
+  // A recording cut short: info summarises what it can read and names the offset.
+  const std::string a = dir_ / "a.mcap";
+  {
+    auto broker = Start("bus.log", {testing::Bin("limbic-bus"), "--bus", bus_});
+    auto talker =
+        Start("talker.log", {testing::Bin("limbic-toy"), "talker", "--bus", bus_, "--robot", "", "--period", "0.01"});
+    ASSERT_EQ(RunLimbic("record",
+                        Limbic({"record", "--all", "--out", a, "--duration", "2", "--compression", "none", "--chunk-kb",
+                                "4"}),
+                        &log),
+              0)
+        << log;
+    // A full disk is a clear error, and a non-zero exit.
+    EXPECT_NE(RunLimbic("record_full", Limbic({"record", "--all", "--out", "/dev/full", "--duration", "1"}), &log), 0);
+    EXPECT_NE(log.find("No space left on device"), std::string::npos) << log;
+  }
+  mcap::Reader whole(a);
+  ASSERT_TRUE(whole.summary());
+  const auto& chunks = whole.summary()->chunk_indexes;
+  ASSERT_GE(chunks.size(), 3u);
+  std::filesystem::resize_file(a, chunks.back().chunk_start_offset + 100);
+  EXPECT_EQ(RunLimbic("info_cut", {"bag", "info", a}, &log), 1) << log;
+  EXPECT_NE(log.find("at byte " + std::to_string(chunks.back().chunk_start_offset) + ": truncated"), std::string::npos)
+      << log;
+  EXPECT_NE(log.find("chatter"), std::string::npos) << log;  // what came before is still summarised
+  // Not a recording at all.
+  std::ofstream(dir_ / "text.mcap") << "hello\n";
+  EXPECT_EQ(RunLimbic("info_text", {"bag", "info", dir_ / "text.mcap"}, &log), 1);
+  EXPECT_NE(log.find("not an MCAP file"), std::string::npos) << log;
+  EXPECT_EQ(RunLimbic("info_missing", {"bag", "info", dir_ / "missing.mcap"}, &log), 1);
+  EXPECT_NE(log.find("no recording at"), std::string::npos) << log;
+  EXPECT_NE(RunLimbic("bad_rate", {"play", a, "--rate", "-2", "--bus", bus_}, &log), 0);
+  EXPECT_NE(log.find("--rate"), std::string::npos) << log;
+  EXPECT_NE(RunLimbic("bad_compression", {"record", "--all", "--out", dir_ / "x.mcap", "--compression", "gzip"}, &log),
+            0);
+  EXPECT_NE(log.find("unknown compression 'gzip'"), std::string::npos) << log;
+  EXPECT_NE(RunLimbic("no_out", {"record", "--all"}, &log), 0);
+  EXPECT_NE(log.find("--out"), std::string::npos) << log;
+}
+
+}  // namespace
+}  // namespace limbic

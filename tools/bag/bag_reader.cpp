@@ -1,0 +1,101 @@
+#include "tools/bag/bag_reader.hpp"
+
+#include <cmath>
+#include <filesystem>
+#include <stdexcept>
+
+#include "common/mcap/reader.hpp"
+
+namespace limbic::bag {
+
+std::vector<std::string> ResolveBagFiles(const std::string& path) {
+  if (std::filesystem::is_regular_file(path)) return {path};
+  std::vector<std::string> files;
+  for (int i = 0;; ++i) {
+    const std::string part = SplitPath(path, i);
+    if (!std::filesystem::is_regular_file(part)) break;
+    files.push_back(part);
+  }
+  if (files.empty()) throw std::runtime_error("no recording at " + path + " (nor " + SplitPath(path, 0) + ")");
+  return files;
+}
+
+double TopicSummary::RateHz() const {
+  if (messages < 2 || last_ns <= first_ns) return 0.0;
+  return static_cast<double>(messages - 1) / ((last_ns - first_ns) * 1e-9);
+}
+
+BagSummary Summarize(const std::vector<std::string>& files) {
+  BagSummary s;
+  s.files = files;
+  for (const auto& file : files) {
+    mcap::Reader reader(file);
+    s.size_bytes += reader.file_size();
+    if (reader.summary()) {
+      for (const auto& ci : reader.summary()->chunk_indexes)
+        s.compressions.insert(ci.compression.empty() ? "none" : ci.compression);
+    }
+    const mcap::ScanResult result = reader.ReadMessages([&](const mcap::MessageView& m) {
+      auto& t = s.topics[m.channel.topic];
+      if (t.type.empty()) {
+        const auto schema = reader.schemas().find(m.channel.schema_id);
+        t.type = schema == reader.schemas().end() ? "?" : schema->second.name;
+      }
+      if (t.messages == 0 || m.log_time < t.first_ns) t.first_ns = m.log_time;
+      if (m.log_time > t.last_ns) t.last_ns = m.log_time;
+      ++t.messages;
+      t.bytes += m.data.size();
+      if (s.messages == 0 || m.log_time < s.start_ns) s.start_ns = m.log_time;
+      if (m.log_time > s.end_ns) s.end_ns = m.log_time;
+      ++s.messages;
+      return true;
+    });
+    s.chunks += result.chunks;
+    if (result.error) s.problems.push_back(file + ": " + result.error->what());
+  }
+  return s;
+}
+
+std::vector<std::string> ForEachMessage(const std::vector<std::string>& files, const ReadOptions& options,
+                                        const std::function<bool(const BagMessage&)>& fn) {
+  if (options.start_s && options.end_s && *options.start_s > *options.end_s) {
+    throw std::invalid_argument("--start is after --end");
+  }
+  std::vector<std::string> problems;
+  std::optional<uint64_t> first;
+  bool go_on = true;
+  for (const auto& file : files) {
+    if (!go_on) break;
+    mcap::Reader reader(file);
+    std::map<uint16_t, bool> selected;  // channel -> topic matches
+    const mcap::ScanResult result = reader.ReadMessages([&](const mcap::MessageView& m) {
+      if (!first) first = m.log_time;
+      const double t = (static_cast<double>(m.log_time) - static_cast<double>(*first)) * 1e-9;
+      if (options.start_s && t < *options.start_s) return true;
+      if (options.end_s && t > *options.end_s) return go_on = false;
+      auto it = selected.find(m.channel.id);
+      if (it == selected.end()) it = selected.emplace(m.channel.id, options.topics.Matches(m.channel.topic)).first;
+      if (!it->second) return true;
+      const auto schema = reader.schemas().find(m.channel.schema_id);
+      static const std::string kUnknown = "?";
+      const std::string& type = schema == reader.schemas().end() ? kUnknown : schema->second.name;
+      go_on = fn(BagMessage{m.channel.topic, type, m.sequence, m.log_time, m.publish_time, m.data});
+      return go_on;
+    });
+    if (result.error) problems.push_back(file + ": " + result.error->what());
+  }
+  return problems;
+}
+
+PlaybackTimer::PlaybackTimer(double rate) : rate_(rate) {
+  if (!std::isfinite(rate) || rate < 0)
+    throw std::invalid_argument("--rate must be a number >= 0 (0: as fast as possible)");
+}
+
+int64_t PlaybackTimer::DueNs(uint64_t log_time) {
+  if (!first_) first_ = log_time;
+  if (rate_ == 0 || log_time <= *first_) return 0;
+  return static_cast<int64_t>(std::llround(static_cast<double>(log_time - *first_) / rate_));
+}
+
+}  // namespace limbic::bag

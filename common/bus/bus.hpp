@@ -2,8 +2,9 @@
 //
 // A Node is one service instance's connection: one PUB socket to the broker's frontend and one SUB
 // socket to its backend, owned by a single thread. Nothing received is trusted: every payload is
-// checked (frame count, size cap, identifier, flatbuffers::Verifier) before a handler sees it; a bad
-// one is dropped, counted per topic and reason, and logged once per burst. Sequence numbers in the
+// checked (frame count, size cap, identifier, flatbuffers::Verifier, then its values against the
+// type's rules in messages/validate.hpp) before a handler sees it; a bad one is dropped, counted per
+// topic and reason, and logged once per burst with the field named. Sequence numbers in the
 // header reveal lost messages (counted as gaps) and latched replays (counted as duplicates).
 #pragma once
 
@@ -54,9 +55,12 @@ struct TopicCounters {
   uint64_t drops_wrong_type = 0;
   uint64_t drops_oversize = 0;
   uint64_t drops_gap = 0;
+  uint64_t drops_invalid = 0;  // verified, but a value breaks its type's rules (messages/validate.hpp)
   uint64_t duplicates = 0;
   int64_t last_seen_ns = 0;
-  uint64_t TotalDrops() const { return drops_malformed + drops_wrong_type + drops_oversize + drops_gap; }
+  uint64_t TotalDrops() const {
+    return drops_malformed + drops_wrong_type + drops_oversize + drops_gap + drops_invalid;
+  }
 };
 
 // Per-topic tables (counts, drop logs, sequence tracking) hold at most this many topics, so a flood

@@ -1,0 +1,480 @@
+#include "messages/validate.hpp"
+
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+#include <string_view>
+
+#include "common/convert/convert.hpp"
+#include "common/types/control_parameters.hpp"
+
+namespace limbic::messages {
+namespace {
+
+// Collects the first violation of one message ("" while valid). Fields are named as in the schema;
+// vector elements as field[i] and struct members as field.member.
+class Check {
+ public:
+  explicit Check(std::string_view type) : type_(type) {}
+  bool ok() const { return error_.empty(); }
+  std::string Result() const { return error_; }
+
+  void Fail(std::string_view field, std::string_view rule, double value, int64_t index = -1) {
+    if (!ok()) return;
+    std::ostringstream out;
+    out << type_ << "." << field;
+    if (index >= 0) out << "[" << index << "]";
+    out << ": " << rule << " (got " << value << ")";
+    error_ = out.str();
+  }
+  void FailText(std::string text) {
+    if (ok()) error_ = std::move(text);
+  }
+  // Finite and |v| <= limit.
+  void Finite(std::string_view field, double v, double limit = kMaxCoordinate, int64_t index = -1) {
+    if (!std::isfinite(v)) return Fail(field, "must be finite", v, index);
+    if (std::abs(v) > limit) {
+      std::ostringstream rule;
+      rule << "must be within ±" << limit;
+      Fail(field, rule.str(), v, index);
+    }
+  }
+  // lo <= v <= hi (NaN fails).
+  void Range(std::string_view field, double v, double lo, double hi, int64_t index = -1) {
+    if (v >= lo && v <= hi) return;
+    std::ostringstream rule;
+    rule << (std::isfinite(v) ? "must be in [" : "must be finite, in [") << lo << ", " << hi << "]";
+    Fail(field, rule.str(), v, index);
+  }
+  void Probability(std::string_view field, double v, int64_t index = -1) { Range(field, v, 0.0, 1.0, index); }
+  void Count(std::string_view field, size_t n, size_t max) {
+    if (n > max) Fail(field, "has too many elements (at most " + std::to_string(max) + ")", static_cast<double>(n));
+  }
+  void Vec2(std::string_view field, const msg::Vec2* v, bool required = false) {
+    if (v == nullptr) {
+      if (required) Fail(field, "is required", 0);
+      return;
+    }
+    Finite(std::string(field) + ".x", v->x());
+    Finite(std::string(field) + ".y", v->y());
+  }
+  void Pose(std::string_view field, const msg::Pose2* p) {
+    if (p == nullptr) return;
+    Finite(std::string(field) + ".x", p->x());
+    Finite(std::string(field) + ".y", p->y());
+    Finite(std::string(field) + ".theta", p->theta(), 1e3);
+  }
+  template <typename V>
+  void Finites(std::string_view field, const flatbuffers::Vector<V>* v, double limit = kMaxCoordinate) {
+    if (v == nullptr) return;
+    for (flatbuffers::uoffset_t i = 0; i < v->size() && ok(); ++i) Finite(field, v->Get(i), limit, i);
+  }
+  void Probabilities(std::string_view field, const flatbuffers::Vector<double>* v) {
+    if (v == nullptr) return;
+    for (flatbuffers::uoffset_t i = 0; i < v->size() && ok(); ++i) {
+      const double p = v->Get(i);
+      if (!(p >= 0.0 && p <= 1.0)) Probability(field, p, i);
+    }
+  }
+  void Points(std::string_view field, const flatbuffers::Vector<const msg::Vec2*>* v) {
+    if (v == nullptr) return;
+    Count(field, v->size(), kMaxPoints);
+    for (flatbuffers::uoffset_t i = 0; i < v->size() && ok(); ++i) {
+      Finite(std::string(field) + ".x", v->Get(i)->x(), kMaxCoordinate, i);
+      Finite(std::string(field) + ".y", v->Get(i)->y(), kMaxCoordinate, i);
+    }
+  }
+  // Another vector of the same length as `n` (or absent/empty when `may_be_empty`).
+  template <typename V>
+  void SameLength(std::string_view field, const flatbuffers::Vector<V>* v, size_t n, std::string_view of,
+                  bool may_be_empty = true) {
+    const size_t size = v ? v->size() : 0;
+    if (size == n || (may_be_empty && size == 0)) return;
+    Fail(field, "must have as many elements as " + std::string(of) + " (" + std::to_string(n) + ")",
+         static_cast<double>(size));
+  }
+  // A grid placement; returns its number of cells (0 if invalid or absent).
+  int64_t Grid(std::string_view field, const msg::GridInfo* g, bool required) {
+    if (g == nullptr) {
+      if (required) Fail(field, "is required", 0);
+      return 0;
+    }
+    const std::string f(field);
+    Finite(f + ".origin_x", g->origin_x());
+    Finite(f + ".origin_y", g->origin_y());
+    Range(f + ".resolution", g->resolution(), 1e-3, 100.0);
+    Range(f + ".width", g->width(), 1, static_cast<double>(kMaxGridSide));
+    Range(f + ".height", g->height(), 1, static_cast<double>(kMaxGridSide));
+    if (!ok()) return 0;
+    const int64_t cells = int64_t{g->width()} * g->height();
+    if (cells > kMaxGridCells) {
+      Fail(f + ".width*height", "must be at most " + std::to_string(kMaxGridCells) + " cells",
+           static_cast<double>(cells));
+      return 0;
+    }
+    return cells;
+  }
+  void Beams(const flatbuffers::Vector<const msg::Beam*>* beams) {
+    if (beams == nullptr) return;
+    Count("beams", beams->size(), kMaxBeams);
+    for (flatbuffers::uoffset_t i = 0; i < beams->size() && ok(); ++i) {
+      const msg::Beam& b = *beams->Get(i);
+      Range("beams.sensor_id", b.sensor_id(), 0, 1023, i);
+      Finite("beams.origin_x", b.origin_x(), 100.0, i);
+      Finite("beams.origin_y", b.origin_y(), 100.0, i);
+      Finite("beams.angle", b.angle(), 100.0, i);
+      Range("beams.d_max", b.d_max(), 1e-6, 1000.0, i);
+      Range("beams.d_min", b.d_min(), 0.0, b.d_max(), i);
+      // hwio clamps every reading into [0, d_max] (fault_injector.cpp); a raw reading may not exceed it either.
+      Range("beams.range", b.range(), 0.0, b.d_max(), i);
+    }
+  }
+  void Switches(const flatbuffers::Vector<int32_t>* switches) {
+    if (switches == nullptr) return;
+    Count("switches", switches->size(), 8);
+    for (flatbuffers::uoffset_t i = 0; i < switches->size() && ok(); ++i) {
+      Range("switches", switches->Get(i), 0, 7, i);  // 0 = front, counter-clockwise every 45°
+    }
+  }
+  void Text(std::string_view field, const flatbuffers::String* s, size_t max = 4096) {
+    if (s != nullptr && s->size() > max) {
+      Fail(field, "is too long (at most " + std::to_string(max) + " bytes)", static_cast<double>(s->size()));
+    }
+  }
+
+ private:
+  std::string_view type_;
+  std::string error_;
+};
+
+void HeaderRule(Check& c, const msg::Header* h) {
+  if (h == nullptr) return;  // the bus refuses a message without a header on its own
+  c.Range("header.tick", static_cast<double>(h->tick()), -1, 9e18);
+  c.Text("header.source", h->source(), 256);
+}
+
+// --- one rule per message type -------------------------------------------------------------------
+
+void Rule(Check& c, const msg::Clock& m) { c.Range("period_s", m.period_s(), 1e-6, 3600.0); }
+
+void Rule(Check& c, const msg::LockstepJoin& m) {
+  c.Text("participant", m.participant(), 256);
+  if (m.waits_for()) c.Count("waits_for", m.waits_for()->size(), 1024);
+  if (m.outputs()) c.Count("outputs", m.outputs()->size(), 1024);
+}
+
+void Rule(Check& c, const msg::LockstepAck& m) { c.Range("tick", static_cast<double>(m.tick()), -1, 9e18); }
+
+void Rule(Check& c, const msg::Heartbeat& m) {
+  c.Finite("uptime_s", m.uptime_s(), 1e12);
+  c.Finite("loop_time_last_s", m.loop_time_last_s(), 1e12);
+  c.Finite("loop_time_mean_s", m.loop_time_mean_s(), 1e12);
+  c.Finite("loop_time_max_s", m.loop_time_max_s(), 1e12);
+  if (m.loop_time_buckets()) c.Count("loop_time_buckets", m.loop_time_buckets()->size(), 64);
+  if (m.counters()) c.Count("counters", m.counters()->size(), 4096);
+}
+
+void Rule(Check&, const msg::BusStats&) {}
+
+void Rule(Check& c, const msg::ParameterRequest& m) {
+  c.Text("name", m.name(), 256);
+  c.Text("value", m.value(), 65536);
+}
+
+void Rule(Check&, const msg::ParameterReply&) {}
+
+void Rule(Check& c, const msg::FaultCommand& m) {
+  c.Range("sensor", m.sensor(), -1, 1023);
+  c.Range("beam", m.beam(), -1, 4095);
+  c.Range("wheel", m.wheel(), -1, 1);
+  c.Finite("start_s", m.start_s(), 1e12);
+  c.Range("duration_s", m.duration_s(), 0.0, 1e9);
+  c.Finite("magnitude", m.magnitude(), 1e6);
+  c.Probability("probability", m.probability());
+}
+
+void Rule(Check& c, const msg::WorldGeometry& m) {
+  c.Vec2("min", m.min());
+  c.Vec2("max", m.max());
+  if (c.ok() && m.min() && m.max() && !(m.min()->x() < m.max()->x() && m.min()->y() < m.max()->y())) {
+    c.Fail("max", "must lie above and right of min", m.max()->x());
+  }
+  c.Range("env_index", m.env_index(), 0, 1e6);
+  c.Range("block_size", m.block_size(), 0.0, 1e3);
+  c.Vec2("start", m.start());
+  c.Vec2("goal", m.goal());
+  if (m.polygons()) {
+    c.Count("polygons", m.polygons()->size(), kMaxPoints);
+    for (flatbuffers::uoffset_t i = 0; i < m.polygons()->size() && c.ok(); ++i) {
+      c.Points("polygons.vertices", m.polygons()->Get(i)->vertices());
+    }
+  }
+}
+
+void Rule(Check& c, const msg::Humans& m) {
+  if (!m.humans()) return;
+  c.Count("humans", m.humans()->size(), 100000);
+  for (flatbuffers::uoffset_t i = 0; i < m.humans()->size() && c.ok(); ++i) {
+    const auto& h = *m.humans()->Get(i);
+    c.Finite("humans.x", h.x(), kMaxCoordinate, i);
+    c.Finite("humans.y", h.y(), kMaxCoordinate, i);
+    c.Range("humans.radius", h.radius(), 0.0, 100.0, i);
+    c.Finite("humans.vx", h.vx(), kMaxSpeed, i);
+    c.Finite("humans.vy", h.vy(), kMaxSpeed, i);
+  }
+}
+
+void Rule(Check& c, const msg::GroundTruth& m) {
+  c.Pose("pose", m.pose());
+  c.Finite("v", m.v(), kMaxSpeed);
+  c.Finite("omega", m.omega(), kMaxSpeed);
+}
+
+void Rule(Check& c, const msg::RawRanges& m) { c.Beams(m.beams()); }
+void Rule(Check& c, const msg::RangeScan& m) { c.Beams(m.beams()); }
+
+void Rule(Check& c, const msg::Bumpers& m) {
+  c.Switches(m.switches());
+  c.Vec2("contact_point", m.contact_point());
+  c.Finite("speed_before", m.speed_before(), kMaxSpeed);
+}
+
+void Rule(Check& c, const msg::CollisionEvent& m) {
+  c.Switches(m.switches());
+  c.Vec2("contact_point", m.contact_point());
+  c.Finite("speed_before", m.speed_before(), kMaxSpeed);
+}
+
+void Rule(Check& c, const msg::Odometry& m) {
+  c.Pose("pose", m.pose());
+  c.Finite("v", m.v(), kMaxSpeed);
+  c.Finite("omega", m.omega(), kMaxSpeed);
+}
+
+void Rule(Check& c, const msg::WheelCommand& m) {
+  c.Finite("v_left", m.v_left(), kMaxSpeed);
+  c.Finite("v_right", m.v_right(), kMaxSpeed);
+}
+
+void Rule(Check& c, const msg::VelocityCommand& m) {
+  c.Finite("v", m.v(), kMaxSpeed);
+  c.Finite("omega", m.omega(), kMaxSpeed);
+}
+
+void Rule(Check& c, const msg::GridMap& m) {
+  const int64_t cells = c.Grid("info", m.info(), /*required=*/true);
+  if (!c.ok()) return;
+  const auto n = static_cast<size_t>(cells);
+  c.SameLength("p_o", m.p_o(), n, "width*height", /*may_be_empty=*/false);
+  c.SameLength("p_e", m.p_e(), n, "width*height");
+  c.SameLength("danger", m.danger(), n, "width*height");
+  c.Probabilities("p_o", m.p_o());
+  c.Probabilities("p_e", m.p_e());
+}
+
+void Rule(Check& c, const msg::GridPatch& m) {
+  const int64_t cells = c.Grid("info", m.info(), /*required=*/true);
+  c.Range("base_tick", static_cast<double>(m.base_tick()), -1, 9e18);
+  if (!c.ok() || !m.cells()) return;
+  c.Count("cells", m.cells()->size(), static_cast<size_t>(cells));
+  for (flatbuffers::uoffset_t i = 0; i < m.cells()->size() && c.ok(); ++i) {
+    const auto& u = *m.cells()->Get(i);
+    c.Range("cells.index", u.index(), 0, static_cast<double>(cells - 1), i);
+    c.Probability("cells.p_o", u.p_o(), i);
+    c.Probability("cells.p_e", u.p_e(), i);
+  }
+}
+
+void Rule(Check& c, const msg::MapStats& m) {
+  if (m.updated()) {
+    c.Count("updated", m.updated()->size(), static_cast<size_t>(kMaxGridCells));
+    for (flatbuffers::uoffset_t i = 0; i < m.updated()->size() && c.ok(); ++i) {
+      const auto& u = *m.updated()->Get(i);
+      c.Range("updated.index", u.index(), 0, static_cast<double>(kMaxGridCells - 1), i);
+      c.Finite("updated.s_o", u.s_o(), 1e6, i);
+      c.Probability("updated.p_o_before", u.p_o_before(), i);
+    }
+  }
+  c.Probability("mean_p_e", m.mean_p_e());
+  c.Finite("density", m.density(), 1e6);
+  c.Probability("coverage", m.coverage());
+}
+
+void Rule(Check& c, const msg::ObstacleSet& m) {
+  c.Points("points", m.points());
+  c.Points("collision_points", m.collision_points());
+  c.Range("n_o", m.n_o(), 0, 1000);
+}
+
+void Rule(Check& c, const msg::NavGoal& m) {
+  c.Vec2("goal", m.goal(), /*required=*/m.active());
+  c.Range("instruction_id", static_cast<double>(m.instruction_id()), 0, 9e18);
+  c.Finite("received_at_s", m.received_at_s(), 1e12);
+  c.Range("distance_at_start", m.distance_at_start(), 0.0, kMaxCoordinate);
+}
+
+void Rule(Check& c, const msg::Path& m) {
+  c.Points("nodes", m.nodes());
+  c.SameLength("node_costs", m.node_costs(), m.nodes() ? m.nodes()->size() : 0, "nodes");
+  c.Finites("node_costs", m.node_costs(), 1e12);
+  c.Finite("max_cost", m.max_cost(), 1e12);
+  c.Finite("planned_at_s", m.planned_at_s(), 1e12);
+  c.Range("plan_time_s", m.plan_time_s(), 0.0, 1e6);
+  c.Range("instruction_id", static_cast<double>(m.instruction_id()), -1, 9e18);
+}
+
+void Rule(Check& c, const msg::DirectionalState& m) {
+  c.Finite("theta_target", m.theta_target(), 1e3);
+  const size_t n = m.headings() ? m.headings()->size() : 0;
+  c.Count("headings", n, kMaxHeadings);
+  c.Finites("headings", m.headings(), 1e3);
+  // Each per-heading term has one value per heading (or is absent).
+  const std::pair<const char*, const flatbuffers::Vector<double>*> terms[] = {
+      {"d_o_raw", m.d_o_raw()},     {"avoid_sensor", m.avoid_sensor()}, {"avoid_map", m.avoid_map()},
+      {"path_follow", m.path_follow()}, {"goal_seek", m.goal_seek()},   {"inertia", m.inertia()},
+      {"wander", m.wander()},       {"objective", m.objective()}};
+  for (const auto& [name, v] : terms) {
+    c.SameLength(name, v, n, "headings");
+    c.Finites(name, v, 1e12);
+  }
+}
+
+void Rule(Check& c, const msg::VelocityState& m) {
+  for (const auto& [name, v] : {std::pair{"v_target", m.v_target()}, {"v1", m.v1()}, {"v2", m.v2()}}) {
+    c.Finite(name, v, kMaxSpeed);
+  }
+  for (const auto& [name, v] :
+       {std::pair{"omega_target", m.omega_target()}, {"omega1", m.omega1()}, {"omega2", m.omega2()}}) {
+    c.Finite(name, v, kMaxSpeed);
+  }
+  const size_t nv = m.v_samples() ? m.v_samples()->size() : 0;
+  const size_t nw = m.omega_samples() ? m.omega_samples()->size() : 0;
+  c.Count("v_samples", nv, 1001);
+  c.Count("omega_samples", nw, 1001);
+  c.Finites("v_samples", m.v_samples(), kMaxSpeed);
+  c.Finites("omega_samples", m.omega_samples(), kMaxSpeed);
+  c.SameLength("objective", m.objective(), nv * nw, "v_samples × omega_samples");
+  c.Finites("objective", m.objective(), 1e12);
+  c.Range("compute_time_s", m.compute_time_s(), 0.0, 1e6);
+}
+
+void Rule(Check& c, const msg::ControlParams& m) {
+  // The controller's own check (which names the field), so a set the controller would refuse every
+  // tick never reaches it.
+  try {
+    ValidateParameters(convert::FromMsg(m));
+  } catch (const std::invalid_argument& e) {
+    c.FailText(std::string("ControlParams: ") + e.what());
+  }
+}
+
+void Rule(Check& c, const msg::AffectState& m) {
+  const std::pair<const char*, const flatbuffers::Vector<double>*> vectors[] = {
+      {"stimuli_raw", m.stimuli_raw()},         {"stimuli_norm", m.stimuli_norm()},
+      {"stimuli_damped", m.stimuli_damped()},   {"emotions_global", m.emotions_global()},
+      {"emotions_mapped", m.emotions_mapped()}, {"emotions_combined", m.emotions_combined()},
+      {"moods", m.moods()},                     {"drives_emotional", m.drives_emotional()},
+      {"drives", m.drives()},                   {"moods_used", m.moods_used()}};
+  for (const auto& [name, v] : vectors) {
+    if (v) c.Count(name, v->size(), 64);
+    c.Finites(name, v, 1e12);
+  }
+  c.Finite("drive_min", m.drive_min(), 1e12);
+  c.Finite("drive_max", m.drive_max(), 1e12);
+  c.Range("compute_time_s", m.compute_time_s(), 0.0, 1e6);
+}
+
+void Rule(Check& c, const msg::EmotionLayer& m) {
+  const int64_t cells = c.Grid("info", m.info(), /*required=*/false);
+  if (!c.ok()) return;
+  c.SameLength("cost", m.cost(), static_cast<size_t>(cells), "width*height");
+  c.Probabilities("cost", m.cost());
+}
+
+void Rule(Check& c, const msg::AffectSnapshot& m) {
+  const int64_t cells = c.Grid("info", m.info(), /*required=*/false);
+  if (!c.ok()) return;
+  c.Range("ticks", static_cast<double>(m.ticks()), 0, 9e18);
+  c.Finites("stimuli_damped", m.stimuli_damped(), 1e12);
+  c.Finites("moods", m.moods(), 1e12);
+  c.Finites("previous_emotions", m.previous_emotions(), 1e12);
+  c.Finites("previous_mood_targets", m.previous_mood_targets(), 1e12);
+  c.Finites("previous_drives", m.previous_drives(), 1e12);
+  if (m.stuck_segments()) {
+    c.Count("stuck_segments", m.stuck_segments()->size(), 1u << 16);
+    for (flatbuffers::uoffset_t i = 0; i < m.stuck_segments()->size() && c.ok(); ++i) {
+      const auto& s = *m.stuck_segments()->Get(i);
+      c.Finite("stuck_segments.t_start", s.t_start(), 1e12, i);
+      c.Finite("stuck_segments.dt", s.dt(), 1e12, i);
+      c.Finite("stuck_segments.speed", s.speed(), kMaxSpeed, i);
+      c.Finite("stuck_segments.heading", s.heading(), 1e3, i);
+    }
+  }
+  if (m.emotion_maps()) {
+    c.Count("emotion_maps", m.emotion_maps()->size(), 64);
+    for (flatbuffers::uoffset_t i = 0; i < m.emotion_maps()->size() && c.ok(); ++i) {
+      const auto* values = m.emotion_maps()->Get(i)->values();
+      c.SameLength("emotion_maps.values", values, static_cast<size_t>(cells), "width*height");
+      c.Finites("emotion_maps.values", values, 1e12);
+    }
+  }
+}
+
+void Rule(Check& c, const msg::RunMetrics& m) {
+  c.Range("iteration", m.iteration(), 0, 1e9);
+  c.Range("completion_time_s", m.completion_time_s(), 0.0, 1e9);
+  c.Range("collisions", m.collisions(), 0, 1e9);
+  c.Range("collisions_per_min", m.collisions_per_min(), 0.0, 1e9);
+  c.Finite("mean_velocity", m.mean_velocity(), kMaxSpeed);
+  c.Range("exec_time_ratio", m.exec_time_ratio(), 0.0, 1e9);
+  c.Probability("coverage", m.coverage());
+  c.Range("distance_travelled", m.distance_travelled(), 0.0, 1e12);
+}
+
+void Rule(Check& c, const msg::MissionStatus& m) {
+  c.Range("iteration", m.iteration(), 0, 1e9);
+  c.Range("iterations", m.iterations(), 0, 1e9);
+  c.Vec2("goal", m.goal());
+  c.Range("distance_to_goal", m.distance_to_goal(), 0.0, kMaxCoordinate);
+  c.Range("elapsed_s", m.elapsed_s(), 0.0, 1e12);
+  c.Range("collisions", m.collisions(), 0, 1e9);
+}
+
+template <typename T>
+std::string ValidateTyped(const uint8_t* data) {
+  const T& m = *flatbuffers::GetRoot<T>(data);
+  Check c(std::string_view(Traits<T>::kName).substr(std::string_view("limbic.msg.").size()));
+  HeaderRule(c, m.header());
+  if (c.ok()) Rule(c, m);
+  return c.Result();
+}
+
+using Validator = std::string (*)(const uint8_t*);
+
+struct Entry {
+  const char* identifier;
+  Validator validate;
+};
+
+// The table keyed by type: every type in LIMBIC_MESSAGE_TYPES must have a Rule above (a missing one is
+// a compile error here).
+#define LIMBIC_VALIDATOR_ENTRY(Type, Id) Entry{Id, &ValidateTyped<msg::Type>},
+constexpr Entry kValidators[] = {LIMBIC_MESSAGE_TYPES(LIMBIC_VALIDATOR_ENTRY)};
+#undef LIMBIC_VALIDATOR_ENTRY
+
+}  // namespace
+
+std::string ValidateValues(const MessageType& type, const uint8_t* verified_data, size_t size) {
+  const std::string_view id = IdentifierOf(verified_data, size);
+  for (const auto& e : kValidators) {
+    if (id == e.identifier) return e.validate(verified_data);
+  }
+  return std::string(type.name) + ": no validation rule";
+}
+
+std::string VerifyAndValidate(const MessageType& type, const uint8_t* data, size_t size) {
+  if (!type.verify(data, size)) return std::string(type.name) + ": failed FlatBuffers verification";
+  return ValidateValues(type, data, size);
+}
+
+}  // namespace limbic::messages

@@ -100,6 +100,12 @@ class Check {
       return 0;
     }
     const std::string f(field);
+    // An empty grid (no map yet: the affect engine's layer before the first map) is allowed where the
+    // grid is optional.
+    if (!required && g->width() == 0 && g->height() == 0) {
+      Finite(f + ".resolution", g->resolution());
+      return 0;
+    }
     Finite(f + ".origin_x", g->origin_x());
     Finite(f + ".origin_y", g->origin_y());
     Range(f + ".resolution", g->resolution(), 1e-3, 100.0);
@@ -114,7 +120,9 @@ class Check {
     }
     return cells;
   }
-  void Beams(const flatbuffers::Vector<const msg::Beam*>* beams) {
+  // `clamped`: readings hwio conditioned (RangeScan) lie in [0, d_max]; raw readings (RawRanges) carry
+  // sensor noise and may stray past d_max or below 0, so they only need to be finite and sane.
+  void Beams(const flatbuffers::Vector<const msg::Beam*>* beams, bool clamped) {
     if (beams == nullptr) return;
     Count("beams", beams->size(), kMaxBeams);
     for (flatbuffers::uoffset_t i = 0; i < beams->size() && ok(); ++i) {
@@ -125,8 +133,9 @@ class Check {
       Finite("beams.angle", b.angle(), 100.0, i);
       Range("beams.d_max", b.d_max(), 1e-6, 1000.0, i);
       Range("beams.d_min", b.d_min(), 0.0, b.d_max(), i);
-      // hwio clamps every reading into [0, d_max] (fault_injector.cpp); a raw reading may not exceed it either.
-      Range("beams.range", b.range(), 0.0, b.d_max(), i);
+      // hwio clamps every reading into [0, d_max] (fault_injector.cpp).
+      if (clamped) Range("beams.range", b.range(), 0.0, b.d_max(), i);
+      else Finite("beams.range", b.range(), 1000.0, i);
     }
   }
   void Switches(const flatbuffers::Vector<int32_t>* switches) {
@@ -230,8 +239,8 @@ void Rule(Check& c, const msg::GroundTruth& m) {
   c.Finite("omega", m.omega(), kMaxSpeed);
 }
 
-void Rule(Check& c, const msg::RawRanges& m) { c.Beams(m.beams()); }
-void Rule(Check& c, const msg::RangeScan& m) { c.Beams(m.beams()); }
+void Rule(Check& c, const msg::RawRanges& m) { c.Beams(m.beams(), /*clamped=*/false); }
+void Rule(Check& c, const msg::RangeScan& m) { c.Beams(m.beams(), /*clamped=*/true); }
 
 void Rule(Check& c, const msg::Bumpers& m) {
   c.Switches(m.switches());
@@ -308,7 +317,7 @@ void Rule(Check& c, const msg::ObstacleSet& m) {
 
 void Rule(Check& c, const msg::NavGoal& m) {
   c.Vec2("goal", m.goal(), /*required=*/m.active());
-  c.Range("instruction_id", static_cast<double>(m.instruction_id()), 0, 9e18);
+  c.Range("instruction_id", static_cast<double>(m.instruction_id()), -1, 9e18);  // -1: no instruction (a stop)
   c.Finite("received_at_s", m.received_at_s(), 1e12);
   c.Range("distance_at_start", m.distance_at_start(), 0.0, kMaxCoordinate);
 }

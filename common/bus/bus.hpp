@@ -17,12 +17,14 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "common/log/log.hpp"
 #include "messages/messages.hpp"
+#include "messages/validate.hpp"
 
 namespace limbic::bus {
 
@@ -101,6 +103,14 @@ struct RawMessage {
 
 class Node;
 class LocalBus;
+
+// Thrown by Publisher::Publish for a message that breaks its type's rules (messages/validate.hpp): a
+// node never sends what every receiver would drop. Inside a service step this makes the step fail, so
+// the service reports itself degraded (realtime) or the lockstep run ends with the error (issue 15).
+class InvalidMessage : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 // Typed publisher handle. Cheap to copy; valid while its Node lives.
 template <typename T>
@@ -250,6 +260,10 @@ void Publisher<T>::Publish(int64_t stamp_ns, int64_t tick, Build&& build) {
   auto header = node.MakeHeader(fbb, slot, stamp_ns, tick);
   flatbuffers::Offset<T> root = build(fbb, header);
   fbb.Finish(root, messages::Traits<T>::kIdentifier);
+  if (std::string invalid = messages::ValidateValues<T>(fbb.GetBufferPointer(), fbb.GetSize()); !invalid.empty()) {
+    --slot.seq;  // nothing was sent: receivers must not see a gap
+    throw InvalidMessage("refusing to publish an invalid message on '" + slot.topic + "': " + invalid);
+  }
   node.SendSlot(slot, fbb.GetBufferPointer(), fbb.GetSize());
 }
 

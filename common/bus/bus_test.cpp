@@ -153,8 +153,16 @@ TEST_F(BusFixture, BrokerDropsMessagesWithInvalidValuesAndCountsThem) {
     return !goals.empty();
   }));
   const size_t before = goals.size();
-  publish_goal(std::nan(""));
-  publish_goal(std::numeric_limits<double>::infinity());
+  // What a raw sender (limbic pub of an older build, a corrupted peer) could put on the bus; the typed
+  // publisher refuses to build it at all.
+  EXPECT_THROW(publish_goal(std::nan("")), InvalidMessage);
+  for (double x : {std::nan(""), std::numeric_limits<double>::infinity()}) {
+    flatbuffers::FlatBufferBuilder fbb;
+    const msg::Vec2 goal(x, 1.0);
+    fbb.Finish(msg::CreateNavGoal(fbb, msg::CreateHeaderDirect(fbb, 0, -1, 1, "raw", false, 3), true, &goal, 5),
+               "GOAL");
+    pub_node.SendRaw("r1/goal", fbb.GetBufferPointer(), fbb.GetSize());
+  }
   publish_goal(4.0);
   ASSERT_TRUE(PollUntil({&sub_node}, [&] { return goals.size() > before && goals.back() == 4.0; }));
   for (double x : goals) EXPECT_TRUE(std::isfinite(x));

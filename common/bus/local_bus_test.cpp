@@ -96,12 +96,20 @@ TEST(LocalBus, InvalidValuesAreDroppedCountedAndNamedInStatistics) {
   Node planner(bus, {.name = "planner"});
   std::vector<double> xs;
   planner.Subscribe<msg::NavGoal>("r1/goal", [&](const Message<msg::NavGoal>& m) { xs.push_back(m.msg.goal()->x()); });
+  // A typed publisher refuses to send such a message at all; a raw sender (a tool, an attacker, a
+  // corrupted peer) is stopped by the bus.
   auto pub = user.Advertise<msg::NavGoal>("r1/goal");
+  auto build = [](flatbuffers::FlatBufferBuilder& fbb, auto header, double x) {
+    const msg::Vec2 goal(x, 0.0);
+    return msg::CreateNavGoal(fbb, header, true, &goal, 1);
+  };
+  EXPECT_THROW(pub.Publish(0, -1, [&](auto& fbb, auto header) { return build(fbb, header, std::nan("")); }),
+               InvalidMessage);
+  uint64_t seq = 0;
   for (double x : {1.0, std::nan(""), -std::numeric_limits<double>::infinity(), 1e300, 2.0}) {
-    pub.Publish(0, -1, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
-      const msg::Vec2 goal(x, 0.0);
-      return msg::CreateNavGoal(fbb, header, true, &goal, 1);
-    });
+    flatbuffers::FlatBufferBuilder fbb;
+    fbb.Finish(build(fbb, msg::CreateHeaderDirect(fbb, 0, -1, ++seq, "user", false, 5), x), "GOAL");
+    user.SendRaw("r1/goal", fbb.GetBufferPointer(), fbb.GetSize());
   }
   planner.Poll(0ms);
   EXPECT_EQ(xs, (std::vector<double>{1.0, 2.0}));

@@ -100,19 +100,38 @@ std::vector<IterationRow> RowsFromRecording(const RunSpec& run, const stack::Rec
   return rows;
 }
 
-RunOutcome ExecuteRun(const RunSpec& run, const std::atomic<bool>& abandon) {
+IterationRow ErrorRow(const RunSpec& run, const std::string& error) {
+  IterationRow r;
+  r.run_id = run.run_id;
+  r.experiment = run.experiment;
+  r.config = run.config;
+  r.set = run.set;
+  r.env = run.env;
+  r.repeat = run.repeat;
+  r.seed = run.seed;
+  r.sweep = run.sweep;
+  r.sweep_value = run.sweep_value;
+  r.iteration = 0;
+  r.status = "error";
+  r.error = error;
+  return r;
+}
+
+RunOutcome ExecuteRun(const RunSpec& run, const std::atomic<bool>& abandon, const StackCustomizer& customize) {
   RunOutcome outcome;
   const auto begin = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count(); };
   auto recording = std::make_shared<stack::Recording>();
   int status = 0;
+  std::string step_error;
   try {
     stack::StackSpec spec = StackSpecFor(run);
     spec.recording = recording;
+    spec.customize = customize;
     spec.recorder_options.trajectory = run.record_trace;
     spec.recorder_options.affect = run.record_trace;
     spec.recorder_options.map = run.record_trace;
-    status = stack::RunInProcess(spec, abandon);
+    status = stack::RunInProcess(spec, abandon, &step_error);
   } catch (const config::ConfigError& e) {
     outcome.config_error = true;
     outcome.error = e.what();
@@ -125,6 +144,14 @@ RunOutcome ExecuteRun(const RunSpec& run, const std::atomic<bool>& abandon) {
     return outcome;
   }
   outcome.wall_s = elapsed();
+  if (!step_error.empty() && !abandon.load()) {
+    // A step threw: the stack ended the run at that tick. Whatever traversals it completed are not
+    // data (issue 15, finding 7: a controller that threw every tick was recorded as timeouts).
+    outcome.step_error = true;
+    outcome.error = step_error;
+    outcome.rows = {ErrorRow(run, step_error)};
+    return outcome;
+  }
   const auto& traversals = recording->traversals;
   bool complete = recording->run_finished && static_cast<int>(traversals.size()) == run.iterations;
   for (size_t i = 0; complete && i < traversals.size(); ++i) {
@@ -181,9 +208,17 @@ ExecutionSummary ExecuteRuns(const std::vector<RunSpec>& runs, const ExecutorOpt
         if (next >= runs.size() || stop_new.load() || abandon.load() || config_failed) return;
         run = &runs[next++];
       }
-      RunOutcome outcome = ExecuteRun(*run, abandon);
+      RunOutcome outcome = ExecuteRun(*run, abandon, options.customize);
       std::string write_error;
-      if (outcome.ok) {
+      if (outcome.step_error) {
+        try {
+          appender.Append(outcome.rows);
+        } catch (const std::exception& e) {
+          outcome.step_error = false;
+          outcome.config_error = true;  // the output directory is unusable: stop
+          outcome.error = e.what();
+        }
+      } else if (outcome.ok) {
         try {
           // Traces first: a run whose rows are in runs.csv always has its trace files.
           if (outcome.trace) WriteRunTrace((fs::path(options.out_dir) / TraceFileName(run->run_id)).string(), *outcome.trace);
@@ -200,6 +235,9 @@ ExecutionSummary ExecuteRuns(const std::vector<RunSpec>& runs, const ExecutorOpt
       std::lock_guard lock(mutex);
       if (outcome.ok) {
         ++summary.finished;
+      } else if (outcome.step_error) {
+        ++summary.errored;
+        if (summary.errors.size() < 10) summary.errors.push_back(run->run_id + ": " + outcome.error);
       } else if (outcome.abandoned) {
         ++summary.abandoned;
       } else {

@@ -370,11 +370,29 @@ void Rule(Check& c, const msg::VelocityState& m) {
 void Rule(Check& c, const msg::ControlParams& m) {
   // The controller's own check (which names the field), so a set the controller would refuse every
   // tick never reaches it.
+  const ControlParameters p = convert::FromMsg(m);
   try {
-    ValidateParameters(convert::FromMsg(m));
+    ValidateParameters(p);
   } catch (const std::invalid_argument& e) {
     c.FailText(std::string("ControlParams: ") + e.what());
+    return;
   }
+  // Beyond the controller's check: the weights of the weighted sums and products (eqs. 5.9-5.11,
+  // 5.18-5.23, 5.2) are weights in [0, 1], and no number of the set is astronomically large (a weight
+  // of 1e300 is finite and would pass every other test).
+  const std::pair<const char*, double> weights[] = {
+      {"w_v1", p.w_v1},         {"w_v2", p.w_v2},         {"w_v3", p.w_v3},         {"w_v4", p.w_v4},
+      {"w_v5", p.w_v5},         {"w_theta1", p.w_theta1}, {"w_theta2", p.w_theta2}, {"w_theta3", p.w_theta3},
+      {"w_theta4", p.w_theta4}, {"w_theta5", p.w_theta5}, {"w_theta6", p.w_theta6}, {"w_p1", p.w_p1},
+      {"w_p2", p.w_p2},         {"w_p3", p.w_p3},         {"w_p4", p.w_p4},         {"weight_cap", p.weight_cap}};
+  for (const auto& [name, w] : weights) c.Probability(name, w);
+#define LIMBIC_MAGNITUDE_int(name)
+#define LIMBIC_MAGNITUDE_double(name) c.Finite(#name, p.name, 1e9);
+#define LIMBIC_FIELD(type, name) LIMBIC_MAGNITUDE_##type(name)
+  LIMBIC_CONTROL_PARAMETER_FIELDS(LIMBIC_FIELD)
+#undef LIMBIC_FIELD
+#undef LIMBIC_MAGNITUDE_double
+#undef LIMBIC_MAGNITUDE_int
 }
 
 void Rule(Check& c, const msg::AffectState& m) {

@@ -57,7 +57,13 @@ Forwarding::Verdict Forwarding::Admit(const std::string& topic, const uint8_t* d
   }
   // One type per topic (issue 15, finding 6): a NavGoal on r1/odom was forwarded to every receiver and
   // dropped by each, invisible where users look. The broker now drops it once, and says so.
-  const auto known = types_.find(topic);
+  // Declared (DeclareType, or limbic's topic naming convention), else fixed by the first valid message.
+  auto known = types_.find(topic);
+  if (known == types_.end()) {
+    if (const messages::MessageType* conventional = messages::ConventionalType(topic)) {
+      known = types_.emplace(topic, conventional).first;
+    }
+  }
   if (known != types_.end() && known->second != type) {
     Drop(topic, &TopicCounters::drops_wrong_type,
          ("the topic carries " + std::string(known->second->name) + ", got " + type->name).c_str());

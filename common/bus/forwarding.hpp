@@ -27,7 +27,8 @@ class Forwarding {
   explicit Forwarding(size_t max_payload = messages::kMaxPayloadBytes);
 
   // One message from a publisher. A topic beyond the first kMaxTrackedTopics is dropped (counted as
-  // malformed under kOverflowTopic). A topic's type is fixed by its first valid message (or declared):
+  // malformed under kOverflowTopic). A topic's type is declared (DeclareType, or by limbic's topic
+  // naming convention: messages::ConventionalType), else fixed by its first valid message:
   // a payload of another type is dropped as `wrong_type`, one whose values break its type's rules
   // (messages/validate.hpp) as `invalid`. Handles FaultCommands on `faults` (communication faults).
   Verdict Admit(const std::string& topic, const uint8_t* data, size_t size, std::vector<CommOutgoing>* out);

@@ -90,6 +90,36 @@ TEST(LocalBus, ATopicsTypeIsFixedByItsFirstValidMessage) {
   EXPECT_EQ(bus.counts().at("x/t").drops_wrong_type, 1u);
 }
 
+// Topics named by limbic's convention have a declared type: an attacker who is first on a topic (no
+// fault was ever injected, so `faults` has no traffic) cannot give it another type.
+TEST(LocalBus, ConventionalTopicsHaveTheirTypeBeforeAnyTraffic) {
+  LocalBus bus;
+  Node attacker(bus, {.name = "attacker"});
+  Node hwio(bus, {.name = "hwio"});
+  int faults = 0;
+  hwio.Subscribe<msg::FaultCommand>("faults", [&](const auto&) { ++faults; });
+  flatbuffers::FlatBufferBuilder fbb;
+  const msg::Vec2 goal(1, 1);
+  fbb.Finish(msg::CreateNavGoal(fbb, msg::CreateHeaderDirect(fbb, 0, -1, 1, "attacker", false, 7), true, &goal, 1),
+             "GOAL");
+  for (const char* topic : {"faults", "r1/affect/snapshot", "r1/params", "health/r1/mapper", "param/r1/hwio"}) {
+    attacker.SendRaw(topic, fbb.GetBufferPointer(), fbb.GetSize());
+    EXPECT_EQ(bus.counts().at(topic).drops_wrong_type, 1u) << topic;
+  }
+  attacker.SendRaw("r1/goal", fbb.GetBufferPointer(), fbb.GetSize());  // its own topic: fine
+  EXPECT_EQ(bus.counts().at("r1/goal").messages, 1u);
+  auto pub = attacker.Advertise<msg::FaultCommand>("faults");
+  pub.Publish(0, -1, [](flatbuffers::FlatBufferBuilder& b, auto header) {
+    return msg::CreateFaultCommandDirect(b, header, "f", msg::FaultKind::SensorNoise);
+  });
+  hwio.Poll(0ms);
+  EXPECT_EQ(faults, 1);
+  EXPECT_EQ(messages::ConventionalType("r1/map/patch")->identifier, std::string("GPAT"));
+  EXPECT_EQ(messages::ConventionalType("robot7/odom")->identifier, std::string("ODOM"));
+  EXPECT_EQ(messages::ConventionalType("x/unknown"), nullptr);
+  EXPECT_EQ(messages::ConventionalType("lockstep/odom"), nullptr);
+}
+
 TEST(LocalBus, InvalidValuesAreDroppedCountedAndNamedInStatistics) {
   LocalBus bus(0ms);
   Node user(bus, {.name = "user"});
@@ -131,14 +161,14 @@ TEST(LocalBus, LateJoinerGetsLatchedValueOthersSeeADuplicate) {
   LocalBus bus;
   Node mapper(bus, {.name = "mapper"});
   Node early(bus, {.name = "early"});
-  auto pub = mapper.Advertise<msg::Odometry>("r1/map", /*latched=*/true);
+  auto pub = mapper.Advertise<msg::Odometry>("r1/map_odom", /*latched=*/true);
   int early_count = 0;
-  early.Subscribe<msg::Odometry>("r1/map", [&](const auto&) { ++early_count; });
+  early.Subscribe<msg::Odometry>("r1/map_odom", [&](const auto&) { ++early_count; });
   PublishOdom(pub, 42.0);
   early.Poll(0ms);
   double value = 0;
   Node late(bus, {.name = "late"});
-  late.Subscribe<msg::Odometry>("r1/map", [&](const Message<msg::Odometry>& m) { value = m.msg.v(); });
+  late.Subscribe<msg::Odometry>("r1/map_odom", [&](const Message<msg::Odometry>& m) { value = m.msg.v(); });
   EXPECT_EQ(late.Poll(0ms), 1);
   EXPECT_EQ(value, 42.0);
   EXPECT_EQ(early_count, 1);

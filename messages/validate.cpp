@@ -260,14 +260,16 @@ void Rule(Check& c, const msg::Odometry& m) {
   c.Finite("omega", m.omega(), kMaxSpeed);
 }
 
+// Commands only need to be finite and not astronomical: hwio's CommandLimiter clamps them to the
+// robot's hard limits (and test pipelines use VelocityCommand as a plain number carrier).
 void Rule(Check& c, const msg::WheelCommand& m) {
-  c.Finite("v_left", m.v_left(), kMaxSpeed);
-  c.Finite("v_right", m.v_right(), kMaxSpeed);
+  c.Finite("v_left", m.v_left(), 1e9);
+  c.Finite("v_right", m.v_right(), 1e9);
 }
 
 void Rule(Check& c, const msg::VelocityCommand& m) {
-  c.Finite("v", m.v(), kMaxSpeed);
-  c.Finite("omega", m.omega(), kMaxSpeed);
+  c.Finite("v", m.v(), 1e9);
+  c.Finite("omega", m.omega(), 1e9);
 }
 
 void Rule(Check& c, const msg::GridMap& m) {

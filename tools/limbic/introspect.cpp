@@ -332,6 +332,16 @@ int PubCommand(const Args& args) {
     std::cerr << "limbic pub: unknown message type '" << type_name << "'\n";
     return 2;
   }
+  // The broker drops a payload of another type than the topic's (issue 15): say so before sending.
+  const auto seen = session.topics().find(topic);
+  const messages::MessageType* carried = seen != session.topics().end() && !seen->second.type.empty()
+                                             ? messages::FindByName(seen->second.type)
+                                             : messages::ConventionalType(topic);
+  if (carried != nullptr && carried != type) {
+    std::cerr << "limbic pub: topic '" << topic << "' carries " << carried->name << ", not " << type->name
+              << " (the broker would drop it as wrong_type)\n";
+    return 2;
+  }
   JsonCodec codec;
   std::random_device rd;
   const uint64_t incarnation = (static_cast<uint64_t>(rd()) << 32) | rd();

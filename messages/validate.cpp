@@ -15,7 +15,7 @@ namespace {
 // vector elements as field[i] and struct members as field.member.
 class Check {
  public:
-  explicit Check(std::string_view type) : type_(type) {}
+  Check(std::string_view type, const uint8_t* base) : type_(type), base_(base) {}
   bool ok() const { return error_.empty(); }
   std::string Result() const { return error_; }
 
@@ -26,6 +26,14 @@ class Check {
     if (index >= 0) out << "[" << index << "]";
     out << ": " << rule << " (got " << value << ")";
     error_ = out.str();
+  }
+  // The FlatBuffers Verifier checks a vector's length field, not that its 8-byte elements are aligned;
+  // a mutated buffer can pass it with doubles every reader would load misaligned (undefined behaviour).
+  template <typename V>
+  void Aligned(std::string_view field, const flatbuffers::Vector<V>* v, size_t alignment = 8) {
+    if (v != nullptr && v->size() > 0 && (reinterpret_cast<const uint8_t*>(v->Data()) - base_) % alignment != 0) {
+      Fail(field, "is not aligned in the buffer", 0);
+    }
   }
   void FailText(std::string text) {
     if (ok()) error_ = std::move(text);
@@ -67,10 +75,14 @@ class Check {
   template <typename V>
   void Finites(std::string_view field, const flatbuffers::Vector<V>* v, double limit = kMaxCoordinate) {
     if (v == nullptr) return;
+    Aligned(field, v, sizeof(V));
+    if (!ok()) return;
     for (flatbuffers::uoffset_t i = 0; i < v->size() && ok(); ++i) Finite(field, v->Get(i), limit, i);
   }
   void Probabilities(std::string_view field, const flatbuffers::Vector<double>* v) {
     if (v == nullptr) return;
+    Aligned(field, v);
+    if (!ok()) return;
     for (flatbuffers::uoffset_t i = 0; i < v->size() && ok(); ++i) {
       const double p = v->Get(i);
       if (!(p >= 0.0 && p <= 1.0)) Probability(field, p, i);
@@ -79,6 +91,7 @@ class Check {
   void Points(std::string_view field, const flatbuffers::Vector<const msg::Vec2*>* v) {
     if (v == nullptr) return;
     Count(field, v->size(), kMaxPoints);
+    Aligned(field, v);
     for (flatbuffers::uoffset_t i = 0; i < v->size() && ok(); ++i) {
       Finite(std::string(field) + ".x", v->Get(i)->x(), kMaxCoordinate, i);
       Finite(std::string(field) + ".y", v->Get(i)->y(), kMaxCoordinate, i);
@@ -125,6 +138,7 @@ class Check {
   void Beams(const flatbuffers::Vector<const msg::Beam*>* beams, bool clamped) {
     if (beams == nullptr) return;
     Count("beams", beams->size(), kMaxBeams);
+    Aligned("beams", beams);
     for (flatbuffers::uoffset_t i = 0; i < beams->size() && ok(); ++i) {
       const msg::Beam& b = *beams->Get(i);
       Range("beams.sensor_id", b.sensor_id(), 0, 1023, i);
@@ -153,11 +167,14 @@ class Check {
 
  private:
   std::string_view type_;
+  const uint8_t* base_;  // the buffer's start: alignment is relative to it
   std::string error_;
 };
 
 void HeaderRule(Check& c, const msg::Header* h) {
-  if (h == nullptr) return;  // the bus refuses a message without a header on its own
+  // Every root table starts with its header (common.fbs); receivers read its tick and source.
+  if (h == nullptr) return c.Fail("header", "is required", 0);
+  if (h->source() == nullptr) return c.Fail("header.source", "is required", 0);
   c.Range("header.tick", static_cast<double>(h->tick()), -1, 9e18);
   c.Text("header.source", h->source(), 256);
 }
@@ -223,6 +240,7 @@ void Rule(Check& c, const msg::WorldGeometry& m) {
 void Rule(Check& c, const msg::Humans& m) {
   if (!m.humans()) return;
   c.Count("humans", m.humans()->size(), 100000);
+  c.Aligned("humans", m.humans());
   for (flatbuffers::uoffset_t i = 0; i < m.humans()->size() && c.ok(); ++i) {
     const auto& h = *m.humans()->Get(i);
     c.Finite("humans.x", h.x(), kMaxCoordinate, i);
@@ -288,6 +306,7 @@ void Rule(Check& c, const msg::GridPatch& m) {
   c.Range("base_tick", static_cast<double>(m.base_tick()), -1, 9e18);
   if (!c.ok() || !m.cells()) return;
   c.Count("cells", m.cells()->size(), static_cast<size_t>(cells));
+  c.Aligned("cells", m.cells());
   for (flatbuffers::uoffset_t i = 0; i < m.cells()->size() && c.ok(); ++i) {
     const auto& u = *m.cells()->Get(i);
     c.Range("cells.index", u.index(), 0, static_cast<double>(cells - 1), i);
@@ -299,6 +318,7 @@ void Rule(Check& c, const msg::GridPatch& m) {
 void Rule(Check& c, const msg::MapStats& m) {
   if (m.updated()) {
     c.Count("updated", m.updated()->size(), static_cast<size_t>(kMaxGridCells));
+    c.Aligned("updated", m.updated());
     for (flatbuffers::uoffset_t i = 0; i < m.updated()->size() && c.ok(); ++i) {
       const auto& u = *m.updated()->Get(i);
       c.Range("updated.index", u.index(), 0, static_cast<double>(kMaxGridCells - 1), i);
@@ -431,6 +451,7 @@ void Rule(Check& c, const msg::AffectSnapshot& m) {
   c.Finites("previous_drives", m.previous_drives(), 1e12);
   if (m.stuck_segments()) {
     c.Count("stuck_segments", m.stuck_segments()->size(), 1u << 16);
+    c.Aligned("stuck_segments", m.stuck_segments());
     for (flatbuffers::uoffset_t i = 0; i < m.stuck_segments()->size() && c.ok(); ++i) {
       const auto& s = *m.stuck_segments()->Get(i);
       c.Finite("stuck_segments.t_start", s.t_start(), 1e12, i);
@@ -472,7 +493,7 @@ void Rule(Check& c, const msg::MissionStatus& m) {
 template <typename T>
 std::string ValidateTyped(const uint8_t* data) {
   const T& m = *flatbuffers::GetRoot<T>(data);
-  Check c(std::string_view(Traits<T>::kName).substr(std::string_view("limbic.msg.").size()));
+  Check c(std::string_view(Traits<T>::kName).substr(std::string_view("limbic.msg.").size()), data);
   HeaderRule(c, m.header());
   if (c.ok()) Rule(c, m);
   return c.Result();

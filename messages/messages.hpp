@@ -83,6 +83,11 @@ std::span<const MessageType> AllTypes();
 const MessageType* FindByIdentifier(std::string_view identifier);
 const MessageType* FindByName(std::string_view name);  // accepts "Clock" or "limbic.msg.Clock"
 
+// The type a topic carries by limbic's naming convention ("clock", "faults", "world", "health/<x>",
+// "<robot>/goal", "<robot>/map/patch", ...), or nullptr for a topic outside it. The broker treats these
+// as declared types (issue 15): a topic's first publisher cannot give it another type.
+const MessageType* ConventionalType(std::string_view topic);
+
 // The buffer's identifier (bytes 4..8) as a string view, or empty if the buffer is too small.
 std::string_view IdentifierOf(const uint8_t* data, size_t size);
 

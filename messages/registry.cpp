@@ -31,6 +31,34 @@ const MessageType* FindByName(std::string_view name) {
   return nullptr;
 }
 
+const MessageType* ConventionalType(std::string_view topic) {
+  static constexpr std::pair<std::string_view, std::string_view> kGlobal[] = {
+      {"clock", "CLCK"},         {"faults", "FALT"},        {"world", "WRLD"},         {"humans", "HUMN"},
+      {"bus/stats", "BUSS"},     {"lockstep/join", "LSJN"}, {"lockstep/ack", "LSAK"}, {"lockstep/stop", "CLCK"}};
+  // <robot>/<name>, as the services name their topics (runtime::RobotTopic).
+  static constexpr std::pair<std::string_view, std::string_view> kRobot[] = {
+      {"ranges_raw", "RAWR"},        {"scan", "SCAN"},           {"bumpers_raw", "BUMP"},   {"collision", "COLL"},
+      {"odom", "ODOM"},              {"odom_raw", "ODOM"},       {"wheels", "WHEL"},        {"cmd_vel", "CMDV"},
+      {"map", "GMAP"},               {"map/patch", "GPAT"},      {"map/stats", "MSTA"},     {"obstacles", "OBST"},
+      {"goal", "GOAL"},              {"path", "PATH"},           {"control/direction", "DIRS"},
+      {"control/velocity", "VELS"},  {"params", "CPAR"},         {"affect", "AFCT"},        {"emotion_layer", "EMOL"},
+      {"affect/snapshot", "AFSN"},   {"metrics", "RUNM"},        {"mission", "MSTS"},       {"truth", "TRUE"}};
+  for (const auto& [name, id] : kGlobal) {
+    if (topic == name) return FindByIdentifier(id);
+  }
+  if (topic.starts_with("health/")) return FindByIdentifier("HBT1");
+  if (topic.starts_with("param/")) return FindByIdentifier(topic.ends_with("/reply") ? "PREP" : "PREQ");
+  const size_t slash = topic.find('/');
+  if (slash == std::string_view::npos || slash == 0) return nullptr;
+  const std::string_view first = topic.substr(0, slash);
+  if (first == "bus" || first == "lockstep") return nullptr;
+  const std::string_view rest = topic.substr(slash + 1);
+  for (const auto& [name, id] : kRobot) {
+    if (rest == name) return FindByIdentifier(id);
+  }
+  return nullptr;
+}
+
 std::string_view IdentifierOf(const uint8_t* data, size_t size) {
   if (size < 8) return {};
   return {reinterpret_cast<const char*>(data) + 4, 4};

@@ -1,6 +1,7 @@
 #include "common/bus/bus.hpp"
 
 #include "common/bus/local_bus.hpp"
+#include "messages/validate.hpp"
 
 #include <cerrno>
 #include <random>
@@ -282,6 +283,11 @@ void Node::Dispatch(const std::string& topic, const uint8_t* data, size_t size) 
                 (std::string("expected ") + s.identifier + ", got " + type->identifier).c_str());
       return;
     }
+  }
+  // Well-formed is not the same as sane: a NaN goal verifies (issue 15, finding 1).
+  if (const std::string invalid = messages::ValidateValues(*type, data, size); !invalid.empty()) {
+    CountDrop(topic, &TopicCounters::drops_invalid, ("invalid value: " + invalid).c_str());
+    return;
   }
   auto& counters = Received(topic);
   SourceKey key{topic, header->source()->str()};

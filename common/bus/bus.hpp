@@ -2,8 +2,9 @@
 //
 // A Node is one service instance's connection: one PUB socket to the broker's frontend and one SUB
 // socket to its backend, owned by a single thread. Nothing received is trusted: every payload is
-// checked (frame count, size cap, identifier, flatbuffers::Verifier) before a handler sees it; a bad
-// one is dropped, counted per topic and reason, and logged once per burst. Sequence numbers in the
+// checked (frame count, size cap, identifier, flatbuffers::Verifier, then its values against the
+// type's rules in messages/validate.hpp) before a handler sees it; a bad one is dropped, counted per
+// topic and reason, and logged once per burst with the field named. Sequence numbers in the
 // header reveal lost messages (counted as gaps) and latched replays (counted as duplicates).
 #pragma once
 
@@ -16,12 +17,14 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "common/log/log.hpp"
 #include "messages/messages.hpp"
+#include "messages/validate.hpp"
 
 namespace limbic::bus {
 
@@ -54,9 +57,12 @@ struct TopicCounters {
   uint64_t drops_wrong_type = 0;
   uint64_t drops_oversize = 0;
   uint64_t drops_gap = 0;
+  uint64_t drops_invalid = 0;  // verified, but a value breaks its type's rules (messages/validate.hpp)
   uint64_t duplicates = 0;
   int64_t last_seen_ns = 0;
-  uint64_t TotalDrops() const { return drops_malformed + drops_wrong_type + drops_oversize + drops_gap; }
+  uint64_t TotalDrops() const {
+    return drops_malformed + drops_wrong_type + drops_oversize + drops_gap + drops_invalid;
+  }
 };
 
 // Per-topic tables (counts, drop logs, sequence tracking) hold at most this many topics, so a flood
@@ -100,6 +106,14 @@ struct RawMessage {
 
 class Node;
 class LocalBus;
+
+// Thrown by Publisher::Publish for a message that breaks its type's rules (messages/validate.hpp): a
+// node never sends what every receiver would drop. Inside a service step this makes the step fail, so
+// the service reports itself degraded (realtime) or the lockstep run ends with the error (issue 15).
+class InvalidMessage : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 // Typed publisher handle. Cheap to copy; valid while its Node lives.
 template <typename T>
@@ -249,6 +263,10 @@ void Publisher<T>::Publish(int64_t stamp_ns, int64_t tick, Build&& build) {
   auto header = node.MakeHeader(fbb, slot, stamp_ns, tick);
   flatbuffers::Offset<T> root = build(fbb, header);
   fbb.Finish(root, messages::Traits<T>::kIdentifier);
+  if (std::string invalid = messages::ValidateValues<T>(fbb.GetBufferPointer(), fbb.GetSize()); !invalid.empty()) {
+    --slot.seq;  // nothing was sent: receivers must not see a gap
+    throw InvalidMessage("refusing to publish an invalid message on '" + slot.topic + "': " + invalid);
+  }
   node.SendSlot(slot, fbb.GetBufferPointer(), fbb.GetSize());
 }
 

@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+
 #include <atomic>
 #include <thread>
 
@@ -120,15 +123,82 @@ TEST_F(BusFixture, MalformedAndWrongTypePayloadsAreDroppedAndCounted) {
   }));
   const std::string junk = "this is not a flatbuffer at all";
   for (int i = 0; i < 50; ++i) pub_node.SendRaw("r1/odom", junk.data(), junk.size());
-  // A valid Clock on a topic subscribed as Odometry: verified by the broker, refused by the receiver.
+  // A valid Clock on a topic that carries Odometry (issue 15, finding 6): the broker knows the topic's
+  // type from its first publisher and drops the Clock itself, where `limbic topics` and Prometheus
+  // see it, instead of forwarding it to every receiver to be dropped there.
   flatbuffers::FlatBufferBuilder fbb;
   fbb.Finish(msg::CreateClock(fbb, msg::CreateHeaderDirect(fbb, 0, 1, 1, "evil", false, 7)), "CLCK");
   pub_node.SendRaw("r1/odom", fbb.GetBufferPointer(), fbb.GetSize());
   const int before = good;
   for (int i = 0; i < 10; ++i) PublishOdom(pub, 2.0);
   ASSERT_TRUE(PollUntil({&sub_node}, [&] { return good >= before + 10; }));
-  EXPECT_EQ(broker_->counts().at("r1/odom").drops_wrong_type, 50u);  // junk has no known identifier
-  EXPECT_EQ(sub_node.received().at("r1/odom").drops_wrong_type, 1u);
+  EXPECT_EQ(broker_->counts().at("r1/odom").drops_wrong_type, 51u);  // junk (no known identifier) and the Clock
+  EXPECT_EQ(sub_node.received().at("r1/odom").drops_wrong_type, 0u);
+}
+
+TEST_F(BusFixture, BrokerDropsMessagesWithInvalidValuesAndCountsThem) {
+  Node pub_node(context_, address_, {.name = "user"});
+  Node sub_node(context_, address_, {.name = "planner"});
+  auto pub = pub_node.Advertise<msg::NavGoal>("r1/goal");
+  std::vector<double> goals;
+  sub_node.Subscribe<msg::NavGoal>("r1/goal", [&](const Message<msg::NavGoal>& m) { goals.push_back(m.msg.goal()->x()); });
+  auto publish_goal = [&](double x) {
+    pub.Publish(0, -1, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+      const msg::Vec2 goal(x, 1.0);
+      return msg::CreateNavGoal(fbb, header, true, &goal, 5);
+    });
+  };
+  ASSERT_TRUE(PollUntil({&sub_node}, [&] {
+    publish_goal(3.0);
+    return !goals.empty();
+  }));
+  const size_t before = goals.size();
+  // What a raw sender (limbic pub of an older build, a corrupted peer) could put on the bus; the typed
+  // publisher refuses to build it at all.
+  EXPECT_THROW(publish_goal(std::nan("")), InvalidMessage);
+  for (double x : {std::nan(""), std::numeric_limits<double>::infinity()}) {
+    flatbuffers::FlatBufferBuilder fbb;
+    const msg::Vec2 goal(x, 1.0);
+    fbb.Finish(msg::CreateNavGoal(fbb, msg::CreateHeaderDirect(fbb, 0, -1, 1, "raw", false, 3), true, &goal, 5),
+               "GOAL");
+    pub_node.SendRaw("r1/goal", fbb.GetBufferPointer(), fbb.GetSize());
+  }
+  publish_goal(4.0);
+  ASSERT_TRUE(PollUntil({&sub_node}, [&] { return goals.size() > before && goals.back() == 4.0; }));
+  for (double x : goals) EXPECT_TRUE(std::isfinite(x));
+  EXPECT_EQ(broker_->counts().at("r1/goal").drops_invalid, 2u);
+}
+
+// A node checks values itself too (a broker of an older build, or none in between): here a raw PUB
+// socket plays the broker's backend and hands the node a NaN goal directly.
+TEST(BusNode, RejectsInvalidValuesBeforeAnyHandlerAndCountsThem) {
+  zmq::context_t context;
+  zmq::socket_t fake_backend(context, zmq::socket_type::pub);
+  fake_backend.bind("inproc://no-broker.out");
+  Node node(context, "inproc://no-broker", {.name = "victim"});
+  int handled = 0;
+  node.Subscribe<msg::NavGoal>("r1/goal", [&](const auto&) { ++handled; });
+  auto send_goal = [&](double x, uint64_t seq) {
+    flatbuffers::FlatBufferBuilder fbb;
+    const msg::Vec2 goal(x, 1.0);
+    fbb.Finish(msg::CreateNavGoal(fbb, msg::CreateHeaderDirect(fbb, 0, -1, seq, "user", false, 9), true, &goal, 5),
+               "GOAL");
+    fake_backend.send(zmq::str_buffer("r1/goal"), zmq::send_flags::sndmore);
+    fake_backend.send(zmq::const_buffer(fbb.GetBufferPointer(), fbb.GetSize()), zmq::send_flags::none);
+  };
+  const auto deadline = std::chrono::steady_clock::now() + 3s;
+  uint64_t seq = 0;
+  while (handled == 0 && std::chrono::steady_clock::now() < deadline) {  // until the subscription is live
+    send_goal(1.0, ++seq);
+    node.Poll(5ms);
+  }
+  ASSERT_EQ(handled, 1);
+  for (int i = 0; i < 3; ++i) send_goal(std::nan(""), ++seq);
+  send_goal(2.0, ++seq);
+  while (handled < 2 && std::chrono::steady_clock::now() < deadline) node.Poll(5ms);
+  EXPECT_EQ(handled, 2);
+  EXPECT_EQ(node.received().at("r1/goal").drops_invalid, 3u);
+  EXPECT_EQ(node.received().at("r1/goal").drops_malformed + node.received().at("r1/goal").drops_wrong_type, 0u);
 }
 
 TEST_F(BusFixture, SequenceGapsAndDuplicatesAreCounted) {

@@ -1,10 +1,13 @@
 #include "common/bus/forwarding.hpp"
 
+#include "messages/validate.hpp"
+
 #include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <stdexcept>
 
 namespace limbic::bus {
 
@@ -52,12 +55,30 @@ Forwarding::Verdict Forwarding::Admit(const std::string& topic, const uint8_t* d
     Drop(topic, &TopicCounters::drops_malformed, "message without a header");
     return Verdict::kDrop;
   }
+  // One type per topic (issue 15, finding 6): a NavGoal on r1/odom was forwarded to every receiver and
+  // dropped by each, invisible where users look. The broker now drops it once, and says so.
+  // Declared (DeclareType, or limbic's topic naming convention), else fixed by the first valid message.
+  auto known = types_.find(topic);
+  if (known == types_.end()) {
+    if (const messages::MessageType* conventional = messages::ConventionalType(topic)) {
+      known = types_.emplace(topic, conventional).first;
+    }
+  }
+  if (known != types_.end() && known->second != type) {
+    Drop(topic, &TopicCounters::drops_wrong_type,
+         ("the topic carries " + std::string(known->second->name) + ", got " + type->name).c_str());
+    return Verdict::kDrop;
+  }
+  if (const std::string invalid = messages::ValidateValues(*type, data, size); !invalid.empty()) {
+    Drop(topic, &TopicCounters::drops_invalid, ("invalid value: " + invalid).c_str());
+    return Verdict::kDrop;
+  }
+  if (known == types_.end()) types_.emplace(topic, type);
   auto& c = counts_[topic];
   ++c.messages;
   c.bytes += size;
   c.last_seen_ns = Node::WallNowNs();
   if (header->latched()) latched_[topic].assign(data, data + size);
-  types_[topic] = type->name;
   if (topic == "faults") HandleFaultCommand(data, size);
   if (topic == "clock" && ObserveRunClock(data, size) && comm_faults_.delayed_count() > 0) {
     // The run clock advanced: what a delay held until now goes out just before the Clock that releases
@@ -74,6 +95,12 @@ Forwarding::Verdict Forwarding::Admit(const std::string& topic, const uint8_t* d
   out->clear();
   comm_faults_.Process(FaultClockS(), topic, data, size, out);
   return Verdict::kFaulted;
+}
+
+void Forwarding::DeclareType(const std::string& topic, const std::string& type_name) {
+  const messages::MessageType* type = messages::FindByName(type_name);
+  if (type == nullptr) throw std::invalid_argument("unknown message type '" + type_name + "' for topic " + topic);
+  types_[topic] = type;
 }
 
 double Forwarding::FaultClockS() const {
@@ -134,7 +161,7 @@ std::chrono::milliseconds Forwarding::ReleaseDelayed(std::chrono::milliseconds t
 void Forwarding::BuildStats(flatbuffers::FlatBufferBuilder& fbb) {
   auto TypeOf = [&](const std::string& topic) -> const char* {
     auto it = types_.find(topic);
-    return it == types_.end() ? "" : it->second;
+    return it == types_.end() ? "" : it->second->name;
   };
   fbb.Clear();
   auto header = msg::CreateHeaderDirect(fbb, Node::WallNowNs(), -1, ++stats_seq_, "bus", false, incarnation_);
@@ -147,7 +174,7 @@ void Forwarding::BuildStats(flatbuffers::FlatBufferBuilder& fbb) {
                                                  c.drops_malformed, c.drops_wrong_type, c.drops_oversize,
                                                  c.drops_gap, c.duplicates, c.last_seen_ns,
                                                  faults.dropped + faults.overflowed, faults.delayed,
-                                                 faults.duplicated, faults.corrupted));
+                                                 faults.duplicated, faults.corrupted, c.drops_invalid));
   }
   auto vector = fbb.CreateVector(topics);
   fbb.Finish(msg::CreateBusStats(fbb, header, vector, 0, static_cast<int>(latched_.size())),

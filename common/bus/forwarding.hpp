@@ -27,8 +27,14 @@ class Forwarding {
   explicit Forwarding(size_t max_payload = messages::kMaxPayloadBytes);
 
   // One message from a publisher. A topic beyond the first kMaxTrackedTopics is dropped (counted as
-  // malformed under kOverflowTopic). Handles FaultCommands on `faults` (communication faults).
+  // malformed under kOverflowTopic). A topic's type is declared (DeclareType, or by limbic's topic
+  // naming convention: messages::ConventionalType), else fixed by its first valid message:
+  // a payload of another type is dropped as `wrong_type`, one whose values break its type's rules
+  // (messages/validate.hpp) as `invalid`. Handles FaultCommands on `faults` (communication faults).
   Verdict Admit(const std::string& topic, const uint8_t* data, size_t size, std::vector<CommOutgoing>* out);
+  // Fixes `topic`'s type before any traffic (e.g. "limbic.msg.NavGoal" or "NavGoal"). Throws
+  // std::invalid_argument for an unknown type.
+  void DeclareType(const std::string& topic, const std::string& type_name);
   // A message whose framing was wrong before a payload could be looked at.
   void Drop(const std::string& topic, uint64_t TopicCounters::*reason, const char* why);
   // Delayed copies now due; returns the time until the next one (capped at `timeout`).
@@ -65,7 +71,7 @@ class Forwarding {
   size_t max_payload_;
   std::map<std::string, TopicCounters> counts_;
   std::map<std::string, std::vector<uint8_t>> latched_;
-  std::map<std::string, const char*> types_;  // type name last seen per topic
+  std::map<std::string, const messages::MessageType*> types_;  // per topic: declared, or its first valid message
   std::map<std::string, log::RateLimiter> drop_log_;
   std::chrono::steady_clock::time_point started_;
   uint64_t stats_seq_ = 0;

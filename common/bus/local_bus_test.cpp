@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <cmath>
+#include <limits>
 #include <optional>
 
 namespace limbic::bus {
@@ -53,31 +55,120 @@ TEST(LocalBus, MalformedAndWrongTypePayloadsAreDroppedAndCounted) {
   victim.Subscribe<msg::Odometry>("r1/odom", [&](const auto&) { ++good; });
   const std::string junk = "this is not a flatbuffer at all";
   for (int i = 0; i < 50; ++i) evil.SendRaw("r1/odom", junk.data(), junk.size());
-  // A valid Clock on a topic subscribed as Odometry: passes the bus, refused by the receiver.
+  auto pub = evil.Advertise<msg::Odometry>("r1/odom");
+  PublishOdom(pub, 1.0);  // the first valid message fixes the topic's type
+  // A valid Clock on a topic that carries Odometry: the bus drops it itself (issue 15, finding 6).
   flatbuffers::FlatBufferBuilder fbb;
   fbb.Finish(msg::CreateClock(fbb, msg::CreateHeaderDirect(fbb, 0, 1, 1, "evil", false, 7)), "CLCK");
   evil.SendRaw("r1/odom", fbb.GetBufferPointer(), fbb.GetSize());
-  auto pub = evil.Advertise<msg::Odometry>("r1/odom");
-  PublishOdom(pub, 1.0);
   victim.Poll(0ms);
   EXPECT_EQ(good, 1);
-  EXPECT_EQ(bus.counts().at("r1/odom").drops_wrong_type, 50u);  // junk never reaches the victim
-  EXPECT_EQ(victim.received().at("r1/odom").drops_wrong_type, 1u);
+  EXPECT_EQ(bus.counts().at("r1/odom").drops_wrong_type, 51u);  // neither junk nor the Clock reach the victim
+  EXPECT_EQ(victim.received().at("r1/odom").drops_wrong_type, 0u);
   EXPECT_EQ(victim.received().at("r1/odom").messages, 1u);
+}
+
+TEST(LocalBus, ATopicsTypeIsFixedByItsFirstValidMessage) {
+  LocalBus bus;
+  Node a(bus, {.name = "a"});
+  Node tool(bus, {.name = "echo"});
+  std::vector<std::string> heard;
+  tool.SubscribeAny("x/", [&](const RawMessage& m) { heard.push_back(m.type.identifier); });
+  auto clock = [&](uint64_t seq, double period) {
+    flatbuffers::FlatBufferBuilder fbb;
+    fbb.Finish(msg::CreateClock(fbb, msg::CreateHeaderDirect(fbb, 0, 1, seq, "a", false, 7), period), "CLCK");
+    a.SendRaw("x/t", fbb.GetBufferPointer(), fbb.GetSize());
+  };
+  auto odom = a.Advertise<msg::Odometry>("x/t");
+  clock(1, -1.0);      // invalid (a negative period): dropped, and does not fix the type
+  PublishOdom(odom, 1.0);  // fixes it
+  clock(2, 0.1);       // now the wrong type
+  PublishOdom(odom, 2.0);
+  tool.Poll(0ms);
+  EXPECT_EQ(heard, (std::vector<std::string>{"ODOM", "ODOM"}));
+  EXPECT_EQ(bus.counts().at("x/t").drops_invalid, 1u);
+  EXPECT_EQ(bus.counts().at("x/t").drops_wrong_type, 1u);
+}
+
+// Topics named by limbic's convention have a declared type: an attacker who is first on a topic (no
+// fault was ever injected, so `faults` has no traffic) cannot give it another type.
+TEST(LocalBus, ConventionalTopicsHaveTheirTypeBeforeAnyTraffic) {
+  LocalBus bus;
+  Node attacker(bus, {.name = "attacker"});
+  Node hwio(bus, {.name = "hwio"});
+  int faults = 0;
+  hwio.Subscribe<msg::FaultCommand>("faults", [&](const auto&) { ++faults; });
+  flatbuffers::FlatBufferBuilder fbb;
+  const msg::Vec2 goal(1, 1);
+  fbb.Finish(msg::CreateNavGoal(fbb, msg::CreateHeaderDirect(fbb, 0, -1, 1, "attacker", false, 7), true, &goal, 1),
+             "GOAL");
+  for (const char* topic : {"faults", "r1/affect/snapshot", "r1/params", "health/r1/mapper", "param/r1/hwio"}) {
+    attacker.SendRaw(topic, fbb.GetBufferPointer(), fbb.GetSize());
+    EXPECT_EQ(bus.counts().at(topic).drops_wrong_type, 1u) << topic;
+  }
+  attacker.SendRaw("r1/goal", fbb.GetBufferPointer(), fbb.GetSize());  // its own topic: fine
+  EXPECT_EQ(bus.counts().at("r1/goal").messages, 1u);
+  auto pub = attacker.Advertise<msg::FaultCommand>("faults");
+  pub.Publish(0, -1, [](flatbuffers::FlatBufferBuilder& b, auto header) {
+    return msg::CreateFaultCommandDirect(b, header, "f", msg::FaultKind::SensorNoise);
+  });
+  hwio.Poll(0ms);
+  EXPECT_EQ(faults, 1);
+  EXPECT_EQ(messages::ConventionalType("r1/map/patch")->identifier, std::string("GPAT"));
+  EXPECT_EQ(messages::ConventionalType("robot7/odom")->identifier, std::string("ODOM"));
+  EXPECT_EQ(messages::ConventionalType("x/unknown"), nullptr);
+  EXPECT_EQ(messages::ConventionalType("lockstep/odom"), nullptr);
+}
+
+TEST(LocalBus, InvalidValuesAreDroppedCountedAndNamedInStatistics) {
+  LocalBus bus(0ms);
+  Node user(bus, {.name = "user"});
+  Node planner(bus, {.name = "planner"});
+  std::vector<double> xs;
+  planner.Subscribe<msg::NavGoal>("r1/goal", [&](const Message<msg::NavGoal>& m) { xs.push_back(m.msg.goal()->x()); });
+  // A typed publisher refuses to send such a message at all; a raw sender (a tool, an attacker, a
+  // corrupted peer) is stopped by the bus.
+  auto pub = user.Advertise<msg::NavGoal>("r1/goal");
+  auto build = [](flatbuffers::FlatBufferBuilder& fbb, auto header, double x) {
+    const msg::Vec2 goal(x, 0.0);
+    return msg::CreateNavGoal(fbb, header, true, &goal, 1);
+  };
+  EXPECT_THROW(pub.Publish(0, -1, [&](auto& fbb, auto header) { return build(fbb, header, std::nan("")); }),
+               InvalidMessage);
+  uint64_t seq = 0;
+  for (double x : {1.0, std::nan(""), -std::numeric_limits<double>::infinity(), 1e300, 2.0}) {
+    flatbuffers::FlatBufferBuilder fbb;
+    fbb.Finish(build(fbb, msg::CreateHeaderDirect(fbb, 0, -1, ++seq, "user", false, 5), x), "GOAL");
+    user.SendRaw("r1/goal", fbb.GetBufferPointer(), fbb.GetSize());
+  }
+  planner.Poll(0ms);
+  EXPECT_EQ(xs, (std::vector<double>{1.0, 2.0}));
+  EXPECT_EQ(bus.counts().at("r1/goal").drops_invalid, 3u);
+  // bus/stats carries the count (what `limbic topics` and Prometheus read).
+  uint64_t reported = 0;
+  Node watcher(bus, {.name = "watcher"});
+  watcher.Subscribe<msg::BusStats>("bus/stats", [&](const Message<msg::BusStats>& m) {
+    for (const auto* t : *m.msg.topics()) {
+      if (t->topic()->str() == "r1/goal") reported = t->drops_invalid();
+    }
+  });
+  bus.RunTimers();
+  watcher.Poll(0ms);
+  EXPECT_EQ(reported, 3u);
 }
 
 TEST(LocalBus, LateJoinerGetsLatchedValueOthersSeeADuplicate) {
   LocalBus bus;
   Node mapper(bus, {.name = "mapper"});
   Node early(bus, {.name = "early"});
-  auto pub = mapper.Advertise<msg::Odometry>("r1/map", /*latched=*/true);
+  auto pub = mapper.Advertise<msg::Odometry>("r1/map_odom", /*latched=*/true);
   int early_count = 0;
-  early.Subscribe<msg::Odometry>("r1/map", [&](const auto&) { ++early_count; });
+  early.Subscribe<msg::Odometry>("r1/map_odom", [&](const auto&) { ++early_count; });
   PublishOdom(pub, 42.0);
   early.Poll(0ms);
   double value = 0;
   Node late(bus, {.name = "late"});
-  late.Subscribe<msg::Odometry>("r1/map", [&](const Message<msg::Odometry>& m) { value = m.msg.v(); });
+  late.Subscribe<msg::Odometry>("r1/map_odom", [&](const Message<msg::Odometry>& m) { value = m.msg.v(); });
   EXPECT_EQ(late.Poll(0ms), 1);
   EXPECT_EQ(value, 42.0);
   EXPECT_EQ(early_count, 1);

@@ -175,6 +175,11 @@ int RunInProcess(const std::string& address, std::vector<HostedService> services
     }
   }
   if (stats && coordinator) stats->ticks = coordinator->tick() + 1;
+  if (stats) {
+    for (size_t i = 0; i < hosts.size(); ++i) {
+      if (statuses[i] != 0 && !hosts[i]->last_error().empty()) stats->errors.push_back(hosts[i]->last_error());
+    }
+  }
   hosts.clear();
   if (error) std::rethrow_exception(error);
   if (stats) stats->total_s = Seconds(Clock::now() - begin);

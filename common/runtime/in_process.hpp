@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <string>
 #include <vector>
 
 #include "common/bus/broker.hpp"
@@ -42,6 +43,9 @@ struct InProcessStats {
   int64_t ticks = 0;       // ticks the coordinator started
   double startup_s = 0.0;  // from the call until the first tick started (construction, joins)
   double total_s = 0.0;    // the whole call
+  // Why hosts failed (Host::last_error of each host with a failure status), e.g. "step r1/controller
+  // failed at tick 12: ...". In lockstep a step that throws ends the run (issue 15).
+  std::vector<std::string> errors;
 };
 
 // Starts a broker on `address` (inproc://NAME) and the services, in lockstep by default, and

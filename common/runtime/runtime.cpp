@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cmath>
 #include <limits>
 
@@ -108,6 +109,7 @@ struct Host::Coordinator {
   bool finished = false;
   bool failed = false;
   bool stop_requested = false;
+  std::string abort_reason;  // a participant's step failed: end the run now, without waiting for acks
   int64_t tick = -1;
   Clock::time_point next_probe{};
   Clock::time_point tick_started{};
@@ -219,7 +221,12 @@ void Host::Bind() {
         auto& c = *coordinator_;
         if (c.running && m.msg.tick() == c.tick && m.msg.participant()) c.acked.insert(m.msg.participant()->str());
       });
-      node.Subscribe<msg::Clock>("lockstep/stop", [this](const auto&) { coordinator_->stop_requested = true; });
+      node.Subscribe<msg::Clock>("lockstep/stop", [this](const bus::Message<msg::Clock>& m) {
+        coordinator_->stop_requested = true;
+        if (m.msg.error() && m.msg.error()->size() > 0 && coordinator_->abort_reason.empty()) {
+          coordinator_->abort_reason = m.header.source()->str() + ": " + m.msg.error()->str();
+        }
+      });
     }
   }
   // Subscribed last: once a lockstep probe arrives on `clock`, every earlier subscription is active.
@@ -244,14 +251,27 @@ void Host::RunStep(size_t index, const TickInfo& tick) {
   const auto begin = Clock::now();
   try {
     context_->steps_[index].fn(tick);
+    ++successes_since_failure_;
+    consecutive_failures_ = 0;
   } catch (const std::exception& e) {
-    // A failing step is logged and counted; the service keeps running (and, in lockstep, acknowledges
-    // the tick so the run does not stall).
+    // Never silent (issue 15, finding 7). Realtime: the service keeps running, Degraded with the error
+    // text (Failing when it keeps throwing). Lockstep: an experiment must not record a broken run as
+    // data, so the run ends here: a stop request goes to the coordinator before this tick's ack, and
+    // the host exits with a failure status and the message (runtime::RunInProcess reports it).
     ++step_errors_;
+    ++consecutive_failures_;
+    successes_since_failure_ = 0;
+    failure_reported_ = false;
+    last_error_ = "step " + steps_[index].participant + " failed at tick " + std::to_string(tick.tick) + ": " +
+                  e.what();
     uint64_t suppressed = 0;
     if (step_error_log_.Allow(&suppressed)) {
-      LIMBIC_LOG(kError) << "step " << steps_[index].participant << " failed at tick " << tick.tick << ": "
-                         << e.what() << (suppressed ? " (" + std::to_string(suppressed) + " more)" : "");
+      LIMBIC_LOG(kError) << last_error_ << (suppressed ? " (" + std::to_string(suppressed) + " more)" : "");
+    }
+    if (options_.mode == Mode::kLockstep && status_ == 0) {
+      status_ = 3;
+      context_->RequestRunStop();
+      LIMBIC_LOG(kError) << "lockstep: ending the run: " << last_error_;
     }
   }
   const double elapsed = std::chrono::duration<double>(Clock::now() - begin).count();
@@ -262,6 +282,32 @@ void Host::RunStep(size_t index, const TickInfo& tick) {
   size_t bucket = 0;
   while (bucket < std::size(kLoopTimeBucketsS) && elapsed > kLoopTimeBucketsS[bucket]) ++bucket;
   ++loop_buckets_[bucket];
+}
+
+msg::ServiceState Host::health() const {
+  if (run_stopped_) return msg::ServiceState::Stopping;
+  if (consecutive_failures_ >= kFailingAfter) return msg::ServiceState::Failing;
+  const bool step_failure = step_errors_ > 0 && (!failure_reported_ || successes_since_failure_ < kRecoveredAfter);
+  if (step_failure || !context_->degraded_reason_.empty()) return msg::ServiceState::Degraded;
+  return msg::ServiceState::Running;
+}
+
+std::string Host::health_reason() const {
+  std::string reason;
+  switch (health()) {
+    case msg::ServiceState::Failing:
+      reason = "failing (" + std::to_string(consecutive_failures_) + " ticks in a row): " + last_error_;
+      break;
+    case msg::ServiceState::Degraded:
+      reason = context_->degraded_reason_;
+      if (step_errors_ > 0 && (!failure_reported_ || successes_since_failure_ < kRecoveredAfter)) {
+        reason += (reason.empty() ? "" : "; ") + last_error_;
+      }
+      break;
+    default:
+      break;
+  }
+  return reason;
 }
 
 void Host::RunRealtimeTick() {
@@ -335,8 +381,11 @@ bool Host::RunReadyLockstepSteps() {
 void Host::PublishRunStopRequest() {
   if (!context_->run_stop_requested_) return;
   context_->run_stop_requested_ = false;
-  stop_request_pub_.Publish(0, tick_, [](flatbuffers::FlatBufferBuilder& fbb, auto header) {
-    return msg::CreateClock(fbb, header, 0.0, true, true);
+  // After a step failure (status_ != 0) the request carries the error: the coordinator then ends the
+  // run at once, since participants waiting for the failed step's outputs would never acknowledge.
+  const std::string error = status_ != 0 ? last_error_ : "";
+  stop_request_pub_.Publish(0, tick_, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+    return msg::CreateClockDirect(fbb, header, 0.1, true, true, false, error.empty() ? nullptr : error.c_str());
   });
 }
 
@@ -418,6 +467,12 @@ void Host::CoordinatorPoll() {
     }
     return;
   }
+  if (!c.abort_reason.empty()) {
+    c.finished = true;
+    publish_clock(c.tick, true, false);
+    LIMBIC_LOG(kError) << "lockstep: run ended at tick " << c.tick << " by a failing step of " << c.abort_reason;
+    return;
+  }
   if (c.acked.size() < c.expected.size()) {
     if (now - c.tick_started > options_.stall_warning && now - c.last_stall_warning > options_.stall_warning) {
       std::string missing;
@@ -446,24 +501,30 @@ void Host::PublishHeartbeat() {
     for (const auto& [name, fn] : context_->counters_) counters.push_back(msg::CreateCounterDirect(fbb, name.c_str(), fn()));
     counters.push_back(msg::CreateCounterDirect(fbb, "bus_drops", static_cast<double>(node_->TotalDrops())));
     counters.push_back(msg::CreateCounterDirect(fbb, "step_errors", static_cast<double>(step_errors_)));
+    // Set by `limbic launch` for the processes it starts: how often this one was restarted.
+    if (const char* restarts = std::getenv("LIMBIC_RESTARTS")) {
+      counters.push_back(msg::CreateCounterDirect(fbb, "restarts", std::atof(restarts)));
+    }
     std::vector<flatbuffers::Offset<msg::TopicStats>> topics;
     auto add = [&](const std::map<std::string, bus::TopicCounters>& map, const char* direction) {
       for (const auto& [topic, c] : map) {
         if (topic.rfind("health/", 0) == 0 || topic.rfind("lockstep/", 0) == 0) continue;
         topics.push_back(msg::CreateTopicStatsDirect(fbb, topic.c_str(), nullptr, direction, c.messages, c.bytes,
                                                      c.drops_malformed, c.drops_wrong_type, c.drops_oversize,
-                                                     c.drops_gap, c.duplicates, c.last_seen_ns));
+                                                     c.drops_gap, c.duplicates, c.last_seen_ns, 0, 0, 0, 0,
+                                                     c.drops_invalid));
       }
     };
     add(node_->received(), "in");
     add(node_->sent(), "out");
     const double mean = loop_count_ ? loop_sum_s_ / loop_count_ : 0.0;
-    return msg::CreateHeartbeatDirect(fbb, header, context_->instance().c_str(),
-                                      run_stopped_ ? msg::ServiceState::Stopping : msg::ServiceState::Running,
+    const std::string reason = health_reason();
+    return msg::CreateHeartbeatDirect(fbb, header, context_->instance().c_str(), health(),
                                       options_.mode == Mode::kLockstep ? "lockstep" : "realtime", tick_, uptime,
                                       loop_last_s_, mean, loop_max_s_, &loop_buckets_, overruns_, &counters, &topics,
-                                      static_cast<int>(getpid()));
+                                      static_cast<int>(getpid()), reason.c_str(), last_error_.c_str(), step_errors_);
   });
+  failure_reported_ = true;
 }
 
 void Host::HandleParameterRequest(const bus::Message<msg::ParameterRequest>& request) {

@@ -261,6 +261,13 @@ class ServiceContext {
   void Counter(const std::string& name, std::function<double()> value) {
     counters_.emplace_back(name, std::move(value));
   }
+  // Health (issue 15). A service that keeps working with a problem — a non-finite state it refused and
+  // replaced with its last good one, an input it cannot use — says so: the heartbeat then carries
+  // state Degraded with `reason` (the demo's status line, `limbic nodes`, limbic_service_degraded).
+  // Clear it when the problem is gone. A step that throws is reported by the host itself.
+  void SetDegraded(const std::string& reason) { degraded_reason_ = reason.empty() ? "degraded" : reason; }
+  void ClearDegraded() { degraded_reason_.clear(); }
+  const std::string& degraded_reason() const { return degraded_reason_; }
   // Requests a clean stop of this host (e.g. a mission that has finished).
   void RequestStop() { stop_requested_ = true; }
   // Lockstep: ask the coordinator to end the run after this tick.
@@ -291,6 +298,7 @@ class ServiceContext {
   std::vector<std::pair<std::string, std::function<double()>>> counters_;
   bool stop_requested_ = false;
   bool run_stop_requested_ = false;
+  std::string degraded_reason_;
 };
 
 // A service: its name, one line on what it does, and the setup function that declares it.
@@ -324,6 +332,19 @@ class Host {
   int Finish();  // stop hooks and a last heartbeat; the exit status Run would return
   // Lockstep: the tick in progress (the coordinator: the last tick it started); -1 before the first.
   int64_t tick() const { return tick_; }
+
+  // Health as the heartbeat reports it (issue 15): Running (ok), Degraded (the service said so, or a
+  // step threw recently) or Failing (steps threw kFailingAfter ticks in a row).
+  msg::ServiceState health() const;
+  std::string health_reason() const;
+  // The last step failure ("step r1/controller failed at tick 12: ..."), "" if none ever.
+  const std::string& last_error() const { return last_error_; }
+  uint64_t step_errors() const { return step_errors_; }
+  // Consecutive failing ticks after which a realtime service reports Failing instead of Degraded.
+  static constexpr int kFailingAfter = 10;
+  // Successful ticks (after a heartbeat has reported the failure) before a step failure stops counting
+  // as Degraded.
+  static constexpr int kRecoveredAfter = 10;
 
  private:
   struct StepState;
@@ -376,6 +397,10 @@ class Host {
   bool watch_bus_ = false;
   bool bus_reached_ = false;
   std::chrono::steady_clock::time_point next_bus_warning_{};
+  std::string last_error_;
+  int consecutive_failures_ = 0;
+  int successes_since_failure_ = 0;
+  bool failure_reported_ = false;  // a heartbeat has carried the current failure
 };
 
 // Parses the common flags, builds the host and runs it until SIGINT/SIGTERM. Exit code for main().

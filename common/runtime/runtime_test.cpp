@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <thread>
+
+#include "common/bus/local_bus.hpp"
 
 #include "common/runtime/in_process.hpp"
 
@@ -183,7 +186,8 @@ PipelineResult RunPipeline(const std::string& name, bool single_thread, int64_t 
                            ctx.AddStep({.waits_for = {}, .outputs = {"t/a"}}, [=](const TickInfo& tick) {
                              const double fb = feedback->Get() ? feedback->Get()->v() : 0.0;
                              out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
-                               return msg::CreateVelocityCommand(fbb, header, 0.5 * fb + tick.tick, 0.0);
+                               // tick % 10 keeps the speed a valid one (messages/validate.hpp: |v| <= 100 m/s).
+                               return msg::CreateVelocityCommand(fbb, header, 0.5 * fb + tick.tick % 10, 0.0);
                              });
                            });
                          }};
@@ -228,6 +232,110 @@ TEST(RunInProcess, OneThreadAndAThreadPerServiceGiveTheSameRunAndStopAfterTheReq
   const PipelineResult two = RunPipeline("two", true, 1);
   EXPECT_EQ(two.tail_ticks, 2);
   EXPECT_NEAR(two.checksum, 2.0 / 3.0, 1e-12);
+}
+
+// Issue 15, finding 7: in lockstep a step that threw was logged and the run carried on. Now it ends
+// the run at that tick, with the error — even when another participant waits for the outputs the
+// failed step never published (the coordinator does not wait for its acknowledgement).
+TEST(RunInProcess, ALockstepStepThatThrowsEndsTheRunWithItsError) {
+  for (bool single_thread : {true, false}) {
+    auto tail_ticks = std::make_shared<int64_t>(0);
+    ServiceDefinition head{"head", "throws at tick 5", [](ServiceContext& ctx) {
+                             auto out = ctx.AddOutput<msg::VelocityCommand>("t/a");
+                             ctx.AddStep({.outputs = {"t/a"}}, [=](const TickInfo& tick) {
+                               if (tick.tick == 5) throw std::runtime_error("poisoned input");
+                               out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+                                 return msg::CreateVelocityCommand(fbb, header, 1.0, 0.0);
+                               });
+                             });
+                           }};
+    ServiceDefinition tail{"tail", "waits for head", [tail_ticks](ServiceContext& ctx) {
+                             auto a = ctx.AddInput<msg::VelocityCommand>("t/a", Timing::kSameTick);
+                             ctx.AddStep({}, [=](const TickInfo&) { ++*tail_ticks; });
+                           }};
+    HostedService h{head, {}};
+    h.options.robot = "";
+    h.options.coordinate = true;
+    h.options.participants = {"head", "tail"};
+    h.options.max_ticks = 1000;
+    HostedService t{tail, {}};
+    t.options.robot = "";
+    InProcessOptions options;
+    options.single_thread = single_thread;
+    InProcessStats stats;
+    std::atomic<bool> stop{false};
+    const auto begin = std::chrono::steady_clock::now();
+    const int status = RunInProcess("inproc://throwing-" + std::to_string(single_thread), {h, t}, stop, options, &stats);
+    EXPECT_NE(status, 0);
+    ASSERT_EQ(stats.errors.size(), 1u);
+    EXPECT_EQ(stats.errors[0], "step head failed at tick 5: poisoned input");
+    EXPECT_EQ(*tail_ticks, 5);  // ticks 0..4; tick 5 never came
+    EXPECT_LT(std::chrono::steady_clock::now() - begin, std::chrono::seconds(10)) << "the run must not stall";
+  }
+}
+
+// Realtime: a step that throws marks the service Degraded with the error text, Failing when it keeps
+// throwing, and the heartbeat says so; SetDegraded does the same for a problem the service handles.
+TEST(Host, HeartbeatsTellDegradedFailingAndRecovery) {
+  bus::LocalBus bus(std::chrono::hours(1));
+  auto throwing = std::make_shared<bool>(false);
+  auto degrade = std::make_shared<std::string>();
+  ServiceDefinition def{"svc", "test", [=](ServiceContext& ctx) {
+                          ctx.AddStep({}, [=, &ctx](const TickInfo&) {
+                            if (degrade->empty()) ctx.ClearDegraded();
+                            else ctx.SetDegraded(*degrade);
+                            if (*throwing) throw std::invalid_argument("n_theta must be at least 1 (got 0)");
+                          });
+                        }};
+  HostOptions options;
+  options.robot = "";
+  options.period_s = 0.002;
+  options.heartbeat_period = std::chrono::milliseconds(5);
+  Host host(bus, options, def);
+  bus::Node watcher(bus, {.name = "watcher"});
+  msg::ServiceState state = msg::ServiceState::Starting;
+  std::string reason, last_error;
+  watcher.Subscribe<msg::Heartbeat>("health/svc", [&](const bus::Message<msg::Heartbeat>& m) {
+    state = m.msg.state();
+    reason = m.msg.status_reason() ? m.msg.status_reason()->str() : "";
+    last_error = m.msg.last_error() ? m.msg.last_error()->str() : "";
+  });
+  std::atomic<bool> stop{false};
+  host.Start();
+  auto run_for = [&](int steps) {
+    for (int i = 0; i < steps; ++i) {
+      const int64_t before = host.tick();
+      while (host.tick() == before) host.Pump(std::chrono::milliseconds(1), stop);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(6));
+    host.Pump(std::chrono::milliseconds(0), stop);  // a heartbeat is due
+    watcher.Poll(std::chrono::milliseconds(0));
+  };
+  run_for(3);
+  EXPECT_EQ(state, msg::ServiceState::Running);
+  EXPECT_EQ(reason, "");
+  *throwing = true;
+  run_for(2);
+  EXPECT_EQ(state, msg::ServiceState::Degraded);
+  EXPECT_NE(reason.find("step svc failed at tick"), std::string::npos) << reason;
+  EXPECT_NE(reason.find("n_theta must be at least 1"), std::string::npos) << reason;
+  run_for(Host::kFailingAfter);
+  EXPECT_EQ(state, msg::ServiceState::Failing);
+  EXPECT_NE(reason.find("failing"), std::string::npos) << reason;
+  *throwing = false;
+  run_for(1);
+  EXPECT_EQ(state, msg::ServiceState::Degraded) << "one good tick is not recovery";
+  run_for(Host::kRecoveredAfter);
+  EXPECT_EQ(state, msg::ServiceState::Running);
+  EXPECT_NE(last_error.find("n_theta"), std::string::npos) << "the last error stays visible";
+  *degrade = "affect state not finite: kept the last good one";
+  run_for(1);
+  EXPECT_EQ(state, msg::ServiceState::Degraded);
+  EXPECT_EQ(reason, *degrade);
+  degrade->clear();
+  run_for(1);
+  EXPECT_EQ(state, msg::ServiceState::Running);
+  host.Finish();
 }
 
 }  // namespace

@@ -85,6 +85,12 @@ struct ControlParameters {
   X(double, cost_base) X(double, r_f) X(double, t_r) X(double, eps_1) X(double, eps_2)                 \
   X(double, eps_3) X(int, n_o)
 
+// Throws std::invalid_argument naming the first field out of range ("ControlParameters.n_theta must
+// be in [1, 720] (got 0)"): every real field finite, windows positive odd numbers, counts that size
+// per-tick allocations bounded, pairs ordered. The one check every receiver of parameters applies
+// (controller each tick, message validation at the bus boundary).
+void ValidateParameters(const ControlParameters& params);
+
 // Reads any subset of the fields above from a mapping whose keys are the field names
 // (w_v1, n_theta, ...); unknown keys are errors through StrictMap::Finish().
 void LoadControlParameters(config::StrictMap& map, ControlParameters* params);

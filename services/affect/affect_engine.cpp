@@ -1,6 +1,7 @@
 #include "services/affect/affect_engine.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -65,6 +66,78 @@ void AffectEngine::Reset() {
     state_.previous_drives[d] = config_.tables.drives[d].zero_weight_value;
 }
 
+namespace {
+
+// The first non-finite value among inputs the engine integrates, named; "" if all are finite.
+std::string NonFiniteInput(const AffectInputs& in) {
+  auto bad = [](double v) { return !std::isfinite(v); };
+  if (bad(in.time)) return "time";
+  if (bad(in.pose.x) || bad(in.pose.y) || bad(in.pose.theta)) return "pose";
+  if (bad(in.speed)) return "speed";
+  for (double v : in.headings) if (bad(v)) return "headings";
+  for (double v : in.obstacle_distances) if (std::isnan(v)) return "obstacle_distances";  // +inf: nothing seen
+  if (bad(in.collision.speed_before) || bad(in.collision.contact_point.x()) || bad(in.collision.contact_point.y())) {
+    return "collision";
+  }
+  for (const auto& p : in.collision_switch_points) if (bad(p.x()) || bad(p.y())) return "collision_switch_points";
+  for (const auto& p : in.ir_points) if (bad(p.x()) || bad(p.y())) return "ir_points";
+  if (in.goal && (bad(in.goal->t_0) || bad(in.goal->distance_at_start) || bad(in.goal->distance_now))) return "goal";
+  if (bad(in.map_stats.mean_p_e) || bad(in.map_stats.density)) return "map_stats";
+  for (const auto& c : in.map_stats.updated_cells) if (bad(c.s_o) || bad(c.p_o_before)) return "map_stats.updated_cells";
+  if (bad(in.map_reset_time)) return "map_reset_time";
+  if (in.path_max_cost && bad(*in.path_max_cost)) return "path_max_cost";
+  for (double v : in.p_e) if (bad(v)) return "p_e";
+  return "";
+}
+
+template <size_t N>
+bool AllFinite(const std::array<double, N>& a) {
+  return std::all_of(a.begin(), a.end(), [](double v) { return std::isfinite(v); });
+}
+
+// The first non-finite quantity of a cycle's outputs or of the small state, named; "" if all are good.
+std::string NonFiniteResult(const AffectOutputs& out, const AffectState& state) {
+  const std::pair<const char*, bool> checks[] = {
+      {"stimuli_raw", AllFinite(out.stimuli_raw)},
+      {"stimuli_normalised", AllFinite(out.stimuli_normalised)},
+      {"stimuli_damped", AllFinite(out.stimuli_damped) && AllFinite(state.stimuli_damped)},
+      {"emotions", AllFinite(out.emotions_global) && AllFinite(out.emotions_mapped) &&
+                       AllFinite(out.emotions_combined) && AllFinite(state.previous_emotions)},
+      {"moods", AllFinite(out.moods) && AllFinite(out.moods_used) && AllFinite(state.moods) &&
+                    AllFinite(state.previous_mood_targets)},
+      {"drives", AllFinite(out.drives_emotional) && AllFinite(out.drives) && AllFinite(state.previous_drives) &&
+                     std::isfinite(out.d_min) && std::isfinite(out.d_max)},
+  };
+  for (const auto& [name, ok] : checks) {
+    if (!ok) return std::string(name) + " not finite";
+  }
+  for (double v : out.emotion_layer.cost) {
+    if (!std::isfinite(v)) return "emotion layer not finite";
+  }
+  try {
+    ValidateParameters(out.parameters);
+  } catch (const std::invalid_argument& e) {
+    return std::string("parameters out of range: ") + e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+AffectOutputs AffectEngine::Refuse(const AffectInputs& in, std::string why) {
+  fault_ = std::move(why);
+  AffectOutputs out;
+  if (last_good_) {
+    out = *last_good_;
+  } else {
+    out.parameters = config_.base_parameters;
+    out.emotion_layer.grid = grid_;
+    out.emotion_layer.cost.assign(static_cast<size_t>(std::max(0, grid_.CellCount())), 0.0);
+  }
+  out.time = in.time;
+  return out;
+}
+
 AffectOutputs AffectEngine::Step(const AffectInputs& in) {
   if (!in.p_e.empty() && in.p_e.size() != static_cast<size_t>(grid_.CellCount())) {
     throw std::invalid_argument("AffectInputs.p_e has " + std::to_string(in.p_e.size()) +
@@ -73,6 +146,18 @@ AffectOutputs AffectEngine::Step(const AffectInputs& in) {
   if (in.headings.size() != in.obstacle_distances.size()) {
     throw std::invalid_argument("AffectInputs: headings and obstacle_distances differ in length");
   }
+  if (const std::string what = NonFiniteInput(in); !what.empty()) {
+    return Refuse(in, "input " + what + " not finite: cycle skipped");
+  }
+  // Everything of the state but the emotion maps (grid-sized, checked only on a violation): cheap to
+  // keep for a rollback.
+  const int64_t ticks = state_.ticks;
+  const StimulusArray stimuli_damped = state_.stimuli_damped;
+  const StuckWindowState stuck = state_.stuck;
+  const MoodArray moods = state_.moods;
+  const EmotionArray previous_emotions = state_.previous_emotions;
+  const MoodArray previous_mood_targets = state_.previous_mood_targets;
+  const DriveArray previous_drives = state_.previous_drives;
   AffectOutputs out;
   out.time = in.time;
   ComputeStimuli(in, &out);
@@ -80,6 +165,23 @@ AffectOutputs AffectEngine::Step(const AffectInputs& in) {
   ComputeMoodsAndDrives(&out);
   ComputeEmotionLayer(in, &out);
   ++state_.ticks;
+  if (std::string why = NonFiniteResult(out, state_); !why.empty()) {
+    state_.ticks = ticks;
+    state_.stimuli_damped = stimuli_damped;
+    state_.stuck = stuck;
+    state_.moods = moods;
+    state_.previous_emotions = previous_emotions;
+    state_.previous_mood_targets = previous_mood_targets;
+    state_.previous_drives = previous_drives;
+    for (auto& map : state_.emotion_maps) {
+      for (double& v : map) {
+        if (!std::isfinite(v)) v = 0.0;
+      }
+    }
+    return Refuse(in, why + ": kept the last good state");
+  }
+  fault_.clear();
+  last_good_ = out;
   return out;
 }
 

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <array>
+#include <string>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -99,7 +100,14 @@ class AffectEngine {
   // Throws std::invalid_argument if the tables are inconsistent.
   AffectEngine(AffectConfig config, geometry::GridSpec grid);
 
+  // One affect cycle. Never lets a non-finite number into its state or outputs (issue 15): inputs are
+  // checked first, and state and outputs after the cycle (stimuli, emotions, moods, drives, the
+  // parameters through limbic::ValidateParameters, the emotion layer). On a violation the engine keeps
+  // its last good state (emotion map cells that went non-finite are reset to 0), returns its last good
+  // outputs (time updated; the base parameters before any good cycle) and fault() says why, so the
+  // service can report itself degraded. fault() is "" after a good cycle.
   AffectOutputs Step(const AffectInputs& inputs);
+  const std::string& fault() const { return fault_; }
 
   // Back to the initial state (start of a run: maps cleared, moods at their initial value).
   void Reset();
@@ -116,6 +124,7 @@ class AffectEngine {
   void ComputeEmotions(const AffectInputs& in, AffectOutputs* out);
   void ComputeMoodsAndDrives(AffectOutputs* out);
   void ComputeEmotionLayer(const AffectInputs& in, AffectOutputs* out);
+  AffectOutputs Refuse(const AffectInputs& in, std::string why);
 
   AffectConfig config_;
   geometry::GridSpec grid_;
@@ -128,6 +137,8 @@ class AffectEngine {
   std::array<double, kNumMoods> mood_alpha_growth_{}, mood_alpha_decay_{};
   std::array<Valence, kNumEmotions> valence_{};
   AffectState state_;
+  std::string fault_;
+  std::optional<AffectOutputs> last_good_;
 };
 
 }  // namespace limbic::affect

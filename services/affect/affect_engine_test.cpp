@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include <cmath>
 #include <numbers>
 #include <random>
@@ -120,6 +122,55 @@ TEST(AffectEngineTest, ReplayingARecordedSequenceIsBitIdentical) {
   // Reset returns to the initial state.
   a.Reset();
   EXPECT_TRUE(a.Step(seq[0].View()) == first[0]);
+}
+
+// Issue 15, finding 1: a NaN goal reached the engine and made anger, drives and parameters NaN for
+// good. A non-finite input now skips the cycle: the state stays as it was, the last good outputs are
+// returned, fault() says why — and the next good input carries on exactly as if nothing had happened.
+TEST(AffectEngineTest, NonFiniteInputsNeverReachTheStateAndTheEngineCarriesOn) {
+  const auto seq = RandomSequence(40, 11);
+  const AffectConfig config = LoadAffectConfig("affective", kConfigDir);
+  AffectEngine clean(config, Grid()), poked(config, Grid());
+  std::vector<AffectOutputs> expected;
+  for (const auto& t : seq) expected.push_back(clean.Step(t.View()));
+  for (size_t k = 0; k < seq.size(); ++k) {
+    if (k == 20) {
+      for (int variant = 0; variant < 4; ++variant) {
+        RecordedTick bad = seq[k];
+        if (variant == 0) bad.goal->distance_now = std::nan("");  // what a NaN goal position gave
+        if (variant == 1) bad.pose.x = std::numeric_limits<double>::infinity();
+        if (variant == 2) bad.stats.density = std::nan("");
+        if (variant == 3) bad.distances[3] = std::nan("");
+        const AffectState before = poked.state();
+        const AffectOutputs out = poked.Step(bad.View());
+        EXPECT_FALSE(poked.fault().empty()) << variant;
+        EXPECT_TRUE(poked.state() == before) << variant;
+        EXPECT_TRUE(out.parameters == expected[k - 1].parameters) << variant;
+        EXPECT_TRUE(out.drives == expected[k - 1].drives) << variant;
+      }
+      EXPECT_NE(poked.fault().find("input obstacle_distances not finite"), std::string::npos) << poked.fault();
+    }
+    ASSERT_TRUE(poked.Step(seq[k].View()) == expected[k]) << k;
+    EXPECT_EQ(poked.fault(), "");
+  }
+}
+
+TEST(AffectEngineTest, ANonFiniteStateIsRolledBackAndTheLastGoodOutputsRepublished) {
+  const auto seq = RandomSequence(10, 3);
+  const AffectConfig config = LoadAffectConfig("affective", kConfigDir);
+  AffectEngine engine(config, Grid());
+  AffectOutputs good;
+  for (int k = 0; k < 5; ++k) good = engine.Step(seq[k].View());
+  AffectState poisoned = engine.state();
+  poisoned.moods[0] = std::nan("");  // e.g. a corrupted snapshot
+  engine.set_state(poisoned);
+  const AffectOutputs out = engine.Step(seq[5].View());
+  EXPECT_NE(engine.fault().find("not finite: kept the last good state"), std::string::npos) << engine.fault();
+  EXPECT_TRUE(out.drives == good.drives);
+  EXPECT_TRUE(out.parameters == good.parameters);
+  EXPECT_EQ(out.time, seq[5].time);
+  for (double d : out.drives) EXPECT_TRUE(std::isfinite(d));
+  EXPECT_EQ(engine.state().ticks, poisoned.ticks) << "the refused cycle did not count";
 }
 
 TEST(AffectEngineTest, DrivesStayWithinMoodBounds) {

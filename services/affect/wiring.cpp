@@ -70,7 +70,7 @@ runtime::ServiceDefinition AffectService() {
     ctx.Counter("compute_time_s", [s] { return s->last_compute_s; });
 
     ctx.AddStep({.outputs = {ctx.Topic("params"), ctx.Topic("emotion_layer"), ctx.Topic("affect")}},
-                [=](const runtime::TickInfo& tick) {
+                [=, &ctx](const runtime::TickInfo& tick) {
       const auto begin = std::chrono::steady_clock::now();
       if (s->world.set == '?') s->world = convert::FromMsg(*world->Get());
       const mapper::GridMaps* maps = s->maps.Follow(s->world.min, s->world.max, patch->Get(), full->Get());
@@ -122,6 +122,9 @@ runtime::ServiceDefinition AffectService() {
       if (const auto* p = path->Get(); p && p->success()) in.path_max_cost = p->max_cost();
       if (maps && maps->spec == s->engine->grid()) in.p_e = maps->p_e;
       const AffectOutputs out = s->engine->Step(in);
+      // A refused cycle (non-finite input or result) republishes the last good outputs: say so.
+      if (s->engine->fault().empty()) ctx.ClearDegraded();
+      else ctx.SetDegraded("affect: " + s->engine->fault());
       s->last_compute_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
       params_out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
         return convert::ToMsg(fbb, header, out.parameters);

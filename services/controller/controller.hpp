@@ -2,6 +2,8 @@
 // layer.
 #pragma once
 
+#include <string>
+
 #include <optional>
 #include <span>
 
@@ -48,7 +50,11 @@ class Controller {
   // One control tick; the returned reference stays valid until the next call. Throws
   // std::invalid_argument for out-of-range parameters or a grid view whose spans do not match its
   // GridSpec.
+  // Never commands a non-finite velocity (issue 15): a non-finite input (pose, velocity, goal, an
+  // obstacle point) or result stops the robot (command (0, 0)), keeps the last good state, and fault()
+  // says why; fault() is "" after a good tick.
   const ControllerOutput& Tick(const ControllerInputs& inputs, const ControlParameters& params);
+  const std::string& fault() const { return fault_; }
 
   const ControllerOutput& output() const { return output_; }
   const DirectionalState& state() const { return directional_.state(); }
@@ -65,9 +71,12 @@ class Controller {
   void ReseedWander(uint64_t seed) { directional_.Reseed(seed); }
 
  private:
+  void TickChecked(const ControllerInputs& inputs, const ControlParameters& params);
+
   DirectionalController directional_;
   VelocityController velocity_;
   ControllerOutput output_;
+  std::string fault_;
 };
 
 }  // namespace limbic::controller

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -30,6 +31,38 @@ TEST(ControllerTest, NoGoalCommandsZeroButKeepsObstacleField) {
   EXPECT_NEAR(out.directional.sensor_distance[25], 0.65,
               1e-12);                  // the danger stimulus still has its input
   EXPECT_FALSE(ctrl.state().started);  // no wander draw, no θ_T(prev) yet
+}
+
+// Issue 15: a NaN goal or pose must never become a wheel command. The robot stops, the state is
+// kept, fault() says why, and the next good tick carries on as if nothing had happened.
+TEST(ControllerTest, NonFiniteInputsStopTheRobotAndKeepTheState) {
+  Controller ctrl, clean;
+  ControllerInputs in;
+  in.goal = Vec2(2.0, 1.0);
+  in.odometry.v = 0.3;
+  for (int k = 0; k < 3; ++k) {
+    in.time = 0.1 * k;
+    ctrl.Tick(in, ControlParameters{});
+    clean.Tick(in, ControlParameters{});
+  }
+  for (int variant = 0; variant < 3; ++variant) {
+    ControllerInputs bad = in;
+    const std::vector<Vec2> nan_point = {{std::nan(""), 1.0}};
+    if (variant == 0) bad.goal = Vec2(std::nan(""), 1.0);
+    if (variant == 1) bad.odometry.pose.theta = std::numeric_limits<double>::infinity();
+    if (variant == 2) bad.obstacle_points = nan_point;
+    const ControllerOutput& out = ctrl.Tick(bad, ControlParameters{});
+    EXPECT_EQ(out.command.v, 0.0) << variant;
+    EXPECT_EQ(out.command.omega, 0.0) << variant;
+    EXPECT_FALSE(ctrl.fault().empty()) << variant;
+  }
+  EXPECT_NE(ctrl.fault().find("obstacle points not finite"), std::string::npos) << ctrl.fault();
+  in.time = 0.3;
+  const VelocityCommand expected = clean.Tick(in, ControlParameters{}).command;
+  const VelocityCommand got = ctrl.Tick(in, ControlParameters{}).command;
+  EXPECT_EQ(got.v, expected.v);
+  EXPECT_EQ(got.omega, expected.omega);
+  EXPECT_EQ(ctrl.fault(), "");
 }
 
 TEST(ControllerTest, EmptyWorldFollowsPathLookAhead) {

@@ -78,7 +78,7 @@ runtime::ServiceDefinition ControllerService() {
     const bool realtime = ctx.mode() == runtime::Mode::kRealtime;
 
     ctx.AddStep({.outputs = {ctx.Topic("cmd_vel"), ctx.Topic("control/direction"), ctx.Topic("control/velocity")}},
-                [=](const runtime::TickInfo& tick) {
+                [=, &ctx](const runtime::TickInfo& tick) {
       const auto begin = std::chrono::steady_clock::now();
       if (s->world.set == '?') s->world = convert::FromMsg(*world->Get());
       const mapper::GridMaps* maps = s->maps.Follow(s->world.min, s->world.max, patch->Get(), full->Get());
@@ -107,6 +107,8 @@ runtime::ServiceDefinition ControllerService() {
         else if (age > s->stale_scan_s) speed_scale = 0.5;
       }
       const ControllerOutput& out = s->controller->Tick(in, p);
+      if (s->controller->fault().empty()) ctx.ClearDegraded();
+      else ctx.SetDegraded("controller: " + s->controller->fault());
       VelocityCommand command = out.command;
       command.v *= speed_scale;
       if (speed_scale == 0.0) command.omega = 0.0;

@@ -318,7 +318,9 @@ std::vector<MetricFamily> MetricsCollector::Snapshot(double now_s) const {
   auto overruns = Family("limbic_service_overruns_total", "Ticks that took longer than the period.",
                          MetricType::kCounter);
   auto tick = Family("limbic_service_tick", "Last tick the service reported.");
-  auto degraded = Family("limbic_service_degraded", "1 while the service reports the Degraded state.");
+  auto degraded = Family("limbic_service_degraded",
+                         "1 while the service reports the Degraded or Failing state (a step threw, or it refused a "
+                         "non-finite state); its heartbeat names the reason (limbic nodes).");
   for (const auto& [name, s] : state_.services) {
     const Labels service = {{"service", name}};
     const double heartbeat_age = now_s - s.received_s;
@@ -346,8 +348,9 @@ std::vector<MetricFamily> MetricsCollector::Snapshot(double now_s) const {
                          MetricType::kCounter);
   auto bytes = Family("limbic_bus_bytes_total", "Payload bytes the broker forwarded, per topic.", MetricType::kCounter);
   auto drops = Family("limbic_bus_drops_total",
-                      "Messages the broker dropped, per topic and reason: malformed, wrong_type, oversize, gap, "
-                      "fault (an injected communication fault).",
+                      "Messages the broker dropped, per topic and reason: malformed, wrong_type (not the topic's "
+                      "type), oversize, invalid (a value out of its declared range), gap, fault (an injected "
+                      "communication fault).",
                       MetricType::kCounter);
   auto duplicates = Family("limbic_bus_duplicates_total", "Latched replays already seen, per topic.",
                            MetricType::kCounter);
@@ -370,6 +373,7 @@ std::vector<MetricFamily> MetricsCollector::Snapshot(double now_s) const {
         const std::pair<const char*, uint64_t> reasons[] = {{"malformed", t.drops_malformed},
                                                             {"wrong_type", t.drops_wrong_type},
                                                             {"oversize", t.drops_oversize},
+                                                            {"invalid", t.drops_invalid},
                                                             {"gap", t.drops_gap},
                                                             {"fault", t.fault_drops}};
         for (const auto& [reason, count] : reasons) {

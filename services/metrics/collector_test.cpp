@@ -203,7 +203,7 @@ TEST(CollectorTest, StoppingHeartbeatMeansDown) {
 
 TEST(CollectorTest, BusCountsPerTopicAndReason) {
   MetricsCollector c;
-  c.OnBusStats({{{"r1/scan", 120, 48000, 1, 2, 3, 4, 5, 6, 7, 8, 9}}, 7, 2}, 0.0);
+  c.OnBusStats({{{"r1/scan", 120, 48000, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10}}, 7, 2}, 0.0);
   std::string text = RenderText(c.Snapshot(1.0));
   EXPECT_TRUE(Contains(text, "limbic_bus_up 1"));
   EXPECT_TRUE(Contains(text, "limbic_bus_messages_total{topic=\"r1/scan\"} 120"));
@@ -213,6 +213,7 @@ TEST(CollectorTest, BusCountsPerTopicAndReason) {
   EXPECT_TRUE(Contains(text, "limbic_bus_drops_total{topic=\"r1/scan\",reason=\"oversize\"} 3"));
   EXPECT_TRUE(Contains(text, "limbic_bus_drops_total{topic=\"r1/scan\",reason=\"gap\"} 4"));
   EXPECT_TRUE(Contains(text, "limbic_bus_drops_total{topic=\"r1/scan\",reason=\"fault\"} 6"));
+  EXPECT_TRUE(Contains(text, "limbic_bus_drops_total{topic=\"r1/scan\",reason=\"invalid\"} 10"));
   EXPECT_TRUE(Contains(text, "limbic_bus_fault_effects_total{topic=\"r1/scan\",effect=\"delayed\"} 7"));
   EXPECT_TRUE(Contains(text, "limbic_bus_fault_effects_total{topic=\"r1/scan\",effect=\"duplicated\"} 8"));
   EXPECT_TRUE(Contains(text, "limbic_bus_fault_effects_total{topic=\"r1/scan\",effect=\"corrupted\"} 9"));

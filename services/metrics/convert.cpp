@@ -59,7 +59,8 @@ HeartbeatValues FromMsg(const msg::Heartbeat& m) {
   HeartbeatValues h;
   h.service = Str(m.service());
   h.stopping = m.state() == msg::ServiceState::Stopping;
-  h.degraded = m.state() == msg::ServiceState::Degraded;
+  // Failing is degraded too (issue 15): its steps keep throwing.
+  h.degraded = m.state() == msg::ServiceState::Degraded || m.state() == msg::ServiceState::Failing;
   h.tick = m.tick();
   h.uptime_s = m.uptime_s();
   h.loop_time_last_s = m.loop_time_last_s();
@@ -78,7 +79,7 @@ BusValues FromMsg(const msg::BusStats& m) {
       b.topics.push_back(TopicValues{Str(t->topic()), t->messages(), t->bytes(), t->drops_malformed(),
                                      t->drops_wrong_type(), t->drops_oversize(), t->drops_gap(), t->duplicates(),
                                      t->fault_drops(), t->fault_delays(), t->fault_duplicates(),
-                                     t->fault_corruptions()});
+                                     t->fault_corruptions(), t->drops_invalid()});
     }
   }
   return b;

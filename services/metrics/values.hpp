@@ -103,6 +103,7 @@ struct TopicValues {
   uint64_t fault_delays = 0;
   uint64_t fault_duplicates = 0;
   uint64_t fault_corruptions = 0;
+  uint64_t drops_invalid = 0;  // values out of their declared range (issue 15)
 };
 
 // BusStats from the broker (1 Hz).

@@ -1,6 +1,6 @@
 // Writes the seed corpora of the fuzz targets: a few valid messages of every registered type, built from
 // schema-generated JSON through the real codec. Usage: fuzz_seed_gen OUT_DIR
-// (creates OUT_DIR/{message_verify,bus_frames,json_codec}/).
+// (creates OUT_DIR/{message_verify,bus_frames,json_codec,hostile_values}/).
 #include <cstdio>
 #include <exception>
 #include <filesystem>
@@ -61,6 +61,15 @@ int main(int argc, char** argv) {
         json_input += v.json;
         Write(json_dir / (stem + ".json"), json_input.data(), json_input.size());
         ++written;
+      }
+    }
+    // hostile_values: (type, variant) pairs, no mutation: every hostile variant of every type once.
+    const fs::path hostile_dir = root / "hostile_values";
+    fs::create_directories(hostile_dir);
+    for (int type_index = 0; type_index < 32; ++type_index) {
+      for (int variant = 0; variant < 6; ++variant) {
+        const uint8_t seed[3] = {static_cast<uint8_t>(type_index), static_cast<uint8_t>(variant), 0};
+        Write(hostile_dir / ("h" + std::to_string(type_index) + "_" + std::to_string(variant) + ".bin"), seed, 3);
       }
     }
     // Framing oddities for the bus: one frame, three frames, an empty topic.

@@ -102,15 +102,35 @@ std::vector<IterationRow> RowsFromRecording(const RunSpec& run, const stack::Rec
 
 std::string RecordingFileName(const std::string& run_id) { return "recordings/" + run_id + ".mcap"; }
 
-RunOutcome ExecuteRun(const RunSpec& run, const std::atomic<bool>& abandon, const std::string& bag_path) {
+IterationRow ErrorRow(const RunSpec& run, const std::string& error) {
+  IterationRow r;
+  r.run_id = run.run_id;
+  r.experiment = run.experiment;
+  r.config = run.config;
+  r.set = run.set;
+  r.env = run.env;
+  r.repeat = run.repeat;
+  r.seed = run.seed;
+  r.sweep = run.sweep;
+  r.sweep_value = run.sweep_value;
+  r.iteration = 0;
+  r.status = "error";
+  r.error = error;
+  return r;
+}
+
+RunOutcome ExecuteRun(const RunSpec& run, const std::atomic<bool>& abandon, const std::string& bag_path,
+                      const StackCustomizer& customize) {
   RunOutcome outcome;
   const auto begin = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count(); };
   auto recording = std::make_shared<stack::Recording>();
   int status = 0;
+  std::string step_error;
   try {
     stack::StackSpec spec = StackSpecFor(run);
     spec.recording = recording;
+    spec.customize = customize;
     spec.recorder_options.trajectory = run.record_trace;
     spec.recorder_options.affect = run.record_trace;
     spec.recorder_options.map = run.record_trace;
@@ -118,7 +138,7 @@ RunOutcome ExecuteRun(const RunSpec& run, const std::atomic<bool>& abandon, cons
       fs::create_directories(fs::path(bag_path).parent_path());
       spec.bag = std::make_shared<bag::BagWriter>(bag::BagOptions{.path = bag_path});
     }
-    status = stack::RunInProcess(spec, abandon);
+    status = stack::RunInProcess(spec, abandon, &step_error);
     if (spec.bag) spec.bag->Close();
   } catch (const config::ConfigError& e) {
     outcome.config_error = true;
@@ -132,6 +152,14 @@ RunOutcome ExecuteRun(const RunSpec& run, const std::atomic<bool>& abandon, cons
     return outcome;
   }
   outcome.wall_s = elapsed();
+  if (!step_error.empty() && !abandon.load()) {
+    // A step threw: the stack ended the run at that tick. Whatever traversals it completed are not
+    // data (issue 15, finding 7: a controller that threw every tick was recorded as timeouts).
+    outcome.step_error = true;
+    outcome.error = step_error;
+    outcome.rows = {ErrorRow(run, step_error)};
+    return outcome;
+  }
   const auto& traversals = recording->traversals;
   bool complete = recording->run_finished && static_cast<int>(traversals.size()) == run.iterations;
   for (size_t i = 0; complete && i < traversals.size(); ++i) {
@@ -198,10 +226,18 @@ ExecutionSummary ExecuteRuns(const std::vector<RunSpec>& runs, const ExecutorOpt
         if (next >= runs.size() || stop_new.load() || abandon.load() || config_failed) return;
         run = &runs[next++];
       }
-      RunOutcome outcome =
-          ExecuteRun(*run, abandon, (fs::path(options.out_dir) / RecordingFileName(run->run_id)).string());
+      RunOutcome outcome = ExecuteRun(
+          *run, abandon, (fs::path(options.out_dir) / RecordingFileName(run->run_id)).string(), options.customize);
       std::string write_error;
-      if (outcome.ok) {
+      if (outcome.step_error) {
+        try {
+          appender.Append(outcome.rows);
+        } catch (const std::exception& e) {
+          outcome.step_error = false;
+          outcome.config_error = true;  // the output directory is unusable: stop
+          outcome.error = e.what();
+        }
+      } else if (outcome.ok) {
         try {
           // Traces first: a run whose rows are in runs.csv always has its trace files.
           if (outcome.trace) WriteRunTrace((fs::path(options.out_dir) / TraceFileName(run->run_id)).string(), *outcome.trace);
@@ -223,6 +259,9 @@ ExecutionSummary ExecuteRuns(const std::vector<RunSpec>& runs, const ExecutorOpt
       std::lock_guard lock(mutex);
       if (outcome.ok) {
         ++summary.finished;
+      } else if (outcome.step_error) {
+        ++summary.errored;
+        if (summary.errors.size() < 10) summary.errors.push_back(run->run_id + ": " + outcome.error);
       } else if (outcome.abandoned) {
         ++summary.abandoned;
       } else {

@@ -32,6 +32,7 @@ struct RunOutcome {
   bool ok = false;          // every traversal reported and the stack exited cleanly
   bool abandoned = false;   // stopped from outside before it finished
   bool config_error = false;  // the stack refused its configuration (every run would fail alike)
+  bool step_error = false;    // a service's step threw: the run ended with status `error` (issue 15)
   std::string error;        // why not ok
   std::vector<IterationRow> rows;       // one per traversal (only when ok)
   std::optional<RunTrace> trace;        // when run.record_trace
@@ -42,11 +43,16 @@ struct RunOutcome {
 
 // The runs.csv rows of one run from what its recorder collected.
 std::vector<IterationRow> RowsFromRecording(const RunSpec& run, const stack::Recording& recording);
+// The single runs.csv row of a run that a failing step ended: status "error", iteration 0, no metrics.
+IterationRow ErrorRow(const RunSpec& run, const std::string& error);
 
 // Runs one run in this thread (the stack's services get threads of their own). Setting `abandon`
 // stops it early (outcome.abandoned). Never throws for a failed run: see outcome.error.
 // `bag_path`: where to write the run's MCAP recording when run.record_bag ("" = nowhere).
-RunOutcome ExecuteRun(const RunSpec& run, const std::atomic<bool>& abandon, const std::string& bag_path = "");
+// `customize` (tests) adjusts the stack's services first (stack::StackSpec::customize).
+using StackCustomizer = std::function<void(std::vector<runtime::HostedService>&)>;
+RunOutcome ExecuteRun(const RunSpec& run, const std::atomic<bool>& abandon, const std::string& bag_path = "",
+                      const StackCustomizer& customize = {});
 
 // recordings/<run_id>.mcap: where a run's recording goes, relative to the output directory.
 std::string RecordingFileName(const std::string& run_id);
@@ -54,11 +60,13 @@ std::string RecordingFileName(const std::string& run_id);
 struct ExecutorOptions {
   int jobs = 0;         // parallel runs; 0 = std::thread::hardware_concurrency()
   std::string out_dir;  // runs.csv and trace files go here (must exist)
+  StackCustomizer customize;  // tests: see ExecuteRun
 };
 
 struct ExecutionSummary {
   int finished = 0;   // runs whose rows were appended
   int failed = 0;     // runs that ended without all their traversals (not appended: a re-run retries)
+  int errored = 0;    // runs a failing step ended: one status=error row with the message in runs.csv
   int abandoned = 0;  // runs stopped by `abandon`
   int not_started = 0;  // runs never started because of `stop_new` or a configuration error
   std::vector<std::string> errors;  // "run_id: reason", first few

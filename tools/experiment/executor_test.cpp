@@ -251,6 +251,77 @@ TEST(ExecuteRuns, AnUntracedRunKeepsThePathsOfItsFailedTraversals) {
   // Traversal 2 starts where traversal 1 stopped.
   EXPECT_EQ(failed.traversals[1].samples.front().x, failed.traversals[0].samples.back().x);
   fs::remove_all(dir);
+// Issue 15, finding 7: a lockstep step that threw was logged and counted while the run carried on, and
+// a run whose controller threw every tick was recorded in runs.csv as ordinary timeouts. Now the first
+// failing step ends the run with status `error` and the message, and it is never data.
+StackCustomizer ControllerThatThrows() {
+  return [](std::vector<runtime::HostedService>& services) {
+    for (auto& s : services) {
+      if (s.definition.name != "controller") continue;
+      auto original = s.definition.setup;
+      s.definition.setup = [original](runtime::ServiceContext& ctx) {
+        original(ctx);
+        // A second step of the same participant, declared like the controller's own: it throws as the
+        // controller did on poisoned parameters.
+        ctx.AddStep({.outputs = {ctx.Topic("cmd_vel"), ctx.Topic("control/direction"), ctx.Topic("control/velocity")}},
+                    [](const runtime::TickInfo&) {
+                      throw std::invalid_argument("ControlParameters.n_theta must be at least 1 (got 0)");
+                    });
+      };
+    }
+  };
+}
+
+RunSpec ShortRun(const std::string& id) {
+  RunSpec run;
+  run.experiment = "unit";
+  run.run_id = id;
+  run.set = 'B';
+  run.env = 0;
+  run.seed = 7;
+  run.config = "throwing";
+  run.affect = kNoAffect;
+  run.options = {{"timeout", "3"}};
+  run.iterations = 2;
+  return run;
+}
+
+TEST(ExecuteRun, ARunWhoseControllerThrowsEndsWithStatusErrorNotTimeouts) {
+  std::atomic<bool> abandon{false};
+  const RunOutcome outcome = ExecuteRun(ShortRun("throws-B-0-0"), abandon, "", ControllerThatThrows());
+  EXPECT_FALSE(outcome.ok);
+  EXPECT_TRUE(outcome.step_error);
+  EXPECT_FALSE(outcome.config_error);
+  EXPECT_NE(outcome.error.find("step r1/controller failed at tick 0: ControlParameters.n_theta must be at least 1"),
+            std::string::npos)
+      << outcome.error;
+  ASSERT_EQ(outcome.rows.size(), 1u);
+  EXPECT_EQ(outcome.rows[0].status, "error");
+  EXPECT_EQ(outcome.rows[0].iteration, 0);
+  // The run stops at the failing tick instead of running two 3 s timeouts.
+  EXPECT_LT(outcome.wall_s, 20.0);
+}
+
+TEST(ExecuteRuns, AnErrorRunIsOneStatusErrorRowInRunsCsvAndNeverData) {
+  const std::string dir = testing::TempDir() + "/executor_error_run";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  ExecutorOptions options;
+  options.jobs = 1;
+  options.out_dir = dir;
+  options.customize = ControllerThatThrows();
+  std::atomic<bool> stop{false}, abandon{false};
+  const ExecutionSummary summary = ExecuteRuns({ShortRun("throws-B-0-1")}, options, stop, abandon);
+  EXPECT_EQ(summary.errored, 1);
+  EXPECT_EQ(summary.finished, 0);
+  ASSERT_EQ(summary.errors.size(), 1u);
+  const RunsFile file = ReadRuns(dir + "/runs.csv");
+  EXPECT_TRUE(file.rows.empty()) << "an error run must not be recorded as data";
+  ASSERT_EQ(file.errors.size(), 1u);
+  EXPECT_EQ(file.errors[0].run_id, "throws-B-0-1");
+  EXPECT_NE(file.errors[0].error.find("r1/controller failed"), std::string::npos);
+  // A resumed experiment does not run it again (lockstep: it would fail the same way).
+  EXPECT_EQ(FinishedRuns(dir + "/runs.csv", 2).count("throws-B-0-1"), 1u);
 }
 
 TEST(ExecuteRun, AnAbandonedRunReportsNoRows) {

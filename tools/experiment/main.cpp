@@ -387,7 +387,9 @@ int CmdRun(const std::vector<std::string>& args) {
     options.out_dir = out_dir;
     summary = ExecuteRuns(todo, options, g_stop_new, g_abandon, [&](const RunSpec& run, const RunOutcome& outcome) {
       if (!outcome.ok && !outcome.abandoned) {
-        std::cerr << (tty ? "\r\033[K" : "") << "run " << run.run_id << " failed: " << outcome.error << "\n";
+        std::cerr << (tty ? "\r\033[K" : "") << "run " << run.run_id
+                  << (outcome.step_error ? " error (recorded in runs.csv as status error): " : " failed: ")
+                  << outcome.error << "\n";
       }
       progress.Increment();
     });
@@ -395,6 +397,7 @@ int CmdRun(const std::vector<std::string>& args) {
   }
   const bool interrupted = g_stop_new.load() || g_abandon.load();
   std::cerr << "finished " << summary.finished << ", failed " << summary.failed;
+  if (summary.errored) std::cerr << ", error " << summary.errored;
   if (summary.abandoned) std::cerr << ", abandoned " << summary.abandoned;
   if (summary.not_started) std::cerr << ", not started " << summary.not_started;
   std::cerr << ", skipped (done before) " << skipped << " in " << FormatDuration(summary.wall_s);
@@ -411,7 +414,7 @@ int CmdRun(const std::vector<std::string>& args) {
     std::cerr << "interrupted: re-run the same command to resume\n";
     return kInterrupted;
   }
-  return summary.failed > 0 ? 1 : 0;
+  return summary.failed > 0 || summary.errored > 0 ? 1 : 0;
 }
 
 int CmdMerge(const std::vector<std::string>& args) {

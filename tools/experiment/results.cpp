@@ -34,8 +34,16 @@ bool ParseDouble(const std::string& s, double* out) {
   return r.ec == std::errc() && r.ptr == s.data() + s.size();
 }
 
-bool ParseRow(const std::vector<std::string>& f, IterationRow* row) {
-  if (f.size() != RunsCsvColumns().size()) return false;
+// Columns before `status` and `error` (runs.csv files written before issue 15).
+constexpr size_t kLegacyColumns = 19;
+
+bool ParseRow(const std::vector<std::string>& f, IterationRow* row, size_t columns) {
+  if (f.size() != columns) return false;
+  if (columns > kLegacyColumns) {
+    row->status = f[kLegacyColumns];
+    row->error = f[kLegacyColumns + 1];
+    if (row->status != "ok" && row->status != "error") return false;
+  }
   row->run_id = f[0];
   row->experiment = f[1];
   row->config = f[2];
@@ -66,7 +74,7 @@ const std::vector<std::string>& RunsCsvColumns() {
       "env",           "repeat",             "seed",          "sweep",
       "sweep_value",   "iteration",          "completion_time_s", "success",
       "collisions",    "collisions_per_min", "mean_velocity", "exec_time_ratio",
-      "coverage",      "distance_travelled", "contact_cycles"};
+      "coverage",      "distance_travelled", "contact_cycles",     "status",        "error"};
   return columns;
 }
 
@@ -145,7 +153,7 @@ std::string FormatRow(const IterationRow& r) {
                   std::to_string(r.collisions), FormatNumber(r.collisions_per_min),
                   FormatNumber(r.mean_velocity), FormatNumber(r.exec_time_ratio),
                   FormatNumber(r.coverage), FormatNumber(r.distance_travelled),
-                  std::to_string(r.contact_cycles)});
+                  std::to_string(r.contact_cycles), r.status, r.error});
 }
 
 RunsFile ReadRuns(const std::string& path) {
@@ -155,16 +163,23 @@ RunsFile ReadRuns(const std::string& path) {
   bool last_complete = true;
   auto records = ParseCsv(text, &last_complete);
   if (records.empty()) return file;
-  if (records[0] != RunsCsvColumns())
+  const auto& current = RunsCsvColumns();
+  const bool legacy = records[0] == std::vector<std::string>(current.begin(), current.begin() + kLegacyColumns);
+  if (records[0] != current && !legacy)
     throw std::runtime_error(path + ": the header is not that of a limbic runs.csv (" +
                              CsvLine(records[0]) + ")");
+  const size_t columns = records[0].size();
   std::map<std::pair<std::string, int>, size_t> position;
   for (size_t i = 1; i < records.size(); ++i) {
     if (records[i].size() == 1 && records[i][0].empty()) continue;  // blank line
     IterationRow row;
     const bool torn = (i + 1 == records.size()) && !last_complete;
-    if (torn || !ParseRow(records[i], &row)) {
+    if (torn || !ParseRow(records[i], &row, columns)) {
       ++file.skipped_lines;
+      continue;
+    }
+    if (row.status == "error") {
+      file.errors.push_back(row);
       continue;
     }
     const auto key = std::make_pair(row.run_id, row.iteration);
@@ -200,8 +215,8 @@ void AppendRows(const std::string& path, const std::vector<IterationRow>& rows) 
     std::getline(in, first);
     if (!first.empty() && first.back() == '\r') first.pop_back();
     if (first != HeaderLine())
-      throw std::runtime_error(path + ": existing file is not a limbic runs.csv (header '" + first +
-                               "')");
+      throw std::runtime_error(path + ": existing file is not a limbic runs.csv of this version (header '" + first +
+                               "'); runs.csv files without the status and error columns can be read, not extended");
     in.clear();
     in.seekg(-1, std::ios::end);
     char last = '\n';
@@ -223,10 +238,12 @@ void RunsAppender::Append(const std::vector<IterationRow>& rows) {
 
 std::set<std::string> FinishedRuns(const std::string& runs_csv, int iterations) {
   std::map<std::string, std::set<int>> seen;
-  for (const auto& r : ReadRuns(runs_csv).rows) {
+  const RunsFile file = ReadRuns(runs_csv);
+  for (const auto& r : file.rows) {
     if (r.iteration >= 1 && r.iteration <= iterations) seen[r.run_id].insert(r.iteration);
   }
   std::set<std::string> finished;
+  for (const auto& r : file.errors) finished.insert(r.run_id);
   for (const auto& [id, its] : seen) {
     if (static_cast<int>(its.size()) == iterations) finished.insert(id);
   }
@@ -244,7 +261,9 @@ MergeResult Merge(const std::vector<std::string>& dirs, const std::string& out_d
     if (!fs::exists(path)) throw std::runtime_error(dir + ": no runs.csv to merge");
     const RunsFile file = ReadRuns(path);
     std::set<std::string> here, dropped;
-    for (const auto& r : file.rows) {
+    std::vector<IterationRow> all = file.rows;
+    all.insert(all.end(), file.errors.begin(), file.errors.end());
+    for (const auto& r : all) {
       if (result.experiment.empty()) {
         result.experiment = r.experiment;
         experiment_source = path;

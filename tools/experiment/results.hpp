@@ -31,6 +31,10 @@ struct IterationRow {
   double coverage = 0.0;            // cumulative exploration coverage at the end of this traversal
   double distance_travelled = 0.0;  // m
   int contact_cycles = 0;           // cycles in contact (§8 item 15, logged beside the events)
+  // "ok": a traversal's metrics. "error": the run ended because a step threw (issue 15): one row per
+  // run, iteration 0, no metrics, the message in `error`. Never data: ReadRuns keeps these apart.
+  std::string status = "ok";
+  std::string error;
 
   bool operator==(const IterationRow&) const = default;
 };
@@ -49,12 +53,13 @@ std::string FormatRow(const IterationRow& row);  // one CSV line, no terminator
 
 // Rows read from a runs.csv.
 struct RunsFile {
-  std::vector<IterationRow> rows;  // file order; a later (run_id, iteration) replaces an earlier one
+  std::vector<IterationRow> rows;  // status ok, file order; a later (run_id, iteration) replaces an earlier one
+  std::vector<IterationRow> errors;  // status error: runs that ended with a failing step (not data)
   int skipped_lines = 0;           // malformed or torn records (e.g. a write cut by a kill)
 };
 
 // Reads a runs.csv. A missing file gives no rows. Throws std::runtime_error for a header that is
-// not RunsCsvColumns().
+// not RunsCsvColumns() (a file from before the status and error columns reads as all ok).
 RunsFile ReadRuns(const std::string& path);
 
 // Writes rows (header first), replacing the file.
@@ -77,8 +82,9 @@ class RunsAppender {
   std::mutex mutex_;
 };
 
-// Run ids with all `iterations` traversals (1..iterations) in runs.csv: the runs a resumed experiment
-// skips. A run with missing traversals (interrupted) is run again; ReadRuns keeps its newer rows.
+// Run ids with all `iterations` traversals (1..iterations) in runs.csv, or with an error row: the runs a
+// resumed experiment skips (a lockstep run is deterministic: it would fail again; delete the error row
+// to retry it). A run with missing traversals (interrupted) is run again; ReadRuns keeps its newer rows.
 std::set<std::string> FinishedRuns(const std::string& runs_csv, int iterations);
 
 struct MergeResult {

@@ -65,6 +65,35 @@ TEST(RunsCsv, RoundTripWithQuotedFields) {
   for (size_t i = 0; i < rows.size(); ++i) EXPECT_EQ(back.rows[i], rows[i]) << i;
 }
 
+TEST(RunsCsv, ErrorRowsCarryTheMessageAndAreKeptApartFromData) {
+  const fs::path dir = FreshDir("errors");
+  IterationRow error = Row("c-1", 0);
+  error.status = "error";
+  error.error = "step r1/controller failed at tick 0: ControlParameters.n_theta must be at least 1, \"got\" 0";
+  WriteRuns((dir / "runs.csv").string(), {Row("a-1", 1), error});
+  const RunsFile back = ReadRuns((dir / "runs.csv").string());
+  ASSERT_EQ(back.rows.size(), 1u);
+  EXPECT_EQ(back.rows[0], Row("a-1", 1));
+  ASSERT_EQ(back.errors.size(), 1u);
+  EXPECT_EQ(back.errors[0], error);
+  EXPECT_EQ(FinishedRuns((dir / "runs.csv").string(), 1), (std::set<std::string>{"a-1", "c-1"}));
+}
+
+TEST(RunsCsv, AFileFromBeforeTheStatusColumnReadsAsData) {
+  const fs::path dir = FreshDir("legacy");
+  const auto& columns = RunsCsvColumns();
+  ASSERT_EQ(columns[columns.size() - 2], "status");
+  std::string text = CsvLine(std::vector<std::string>(columns.begin(), columns.end() - 2)) + "\n";
+  std::string line = FormatRow(Row("old-1", 1));
+  line = line.substr(0, line.size() - std::string(",ok,").size());  // the row without status and error
+  text += line + "\n";
+  std::ofstream((dir / "runs.csv").string()) << text;
+  const RunsFile back = ReadRuns((dir / "runs.csv").string());
+  EXPECT_EQ(back.skipped_lines, 0);
+  ASSERT_EQ(back.rows.size(), 1u);
+  EXPECT_EQ(back.rows[0], Row("old-1", 1));
+}
+
 TEST(RunsCsv, AppendWritesHeaderOnceAndRejectsForeignFiles) {
   const fs::path dir = FreshDir("append");
   const std::string path = (dir / "runs.csv").string();

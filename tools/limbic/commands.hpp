@@ -9,6 +9,7 @@ namespace limbic::cli {
 using Args = std::vector<std::string>;
 
 int TopicsCommand(const Args& args);
+int NodesCommand(const Args& args);
 int EchoCommand(const Args& args);
 int HzCommand(const Args& args);
 int PubCommand(const Args& args);

@@ -301,6 +301,8 @@ int main(int argc, char** argv) {
     std::array<double, 7> emotions{};
     std::array<double, 6> drives{};
     std::map<std::string, std::chrono::steady_clock::time_point> services;
+    // Latest health per service (issue 15): state and why it is not ok.
+    std::map<std::string, std::pair<limbic::msg::ServiceState, std::string>> health;
     std::vector<Row> rows;
   } live;
   live.speedup = std::stod(speedup);
@@ -334,6 +336,10 @@ int main(int argc, char** argv) {
   });
   node.SubscribeAny("health/", [&](const limbic::bus::RawMessage& m) {
     live.services[m.header.source()->str()] = std::chrono::steady_clock::now();
+    if (std::string_view(m.type.identifier) == "HBT1") {
+      const auto* hb = flatbuffers::GetRoot<limbic::msg::Heartbeat>(m.data);
+      live.health[m.header.source()->str()] = {hb->state(), hb->status_reason() ? hb->status_reason()->str() : ""};
+    }
   });
 
   const auto start = std::chrono::steady_clock::now();
@@ -355,8 +361,25 @@ int main(int argc, char** argv) {
     }
     if (now < next_print) continue;
     next_print = now + (tty ? 500ms : 5s);
-    int up = 0;
-    for (const auto& [name, seen] : live.services) up += now - seen < 3s ? 1 : 0;
+    // Alive and ok / degraded / failing: what the services say about themselves, not only that they
+    // are alive (issue 15: a robot poisoned by one NaN said "services 9/9").
+    int up = 0, ok = 0;
+    std::string unwell;
+    for (const auto& [name, seen] : live.services) {
+      if (now - seen >= 3s) continue;
+      ++up;
+      const auto h = live.health.find(name);
+      const auto state = h == live.health.end() ? limbic::msg::ServiceState::Running : h->second.first;
+      if (state != limbic::msg::ServiceState::Degraded && state != limbic::msg::ServiceState::Failing) {
+        ++ok;
+        continue;
+      }
+      std::string reason = h->second.second.substr(0, 60);
+      const std::string shortname = name.substr(name.find('/') == std::string::npos ? 0 : name.find('/') + 1);
+      unwell += (unwell.empty() ? "" : ", ") + shortname + " " +
+                (state == limbic::msg::ServiceState::Failing ? "failing" : "degraded") +
+                (reason.empty() ? "" : " (" + reason + ")");
+    }
     const int dominant = static_cast<int>(std::max_element(live.emotions.begin(), live.emotions.end()) - live.emotions.begin());
     std::ostringstream line;
     line << std::fixed << std::setprecision(1) << "t " << std::setw(6) << live.sim_time << " s  traversal "
@@ -365,6 +388,7 @@ int main(int argc, char** argv) {
          << live.emotions[dominant] << "  drives S" << live.drives[0] << " V" << live.drives[1] << " E"
          << live.drives[2] << " X" << live.drives[3] << " A" << live.drives[4] << " I" << live.drives[5]
          << "  services " << up << "/" << (foxglove > 0 ? 10 : 9);
+    if (ok < up) line << " (" << ok << " ok; " << unwell << ")";
     if (tty) std::cout << "\r\033[K" << line.str() << std::flush;
     else std::cout << line.str() << std::endl;
   }

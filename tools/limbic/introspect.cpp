@@ -4,10 +4,13 @@
 #include <csignal>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <random>
+#include <sstream>
 #include <thread>
 
 #include "common/bus/curve_keys.hpp"
+#include "messages/validate.hpp"
 #include "tools/limbic/commands.hpp"
 #include "tools/limbic/json_codec.hpp"
 #include "tools/limbic/session.hpp"
@@ -30,6 +33,19 @@ std::string HumanRate(double bytes_per_s) {
   else if (bytes_per_s >= 1e3) out << bytes_per_s / 1e3 << " kB/s";
   else out << bytes_per_s << " B/s";
   return out.str();
+}
+
+std::string DropReasons(const TopicInfo& info) {
+  std::string out;
+  const std::pair<const char*, uint64_t> reasons[] = {{"invalid", info.drops_invalid},
+                                                      {"wrong_type", info.drops_wrong_type},
+                                                      {"malformed", info.drops_malformed},
+                                                      {"oversize", info.drops_oversize},
+                                                      {"fault", info.drops_fault}};
+  for (const auto& [name, count] : reasons) {
+    if (count > 0) out += (out.empty() ? "" : ", ") + std::string(name) + " " + std::to_string(count);
+  }
+  return out;
 }
 
 // Topic must exist on the bus (seen by the broker); prints a helpful error otherwise.
@@ -89,8 +105,9 @@ int TopicsCommand(const Args& args) {
   ArgReader reader(args, {"--bus", "--curve-keys"}, {"--help"});
   if (reader.Has("--help")) {
     std::cout << "usage: limbic topics [--bus ADDR] [--curve-keys FILE]\n\nLists every topic the broker has seen: message type, rate and\n"
-                 "bandwidth over about one second, and payloads it dropped (malformed, wrong type, oversized, or\n"
-                 "by an injected communication fault).\n\n"
+                 "bandwidth over about one second, and payloads it dropped, by reason: malformed, wrong_type (not\n"
+                 "the topic's type, fixed by its first publisher), oversize, invalid (a value out of its declared\n"
+                 "range, e.g. a NaN goal), fault (an injected communication fault).\n\n"
                  "Every bus command takes --curve-keys FILE (default: $LIMBIC_CURVE_KEYS): client keys from\n"
                  "`limbic keys generate` for a broker that requires CURVE.\n";
     return 0;
@@ -104,7 +121,7 @@ int TopicsCommand(const Args& args) {
   const double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const auto& second = session.topics();
   std::cout << std::left << std::setw(28) << "TOPIC" << std::setw(30) << "TYPE" << std::right << std::setw(10)
-            << "RATE" << std::setw(14) << "BANDWIDTH" << std::setw(10) << "DROPS" << "\n";
+            << "RATE" << std::setw(14) << "BANDWIDTH" << std::setw(10) << "DROPS" << "  REASONS\n";
   for (const auto& [topic, info] : second) {
     const auto it = first.find(topic);
     const double rate = it == first.end() ? 0.0 : (info.messages - it->second.messages) / dt;
@@ -113,9 +130,93 @@ int TopicsCommand(const Args& args) {
     std::ostringstream r;
     r << std::fixed << std::setprecision(1) << rate << " Hz";
     std::cout << std::left << std::setw(28) << topic << std::setw(30) << type << std::right << std::setw(10) << r.str()
-              << std::setw(14) << HumanRate(bw) << std::setw(10) << info.drops << "\n";
+              << std::setw(14) << HumanRate(bw) << std::setw(10) << info.drops << "  " << DropReasons(info) << "\n";
   }
   return 0;
+}
+
+int NodesCommand(const Args& args) {
+  ArgReader reader(args, {"--bus", "--curve-keys", "--wait"}, {"--help"});
+  if (reader.Has("--help")) {
+    std::cout << "usage: limbic nodes [--wait S] [--bus ADDR] [--curve-keys FILE]\n\n"
+                 "One line per service from its heartbeats (health/<service>, 1 Hz) over about two seconds:\n"
+                 "  STATE     ok | degraded | failing | stopping | starting, or silent (no heartbeat for 3 s)\n"
+                 "  RATE      ticks per second between two heartbeats\n"
+                 "  RESTARTS  restarts by `limbic launch` (- when not started by it)\n"
+                 "  DETAIL    why it is degraded or failing, else its last step error (if any)\n"
+                 "Exits 1 when a service is degraded, failing or silent. Example:\n"
+                 "  LIMBIC_BUS=ipc:///tmp/limbic-demo-1234/bus limbic nodes\n";
+    return 0;
+  }
+  const double wait = std::stod(reader.Get("--wait", "2.5"));
+  Session session(reader.Get("--bus", DefaultBus()), "limbic-nodes",
+                  bus::CurveKeysFromFlagOrEnvironment(reader.Get("--curve-keys", "")));
+  struct Seen {
+    msg::ServiceState state = msg::ServiceState::Starting;
+    std::string reason, last_error;
+    double restarts = -1;
+    int64_t first_tick = 0, last_tick = 0;
+    std::chrono::steady_clock::time_point first, last;
+    int heartbeats = 0;
+  };
+  std::map<std::string, Seen> nodes;
+  session.node().SubscribeAny("health/", [&](const bus::RawMessage& m) {
+    if (m.topic == "health/bus" || std::string_view(m.type.identifier) != "HBT1") return;
+    const auto* hb = flatbuffers::GetRoot<msg::Heartbeat>(m.data);
+    auto& n = nodes[hb->service() ? hb->service()->str() : m.topic.substr(7)];
+    const auto now = std::chrono::steady_clock::now();
+    if (n.heartbeats++ == 0 || hb->tick() < n.last_tick) {
+      n.first = now;
+      n.first_tick = hb->tick();
+    }
+    n.last = now;
+    n.last_tick = hb->tick();
+    n.state = hb->state();
+    n.reason = hb->status_reason() ? hb->status_reason()->str() : "";
+    n.last_error = hb->last_error() ? hb->last_error()->str() : "";
+    n.restarts = -1;
+    if (hb->counters()) {
+      for (const auto* c : *hb->counters()) {
+        if (c->name() && c->name()->str() == "restarts") n.restarts = c->value();
+      }
+    }
+  });
+  session.Connect();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(wait);
+  while (std::chrono::steady_clock::now() < deadline) session.node().Poll(20ms);
+  // Services the broker has seen a heartbeat topic of, but that stayed silent during the wait.
+  for (const auto& [topic, info] : session.topics()) {
+    if (topic.rfind("health/", 0) == 0 && topic != "health/bus") nodes.try_emplace(topic.substr(7));
+  }
+  if (nodes.empty()) {
+    std::cerr << "limbic nodes: no service heartbeats on " << session.address() << "\n";
+    return 1;
+  }
+  std::cout << std::left << std::setw(22) << "SERVICE" << std::setw(10) << "STATE" << std::right << std::setw(9)
+            << "RATE" << std::setw(10) << "RESTARTS" << "  DETAIL\n";
+  int unhealthy = 0;
+  for (const auto& [name, n] : nodes) {
+    std::string state = "silent";
+    if (n.heartbeats > 0) {
+      switch (n.state) {
+        case msg::ServiceState::Running: state = "ok"; break;
+        case msg::ServiceState::Degraded: state = "degraded"; break;
+        case msg::ServiceState::Failing: state = "failing"; break;
+        case msg::ServiceState::Stopping: state = "stopping"; break;
+        default: state = "starting"; break;
+      }
+    }
+    if (state == "degraded" || state == "failing" || state == "silent") ++unhealthy;
+    std::ostringstream rate;
+    const double dt = std::chrono::duration<double>(n.last - n.first).count();
+    if (n.heartbeats >= 2 && dt > 0) rate << std::fixed << std::setprecision(1) << (n.last_tick - n.first_tick) / dt << " Hz";
+    else rate << "-";
+    const std::string detail = !n.reason.empty() ? n.reason : (n.last_error.empty() ? "" : "last error: " + n.last_error);
+    std::cout << std::left << std::setw(22) << name << std::setw(10) << state << std::right << std::setw(9)
+              << rate.str() << std::setw(10) << (n.restarts >= 0 ? std::to_string(static_cast<int>(n.restarts)) : "-")
+              << "  " << detail << "\n";
+  }
+  return unhealthy > 0 ? 1 : 0;
 }
 
 int EchoCommand(const Args& args) {
@@ -207,7 +308,8 @@ int PubCommand(const Args& args) {
   if (reader.Has("--help") || reader.positional().size() != 2) {
     std::cout << "usage: limbic pub TOPIC JSON [--type TYPE] [--rate HZ] [--count N] [--latched] [--bus ADDR] [--curve-keys FILE]\n\n"
                  "Publishes JSON as a message on TOPIC (once by default). TYPE defaults to the type the broker\n"
-                 "has seen on the topic; the header is filled in unless the JSON has one. Example:\n"
+                 "has seen on the topic; the header is filled in unless the JSON has one. A message whose values\n"
+                 "break its type's rules (NaN, out of range, mis-sized vectors) is refused, naming the field. Example:\n"
                  "  limbic pub r1/goal '{\"active\": true, \"goal\": {\"x\": 3, \"y\": 2}}' --type NavGoal\n";
     return reader.Has("--help") ? 0 : 2;
   }
@@ -230,6 +332,16 @@ int PubCommand(const Args& args) {
     std::cerr << "limbic pub: unknown message type '" << type_name << "'\n";
     return 2;
   }
+  // The broker drops a payload of another type than the topic's (issue 15): say so before sending.
+  const auto seen = session.topics().find(topic);
+  const messages::MessageType* carried = seen != session.topics().end() && !seen->second.type.empty()
+                                             ? messages::FindByName(seen->second.type)
+                                             : messages::ConventionalType(topic);
+  if (carried != nullptr && carried != type) {
+    std::cerr << "limbic pub: topic '" << topic << "' carries " << carried->name << ", not " << type->name
+              << " (the broker would drop it as wrong_type)\n";
+    return 2;
+  }
   JsonCodec codec;
   std::random_device rd;
   const uint64_t incarnation = (static_cast<uint64_t>(rd()) << 32) | rd();
@@ -241,6 +353,12 @@ int PubCommand(const Args& args) {
     first = codec.FromJson(*type, json, 1, "limbic-pub", incarnation, latched);
   } catch (const std::exception& e) {
     std::cerr << "limbic pub: " << e.what() << "\n";
+    return 2;
+  }
+  // The same rules every receiver applies (issue 15): a NaN goal verified and disabled the robot.
+  if (const std::string invalid = messages::VerifyAndValidate(*type, first.data(), first.size()); !invalid.empty()) {
+    std::cerr << "limbic pub: refusing an invalid message: " << invalid
+              << "\n  (every receiver would drop it; the rules are in messages/validate.cpp)\n";
     return 2;
   }
   // Watch our own message come back through the broker: proof it was delivered.

@@ -184,6 +184,8 @@ class Launcher {
       dup2(pipefd[1], STDERR_FILENO);
       close(pipefd[0]);
       close(pipefd[1]);
+      // The service reports it in its heartbeat (`limbic nodes` shows restarts).
+      setenv("LIMBIC_RESTARTS", std::to_string(p.restarts).c_str(), 1);
       for (const auto& [k, v] : p.spec->env) setenv(k.c_str(), v.c_str(), 1);
       std::vector<char*> args;
       for (auto& a : argv) args.push_back(a.data());

@@ -19,7 +19,8 @@ Running things:
   sim list | render     environment sets and pictures of generated environments
 
 Looking at a running bus:
-  topics                topics with their type, rate, bandwidth and drops
+  topics                topics with their type, rate, bandwidth and drops by reason
+  nodes                 services with their health (ok, degraded, failing), rate, restarts, last error
   echo TOPIC            print messages as JSON
   hz TOPIC              measure a topic's rate
   pub TOPIC JSON        publish a message
@@ -55,6 +56,7 @@ int main(int argc, char** argv) {
   const Args args(argv + 2, argv + argc);
   try {
     if (command == "topics") return TopicsCommand(args);
+    if (command == "nodes") return NodesCommand(args);
     if (command == "echo") return EchoCommand(args);
     if (command == "hz") return HzCommand(args);
     if (command == "pub") return PubCommand(args);

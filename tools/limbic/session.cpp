@@ -20,7 +20,13 @@ Session::Session(const std::string& address, const std::string& name, bus::Curve
         info.type = t->type() ? t->type()->str() : "";
         info.messages = t->messages();
         info.bytes = t->bytes();
-        info.drops = t->drops_malformed() + t->drops_wrong_type() + t->drops_oversize() + t->fault_drops();
+        info.drops_malformed = t->drops_malformed();
+        info.drops_wrong_type = t->drops_wrong_type();
+        info.drops_oversize = t->drops_oversize();
+        info.drops_invalid = t->drops_invalid();
+        info.drops_fault = t->fault_drops();
+        info.drops = info.drops_malformed + info.drops_wrong_type + info.drops_oversize + info.drops_invalid +
+                     info.drops_fault;
         topics_[t->topic()->str()] = info;
       }
     }

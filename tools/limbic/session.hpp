@@ -15,7 +15,12 @@ struct TopicInfo {
   std::string type;
   uint64_t messages = 0;
   uint64_t bytes = 0;
-  uint64_t drops = 0;
+  uint64_t drops = 0;  // all reasons below
+  uint64_t drops_malformed = 0;
+  uint64_t drops_wrong_type = 0;
+  uint64_t drops_oversize = 0;
+  uint64_t drops_invalid = 0;  // values out of their declared range (messages/validate.hpp)
+  uint64_t drops_fault = 0;    // an injected communication fault
 };
 
 class Session {

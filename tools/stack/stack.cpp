@@ -148,11 +148,21 @@ int RunInProcess(const StackSpec& spec) {
   return RunInProcess(spec, stop);
 }
 
-int RunInProcess(const StackSpec& spec, const std::atomic<bool>& stop) {
+int RunInProcess(const StackSpec& spec, const std::atomic<bool>& stop) { return RunInProcess(spec, stop, nullptr); }
+
+int RunInProcess(const StackSpec& spec, const std::atomic<bool>& stop, std::string* error) {
   static std::atomic<int> counter{0};
   std::ostringstream address;
   address << "inproc://stack-" << counter++;
-  return runtime::RunInProcess(address.str(), BuildStack(spec), stop);
+  runtime::InProcessStats stats;
+  auto services = BuildStack(spec);
+  if (spec.customize) spec.customize(services);
+  const int status = runtime::RunInProcess(address.str(), std::move(services), stop, runtime::InProcessOptions{}, &stats);
+  if (error) {
+    error->clear();
+    for (const auto& e : stats.errors) *error += (error->empty() ? "" : "; ") + e;
+  }
+  return status;
 }
 
 }  // namespace limbic::stack

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -37,6 +38,9 @@ struct StackSpec {
   // In-process runs only: when set, every message of the run is written to this MCAP recording (a
   // `bag_recorder` host that is no lockstep participant; closed when the run ends). Ignored by StackCommands.
   std::shared_ptr<bag::BagWriter> bag;
+  // In-process runs only (tests): adjusts the services before they run, e.g. wraps one so that its
+  // step throws. Ignored by StackCommands.
+  std::function<void(std::vector<runtime::HostedService>&)> customize;
 };
 
 // The services and their options for one lockstep run.
@@ -54,5 +58,8 @@ std::vector<std::pair<std::string, std::vector<std::string>>> StackCommands(cons
 // get their own bus.
 int RunInProcess(const StackSpec& spec);
 int RunInProcess(const StackSpec& spec, const std::atomic<bool>& stop);
+// As above; `*error` receives why the run failed ("" if it did not): a step that threw ends a lockstep
+// run (issue 15), e.g. "step r1/controller failed at tick 12: ControlParameters.n_theta ...".
+int RunInProcess(const StackSpec& spec, const std::atomic<bool>& stop, std::string* error);
 
 }  // namespace limbic::stack

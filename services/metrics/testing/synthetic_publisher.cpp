@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/bus/bus.hpp"
+#include "common/convert/convert.hpp"
 
 namespace {
 
@@ -98,13 +99,13 @@ int main(int argc, char** argv) {
     });
     if (tick % 20 == 0) {  // parameters change every 2 s (latched)
       params.Publish(now_ns, tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
-        msg::ControlParamsBuilder b(fbb);
-        b.add_header(header);
-        b.add_w_v1(0.9 + 0.09 * std::sin(0.1 * t));
-        b.add_v_limit(0.4 + 0.6 * (0.5 + 0.5 * std::sin(0.1 * t)));
-        b.add_n_theta(30);
-        b.add_t_r(2.0);
-        return b.Finish();
+        // A complete, valid set (the bus refuses a partial one: n_v = 0 is no window at all).
+        limbic::ControlParameters p;
+        p.w_v1 = 0.9 + 0.09 * std::sin(0.1 * t);
+        p.v_limit = 0.4 + 0.6 * (0.5 + 0.5 * std::sin(0.1 * t));
+        p.n_theta = 30;
+        p.t_r = 2.0;
+        return limbic::convert::ToMsg(fbb, header, p);
       });
     }
     truth.Publish(now_ns, tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {

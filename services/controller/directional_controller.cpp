@@ -15,13 +15,6 @@ using geometry::kPi;
 using geometry::Vec2;
 using geometry::WrapAngle;
 
-[[noreturn]] void BadParameter(const std::string& field, const std::string& requirement,
-                               double value) {
-  std::ostringstream msg;
-  msg << "ControlParameters." << field << " must be " << requirement << " (got " << value << ")";
-  throw std::invalid_argument(msg.str());
-}
-
 double Bearing(const Vec2& from, const Vec2& to, double fallback) {
   const Vec2 d = to - from;
   if (d.squaredNorm() < 1e-24) return fallback;
@@ -29,27 +22,6 @@ double Bearing(const Vec2& from, const Vec2& to, double fallback) {
 }
 
 }  // namespace
-
-void ValidateParameters(const ControlParameters& p) {
-  if (p.n_theta < 1) BadParameter("n_theta", "at least 1", p.n_theta);
-  if (p.n_v < 1 || p.n_v % 2 == 0) BadParameter("n_v", "a positive odd number", p.n_v);
-  if (p.n_omega < 1 || p.n_omega % 2 == 0)
-    BadParameter("n_omega", "a positive odd number", p.n_omega);
-  if (!(p.r_o >= 0.0)) BadParameter("r_o", ">= 0", p.r_o);
-  if (!(p.d_o_max > 0.0)) BadParameter("d_o_max", "> 0", p.d_o_max);
-  if (!(p.smoothing >= 0.0)) BadParameter("smoothing", ">= 0", p.smoothing);
-  if (!(p.d_lookahead >= 0.0)) BadParameter("d_lookahead", ">= 0", p.d_lookahead);
-  if (!(p.d_g_max >= 0.0)) BadParameter("d_g_max", ">= 0", p.d_g_max);
-  if (!(p.map_radius >= 0.0)) BadParameter("map_radius", ">= 0", p.map_radius);
-  if (!(p.v_limit >= 0.0)) BadParameter("v_limit", ">= 0", p.v_limit);
-  if (!(p.omega_limit >= 0.0)) BadParameter("omega_limit", ">= 0", p.omega_limit);
-  if (!(p.t_1 >= 0.0)) BadParameter("t_1", ">= 0", p.t_1);
-  if (!(p.t_2 >= p.t_1)) BadParameter("t_2", ">= t_1", p.t_2);
-  if (!(p.d_v_max > 0.0)) BadParameter("d_v_max", "> 0", p.d_v_max);
-  if (!(p.beta > 0.0)) BadParameter("beta", "> 0", p.beta);
-  if (!(p.a_max >= p.a_min)) BadParameter("a_max", ">= a_min", p.a_max);
-  if (!(p.alpha_max >= p.alpha_min)) BadParameter("alpha_max", ">= alpha_min", p.alpha_max);
-}
 
 void HeadingSet::Resize(int n_theta) {
   if (size() == n_theta) return;

@@ -197,8 +197,8 @@ class DirectionalController {
   std::vector<double> distance_to_current_;
 };
 
-// Throws std::invalid_argument naming the field when a parameter the controller reads is out of
-// range (n_θ < 1, n_v or n_ω not a positive odd number, negative radii, d_o(max) ≤ 0, ...).
-void ValidateParameters(const ControlParameters& params);
+// Throws std::invalid_argument (ParameterRangeError) naming the field when a parameter is out of its
+// range, upper bounds included (common/types/control_parameters.hpp).
+using limbic::ValidateParameters;
 
 }  // namespace limbic::controller

@@ -5,6 +5,9 @@
 namespace limbic::planner {
 
 PlannerOutputs Planner::Step(const PlannerInputs& in) {
+  // Out-of-range parameters (r_f sizes the smoothing kernel, eq. 5.8) are refused before they size
+  // anything: the state is untouched and the step throws.
+  ValidateParameters(in.params);
   PlannerOutputs out;
   if (in.goal.has_value()) {
     if (!state_.has_plan || in.goal->instruction_id != state_.instruction_id) {

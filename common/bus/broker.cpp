@@ -14,8 +14,8 @@ Broker::Broker(zmq::context_t& context, BrokerOptions options)
       frontend_(context, zmq::socket_type::xsub),
       backend_(context, zmq::socket_type::xpub),
       zap_(context, zmq::socket_type::rep),
-      forwarding_(options_.max_payload) {
-  const BrokerEndpoints endpoints = ResolveBindAddress(options_.address);
+      forwarding_(options_.max_payload),
+      endpoints_(ResolveBindAddress(options_.address)) {
   if (options_.curve.enabled()) {
     // ZAP handler: ZeroMQ asks it to admit each CURVE client by public key.
     zap_.set(zmq::sockopt::linger, 0);
@@ -26,6 +26,14 @@ Broker::Broker(zmq::context_t& context, BrokerOptions options)
       s->set(zmq::sockopt::zap_domain, "limbic");
     }
   }
+  if (endpoints_.ipv6) {
+    frontend_.set(zmq::sockopt::ipv6, 1);
+    backend_.set(zmq::sockopt::ipv6, 1);
+  }
+  if (endpoints_.frontend.rfind("tcp://", 0) == 0 && !endpoints_.loopback && !options_.curve.enabled()) {
+    LIMBIC_LOG(kWarning) << "serving " << options_.address << " on a non-loopback address without CURVE: anyone who "
+                         << "can reach " << endpoints_.frontend << " may publish and subscribe (give --curve-server)";
+  }
   frontend_.set(zmq::sockopt::linger, 0);
   backend_.set(zmq::sockopt::linger, 0);
   frontend_.set(zmq::sockopt::rcvhwm, options_.receive_hwm);
@@ -33,8 +41,8 @@ Broker::Broker(zmq::context_t& context, BrokerOptions options)
   // Every subscribe message reaches us (not only the first per topic): each new subscriber gets the
   // latched values it asks for.
   backend_.set(zmq::sockopt::xpub_verbose, 1);
-  frontend_.bind(endpoints.frontend);
-  backend_.bind(endpoints.backend);
+  frontend_.bind(endpoints_.frontend);
+  backend_.bind(endpoints_.backend);
   // The broker sees everything: it verifies and counts all traffic, whoever subscribes downstream.
   const uint8_t subscribe_all = 1;
   frontend_.send(zmq::const_buffer(&subscribe_all, 1), zmq::send_flags::none);

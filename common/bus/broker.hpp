@@ -51,6 +51,8 @@ class Broker {
   size_t latched_topics() const { return forwarding_.latched_topics(); }
   uint64_t forwarded() const { return forwarded_; }
   uint64_t rejected_clients() const { return rejected_clients_; }
+  // What it bound (tcp: exactly the address asked for, see ResolveBindAddress).
+  const BrokerEndpoints& endpoints() const { return endpoints_; }
   // Communication faults from `faults` (FaultCommand Comm*): applied to the forwarded copies.
   const CommFaults& comm_faults() const { return forwarding_.comm_faults(); }
 
@@ -68,6 +70,7 @@ class Broker {
   zmq::socket_t backend_;
   zmq::socket_t zap_;
   Forwarding forwarding_;
+  BrokerEndpoints endpoints_;
   std::chrono::steady_clock::time_point next_stats_;
   flatbuffers::FlatBufferBuilder fbb_{4096};
   uint64_t forwarded_ = 0;

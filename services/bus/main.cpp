@@ -16,7 +16,10 @@ const char* kHelp = R"(limbic-bus: the limbic message broker (XSUB in, XPUB out)
 usage: limbic-bus [--bus ADDR] [--hwm N] [--max-payload BYTES] [--curve-server FILE] [--log-level L]
 
   --bus ADDR            address to serve: ipc://PATH, tcp://HOST:PORT (binds PORT and PORT+1) or
-                        inproc://NAME (default: $LIMBIC_BUS or ipc:///tmp/limbic/bus)
+                        inproc://NAME (default: $LIMBIC_BUS or ipc:///tmp/limbic/bus). tcp binds exactly
+                        HOST: 127.0.0.1 or localhost = loopback, tcp://[::1]:PORT = IPv6 loopback, a
+                        name = the address it resolves to, tcp://0.0.0.0:PORT = every interface (warned
+                        about without --curve-server). An unresolvable HOST exits with status 2.
   --hwm N               messages queued per subscriber before ZeroMQ drops for that subscriber (10000)
   --max-payload BYTES   largest payload accepted (default 33554432)
   --curve-server FILE   YAML with server_secret and allowed_clients (list of public keys): only
@@ -54,6 +57,7 @@ int main(int argc, char** argv) {
         throw std::invalid_argument("unknown option '" + arg + "' (see --help)");
       }
     }
+    (void)limbic::bus::ResolveBindAddress(options.address);  // a bad or unresolvable address: exit 2
   } catch (const std::exception& e) {
     std::cerr << "limbic-bus: " << e.what() << "\n";
     return 2;
@@ -70,7 +74,8 @@ int main(int argc, char** argv) {
   try {
     zmq::context_t context;
     limbic::bus::Broker broker(context, options);
-    LIMBIC_LOG(kInfo) << "serving " << options.address;
+    LIMBIC_LOG(kInfo) << "serving " << options.address << " (publishers " << broker.endpoints().frontend
+                      << ", subscribers " << broker.endpoints().backend << ")";
     broker.Run(stop);
     LIMBIC_LOG(kInfo) << "stopped after forwarding " << broker.forwarded() << " messages";
   } catch (const std::exception& e) {

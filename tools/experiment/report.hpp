@@ -46,10 +46,13 @@ struct ReportResult {
   int rows = 0;
   int runs = 0;
   int skipped_lines = 0;  // torn or malformed runs.csv records ignored
+  std::vector<std::string> cut_traces;  // trace files that end before their end marker: skipped
 };
 
 // Reads <dir>/runs.csv and the trace_*.csv / affect_*.csv files in dir, writes <dir>/summary.csv and
-// <dir>/report.html. Throws std::runtime_error when runs.csv is missing or unreadable.
+// <dir>/report.html (each replaced whole or not at all). A cut trace file is skipped and listed in
+// cut_traces. Throws std::runtime_error when runs.csv is missing or unreadable, or a write fails
+// (naming the file and the cause).
 ReportResult Report(const std::string& dir, const ReportOptions& options = {});
 
 }  // namespace limbic::experiment

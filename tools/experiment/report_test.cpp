@@ -198,6 +198,21 @@ TEST(Report, Chapter10StyleReportHasPerTraversalCurves) {
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 6 * 11 + 1);
 }
 
+TEST(Report, ACutTraceIsSkippedAndReported) {
+  const fs::path dir = WriteSyntheticDir("limbic_experiment_report_cut", false, 1, {'B'});
+  std::vector<fs::path> traces;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.path().filename().string().starts_with("trace_")) traces.push_back(e.path());
+  }
+  ASSERT_FALSE(traces.empty());
+  const auto cut = traces.front();
+  fs::resize_file(cut, fs::file_size(cut) / 2);  // a full disk in the middle of the file
+  const ReportResult result = Report(dir.string());
+  ASSERT_EQ(result.cut_traces.size(), 1u);
+  EXPECT_EQ(fs::path(result.cut_traces[0]).filename(), cut.filename());
+  EXPECT_TRUE(fs::exists(result.report_html));
+}
+
 TEST(Report, MissingRunsIsAnError) {
   EXPECT_THROW(Report((fs::temp_directory_path() / "limbic_no_such_dir").string()), std::runtime_error);
 }

@@ -43,8 +43,12 @@ Broker::Broker(zmq::context_t& context, BrokerOptions options)
   }
   // A subscriber that never reads holds at most this many messages in the broker (issue 16: 10,000
   // affect snapshots were 1.35 GB): sized from bytes, see BrokerOptions::queue_bytes.
-  send_hwm_ = static_cast<int>(std::clamp<size_t>(options_.queue_bytes / std::max<size_t>(options_.queue_message_bytes, 1),
-                                                  16, static_cast<size_t>(std::max(options_.send_hwm, 16))));
+  // send_hwm 0 means no limit (an in-process lockstep broker must never drop) and stays so.
+  send_hwm_ = options_.send_hwm <= 0
+                  ? 0
+                  : static_cast<int>(std::clamp<size_t>(
+                        options_.queue_bytes / std::max<size_t>(options_.queue_message_bytes, 1), 16,
+                        static_cast<size_t>(std::max(options_.send_hwm, 16))));
   backend_.set(zmq::sockopt::sndhwm, send_hwm_);
   // Every subscribe message reaches us (not only the first per topic): each new subscriber gets the
   // latched values it asks for.

@@ -41,9 +41,10 @@ struct BrokerOptions {
   std::chrono::milliseconds stats_period{1000};
   CurveServerKeys curve;
   // Bytes one subscriber's queue may hold: ZMQ_SNDHWM = queue_bytes / queue_message_bytes messages
-  // (at least 16, at most send_hwm). ZeroMQ counts messages, not bytes, so the bound holds for payloads
-  // up to queue_message_bytes; a queue of larger ones (the 134 KB affect snapshot) holds that many
-  // messages. Set once: changing ZMQ_SNDHWM on live pipes stalled delivery to existing subscribers.
+  // (at least 16, at most send_hwm; send_hwm 0 = no limit, as an in-process lockstep run needs).
+  // ZeroMQ counts messages, not bytes, so the bound holds for payloads up to queue_message_bytes; a
+  // queue of larger ones (the 134 KB affect snapshot) holds that many messages. Set once: changing
+  // ZMQ_SNDHWM on live pipes stalled delivery to existing subscribers.
   size_t queue_bytes = 64u << 20;
   size_t queue_message_bytes = 64u << 10;
   // A connection that has not completed its ZMTP (and CURVE) handshake within this is closed: a silent

@@ -1,23 +1,25 @@
-// The five resource attacks of issue 16, repeated against real processes on loopback, each bounded in
-// count and time. Every test asserts that admitted clients are still served (messages delivered,
+// The five resource attacks of issue 16, repeated against real processes on loopback, each bounded
+// in count and time. Every test asserts that admitted clients are still served (messages delivered,
 // `limbic param get` answers) and that the broker (or the attacked service) stays within bounded
 // memory (VmRSS from /proc/<pid>/status) and descriptors (/proc/<pid>/fd). Each prints a "[figure]"
 // line with what it measured, for the issue note.
 //
-//   1. one valid r1/params message with n_theta = 2,000,000,000 (the controller allocated until it died)
-//   2. 1,100 silent TCP connections (the broker's 1,024 descriptors were used up; 0 of 99 delivered)
-//   3. 5,000 invented topic names (the table filled and every new topic was refused until a restart)
+//   1. one valid r1/params message with n_theta = 2,000,000,000 (the controller allocated until it
+//   died)
+//   2. 1,100 silent TCP connections (the broker's 1,024 descriptors were used up; 0 of 99
+//   delivered)
+//   3. 5,000 invented topic names (the table filled and every new topic was refused until a
+//   restart)
 //   4. one 134 KB latched payload under 1,000 names (608 MB), and a repeated subscription
 //   5. a subscriber that never reads (~0.7 MB/s up to 10,000 messages; not returned when it left)
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -66,8 +68,9 @@ std::vector<uint8_t> Payload(size_t padding, bool latched) {
   flatbuffers::FlatBufferBuilder fbb;
   auto header = msg::CreateHeaderDirect(fbb, bus::Node::WallNowNs(), 1, 1, "evil", latched, 7);
   const std::string filler(padding, 'x');
-  fbb.Finish(msg::CreateHeartbeatDirect(fbb, header, "evil", msg::ServiceState::Running, filler.c_str()),
-             messages::Traits<msg::Heartbeat>::kIdentifier);
+  fbb.Finish(
+      msg::CreateHeartbeatDirect(fbb, header, "evil", msg::ServiceState::Running, filler.c_str()),
+      messages::Traits<msg::Heartbeat>::kIdentifier);
   return {fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()};
 }
 
@@ -83,7 +86,8 @@ class AbuseTest : public ::testing::Test {
     argv.insert(argv.end(), broker_flags.begin(), broker_flags.end());
     broker_ = std::make_unique<testing::ChildProcess>(argv, dir_ / "bus.log");
     talker_ = std::make_unique<testing::ChildProcess>(
-        std::vector<std::string>{testing::Bin("limbic-toy"), "talker", "--bus", bus_, "--robot", "", "--period", "0.02"},
+        std::vector<std::string>{testing::Bin("limbic-toy"), "talker", "--bus", bus_, "--robot", "",
+                                 "--period", "0.02"},
         dir_ / "talker.log");
     client_ = std::make_unique<bus::Node>(context_, bus_, bus::NodeOptions{.name = "admitted"});
     client_->Subscribe<msg::VelocityCommand>("chatter", [this](const auto&) { ++chatter_; });
@@ -111,10 +115,12 @@ class AbuseTest : public ::testing::Test {
   // The admitted client hears the talker (50 Hz): at least 20 messages within `limit`.
   bool Serving(std::chrono::milliseconds limit) {
     const int before = chatter_;
-    return testing::WaitFor([&] {
-      client_->Poll(10ms);
-      return chatter_ - before >= 20;
-    }, limit);
+    return testing::WaitFor(
+        [&] {
+          client_->Poll(10ms);
+          return chatter_ - before >= 20;
+        },
+        limit);
   }
 
   // `limbic param get SERVICE` answers (exit 0).
@@ -127,9 +133,10 @@ class AbuseTest : public ::testing::Test {
   }
 
   void Figure(const std::string& attack, const std::string& extra = "") {
-    std::cout << "[figure] " << attack << ": broker VmRSS " << std::fixed << std::setprecision(1) << baseline_rss_
-              << " MB before, " << peak_rss_ << " MB peak, " << VmRssMb(broker_->pid()) << " MB after; fds "
-              << baseline_fds_ << " before, " << peak_fds_ << " peak, " << FdCount(broker_->pid()) << " after"
+    std::cout << "[figure] " << attack << ": broker VmRSS " << std::fixed << std::setprecision(1)
+              << baseline_rss_ << " MB before, " << peak_rss_ << " MB peak, "
+              << VmRssMb(broker_->pid()) << " MB after; fds " << baseline_fds_ << " before, "
+              << peak_fds_ << " peak, " << FdCount(broker_->pid()) << " after"
               << (extra.empty() ? "" : "; " + extra) << "\n";
   }
 
@@ -146,16 +153,22 @@ class AbuseTest : public ::testing::Test {
   int cli_runs_ = 0;
 };
 
-// 1. One valid message that sizes an allocation: refused by ValidateParameters, the controller lives.
+// 1. One valid message that sizes an allocation: refused by ValidateParameters, the controller
+// lives.
 TEST_F(AbuseTest, HugeNThetaOnParamsIsRefusedAndTheControllerLives) {
   StartStack();
-  testing::ChildProcess simulator({testing::Bin("limbic-simulator"), "--bus", bus_, "--set", "set=B"},
-                                  dir_ / "simulator.log");
-  testing::ChildProcess controller({testing::Bin("limbic-controller"), "--bus", bus_}, dir_ / "controller.log");
-  ASSERT_TRUE(testing::WaitFor([&] {
-    std::this_thread::sleep_for(100ms);
-    return controller.Log().find("n_theta") != std::string::npos || ParamGet("r1/controller") == 0;
-  }, 20s)) << controller.Log();
+  testing::ChildProcess simulator(
+      {testing::Bin("limbic-simulator"), "--bus", bus_, "--set", "set=B"}, dir_ / "simulator.log");
+  testing::ChildProcess controller({testing::Bin("limbic-controller"), "--bus", bus_},
+                                   dir_ / "controller.log");
+  ASSERT_TRUE(testing::WaitFor(
+      [&] {
+        std::this_thread::sleep_for(100ms);
+        return controller.Log().find("n_theta") != std::string::npos ||
+               ParamGet("r1/controller") == 0;
+      },
+      20s))
+      << controller.Log();
   bus::Node evil(context_, bus_, {.name = "evil"});
   auto params = evil.Advertise<msg::ControlParams>("r1/params", /*latched=*/true);
   ControlParameters p;
@@ -164,24 +177,28 @@ TEST_F(AbuseTest, HugeNThetaOnParamsIsRefusedAndTheControllerLives) {
   const double controller_before = VmRssMb(controller.pid());
   double controller_peak = controller_before;
   for (int i = 0; i < 20; ++i) {
-    params.Publish(bus::Node::WallNowNs(), -1, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
-      return convert::ToMsg(fbb, header, p);
-    });
+    params.Publish(bus::Node::WallNowNs(), -1,
+                   [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+                     return convert::ToMsg(fbb, header, p);
+                   });
     evil.Poll(0ms);
     Listen(100ms);
     controller_peak = std::max(controller_peak, VmRssMb(controller.pid()));
   }
-  ASSERT_TRUE(testing::WaitFor([&] {
-    Listen(100ms);
-    controller_peak = std::max(controller_peak, VmRssMb(controller.pid()));
-    return controller.Log().find("n_theta must be in [1, 720]") != std::string::npos;
-  }, 10s)) << controller.Log();
+  ASSERT_TRUE(testing::WaitFor(
+      [&] {
+        Listen(100ms);
+        controller_peak = std::max(controller_peak, VmRssMb(controller.pid()));
+        return controller.Log().find("n_theta must be in [1, 720]") != std::string::npos;
+      },
+      10s))
+      << controller.Log();
   EXPECT_TRUE(controller.Running()) << controller.Log();
   EXPECT_LT(controller_peak, 300.0) << "the controller grew: MB";
   EXPECT_EQ(ParamGet("r1/controller"), 0);
   EXPECT_TRUE(Serving(3s));
-  std::cout << "[figure] huge n_theta: controller VmRSS " << std::fixed << std::setprecision(1) << controller_before
-            << " MB before, " << controller_peak << " MB peak; alive\n";
+  std::cout << "[figure] huge n_theta: controller VmRSS " << std::fixed << std::setprecision(1)
+            << controller_before << " MB before, " << controller_peak << " MB peak; alive\n";
   Figure("huge n_theta");
 }
 
@@ -190,7 +207,8 @@ TEST_F(AbuseTest, SilentConnectionFloodIsClosedAndClientsAreServed) {
   constexpr int kConnections = 1100;
   rlimit limit{};
   getrlimit(RLIMIT_NOFILE, &limit);
-  if (limit.rlim_max < kConnections + 200) GTEST_SKIP() << "this test needs " << kConnections + 200 << " descriptors";
+  if (limit.rlim_max < kConnections + 200)
+    GTEST_SKIP() << "this test needs " << kConnections + 200 << " descriptors";
   if (limit.rlim_cur < kConnections + 200) {
     limit.rlim_cur = limit.rlim_max;
     setrlimit(RLIMIT_NOFILE, &limit);
@@ -205,7 +223,8 @@ TEST_F(AbuseTest, SilentConnectionFloodIsClosedAndClientsAreServed) {
   for (int i = 0; i < kConnections; ++i) {
     const int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
     ASSERT_GE(fd, 0);
-    connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));  // EINPROGRESS: never says a word
+    connect(fd, reinterpret_cast<sockaddr*>(&addr),
+            sizeof(addr));  // EINPROGRESS: never says a word
     sockets.push_back(fd);
     if (i % 100 == 0) client_->Poll(0ms);
   }
@@ -213,10 +232,13 @@ TEST_F(AbuseTest, SilentConnectionFloodIsClosedAndClientsAreServed) {
   const int heard = Listen(3000ms);
   EXPECT_GE(heard, 99);
   // The broker closes them once the handshake timeout (2 s) passes: its descriptors come back.
-  EXPECT_TRUE(testing::WaitFor([&] {
-    Listen(200ms);
-    return FdCount(broker_->pid()) <= baseline_fds_ + 20;
-  }, 10s)) << FdCount(broker_->pid()) << " descriptors, " << baseline_fds_ << " before";
+  EXPECT_TRUE(testing::WaitFor(
+      [&] {
+        Listen(200ms);
+        return FdCount(broker_->pid()) <= baseline_fds_ + 20;
+      },
+      10s))
+      << FdCount(broker_->pid()) << " descriptors, " << baseline_fds_ << " before";
   int closed = 0;
   for (int fd : sockets) {
     char buffer[64];
@@ -232,9 +254,10 @@ TEST_F(AbuseTest, SilentConnectionFloodIsClosedAndClientsAreServed) {
   EXPECT_GT(peak_fds_, baseline_fds_ + 100) << "the flood never reached the broker";
   EXPECT_TRUE(broker_->Running());
   EXPECT_EQ(ParamGet("talker"), 0);
-  Figure("1,100 silent connections", std::to_string(heard) + " chatter messages delivered in 3 s during the flood; " +
-                                         std::to_string(closed) + " connections closed by the broker within " +
-                                         std::to_string(static_cast<int>(flood_s)) + " s");
+  Figure("1,100 silent connections",
+         std::to_string(heard) + " chatter messages delivered in 3 s during the flood; " +
+             std::to_string(closed) + " connections closed by the broker within " +
+             std::to_string(static_cast<int>(flood_s)) + " s");
 }
 
 // 3. Invented topic names: new topics keep working during and after the flood.
@@ -252,17 +275,20 @@ TEST_F(AbuseTest, TopicFloodNeverLocksOutNewTopics) {
   int fresh = 0;
   client_->Subscribe<msg::Heartbeat>("fresh/topic", [&](const auto&) { ++fresh; });
   std::this_thread::sleep_for(300ms);
-  EXPECT_TRUE(testing::WaitFor([&] {
-    evil.SendRaw("fresh/topic", junk.data(), junk.size());
-    Listen(50ms);
-    return fresh > 0;
-  }, 5s));
+  EXPECT_TRUE(testing::WaitFor(
+      [&] {
+        evil.SendRaw("fresh/topic", junk.data(), junk.size());
+        Listen(50ms);
+        return fresh > 0;
+      },
+      5s));
   EXPECT_EQ(ParamGet("talker"), 0);
   EXPECT_TRUE(Serving(3s));
   EXPECT_LT(peak_rss_, baseline_rss_ + 100.0);
-  Figure("5,000 invented topics", "topics in the table " + std::to_string(static_cast<int>(bus_counters_["topics"])) +
-                                      ", untracked messages forwarded " +
-                                      std::to_string(static_cast<int>(bus_counters_["untracked_messages"])));
+  Figure("5,000 invented topics",
+         "topics in the table " + std::to_string(static_cast<int>(bus_counters_["topics"])) +
+             ", untracked messages forwarded " +
+             std::to_string(static_cast<int>(bus_counters_["untracked_messages"])));
 }
 
 // 4. One large latched payload under many names, then a subscription repeated many times.
@@ -275,10 +301,12 @@ TEST_F(AbuseTest, LatchedFloodStaysWithinTheLatchedBudget) {
     evil.SendRaw("r1/latched/" + std::to_string(i), snapshot.data(), snapshot.size());
     if (i % 50 == 0) Listen(30ms);
   }
-  ASSERT_TRUE(testing::WaitFor([&] {
-    Listen(200ms);
-    return bus_counters_["latched_evicted"] > 0;
-  }, 10s));
+  ASSERT_TRUE(testing::WaitFor(
+      [&] {
+        Listen(200ms);
+        return bus_counters_["latched_evicted"] > 0;
+      },
+      10s));
   Listen(1200ms);  // the next heartbeat has the final counts
   EXPECT_LE(bus_counters_["latched_bytes"], 64.0 * 1024 * 1024);
   EXPECT_GE(bus_counters_["latched_evicted"], 1000 - (64.0 * 1024 * 1024) / snapshot.size() - 1);
@@ -305,15 +333,18 @@ TEST_F(AbuseTest, LatchedFloodStaysWithinTheLatchedBudget) {
   EXPECT_TRUE(Serving(3s));
   EXPECT_EQ(ParamGet("talker"), 0);
   Figure("latched flood (1,000 x 134 KB) and 200 repeated subscriptions",
-         "latched bytes " + std::to_string(static_cast<long>(bus_counters_["latched_bytes"] / 1024 / 1024)) +
+         "latched bytes " +
+             std::to_string(static_cast<long>(bus_counters_["latched_bytes"] / 1024 / 1024)) +
              " MB, evicted " + std::to_string(static_cast<long>(bus_counters_["latched_evicted"])) +
-             ", replayed to the repeating subscriber " + std::to_string(replayed_bytes / 1024 / 1024) + " MB in 3 s");
+             ", replayed to the repeating subscriber " +
+             std::to_string(replayed_bytes / 1024 / 1024) + " MB in 3 s");
 }
 
-// 5. A subscriber that never reads: its queue in the broker is bounded in bytes and freed when it goes.
+// 5. A subscriber that never reads: its queue in the broker is bounded in bytes and freed when it
+// goes.
 TEST_F(AbuseTest, SubscriberThatNeverReadsIsBoundedAndFreed) {
-  // 16 MiB per subscriber at the 64 KiB sizing = 256 messages. The default (64 MiB) is measured with
-  // LIMBIC_ABUSE_QUEUE_BYTES=67108864 (slower: four times the queue to fill).
+  // 16 MiB per subscriber at the 64 KiB sizing = 256 messages. The default (64 MiB) is measured
+  // with LIMBIC_ABUSE_QUEUE_BYTES=67108864 (slower: four times the queue to fill).
   const char* override_bytes = std::getenv("LIMBIC_ABUSE_QUEUE_BYTES");
   const std::string queue_bytes = override_bytes ? override_bytes : "16777216";
   StartStack({"--queue-bytes", queue_bytes});
@@ -334,14 +365,18 @@ TEST_F(AbuseTest, SubscriberThatNeverReadsIsBoundedAndFreed) {
   }
   Listen(2000ms);
   const double with_stuck = VmRssMb(broker_->pid());
-  EXPECT_LT(peak_rss_, baseline_rss_ + budget_mb + 60.0) << "the stuck subscriber's queue grew beyond its budget";
+  EXPECT_LT(peak_rss_, baseline_rss_ + budget_mb + 60.0)
+      << "the stuck subscriber's queue grew beyond its budget";
   EXPECT_TRUE(Serving(3s));
   stuck.reset();  // it leaves: its queue goes, and the broker gives the memory back
-  bool returned = testing::WaitFor([&] {
-    Listen(250ms);
-    return VmRssMb(broker_->pid()) < baseline_rss_ + 0.5 * (with_stuck - baseline_rss_) + 5.0;
-  }, 12s);
-  EXPECT_TRUE(returned) << VmRssMb(broker_->pid()) << " MB after the subscriber left, " << with_stuck << " with it";
+  bool returned = testing::WaitFor(
+      [&] {
+        Listen(250ms);
+        return VmRssMb(broker_->pid()) < baseline_rss_ + 0.5 * (with_stuck - baseline_rss_) + 5.0;
+      },
+      12s);
+  EXPECT_TRUE(returned) << VmRssMb(broker_->pid()) << " MB after the subscriber left, "
+                        << with_stuck << " with it";
   EXPECT_EQ(ParamGet("talker"), 0);
   Figure("subscriber that never reads (1,000 x 134 KB, --queue-bytes " + queue_bytes + ")",
          std::to_string(static_cast<int>(with_stuck)) + " MB while it was connected");

@@ -60,8 +60,9 @@ void AppendWhole(const std::string& path, const std::string& text) {
     // Whole or nothing: what went in of this append comes out again. Truncating never needs space.
     if (ftruncate(fd, before.st_size) != 0) {
       close(fd);
-      Fail(path, "cannot append " + std::to_string(text.size()) + " bytes (" + std::strerror(error) +
-                     ") nor cut the partial write back",
+      Fail(path,
+           "cannot append " + std::to_string(text.size()) + " bytes (" + std::strerror(error) +
+               ") nor cut the partial write back",
            errno);
     }
   }
@@ -81,7 +82,8 @@ size_t TruncateTornTail(const std::string& path) {
   off_t keep = 0;
   char block[4096];
   for (off_t end = st.st_size; end > 0 && keep == 0;) {
-    const off_t start = end > static_cast<off_t>(sizeof(block)) ? end - static_cast<off_t>(sizeof(block)) : 0;
+    const off_t start =
+        end > static_cast<off_t>(sizeof(block)) ? end - static_cast<off_t>(sizeof(block)) : 0;
     const ssize_t n = pread(fd, block, static_cast<size_t>(end - start), start);
     if (n <= 0) break;
     for (ssize_t i = n - 1; i >= 0; --i) {

@@ -68,7 +68,9 @@ std::vector<std::string> ReadLines(const std::string& path) {
   return lines;
 }
 
-void WriteText(const std::string& path, const std::string& text) { WriteFileAtomically(path, text + kEndMarker + "\n"); }
+void WriteText(const std::string& path, const std::string& text) {
+  WriteFileAtomically(path, text + kEndMarker + "\n");
+}
 
 std::vector<std::string> AffectColumns() {
   std::vector<std::string> c = {"t", "iteration"};

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -293,7 +294,8 @@ class Launcher {
     }
     const auto now = SteadyClock::now();
     for (auto& p : procs_) {
-      if (p.pid <= 0 || p.finished || p.waiting_restart || p.watchdog_kill || p.spec->heartbeat_timeout_s <= 0) continue;
+      if (p.pid <= 0 || p.finished || p.waiting_restart || p.watchdog_kill) continue;
+      if (p.spec->heartbeat_timeout_s <= 0) continue;
       const auto seen = heartbeats_.find(p.pid);
       // Only a process that has sent a heartbeat is watched: one that never does (a tool, or a
       // service still starting) is not judged by this.
@@ -373,7 +375,8 @@ Starts the processes listed in a deploy file (deploy/*.yaml), prefixes each line
 the process name, restarts a crashed process according to its policy (always | on-failure | never)
 with exponential back-off, and on Ctrl-C stops them in reverse order (SIGTERM, then SIGKILL after
 stop_timeout_s). `{NAME}` in commands is replaced by the file's vars, overridden with --var.
-Each process gets the memory budget memory_limit_mb (RLIMIT_AS; file default, per process override).
+Each process gets the memory budget memory_limit_mb (RLIMIT_AS; file default, per process override;
+$LIMBIC_MEMORY_LIMIT_MB overrides all, 0 = none, e.g. for sanitizer builds).
 With `watchdog: {bus: ADDR, timeout_s: N}` a process whose heartbeats stop for N s while others still
 arrive is killed and restarted (per process: heartbeat_timeout_s, 0 = not watched).
   --until PROCESS   stop everything when PROCESS exits, and exit with its status
@@ -406,6 +409,18 @@ examples:
   } catch (const std::exception& e) {
     std::cerr << "limbic launch: " << e.what() << "\n";
     return 2;
+  }
+  // Sanitizer builds reserve terabytes of address space: LIMBIC_MEMORY_LIMIT_MB overrides every
+  // process's budget (0: none), e.g. for an ASan CI job.
+  if (const char* limit = std::getenv("LIMBIC_MEMORY_LIMIT_MB")) {
+    try {
+      const double mb = std::stod(limit);
+      if (!(mb >= 0)) throw std::invalid_argument("negative");
+      for (auto& p : file.processes) p.memory_limit_mb = mb;
+    } catch (const std::exception&) {
+      std::cerr << "limbic launch: LIMBIC_MEMORY_LIMIT_MB must be a number of MiB >= 0, got '" << limit << "'\n";
+      return 2;
+    }
   }
   if (!reader.Get("--until").empty() &&
       std::none_of(file.processes.begin(), file.processes.end(), [&](const auto& p) { return p.name == reader.Get("--until"); })) {

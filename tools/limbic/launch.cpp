@@ -267,8 +267,15 @@ class Launcher {
     watch_context_ = std::make_unique<zmq::context_t>(1);
     bus::NodeOptions options;
     options.name = "launch.watchdog";
-    options.curve = bus::CurveKeysFromFlagOrEnvironment(file_.watchdog.curve_keys);
-    watch_node_ = std::make_unique<bus::Node>(*watch_context_, file_.watchdog.bus, options);
+    try {
+      options.curve = bus::CurveKeysFromFlagOrEnvironment(file_.watchdog.curve_keys);
+      watch_node_ = std::make_unique<bus::Node>(*watch_context_, file_.watchdog.bus, options);
+    } catch (const std::exception& e) {
+      // The processes still run and crashes are still restarted; only hangs go unnoticed.
+      Say(std::string("heartbeat watchdog disabled: ") + e.what());
+      watch_node_.reset();
+      return;
+    }
     watch_node_->SubscribeAny("health/", [this](const bus::RawMessage& m) {
       if (messages::IdentifierOf(m.data, m.size) != std::string_view(messages::Traits<msg::Heartbeat>::kIdentifier)) {
         return;

@@ -21,6 +21,7 @@ bool Forwarding::Untracked(const std::string& topic) const {
 void Forwarding::Drop(const std::string& topic, uint64_t TopicCounters::*reason, const char* why) {
   const std::string& key = Untracked(topic) ? std::string(kOverflowTopic) : topic;
   ++(counts_[key].*reason);
+  last_drop_ns_[key] = Node::WallNowNs();  // a topic with only bad traffic is not idle either
   uint64_t suppressed = 0;
   if (drop_log_[key].Allow(&suppressed)) {
     LIMBIC_LOG(kWarning) << "dropped a message on '" << topic << "': " << why
@@ -98,6 +99,7 @@ void Forwarding::Latch(const std::string& topic, const uint8_t* data, size_t siz
 
 void Forwarding::ForgetTopic(const std::string& topic) {
   counts_.erase(topic);
+  last_drop_ns_.erase(topic);
   types_.erase(topic);
   drop_log_.erase(topic);
   if (auto it = latched_.find(topic); it != latched_.end()) {
@@ -111,9 +113,11 @@ void Forwarding::AgeTopics(int64_t now_ns) {
   const auto idle_ns = static_cast<int64_t>((crowded ? limits_.topic_idle_s : limits_.topic_ttl_s) * 1e9);
   std::vector<std::string> idle;
   for (const auto& [topic, c] : counts_) {
-    // The overflow bucket and the fault topic stay; a topic that only ever had drops has last_seen 0.
+    // The overflow bucket and the fault topic stay.
     if (topic == kOverflowTopic || topic == "faults") continue;
-    if (now_ns - c.last_seen_ns > idle_ns) idle.push_back(topic);
+    const auto dropped = last_drop_ns_.find(topic);
+    const int64_t last = std::max(c.last_seen_ns, dropped == last_drop_ns_.end() ? int64_t{0} : dropped->second);
+    if (now_ns - last > idle_ns) idle.push_back(topic);
   }
   for (const auto& topic : idle) ForgetTopic(topic);
   limit_counters_.topics_evicted += idle.size();

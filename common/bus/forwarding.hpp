@@ -92,6 +92,7 @@ class Forwarding {
 
   size_t max_payload_;
   std::map<std::string, TopicCounters> counts_;
+  std::map<std::string, int64_t> last_drop_ns_;  // per topic: bad traffic keeps a topic in the table
   ForwardingLimits limits_;
   std::map<std::string, LatchedValue> latched_;
   size_t latched_bytes_ = 0;

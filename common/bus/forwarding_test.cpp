@@ -77,6 +77,20 @@ TEST(ForwardingLimits, IdleTopicsLeaveACrowdedTableNewOnesAreNeverRefused) {
   EXPECT_EQ(f.counts().at("r1/params").messages, 1u);
 }
 
+TEST(ForwardingLimits, ATopicWithOnlyBadTrafficIsNotIdle) {
+  // Its drop counts are what Prometheus alerts on (limbic_bus_drops_total): they must not vanish.
+  Forwarding f;
+  const std::vector<uint8_t> garbage(64, 0xAB);
+  std::vector<CommOutgoing> out;
+  EXPECT_EQ(f.Admit("r1/garbage", garbage.data(), garbage.size(), &out), Forwarding::Verdict::kDrop);
+  const int64_t now = Node::WallNowNs();
+  f.AgeTopics(now + 1'000'000'000);
+  ASSERT_EQ(f.counts().count("r1/garbage"), 1u);
+  EXPECT_EQ(f.counts().at("r1/garbage").drops_wrong_type, 1u);
+  f.AgeTopics(now + 601'000'000'000);
+  EXPECT_EQ(f.counts().count("r1/garbage"), 0u);
+}
+
 TEST(ForwardingLimits, UncrowdedTableKeepsIdleTopicsUntilTheirTtl) {
   Forwarding f;
   Admit(f, "r1/goal", LatchedMessage(10));

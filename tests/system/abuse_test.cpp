@@ -231,7 +231,9 @@ TEST_F(AbuseTest, SilentConnectionFloodIsClosedAndClientsAreServed) {
   // While they hang silent: 3 s of the talker's 50 Hz is 150 messages; at least 99 arrive.
   const int heard = Listen(3000ms);
   EXPECT_GE(heard, 99);
-  // The broker closes them once the handshake timeout (2 s) passes: its descriptors come back.
+  // The broker closes each connection it accepted once the handshake timeout (2 s) passes: its
+  // descriptors come back. (Connections the kernel dropped from a full accept queue never reached
+  // it.)
   EXPECT_TRUE(testing::WaitFor(
       [&] {
         Listen(200ms);
@@ -245,13 +247,14 @@ TEST_F(AbuseTest, SilentConnectionFloodIsClosedAndClientsAreServed) {
     ssize_t n;
     while ((n = recv(fd, buffer, sizeof(buffer), MSG_DONTWAIT)) > 0) {
     }
-    if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) ++closed;
+    if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != ENOTCONN)) ++closed;
     close(fd);
   }
+  const int accepted = peak_fds_ - baseline_fds_;
+  EXPECT_GT(accepted, 500) << "the flood never reached the broker";
+  EXPECT_GE(closed, accepted * 9 / 10)
+      << "the broker did not close the silent connections it accepted";
   const double flood_s = std::chrono::duration<double>(Clock::now() - flood_start).count();
-  // Connections still waiting in the kernel's accept queue were never the broker's to close.
-  EXPECT_GE(closed, kConnections * 3 / 4) << "the broker did not close the silent connections";
-  EXPECT_GT(peak_fds_, baseline_fds_ + 100) << "the flood never reached the broker";
   EXPECT_TRUE(broker_->Running());
   EXPECT_EQ(ParamGet("talker"), 0);
   Figure("1,100 silent connections",

@@ -137,6 +137,13 @@ std::string RenderSvg(const Environment& env, const SvgOptions& opt) {
           << Num(py(l.y())) << " " << Num(px(tip.x())) << "," << Num(py(tip.y())) << " "
           << Num(px(r.x())) << "," << Num(py(r.y())) << "\"/>\n";
     }
+    if (t.end_marker) {
+      const geometry::Pose2& e = t.poses.back();
+      const double h = 0.3 * s;  // half a cross of 0.6 m
+      out << "<path id=\"trajectory-end\" stroke-width=\"3\" d=\"M" << Num(px(e.x) - h) << ","
+          << Num(py(e.y) - h) << "l" << Num(2 * h) << "," << Num(2 * h) << "M" << Num(px(e.x) - h)
+          << "," << Num(py(e.y) + h) << "l" << Num(2 * h) << "," << Num(-2 * h) << "\"/>\n";
+    }
     out << "</g>\n";
   }
 

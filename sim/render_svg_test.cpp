@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <string>
 
 namespace limbic::sim {
@@ -54,6 +55,27 @@ TEST(RenderSvg, DrawsTrajectoryAndOccupancyOverlays) {
   EXPECT_EQ(Count(svg, "<polyline"), 1 + 3);  // path + arrows at poses 0, 50, 100
   EXPECT_EQ(Count(svg, "fill=\"rgb("), 4);    // cells ≥ 0.05
   EXPECT_NE(svg.find("fill=\"rgb(128,128,128)\""), std::string::npos);  // p = 0.5
+  EXPECT_EQ(Count(svg, "trajectory-end"), 0);
+}
+
+TEST(RenderSvg, EndMarkerIsACrossAtTheLastPose) {
+  const Environment env = GenerateEnvironment('B', 0, 1);
+  SvgOptions opt;
+  opt.pixels_per_metre = 10;
+  opt.margin_px = 20;
+  TrajectoryOverlay t;
+  t.poses = {{1.0, 1.0, 0.0}, {4.0, 2.0, 0.0}};
+  t.end_marker = true;
+  opt.trajectories.push_back(t);
+  const std::string svg = RenderSvg(env, opt);
+  ASSERT_EQ(Count(svg, "id=\"trajectory-end\""), 1);
+  // (4, 2) → x = 20 + 40 = 60 px, y = 20 + (height − 2)·10 px; the cross's arms reach ±0.3 m = ±3
+  // px.
+  char start[64];
+  std::snprintf(start, sizeof start, "d=\"M57.00,%.2fl6.00,6.00M57.00,%.2fl6.00,-6.00\"",
+                20 + (env.height - 2.0) * 10 - 3, 20 + (env.height - 2.0) * 10 + 3);
+  EXPECT_NE(svg.find(start), std::string::npos)
+      << start << " in " << svg.substr(svg.find("trajectory-end"), 120);
 }
 
 }  // namespace

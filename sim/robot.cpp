@@ -26,18 +26,28 @@ double StepWheel(const MotorOptions& options, double target, double randn, Wheel
   return v;
 }
 
-void StepOdometry(const OdometryOptions& options, double wheel_separation, double v, double omega,
+void StepOdometry(const OdometryOptions& options, double wheel_separation, double v_left, double v_right,
                   double dt, double randn_left, double randn_right, OdometryEstimate* odometry) {
-  const WheelCommand wheels = WheelsFromBody(v, omega, wheel_separation);  // eq. 4.1
-  // Eq. 4.8: v_M = (1 + ε_sys + ε_rand·randn) ⊙ v.
-  const double measured_left =
-      (1.0 + options.odo_sys_left + options.odo_rand * randn_left) * wheels.v_left;
-  const double measured_right =
-      (1.0 + options.odo_sys_right + options.odo_rand * randn_right) * wheels.v_right;
-  const BodyVelocity measured = BodyFromWheels(measured_left, measured_right, wheel_separation);
-  odometry->pose = geometry::IntegrateArc(odometry->pose, measured.v, measured.omega, dt);
+  // Eq. 4.8: v_M = (1 + ε_sys + ε_rand·randn) ⊙ v. With zero errors the factor is exactly 1.
+  const double measured_left = (1.0 + options.odo_sys_left + options.odo_rand * randn_left) * v_left;
+  const double measured_right = (1.0 + options.odo_sys_right + options.odo_rand * randn_right) * v_right;
+  const BodyVelocity measured = BodyFromWheels(measured_left, measured_right, wheel_separation);  // 4.4–4.5
+  // A rejected move leaves the true pose where it was; so does a standing estimate (IntegrateArc would
+  // still re-wrap the heading).
+  if (measured.v != 0.0 || measured.omega != 0.0) {
+    odometry->pose = geometry::IntegrateArc(odometry->pose, measured.v, measured.omega, dt);  // 4.6–4.7
+  }
   odometry->v = measured.v;
   odometry->omega = measured.omega;
+}
+
+void ApplyExternalMotion(const OdometryOptions& options, const geometry::Vec2& delta_world, double true_heading,
+                         OdometryEstimate* odometry) {
+  if (options.external_motion == ExternalMotion::kUnseen) return;
+  const double error = odometry->pose.theta - true_heading;
+  const double c = std::cos(error), s = std::sin(error);
+  odometry->pose.x += c * delta_world.x() - s * delta_world.y();
+  odometry->pose.y += s * delta_world.x() + c * delta_world.y();
 }
 
 std::vector<RangeBeam> BeamLayout(const RobotModel& model) {

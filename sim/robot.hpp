@@ -48,10 +48,23 @@ struct MotorOptions {
 
 // Odometer errors of eq. 4.8 (ε_1, ε_2, ε_3 of the thesis, renamed per §8 item 32). All experiments
 // use 0.
+// What the pose estimate makes of motion the wheels did not make: a collision's 1 cm shift-back (§2.2
+// item 7) and a push by a person (§3.4).
+enum class ExternalMotion {
+  // Recommended: the estimate moves with the body exactly (expressed in its own frame), so it drifts only
+  // as eq. 4.8 says — and equals the truth when the errors are zero, the spec's perfect localisation (§0,
+  // §2.3) in every experiment.
+  kTracked,
+  // Wheel odometry alone: shifts and pushes are never seen, so each one is an error that is never corrected
+  // (what a real robot without external localisation would get).
+  kUnseen,
+};
+
 struct OdometryOptions {
   double odo_sys_left = 0.0;   // ε_1: systematic relative error of the left (wheel 1) odometer
   double odo_sys_right = 0.0;  // ε_2: systematic relative error of the right (wheel 2) odometer
   double odo_rand = 0.0;       // ε_3: random relative error (× randn per wheel and cycle)
+  ExternalMotion external_motion = ExternalMotion::kTracked;
 };
 
 // IR range noise (eq. 4.11).
@@ -97,10 +110,19 @@ inline WheelCommand WheelsFromBody(double v, double omega, double wheel_separati
   return {v - 0.5 * wheel_separation * omega, v + 0.5 * wheel_separation * omega};  // {left, right}, eq. 4.1
 }
 
-// Odometry update (eq. 4.8 then 4.4–4.7) from the true body velocity over dt. randn_left/right are
-// the standard-normal samples for ε_3.
-void StepOdometry(const OdometryOptions& options, double wheel_separation, double v, double omega,
+// Odometry update (eq. 4.8 then 4.4–4.7) from the wheel speeds the body moved with over dt (both 0
+// when a collision rejected the move). randn_left/right are the standard-normal samples for ε_3. With
+// ε_1 = ε_2 = ε_3 = 0 the estimate takes exactly the arc the true pose took (same operands, same
+// operations), so an estimate that starts equal to the truth stays bit-identical.
+void StepOdometry(const OdometryOptions& options, double wheel_separation, double v_left, double v_right,
                   double dt, double randn_left, double randn_right, OdometryEstimate* odometry);
+
+// A displacement the true body made without its wheels (heading unchanged), applied to the estimate
+// as options.external_motion says: rotated from the world frame into the estimate's frame by the
+// heading error (true_heading − estimated heading), so a drifted estimate moves the same way relative
+// to its own heading. Exact (a rotation by 0) when the headings agree.
+void ApplyExternalMotion(const OdometryOptions& options, const geometry::Vec2& delta_world, double true_heading,
+                         OdometryEstimate* odometry);
 
 // Dead-zone model, eq. 4.10 used literally (§8 item 31): below d_min a reading becomes
 // d_min + (d_min − d_raw)·(d_max − d_min).

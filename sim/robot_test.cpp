@@ -65,7 +65,7 @@ TEST(StepOdometry, SystematicRightErrorBendsAStraightLine) {
   OdometryOptions o;
   o.odo_sys_right = 0.005;  // Fig. 11.1: 0.5 % on the right odometer
   OdometryEstimate est;
-  StepOdometry(o, 0.6, 1.0, 0.0, 0.1, 0.0, 0.0, &est);
+  StepOdometry(o, 0.6, 1.0, 1.0, 0.1, 0.0, 0.0, &est);  // both wheels 1 m/s
   // Right (wheel 1) reads 1.005, left 1 → v = 1.0025, ω = +0.005/0.6: the estimate drifts left.
   EXPECT_NEAR(est.v, 1.0025, 1e-12);
   EXPECT_NEAR(est.omega, 0.005 / 0.6, 1e-12);
@@ -79,10 +79,58 @@ TEST(StepOdometry, RandomErrorMultipliesEachWheelBySamples) {
   OdometryOptions o;
   o.odo_rand = 0.1;
   OdometryEstimate est;
-  StepOdometry(o, 0.6, 1.0, 0.0, 0.1, 1.0, -1.0, &est);
+  StepOdometry(o, 0.6, 1.0, 1.0, 0.1, 1.0, -1.0, &est);
   // left 1.1, right 0.9 → v = 1, ω = (0.9 − 1.1)/0.6.
   EXPECT_NEAR(est.v, 1.0, 1e-12);
   EXPECT_NEAR(est.omega, -1.0 / 3.0, 1e-12);
+}
+
+// With zero errors the estimate takes the very arc the body took: bit-identical, not merely close.
+TEST(StepOdometry, ZeroErrorsReproduceTheTrueArcExactly) {
+  OdometryOptions o;
+  OdometryEstimate est;
+  est.pose = {1.25, -3.5, 0.7};
+  StepOdometry(o, 0.6, 0.31, 0.47, 0.1, 2.3, -1.9, &est);
+  const BodyVelocity body = BodyFromWheels(0.31, 0.47, 0.6);
+  const Pose2 truth = geometry::IntegrateArc({1.25, -3.5, 0.7}, body.v, body.omega, 0.1);
+  EXPECT_EQ(est.pose.x, truth.x);
+  EXPECT_EQ(est.pose.y, truth.y);
+  EXPECT_EQ(est.pose.theta, truth.theta);
+}
+
+// A rejected move (wheels 0) leaves the estimate exactly where it was, heading included.
+TEST(StepOdometry, StandingStillLeavesThePoseUntouched) {
+  OdometryOptions o;
+  o.odo_rand = 0.1;
+  OdometryEstimate est;
+  est.pose = {1.0, 2.0, 3.141592653589793};
+  StepOdometry(o, 0.6, 0.0, 0.0, 0.1, 1.0, -1.0, &est);
+  EXPECT_EQ(est.pose.x, 1.0);
+  EXPECT_EQ(est.pose.y, 2.0);
+  EXPECT_EQ(est.pose.theta, 3.141592653589793);
+}
+
+// Shifts and pushes reach the estimate rotated into its own frame; exactly when the headings agree.
+TEST(ApplyExternalMotion, MovesTheEstimateRigidlyWithTheBody) {
+  OdometryOptions o;
+  OdometryEstimate est;
+  est.pose = {0.1, 0.2, 0.3};
+  ApplyExternalMotion(o, {0.01, -0.02}, 0.3, &est);
+  EXPECT_EQ(est.pose.x, 0.1 + 0.01);
+  EXPECT_EQ(est.pose.y, 0.2 + -0.02);
+  // A heading error of +90°: a push along world +x is along the estimate's +y.
+  est.pose = {0.0, 0.0, geometry::kPi / 2};
+  ApplyExternalMotion(o, {0.05, 0.0}, 0.0, &est);
+  EXPECT_NEAR(est.pose.x, 0.0, 1e-15);
+  EXPECT_NEAR(est.pose.y, 0.05, 1e-15);
+}
+
+TEST(ApplyExternalMotion, UnseenLeavesTheEstimateAlone) {
+  OdometryOptions o;
+  o.external_motion = ExternalMotion::kUnseen;
+  OdometryEstimate est;
+  ApplyExternalMotion(o, {0.01, 0.0}, 0.0, &est);
+  EXPECT_EQ(est.pose.x, 0.0);
 }
 
 TEST(ApplyDeadZone, UsesEquationFourTenLiterally) {

@@ -210,21 +210,25 @@ void World::StepHumans(double dt, std::span<const RobotInput> inputs) {
           ok = false;
           break;
         }
-        const Vec2 pushed = r.pose.Position() + (reach - dist + 1e-4) * rel / dist;
+        const Vec2 push = (reach - dist + 1e-4) * rel / dist;
+        const Vec2 pushed = r.pose.Position() + push;
         // The human has not moved yet, so test against the human at its target explicitly.
         if (CircleBlocked(pushed, r.options.model.radius, r.id, h.id) ||
             (pushed - target).norm() < reach) {
           ok = false;
           break;
         }
-        pushes.emplace_back(r.id, pushed);
+        pushes.emplace_back(r.id, push);
       }
       if (!ok) continue;
-      for (const auto& [id, pushed] : pushes) {
+      for (const auto& [id, push] : pushes) {
         RobotState& r = state_.robots[id];
+        const Vec2 pushed = r.pose.Position() + push;
         r.pose.x = pushed.x();
         r.pose.y = pushed.y();
+        ApplyExternalMotion(r.options.odometry, push, r.pose.theta, &r.odometry);
         r.pushed = true;
+        r.pushes += 1;
         r.pushed_contact = pushed + r.options.model.radius * (target - pushed).normalized();
       }
       h.velocity = d / dt;
@@ -253,6 +257,7 @@ void World::StepRobot(double dt, const RobotInput& input, RobotState* robot, Rob
   ev.contact_point = Vec2::Zero();
   ev.speed_before = 0.0;
   double applied_v = body.v, applied_omega = body.omega;
+  double wheels_left = v_left, wheels_right = v_right;  // what moved the body (for odometry)
   double best = std::numeric_limits<double>::infinity();
 
   Contacts(candidate.Position(), radius, robot->id, &scratch_points_);
@@ -274,16 +279,19 @@ void World::StepRobot(double dt, const RobotInput& input, RobotState* robot, Rob
     robot->right.actual = robot->right.drive = -turn;
     const Vec2 away = robot->pose.Position() - ev.contact_point;
     if (away.norm() > 1e-12) {
-      const Vec2 shifted = robot->pose.Position() + o.collision_shift * away.normalized();
+      const Vec2 shift = o.collision_shift * away.normalized();
+      const Vec2 shifted = robot->pose.Position() + shift;
       std::vector<Vec2> probe;
       Contacts(shifted, radius, robot->id, &probe);
       if (probe.empty()) {
         robot->pose.x = shifted.x();
         robot->pose.y = shifted.y();
+        ApplyExternalMotion(o.odometry, shift, robot->pose.theta, &robot->odometry);
       }
     }
     applied_v = 0.0;
     applied_omega = 0.0;
+    wheels_left = wheels_right = 0.0;
   } else {
     robot->pose = candidate;
   }
@@ -300,10 +308,11 @@ void World::StepRobot(double dt, const RobotInput& input, RobotState* robot, Rob
   robot->v = applied_v;
   robot->omega = applied_omega;
 
-  // Odometry (eq. 4.8) sees only the wheel motion, not shifts or pushes.
+  // Odometry (eq. 4.8) of the wheel motion; the shift-back above and any push were applied to the
+  // estimate where they happened (ApplyExternalMotion).
   const double o_left = robot->odometry_normal(robot->odometry_rng);
   const double o_right = robot->odometry_normal(robot->odometry_rng);
-  StepOdometry(o.odometry, d_w, applied_v, applied_omega, dt, o_left, o_right, &robot->odometry);
+  StepOdometry(o.odometry, d_w, wheels_left, wheels_right, dt, o_left, o_right, &robot->odometry);
 }
 
 void World::CastBeams(const RobotState& robot, RangeScan* scan) {
@@ -378,6 +387,8 @@ void World::Step(double dt, std::span<const RobotInput> inputs, StepOutput* out)
     ro.truth.pose = r.pose;
     ro.truth.v = r.v;
     ro.truth.omega = r.omega;
+    ro.truth.pushed = r.pushed;
+    ro.truth.pushes = r.pushes;
     ro.truth.in_contact = r.in_contact;
     ro.truth.wheel_left = r.left.actual;
     ro.truth.wheel_right = r.right.actual;

@@ -39,6 +39,7 @@ struct RobotState {
   // Contact caused by a human or robot pushing this robot during the current step.
   bool pushed = false;
   Vec2 pushed_contact{0, 0};
+  int64_t pushes = 0;  // pushes by humans since the robot was added
 };
 
 // All mutable state of the world.
@@ -65,6 +66,8 @@ struct GroundTruth {
   bool in_contact = false;
   double wheel_left = 0.0;  // actual wheel velocities (m/s)
   double wheel_right = 0.0;
+  bool pushed = false;  // a human pushed the robot during this step
+  int64_t pushes = 0;   // pushes since the robot was added
 };
 
 struct RobotOutput {

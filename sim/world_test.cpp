@@ -5,25 +5,14 @@
 #include <cmath>
 #include <vector>
 
+#include "sim/testing/open_area.hpp"
+
 namespace limbic::sim {
 namespace {
 
 using geometry::kPi;
 
-// An empty 20 × 12 m area with the given objects (no boundary, no humans).
-Environment OpenArea(std::vector<WorldObject> objects = {}, std::vector<Vec2> humans = {}) {
-  Environment e;
-  e.set = 'A';
-  e.rules = RulesForSet('A');
-  e.width = 20;
-  e.height = 12;
-  e.rooms = {{0, RoomType::kOpen, 0, 0, 10, 6}};
-  e.block_room.assign(60, 0);
-  for (size_t i = 0; i < objects.size(); ++i) objects[i].id = static_cast<int>(i);
-  e.objects = std::move(objects);
-  e.human_starts = std::move(humans);
-  return e;
-}
+using testing::OpenArea;
 
 WorldObject Box(double x0, double y0, double x1, double y1,
                 ObjectProperty p = ObjectProperty::kStatic) {

@@ -8,6 +8,7 @@ packages=(
   libzmq3-dev cppzmq-dev libflatbuffers-dev flatbuffers-compiler
   libeigen3-dev libasio-dev prometheus-cpp-dev libyaml-cpp-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  libwebsocketpp-dev nlohmann-json3-dev
 )
 # Extra packages for some tests/tools, named by the caller: tools/setup-debian.sh prometheus iproute2
 packages+=("$@")

@@ -274,6 +274,7 @@ TEST(AffectEngineTest, DampingFactorsRescaleWithTheControlPeriod) {
   AffectEngine engine(config, Grid());
   RecordedTick hit = Quiet(0);
   hit.collision.occurred = true;
+  hit.collision.new_event = true;
   hit.collision.speed_before = 0.5;
   EXPECT_EQ(engine.Step(hit.View()).stimuli_damped[kPain], 1.0);  // undamped rise
   // One 0.2 s step decays like two 0.1 s steps of α_2 = 0.01.
@@ -324,6 +325,7 @@ TEST(AffectEngineTest, PrintedDominanceFormIsSelectable) {
   // Pain alone (collision at 0.5 m/s, no danger): corrected fear = 2/3, printed fear = 0.
   RecordedTick hit = Quiet(0);
   hit.collision.occurred = true;
+  hit.collision.new_event = true;
   hit.collision.speed_before = 0.5;
   AffectConfig config = LoadAffectConfig("affective", kConfigDir);
   EXPECT_DOUBLE_EQ(AffectEngine(config, Grid()).Step(hit.View()).emotions_global[kFear], 2.0 / 3.0);

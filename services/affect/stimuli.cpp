@@ -39,7 +39,7 @@ double DangerStimulus(std::span<const double> headings, std::span<const double> 
 }
 
 double PainStimulus(const CollisionEvent& collision) {
-  return collision.occurred ? std::abs(collision.speed_before) : 0.0;
+  return collision.new_event ? std::abs(collision.speed_before) : 0.0;
 }
 
 double AchievementStimulus(double distance_at_start, double distance_now, double t_0,

@@ -33,7 +33,9 @@ double RescaleDampingFactor(double alpha, double period, double reference_period
 double DangerStimulus(std::span<const double> headings, std::span<const double> raw_distances,
                       double robot_heading, double kappa_theta, double distance_max);
 
-// Eq. 8.7, pain: the linear speed just before the collision (absolute value), or 0 without contact.
+// Eq. 8.7, pain: the linear speed just before the collision (absolute value) when a collision event starts
+// (`new_event`, hwio's one collision rule, which the mission's collision metric counts too), else 0. A robot
+// pressed against an obstacle touches it every other cycle; those touches are one collision and one pain.
 double PainStimulus(const CollisionEvent& collision);
 
 // Eq. 8.8, achievement: (d_g(t_0) − d_g(t_c)) / (t_c − t_0) in m/s; 0 when t_c ≤ t_0.

@@ -78,9 +78,13 @@ TEST(AffectStimuliTest, PainIsTheSpeedAtTheCollision) {
   c.speed_before = 0.3;
   EXPECT_EQ(PainStimulus(c), 0.0);
   c.occurred = true;
+  c.new_event = true;
   EXPECT_DOUBLE_EQ(PainStimulus(c), 0.3);
   c.speed_before = -0.2;
   EXPECT_DOUBLE_EQ(PainStimulus(c), 0.2);
+  // Still in contact with the same object (no new collision event): no new pain.
+  c.new_event = false;
+  EXPECT_EQ(PainStimulus(c), 0.0);
 }
 
 TEST(AffectStimuliTest, AchievementIsProgressRate) {

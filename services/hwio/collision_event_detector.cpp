@@ -4,32 +4,45 @@
 
 namespace limbic::hwio {
 
-CollisionEvent CollisionEventDetector::Update(const CollisionEvent& raw) {
+CollisionEvent CollisionEventDetector::Update(const CollisionEvent& raw, const geometry::Pose2& estimate,
+                                              double time_s) {
   CollisionEvent out = raw;
   const bool contact = raw.occurred || !raw.sensor_ids.empty();
   out.occurred = contact;
+  out.contact_point = contact ? ContactPointForSwitches(raw.sensor_ids, options_.switch_count,
+                                                        options_.robot_radius, estimate)
+                              : geometry::Vec2::Zero();
   const bool previous_free = state_.seen_cycle ? !state_.previous_contact : options_.count_contact_at_start;
-  out.new_event = contact && previous_free;
+  bool rearmed = true;
+  if (state_.any_contact) {
+    rearmed = time_s - state_.last_contact_time_s > options_.rearm_s + 1e-9 ||
+              (out.contact_point - state_.event_point).norm() > options_.rearm_distance_m;
+  }
+  out.new_event = contact && previous_free && rearmed;
 
   ++state_.cycles;
-  if (contact) ++state_.contact_cycles;
-  if (out.new_event) ++state_.events;
+  if (contact) {
+    ++state_.contact_cycles;
+    state_.any_contact = true;
+    state_.last_contact_time_s = time_s;
+  }
+  if (out.new_event) {
+    ++state_.events;
+    state_.event_point = out.contact_point;
+  }
   state_.previous_contact = contact;
   state_.seen_cycle = true;
   return out;
 }
 
-CollisionEvent CollisionEventDetector::UpdateFromBits(uint32_t bumper_bits, const geometry::Pose2& pose) {
+CollisionEvent CollisionEventDetector::UpdateFromBits(uint32_t bumper_bits, const geometry::Pose2& estimate,
+                                                      double time_s) {
   CollisionEvent raw;
   for (int i = 0; i < options_.switch_count && i < 32; ++i) {
     if (bumper_bits & (1u << i)) raw.sensor_ids.push_back(i);
   }
   raw.occurred = !raw.sensor_ids.empty();
-  if (raw.occurred) {
-    raw.contact_point =
-        ContactPointForSwitches(raw.sensor_ids, options_.switch_count, options_.robot_radius, pose);
-  }
-  return Update(raw);
+  return Update(raw, estimate, time_s);
 }
 
 geometry::Vec2 ContactPointForSwitches(const std::vector<int>& switch_ids, int switch_count, double robot_radius,

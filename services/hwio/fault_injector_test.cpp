@@ -273,7 +273,7 @@ TEST(FaultInjectorTest, BumperFalsePositiveCreatesContactAndEvent) {
   for (int k = 0; k < 4; ++k) {
     CollisionEvent raw;
     faults.Apply(times[k], raw, geometry::Pose2{});
-    const CollisionEvent out = detector.Update(raw);
+    const CollisionEvent out = detector.Update(raw, geometry::Pose2{}, times[k]);
     EXPECT_EQ(out.occurred, expected_contact[k]) << k;
     EXPECT_EQ(out.new_event, expected_event[k]) << k;
     if (expected_contact[k]) {

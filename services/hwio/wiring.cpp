@@ -116,7 +116,6 @@ runtime::ServiceDefinition HwioService() {
         if (const auto* b = bumpers->Get()) {
           contact.occurred = b->contact();
           if (b->switches()) contact.sensor_ids.assign(b->switches()->begin(), b->switches()->end());
-          if (b->contact_point()) contact.contact_point = convert::FromMsg(*b->contact_point());
           contact.speed_before = b->speed_before();
         }
         if (const auto* o = odom_raw->Get()) h->odometry = convert::FromMsg(*o);
@@ -124,7 +123,7 @@ runtime::ServiceDefinition HwioService() {
       h->faults->Apply(tick.time_s, scan);
       h->faults->Apply(tick.time_s, contact, h->odometry.pose);
       const RangeScan filtered = h->median->Filter(scan);
-      const CollisionEvent event = h->collisions->Update(contact);
+      const CollisionEvent event = h->collisions->Update(contact, h->odometry.pose, tick.time_s);
       scan_out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
         return msg::CreateRangeScan(fbb, header, convert::BeamsToMsg(fbb, filtered));
       });

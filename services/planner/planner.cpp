@@ -4,6 +4,18 @@
 
 namespace limbic::planner {
 
+FusionMode ChooseFusion(EmotionFusion choice, bool layer_additive) {
+  switch (choice) {
+    case EmotionFusion::kOr:
+      return FusionMode::kProbabilisticOr;
+    case EmotionFusion::kAdditive:
+      return FusionMode::kAdditive;
+    case EmotionFusion::kFollowAffect:
+      break;
+  }
+  return layer_additive ? FusionMode::kAdditive : FusionMode::kProbabilisticOr;
+}
+
 PlannerOutputs Planner::Step(const PlannerInputs& in) {
   // Out-of-range parameters (r_f sizes the smoothing kernel, eq. 5.8) are refused before they size
   // anything: the state is untouched and the step throws.
@@ -19,7 +31,7 @@ PlannerOutputs Planner::Step(const PlannerInputs& in) {
   if (out.replanned()) {
     if (in.maps == nullptr) throw std::invalid_argument("Planner: a plan is due but no maps were given");
     CostLayers layers{in.maps, in.emotion_layer, in.additive_bias};
-    const PlanResult r = astar_.Plan(layers, CostSettings::From(in.params, options_.fusion),
+    const PlanResult r = astar_.Plan(layers, CostSettings::From(in.params, in.fusion),
                                      PlanRequest{in.robot_position, in.goal->goal, in.time});
     state_.has_plan = true;
     state_.instruction_id = in.goal->instruction_id;

@@ -15,8 +15,18 @@
 
 namespace limbic::planner {
 
+// How the emotion layer enters the planning cost.
+enum class EmotionFusion {
+  kFollowAffect,  // recommended: as the affect model in use says (EmotionLayer.additive): the thesis OR-fuses
+                  // Emo(x) with weight W_p4 (eqs. 5.3–5.4), the companion-paper model adds c_e to p_o
+  kOr,            // force the probabilistic OR whatever the model
+  kAdditive,      // force the additive form whatever the model
+};
+
+// The fusion mode for a layer the affect engine marked `layer_additive`.
+FusionMode ChooseFusion(EmotionFusion choice, bool layer_additive);
+
 struct PlannerOptions {
-  FusionMode fusion = FusionMode::kProbabilisticOr;  // kAdditive: companion-paper cost model (§6.4)
   // Slack on the timer comparison, so that accumulated 0.1 s steps that sum to 4.9999999 still replan at
   // t_r = 5 s (simulated time arrives as a double).
   double timer_tolerance = 1e-9;  // s
@@ -28,9 +38,17 @@ struct PlannerInputs {
   geometry::Vec2 robot_position{0, 0};   // estimated position (world)
   std::optional<NavigationGoal> goal;    // none: idle, nothing is planned
   const mapper::GridMaps* maps = nullptr;  // required when a plan is due
-  std::span<const double> emotion_layer;   // Emo(x) (§5.4.2), empty = none
-  std::span<const double> additive_bias;   // FusionMode::kAdditive only, empty = none
+  std::span<const double> emotion_layer;   // Emo(x) (§5.4.2) when OR-fused, empty = none
+  std::span<const double> additive_bias;   // c_e when added (FusionMode::kAdditive), empty = none
+  FusionMode fusion = FusionMode::kProbabilisticOr;
   ControlParameters params;              // reads w_p1..w_p4, cost_base, r_f, t_r (live)
+
+  // Routes the affect engine's layer into the cost the way `mode` says.
+  void SetEmotionLayer(std::span<const double> cost, FusionMode mode) {
+    fusion = mode;
+    emotion_layer = mode == FusionMode::kAdditive ? std::span<const double>{} : cost;
+    additive_bias = mode == FusionMode::kAdditive ? cost : std::span<const double>{};
+  }
 };
 
 enum class ReplanReason {

@@ -125,15 +125,39 @@ TEST_F(PlannerPolicyTest, ReadsFusionWeightsLive) {
 TEST(PlannerAdditive, UsesCompanionCostModel) {
   GridMaps maps = GridMaps::Initial(GridSpec{{0, 0}, 0.35, 6, 6});
   const std::vector<double> bias(maps.CellCount(), 0.35);
-  PlannerOptions opt;
-  opt.fusion = FusionMode::kAdditive;
-  Planner planner(opt);
+  Planner planner(PlannerOptions{});
   PlannerInputs in;
   in.robot_position = {0.2, 0.2};
   in.goal = NavigationGoal{{1.9, 1.9}, 3, 0.0, 0.0};
   in.maps = &maps;
-  in.additive_bias = bias;
+  in.SetEmotionLayer(bias, FusionMode::kAdditive);
   EXPECT_DOUBLE_EQ(planner.Step(in).path.max_cost, 0.2 + 0.35);
+}
+
+// Issue 14 item 6: the affect model in use decides how its layer enters the cost; the planner's `fusion`
+// option only forces one when a user asks.
+TEST(PlannerFusion, FollowsTheAffectModelUnlessForced) {
+  EXPECT_EQ(ChooseFusion(EmotionFusion::kFollowAffect, true), FusionMode::kAdditive);
+  EXPECT_EQ(ChooseFusion(EmotionFusion::kFollowAffect, false), FusionMode::kProbabilisticOr);
+  EXPECT_EQ(ChooseFusion(EmotionFusion::kOr, true), FusionMode::kProbabilisticOr);
+  EXPECT_EQ(ChooseFusion(EmotionFusion::kAdditive, false), FusionMode::kAdditive);
+}
+
+// The same layer of 0.35 everywhere: added (companion2006) it raises the cost by 0.35 on top of p_o = 0.2;
+// OR-fused with W_p4 = 0 (the companion configuration's weight) it changes nothing.
+TEST(PlannerFusion, AnAdditiveLayerIsAddedAndAnOrLayerIsNot) {
+  GridMaps maps = GridMaps::Initial(GridSpec{{0, 0}, 0.35, 6, 6});
+  const std::vector<double> layer(maps.CellCount(), 0.35);
+  for (const bool additive : {true, false}) {
+    Planner planner(PlannerOptions{});
+    PlannerInputs in;
+    in.robot_position = {0.2, 0.2};
+    in.goal = NavigationGoal{{1.9, 1.9}, 3, 0.0, 0.0};
+    in.maps = &maps;
+    in.params.w_p4 = 0.0;
+    in.SetEmotionLayer(layer, ChooseFusion(EmotionFusion::kFollowAffect, additive));
+    EXPECT_DOUBLE_EQ(planner.Step(in).path.max_cost, additive ? 0.55 : 0.2) << "additive " << additive;
+  }
 }
 
 }  // namespace

@@ -12,7 +12,7 @@ runtime::ServiceDefinition PlannerService() {
   return {"planner", "map fusion, smoothing filter and cost-exponent A*", [](runtime::ServiceContext& ctx) {
     using runtime::Timing;
     struct State {
-      std::string fusion = "or";
+      std::string fusion = "affect";
       std::unique_ptr<Planner> planner;
       mapper::MapFollower maps;
       convert::WorldInfo world;
@@ -21,11 +21,13 @@ runtime::ServiceDefinition PlannerService() {
       uint64_t plans = 0;
     };
     auto s = std::make_shared<State>();
-    ctx.Param("fusion", &s->fusion, "map fusion: or (thesis, eq. 5.3-5.4) | additive (companion paper c_e)");
-    if (s->fusion != "or" && s->fusion != "additive") throw config::ConfigError("planner: fusion must be or|additive");
-    PlannerOptions options;
-    options.fusion = s->fusion == "or" ? FusionMode::kProbabilisticOr : FusionMode::kAdditive;
-    s->planner = std::make_unique<Planner>(options);
+    ctx.Param("fusion", &s->fusion,
+              "how the emotion layer enters the cost: affect (as the affect model says: the thesis ORs it, eq. "
+              "5.3-5.4; companion2006 adds c_e) | or | additive (force one)");
+    if (s->fusion != "affect" && s->fusion != "or" && s->fusion != "additive") {
+      throw config::ConfigError("planner: fusion must be affect|or|additive, not '" + s->fusion + "'");
+    }
+    s->planner = std::make_unique<Planner>(PlannerOptions{});
 
     auto world = ctx.AddInput<msg::WorldGeometry>("world", Timing::kPreviousTick, /*required=*/true);
     auto odom = ctx.AddInput<msg::Odometry>(ctx.Topic("odom"), Timing::kSameTick);
@@ -48,10 +50,15 @@ runtime::ServiceDefinition PlannerService() {
       if (const auto* g = goal->Get(); g && g->active()) in.goal = convert::FromMsg(*g);
       if (const auto* p = params->Get()) in.params = convert::FromMsg(*p);
       s->layer.clear();
+      bool layer_additive = false;
       if (const auto* l = layer->Get(); l && l->cost() && maps && static_cast<int>(l->cost()->size()) == maps->CellCount()) {
         s->layer.assign(l->cost()->begin(), l->cost()->end());
+        layer_additive = l->additive();
       }
-      (s->fusion == "or" ? in.emotion_layer : in.additive_bias) = s->layer;
+      const EmotionFusion choice = s->fusion == "or"         ? EmotionFusion::kOr
+                                   : s->fusion == "additive" ? EmotionFusion::kAdditive
+                                                             : EmotionFusion::kFollowAffect;
+      in.SetEmotionLayer(s->layer, ChooseFusion(choice, layer_additive));
       const auto begin = std::chrono::steady_clock::now();
       const PlannerOutputs out = s->planner->Step(in);
       if (out.replanned()) {
@@ -62,7 +69,8 @@ runtime::ServiceDefinition PlannerService() {
         const auto& p = out.path;
         return msg::CreatePath(fbb, header, p.success, out.replanned(), convert::ToMsg(fbb, p.nodes),
                                fbb.CreateVector(p.node_costs), p.max_cost, p.planned_at, s->last_plan_time_s,
-                               in.goal ? in.goal->instruction_id : -1);
+                               in.goal ? in.goal->instruction_id : -1,
+                               in.fusion == FusionMode::kAdditive && !s->layer.empty());
       });
     });
   }};

@@ -1,5 +1,6 @@
 #include "services/simulator/wiring.hpp"
 
+#include <cmath>
 #include <sstream>
 
 #include "common/convert/convert.hpp"
@@ -21,6 +22,11 @@ struct Options {
   std::string robots = "r1";  // comma-separated robot names, each under its own topic namespace
   bool humans_flee = false;   // §3.4 extension: anger > 0.75 sends humans within 5 m away
   double wheel_timeout_s = 0.5;  // realtime: the motor board stops wheels without fresh commands
+  // Odometry error model (eq. 4.8) for drift studies; every experiment of the research has all three at 0.
+  double odo_sys_left = 0.0;
+  double odo_sys_right = 0.0;
+  double odo_rand = 0.0;
+  std::string external_motion = "tracked";  // tracked | unseen (see sim::ExternalMotion)
 };
 
 std::vector<std::string> SplitNames(const std::string& text) {
@@ -54,12 +60,34 @@ runtime::ServiceDefinition SimulatorService() {
             ctx.Param("robots", &o->robots, "comma-separated robot names");
             ctx.Param("humans_flee", &o->humans_flee, "§3.4 extension: humans flee an angry robot");
             ctx.Param("wheel_timeout_s", &o->wheel_timeout_s, "realtime: stop wheels after this long without a command");
+            ctx.Param("odo_sys_left", &o->odo_sys_left, "eq. 4.8 ε_1: systematic error of the left odometer (0: none)");
+            ctx.Param("odo_sys_right", &o->odo_sys_right, "eq. 4.8 ε_2: systematic error of the right odometer");
+            ctx.Param("odo_rand", &o->odo_rand, "eq. 4.8 ε_3: random odometer error (× randn per wheel and tick)");
+            ctx.Param("external_motion", &o->external_motion,
+                      "tracked: the pose estimate follows shift-backs and pushes (localisation as the spec assumes); "
+                      "unseen: wheel odometry only");
             if (o->set.size() != 1 || !sim::IsValidSetLetter(o->set[0])) {
               throw config::ConfigError("simulator: set must be one of A..G, not '" + o->set + "'");
             }
             if (o->index < 0 || o->index >= sim::kEnvironmentsPerSet) {
               throw config::ConfigError("simulator: index must be 0..19, not " + std::to_string(o->index));
             }
+            for (const auto& [key, value] : {std::pair{"odo_sys_left", o->odo_sys_left}, {"odo_sys_right", o->odo_sys_right},
+                                             {"odo_rand", o->odo_rand}}) {
+              if (!std::isfinite(value) || std::abs(value) >= 1.0) {
+                throw config::ConfigError(std::string("simulator: ") + key + " must be a finite error in (-1, 1)");
+              }
+            }
+            if (o->external_motion != "tracked" && o->external_motion != "unseen") {
+              throw config::ConfigError("simulator: external_motion must be 'tracked' or 'unseen', not '" +
+                                        o->external_motion + "'");
+            }
+            sim::RobotOptions robot_options;
+            robot_options.odometry.odo_sys_left = o->odo_sys_left;
+            robot_options.odometry.odo_sys_right = o->odo_sys_right;
+            robot_options.odometry.odo_rand = o->odo_rand;
+            robot_options.odometry.external_motion =
+                o->external_motion == "tracked" ? sim::ExternalMotion::kTracked : sim::ExternalMotion::kUnseen;
             const auto names = SplitNames(o->robots);
             if (names.empty()) throw config::ConfigError("simulator: robots must name at least one robot");
             sim::WorldOptions world_options;
@@ -71,7 +99,7 @@ runtime::ServiceDefinition SimulatorService() {
             for (size_t i = 0; i < names.size(); ++i) {
               // Robots side by side from the start point, heading 0 (§3.5).
               const auto& env = world->environment();
-              world->AddRobot({env.start.x(), env.start.y() + 0.9 * static_cast<double>(i), 0.0});
+              world->AddRobot({env.start.x(), env.start.y() + 0.9 * static_cast<double>(i), 0.0}, robot_options);
               const std::string& r = names[i];
               RobotPorts p;
               p.name = r;
@@ -119,9 +147,8 @@ runtime::ServiceDefinition SimulatorService() {
                   return msg::CreateRawRanges(fbb, header, convert::BeamsToMsg(fbb, r.raw_scan));
                 });
                 ports[i].bumpers->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
-                  const msg::Vec2 contact = convert::ToMsg(r.collision.contact_point);
                   return msg::CreateBumpers(fbb, header, r.collision.occurred, fbb.CreateVector(r.collision.sensor_ids),
-                                            &contact, r.collision.speed_before);
+                                            r.collision.speed_before);
                 });
                 ports[i].odometry->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
                   return convert::ToMsg(fbb, header, r.odometry);
@@ -129,7 +156,8 @@ runtime::ServiceDefinition SimulatorService() {
                 ports[i].truth->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
                   const msg::Pose2 pose = convert::ToMsg(r.truth.pose);
                   return msg::CreateGroundTruth(fbb, header, fbb.CreateString(ports[i].name), &pose, r.truth.v,
-                                                r.truth.omega, r.truth.in_contact);
+                                                r.truth.omega, r.truth.in_contact, r.truth.pushed,
+                                                static_cast<uint64_t>(r.truth.pushes));
                 });
               }
               humans_out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {

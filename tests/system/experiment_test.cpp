@@ -90,6 +90,18 @@ TEST(Experiment, SmokeRunsResumesAndShardsMergeToTheSameRows) {
   EXPECT_TRUE(fs::exists(out + "/affect_constant-B-0-0.csv"));
   EXPECT_FALSE(fs::exists(out + "/trace_constant-B-1-0.csv"));
   EXPECT_NE(ReadFile(out + "/trace_constant-B-0-0.csv").find("# p_o"), std::string::npos) << "final map missing";
+  // Failed traversals keep their path whether traced or not; a run without a failure writes none.
+  for (const char* id : {"constant-B-0-0", "constant-B-1-0"}) {
+    EXPECT_EQ(fs::exists(out + "/failed_" + id + ".csv"), !rows.at({id, 1}).success) << id;
+  }
+  EXPECT_NE(report.find("Failed traversals"), std::string::npos);
+  // The printed summary gives success as k/n with its interval and labels both times.
+  EXPECT_NE(first.log.find("success % [95% CI]"), std::string::npos) << first.log;
+  EXPECT_NE(first.log.find("time ok: successful traversals only"), std::string::npos) << first.log;
+  const Result per = RunExperiment({"report", out, "--per-traversal"}, tmp / "per.log");
+  ASSERT_EQ(per.status, 0) << per.log;
+  EXPECT_NE(per.log.find("per traversal: every run has a single traversal"), std::string::npos)
+      << per.log;
 
   // 2. Again: everything is done, nothing runs, runs.csv is untouched.
   const std::string before = ReadFile(out + "/runs.csv");
@@ -133,6 +145,9 @@ TEST(Experiment, BadInputFailsWithOneClearLine) {
       {{"run", "smoke", "--out", "/proc/limbic-not-writable"}, "/proc/limbic-not-writable"},
       {{"frobnicate"}, "unknown command 'frobnicate'"},
       {{"report", tmp / "missing"}, "no such directory"},
+      {{"report", tmp / "missing", "--per-travesal"}, "unknown option '--per-travesal'"},
+      {{"report", tmp / "missing", "--failure-pictures", "many"},
+       "--failure-pictures expects a positive integer"},
   };
   int i = 0;
   for (const auto& c : cases) {

@@ -1,8 +1,8 @@
 // The algorithm never sees the transport (STYLE.md §1, §4, §9), checked over the whole tree once:
 // in sim/ and every services/<name>/, files other than main.cpp, wiring.*, convert.*, tests and
 // testing/ include no ZeroMQ, FlatBuffers, message headers, bus or runtime, read no wall clock and use
-// no global random generator. Asio appears only in hwio's serial backend; prometheus-cpp only in the
-// metrics exporter's bridge.
+// no global random generator. Asio appears only in hwio's serial backend; websocketpp (over Asio) only in the
+// Foxglove bridge's WebSocket server; prometheus-cpp only in the metrics exporter's bridge.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -54,6 +54,9 @@ TEST(IncludeRules, AlgorithmFilesAvoidTransportClocksAndGlobalRandomness) {
       if (rel != "services/hwio/serial_backend.cpp") {
         EXPECT_EQ(text.find("<asio"), std::string::npos) << rel;
         EXPECT_EQ(text.find("steady_clock"), std::string::npos) << rel;
+      }
+      if (rel != "services/foxglove/ws_server.cpp") {
+        EXPECT_EQ(text.find("websocketpp/"), std::string::npos) << rel;
       }
       if (rel.rfind("services/metrics/prometheus_bridge", 0) != 0) {
         EXPECT_EQ(text.find("prometheus/"), std::string::npos) << rel;

@@ -143,6 +143,16 @@ RunOutcome ExecuteRun(const RunSpec& run, const std::atomic<bool>& abandon) {
   }
   outcome.ok = true;
   outcome.rows = RowsFromRecording(run, *recording);
+  if (!recording->failed.empty()) {
+    FailureTrace failures;
+    failures.run_id = run.run_id;
+    failures.set = run.set;
+    failures.env = run.env;
+    failures.environment_seed = run.environment_seed;
+    failures.seed = run.seed;
+    failures.traversals = std::move(recording->failed);
+    outcome.failures = std::move(failures);
+  }
   if (run.record_trace) {
     RunTrace trace;
     trace.run_id = run.run_id;
@@ -189,6 +199,11 @@ ExecutionSummary ExecuteRuns(const std::vector<RunSpec>& runs, const ExecutorOpt
           if (outcome.trace) WriteRunTrace((fs::path(options.out_dir) / TraceFileName(run->run_id)).string(), *outcome.trace);
           if (outcome.affect) {
             WriteAffectTrace((fs::path(options.out_dir) / AffectTraceFileName(run->run_id)).string(), *outcome.affect);
+          }
+          if (outcome.failures) {
+            WriteFailureTrace(
+                (fs::path(options.out_dir) / FailureTraceFileName(run->run_id)).string(),
+                *outcome.failures);
           }
           appender.Append(outcome.rows);
         } catch (const std::exception& e) {

@@ -36,6 +36,7 @@ struct RunOutcome {
   std::vector<IterationRow> rows;       // one per traversal (only when ok)
   std::optional<RunTrace> trace;        // when run.record_trace
   std::optional<AffectTrace> affect;    // when run.record_trace
+  std::optional<FailureTrace> failures;  // when a traversal failed (every run, traced or not)
   double wall_s = 0.0;
 };
 
@@ -60,11 +61,11 @@ struct ExecutionSummary {
   double wall_s = 0.0;
 };
 
-// Runs `runs` in options.jobs worker threads. Each finished run writes its trace files (if any) and
-// then appends its rows to <out_dir>/runs.csv in one write. `stop_new` set: no further run starts
-// (runs in flight finish); `abandon` set: runs in flight are stopped and not written. A
-// configuration error stops new runs too. `on_done` (optional, called under a lock) sees every run
-// as it ends, e.g. for the progress bar.
+// Runs `runs` in options.jobs worker threads. Each finished run writes its trace files (if any, and
+// failed_<run_id>.csv if a traversal failed) and then appends its rows to <out_dir>/runs.csv in one
+// write. `stop_new` set: no further run starts (runs in flight finish); `abandon` set: runs in
+// flight are stopped and not written. A configuration error stops new runs too. `on_done`
+// (optional, called under a lock) sees every run as it ends, e.g. for the progress bar.
 ExecutionSummary ExecuteRuns(const std::vector<RunSpec>& runs, const ExecutorOptions& options,
                              const std::atomic<bool>& stop_new, const std::atomic<bool>& abandon,
                              const std::function<void(const RunSpec&, const RunOutcome&)>& on_done = {});

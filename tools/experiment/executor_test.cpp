@@ -5,12 +5,17 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <filesystem>
 
 #include "services/affect/affect_config.hpp"
 #include "services/affect/affect_engine.hpp"
+#include "sim/environment.hpp"
 
 namespace limbic::experiment {
 namespace {
+
+namespace fs = std::filesystem;
 
 bool Has(const std::vector<std::string>& list, const std::string& item) {
   return std::find(list.begin(), list.end(), item) != list.end();
@@ -169,6 +174,57 @@ TEST(ExecuteRun, RecordsATracedRunWithASeedAbove2To63) {
   EXPECT_GE(outcome.affect->samples.size(), 6u);
   EXPECT_LE(outcome.affect->samples.size(), 7u);
   EXPECT_DOUBLE_EQ(outcome.affect->samples[1].t, 0.5);
+}
+
+// Two 3 s traversals of an untraced run: both time out, and each keeps its path and where it
+// stopped (the distance the mission judged the timeout on, from the same true pose as the path's
+// last point).
+TEST(ExecuteRuns, AnUntracedRunKeepsThePathsOfItsFailedTraversals) {
+  RunSpec run;
+  run.experiment = "unit";
+  run.run_id = "untraced-B-0-0";
+  run.set = 'B';
+  run.env = 0;
+  run.seed = 7;
+  run.config = "untraced";
+  run.affect = kNoAffect;
+  run.options = {{"timeout", "3"}};
+  run.iterations = 2;
+  run.record_trace = false;
+  const fs::path dir = fs::temp_directory_path() / "limbic_executor_failed_paths";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::atomic<bool> stop{false}, abandon{false};
+  const ExecutionSummary summary =
+      ExecuteRuns({run}, {.jobs = 1, .out_dir = dir.string()}, stop, abandon);
+  ASSERT_EQ(summary.finished, 1) << (summary.errors.empty() ? "" : summary.errors[0]);
+  EXPECT_FALSE(fs::exists(dir / TraceFileName(run.run_id))) << "not traced";
+  ASSERT_TRUE(fs::exists(dir / FailureTraceFileName(run.run_id)));
+  const FailureTrace failed = ReadFailureTrace((dir / FailureTraceFileName(run.run_id)).string());
+  EXPECT_EQ(failed.run_id, run.run_id);
+  EXPECT_EQ(failed.set, 'B');
+  EXPECT_EQ(failed.seed, 7u);
+  ASSERT_EQ(failed.traversals.size(), 2u);
+  const sim::Environment world = sim::GenerateEnvironment('B', 0, run.environment_seed);
+  for (int k = 0; k < 2; ++k) {
+    const FailedTraversal& f = failed.traversals[k];
+    EXPECT_EQ(f.iteration, k + 1);
+    // Traversal 1 heads for the goal, traversal 2 back to the start (§3.5).
+    const geometry::Vec2 target = k == 0 ? world.goal : world.start;
+    EXPECT_NEAR(f.goal_x, target.x(), 1e-9);
+    EXPECT_NEAR(f.goal_y, target.y(), 1e-9);
+    ASSERT_GE(f.samples.size(), 1u);
+    EXPECT_NEAR(f.samples.back().t - f.samples.front().t, 3.0, 0.1 + 1e-9);
+    // The file keeps the path to 1 mm.
+    EXPECT_NEAR(std::hypot(f.samples.back().x - f.goal_x, f.samples.back().y - f.goal_y),
+                f.distance_to_goal, 1e-3);
+    EXPECT_GT(f.distance_to_goal, 0.35) << "a timeout, not an arrival";
+  }
+  EXPECT_EQ(failed.traversals[0].samples.front().t, 0.0);
+  EXPECT_NEAR(failed.traversals[0].samples.front().x, world.start.x(), 1e-3);
+  // Traversal 2 starts where traversal 1 stopped.
+  EXPECT_EQ(failed.traversals[1].samples.front().x, failed.traversals[0].samples.back().x);
+  fs::remove_all(dir);
 }
 
 TEST(ExecuteRun, AnAbandonedRunReportsNoRows) {

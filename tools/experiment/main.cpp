@@ -12,6 +12,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <limits>
 #include <set>
 #include <sstream>
 #include <string>
@@ -57,7 +58,8 @@ commands:
 `limbic experiment <command> --help` for a command's options.
 Experiments are read from )";
 
-const char* kRunHelp = R"(usage: limbic experiment run NAME [--jobs N] [--out DIR] [--shard K/N] [--limit N]
+const char* kRunHelp =
+    R"(usage: limbic experiment run NAME [--jobs N] [--out DIR] [--shard K/N] [--limit N] [--per-traversal]
 
 Runs experiment NAME (a name from `limbic experiment list`, "<chapter dir>/<name>", or a path to a
 definition .yaml). Appends one row per traversal to DIR/runs.csv as each run finishes and writes
@@ -75,6 +77,11 @@ const char* kRunHelpTail = R"()
                   task or Kubernetes Indexed Job pod; combine with `limbic experiment merge`
   --limit N       only the first N runs (of the shard), for a quick look
   --log-level L   debug|info|warning|error|off for the services' log (default: warning)
+  --per-traversal print the per-traversal table (success and time for traversals 1..N) at the end
+
+examples:
+  limbic experiment run ch10_integrated --jobs 2 --out out/ch10 --per-traversal
+  limbic experiment run ch6_velocity_w_v4 --limit 4 --out /tmp/quick
 )";
 
 const char* kMergeHelp = R"(usage: limbic experiment merge DIR... --out DIR
@@ -84,9 +91,23 @@ first directory that has it), copies their trace files, and writes OUT/summary.c
 OUT/report.html. All inputs must hold the same experiment.
 )";
 
-const char* kReportHelp = R"(usage: limbic experiment report DIR
+const char* kReportHelp = R"(usage: limbic experiment report DIR [--per-traversal]
 
-Reads DIR/runs.csv and the trace files beside it and writes DIR/summary.csv and DIR/report.html.
+Reads DIR/runs.csv and the trace files beside it and writes DIR/summary.csv, DIR/per_traversal.csv
+(runs of several traversals) and DIR/report.html, and prints the summary: success as k/n with its 95 %
+Wilson score interval, the mean completion time with timeouts counted as 600 s and the mean over the
+successful traversals only. The report lists every failed traversal with its path (failed_*.csv; a
+folder written before those were kept says so).
+
+options:
+  --per-traversal         also print success and time for traversals 1..N per configuration and set
+  --failure-pictures N    draw the paths of at most N failed traversals (default 500; `all`); every
+                          failed traversal is listed either way
+
+examples:
+  limbic experiment report results/ch10_integrated
+  limbic experiment report results/ch10_integrated --per-traversal
+  limbic experiment report results/ch10_integrated --failure-pictures all
 )";
 
 const char* kListHelp = R"(usage: limbic experiment list
@@ -169,39 +190,29 @@ std::string Fixed(double v, int decimals) {
   return s.str();
 }
 
-// The short table printed at the end: All (and Final) per configuration, swept value and set.
-void PrintSummaryTable(const std::vector<IterationRow>& rows, const std::vector<std::string>& config_order,
+// The short table printed at the end: All (and Final) per configuration, swept value and set; with
+// `per_traversal`, the per-traversal table after it.
+void PrintSummaryTable(const std::vector<IterationRow>& rows,
+                       const std::vector<std::string>& config_order, bool per_traversal,
                        std::ostream& out) {
   const auto summary = Summarize(rows, config_order);
-  bool has_sweep = false;
-  for (const auto& r : rows) has_sweep = has_sweep || !r.sweep.empty();
-  size_t config_width = 15;
-  for (const auto& s : summary) config_width = std::max(config_width, s.config.size() + 1);
-  out << std::left << std::setw(static_cast<int>(config_width)) << "configuration";
-  if (has_sweep) out << std::setw(12) << "value";
-  out << std::setw(4) << "set" << std::setw(7) << "scope" << std::right << std::setw(6) << "runs" << std::setw(10)
-      << "success%" << std::setw(18) << "time s (sd)" << std::setw(10) << "coll/min" << std::setw(9) << "v m/s"
-      << std::setw(9) << "cover" << std::setw(9) << "exec" << "\n";
-  for (const auto& s : summary) {
-    if (s.scope == Scope::kIteration) continue;
-    out << std::left << std::setw(static_cast<int>(config_width)) << s.config;
-    if (has_sweep) out << std::setw(12) << s.sweep.substr(s.sweep.find('=') + 1);
-    out << std::setw(4) << std::string(1, s.set) << std::setw(7) << s.ScopeName() << std::right << std::setw(6)
-        << s.runs << std::setw(10) << Fixed(s.Get(Metric::kSuccessRate).mean, 1) << std::setw(18)
-        << (Fixed(s.Get(Metric::kCompletionTime).mean, 1) + " (" + Fixed(s.Get(Metric::kCompletionTime).sd, 1) + ")")
-        << std::setw(10) << Fixed(s.Get(Metric::kCollisionsPerMin).mean, 2) << std::setw(9)
-        << Fixed(s.Get(Metric::kMeanVelocity).mean, 3) << std::setw(9) << Fixed(s.Get(Metric::kCoverage).mean, 3)
-        << std::setw(9) << Fixed(s.Get(Metric::kExecTimeRatio).mean, 4) << "\n";
+  out << SummaryTableText(summary);
+  if (per_traversal) {
+    const std::string table = PerTraversalTableText(summary);
+    out << "\n" << (table.empty() ? "per traversal: every run has a single traversal\n" : table);
   }
 }
 
 // Writes and prints the report of `dir`; returns false (after an error line) if it fails.
-bool WriteReport(const std::string& dir, const std::vector<std::string>& config_order, bool print_table) {
+bool WriteReport(const std::string& dir, const std::vector<std::string>& config_order,
+                 bool print_table, bool per_traversal = false, int failure_pictures = -1) {
   ReportOptions options;
   options.config_order = config_order;
+  if (failure_pictures >= 0) options.max_failure_pictures = failure_pictures;
   const ReportResult result = Report(dir, options);
   if (print_table) {
-    PrintSummaryTable(ReadRuns((fs::path(dir) / "runs.csv").string()).rows, config_order, std::cout);
+    PrintSummaryTable(ReadRuns((fs::path(dir) / "runs.csv").string()).rows, config_order,
+                      per_traversal, std::cout);
   }
   std::cout << result.runs << " runs, " << result.rows << " rows";
   if (result.skipped_lines) std::cout << " (" << result.skipped_lines << " torn lines ignored)";
@@ -210,8 +221,11 @@ bool WriteReport(const std::string& dir, const std::vector<std::string>& config_
               << " skipped (ending before their '# end' line):";
     for (const auto& f : result.cut_traces) std::cout << " " << fs::path(f).filename().string();
   }
-  std::cout << "\n  runs:    " << (fs::path(dir) / "runs.csv").string() << "\n  summary: " << result.summary_csv
-            << "\n  report:  " << result.report_html << "\n";
+  std::cout << "\n  runs:    " << (fs::path(dir) / "runs.csv").string()
+            << "\n  summary: " << result.summary_csv;
+  if (!result.per_traversal_csv.empty())
+    std::cout << "\n  per traversal: " << result.per_traversal_csv;
+  std::cout << "\n  report:  " << result.report_html << "\n";
   return true;
 }
 
@@ -262,6 +276,7 @@ int CmdList(const std::vector<std::string>& args) {
 int CmdRun(const std::vector<std::string>& args) {
   std::string name, out_dir, shard_text, log_level = "warning";
   int jobs = 0, limit = 0, shard_k = 1, shard_n = 1;
+  bool per_traversal = false;
   for (size_t i = 0; i < args.size(); ++i) {
     std::string value;
     if (IsHelp(args[i])) {
@@ -283,6 +298,8 @@ int CmdRun(const std::vector<std::string>& args) {
       limit = ParsePositive("--limit", value);
     } else if (TakeFlag(args, &i, "--log-level", &value)) {
       log_level = value;
+    } else if (args[i] == "--per-traversal") {
+      per_traversal = true;
     } else if (args[i].rfind("-", 0) == 0) {
       throw UsageError("run: unknown option '" + args[i] + "' (see --help)");
     } else if (name.empty()) {
@@ -370,7 +387,7 @@ int CmdRun(const std::vector<std::string>& args) {
 
   std::vector<std::string> order;
   for (const auto& c : definition.configurations) order.push_back(c.label);
-  if (fs::exists(runs_csv)) WriteReport(out_dir, order, /*print_table=*/true);
+  if (fs::exists(runs_csv)) WriteReport(out_dir, order, /*print_table=*/true, per_traversal);
   if (interrupted) {
     std::cerr << "interrupted: re-run the same command to resume\n";
     return kInterrupted;
@@ -411,10 +428,23 @@ int CmdMerge(const std::vector<std::string>& args) {
 
 int CmdReport(const std::vector<std::string>& args) {
   std::string dir;
-  for (const auto& a : args) {
+  bool per_traversal = false;
+  int failure_pictures = -1;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    std::string value;
     if (IsHelp(a)) {
       std::cout << kReportHelp;
       return 0;
+    }
+    if (a == "--per-traversal") {
+      per_traversal = true;
+      continue;
+    }
+    if (TakeFlag(args, &i, "--failure-pictures", &value)) {
+      failure_pictures = value == "all" ? std::numeric_limits<int>::max()
+                                        : ParsePositive("--failure-pictures", value);
+      continue;
     }
     if (a.rfind("-", 0) == 0) throw UsageError("report: unknown option '" + a + "' (see --help)");
     if (!dir.empty()) throw UsageError("report takes one directory");
@@ -422,7 +452,7 @@ int CmdReport(const std::vector<std::string>& args) {
   }
   if (dir.empty()) throw UsageError("report needs a result directory");
   if (!fs::is_directory(dir)) throw std::runtime_error(dir + ": no such directory");
-  WriteReport(dir, {}, /*print_table=*/true);
+  WriteReport(dir, {}, /*print_table=*/true, per_traversal, failure_pictures);
   return 0;
 }
 

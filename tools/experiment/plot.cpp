@@ -115,7 +115,8 @@ std::string Axes(const Frame& f, const PlotOptions& o) {
 }
 
 std::string Legend(const std::vector<std::pair<std::string, std::string>>& entries,
-                   const std::vector<bool>& filled, const Frame& f) {
+                   const std::vector<bool>& filled, const Frame& f,
+                   const std::vector<bool>& dashed = {}) {
   std::ostringstream s;
   double y = f.py1 + 6;
   const double x = f.px1 + 12;
@@ -127,7 +128,8 @@ std::string Legend(const std::vector<std::pair<std::string, std::string>>& entri
     } else {
       s << "<line x1=\"" << Num(x) << "\" x2=\"" << Num(x + 14) << "\" y1=\"" << Num(y + 4.5)
         << "\" y2=\"" << Num(y + 4.5) << "\" stroke=\"" << entries[i].second
-        << "\" stroke-width=\"2.2\"/>\n";
+        << "\" stroke-width=\"2.2\""
+        << (i < dashed.size() && dashed[i] ? " stroke-dasharray=\"4,2\"" : "") << "/>\n";
     }
     std::string label = entries[i].first;
     if (label.size() > 22) label = label.substr(0, 21) + "…";
@@ -227,6 +229,10 @@ std::string LinePlot(const std::vector<Series>& series, const PlotOptions& o,
       take_y(s.y[i] - e);
       take_y(s.y[i] + e);
       take_y(s.y[i]);
+      if (i < s.lo.size() && i < s.hi.size()) {
+        take_y(s.lo[i]);
+        take_y(s.hi[i]);
+      }
     }
   }
   for (const auto& b : bands) {
@@ -277,7 +283,7 @@ std::string LinePlot(const std::vector<Series>& series, const PlotOptions& o,
   s << Header(o) << Axes(f, o);
   s << "<g clip-path=\"none\">\n";
   std::vector<std::pair<std::string, std::string>> legend_entries;
-  std::vector<bool> filled;
+  std::vector<bool> filled, dashed;
   for (const auto& b : bands) {
     std::string pts;
     for (size_t i = 0; i < b.x.size(); ++i) pts += Num(f.X(b.x[i])) + "," + Num(f.Y(b.hi[i])) + " ";
@@ -286,19 +292,27 @@ std::string LinePlot(const std::vector<Series>& series, const PlotOptions& o,
       << b.opacity << "\" stroke=\"none\"/>\n";
     legend_entries.push_back({b.label, b.colour});
     filled.push_back(true);
+    dashed.push_back(false);
   }
   for (size_t k = 0; k < series.size(); ++k) {
     const auto& se = series[k];
     const std::string colour = se.colour.empty() ? PaletteColour(static_cast<int>(k)) : se.colour;
     legend_entries.push_back({se.label, colour});
     filled.push_back(false);
-    // Error bars
-    for (size_t i = 0; i < se.err.size() && i < se.y.size(); ++i) {
-      if (!std::isfinite(se.y[i]) || !std::isfinite(se.err[i]) || se.err[i] <= 0) continue;
+    dashed.push_back(se.dashed);
+    // Error bars: [lo, hi] when given, else ±err.
+    const bool interval = !se.lo.empty() && !se.hi.empty();
+    for (size_t i = 0;
+         i < (interval ? std::min(se.lo.size(), se.hi.size()) : se.err.size()) && i < se.y.size();
+         ++i) {
+      const double low = interval ? se.lo[i] : se.y[i] - se.err[i];
+      const double high = interval ? se.hi[i] : se.y[i] + se.err[i];
+      if (!std::isfinite(se.y[i]) || !std::isfinite(low) || !std::isfinite(high) || !(high > low))
+        continue;
       const double px = f.X(se.x[i]);
       // Clamped to the plot box (a fixed 0..100 % axis, a log axis).
-      const double a = std::clamp(f.Y(se.y[i] - se.err[i]), f.py1, f.py0);
-      const double b = std::clamp(f.Y(se.y[i] + se.err[i]), f.py1, f.py0);
+      const double a = std::clamp(f.Y(low), f.py1, f.py0);
+      const double b = std::clamp(f.Y(high), f.py1, f.py0);
       s << "<path d=\"M" << Num(px) << "," << Num(a) << "V" << Num(b) << "M" << Num(px - 3) << ","
         << Num(a) << "h6M" << Num(px - 3) << "," << Num(b) << "h6\" stroke=\"" << colour
         << "\" stroke-opacity=\"0.7\" fill=\"none\"/>\n";
@@ -316,7 +330,8 @@ std::string LinePlot(const std::vector<Series>& series, const PlotOptions& o,
       }
       if (!d.empty())
         s << "<path d=\"" << d << "\" fill=\"none\" stroke=\"" << colour << "\" stroke-width=\""
-          << se.line_width << "\" stroke-linejoin=\"round\"/>\n";
+          << se.line_width << "\" stroke-linejoin=\"round\""
+          << (se.dashed ? " stroke-dasharray=\"5,3\"" : "") << "/>\n";
     }
     if (se.markers) {
       for (size_t i = 0; i < se.x.size() && i < se.y.size(); ++i) {
@@ -327,7 +342,7 @@ std::string LinePlot(const std::vector<Series>& series, const PlotOptions& o,
     }
   }
   s << "</g>\n";
-  if (legend) s << Legend(legend_entries, filled, f);
+  if (legend) s << Legend(legend_entries, filled, f, dashed);
   s << "</svg>\n";
   return s.str();
 }

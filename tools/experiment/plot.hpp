@@ -14,6 +14,10 @@ struct Series {
   std::string label;
   std::vector<double> x, y;
   std::vector<double> err;  // ±err drawn as error bars when non-empty (same length as y)
+  // An interval [lo, hi] per point drawn as an error bar when non-empty (same length as y): for an
+  // asymmetric interval such as a binomial confidence interval. Used instead of err when given.
+  std::vector<double> lo, hi;
+  bool dashed = false;
   std::string colour;       // "" = next palette colour
   bool line = true;
   bool markers = true;

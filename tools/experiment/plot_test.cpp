@@ -48,6 +48,34 @@ TEST(Plot, LinePlotDrawsSeriesErrorBarsAndLegend) {
   EXPECT_EQ(svg.find("<script"), std::string::npos);
 }
 
+TEST(Plot, AsymmetricIntervalsAndDashedLines) {
+  Series a;
+  a.label = "success";
+  a.x = {1, 2, 3};
+  a.y = {100, 50, 0};
+  a.lo = {72.2, 23.7, 0};  // Wilson intervals of 10/10, 5/10, 0/10
+  a.hi = {100, 76.3, 27.8};
+  a.err = {40, 40, 40};  // ignored: the interval is drawn instead
+  a.dashed = true;
+  PlotOptions o;
+  o.y_min = 0;
+  o.y_max = 100;
+  o.height = 330;
+  const std::string svg = LinePlot({a}, o);
+  EXPECT_EQ(Count(svg, "stroke-opacity=\"0.7\""), 3);
+  EXPECT_EQ(Count(svg, "stroke-dasharray=\"5,3\""), 1);
+  EXPECT_EQ(Count(svg, "stroke-dasharray=\"4,2\""), 1) << "the legend's line is dashed too";
+  Series b = a;
+  b.label = "other";
+  b.dashed = false;
+  const std::string two = LinePlot({a, b}, o);
+  EXPECT_EQ(Count(two, "stroke-dasharray=\"4,2\""), 1)
+      << "only the dashed series' legend line is dashed";
+  a.lo = {100, 50, 0};  // zero-width intervals draw no bar
+  a.hi = {100, 50, 0};
+  EXPECT_EQ(Count(LinePlot({a}, o), "stroke-opacity=\"0.7\""), 0);
+}
+
 TEST(Plot, LogScaleLabelsDecadesAndKeepsZeros) {
   Series a;
   a.label = "rate";

@@ -3,6 +3,7 @@
 #include "tools/experiment/durable_file.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -11,6 +12,7 @@
 #include <set>
 #include <sstream>
 #include <stdexcept>
+#include <tuple>
 
 #include "sim/environment.hpp"
 #include "sim/render_svg.hpp"
@@ -26,10 +28,9 @@ using plot::Escape;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // Metrics shown in plots and the table (distance is in summary.csv only).
-constexpr std::array<Metric, 7> kShown = {Metric::kCompletionTime, Metric::kSuccessRate,
-                                          Metric::kCollisions,     Metric::kCollisionsPerMin,
-                                          Metric::kMeanVelocity,   Metric::kExecTimeRatio,
-                                          Metric::kCoverage};
+constexpr std::array<Metric, 8> kShown = {
+    Metric::kCompletionTime,   Metric::kSuccessTime,  Metric::kSuccessRate,   Metric::kCollisions,
+    Metric::kCollisionsPerMin, Metric::kMeanVelocity, Metric::kExecTimeRatio, Metric::kCoverage};
 
 const char* kCss = R"(
 body{font-family:Helvetica,Arial,sans-serif;margin:24px auto;max-width:1180px;color:#222;background:#fafafa}
@@ -43,6 +44,9 @@ table.summary th{background:#eef2f7} table.summary td.key{text-align:left;font-w
 figure{margin:0 0 12px;background:white;border:1px solid #ddd;padding:6px}
 figcaption{font-size:12px;color:#444;margin-top:4px}
 figure.map{max-width:570px} figure.map svg{max-width:100%;height:auto}
+figure.fail{max-width:360px} figure.fail svg{max-width:100%;height:auto}
+table.summary td.ci{white-space:nowrap} table.summary td.left{text-align:left}
+p.warn{background:#fff4e5;border-left:4px solid #e69500;padding:6px 10px;font-size:13px;max-width:1100px}
 )";
 
 std::string Fmt(double v, int decimals = 3) {
@@ -55,6 +59,8 @@ std::string Fmt(double v, int decimals = 3) {
 int Decimals(Metric m) {
   switch (m) {
     case Metric::kCompletionTime: return 1;
+    case Metric::kSuccessTime:
+      return 1;
     case Metric::kSuccessRate: return 0;
     case Metric::kCollisions: return 2;
     case Metric::kCoverage: return 3;
@@ -70,13 +76,27 @@ std::string SweepName(const std::vector<IterationRow>& rows) {
   return "";
 }
 
+// "47/50 · 94.0 % [83.8–97.9]"
+std::string SuccessCell(const Proportion& p) {
+  if (p.trials == 0) return "–";
+  return std::to_string(p.successes) + "/" + std::to_string(p.trials) + " · " +
+         Fmt(100.0 * p.estimate, 1) + " % [" + Fmt(100.0 * p.low, 1) + "–" +
+         Fmt(100.0 * p.high, 1) + "]";
+}
+
 std::string SummaryTable(const std::vector<SummaryRow>& summary, bool has_sweep, bool many_sets) {
   std::ostringstream s;
   s << "<table class=\"summary\"><tr><th>configuration</th>";
   if (has_sweep) s << "<th>value</th>";
   if (many_sets) s << "<th>set</th>";
   s << "<th>scope</th><th>runs</th>";
-  for (Metric m : kShown) s << "<th>" << Escape(MetricTitle(m)) << "<br><small>mean ± sd (median)</small></th>";
+  for (Metric m : kShown) {
+    if (m == Metric::kSuccessRate) {
+      s << "<th>Success<br><small>arrived/traversals, % [95 % Wilson CI]</small></th>";
+    } else {
+      s << "<th>" << Escape(MetricTitle(m)) << "<br><small>mean ± sd (median)</small></th>";
+    }
+  }
   s << "</tr>\n";
   for (const auto& r : summary) {
     if (r.scope == Scope::kIteration) continue;
@@ -86,8 +106,14 @@ std::string SummaryTable(const std::vector<SummaryRow>& summary, bool has_sweep,
     s << "<td>" << r.ScopeName() << "</td><td>" << r.runs << "</td>";
     for (Metric m : kShown) {
       const Stat& st = r.Get(m);
-      s << "<td>" << Fmt(st.mean, Decimals(m)) << " ± " << Fmt(st.sd, Decimals(m)) << " ("
-        << Fmt(st.median, Decimals(m)) << ")</td>";
+      if (m == Metric::kSuccessRate) {
+        s << "<td class=\"ci\">" << SuccessCell(r.success) << "</td>";
+      } else if (st.n == 0) {
+        s << "<td>–</td>";  // no successful traversal: no time of successful traversals
+      } else {
+        s << "<td>" << Fmt(st.mean, Decimals(m)) << " ± " << Fmt(st.sd, Decimals(m)) << " ("
+          << Fmt(st.median, Decimals(m)) << ")</td>";
+      }
     }
     s << "</tr>\n";
   }
@@ -101,16 +127,28 @@ struct Curve {
   std::map<double, std::vector<double>> values;
 };
 
-std::vector<plot::Series> CurvesToSeries(const std::vector<Curve>& curves) {
+// Points at the mean with ±1 sd bars; for the success rate (values 0 or 100) the proportion with
+// its 95 % Wilson interval instead (an sd of 0/1 values says little, and nothing at 0 or 100 %).
+std::vector<plot::Series> CurvesToSeries(const std::vector<Curve>& curves,
+                                         bool proportion = false) {
   std::vector<plot::Series> out;
   for (const auto& c : curves) {
     plot::Series s;
     s.label = c.label;
     for (const auto& [x, v] : c.values) {
-      const Stat st = Describe(v);
       s.x.push_back(x);
-      s.y.push_back(st.mean);
-      s.err.push_back(st.sd);
+      if (proportion) {
+        const int k =
+            static_cast<int>(std::count_if(v.begin(), v.end(), [](double y) { return y > 50.0; }));
+        const Proportion p = WilsonInterval(k, static_cast<int>(v.size()));
+        s.y.push_back(100.0 * p.estimate);
+        s.lo.push_back(100.0 * p.low);
+        s.hi.push_back(100.0 * p.high);
+      } else {
+        const Stat st = Describe(v);
+        s.y.push_back(st.mean);
+        s.err.push_back(st.sd);
+      }
     }
     out.push_back(s);
   }
@@ -221,6 +259,370 @@ std::string RenderAffectPanels(const AffectTrace& trace) {
   return out.str();
 }
 
+const char* FailureKindName(FailureKind kind) {
+  switch (kind) {
+    case FailureKind::kPinned:
+      return "pinned (100+ collisions or 60+ s in contact)";
+    case FailureKind::kStoppedNearGoal:
+      return "stopped within 1 m of the goal";
+    case FailureKind::kStopped:
+      return "stopped further away";
+    case FailureKind::kWandering:
+      return "wandering (moving at the timeout)";
+    case FailureKind::kUnknown:
+      return "no path recorded";
+  }
+  return "";
+}
+
+double MovedOverLast(const std::vector<TrajectorySample>& path, double window_s) {
+  if (path.empty()) return 0.0;
+  const TrajectorySample& end = path.back();
+  double moved = 0.0;
+  for (size_t i = path.size(); i-- > 0;) {
+    moved = std::max(moved, std::hypot(path[i].x - end.x, path[i].y - end.y));
+    if (path[i].t < end.t - window_s)
+      break;  // the last pose kept before the window: included, then stop
+  }
+  return moved;
+}
+
+FailureKind ClassifyFailure(const FailedTraversal* traversal, int collisions, int contact_cycles) {
+  if (collisions >= kPinnedCollisions || contact_cycles >= kPinnedContactCycles) return FailureKind::kPinned;
+  if (traversal == nullptr || traversal->samples.empty()) return FailureKind::kUnknown;
+  if (MovedOverLast(traversal->samples, kStillWindowS) >= kStillMetres)
+    return FailureKind::kWandering;
+  return traversal->distance_to_goal < kNearGoalMetres ? FailureKind::kStoppedNearGoal
+                                                       : FailureKind::kStopped;
+}
+
+std::string RenderFailurePathSvg(const FailureTrace& run, const FailedTraversal& traversal) {
+  const sim::Environment env = sim::GenerateEnvironment(run.set, run.env, run.environment_seed);
+  sim::SvgOptions options;
+  options.pixels_per_metre = 16;
+  options.margin_px = 12;
+  options.legend = false;  // too narrow at this scale; the section's note gives the key
+  options.title = run.run_id + ", traversal " + std::to_string(traversal.iteration);
+  sim::TrajectoryOverlay path;
+  for (const auto& p : traversal.samples) path.poses.push_back({p.x, p.y, p.theta});
+  path.arrow_every = std::max(1, static_cast<int>(path.poses.size()) / 8);  // ~8 heading arrows
+  path.colour = "#d62728";
+  path.end_marker = true;
+  options.trajectories.push_back(path);
+  return StripXmlProlog(sim::RenderSvg(env, options));
+}
+
+namespace {
+
+// Per set: success per traversal (one curve per configuration, 95 % Wilson bars) and completion
+// time per traversal (solid: successful traversals; dashed: timeouts as 600 s).
+std::string PerTraversalBySet(const std::vector<SummaryRow>& summary, const std::set<char>& sets,
+                              const std::vector<std::string>& configs, bool has_sweep) {
+  std::ostringstream h;
+  h << "<h2>Per-traversal success and time, per set</h2>\n<div class=\"grid\">\n";
+  for (char set : sets) {
+    std::vector<plot::Series> success, time;
+    int colour = 0;
+    size_t curves = 0;
+    for (const auto& config : configs) {
+      std::set<std::string> sweeps;
+      for (const auto& r : summary) {
+        if (r.scope == Scope::kIteration && r.set == set && r.config == config)
+          sweeps.insert(r.sweep);
+      }
+      curves += sweeps.size();
+    }
+    for (const auto& config : configs) {
+      std::map<std::string, std::vector<const SummaryRow*>>
+          by_sweep;  // swept value → rows in traversal order
+      for (const auto& r : summary) {
+        if (r.scope == Scope::kIteration && r.set == set && r.config == config)
+          by_sweep[r.sweep].push_back(&r);
+      }
+      for (const auto& [sweep, rows] : by_sweep) {
+        const std::string label = has_sweep ? config + " · " + sweep : config;
+        const std::string c = plot::PaletteColour(colour++);
+        plot::Series ok, all, rate;
+        rate.label = label;
+        ok.label = label + ", arrived";
+        all.label = label + ", all";
+        rate.colour = ok.colour = all.colour = c;
+        all.dashed = true;
+        all.markers = false;
+        // Side by side (±0.06 of a traversal per curve) so that the intervals do not hide each
+        // other.
+        const double dodge = 0.12 * (static_cast<double>(success.size()) -
+                                     0.5 * (static_cast<double>(curves) - 1.0));
+        for (const SummaryRow* r : rows) {
+          rate.x.push_back(r->iteration + dodge);
+          rate.y.push_back(100.0 * r->success.estimate);
+          rate.lo.push_back(100.0 * r->success.low);
+          rate.hi.push_back(100.0 * r->success.high);
+          const Stat& st = r->Get(Metric::kSuccessTime);
+          ok.x.push_back(r->iteration);
+          ok.y.push_back(st.n ? st.mean : kNaN);
+          all.x.push_back(r->iteration);
+          all.y.push_back(r->Get(Metric::kCompletionTime).mean);
+        }
+        success.push_back(rate);
+        time.push_back(ok);
+        time.push_back(all);
+      }
+    }
+    if (success.empty()) continue;
+    plot::PlotOptions o;
+    o.x_label = "traversal";
+    o.title = std::string("Set ") + set + ": success per traversal";
+    o.y_label = "success (%)";
+    o.y_min = 0;
+    o.y_max = 100;
+    h << plot::LinePlot(success, o);
+    o.title = std::string("Set ") + set + ": completion time per traversal";
+    o.y_label = "completion time (s)";
+    o.y_max.reset();
+    h << plot::LinePlot(time, o);
+  }
+  h << "</div>\n<p class=\"meta\">Success: proportion of the set's runs whose traversal k arrived, "
+       "bars: 95 % Wilson "
+       "score interval (curves set side by side). Time: solid (\"arrived\") = mean over the "
+       "traversals that "
+       "arrived; dashed (\"all\") = the §6.1 mean with a timeout counted as 600 s (the gap between "
+       "them is the "
+       "cost of the failures).</p>\n";
+  return h.str();
+}
+
+// Success (k/n, % and interval) and both mean times for traversals 1..N, per configuration and set.
+std::string PerTraversalTable(const std::vector<SummaryRow>& summary, bool has_sweep) {
+  int most = 0;
+  for (const auto& r : summary) {
+    if (r.scope == Scope::kIteration) most = std::max(most, r.iteration);
+  }
+  std::ostringstream s;
+  s << "<table class=\"summary\"><tr><th>configuration</th>";
+  if (has_sweep) s << "<th>value</th>";
+  s << "<th>set</th><th></th>";
+  for (int k = 1; k <= most; ++k) s << "<th>" << k << "</th>";
+  s << "</tr>\n";
+  const SummaryRow* group = nullptr;
+  std::map<int, const SummaryRow*> row_of;
+  auto flush = [&] {
+    if (group == nullptr) return;
+    const char* labels[] = {"success, arrived/runs", "success % [95 % CI]", "time s, successful",
+                            "time s, timeouts as 600 s"};
+    for (int line = 0; line < 4; ++line) {
+      s << "<tr>";
+      if (line == 0) {
+        s << "<td class=\"key\" rowspan=\"4\">" << Escape(group->config) << "</td>";
+        if (has_sweep) s << "<td rowspan=\"4\">" << FormatNumber(group->sweep_value) << "</td>";
+        s << "<td rowspan=\"4\">" << group->set << "</td>";
+      }
+      s << "<td class=\"left\">" << labels[line] << "</td>";
+      for (int k = 1; k <= most; ++k) {
+        const auto it = row_of.find(k);
+        if (it == row_of.end()) {
+          s << "<td>–</td>";
+          continue;
+        }
+        const SummaryRow& r = *it->second;
+        const Stat& ok = r.Get(Metric::kSuccessTime);
+        switch (line) {
+          case 0:
+            s << "<td>" << r.success.successes << "/" << r.success.trials << "</td>";
+            break;
+          case 1:
+            s << "<td class=\"ci\">" << Fmt(100.0 * r.success.estimate, 1) << " ["
+              << Fmt(100.0 * r.success.low, 1) << "–" << Fmt(100.0 * r.success.high, 1) << "]</td>";
+            break;
+          case 2:
+            s << "<td>" << (ok.n ? Fmt(ok.mean, 1) : "–") << "</td>";
+            break;
+          default:
+            s << "<td>" << Fmt(r.Get(Metric::kCompletionTime).mean, 1) << "</td>";
+            break;
+        }
+      }
+      s << "</tr>\n";
+    }
+    row_of.clear();
+  };
+  for (const auto& r : summary) {
+    if (r.scope != Scope::kIteration) continue;
+    if (group == nullptr || group->config != r.config || group->sweep != r.sweep ||
+        group->set != r.set) {
+      flush();
+      group = &r;
+    }
+    row_of[r.iteration] = &r;
+  }
+  flush();
+  s << "</table>\n<p class=\"meta\">The same numbers are in per_traversal.csv; "
+       "<code>limbic experiment report DIR --per-traversal</code> prints them.</p>\n";
+  return s.str();
+}
+
+std::string FailureAnchor(const std::string& run_id, int iteration) {
+  std::string id = "fail-" + run_id + "-" + std::to_string(iteration);
+  for (char& c : id) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') c = '_';
+  }
+  return id;
+}
+
+// Every failed traversal: where it stopped (distance to goal, collisions), a rough class, and its
+// path.
+std::string FailuresSection(const ReportInputs& in, const std::vector<SummaryRow>& summary,
+                            const ReportOptions& options) {
+  std::vector<const IterationRow*> failed;
+  for (const auto& r : in.rows) {
+    if (!r.success) failed.push_back(&r);
+  }
+  std::ostringstream h;
+  h << "<h2 id=\"failures\">Failed traversals</h2>\n";
+  for (const auto& e : in.failure_file_errors)
+    h << "<p class=\"warn\">Unreadable: " << Escape(e) << "</p>\n";
+  if (failed.empty()) {
+    h << "<p>No traversal failed (" << in.rows.size() << " traversals).</p>\n";
+    return h.str();
+  }
+  // (run, traversal) → its recorded path, if any.
+  std::map<std::pair<std::string, int>, std::pair<const FailureTrace*, const FailedTraversal*>>
+      paths;
+  for (const auto& run : in.failures) {
+    for (const auto& t : run.traversals) paths[{run.run_id, t.iteration}] = {&run, &t};
+  }
+  h << "<p class=\"meta\">" << failed.size() << " of " << in.rows.size()
+    << " traversals failed (no arrival before the timeout). Classes, from the recorded path and "
+       "collisions: "
+       "<b>pinned</b> = "
+    << kPinnedCollisions << "+ collision events in the traversal or " << kPinnedContactCycles / 10
+    << "+ s in contact; <b>stopped</b> = moved less than "
+    << FormatNumber(kStillMetres) << " m over its last " << FormatNumber(kStillWindowS)
+    << " s, <b>within 1 m of the goal</b> or further away; <b>wandering</b> = still moving at the "
+       "timeout. "
+       "A rough guide for reading the pictures, not a diagnosis.</p>\n";
+  if (in.failures.empty() && in.failure_file_errors.empty()) {
+    h << "<p class=\"warn\">This folder has no failed_*.csv: it was written before the runner kept "
+         "the paths of "
+         "failed traversals, so where each traversal stopped and its path are not available here "
+         "(the list has "
+         "what runs.csv holds). Re-run the experiment into a new folder to get them.</p>\n";
+  }
+
+  // Counts per configuration and set.
+  constexpr std::array<FailureKind, 5> kinds = {FailureKind::kPinned, FailureKind::kStoppedNearGoal,
+                                                FailureKind::kStopped, FailureKind::kWandering,
+                                                FailureKind::kUnknown};
+  std::map<std::tuple<std::string, std::string, char>, std::array<int, 5>> counts;
+  std::vector<FailureKind> kind_of;
+  for (const IterationRow* r : failed) {
+    const auto it = paths.find({r->run_id, r->iteration});
+    const FailureKind kind =
+        ClassifyFailure(it == paths.end() ? nullptr : it->second.second, r->collisions, r->contact_cycles);
+    kind_of.push_back(kind);
+    counts[{r->config, r->sweep, r->set}][static_cast<int>(kind)]++;
+  }
+  h << "<table class=\"summary\"><tr><th>configuration</th><th>set</th><th>failed</th>";
+  for (FailureKind k : kinds) h << "<th>" << FailureKindName(k) << "</th>";
+  h << "</tr>\n";
+  std::set<std::tuple<std::string, std::string, char>> listed;
+  for (const auto& r : summary) {  // summary order
+    const auto key = std::make_tuple(r.config, r.sweep, r.set);
+    const auto it = counts.find(key);
+    if (it == counts.end() || !listed.insert(key).second) continue;
+    int total = 0;
+    for (int c : it->second) total += c;
+    h << "<tr><td class=\"key\">" << Escape(r.config)
+      << (r.sweep.empty() ? "" : " · " + Escape(r.sweep)) << "</td><td>" << r.set << "</td><td>"
+      << total << "</td>";
+    for (int c : it->second) h << "<td>" << c << "</td>";
+    h << "</tr>\n";
+  }
+  h << "</table>\n";
+
+  // Pictures: up to max_failure_pictures, taking the configuration-and-set groups in turn so that
+  // each group is shown.
+  std::map<std::tuple<std::string, std::string, char>, std::vector<size_t>> by_group;
+  std::vector<std::tuple<std::string, std::string, char>> group_order;
+  for (size_t i = 0; i < failed.size(); ++i) {
+    const auto key = std::make_tuple(failed[i]->config, failed[i]->sweep, failed[i]->set);
+    if (!paths.count({failed[i]->run_id, failed[i]->iteration})) continue;
+    if (!by_group.count(key)) group_order.push_back(key);
+    by_group[key].push_back(i);
+  }
+  std::set<size_t> pictured;
+  std::vector<size_t> picture_order;
+  for (size_t round = 0; static_cast<int>(picture_order.size()) < options.max_failure_pictures;
+       ++round) {
+    bool any = false;
+    for (const auto& key : group_order) {
+      const auto& list = by_group[key];
+      if (round >= list.size() ||
+          static_cast<int>(picture_order.size()) >= options.max_failure_pictures)
+        continue;
+      any = true;
+      picture_order.push_back(list[round]);
+      pictured.insert(list[round]);
+    }
+    if (!any) break;
+  }
+
+  h << "<table "
+       "class=\"summary\"><tr><th>#</th><th>run</th><th>configuration</th><th>set</th><th>env</th>"
+       "<th>seed</th><th>traversal</th><th>distance to goal (m)</th><th>collisions</th><th>cycles "
+       "in contact</th>"
+       "<th>distance travelled (m)</th><th>moved in last 60 s "
+       "(m)</th><th>class</th><th>path</th></tr>\n";
+  for (size_t i = 0; i < failed.size(); ++i) {
+    const IterationRow& r = *failed[i];
+    const auto it = paths.find({r.run_id, r.iteration});
+    const FailedTraversal* t = it == paths.end() ? nullptr : it->second.second;
+    h << "<tr><td>" << i + 1 << "</td><td class=\"left\">" << Escape(r.run_id)
+      << "</td><td class=\"left\">" << Escape(r.config) << "</td><td>" << r.set << "</td><td>"
+      << r.env << "</td><td>" << r.seed << "</td><td>" << r.iteration << "</td><td>"
+      << (t ? Fmt(t->distance_to_goal, 2) : "–") << "</td><td>" << r.collisions << "</td><td>"
+      << r.contact_cycles << "</td><td>" << Fmt(r.distance_travelled, 1) << "</td><td>"
+      << (t && !t->samples.empty() ? Fmt(MovedOverLast(t->samples, kStillWindowS), 2) : "–")
+      << "</td><td class=\"left\">" << FailureKindName(kind_of[i]) << "</td><td>";
+    if (pictured.count(i)) {
+      h << "<a href=\"#" << FailureAnchor(r.run_id, r.iteration) << "\">picture</a>";
+    } else {
+      h << (t ? "in failed_" + Escape(r.run_id) + ".csv" : std::string("not recorded"));
+    }
+    h << "</td></tr>\n";
+  }
+  h << "</table>\n";
+  if (!picture_order.empty()) {
+    h << "<p class=\"meta\">Paths of " << picture_order.size() << " of " << failed.size()
+      << " failed traversals";
+    size_t with_path = 0;
+    for (const auto& [key, list] : by_group) with_path += list.size();
+    if (picture_order.size() < with_path)
+      h << " (at most " << options.max_failure_pictures
+        << ", the configuration-and-set groups in turn; every path "
+        << "is in the failed_*.csv files)";
+    h << ": the true path (red) from where the traversal began to the cross where it stood at the "
+         "timeout; the "
+         "traversal's goal is the yellow (odd traversals) or red (even traversals) disc. Walls "
+         "black, obstacles "
+         "grey-blue, undetectable obstacles green, human start positions cyan; blocks of 2 m.</p>\n"
+         "<div class=\"grid\">\n";
+    for (size_t i : picture_order) {
+      const IterationRow& r = *failed[i];
+      const auto& [run, t] = paths.at({r.run_id, r.iteration});
+      h << "<figure class=\"fail\" id=\"" << FailureAnchor(r.run_id, r.iteration) << "\">"
+        << RenderFailurePathSvg(*run, *t) << "<figcaption>#" << i + 1 << " · " << Escape(r.config)
+        << " · set " << r.set << " env " << r.env << " · stopped " << Fmt(t->distance_to_goal, 2)
+        << " m from the goal, " << r.collisions << " collisions · " << FailureKindName(kind_of[i])
+        << "</figcaption></figure>\n";
+    }
+    h << "</div>\n";
+  }
+  return h.str();
+}
+
+}  // namespace
+
 std::string RenderReportHtml(const ReportInputs& in, const ReportOptions& options) {
   const auto& rows = in.rows;
   std::string experiment = in.experiment;
@@ -263,9 +665,21 @@ std::string RenderReportHtml(const ReportInputs& in, const ReportOptions& option
   }
 
   h << "<h2>Summary</h2>\n" << SummaryTable(summary, has_sweep, many_sets);
-  h << "<p class=\"meta\">Success rate in %; collisions per minute as the mean over traversals (§6.1); "
-       "coverage once per run (cumulative at its last traversal, §8 item 9). \"Final\" = the last two "
-       "traversals of each run.</p>\n";
+  h << "<p class=\"meta\">Two completion times: <b>timeouts as 600 s</b> is the §6.1 mean, in "
+       "which a traversal "
+       "that timed out counts 600 s (it mixes how often the robot arrives with how fast); "
+       "<b>successful "
+       "traversals</b> is the mean over the traversals that arrived only. Success: traversals that "
+       "arrived out of "
+       "all, with the 95 % Wilson score interval (it treats traversals as independent; traversals "
+       "of one run "
+       "share an environment, so pooled intervals are somewhat optimistic). Collisions per minute "
+       "as the mean "
+       "over traversals (§6.1); coverage once per run (cumulative at its last traversal, §8 item "
+       "9). "
+       "\"Final\" = the last two traversals of each run. (An experiment with its own "
+       "<code>timeout</code> option "
+       "counts a timeout as that many seconds; every shipped experiment uses 600 s.)</p>\n";
 
   auto label_of = [&](const IterationRow& r, bool with_set) {
     return with_set && many_sets ? r.config + " · " + std::string(1, r.set) : r.config;
@@ -297,6 +711,7 @@ std::string RenderReportHtml(const ReportInputs& in, const ReportOptions& option
                                                          letters.begin());
         // Coverage once per run: its last traversal carries the cumulative value.
         if (m == Metric::kCoverage && r.iteration != last_iteration[r.run_id]) continue;
+        if (!Counts(r, m)) continue;
         c.values[x].push_back(MetricValue(r, m));
       }
       plot::PlotOptions o;
@@ -308,9 +723,11 @@ std::string RenderReportHtml(const ReportInputs& in, const ReportOptions& option
       o.log_y = m == Metric::kCollisionsPerMin;
       if (!o.log_y) o.y_min = 0;  // every metric is non-negative
       if (m == Metric::kSuccessRate) o.y_max = 100;
-      h << plot::LinePlot(CurvesToSeries(ordered(curves)), o);
+      h << plot::LinePlot(CurvesToSeries(ordered(curves), m == Metric::kSuccessRate), o);
     }
-    h << "</div>\n<p class=\"meta\">Points: mean; bars: ±1 standard deviation.</p>\n";
+    h << "</div>\n<p class=\"meta\">Points: mean; bars: ±1 standard deviation, except success: the "
+         "proportion "
+         "of traversals that arrived with its 95 % Wilson score interval.</p>\n";
   }
 
   // Per-iteration curves (Chapter 10).
@@ -324,7 +741,7 @@ std::string RenderReportHtml(const ReportInputs& in, const ReportOptions& option
         if (has_sweep && !split_sets) label = r.config;
         Curve& c = curves[label];
         c.label = label;
-        c.values[r.iteration].push_back(MetricValue(r, m));
+        if (Counts(r, m)) c.values[r.iteration].push_back(MetricValue(r, m));
       }
       plot::PlotOptions o;
       o.title = std::string(MetricTitle(m)) + " per traversal";
@@ -333,10 +750,14 @@ std::string RenderReportHtml(const ReportInputs& in, const ReportOptions& option
       o.log_y = m == Metric::kCollisionsPerMin;
       if (!o.log_y) o.y_min = 0;  // every metric is non-negative
       if (m == Metric::kSuccessRate) o.y_max = 100;
-      h << plot::LinePlot(CurvesToSeries(ordered(curves)), o);
+      h << plot::LinePlot(CurvesToSeries(ordered(curves), m == Metric::kSuccessRate), o);
     }
-    h << "</div>\n<p class=\"meta\">Pooled over " << (split_sets ? "environments" : "sets and environments")
-      << (has_sweep ? " and swept values" : "") << "; bars: ±1 standard deviation.</p>\n";
+    h << "</div>\n<p class=\"meta\">Pooled over "
+      << (split_sets ? "environments" : "sets and environments")
+      << (has_sweep ? " and swept values" : "")
+      << "; bars: ±1 standard deviation (success: 95 % Wilson interval).</p>\n";
+    h << PerTraversalBySet(summary, set_letters, configs, has_sweep);
+    h << "<h2>Per-traversal table</h2>\n" << PerTraversalTable(summary, has_sweep);
   }
 
   // Histograms.
@@ -371,6 +792,8 @@ std::string RenderReportHtml(const ReportInputs& in, const ReportOptions& option
     h << "</div>\n";
   }
 
+  h << FailuresSection(in, summary, options);
+
   // Affect time series.
   if (!in.affect.empty() && options.max_affect_runs > 0) {
     h << "<h2>Affect time series</h2>\n";
@@ -391,12 +814,21 @@ ReportResult Report(const std::string& dir, const ReportOptions& options) {
   const RunsFile file = ReadRuns(runs_path);
   ReportInputs in;
   in.rows = file.rows;
-  std::vector<std::string> traces, affects;
+  std::vector<std::string> traces, affects, failed_files;
   for (const auto& entry : fs::directory_iterator(dir)) {
     const std::string name = entry.path().filename().string();
     if (!entry.is_regular_file() || !name.ends_with(".csv")) continue;
     if (name.starts_with("trace_")) traces.push_back(entry.path().string());
     if (name.starts_with("affect_")) affects.push_back(entry.path().string());
+    if (name.starts_with("failed_")) failed_files.push_back(entry.path().string());
+  }
+  std::sort(failed_files.begin(), failed_files.end());
+  for (const auto& f : failed_files) {
+    try {
+      in.failures.push_back(ReadFailureTrace(f));
+    } catch (const std::exception& e) {
+      in.failure_file_errors.push_back(e.what());  // the rest of the report stands without it
+    }
   }
   std::sort(traces.begin(), traces.end());
   std::sort(affects.begin(), affects.end());
@@ -426,7 +858,13 @@ ReportResult Report(const std::string& dir, const ReportOptions& options) {
 
   result.summary_csv = (fs::path(dir) / "summary.csv").string();
   result.report_html = (fs::path(dir) / "report.html").string();
-  WriteSummaryCsv(result.summary_csv, Summarize(in.rows, options.config_order));
+  const auto summary = Summarize(in.rows, options.config_order);
+  WriteSummaryCsv(result.summary_csv, summary);
+  if (std::any_of(summary.begin(), summary.end(),
+                  [](const SummaryRow& r) { return r.scope == Scope::kIteration; })) {
+    result.per_traversal_csv = (fs::path(dir) / "per_traversal.csv").string();
+    WritePerTraversalCsv(result.per_traversal_csv, summary);
+  }
   WriteFileAtomically(result.report_html, RenderReportHtml(in, options));
   std::set<std::string> ids;
   for (const auto& r : in.rows) ids.insert(r.run_id);

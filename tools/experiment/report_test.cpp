@@ -172,10 +172,14 @@ TEST(Report, SweepReportRendersFromRunsDirectory) {
   EXPECT_NE(html.find("</html>"), std::string::npos);
   EXPECT_NE(html.find("<table class=\"summary\">"), std::string::npos);
   EXPECT_NE(html.find("Metrics against W_v4"), std::string::npos);
-  // 7 metric plots + 2 histograms + 2 maps + 5 affect panels
-  EXPECT_EQ(Count(html, "<svg"), 7 + 2 + 2 + 5);
+  // 8 metric plots (both completion times) + 2 histograms + 2 maps + 5 affect panels; no failure
+  // pictures: this folder has no failed_*.csv
+  EXPECT_EQ(Count(html, "<svg"), 8 + 2 + 2 + 5);
   EXPECT_EQ(Count(html, "<svg"), Count(html, "</svg>"));
-  EXPECT_EQ(Count(html, "<tr>"), 1 + 2 * 3 * 2);  // header + (config, value, set) All rows
+  const std::string summary_table = html.substr(0, html.find("</table>"));
+  EXPECT_EQ(Count(summary_table, "<tr>"), 1 + 2 * 3 * 2);  // header + (config, value, set) All rows
+  EXPECT_TRUE(result.per_traversal_csv.empty()) << "one traversal per run: no per-traversal file";
+  EXPECT_FALSE(fs::exists(dir / "per_traversal.csv"));
   EXPECT_EQ(html.find("<script"), std::string::npos);
   EXPECT_EQ(html.find("http://") , html.find("http://www.w3.org/2000/svg"));  // no external assets
   EXPECT_EQ(html.find("nan"), std::string::npos);
@@ -190,8 +194,22 @@ TEST(Report, Chapter10StyleReportHasPerTraversalCurves) {
   EXPECT_NE(html.find("Metrics per set"), std::string::npos);
   EXPECT_NE(html.find("Per-traversal curves"), std::string::npos);
   EXPECT_NE(html.find("<td>Final</td>"), std::string::npos);
-  // 7 per-set + 7 per-traversal + 2 histograms + 2 maps + 5 affect
-  EXPECT_EQ(Count(html, "<svg"), 7 + 7 + 2 + 2 + 5);
+  EXPECT_NE(html.find("Per-traversal success and time, per set"), std::string::npos);
+  EXPECT_NE(html.find("Per-traversal table"), std::string::npos);
+  // 8 per-set + 8 per-traversal + 3 sets × (success, time) + 2 histograms + 2 maps + 5 affect
+  EXPECT_EQ(Count(html, "<svg"), 8 + 8 + 3 * 2 + 2 + 2 + 5);
+  // The per-traversal table: per (config, set) 4 lines (arrived/runs, %, both times) of 9
+  // traversals.
+  EXPECT_EQ(Count(html, "success, arrived/runs"), 2 * 3);
+  EXPECT_EQ(Count(html, "<td>6/6</td>") + Count(html, "<td>5/6</td>") +
+                Count(html, "<td>4/6</td>") + Count(html, "<td>3/6</td>") +
+                Count(html, "<td>2/6</td>") + Count(html, "<td>1/6</td>") +
+                Count(html, "<td>0/6</td>"),
+            2 * 3 * 9);
+  ASSERT_FALSE(result.per_traversal_csv.empty());
+  std::ifstream per_traversal(result.per_traversal_csv);
+  const std::string per_csv((std::istreambuf_iterator<char>(per_traversal)), {});
+  EXPECT_EQ(std::count(per_csv.begin(), per_csv.end(), '\n'), 2 * 3 * 9 + 1);
   std::ifstream summary(result.summary_csv);
   const std::string csv((std::istreambuf_iterator<char>(summary)), {});
   // (2 configs × 3 sets) groups × (All + Final + 9 traversals) + header
@@ -211,6 +229,164 @@ TEST(Report, ACutTraceIsSkippedAndReported) {
   ASSERT_EQ(result.cut_traces.size(), 1u);
   EXPECT_EQ(fs::path(result.cut_traces[0]).filename(), cut.filename());
   EXPECT_TRUE(fs::exists(result.report_html));
+}
+
+// Two runs of set B, three traversals each: run "constant-B-0-0" fails traversal 2 (pinned, 140
+// collisions) and run "affective-B-1-0" fails traversal 3 (stopped 0.6 m from the goal).
+std::vector<IterationRow> RunsWithFailures() {
+  std::vector<IterationRow> rows;
+  for (const std::string id : {"constant-B-0-0", "affective-B-1-0"}) {
+    for (int it = 1; it <= 3; ++it) {
+      IterationRow r;
+      r.run_id = id;
+      r.experiment = "failures";
+      r.config = id.substr(0, id.find('-'));
+      r.set = 'B';
+      r.env = id[id.size() - 3] - '0';
+      r.seed = 40 + r.env;
+      r.iteration = it;
+      r.success = !((id == "constant-B-0-0" && it == 2) || (id == "affective-B-1-0" && it == 3));
+      r.completion_time_s = r.success ? 50.0 + it : 600.0;
+      r.collisions = id == "constant-B-0-0" && it == 2 ? 140 : 1;
+      r.coverage = 0.2 * it;
+      rows.push_back(r);
+    }
+  }
+  return rows;
+}
+
+FailureTrace FailureOf(const std::string& run_id, int env, int iteration, double distance,
+                       bool still) {
+  const sim::Environment world = sim::GenerateEnvironment('B', env, 1);
+  FailureTrace t;
+  t.run_id = run_id;
+  t.set = 'B';
+  t.env = env;
+  t.environment_seed = 1;
+  t.seed = 40 + static_cast<uint64_t>(env);
+  FailedTraversal f;
+  f.iteration = iteration;
+  f.goal_x = world.goal.x();
+  f.goal_y = world.goal.y();
+  f.distance_to_goal = distance;
+  // 100 s of driving towards the goal in 0.1 m steps, then (still) 500 s standing, or 500 s moving
+  // on.
+  for (int i = 0; i <= 100; ++i) {
+    const double a = 0.01 * i;
+    f.samples.push_back({1.0 * i, iteration,
+                         world.start.x() + a * (world.goal.x() - world.start.x()) * 0.9,
+                         world.start.y() + a * (world.goal.y() - world.start.y()) * 0.9, 0.3});
+  }
+  if (still) {
+    f.samples.push_back({600.0, iteration, f.samples.back().x + 0.02, f.samples.back().y, 0.3});
+  } else {
+    for (int i = 1; i <= 50; ++i)
+      f.samples.push_back({100.0 + 10 * i, iteration, f.samples.back().x, 1.0 + 0.1 * (i % 20), 0});
+  }
+  t.traversals.push_back(f);
+  return t;
+}
+
+TEST(FailureClass, FollowsTheRulesInOrder) {
+  FailedTraversal t;
+  t.distance_to_goal = 0.6;
+  // Drove 10 m in the first 100 s, then stood still for 500 s (one last pose at the timeout).
+  for (int i = 0; i <= 100; ++i) t.samples.push_back({1.0 * i, 1, 0.1 * i, 0, 0});
+  t.samples.push_back({600, 1, 10.02, 0, 0});
+  EXPECT_NEAR(MovedOverLast(t.samples, 60), 0.02,
+              1e-12);  // the pose at 100 s, kept before the window
+  EXPECT_NEAR(MovedOverLast(t.samples, 600), 10.02, 1e-12);
+  EXPECT_EQ(ClassifyFailure(&t, 3, 3), FailureKind::kStoppedNearGoal);
+  EXPECT_EQ(ClassifyFailure(&t, 100, 100), FailureKind::kPinned) << "100+ collisions first";
+  EXPECT_EQ(ClassifyFailure(&t, 1, 600), FailureKind::kPinned) << "one long contact of 60 s";
+  EXPECT_EQ(ClassifyFailure(&t, 99, 599), FailureKind::kStoppedNearGoal);
+  t.distance_to_goal = 1.0;
+  EXPECT_EQ(ClassifyFailure(&t, 3, 3), FailureKind::kStopped) << "1 m is not within 1 m";
+  t.samples.push_back({600.1, 1, 10.6, 0, 0});  // moved 0.58 m in the last minute
+  EXPECT_EQ(ClassifyFailure(&t, 3, 3), FailureKind::kWandering);
+  EXPECT_EQ(ClassifyFailure(nullptr, 3, 3), FailureKind::kUnknown);
+  EXPECT_EQ(ClassifyFailure(nullptr, 250, 250), FailureKind::kPinned);
+  EXPECT_EQ(MovedOverLast({}, 60), 0.0);
+}
+
+TEST(Report, FailuresSectionListsEachFailedTraversalWithItsPath) {
+  const fs::path dir = fs::temp_directory_path() / "limbic_experiment_report_failures";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  WriteRuns((dir / "runs.csv").string(), RunsWithFailures());
+  WriteFailureTrace((dir / FailureTraceFileName("constant-B-0-0")).string(),
+                    FailureOf("constant-B-0-0", 0, 2, 7.25, /*still=*/false));
+  WriteFailureTrace((dir / FailureTraceFileName("affective-B-1-0")).string(),
+                    FailureOf("affective-B-1-0", 1, 3, 0.6, /*still=*/true));
+  const ReportResult result = Report(dir.string());
+  std::ifstream in(result.report_html);
+  const std::string html((std::istreambuf_iterator<char>(in)), {});
+  const size_t section = html.find("<h2 id=\"failures\">Failed traversals</h2>");
+  ASSERT_NE(section, std::string::npos);
+  const std::string failures = html.substr(section, html.find("<h2", section + 1) - section);
+  EXPECT_NE(failures.find("2 of 6 traversals failed"), std::string::npos);
+  // Both listed with where they stopped, their collisions, class and a link to the picture.
+  EXPECT_NE(failures.find("<td class=\"left\">constant-B-0-0</td>"), std::string::npos);
+  EXPECT_NE(failures.find("<td>7.25</td><td>140</td>"), std::string::npos) << failures;
+  EXPECT_NE(failures.find("<td>0.60</td><td>1</td>"), std::string::npos);
+  EXPECT_NE(failures.find(FailureKindName(FailureKind::kPinned)), std::string::npos);
+  EXPECT_NE(failures.find(FailureKindName(FailureKind::kStoppedNearGoal)), std::string::npos);
+  EXPECT_NE(failures.find("href=\"#fail-constant-B-0-0-2\""), std::string::npos);
+  EXPECT_NE(failures.find("id=\"fail-affective-B-1-0-3\""), std::string::npos);
+  // Two path pictures, each with the path's end cross.
+  EXPECT_EQ(Count(failures, "<svg"), 2);
+  EXPECT_EQ(Count(failures, "id=\"trajectory-end\""), 2);
+  EXPECT_EQ(failures.find("no failed_*.csv"), std::string::npos);
+  // Success as a proportion with its interval in the summary: 2 of 3 traversals of each
+  // configuration.
+  EXPECT_NE(html.find("2/3 · 66.7 % [20.8–93.9]"), std::string::npos);
+  EXPECT_NE(html.find("95 % Wilson CI"), std::string::npos);
+  EXPECT_EQ(html.find("Success rate (%)<br><small>mean"), std::string::npos);
+
+  // A picture cap still lists every failure.
+  ReportOptions capped;
+  capped.max_failure_pictures = 1;
+  ReportInputs inputs;
+  inputs.rows = RunsWithFailures();
+  inputs.failures = {FailureOf("constant-B-0-0", 0, 2, 7.25, false),
+                     FailureOf("affective-B-1-0", 1, 3, 0.6, true)};
+  const std::string one = RenderReportHtml(inputs, capped);
+  EXPECT_EQ(Count(one, "id=\"trajectory-end\""), 1);
+  EXPECT_NE(one.find("in failed_affective-B-1-0.csv"), std::string::npos);
+  EXPECT_NE(one.find("at most 1"), std::string::npos);
+}
+
+TEST(Report, AnOldFolderWithoutFailedPathsSaysSoAndStillListsTheFailures) {
+  const fs::path dir = fs::temp_directory_path() / "limbic_experiment_report_old";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  WriteRuns((dir / "runs.csv").string(), RunsWithFailures());
+  const ReportResult result = Report(dir.string());
+  std::ifstream in(result.report_html);
+  const std::string html((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_NE(html.find("This folder has no failed_*.csv"), std::string::npos);
+  EXPECT_EQ(Count(html, "not recorded"), 2);
+  EXPECT_NE(html.find(FailureKindName(FailureKind::kPinned)), std::string::npos)
+      << "collisions are in runs.csv";
+  EXPECT_EQ(Count(html, "id=\"trajectory-end\""), 0);
+
+  // A broken failed_*.csv is named; the report is still written.
+  std::ofstream(dir / "failed_constant-B-0-0.csv")
+      << "# limbic failed traversals v1\n# run_id,x\n1,2,3,4\n";
+  const ReportResult again = Report(dir.string());
+  std::ifstream in2(again.report_html);
+  const std::string html2((std::istreambuf_iterator<char>(in2)), {});
+  EXPECT_NE(html2.find("Unreadable: "), std::string::npos);
+  EXPECT_NE(html2.find("a path point before any"), std::string::npos);
+}
+
+TEST(Report, NoFailureSaysSo) {
+  std::vector<IterationRow> rows = RunsWithFailures();
+  for (auto& r : rows) r.success = true;
+  ReportInputs inputs;
+  inputs.rows = rows;
+  EXPECT_NE(RenderReportHtml(inputs).find("No traversal failed (6 traversals)."),
+            std::string::npos);
 }
 
 TEST(Report, MissingRunsIsAnError) {

@@ -265,7 +265,9 @@ MergeResult Merge(const std::vector<std::string>& dirs, const std::string& out_d
     for (const auto& entry : fs::directory_iterator(dir)) {
       const std::string name = entry.path().filename().string();
       if (!entry.is_regular_file() || !name.ends_with(".csv")) continue;
-      if (!name.starts_with("trace_") && !name.starts_with("affect_")) continue;
+      if (!name.starts_with("trace_") && !name.starts_with("affect_") &&
+          !name.starts_with("failed_"))
+        continue;
       const fs::path target = fs::path(out_dir) / name;
       if (fs::exists(target)) continue;
       fs::copy_file(entry.path(), target);

@@ -87,13 +87,13 @@ struct MergeResult {
   int rows = 0;             // rows written
   int runs = 0;             // distinct run ids written
   int duplicate_runs = 0;   // run ids dropped because an earlier directory had them
-  int trace_files = 0;      // trace_*.csv and affect_*.csv copied
+  int trace_files = 0;      // trace_*.csv, affect_*.csv and failed_*.csv copied
 };
 
 // Concatenates <dir>/runs.csv of every dir into <out_dir>/runs.csv (created), keeping each run_id
-// from the first directory that has it, and copies trace_*.csv / affect_*.csv files not already in
-// out_dir. Throws std::runtime_error if the files come from different experiments or a directory
-// has no runs.csv.
+// from the first directory that has it, and copies trace_*.csv / affect_*.csv / failed_*.csv files
+// not already in out_dir. Throws std::runtime_error if the files come from different experiments or
+// a directory has no runs.csv.
 MergeResult Merge(const std::vector<std::string>& dirs, const std::string& out_dir);
 
 }  // namespace limbic::experiment

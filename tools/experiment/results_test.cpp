@@ -126,17 +126,19 @@ TEST(Merge, ConcatenatesAndDropsDuplicateRuns) {
   WriteRuns((b / "runs.csv").string(), {dup, Row("r3", 1)});
   std::ofstream(b / "trace_r3.csv") << "x";
   std::ofstream(b / "affect_r3.csv") << "x";
+  std::ofstream(b / "failed_r3.csv") << "x";
   std::ofstream(b / "notes.csv") << "x";
   const MergeResult m = Merge({a.string(), b.string()}, out.string());
   EXPECT_EQ(m.experiment, "exp");
   EXPECT_EQ(m.rows, 4);
   EXPECT_EQ(m.runs, 3);
   EXPECT_EQ(m.duplicate_runs, 1);
-  EXPECT_EQ(m.trace_files, 2);
+  EXPECT_EQ(m.trace_files, 3);  // trace_, affect_ and failed_ (the failures section's paths)
   const auto rows = ReadRuns((out / "runs.csv").string()).rows;
   ASSERT_EQ(rows.size(), 4u);
   EXPECT_NE(rows[2].completion_time_s, 1);  // r2 from the first directory
   EXPECT_TRUE(fs::exists(out / "trace_r3.csv"));
+  EXPECT_TRUE(fs::exists(out / "failed_r3.csv"));
   EXPECT_FALSE(fs::exists(out / "notes.csv"));
 }
 

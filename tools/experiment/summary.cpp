@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
+#include <functional>
+#include <limits>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -19,11 +22,14 @@ namespace {
 SummaryRow Aggregate(const std::vector<const IterationRow*>& rows) {
   SummaryRow out;
   std::array<std::vector<double>, kNumMetrics> values;
+  int successes = 0;
   std::map<std::string, const IterationRow*> last_of_run;  // coverage once per run
   for (const IterationRow* r : rows) {
     for (Metric m : kAllMetrics) {
-      if (m != Metric::kCoverage) values[static_cast<int>(m)].push_back(MetricValue(*r, m));
+      if (m != Metric::kCoverage && Counts(*r, m))
+        values[static_cast<int>(m)].push_back(MetricValue(*r, m));
     }
+    successes += r->success ? 1 : 0;
     auto& last = last_of_run[r->run_id];
     if (!last || r->iteration > last->iteration) last = r;
   }
@@ -31,6 +37,7 @@ SummaryRow Aggregate(const std::vector<const IterationRow*>& rows) {
     values[static_cast<int>(Metric::kCoverage)].push_back(r->coverage);
   for (int i = 0; i < kNumMetrics; ++i) out.stats[i] = Describe(values[i]);
   out.runs = static_cast<int>(last_of_run.size());
+  out.success = WilsonInterval(successes, static_cast<int>(rows.size()));
   return out;
 }
 
@@ -39,6 +46,8 @@ SummaryRow Aggregate(const std::vector<const IterationRow*>& rows) {
 double MetricValue(const IterationRow& r, Metric m) {
   switch (m) {
     case Metric::kCompletionTime: return r.completion_time_s;
+    case Metric::kSuccessTime:
+      return r.completion_time_s;
     case Metric::kSuccessRate: return r.success ? 100.0 : 0.0;
     case Metric::kCollisions: return r.collisions;
     case Metric::kCollisionsPerMin: return r.collisions_per_min;
@@ -50,9 +59,38 @@ double MetricValue(const IterationRow& r, Metric m) {
   return 0.0;
 }
 
+bool Counts(const IterationRow& r, Metric m) { return m != Metric::kSuccessTime || r.success; }
+
+Proportion WilsonInterval(int successes, int trials, double z) {
+  if (trials < 0 || successes < 0 || successes > trials) {
+    throw std::invalid_argument("WilsonInterval: " + std::to_string(successes) + " successes of " +
+                                std::to_string(trials) + " trials");
+  }
+  Proportion p;
+  p.successes = successes;
+  p.trials = trials;
+  if (trials == 0) {
+    p.estimate = p.low = p.high = std::numeric_limits<double>::quiet_NaN();
+    return p;
+  }
+  const double n = trials;
+  const double phat = successes / n;
+  const double z2 = z * z;
+  const double denominator = 1.0 + z2 / n;
+  const double centre = (phat + z2 / (2.0 * n)) / denominator;
+  const double half = z / denominator * std::sqrt(phat * (1.0 - phat) / n + z2 / (4.0 * n * n));
+  p.estimate = phat;
+  // At 0 or n successes the interval touches 0 or 1 exactly; clamp the rounding error there.
+  p.low = successes == 0 ? 0.0 : std::max(0.0, centre - half);
+  p.high = successes == trials ? 1.0 : std::min(1.0, centre + half);
+  return p;
+}
+
 const char* MetricKey(Metric m) {
   switch (m) {
     case Metric::kCompletionTime: return "completion_time_s";
+    case Metric::kSuccessTime:
+      return "success_time_s";
     case Metric::kSuccessRate: return "success_rate_pct";
     case Metric::kCollisions: return "collisions";
     case Metric::kCollisionsPerMin: return "collisions_per_min";
@@ -66,7 +104,10 @@ const char* MetricKey(Metric m) {
 
 const char* MetricTitle(Metric m) {
   switch (m) {
-    case Metric::kCompletionTime: return "Completion time (s)";
+    case Metric::kCompletionTime:
+      return "Completion time, timeouts as 600 s (s)";
+    case Metric::kSuccessTime:
+      return "Completion time, successful traversals (s)";
     case Metric::kSuccessRate: return "Success rate (%)";
     case Metric::kCollisions: return "Collisions";
     case Metric::kCollisionsPerMin: return "Collisions per minute";
@@ -158,6 +199,8 @@ std::string SummaryCsvText(const std::vector<SummaryRow>& summary) {
     for (const char* part : {"_n", "_mean", "_sd", "_median"})
       header.push_back(std::string(MetricKey(m)) + part);
   }
+  for (const char* column : {"successes", "success_ci95_low_pct", "success_ci95_high_pct"})
+    header.push_back(column);
   std::string text = CsvLine(header) + "\n";
   for (const auto& r : summary) {
     std::vector<std::string> f = {r.config,
@@ -168,14 +211,173 @@ std::string SummaryCsvText(const std::vector<SummaryRow>& summary) {
                                   std::to_string(r.iteration),
                                   std::to_string(r.runs)};
     for (const Stat& s : r.stats) {
+      // No values (success_time_s of a scope without a success): empty fields, not a made-up 0.
       f.push_back(std::to_string(s.n));
-      f.push_back(FormatNumber(s.mean));
-      f.push_back(FormatNumber(s.sd));
-      f.push_back(FormatNumber(s.median));
+      f.push_back(s.n ? FormatNumber(s.mean) : "");
+      f.push_back(s.n ? FormatNumber(s.sd) : "");
+      f.push_back(s.n ? FormatNumber(s.median) : "");
     }
+    f.push_back(std::to_string(r.success.successes));
+    f.push_back(r.success.trials ? FormatNumber(100.0 * r.success.low) : "");
+    f.push_back(r.success.trials ? FormatNumber(100.0 * r.success.high) : "");
     text += CsvLine(f) + "\n";
   }
   return text;
+}
+
+std::string PerTraversalCsvText(const std::vector<SummaryRow>& summary) {
+  std::string text = CsvLine({"config", "sweep", "sweep_value", "set", "traversal", "traversals",
+                              "successes", "success_pct", "success_ci95_low_pct",
+                              "success_ci95_high_pct", "time_timeouts_as_600_mean_s",
+                              "time_successful_n", "time_successful_mean_s", "collisions_mean"}) +
+                     "\n";
+  auto pct = [](double p) { return std::isfinite(p) ? FormatNumber(100.0 * p) : std::string(); };
+  for (const auto& r : summary) {
+    if (r.scope != Scope::kIteration) continue;
+    const Stat& ok = r.Get(Metric::kSuccessTime);
+    text +=
+        CsvLine({r.config, r.sweep, FormatNumber(r.sweep_value), std::string(1, r.set),
+                 std::to_string(r.iteration), std::to_string(r.success.trials),
+                 std::to_string(r.success.successes), pct(r.success.estimate), pct(r.success.low),
+                 pct(r.success.high), FormatNumber(r.Get(Metric::kCompletionTime).mean),
+                 std::to_string(ok.n), ok.n ? FormatNumber(ok.mean) : "",
+                 FormatNumber(r.Get(Metric::kCollisions).mean)}) +
+        "\n";
+  }
+  return text;
+}
+
+void WritePerTraversalCsv(const std::string& path, const std::vector<SummaryRow>& summary) {
+  WriteFileAtomically(path, PerTraversalCsvText(summary));
+}
+
+namespace {
+
+std::string Fixed(double v, int decimals) {
+  if (!std::isfinite(v)) return "-";
+  char b[48];
+  std::snprintf(b, sizeof b, "%.*f", decimals, v);
+  return b;
+}
+
+std::string Pad(const std::string& text, size_t width, bool left) {
+  if (text.size() >= width) return left ? text + " " : " " + text;
+  const std::string fill(width - text.size(), ' ');
+  return left ? text + fill : fill + text;
+}
+
+// "94.0 [91.2-96.0]": success in % with its 95 % Wilson interval.
+std::string SuccessWithInterval(const Proportion& p) {
+  if (p.trials == 0) return "-";
+  return Fixed(100.0 * p.estimate, 1) + " [" + Fixed(100.0 * p.low, 1) + "-" +
+         Fixed(100.0 * p.high, 1) + "]";
+}
+
+std::string MeanSd(const Stat& s) {
+  return s.n ? Fixed(s.mean, 1) + " (" + Fixed(s.sd, 1) + ")" : "-";
+}
+
+}  // namespace
+
+std::string SummaryTableText(const std::vector<SummaryRow>& summary) {
+  bool has_sweep = false;
+  size_t config_width = 15;
+  for (const auto& s : summary) {
+    has_sweep = has_sweep || !s.sweep.empty();
+    config_width = std::max(config_width, s.config.size() + 1);
+  }
+  std::string out = Pad("configuration", config_width, true);
+  if (has_sweep) out += Pad("value", 12, true);
+  out += Pad("set", 4, true) + Pad("scope", 7, true) + Pad("runs", 6, false) +
+         Pad("ok/n", 11, false) + Pad("success % [95% CI]", 21, false) +
+         Pad("time s (sd)", 15, false) + Pad("time ok s (sd)", 16, false) +
+         Pad("coll/min", 10, false) + Pad("v m/s", 8, false) + Pad("cover", 7, false) +
+         Pad("exec", 8, false) + "\n";
+  for (const auto& s : summary) {
+    if (s.scope == Scope::kIteration) continue;
+    out += Pad(s.config, config_width, true);
+    if (has_sweep) out += Pad(s.sweep.substr(s.sweep.find('=') + 1), 12, true);
+    out += Pad(std::string(1, s.set), 4, true) + Pad(s.ScopeName(), 7, true) +
+           Pad(std::to_string(s.runs), 6, false) +
+           Pad(std::to_string(s.success.successes) + "/" + std::to_string(s.success.trials), 11,
+               false) +
+           Pad(SuccessWithInterval(s.success), 21, false) +
+           Pad(MeanSd(s.Get(Metric::kCompletionTime)), 15, false) +
+           Pad(MeanSd(s.Get(Metric::kSuccessTime)), 16, false) +
+           Pad(Fixed(s.Get(Metric::kCollisionsPerMin).mean, 2), 10, false) +
+           Pad(Fixed(s.Get(Metric::kMeanVelocity).mean, 3), 8, false) +
+           Pad(Fixed(s.Get(Metric::kCoverage).mean, 3), 7, false) +
+           Pad(Fixed(s.Get(Metric::kExecTimeRatio).mean, 4), 8, false) + "\n";
+  }
+  out +=
+      "success: traversals that arrived, with the 95 % Wilson score interval; time: mean "
+      "completion time with a "
+      "timeout counted as 600 s; time ok: successful traversals only.\n";
+  return out;
+}
+
+std::string PerTraversalTableText(const std::vector<SummaryRow>& summary) {
+  // Group the per-traversal rows by (configuration, swept value, set), keeping the summary's order.
+  struct Group {
+    const SummaryRow* first = nullptr;
+    std::map<int, const SummaryRow*> by_traversal;
+  };
+  std::vector<Group> groups;
+  int most = 0;
+  for (const auto& r : summary) {
+    if (r.scope != Scope::kIteration) continue;
+    if (groups.empty() || groups.back().first->config != r.config ||
+        groups.back().first->sweep != r.sweep || groups.back().first->set != r.set) {
+      groups.push_back({&r, {}});
+    }
+    groups.back().by_traversal[r.iteration] = &r;
+    most = std::max(most, r.iteration);
+  }
+  if (groups.empty()) return "";
+  bool has_sweep = false;
+  size_t config_width = 15;
+  for (const auto& g : groups) {
+    has_sweep = has_sweep || !g.first->sweep.empty();
+    config_width = std::max(config_width, g.first->config.size() + 1);
+  }
+  const size_t cell = 12;
+  std::string out = Pad("configuration", config_width, true);
+  if (has_sweep) out += Pad("value", 12, true);
+  out += Pad("set", 4, true) + Pad("traversal", 26, true);
+  for (int k = 1; k <= most; ++k) out += Pad(std::to_string(k), cell, false);
+  out += "\n";
+  for (const auto& g : groups) {
+    const std::vector<std::pair<std::string, std::function<std::string(const SummaryRow&)>>> lines =
+        {
+            {"success %", [](const SummaryRow& r) { return Fixed(100.0 * r.success.estimate, 1); }},
+            {"  95% CI",
+             [](const SummaryRow& r) {
+               return r.success.trials
+                          ? Fixed(100.0 * r.success.low, 0) + "-" + Fixed(100.0 * r.success.high, 0)
+                          : "-";
+             }},
+            {"time s, timeouts as 600",
+             [](const SummaryRow& r) { return Fixed(r.Get(Metric::kCompletionTime).mean, 1); }},
+            {"time s, successful",
+             [](const SummaryRow& r) {
+               const Stat& ok = r.Get(Metric::kSuccessTime);
+               return ok.n ? Fixed(ok.mean, 1) : std::string("-");
+             }},
+        };
+    for (size_t i = 0; i < lines.size(); ++i) {
+      out += Pad(i == 0 ? g.first->config : "", config_width, true);
+      if (has_sweep)
+        out += Pad(i == 0 ? g.first->sweep.substr(g.first->sweep.find('=') + 1) : "", 12, true);
+      out +=
+          Pad(i == 0 ? std::string(1, g.first->set) : "", 4, true) + Pad(lines[i].first, 26, true);
+      for (int k = 1; k <= most; ++k) {
+        const auto it = g.by_traversal.find(k);
+        out += Pad(it == g.by_traversal.end() ? "-" : lines[i].second(*it->second), cell, false);
+      }
+      out += "\n";
+    }
+  }
+  return out;
 }
 
 void WriteSummaryCsv(const std::string& path, const std::vector<SummaryRow>& summary) {

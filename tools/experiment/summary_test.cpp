@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 namespace limbic::experiment {
 namespace {
@@ -74,6 +76,135 @@ TEST(Summarize, AllFinalAndPerIteration) {
   EXPECT_DOUBLE_EQ(s[4].Get(Metric::kSuccessRate).mean, 0.0);
 }
 
+// Reference values worked by hand from the Wilson formula with z = 1.959964 (z² = 3.841459):
+// 0/10 → [0, z²/(10 + z²)] = [0, 0.277533]; 5/10 → 0.5 ± 1.415992·√0.03460365 = [0.236593,
+// 0.763407]; 95/100 → [0.888250, 0.978456] (the textbook example); 1/1 → [1/(1 + z²), 1] =
+// [0.206549, 1].
+TEST(WilsonInterval, MatchesHandComputedValues) {
+  const Proportion none = WilsonInterval(0, 10);
+  EXPECT_DOUBLE_EQ(none.estimate, 0.0);
+  EXPECT_DOUBLE_EQ(none.low, 0.0);
+  EXPECT_NEAR(none.high, 0.2775328, 1e-7);
+  const Proportion half = WilsonInterval(5, 10);
+  EXPECT_DOUBLE_EQ(half.estimate, 0.5);
+  EXPECT_NEAR(half.low, 0.2365931, 1e-7);
+  EXPECT_NEAR(half.high, 0.7634069, 1e-7);
+  const Proportion most = WilsonInterval(95, 100);
+  EXPECT_NEAR(most.low, 0.8882495, 1e-7);
+  EXPECT_NEAR(most.high, 0.9784563, 1e-7);
+  const Proportion all = WilsonInterval(10, 10);
+  EXPECT_NEAR(all.low, 0.7224672, 1e-7);
+  EXPECT_DOUBLE_EQ(all.high, 1.0);  // not 0-width like mean ± sd of ten 1s
+  const Proportion one = WilsonInterval(1, 1);
+  EXPECT_NEAR(one.low, 1.0 / (1.0 + 1.959963984540054 * 1.959963984540054), 1e-12);
+  EXPECT_EQ(one.successes, 1);
+  EXPECT_EQ(one.trials, 1);
+}
+
+TEST(WilsonInterval, EmptyIsNaNAndImpossibleCountsThrow) {
+  const Proportion empty = WilsonInterval(0, 0);
+  EXPECT_TRUE(std::isnan(empty.estimate));
+  EXPECT_TRUE(std::isnan(empty.low));
+  EXPECT_TRUE(std::isnan(empty.high));
+  EXPECT_THROW(WilsonInterval(3, 2), std::invalid_argument);
+  EXPECT_THROW(WilsonInterval(-1, 2), std::invalid_argument);
+  EXPECT_THROW(WilsonInterval(0, -1), std::invalid_argument);
+}
+
+TEST(Summarize, SuccessAsProportionAndTimeOfSuccessfulTraversals) {
+  const auto s = Summarize(TwoRuns());
+  ASSERT_EQ(s.size(), 5u);
+  // All: 3 of 6 succeeded → Wilson [0.187616, 0.812384]
+  EXPECT_EQ(s[0].success.successes, 3);
+  EXPECT_EQ(s[0].success.trials, 6);
+  EXPECT_NEAR(s[0].success.low, 0.1876163, 1e-7);
+  EXPECT_NEAR(s[0].success.high, 0.8123837, 1e-7);
+  // Successful traversals only: 100, 200, 50 (the 300, 150 and 600 s of failures are left out),
+  // against 1400/6 = 233.3 s with the failures in.
+  const Stat& ok_all = s[0].Get(Metric::kSuccessTime);
+  EXPECT_EQ(ok_all.n, 3);
+  EXPECT_DOUBLE_EQ(ok_all.mean, 350.0 / 3.0);
+  EXPECT_DOUBLE_EQ(ok_all.median, 100.0);
+  // Final (traversals 2, 3): only r1's 200 s succeeded.
+  EXPECT_EQ(s[1].Get(Metric::kSuccessTime).n, 1);
+  EXPECT_DOUBLE_EQ(s[1].Get(Metric::kSuccessTime).mean, 200.0);
+  EXPECT_EQ(s[1].success.successes, 1);
+  EXPECT_EQ(s[1].success.trials, 4);
+  // Traversal 3: nobody succeeded → no success time at all, and 0/2 with interval [0, 0.657620].
+  EXPECT_EQ(s[4].Get(Metric::kSuccessTime).n, 0);
+  EXPECT_EQ(s[4].success.successes, 0);
+  EXPECT_DOUBLE_EQ(s[4].success.low, 0.0);
+  EXPECT_NEAR(s[4].success.high, 3.841458820694124 / (2 + 3.841458820694124), 1e-12);
+}
+
+TEST(Summarize, PerTraversalCsvHasOneLinePerTraversalOfEachGroup) {
+  std::vector<IterationRow> rows = TwoRuns();
+  for (IterationRow r : TwoRuns()) {  // the same runs in set D, all successful and 10 s faster
+    r.run_id += "d";
+    r.set = 'D';
+    r.success = true;
+    r.completion_time_s -= 10;
+    rows.push_back(r);
+  }
+  const auto lines = ParseCsv(PerTraversalCsvText(Summarize(rows)));
+  ASSERT_EQ(lines.size(), 1u + 2 * 3);  // header + (C, D) × traversals 1..3, no All or Final
+  EXPECT_EQ(lines[0][4], "traversal");
+  EXPECT_EQ(lines[0][10], "time_timeouts_as_600_mean_s");
+  // Set C, traversal 2: r1 200 s ok, r2 150 s failed → 1 of 2, Wilson [0.094531, 0.905469];
+  // mean time with the failure's time in: 175 s; successful only: 200 s.
+  const auto& c2 = lines[2];
+  EXPECT_EQ(c2[3], "C");
+  EXPECT_EQ(c2[4], "2");
+  EXPECT_EQ(c2[5], "2");
+  EXPECT_EQ(c2[6], "1");
+  EXPECT_EQ(c2[7], "50");
+  EXPECT_NEAR(std::stod(c2[8]), 9.4531, 1e-3);
+  EXPECT_NEAR(std::stod(c2[9]), 90.5469, 1e-3);
+  EXPECT_EQ(c2[10], "175");
+  EXPECT_EQ(c2[11], "1");
+  EXPECT_EQ(c2[12], "200");
+  // Set C, traversal 3: nobody arrived → no successful time (empty), success 0 %.
+  EXPECT_EQ(lines[3][4], "3");
+  EXPECT_EQ(lines[3][7], "0");
+  EXPECT_EQ(lines[3][11], "0");
+  EXPECT_EQ(lines[3][12], "");
+  // Set D, traversal 3: 290 and 590 s, both successful: the two means agree.
+  EXPECT_EQ(lines[6][3], "D");
+  EXPECT_EQ(lines[6][7], "100");
+  EXPECT_EQ(lines[6][10], "440");
+  EXPECT_EQ(lines[6][12], "440");
+  // One traversal per run: no per-traversal lines.
+  EXPECT_EQ(ParseCsv(PerTraversalCsvText(Summarize({TwoRuns()[0]}))).size(), 1u);
+}
+
+TEST(SummaryTableText, LabelsBothTimesAndGivesSuccessWithItsInterval) {
+  const std::string text = SummaryTableText(Summarize(TwoRuns()));
+  // All: 3/6 = 50 % [18.8-81.2]; time with timeouts 233.3 s, successful only 116.7 s.
+  EXPECT_NE(text.find("3/6"), std::string::npos) << text;
+  EXPECT_NE(text.find("50.0 [18.8-81.2]"), std::string::npos) << text;
+  EXPECT_NE(text.find("233.3 ("), std::string::npos) << text;
+  EXPECT_NE(text.find("116.7 ("), std::string::npos) << text;
+  EXPECT_NE(text.find("timeout counted as 600 s"), std::string::npos);
+  EXPECT_NE(text.find("time ok: successful traversals only"), std::string::npos);
+  EXPECT_EQ(text.find("iteration"), std::string::npos)
+      << "per-traversal rows are not in the short table";
+}
+
+TEST(PerTraversalTableText, OneColumnPerTraversalAndADashWithoutSuccess) {
+  const std::string text = PerTraversalTableText(Summarize(TwoRuns()));
+  std::vector<std::string> lines;
+  for (size_t a = 0, b; (b = text.find('\n', a)) != std::string::npos; a = b + 1)
+    lines.push_back(text.substr(a, b - a));
+  ASSERT_EQ(lines.size(), 5u) << text;  // header + success, CI, time, time of successes
+  EXPECT_NE(lines[0].find("traversal"), std::string::npos);
+  // Traversals 1, 2, 3: 2/2, 1/2, 0/2 arrived.
+  EXPECT_NE(lines[1].find("100.0        50.0         0.0"), std::string::npos) << lines[1];
+  EXPECT_NE(lines[2].find("34-100"), std::string::npos) << lines[2];  // 2/2: [34.2, 100]
+  EXPECT_NE(lines[3].find("75.0       175.0       450.0"), std::string::npos) << lines[3];
+  EXPECT_NE(lines[4].find("75.0       200.0           -"), std::string::npos) << lines[4];
+  EXPECT_EQ(PerTraversalTableText(Summarize({TwoRuns()[0]})), "");
+}
+
 TEST(Summarize, GroupsByConfigSweepAndSetInOrder) {
   std::vector<IterationRow> rows;
   for (double v : {0.5, 0.25}) {
@@ -102,6 +233,25 @@ TEST(Summarize, CsvHasOneLinePerRowAndTheStats) {
   EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 6);
   EXPECT_NE(text.find("a,,0,C,All,0,2,6,233.33333333333334,"), std::string::npos) << text;
   EXPECT_NE(text.find("a,,0,C,Final,0,2,4,312.5,"), std::string::npos);
+  const auto lines = ParseCsv(text);
+  const auto& header = lines[0];
+  ASSERT_EQ(header.size(), 7u + 4 * kNumMetrics + 3);
+  const auto column = [&](const std::string& name) {
+    return static_cast<size_t>(std::find(header.begin(), header.end(), name) - header.begin());
+  };
+  ASSERT_LT(column("success_time_s_mean"), header.size());
+  ASSERT_LT(column("success_ci95_high_pct"), header.size());
+  EXPECT_EQ(lines[1][column("success_time_s_n")], "3");
+  EXPECT_EQ(lines[1][column("successes")], "3");
+  EXPECT_NEAR(std::stod(lines[1][column("success_ci95_low_pct")]), 18.76163, 1e-5);
+  EXPECT_NEAR(std::stod(lines[1][column("success_ci95_high_pct")]), 81.23837, 1e-5);
+  // Traversal 3 had no success: its success-time fields are empty, not 0.
+  EXPECT_EQ(lines[5][column("scope")], "iteration");
+  EXPECT_EQ(lines[5][column("iteration")], "3");
+  EXPECT_EQ(lines[5][column("success_time_s_n")], "0");
+  EXPECT_EQ(lines[5][column("success_time_s_mean")], "");
+  EXPECT_EQ(lines[5][column("successes")], "0");
+  EXPECT_EQ(lines[5][column("success_ci95_low_pct")], "0");
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 #include "tools/experiment/traces.hpp"
 
 #include <charconv>
+#include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -106,6 +108,45 @@ bool TraceFileComplete(const std::string& path) {
 
 std::string TraceFileName(const std::string& run_id) { return "trace_" + run_id + ".csv"; }
 std::string AffectTraceFileName(const std::string& run_id) { return "affect_" + run_id + ".csv"; }
+std::string FailureTraceFileName(const std::string& run_id) { return "failed_" + run_id + ".csv"; }
+
+PathDecimator::PathDecimator(double spacing_m, size_t max_points)
+    : initial_spacing_(spacing_m), spacing_(spacing_m), max_points_(max_points) {
+  if (!(spacing_m > 0) || max_points < 2)
+    throw std::invalid_argument("PathDecimator: spacing > 0 and 2+ points");
+}
+
+void PathDecimator::Add(const TrajectorySample& pose) {
+  if (!std::isfinite(pose.x) || !std::isfinite(pose.y)) return;  // a broken pose is not a place
+  last_ = pose;
+  has_last_ = true;
+  if (!points_.empty() &&
+      std::hypot(pose.x - points_.back().x, pose.y - points_.back().y) < spacing_)
+    return;
+  points_.push_back(pose);
+  has_last_ = false;
+  if (points_.size() < max_points_) return;
+  // Full: keep every second point (the first included) and ask twice the distance from now on.
+  const TrajectorySample newest = points_.back();
+  const bool newest_dropped = (points_.size() - 1) % 2 == 1;
+  size_t kept = 0;
+  for (size_t i = 0; i < points_.size(); i += 2) points_[kept++] = points_[i];
+  points_.resize(kept);
+  spacing_ *= 2.0;
+  if (newest_dropped) {  // Take() still ends with the newest pose
+    last_ = newest;
+    has_last_ = true;
+  }
+}
+
+std::vector<TrajectorySample> PathDecimator::Take() {
+  std::vector<TrajectorySample> out = std::move(points_);
+  if (has_last_) out.push_back(last_);
+  points_.clear();
+  has_last_ = false;
+  spacing_ = initial_spacing_;
+  return out;
+}
 
 void WriteRunTrace(const std::string& path, const RunTrace& t) {
   if (!t.occupancy.empty() && static_cast<int>(t.occupancy.size()) != t.grid.CellCount())
@@ -235,6 +276,85 @@ AffectTrace ReadAffectTrace(const std::string& path) {
     a.d_max = v[k++];
     t.samples.push_back(a);
   }
+  return t;
+}
+
+namespace {
+
+// A path coordinate to 1 mm (and a time to 1 ms, an angle to 1 mrad): finer than anything a picture
+// or a class needs, and a third of the size of a round-trip double.
+std::string Milli(double v) {
+  char b[40];
+  std::snprintf(b, sizeof b, "%.3f", v);
+  std::string s = b;
+  while (s.back() == '0') s.pop_back();
+  if (s.back() == '.') s.pop_back();
+  return s == "-0" ? "0" : s;
+}
+
+}  // namespace
+
+void WriteFailureTrace(const std::string& path, const FailureTrace& t) {
+  std::string s = "# limbic failed traversals v1\n";
+  s += "# run_id," + t.run_id + "\n# set," + std::string(1, t.set) + "\n# index," +
+       std::to_string(t.env) + "\n# environment_seed," + std::to_string(t.environment_seed) +
+       "\n# seed," + std::to_string(t.seed) + "\n";
+  for (const auto& f : t.traversals) {
+    s += "traversal," + std::to_string(f.iteration) + "," + FormatNumber(f.goal_x) + "," +
+         FormatNumber(f.goal_y) + "," + FormatNumber(f.distance_to_goal) + "\n";
+    for (const auto& p : f.samples) {
+      s += Milli(p.t) + "," + Milli(p.x) + "," + Milli(p.y) + "," + Milli(p.theta) + "\n";
+    }
+  }
+  WriteText(path, s);
+}
+
+FailureTrace ReadFailureTrace(const std::string& path) {
+  const auto lines = ReadLines(path);
+  if (lines.empty() || lines[0] != "# limbic failed traversals v1")
+    Bad(path, 1, "not a limbic failed-traversal file");
+  FailureTrace t;
+  for (size_t i = 1; i < lines.size(); ++i) {
+    const int ln = static_cast<int>(i) + 1;
+    const std::string& line = lines[i];
+    if (line.empty()) continue;
+    if (line.rfind("# ", 0) == 0) {
+      if (!t.traversals.empty()) Bad(path, ln, "header line after the first traversal");
+      const auto f = SplitComma(line.substr(2));
+      if (f.size() != 2) Bad(path, ln, "expected '# key,value'");
+      if (f[0] == "run_id")
+        t.run_id = f[1];
+      else if (f[0] == "set" && f[1].size() == 1)
+        t.set = f[1][0];
+      else if (f[0] == "index")
+        t.env = static_cast<int>(ToU64(f[1], path, ln));
+      else if (f[0] == "environment_seed")
+        t.environment_seed = ToU64(f[1], path, ln);
+      else if (f[0] == "seed")
+        t.seed = ToU64(f[1], path, ln);
+      else
+        Bad(path, ln, "unknown header '" + f[0] + "'");
+      continue;
+    }
+    const auto f = SplitComma(line);
+    if (f[0] == "traversal") {
+      if (f.size() != 5)
+        Bad(path, ln, "expected traversal,<iteration>,<goal_x>,<goal_y>,<distance_to_goal>");
+      FailedTraversal ft;
+      ft.iteration = static_cast<int>(ToU64(f[1], path, ln));
+      ft.goal_x = ToDouble(f[2], path, ln);
+      ft.goal_y = ToDouble(f[3], path, ln);
+      ft.distance_to_goal = ToDouble(f[4], path, ln);
+      t.traversals.push_back(std::move(ft));
+      continue;
+    }
+    if (t.traversals.empty()) Bad(path, ln, "a path point before any 'traversal' line");
+    if (f.size() != 4) Bad(path, ln, "expected 4 values (t,x,y,theta)");
+    FailedTraversal& ft = t.traversals.back();
+    ft.samples.push_back({ToDouble(f[0], path, ln), ft.iteration, ToDouble(f[1], path, ln),
+                          ToDouble(f[2], path, ln), ToDouble(f[3], path, ln)});
+  }
+  if (t.run_id.empty()) Bad(path, 2, "no run_id");
   return t;
 }
 

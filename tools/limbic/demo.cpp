@@ -23,7 +23,7 @@ std::atomic<int> g_signal{0};
 void OnSignal(int sig) { g_signal = sig; }
 
 const char* kHelp = R"(usage: limbic demo [--set D] [--index 0] [--config affective] [--speedup 1] [--duration S]
-                   [--bus ADDR] [--metrics HOST:PORT] [--faults FILE]
+                   [--bus ADDR] [--metrics HOST:PORT] [--faults FILE] [--foxglove [PORT|HOST:PORT]]
 
 Starts the whole stack (broker, simulator, hwio, mapper, planner, controller, affect, mission, metrics
 exporter) as separate processes in realtime on one generated environment, with the robot travelling
@@ -37,6 +37,14 @@ and prints the run summary. Process logs go to a file (its path is printed).
   --metrics H:P      Prometheus endpoint of the exporter (default 127.0.0.1:9464)
   --faults FILE      a timed fault script for hwio (e.g. services/hwio/config/example_faults.yaml);
                      live faults: limbic inject --help
+  --foxglove [PORT]  also start the Foxglove bridge (limbic-foxglove) on ws://127.0.0.1:PORT (default 8765;
+                     HOST:PORT to listen elsewhere). In Foxglove: Open connection -> Foxglove WebSocket ->
+                     ws://127.0.0.1:8765, then import the layout deploy/foxglove/limbic-layout.json
+
+Examples:
+  limbic demo                       # set D, environment 0, until Ctrl-C
+  limbic demo --set B --speedup 2 --duration 60
+  limbic demo --foxglove            # and watch it in Foxglove on ws://127.0.0.1:8765
 )";
 
 const char* kEmotions[] = {"anger", "fear", "happiness", "sadness", "curiosity", "surprise", "confusion"};
@@ -65,6 +73,28 @@ struct Row {
 int main(int argc, char** argv) {
   using limbic::cli::ArgReader;
   std::vector<std::string> args(argv + 1, argv + argc);
+  // --foxglove takes an optional value, which ArgReader does not do: take it out first.
+  std::string foxglove_listen;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] != "--foxglove" && args[i].rfind("--foxglove=", 0) != 0) continue;
+    std::string value = args[i].size() > 10 ? args[i].substr(11) : "";
+    size_t erase = 1;
+    if (value.empty() && i + 1 < args.size() && args[i + 1].rfind("--", 0) != 0) {
+      value = args[i + 1];
+      erase = 2;
+    }
+    if (value.empty()) value = "8765";
+    if (value.find(':') == std::string::npos) value = "127.0.0.1:" + value;
+    const std::string port = value.substr(value.rfind(':') + 1);
+    if (port.empty() || port.find_first_not_of("0123456789") != std::string::npos || port.size() > 5 ||
+        std::stoi(port) > 65535) {
+      std::cerr << "limbic demo: --foxglove takes a port or HOST:PORT, not '" << value << "'\n";
+      return 2;
+    }
+    foxglove_listen = value;
+    args.erase(args.begin() + i, args.begin() + i + erase);
+    break;
+  }
   std::unique_ptr<ArgReader> reader;
   try {
     reader = std::make_unique<ArgReader>(
@@ -128,6 +158,23 @@ int main(int argc, char** argv) {
     execv(c[0], c.data());
     _exit(127);
   }
+  pid_t foxglove = -1;
+  if (!foxglove_listen.empty()) {
+    foxglove = fork();
+    if (foxglove == 0) {
+      setpgid(0, 0);
+      const std::string log = run_dir + "/foxglove.log";
+      freopen(log.c_str(), "w", stdout);
+      dup2(fileno(stdout), STDERR_FILENO);
+      std::vector<std::string> a{SelfDir() + "/limbic-foxglove", "--bus", bus, "--period", "0.02", "--set",
+                                 "listen=" + foxglove_listen};
+      std::vector<char*> c;
+      for (auto& s : a) c.push_back(s.data());
+      c.push_back(nullptr);
+      execv(c[0], c.data());
+      _exit(127);
+    }
+  }
   struct sigaction sa {};
   sa.sa_handler = OnSignal;
   sigaction(SIGINT, &sa, nullptr);
@@ -136,8 +183,12 @@ int main(int argc, char** argv) {
   std::cout << "limbic demo: set " << set << " environment " << index << ", " << reader->Get("--config", "affective")
             << ", speed-up " << speedup << "\n  process logs: " << log_path << "\n  metrics:      http://" << metrics
             << "/metrics  (Prometheus/Grafana: see docs/metrics.md)\n  bus:          " << bus
-            << "  (try: LIMBIC_BUS=" << bus << " limbic topics)\n  Ctrl-C stops.\n"
-            << std::endl;
+            << "  (try: LIMBIC_BUS=" << bus << " limbic topics)\n";
+  if (foxglove > 0) {
+    std::cout << "  foxglove:     ws://" << foxglove_listen << "  (Foxglove: Open connection -> Foxglove WebSocket; "
+              << "layout deploy/foxglove/limbic-layout.json; log " << run_dir << "/foxglove.log)\n";
+  }
+  std::cout << "  Ctrl-C stops.\n" << std::endl;
 
   zmq::context_t context;
   limbic::bus::Node node(context, bus, {.name = "limbic-demo"});
@@ -204,7 +255,7 @@ int main(int argc, char** argv) {
          << live.speed << " m/s  collisions " << live.collisions << "  " << kEmotions[dominant] << " "
          << live.emotions[dominant] << "  drives S" << live.drives[0] << " V" << live.drives[1] << " E"
          << live.drives[2] << " X" << live.drives[3] << " A" << live.drives[4] << " I" << live.drives[5]
-         << "  services " << up << "/9";
+         << "  services " << up << "/" << (foxglove > 0 ? 10 : 9);
     if (tty) std::cout << "\r\033[K" << line.str() << std::flush;
     else std::cout << line.str() << std::endl;
   }
@@ -213,6 +264,15 @@ int main(int argc, char** argv) {
   if (launcher_status == -1 || waitpid(launcher, &launcher_status, WNOHANG) == 0) {
     kill(launcher, SIGINT);
     waitpid(launcher, &launcher_status, 0);
+  }
+  if (foxglove > 0) {
+    kill(foxglove, SIGINT);
+    int status = 0;
+    for (int i = 0; i < 50 && waitpid(foxglove, &status, WNOHANG) == 0; ++i) usleep(100'000);
+    if (waitpid(foxglove, &status, WNOHANG) == 0) {
+      kill(foxglove, SIGKILL);
+      waitpid(foxglove, &status, 0);
+    }
   }
   std::cout << "\nRun summary (" << live.rows.size() << " traversal" << (live.rows.size() == 1 ? "" : "s") << "):\n";
   std::cout << "  traversal  time (s)  reached  collisions  mean speed (m/s)\n";

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "common/convert/convert.hpp"
 #include "services/mapper/convert.hpp"
@@ -31,6 +32,8 @@ runtime::ServiceDefinition RecorderService(RecorderOptions options, std::shared_
       int iteration = 1;
       convert::WorldInfo world;
       mapper::MapFollower maps;
+      experiment::PathDecimator path;  // the traversal under way (options.failed_paths)
+      geometry::Vec2 path_goal{0.0, 0.0};
     };
     auto s = std::make_shared<State>();
     auto truth = ctx.AddInput<msg::GroundTruth>(ctx.Topic("truth"), Timing::kSameTick);
@@ -41,6 +44,11 @@ runtime::ServiceDefinition RecorderService(RecorderOptions options, std::shared_
     if (options.affect) {
       affect = ctx.AddInput<msg::AffectState>(ctx.Topic("affect"), Timing::kSameTick);
       waits.push_back(affect.get());
+    }
+    std::shared_ptr<runtime::Input<msg::Odometry>> estimate;
+    if (options.localisation) {
+      estimate = ctx.AddInput<msg::Odometry>(ctx.Topic("odom"), Timing::kSameTick);
+      waits.push_back(estimate.get());
     }
     std::shared_ptr<runtime::Input<msg::WorldGeometry>> world;
     std::shared_ptr<runtime::Input<msg::GridPatch>> patch;
@@ -58,6 +66,45 @@ runtime::ServiceDefinition RecorderService(RecorderOptions options, std::shared_
       ++sink->ticks;
       const msg::GroundTruth* t = truth->Get();
       if (t != nullptr && t->in_contact()) ++s->contact_cycles;
+      if (estimate != nullptr && t != nullptr && t->pose() != nullptr) {
+        if (const msg::Odometry* e = estimate->Get(); e != nullptr && e->pose() != nullptr) {
+          LocalisationRecord& l = sink->localisation;
+          const geometry::Pose2 truth_pose = convert::FromMsg(*t->pose());
+          const geometry::Pose2 estimated = convert::FromMsg(*e->pose());
+          const double error = (estimated.Position() - truth_pose.Position()).norm();
+          ++l.ticks;
+          l.max_position_error_m = std::max(l.max_position_error_m, error);
+          l.max_heading_error_rad = std::max(
+              l.max_heading_error_rad, std::abs(geometry::WrapAngle(estimated.theta - truth_pose.theta)));
+          l.final_position_error_m = error;
+          if (t->in_contact()) ++l.contact_cycles;
+          l.pushes = t->pushes();
+        }
+      }
+      if (options.failed_paths) {
+        // The tick a traversal ends belongs to it (mission judged arrival or timeout on this pose);
+        // the status of that tick already names the next goal but still gives the distance to the
+        // old one.
+        const msg::MissionStatus* st = status->Get();
+        std::optional<geometry::Pose2> pose;
+        if (t != nullptr && t->pose() != nullptr) pose = convert::FromMsg(*t->pose());
+        if (pose) s->path.Add({tick.time_s, s->iteration, pose->x, pose->y, pose->theta});
+        if (const msg::RunMetrics* m = metrics->Get()) {
+          std::vector<experiment::TrajectorySample> path = s->path.Take();
+          if (!m->success()) {
+            experiment::FailedTraversal f;
+            f.iteration = m->iteration();
+            f.goal_x = s->path_goal.x();
+            f.goal_y = s->path_goal.y();
+            f.distance_to_goal = st != nullptr ? st->distance_to_goal() : std::nan("");
+            f.samples = std::move(path);
+            sink->failed.push_back(std::move(f));
+          }
+          if (pose) s->path.Add({tick.time_s, m->iteration() + 1, pose->x, pose->y, pose->theta});
+        }
+        if (st != nullptr && st->goal() != nullptr)
+          s->path_goal = {st->goal()->x(), st->goal()->y()};
+      }
       if (const msg::MissionStatus* st = status->Get(); st != nullptr && st->iteration() > 0) {
         s->iteration = st->iteration();
       }

@@ -1,7 +1,8 @@
 // The recorder: a lockstep participant that collects one run's results in memory for the experiment
 // runner — the mission's metrics per traversal, contact cycles, and for traced runs the true
-// trajectory, the affect state and the mapper's final occupancy grid. No files, no transport of its
-// own: it reads the bus like any service and fills a Recording the caller shares with it.
+// trajectory, the affect state and the mapper's final occupancy grid; for every run, the thinned
+// paths of the traversals that failed. No files, no transport of its own: it reads the bus like any
+// service and fills a Recording the caller shares with it.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +23,22 @@ struct RecorderOptions {
   bool affect = false;               // affect samples
   double affect_period_s = 0.5;
   bool map = false;  // follow the mapper's patches and keep the final occupancy grid (costs a replica)
+  bool localisation = false;  // compare hwio's pose estimate (<robot>/odom) with the truth every tick
+  // Keep each traversal's path thinned in memory (experiment::PathDecimator) and hand over the
+  // paths of the traversals that time out, with where they stopped: the report's failures section
+  // needs them for every run, traced or not. Cheap: one distance test per tick, ≤ 1,000 points
+  // held.
+  bool failed_paths = true;
+};
+
+// The pose estimate every service navigates by against the true pose, over a whole run.
+struct LocalisationRecord {
+  int64_t ticks = 0;                  // ticks with both an estimate and the truth
+  double max_position_error_m = 0.0;  // max |estimate − truth| over those ticks
+  double max_heading_error_rad = 0.0;
+  double final_position_error_m = 0.0;
+  int64_t contact_cycles = 0;         // ticks the true robot was in contact
+  uint64_t pushes = 0;                // pushes by people (ground truth)
 };
 
 // One finished traversal as the mission published it (r1/metrics), plus the cycles in contact
@@ -41,6 +58,9 @@ struct Recording {
   std::vector<experiment::AffectSample> affect;
   geometry::GridSpec grid;         // of `occupancy`
   std::vector<double> occupancy;   // p_o at the end of the run (empty unless options.map)
+  LocalisationRecord localisation;  // filled when options.localisation
+  std::vector<experiment::FailedTraversal>
+      failed;  // traversals that timed out (options.failed_paths)
 };
 
 // The recorder service for the robot it is hosted for. Same-tick inputs: <robot>/truth,

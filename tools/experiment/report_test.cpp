@@ -372,12 +372,19 @@ TEST(Report, AnOldFolderWithoutFailedPathsSaysSoAndStillListsTheFailures) {
 
   // A broken failed_*.csv is named; the report is still written.
   std::ofstream(dir / "failed_constant-B-0-0.csv")
-      << "# limbic failed traversals v1\n# run_id,x\n1,2,3,4\n";
+      << "# limbic failed traversals v1\n# run_id,x\n1,2,3,4\n# end\n";
   const ReportResult again = Report(dir.string());
   std::ifstream in2(again.report_html);
   const std::string html2((std::istreambuf_iterator<char>(in2)), {});
   EXPECT_NE(html2.find("Unreadable: "), std::string::npos);
   EXPECT_NE(html2.find("a path point before any"), std::string::npos);
+  // One without its end line was cut (a full disk): named as cut.
+  std::ofstream(dir / "failed_constant-B-0-0.csv") << "# limbic failed traversals v1\n# run_id,x\n";
+  const ReportResult cut = Report(dir.string());
+  std::ifstream in3(cut.report_html);
+  const std::string html3((std::istreambuf_iterator<char>(in3)), {});
+  EXPECT_NE(html3.find("Unreadable: "), std::string::npos);
+  EXPECT_NE(html3.find("cut (ends at line"), std::string::npos);
 }
 
 TEST(Report, NoFailureSaysSo) {

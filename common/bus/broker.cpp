@@ -1,5 +1,6 @@
 #include "common/bus/broker.hpp"
 
+#include <malloc.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,8 +15,8 @@ Broker::Broker(zmq::context_t& context, BrokerOptions options)
       frontend_(context, zmq::socket_type::xsub),
       backend_(context, zmq::socket_type::xpub),
       zap_(context, zmq::socket_type::rep),
-      forwarding_(options_.max_payload) {
-  const BrokerEndpoints endpoints = ResolveBindAddress(options_.address);
+      forwarding_(options_.max_payload, options_.limits),
+      endpoints_(ResolveBindAddress(options_.address)) {
   if (options_.curve.enabled()) {
     // ZAP handler: ZeroMQ asks it to admit each CURVE client by public key.
     zap_.set(zmq::sockopt::linger, 0);
@@ -26,15 +27,34 @@ Broker::Broker(zmq::context_t& context, BrokerOptions options)
       s->set(zmq::sockopt::zap_domain, "limbic");
     }
   }
+  if (endpoints_.ipv6) {
+    frontend_.set(zmq::sockopt::ipv6, 1);
+    backend_.set(zmq::sockopt::ipv6, 1);
+  }
+  if (endpoints_.frontend.rfind("tcp://", 0) == 0 && !endpoints_.loopback && !options_.curve.enabled()) {
+    LIMBIC_LOG(kWarning) << "serving " << options_.address << " on a non-loopback address without CURVE: anyone who "
+                         << "can reach " << endpoints_.frontend << " may publish and subscribe (give --curve-server)";
+  }
   frontend_.set(zmq::sockopt::linger, 0);
   backend_.set(zmq::sockopt::linger, 0);
   frontend_.set(zmq::sockopt::rcvhwm, options_.receive_hwm);
-  backend_.set(zmq::sockopt::sndhwm, options_.send_hwm);
+  for (zmq::socket_t* s : {&frontend_, &backend_}) {
+    s->set(zmq::sockopt::handshake_ivl, static_cast<int>(options_.handshake_timeout.count()));
+  }
+  // A subscriber that never reads holds at most this many messages in the broker (issue 16: 10,000
+  // affect snapshots were 1.35 GB): sized from bytes, see BrokerOptions::queue_bytes.
+  // send_hwm 0 means no limit (an in-process lockstep broker must never drop) and stays so.
+  send_hwm_ = options_.send_hwm <= 0
+                  ? 0
+                  : static_cast<int>(std::clamp<size_t>(
+                        options_.queue_bytes / std::max<size_t>(options_.queue_message_bytes, 1), 16,
+                        static_cast<size_t>(std::max(options_.send_hwm, 16))));
+  backend_.set(zmq::sockopt::sndhwm, send_hwm_);
   // Every subscribe message reaches us (not only the first per topic): each new subscriber gets the
   // latched values it asks for.
   backend_.set(zmq::sockopt::xpub_verbose, 1);
-  frontend_.bind(endpoints.frontend);
-  backend_.bind(endpoints.backend);
+  frontend_.bind(endpoints_.frontend);
+  backend_.bind(endpoints_.backend);
   // The broker sees everything: it verifies and counts all traffic, whoever subscribes downstream.
   const uint8_t subscribe_all = 1;
   frontend_.send(zmq::const_buffer(&subscribe_all, 1), zmq::send_flags::none);
@@ -67,6 +87,7 @@ int Broker::RunOnce(std::chrono::milliseconds timeout) {
     }
     handled = Drain();
   }
+  ReplayDue();
   if (std::chrono::steady_clock::now() >= next_stats_) {
     PublishStats();
     next_stats_ = std::chrono::steady_clock::now() + options_.stats_period;
@@ -137,12 +158,43 @@ bool Broker::HandleBackend() {
   if (sub.size() < 1 || bytes[0] != 1) return true;  // unsubscribe or noise
   const std::string prefix(reinterpret_cast<const char*>(bytes) + 1, sub.size() - 1);
   // Late joiner: hand over the last value of every latched topic it asked for. Existing subscribers
-  // of the same topic get it too and drop it as a duplicate (same source, incarnation and seq).
+  // of the same topic get it too and drop it as a duplicate (same source, incarnation and seq). XPUB
+  // cannot tell who subscribed, so a client repeating its subscription would make the broker send the
+  // whole store again each time (issue 16): within replay_holdoff of the last replay of this prefix
+  // the replay is deferred, and all the subscriptions meanwhile get one replay when it ends.
+  const auto now = std::chrono::steady_clock::now();
+  auto last = last_replay_.find(prefix);
+  if (last != last_replay_.end() && now - last->second < options_.replay_holdoff) {
+    if (deferred_replays_.size() < kMaxTrackedTopics && deferred_replays_.insert(prefix).second) ++replays_deferred_;
+    return true;
+  }
+  if (last_replay_.size() >= kMaxTrackedTopics) last_replay_.clear();  // a flood of prefixes: bounded
+  last_replay_[prefix] = now;
+  Replay(prefix);
+  return true;
+}
+
+void Broker::Replay(const std::string& prefix) {
+  ++replays_;
   forwarding_.ForEachLatched(prefix, [&](const std::string& topic, const std::vector<uint8_t>& payload) {
     backend_.send(zmq::buffer(topic), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
     backend_.send(zmq::const_buffer(payload.data(), payload.size()), zmq::send_flags::dontwait);
   });
-  return true;
+}
+
+void Broker::ReplayDue() {
+  if (deferred_replays_.empty()) return;
+  const auto now = std::chrono::steady_clock::now();
+  for (auto it = deferred_replays_.begin(); it != deferred_replays_.end();) {
+    auto& last = last_replay_[*it];
+    if (now - last < options_.replay_holdoff) {
+      ++it;
+      continue;
+    }
+    last = now;
+    Replay(*it);
+    it = deferred_replays_.erase(it);
+  }
 }
 
 void Broker::HandleZap() {
@@ -176,6 +228,16 @@ void Broker::HandleZap() {
 }
 
 void Broker::PublishStats() {
+  ++stats_periods_;
+  forwarding_.AgeTopics(Node::WallNowNs());
+  for (auto it = last_replay_.begin(); it != last_replay_.end();) {
+    const bool stale = std::chrono::steady_clock::now() - it->second > options_.replay_holdoff &&
+                       !deferred_replays_.count(it->first);
+    it = stale ? last_replay_.erase(it) : std::next(it);
+  }
+  // Queues of subscribers that left, evicted latched values and aged topics are freed to the
+  // allocator; give what it keeps back to the system now and then, so memory is returned.
+  if (stats_periods_ % 5 == 0) malloc_trim(0);
   forwarding_.BuildStats(fbb_);
   backend_.send(zmq::str_buffer("bus/stats"), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
   backend_.send(zmq::const_buffer(fbb_.GetBufferPointer(), fbb_.GetSize()), zmq::send_flags::dontwait);

@@ -3,7 +3,12 @@
 #include "common/bus/local_bus.hpp"
 #include "messages/validate.hpp"
 
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <sys/socket.h>
+
 #include <cerrno>
+#include <cstring>
 #include <random>
 #include <stdexcept>
 
@@ -19,6 +24,48 @@ std::pair<std::string, std::string> SplitScheme(const std::string& address) {
   return {address.substr(0, pos), address.substr(pos + 3)};
 }
 
+// A host for binding, as the numeric address to bind: literals are kept, names are resolved.
+struct BindHost {
+  std::string numeric;  // 127.0.0.1, ::1, *, 10.0.0.1, ...
+  bool ipv6 = false;
+  bool loopback = false;
+};
+
+BindHost ResolveBindHost(const std::string& address, std::string host) {
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  if (host.empty() || host == "localhost") host = "127.0.0.1";
+  if (host == "*" || host == "0.0.0.0") return {"*", false, false};
+  if (host == "::") return {"::", true, false};
+  in_addr v4{};
+  if (inet_pton(AF_INET, host.c_str(), &v4) == 1) return {host, false, (ntohl(v4.s_addr) >> 24) == 127};
+  in6_addr v6{};
+  if (inet_pton(AF_INET6, host.c_str(), &v6) == 1) return {host, true, IN6_IS_ADDR_LOOPBACK(&v6) != 0};
+  // A name: bind the address it stands for, never every interface (ZeroMQ's own resolution of a name
+  // in bind() listens on 0.0.0.0).
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  const int rc = getaddrinfo(host.c_str(), nullptr, &hints, &found);
+  if (rc != 0 || found == nullptr) {
+    throw BusAddressError("bus address '" + address + "': cannot resolve host '" + host +
+                          "': " + (rc == EAI_SYSTEM ? std::strerror(errno) : gai_strerror(rc)));
+  }
+  char text[INET6_ADDRSTRLEN] = {};
+  BindHost result;
+  if (found->ai_family == AF_INET6) {
+    const auto* a = reinterpret_cast<const sockaddr_in6*>(found->ai_addr);
+    inet_ntop(AF_INET6, &a->sin6_addr, text, sizeof(text));
+    result = {text, true, IN6_IS_ADDR_LOOPBACK(&a->sin6_addr) != 0};
+  } else {
+    const auto* a = reinterpret_cast<const sockaddr_in*>(found->ai_addr);
+    inet_ntop(AF_INET, &a->sin_addr, text, sizeof(text));
+    result = {text, false, (ntohl(a->sin_addr.s_addr) >> 24) == 127};
+  }
+  freeaddrinfo(found);
+  return result;
+}
+
 BrokerEndpoints Resolve(const std::string& address, bool bind) {
   auto [scheme, rest] = SplitScheme(address);
   if (rest.empty()) throw std::invalid_argument("bus address '" + address + "' is empty after the scheme");
@@ -27,7 +74,7 @@ BrokerEndpoints Resolve(const std::string& address, bool bind) {
   }
   if (scheme == "tcp") {
     const auto colon = rest.rfind(':');
-    if (colon == std::string::npos) {
+    if (colon == std::string::npos || (rest.find(']') != std::string::npos && colon < rest.find(']'))) {
       throw std::invalid_argument("bus address '" + address + "' needs a port (tcp://HOST:PORT)");
     }
     std::string host = rest.substr(0, colon);
@@ -40,9 +87,27 @@ BrokerEndpoints Resolve(const std::string& address, bool bind) {
       throw std::invalid_argument("bus address '" + address + "' has a bad port");
     }
     if (port <= 0 || port >= 65535) throw std::invalid_argument("bus address '" + address + "': port out of range");
-    if (bind) host = (host == "localhost" || host.empty()) ? "127.0.0.1" : host;
-    if (bind && host != "127.0.0.1" && host.find_first_not_of("0123456789.") != std::string::npos) host = "*";
-    return {"tcp://" + host + ":" + std::to_string(port), "tcp://" + host + ":" + std::to_string(port + 1)};
+    const bool bracketed = host.size() >= 2 && host.front() == '[';
+    if (host.find(':') != std::string::npos && !bracketed) {
+      throw std::invalid_argument("bus address '" + address + "': write an IPv6 address in brackets (tcp://[::1]:" +
+                                  std::to_string(port) + ")");
+    }
+    BrokerEndpoints endpoints;
+    if (bind) {
+      const BindHost b = ResolveBindHost(address, host);
+      host = b.ipv6 ? "[" + b.numeric + "]" : b.numeric;
+      endpoints.ipv6 = b.ipv6;
+      endpoints.loopback = b.loopback;
+    } else {
+      // A client leaves names to ZeroMQ, which with ZMQ_IPV6 prefers an IPv6 answer: `localhost`
+      // would then try ::1 against a broker on 127.0.0.1. IPv6 only where the address says so.
+      endpoints.ipv6 = bracketed || host == "ip6-localhost" || host == "ip6-loopback";
+      endpoints.loopback = host == "localhost" || host == "[::1]" || host == "ip6-localhost" ||
+                           host.rfind("127.", 0) == 0;
+    }
+    endpoints.frontend = "tcp://" + host + ":" + std::to_string(port);
+    endpoints.backend = "tcp://" + host + ":" + std::to_string(port + 1);
+    return endpoints;
   }
   throw std::invalid_argument("bus address '" + address + "': unknown scheme '" + scheme +
                               "' (expected ipc, tcp or inproc)");
@@ -80,6 +145,7 @@ Node::Node(zmq::context_t& context, const std::string& bus_address, NodeOptions 
     s->set(zmq::sockopt::linger, 0);
     s->set(zmq::sockopt::reconnect_ivl, static_cast<int>(options_.reconnect_interval.count()));
     s->set(zmq::sockopt::reconnect_ivl_max, 1000);
+    if (endpoints.ipv6) s->set(zmq::sockopt::ipv6, 1);
     ApplyCurve(*s, options_.curve);
   }
   pub_.set(zmq::sockopt::sndhwm, options_.send_hwm);

@@ -35,11 +35,23 @@ namespace limbic::bus {
 struct BrokerEndpoints {
   std::string frontend;  // XSUB: publishers connect here
   std::string backend;   // XPUB: subscribers connect here
+  bool ipv6 = false;     // tcp over IPv6: the sockets need ZMQ_IPV6
+  bool loopback = false;  // tcp bound to (or connecting to) a loopback address only
 };
 // Throws std::invalid_argument with a readable message for an address it cannot use.
 BrokerEndpoints ResolveBusAddress(const std::string& address);
-// For binding: tcp://host:port -> tcp://*:port (and port+1).
+// For binding, exactly the address asked for (issue 16: names and IPv6 used to bind every interface):
+//   tcp://127.0.0.1:P, tcp://localhost:P, tcp://:P -> 127.0.0.1 only
+//   tcp://[::1]:P, tcp://ip6-localhost:P          -> ::1 only (ZMQ_IPV6)
+//   tcp://NAME:P                                  -> the first address getaddrinfo gives for NAME
+//   tcp://*:P, tcp://0.0.0.0:P, tcp://[::]:P        -> every interface, because that was asked
+// Throws BusAddressError (a std::invalid_argument) for a name that does not resolve.
 BrokerEndpoints ResolveBindAddress(const std::string& address);
+
+class BusAddressError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
 
 // ZeroMQ CURVE keys (Z85 text, 40 characters each) for tcp across machines.
 struct CurveClientKeys {

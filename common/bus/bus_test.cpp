@@ -21,12 +21,43 @@ TEST(ResolveBusAddress, DerivesBothEndpoints) {
   auto tcp = ResolveBusAddress("tcp://robot:7400");
   EXPECT_EQ(tcp.frontend, "tcp://robot:7400");
   EXPECT_EQ(tcp.backend, "tcp://robot:7401");
-  EXPECT_EQ(ResolveBindAddress("tcp://robot:7400").frontend, "tcp://*:7400");
   EXPECT_EQ(ResolveBindAddress("tcp://10.0.0.1:7400").backend, "tcp://10.0.0.1:7401");
   EXPECT_THROW(ResolveBusAddress("robot:7400"), std::invalid_argument);
   EXPECT_THROW(ResolveBusAddress("tcp://robot"), std::invalid_argument);
   EXPECT_THROW(ResolveBusAddress("tcp://robot:abc"), std::invalid_argument);
   EXPECT_THROW(ResolveBusAddress("udp://robot:1"), std::invalid_argument);
+  EXPECT_THROW(ResolveBusAddress("tcp://::1:7400"), std::invalid_argument);  // IPv6 needs brackets
+  EXPECT_TRUE(ResolveBusAddress("tcp://[::1]:7400").ipv6);
+  EXPECT_FALSE(ResolveBusAddress("tcp://localhost:7400").ipv6);
+}
+
+// Issue 16 findings 3 and 4: a name, an IPv6 address or an unresolvable host used to bind 0.0.0.0.
+TEST(ResolveBindAddress, BindsExactlyWhatWasAsked) {
+  auto v4 = ResolveBindAddress("tcp://127.0.0.1:7400");
+  EXPECT_EQ(v4.frontend, "tcp://127.0.0.1:7400");
+  EXPECT_EQ(v4.backend, "tcp://127.0.0.1:7401");
+  EXPECT_TRUE(v4.loopback);
+  EXPECT_FALSE(v4.ipv6);
+  EXPECT_EQ(ResolveBindAddress("tcp://localhost:7400").frontend, "tcp://127.0.0.1:7400");
+  EXPECT_EQ(ResolveBindAddress("tcp://:7400").frontend, "tcp://127.0.0.1:7400");
+  auto v6 = ResolveBindAddress("tcp://[::1]:7400");
+  EXPECT_EQ(v6.frontend, "tcp://[::1]:7400");
+  EXPECT_TRUE(v6.ipv6);
+  EXPECT_TRUE(v6.loopback);
+  auto other = ResolveBindAddress("tcp://10.0.0.1:7400");
+  EXPECT_EQ(other.backend, "tcp://10.0.0.1:7401");
+  EXPECT_FALSE(other.loopback);
+  // Every interface only when asked for in so many words.
+  EXPECT_EQ(ResolveBindAddress("tcp://*:7400").frontend, "tcp://*:7400");
+  EXPECT_EQ(ResolveBindAddress("tcp://0.0.0.0:7400").frontend, "tcp://*:7400");
+  EXPECT_FALSE(ResolveBindAddress("tcp://0.0.0.0:7400").loopback);
+  // .invalid never resolves (RFC 6761): a clear error, not a bind on every interface.
+  try {
+    ResolveBindAddress("tcp://no-such-host.invalid:7400");
+    FAIL() << "an unresolvable host was accepted";
+  } catch (const BusAddressError& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot resolve host 'no-such-host.invalid'"), std::string::npos) << e.what();
+  }
 }
 
 // A broker on its own thread over inproc, as the in-process experiment runner hosts it.

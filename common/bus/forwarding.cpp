@@ -11,7 +11,7 @@
 
 namespace limbic::bus {
 
-Forwarding::Forwarding(size_t max_payload) : max_payload_(max_payload) {
+Forwarding::Forwarding(size_t max_payload, ForwardingLimits limits) : max_payload_(max_payload), limits_(limits) {
   std::random_device rd;
   incarnation_ = (static_cast<uint64_t>(rd()) << 32) ^ rd();
   started_ = std::chrono::steady_clock::now();
@@ -24,6 +24,7 @@ bool Forwarding::Untracked(const std::string& topic) const {
 void Forwarding::Drop(const std::string& topic, uint64_t TopicCounters::*reason, const char* why) {
   const std::string& key = Untracked(topic) ? std::string(kOverflowTopic) : topic;
   ++(counts_[key].*reason);
+  last_drop_ns_[key] = Node::WallNowNs();  // a topic with only bad traffic is not idle either
   uint64_t suppressed = 0;
   if (drop_log_[key].Allow(&suppressed)) {
     LIMBIC_LOG(kWarning) << "dropped a message on '" << topic << "': " << why
@@ -33,10 +34,6 @@ void Forwarding::Drop(const std::string& topic, uint64_t TopicCounters::*reason,
 
 Forwarding::Verdict Forwarding::Admit(const std::string& topic, const uint8_t* data, size_t size,
                                       std::vector<CommOutgoing>* out) {
-  if (Untracked(topic)) {
-    Drop(topic, &TopicCounters::drops_malformed, "one topic too many (a flood of invented topic names?)");
-    return Verdict::kDrop;
-  }
   if (size > max_payload_) {
     Drop(topic, &TopicCounters::drops_oversize, "payload above the size cap");
     return Verdict::kDrop;
@@ -58,27 +55,34 @@ Forwarding::Verdict Forwarding::Admit(const std::string& topic, const uint8_t* d
   // One type per topic (issue 15, finding 6): a NavGoal on r1/odom was forwarded to every receiver and
   // dropped by each, invisible where users look. The broker now drops it once, and says so.
   // Declared (DeclareType, or limbic's topic naming convention), else fixed by the first valid message.
-  auto known = types_.find(topic);
-  if (known == types_.end()) {
-    if (const messages::MessageType* conventional = messages::ConventionalType(topic)) {
-      known = types_.emplace(topic, conventional).first;
-    }
+  const messages::MessageType* expected = nullptr;
+  if (auto known = types_.find(topic); known != types_.end()) {
+    expected = known->second;
+  } else {
+    expected = messages::ConventionalType(topic);
   }
-  if (known != types_.end() && known->second != type) {
+  if (expected != nullptr && expected != type) {
     Drop(topic, &TopicCounters::drops_wrong_type,
-         ("the topic carries " + std::string(known->second->name) + ", got " + type->name).c_str());
+         ("the topic carries " + std::string(expected->name) + ", got " + type->name).c_str());
     return Verdict::kDrop;
   }
   if (const std::string invalid = messages::ValidateValues(*type, data, size); !invalid.empty()) {
     Drop(topic, &TopicCounters::drops_invalid, ("invalid value: " + invalid).c_str());
     return Verdict::kDrop;
   }
-  if (known == types_.end()) types_.emplace(topic, type);
-  auto& c = counts_[topic];
+  const bool tracked = !Untracked(topic);
+  // A full table no longer refuses new topics (it did until the broker restarted): the message goes
+  // on, counted in bulk, and AgeTopics makes room again.
+  auto& c = counts_[tracked ? topic : std::string(kOverflowTopic)];
   ++c.messages;
   c.bytes += size;
   c.last_seen_ns = Node::WallNowNs();
-  if (header->latched()) latched_[topic].assign(data, data + size);
+  if (!tracked) {
+    ++limit_counters_.untracked;
+  } else {
+    if (header->latched()) Latch(topic, data, size);
+    types_.emplace(topic, type);  // no-op when declared or already fixed
+  }
   if (topic == "faults") HandleFaultCommand(data, size);
   if (topic == "clock" && ObserveRunClock(data, size) && comm_faults_.delayed_count() > 0) {
     // The run clock advanced: what a delay held until now goes out just before the Clock that releases
@@ -101,6 +105,60 @@ void Forwarding::DeclareType(const std::string& topic, const std::string& type_n
   const messages::MessageType* type = messages::FindByName(type_name);
   if (type == nullptr) throw std::invalid_argument("unknown message type '" + type_name + "' for topic " + topic);
   types_[topic] = type;
+}
+
+void Forwarding::Latch(const std::string& topic, const uint8_t* data, size_t size) {
+  auto it = latched_.find(topic);
+  if (it != latched_.end()) {
+    latched_bytes_ -= it->second.payload.size();
+    latched_.erase(it);
+  }
+  if (size > limits_.latched_topic_bytes) {
+    // Forwarded, not kept: a late joiner gets it from the publisher's own re-send. The older value is
+    // gone too, so nobody is handed a stale one.
+    ++limit_counters_.latched_refused;
+    return;
+  }
+  // The oldest stored values go first until the new one fits (a linear scan: it runs only at the cap,
+  // over at most kMaxTrackedTopics entries).
+  while (!latched_.empty() && latched_bytes_ + size > limits_.latched_total_bytes) {
+    auto oldest = latched_.begin();
+    for (auto j = latched_.begin(); j != latched_.end(); ++j) {
+      if (j->second.order < oldest->second.order) oldest = j;
+    }
+    latched_bytes_ -= oldest->second.payload.size();
+    latched_.erase(oldest);
+    ++limit_counters_.latched_evicted;
+  }
+  // A fresh vector, not assign(): capacity left over from a larger earlier value would escape the count.
+  latched_.emplace(topic, LatchedValue{std::vector<uint8_t>(data, data + size), ++latch_order_});
+  latched_bytes_ += size;
+}
+
+void Forwarding::ForgetTopic(const std::string& topic) {
+  counts_.erase(topic);
+  last_drop_ns_.erase(topic);
+  types_.erase(topic);
+  drop_log_.erase(topic);
+  if (auto it = latched_.find(topic); it != latched_.end()) {
+    latched_bytes_ -= it->second.payload.size();
+    latched_.erase(it);
+  }
+}
+
+void Forwarding::AgeTopics(int64_t now_ns) {
+  const bool crowded = counts_.size() >= kMaxTrackedTopics * 3 / 4;
+  const auto idle_ns = static_cast<int64_t>((crowded ? limits_.topic_idle_s : limits_.topic_ttl_s) * 1e9);
+  std::vector<std::string> idle;
+  for (const auto& [topic, c] : counts_) {
+    // The overflow bucket and the fault topic stay.
+    if (topic == kOverflowTopic || topic == "faults") continue;
+    const auto dropped = last_drop_ns_.find(topic);
+    const int64_t last = std::max(c.last_seen_ns, dropped == last_drop_ns_.end() ? int64_t{0} : dropped->second);
+    if (now_ns - last > idle_ns) idle.push_back(topic);
+  }
+  for (const auto& topic : idle) ForgetTopic(topic);
+  limit_counters_.topics_evicted += idle.size();
 }
 
 double Forwarding::FaultClockS() const {
@@ -188,7 +246,13 @@ void Forwarding::BuildHeartbeat(flatbuffers::FlatBufferBuilder& fbb, uint64_t fo
   std::vector<flatbuffers::Offset<msg::Counter>> counters{
       msg::CreateCounterDirect(fbb, "forwarded", static_cast<double>(forwarded)),
       msg::CreateCounterDirect(fbb, "latched_topics", static_cast<double>(latched_.size())),
-      msg::CreateCounterDirect(fbb, "rejected_clients", static_cast<double>(rejected_clients))};
+      msg::CreateCounterDirect(fbb, "rejected_clients", static_cast<double>(rejected_clients)),
+      msg::CreateCounterDirect(fbb, "topics", static_cast<double>(counts_.size())),
+      msg::CreateCounterDirect(fbb, "topics_evicted", static_cast<double>(limit_counters_.topics_evicted)),
+      msg::CreateCounterDirect(fbb, "untracked_messages", static_cast<double>(limit_counters_.untracked)),
+      msg::CreateCounterDirect(fbb, "latched_bytes", static_cast<double>(latched_bytes_)),
+      msg::CreateCounterDirect(fbb, "latched_evicted", static_cast<double>(limit_counters_.latched_evicted)),
+      msg::CreateCounterDirect(fbb, "latched_refused", static_cast<double>(limit_counters_.latched_refused))};
   auto hb = msg::CreateHeartbeatDirect(fbb, header, "bus", msg::ServiceState::Running, "realtime", -1, uptime, 0, 0,
                                        0, nullptr, 0, &counters, nullptr, static_cast<int>(getpid()));
   fbb.Finish(hb, messages::Traits<msg::Heartbeat>::kIdentifier);

@@ -16,6 +16,26 @@
 
 namespace limbic::bus {
 
+// What a client may make the broker hold (issue 16 finding 2: 4,096 invented names filled the topic
+// table for good; one 134 KB snapshot latched under many names took the broker to 608 MB).
+struct ForwardingLimits {
+  size_t latched_topic_bytes = 8u << 20;   // a larger latched payload is forwarded, not kept
+  size_t latched_total_bytes = 64u << 20;  // beyond it the oldest stored latched values are evicted
+  // A topic without traffic this long leaves the table once it is three quarters full (latched
+  // publishers re-send every second, so a live topic is never idle this long); after topic_ttl_s it
+  // leaves whatever the table holds.
+  double topic_idle_s = 10.0;
+  double topic_ttl_s = 600.0;
+};
+
+// What the limits did, for the heartbeat and the tests.
+struct ForwardingLimitCounters {
+  uint64_t topics_evicted = 0;     // aged out of the table
+  uint64_t untracked = 0;          // forwarded while the table was full (counted under kOverflowTopic)
+  uint64_t latched_evicted = 0;    // oldest latched values dropped to stay under latched_total_bytes
+  uint64_t latched_refused = 0;    // latched payloads above latched_topic_bytes (forwarded, not kept)
+};
+
 class Forwarding {
  public:
   enum class Verdict {
@@ -24,13 +44,14 @@ class Forwarding {
     kFaulted,  // a communication fault applies: forward the copies in `out` instead (maybe none)
   };
 
-  explicit Forwarding(size_t max_payload = messages::kMaxPayloadBytes);
+  explicit Forwarding(size_t max_payload = messages::kMaxPayloadBytes, ForwardingLimits limits = {});
 
-  // One message from a publisher. A topic beyond the first kMaxTrackedTopics is dropped (counted as
-  // malformed under kOverflowTopic). A topic's type is declared (DeclareType, or by limbic's topic
-  // naming convention: messages::ConventionalType), else fixed by its first valid message:
-  // a payload of another type is dropped as `wrong_type`, one whose values break its type's rules
-  // (messages/validate.hpp) as `invalid`. Handles FaultCommands on `faults` (communication faults).
+  // One message from a publisher. A topic's type is declared (DeclareType, or by limbic's topic naming
+  // convention: messages::ConventionalType), else fixed by its first valid message: a payload of another
+  // type is dropped as `wrong_type`, one whose values break its type's rules (messages/validate.hpp) as
+  // `invalid`. While the table holds kMaxTrackedTopics topics, a message on a new topic is still verified
+  // and forwarded, but counted under kOverflowTopic and never latched. Handles FaultCommands on `faults`
+  // (communication faults).
   Verdict Admit(const std::string& topic, const uint8_t* data, size_t size, std::vector<CommOutgoing>* out);
   // Fixes `topic`'s type before any traffic (e.g. "limbic.msg.NavGoal" or "NavGoal"). Throws
   // std::invalid_argument for an unknown type.
@@ -45,9 +66,13 @@ class Forwarding {
   void ForEachLatched(const std::string& prefix, Fn&& fn) const {
     for (auto it = latched_.lower_bound(prefix); it != latched_.end(); ++it) {
       if (it->first.compare(0, prefix.size(), prefix) != 0) break;
-      fn(it->first, it->second);
+      fn(it->first, it->second.payload);
     }
   }
+
+  // Ages idle topics out of the table (ForwardingLimits). Called about once a second (the broker's
+  // statistics period); `now_ns` is wall time as in TopicCounters::last_seen_ns.
+  void AgeTopics(int64_t now_ns);
 
   // The broker's own messages, built into `fbb` (finished, with identifier).
   void BuildStats(flatbuffers::FlatBufferBuilder& fbb);
@@ -55,10 +80,19 @@ class Forwarding {
 
   const std::map<std::string, TopicCounters>& counts() const { return counts_; }
   size_t latched_topics() const { return latched_.size(); }
+  size_t latched_bytes() const { return latched_bytes_; }
+  const ForwardingLimitCounters& limit_counters() const { return limit_counters_; }
   const CommFaults& comm_faults() const { return comm_faults_; }
 
  private:
   bool Untracked(const std::string& topic) const;  // new topic, and the tables are full (kMaxTrackedTopics)
+  void Latch(const std::string& topic, const uint8_t* data, size_t size);
+  void ForgetTopic(const std::string& topic);
+
+  struct LatchedValue {
+    std::vector<uint8_t> payload;
+    uint64_t order = 0;  // when stored: the oldest goes first
+  };
   void HandleFaultCommand(const uint8_t* data, size_t size);
   // Communication faults take time from the run's clock (issue 15 item 6): in a lockstep run, the
   // simulated time of the newest lockstep Clock on `clock` (0 from the first probe); before any, and in
@@ -70,7 +104,12 @@ class Forwarding {
 
   size_t max_payload_;
   std::map<std::string, TopicCounters> counts_;
-  std::map<std::string, std::vector<uint8_t>> latched_;
+  std::map<std::string, int64_t> last_drop_ns_;  // per topic: bad traffic keeps a topic in the table
+  ForwardingLimits limits_;
+  std::map<std::string, LatchedValue> latched_;
+  size_t latched_bytes_ = 0;
+  uint64_t latch_order_ = 0;
+  ForwardingLimitCounters limit_counters_;
   std::map<std::string, const messages::MessageType*> types_;  // per topic: declared, or its first valid message
   std::map<std::string, log::RateLimiter> drop_log_;
   std::chrono::steady_clock::time_point started_;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <numbers>
+#include <stdexcept>
 #include <string>
 
 namespace limbic::config {
@@ -85,14 +86,40 @@ struct ControlParameters {
   X(double, cost_base) X(double, r_f) X(double, t_r) X(double, eps_1) X(double, eps_2)                 \
   X(double, eps_3) X(int, n_o)
 
-// Throws std::invalid_argument naming the first field out of range ("ControlParameters.n_theta must
-// be in [1, 720] (got 0)"): every real field finite, windows positive odd numbers, counts that size
-// per-tick allocations bounded, pairs ordered. The one check every receiver of parameters applies
-// (controller each tick, message validation at the bus boundary).
+// Upper bounds on every field that sizes an allocation or a per-tick loop. A ControlParams message is
+// a single valid FlatBuffer whatever its numbers, so these bounds are what stands between one message
+// and an out-of-memory death (n_theta = 2e9 allocated until the controller died, issue 16 finding 1).
+// The spec's own values sit far inside them: n_θ 10–50, 9×9 windows, r 3 m, r_f 0.7 m, n_o 1–7.
+struct ControlParameterLimits {
+  static constexpr int kMaxNTheta = 720;         // candidate headings: half a degree apart
+  static constexpr int kMaxWindow = 101;         // n_v, n_ω: a 101×101 window = 10,201 arcs per tick
+  static constexpr double kMaxMapRadius = 20.0;  // m: (2r/resolution)² cells scanned per tick
+  static constexpr double kMaxReach = 50.0;      // m: d_o(max), d_v(max), d_L, d_g(max)
+  static constexpr double kMaxRF = 5.0;          // m: planner smoothing kernel of (2 r_f/res + 1)² cells
+  static constexpr int kMaxNO = 100;             // cycles of obstacle points kept by the mapper
+  static constexpr double kMaxPeriod = 3600.0;   // s: t_r, wander period, prediction times
+};
+
+// A parameter out of its range; `field` names it (message: "ControlParameters.<field> must be ... (got ...)").
+class ParameterRangeError : public std::invalid_argument {
+ public:
+  ParameterRangeError(std::string field, const std::string& message)
+      : std::invalid_argument(message), field_(std::move(field)) {}
+  const std::string& field() const { return field_; }
+
+ private:
+  std::string field_;
+};
+
+// Throws ParameterRangeError naming the first field out of range: every real field must be finite,
+// windows positive odd numbers, counts and radii inside ControlParameterLimits, pairs ordered
+// (t_1 ≤ t_2, a_min ≤ a_max, α_min ≤ α_max). The one check every receiver of parameters applies
+// (controller each tick, message validation at the boundary, the strict loader).
 void ValidateParameters(const ControlParameters& params);
 
 // Reads any subset of the fields above from a mapping whose keys are the field names
-// (w_v1, n_theta, ...); unknown keys are errors through StrictMap::Finish().
+// (w_v1, n_theta, ...); unknown keys are errors through StrictMap::Finish(); values out of range
+// (ValidateParameters, and n_theta ≥ 3 for a configuration) are errors naming the key.
 void LoadControlParameters(config::StrictMap& map, ControlParameters* params);
 
 // Table 7.2 printed literally (W_v4 = 0.9, W_v5 = 0.5): the alternative reading of §8 item 2.

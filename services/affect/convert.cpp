@@ -5,6 +5,9 @@
 #include "common/convert/convert.hpp"
 
 namespace limbic::affect {
+
+constexpr size_t kMaxStuckSegments = 100000;
+
 namespace {
 
 template <typename Array>
@@ -73,6 +76,9 @@ std::optional<AffectState> SnapshotFromMsg(const msg::AffectSnapshot& snapshot, 
     return fail("an array of the wrong length or with non-finite values");
   }
   if (const auto* segments = snapshot.stuck_segments()) {
+    // The stuck window spans seconds of samples; a snapshot claiming more is not one we wrote (a valid
+    // FlatBuffer may still carry a million of them).
+    if (segments->size() > kMaxStuckSegments) return fail("a stuck window of more than 100,000 samples");
     for (const auto* s : *segments) {
       if (!std::isfinite(s->t_start()) || !std::isfinite(s->dt()) || !std::isfinite(s->speed()) ||
           !std::isfinite(s->heading())) {

@@ -1,5 +1,7 @@
 // limbic-bus: the broker. Verifies, counts and forwards every message; keeps latched topics for late
 // joiners. Restartable at any time: clients reconnect by themselves.
+#include <sys/resource.h>
+
 #include <asio.hpp>
 
 #include <cstdlib>
@@ -14,15 +16,53 @@ namespace {
 const char* kHelp = R"(limbic-bus: the limbic message broker (XSUB in, XPUB out).
 
 usage: limbic-bus [--bus ADDR] [--hwm N] [--max-payload BYTES] [--curve-server FILE] [--log-level L]
+                  [--queue-bytes BYTES] [--latched-bytes BYTES] [--latched-topic-bytes BYTES]
+                  [--handshake-timeout-ms MS]
 
   --bus ADDR            address to serve: ipc://PATH, tcp://HOST:PORT (binds PORT and PORT+1) or
-                        inproc://NAME (default: $LIMBIC_BUS or ipc:///tmp/limbic/bus)
-  --hwm N               messages queued per subscriber before ZeroMQ drops for that subscriber (10000)
+                        inproc://NAME (default: $LIMBIC_BUS or ipc:///tmp/limbic/bus). tcp binds exactly
+                        HOST: 127.0.0.1 or localhost = loopback, tcp://[::1]:PORT = IPv6 loopback, a
+                        name = the address it resolves to, tcp://0.0.0.0:PORT = every interface (warned
+                        about without --curve-server). An unresolvable HOST exits with status 2.
+  --hwm N               at most N messages queued per subscriber before ZeroMQ drops for that
+                        subscriber (10000)
+  --queue-bytes BYTES   bytes queued per subscriber: the queue holds BYTES / 65536 messages, between
+                        16 and --hwm (default 67108864: 1,024 messages)
+  --latched-bytes BYTES latched values kept in total; the oldest are evicted (default 67108864)
+  --latched-topic-bytes BYTES
+                        largest latched value kept per topic; a larger one is forwarded, not kept
+                        (default 8388608)
+  --handshake-timeout-ms MS
+                        a connection that has not completed its handshake in MS is closed (2000)
   --max-payload BYTES   largest payload accepted (default 33554432)
   --curve-server FILE   YAML with server_secret and allowed_clients (list of public keys): only
                         those clients may publish or subscribe (tcp)
   --log-level LEVEL     debug | info | warning | error
+
+The broker raises its open-file limit to the hard limit (LimitNOFILE in deploy/two-host/*.service).
+
+examples:
+  limbic-bus --bus ipc:///tmp/limbic/bus
+  limbic-bus --bus tcp://127.0.0.1:7400                        # loopback only
+  limbic-bus --bus tcp://[::1]:7400 --queue-bytes 8388608       # IPv6 loopback, 128 messages per subscriber
+  limbic-bus --bus tcp://0.0.0.0:7400 --curve-server keys/bus.server.yaml
 )";
+
+// Each connection holds a descriptor until its handshake times out: the soft limit (often 1,024) is
+// raised to the hard limit so a connection flood meets the handshake timeout before the limit.
+void RaiseFileLimit() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= limit.rlim_max) return;
+  limit.rlim_cur = limit.rlim_max;
+  if (setrlimit(RLIMIT_NOFILE, &limit) != 0) LIMBIC_LOG(kWarning) << "could not raise the open-file limit";
+}
+
+size_t ParseBytes(const std::string& flag, const std::string& text) {
+  size_t used = 0;
+  const unsigned long long value = std::stoull(text, &used);
+  if (used != text.size() || value == 0) throw std::invalid_argument(flag + " needs a positive number of bytes");
+  return static_cast<size_t>(value);
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -45,6 +85,14 @@ int main(int argc, char** argv) {
         options.send_hwm = options.receive_hwm = std::stoi(next());
       } else if (arg == "--max-payload") {
         options.max_payload = std::stoull(next());
+      } else if (arg == "--queue-bytes") {
+        options.queue_bytes = ParseBytes(arg, next());
+      } else if (arg == "--latched-bytes") {
+        options.limits.latched_total_bytes = ParseBytes(arg, next());
+      } else if (arg == "--latched-topic-bytes") {
+        options.limits.latched_topic_bytes = ParseBytes(arg, next());
+      } else if (arg == "--handshake-timeout-ms") {
+        options.handshake_timeout = std::chrono::milliseconds(ParseBytes(arg, next()));
       } else if (arg == "--log-level") {
         limbic::log::SetLevel(limbic::log::ParseLevel(next()));
       } else if (arg == "--curve-server") {
@@ -54,11 +102,13 @@ int main(int argc, char** argv) {
         throw std::invalid_argument("unknown option '" + arg + "' (see --help)");
       }
     }
+    (void)limbic::bus::ResolveBindAddress(options.address);  // a bad or unresolvable address: exit 2
   } catch (const std::exception& e) {
     std::cerr << "limbic-bus: " << e.what() << "\n";
     return 2;
   }
   limbic::log::SetThreadTag("bus");
+  RaiseFileLimit();
   std::atomic<bool> stop{false};
   asio::io_context io;
   asio::signal_set signals(io, SIGINT, SIGTERM);
@@ -70,7 +120,8 @@ int main(int argc, char** argv) {
   try {
     zmq::context_t context;
     limbic::bus::Broker broker(context, options);
-    LIMBIC_LOG(kInfo) << "serving " << options.address;
+    LIMBIC_LOG(kInfo) << "serving " << options.address << " (publishers " << broker.endpoints().frontend
+                      << ", subscribers " << broker.endpoints().backend << ")";
     broker.Run(stop);
     LIMBIC_LOG(kInfo) << "stopped after forwarding " << broker.forwarded() << " messages";
   } catch (const std::exception& e) {

@@ -201,8 +201,8 @@ class DirectionalController {
   std::vector<double> distance_to_current_;
 };
 
-// Throws std::invalid_argument naming the field when a parameter is out of its range
-// (common/types/control_parameters.hpp).
+// Throws std::invalid_argument (ParameterRangeError) naming the field when a parameter is out of its
+// range, upper bounds included (common/types/control_parameters.hpp).
 using limbic::ValidateParameters;
 
 }  // namespace limbic::controller

@@ -6,10 +6,25 @@
 
 namespace limbic::mapper {
 
-GridMaps GridMaps::Initial(const geometry::GridSpec& spec, double initial_p_o) {
+void CheckGridSpec(const geometry::GridSpec& spec) {
   if (spec.width <= 0 || spec.height <= 0 || !(spec.resolution > 0)) {
     throw std::invalid_argument("GridMaps: grid must have positive width, height and resolution");
   }
+  if (!(spec.resolution >= 0.01 && spec.resolution <= 100.0) || !std::isfinite(spec.origin.x()) ||
+      !std::isfinite(spec.origin.y())) {
+    throw std::invalid_argument("GridMaps: resolution must be in [0.01, 100] m and the origin finite");
+  }
+  if (spec.width > kMaxGridSide || spec.height > kMaxGridSide ||
+      int64_t{spec.width} * spec.height > kMaxGridCells) {
+    throw std::invalid_argument("GridMaps: grid of " + std::to_string(spec.width) + " x " +
+                                std::to_string(spec.height) + " cells is above the limit (" +
+                                std::to_string(kMaxGridSide) + " a side, " + std::to_string(kMaxGridCells) +
+                                " cells)");
+  }
+}
+
+GridMaps GridMaps::Initial(const geometry::GridSpec& spec, double initial_p_o) {
+  CheckGridSpec(spec);
   GridMaps maps;
   maps.spec = spec;
   const auto n = static_cast<size_t>(spec.CellCount());
@@ -20,6 +35,7 @@ GridMaps GridMaps::Initial(const geometry::GridSpec& spec, double initial_p_o) {
 }
 
 void GridMaps::Validate() const {
+  CheckGridSpec(spec);  // before CellCount(): width × height of a hostile message overflows int
   const auto n = static_cast<size_t>(spec.CellCount());
   if (p_o.size() != n || p_e.size() != n || danger.size() != n) {
     throw std::invalid_argument("GridMaps: layer sizes (" + std::to_string(p_o.size()) + ", " +
@@ -35,11 +51,20 @@ geometry::GridSpec GridSpecCovering(const geometry::Vec2& min, const geometry::V
     throw std::invalid_argument("GridSpecCovering: bounds must have max > min in x and y");
   }
   if (margin_cells < 0) throw std::invalid_argument("GridSpecCovering: margin_cells must be >= 0");
+  // Sides computed in double first: a huge box must fail the check, not overflow the cast to int.
+  const double width = std::ceil((max.x() - min.x()) / resolution) + 2.0 * margin_cells;
+  const double height = std::ceil((max.y() - min.y()) / resolution) + 2.0 * margin_cells;
+  if (!(width <= kMaxGridSide) || !(height <= kMaxGridSide)) {
+    throw std::invalid_argument("GridSpecCovering: bounds of " + std::to_string(max.x() - min.x()) + " x " +
+                                std::to_string(max.y() - min.y()) + " m need more than " +
+                                std::to_string(kMaxGridSide) + " cells a side");
+  }
   geometry::GridSpec spec;
   spec.resolution = resolution;
   spec.origin = min - geometry::Vec2(margin_cells * resolution, margin_cells * resolution);
-  spec.width = static_cast<int>(std::ceil((max.x() - min.x()) / resolution)) + 2 * margin_cells;
-  spec.height = static_cast<int>(std::ceil((max.y() - min.y()) / resolution)) + 2 * margin_cells;
+  spec.width = static_cast<int>(width);
+  spec.height = static_cast<int>(height);
+  CheckGridSpec(spec);
   return spec;
 }
 

@@ -13,6 +13,16 @@ inline constexpr double kCellSize = 0.35;          // = robot radius r_R (§4.1)
 inline constexpr double kInitialOccupancy = 0.2;   // p_o of unexplored cells (§7.4.1, §8 item 33)
 inline constexpr double kInitialExploration = 0.0;  // p_e at the start of a run
 
+// Upper bounds on a grid (issue 16): a world or map message is a valid FlatBuffer whatever its bounds,
+// and a 1e9 m world would size every replica (mapper, planner, affect, controller) at terabytes.
+// 4,096 cells a side at 0.35 m is 1.4 km; 4 Mi cells is 72 MB for the three layers (17 B per cell).
+inline constexpr int kMaxGridSide = 4096;
+inline constexpr int64_t kMaxGridCells = int64_t{1} << 22;
+
+// Throws std::invalid_argument naming what is wrong when a grid is empty, too large (kMaxGridSide,
+// kMaxGridCells), or has a non-finite origin or a resolution outside [0.01, 100] m.
+void CheckGridSpec(const geometry::GridSpec& spec);
+
 // Occupancy, exploration and danger maps over one grid (spec §1.4 `GridMaps`). Cell i of each vector is
 // spec.CellOfIndex(i); all three vectors have spec.CellCount() entries.
 struct GridMaps {
@@ -31,7 +41,8 @@ struct GridMaps {
 };
 
 // A grid of `resolution` covering the axis-aligned box [min, max] plus `margin_cells` cells on every side.
-// Throws std::invalid_argument for an empty box or a non-positive resolution.
+// Throws std::invalid_argument for an empty box, a non-positive resolution or a grid beyond the bounds
+// of CheckGridSpec.
 geometry::GridSpec GridSpecCovering(const geometry::Vec2& min, const geometry::Vec2& max,
                                     double resolution = kCellSize, int margin_cells = 1);
 

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include <stdexcept>
 
 namespace limbic::mapper {
@@ -23,6 +25,33 @@ TEST(GridSpecCovering, AddsOneCellMarginAroundBounds) {
   EXPECT_TRUE(s.Contains(s.CellOf({20, 12})));
   EXPECT_EQ(s.CellOf({0.01, 0.01}).ix, 1);
   EXPECT_THROW(GridSpecCovering({0, 0}, {0, 5}), std::invalid_argument);
+}
+
+TEST(GridSpecCovering, RefusesWorldsBeyondTheGridBounds) {
+  // 1 km at 0.35 m is inside the bounds; 1e9 m is refused instead of allocated.
+  EXPECT_EQ(GridSpecCovering({0, 0}, {1000, 10}).width, 2860);  // ceil(2857.1) + 2
+  EXPECT_THROW(GridSpecCovering({0, 0}, {1e9, 10}), std::invalid_argument);
+  EXPECT_THROW(GridSpecCovering({0, 0}, {10, 1e300}), std::invalid_argument);
+  // Each side within 4,096 but 4,000 × 4,000 = 16 M cells > 4 Mi cells.
+  EXPECT_THROW(GridSpecCovering({0, 0}, {1400, 1400}), std::invalid_argument);
+}
+
+TEST(GridMaps, HostileSpecsAreRefusedBeforeAllocating) {
+  geometry::GridSpec spec;
+  spec.width = 100000;
+  spec.height = 100000;  // 1e10 cells: width * height overflows int
+  EXPECT_THROW(GridMaps::Initial(spec), std::invalid_argument);
+  GridMaps maps;
+  maps.spec = spec;
+  EXPECT_THROW(maps.Validate(), std::invalid_argument);
+  spec.width = spec.height = 10;
+  spec.resolution = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_THROW(GridMaps::Initial(spec), std::invalid_argument);
+  spec.resolution = 0.35;
+  spec.origin.x() = std::numeric_limits<double>::infinity();
+  EXPECT_THROW(GridMaps::Initial(spec), std::invalid_argument);
+  spec.origin.x() = 0;
+  EXPECT_EQ(GridMaps::Initial(spec).p_o.size(), 100u);
 }
 
 TEST(GridMaps, InitialValuesFollowSection41) {

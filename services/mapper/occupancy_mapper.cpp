@@ -108,6 +108,7 @@ MapperOutputs OccupancyMapper::Update(const MapperInputs& in) {
   const GridSpec& spec = state_.maps.spec;
   GridMaps& maps = state_.maps;
   const ControlParameters& p = in.params;
+  ValidateParameters(p);  // n_o sizes the obstacle buffer: refused before the state changes
   MapperOutputs out;
   if (in.tick <= state_.tick) {
     throw std::invalid_argument("OccupancyMapper::Update: tick " + std::to_string(in.tick) +

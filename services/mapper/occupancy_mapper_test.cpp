@@ -47,6 +47,15 @@ std::map<int, double> SoByCell(const MapUpdateStats& stats) {
   return m;
 }
 
+TEST(OccupancyMapper, OutOfRangeParametersAreRefused) {
+  OccupancyMapper mapper(kSpec);
+  MapperInputs in = BaseInputs(1);
+  in.params.n_o = 1 << 30;  // the obstacle buffer length in cycles
+  EXPECT_THROW(mapper.Update(in), std::invalid_argument);
+  in.params.n_o = 5;
+  EXPECT_NO_THROW(mapper.Update(in));  // the same tick: the refused one changed nothing
+}
+
 TEST(OccupancyMapper, RobotDiscCellsGetFreeStatusByCentreDistance) {
   OccupancyMapper mapper(kSpec);
   const MapperOutputs out = mapper.Update(BaseInputs(1));

@@ -40,7 +40,8 @@ limbic::runtime::ServiceDefinition MetricsService() {
           "service (one for all robots; heartbeat on health/metrics).",
           [](ServiceContext& ctx) {
             struct State {
-              std::string listen = "0.0.0.0:9464";
+              // Loopback unless told otherwise: the exporter shows the whole robot to whoever reaches it.
+              std::string listen = "127.0.0.1:9464";
               std::string robots;  // comma-separated; empty: discover
               double service_stale_after_s = 3.0;
               double robot_stale_after_s = 5.0;
@@ -54,7 +55,8 @@ limbic::runtime::ServiceDefinition MetricsService() {
             auto state = std::make_shared<State>();
             // All start-up options: they configure the exporter and its collector when it starts (issue 15).
             state->listen = ctx.Option<std::string>(
-                "listen", state->listen, "HOST:PORT the /metrics endpoint listens on (9464: limbic's port)");
+                "listen", state->listen, "HOST:PORT the /metrics endpoint listens on (9464: limbic's port; loopback by default, "
+                "--listen 0.0.0.0:9464 serves every interface; --listen X is short for --set listen=X)");
             state->robots = ctx.Option<std::string>(
                 "robots", state->robots, "robots to watch, comma-separated (empty: discover from the bus)");
             state->service_stale_after_s =
@@ -122,4 +124,20 @@ limbic::runtime::ServiceDefinition MetricsService() {
 
 }  // namespace
 
-int main(int argc, char** argv) { return limbic::runtime::RunServiceMain(argc, argv, MetricsService()); }
+int main(int argc, char** argv) {
+  // `--listen HOST:PORT` is short for `--set listen=HOST:PORT`.
+  std::vector<std::string> args(argv, argv + argc);
+  for (size_t i = 1; i < args.size(); ++i) {
+    if (args[i] == "--listen" && i + 1 < args.size()) {
+      args[i] = "--set";
+      args[i + 1] = "listen=" + args[i + 1];
+    } else if (args[i].rfind("--listen=", 0) == 0) {
+      args[i] = "listen=" + args[i].substr(9);
+      args.insert(args.begin() + static_cast<long>(i), "--set");
+    }
+  }
+  std::vector<char*> rewritten;
+  for (auto& a : args) rewritten.push_back(a.data());
+  rewritten.push_back(nullptr);
+  return limbic::runtime::RunServiceMain(static_cast<int>(args.size()), rewritten.data(), MetricsService());
+}

@@ -17,6 +17,9 @@ FusionMode ChooseFusion(EmotionFusion choice, bool layer_additive) {
 }
 
 PlannerOutputs Planner::Step(const PlannerInputs& in) {
+  // Out-of-range parameters (r_f sizes the smoothing kernel, eq. 5.8) are refused before they size
+  // anything: the state is untouched and the step throws.
+  ValidateParameters(in.params);
   PlannerOutputs out;
   if (in.goal.has_value()) {
     if (!state_.has_plan || in.goal->instruction_id != state_.instruction_id) {

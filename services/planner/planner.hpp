@@ -84,7 +84,8 @@ class Planner {
  public:
   explicit Planner(const PlannerOptions& options = {}) : options_(options) {}
 
-  // Throws std::invalid_argument if a plan is due and the maps or layers are missing or malformed.
+  // Throws std::invalid_argument if a plan is due and the maps or layers are missing or malformed, or
+  // if a parameter is out of range (ValidateParameters; the state is left untouched).
   PlannerOutputs Step(const PlannerInputs& inputs);
 
   const PlannerState& state() const { return state_; }

@@ -72,6 +72,16 @@ TEST_F(PlannerPolicyTest, ARequestedReplanHappensAtTheNextStepWithAGoal) {
   EXPECT_EQ(planner_.Step(Inputs(5.2, 7, 5.0)).reason, ReplanReason::kTimer);
 }
 
+TEST_F(PlannerPolicyTest, OutOfRangeParametersAreRefusedBeforeSizingTheKernel) {
+  // r_f = 1e6 m would make a smoothing kernel of (2·r_f/0.35)² ≈ 3e13 offsets (eq. 5.8).
+  PlannerInputs in = Inputs(0.0, 1, 0.0);
+  in.params.r_f = 1e6;
+  EXPECT_THROW(planner_.Step(in), std::invalid_argument);
+  EXPECT_FALSE(planner_.state().has_plan);  // nothing changed
+  in.params.r_f = 0.7;
+  EXPECT_EQ(planner_.Step(in).reason, ReplanReason::kNewGoal);
+}
+
 TEST_F(PlannerPolicyTest, IdleWithoutGoalAndKeepsPathBetweenPlans) {
   PlannerInputs idle = Inputs(0.0, 1, 5.0);
   idle.goal.reset();

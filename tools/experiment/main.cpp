@@ -22,6 +22,7 @@
 #include "common/config/config.hpp"
 #include "common/log/log.hpp"
 #include "tools/experiment/definition.hpp"
+#include "tools/experiment/durable_file.hpp"
 #include "tools/experiment/executor.hpp"
 #include "tools/experiment/expand.hpp"
 #include "tools/experiment/progress.hpp"
@@ -139,6 +140,10 @@ void InstallSignalHandlers() {
   sigaction(SIGTERM, &sa, nullptr);
 }
 
+// A file-size limit (RLIMIT_FSIZE, a quota) must be an error with its cause (EFBIG), not SIGXFSZ's
+// silent death halfway through a row.
+void IgnoreFileSizeSignal() { signal(SIGXFSZ, SIG_IGN); }
+
 // --- Arguments ------------------------------------------------------------------------------------
 
 bool IsHelp(const std::string& a) { return a == "--help" || a == "-h" || a == "help"; }
@@ -211,6 +216,11 @@ bool WriteReport(const std::string& dir, const std::vector<std::string>& config_
   }
   std::cout << result.runs << " runs, " << result.rows << " rows";
   if (result.skipped_lines) std::cout << " (" << result.skipped_lines << " torn lines ignored)";
+  if (!result.cut_traces.empty()) {
+    std::cout << "\n  " << result.cut_traces.size() << " cut trace file" << (result.cut_traces.size() == 1 ? "" : "s")
+              << " skipped (ending before their '# end' line):";
+    for (const auto& f : result.cut_traces) std::cout << " " << fs::path(f).filename().string();
+  }
   std::cout << "\n  runs:    " << (fs::path(dir) / "runs.csv").string()
             << "\n  summary: " << result.summary_csv;
   if (!result.per_traversal_csv.empty())
@@ -357,10 +367,10 @@ int CmdRun(const std::vector<std::string>& args) {
                                "'; choose another --out");
     }
   }
-  {
-    std::ofstream described((fs::path(out_dir) / "experiment.txt").string(), std::ios::trunc);
-    described << DescribeExperiment(definition);
+  if (const size_t torn = TruncateTornTail(runs_csv)) {
+    std::cerr << runs_csv << ": cut a torn last row (" << torn << " bytes) left by an interrupted write\n";
   }
+  WriteFileAtomically((fs::path(out_dir) / "experiment.txt").string(), DescribeExperiment(definition));
   const std::set<std::string> finished = FinishedRuns(runs_csv, definition.iterations);
   std::vector<RunSpec> todo;
   for (auto& r : runs) {
@@ -479,6 +489,7 @@ int CmdReport(const std::vector<std::string>& args) {
 }
 
 int Main(int argc, char** argv) {
+  IgnoreFileSizeSignal();
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || IsHelp(args[0])) {
     (args.empty() ? std::cerr : std::cout) << kMainHelp << DefaultExperimentDir()

@@ -1,5 +1,7 @@
 #include "tools/experiment/report.hpp"
 
+#include "tools/experiment/durable_file.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -858,11 +860,17 @@ ReportResult Report(const std::string& dir, const ReportOptions& options) {
     if (static_cast<int>(chosen.size()) > limit) chosen.resize(static_cast<size_t>(std::max(0, limit)));
     return chosen;
   };
-  for (const auto& f : pick(traces, "trace_", options.max_paths)) in.paths.push_back(ReadRunTrace(f));
-  for (const auto& f : pick(affects, "affect_", options.max_affect_runs))
-    in.affect.push_back(ReadAffectTrace(f));
-
   ReportResult result;
+  // A cut trace (a full disk, an interrupted copy) is skipped and reported; the rest of the report
+  // does not depend on it. A trace whose content is wrong otherwise is still an error.
+  for (auto* files : {&traces, &affects}) {
+    std::vector<std::string> whole;
+    for (const auto& f : *files) (TraceFileComplete(f) ? whole : result.cut_traces).push_back(f);
+    *files = std::move(whole);
+  }
+  for (const auto& f : pick(traces, "trace_", options.max_paths)) in.paths.push_back(ReadRunTrace(f));
+  for (const auto& f : pick(affects, "affect_", options.max_affect_runs)) in.affect.push_back(ReadAffectTrace(f));
+
   result.summary_csv = (fs::path(dir) / "summary.csv").string();
   result.report_html = (fs::path(dir) / "report.html").string();
   const auto summary = Summarize(in.rows, options.config_order);
@@ -872,10 +880,7 @@ ReportResult Report(const std::string& dir, const ReportOptions& options) {
     result.per_traversal_csv = (fs::path(dir) / "per_traversal.csv").string();
     WritePerTraversalCsv(result.per_traversal_csv, summary);
   }
-  std::ofstream out(result.report_html, std::ios::binary | std::ios::trunc);
-  if (!out) throw std::runtime_error(result.report_html + ": cannot write");
-  out << RenderReportHtml(in, options);
-  if (!out.flush()) throw std::runtime_error(result.report_html + ": write failed");
+  WriteFileAtomically(result.report_html, RenderReportHtml(in, options));
   std::set<std::string> ids;
   for (const auto& r : in.rows) ids.insert(r.run_id);
   result.rows = static_cast<int>(in.rows.size());

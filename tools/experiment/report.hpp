@@ -86,12 +86,14 @@ struct ReportResult {
   int rows = 0;
   int runs = 0;
   int skipped_lines = 0;  // torn or malformed runs.csv records ignored
+  std::vector<std::string> cut_traces;  // trace files that end before their end marker: skipped
 };
 
 // Reads <dir>/runs.csv and the trace_*.csv / affect_*.csv / failed_*.csv files in dir, writes
-// <dir>/summary.csv, <dir>/per_traversal.csv (runs of several traversals) and <dir>/report.html. An
-// unreadable failed_*.csv is named in the report, not fatal. Throws std::runtime_error when
-// runs.csv is missing or unreadable.
+// <dir>/summary.csv, <dir>/per_traversal.csv (runs of several traversals) and <dir>/report.html, each
+// replaced whole or not at all. An unreadable failed_*.csv is named in the report, not fatal; a cut
+// trace file is skipped and listed in cut_traces. Throws std::runtime_error when runs.csv is missing or
+// unreadable, or a write fails (naming the file and the cause).
 ReportResult Report(const std::string& dir, const ReportOptions& options = {});
 
 }  // namespace limbic::experiment

@@ -230,6 +230,21 @@ TEST(Report, LinksTheRecordingsBesideRunsCsv) {
   EXPECT_EQ(html.find("notes.txt"), std::string::npos);
 }
 
+TEST(Report, ACutTraceIsSkippedAndReported) {
+  const fs::path dir = WriteSyntheticDir("limbic_experiment_report_cut", false, 1, {'B'});
+  std::vector<fs::path> traces;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.path().filename().string().starts_with("trace_")) traces.push_back(e.path());
+  }
+  ASSERT_FALSE(traces.empty());
+  const auto cut = traces.front();
+  fs::resize_file(cut, fs::file_size(cut) / 2);  // a full disk in the middle of the file
+  const ReportResult result = Report(dir.string());
+  ASSERT_EQ(result.cut_traces.size(), 1u);
+  EXPECT_EQ(fs::path(result.cut_traces[0]).filename(), cut.filename());
+  EXPECT_TRUE(fs::exists(result.report_html));
+}
+
 // Two runs of set B, three traversals each: run "constant-B-0-0" fails traversal 2 (pinned, 140
 // collisions) and run "affective-B-1-0" fails traversal 3 (stopped 0.6 m from the goal).
 std::vector<IterationRow> RunsWithFailures() {
@@ -371,12 +386,19 @@ TEST(Report, AnOldFolderWithoutFailedPathsSaysSoAndStillListsTheFailures) {
 
   // A broken failed_*.csv is named; the report is still written.
   std::ofstream(dir / "failed_constant-B-0-0.csv")
-      << "# limbic failed traversals v1\n# run_id,x\n1,2,3,4\n";
+      << "# limbic failed traversals v1\n# run_id,x\n1,2,3,4\n# end\n";
   const ReportResult again = Report(dir.string());
   std::ifstream in2(again.report_html);
   const std::string html2((std::istreambuf_iterator<char>(in2)), {});
   EXPECT_NE(html2.find("Unreadable: "), std::string::npos);
   EXPECT_NE(html2.find("a path point before any"), std::string::npos);
+  // One without its end line was cut (a full disk): named as cut.
+  std::ofstream(dir / "failed_constant-B-0-0.csv") << "# limbic failed traversals v1\n# run_id,x\n";
+  const ReportResult cut = Report(dir.string());
+  std::ifstream in3(cut.report_html);
+  const std::string html3((std::istreambuf_iterator<char>(in3)), {});
+  EXPECT_NE(html3.find("Unreadable: "), std::string::npos);
+  EXPECT_NE(html3.find("cut (ends at line"), std::string::npos);
 }
 
 TEST(Report, NoFailureSaysSo) {

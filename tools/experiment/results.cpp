@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "tools/experiment/definition.hpp"
+#include "tools/experiment/durable_file.hpp"
 
 namespace limbic::experiment {
 namespace {
@@ -197,13 +198,13 @@ RunsFile ReadRuns(const std::string& path) {
 void WriteRuns(const std::string& path, const std::vector<IterationRow>& rows) {
   std::string text = HeaderLine() + "\n";
   for (const auto& r : rows) text += FormatRow(r) + "\n";
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw std::runtime_error(path + ": cannot write");
-  out << text;
-  if (!out.flush()) throw std::runtime_error(path + ": write failed");
+  WriteFileAtomically(path, text);
 }
 
 void AppendRows(const std::string& path, const std::vector<IterationRow>& rows) {
+  // A row torn by a kill or a full disk is cut off, never kept (a line break before the next rows
+  // would have left it in the file as a skipped record).
+  TruncateTornTail(path);
   std::string prefix;
   std::error_code ec;
   const bool exists = fs::exists(path, ec) && fs::file_size(path, ec) > 0;
@@ -217,18 +218,10 @@ void AppendRows(const std::string& path, const std::vector<IterationRow>& rows) 
     if (first != HeaderLine())
       throw std::runtime_error(path + ": existing file is not a limbic runs.csv of this version (header '" + first +
                                "'); runs.csv files without the status and error columns can be read, not extended");
-    in.clear();
-    in.seekg(-1, std::ios::end);
-    char last = '\n';
-    in.get(last);
-    if (last != '\n') prefix = "\n";  // a torn last line stays a separate (skipped) record
   }
   std::string text = prefix;
   for (const auto& r : rows) text += FormatRow(r) + "\n";
-  std::ofstream out(path, std::ios::binary | std::ios::app);
-  if (!out) throw std::runtime_error(path + ": cannot append");
-  out.write(text.data(), static_cast<std::streamsize>(text.size()));
-  if (!out.flush()) throw std::runtime_error(path + ": write failed");
+  AppendWhole(path, text);  // all rows of the run, or none
 }
 
 void RunsAppender::Append(const std::vector<IterationRow>& rows) {

@@ -62,12 +62,13 @@ struct RunsFile {
 // not RunsCsvColumns() (a file from before the status and error columns reads as all ok).
 RunsFile ReadRuns(const std::string& path);
 
-// Writes rows (header first), replacing the file.
+// Writes rows (header first), replacing the file atomically (WriteFileAtomically).
 void WriteRuns(const std::string& path, const std::vector<IterationRow>& rows);
 
-// Appends the rows of one finished run in a single write and flushes: writes the header first if
-// the file is new or empty, and a line break first if a previous write was torn. Throws
-// std::runtime_error if the existing header differs.
+// Appends the rows of one finished run whole or not at all (AppendWhole): writes the header first if
+// the file is new or empty, and first cuts off a torn last row left by a kill. Throws
+// std::runtime_error if the existing header differs, or naming the file and the cause (errno) if the
+// write fails.
 void AppendRows(const std::string& path, const std::vector<IterationRow>& rows);
 
 // Thread-safe appender for parallel workers of one process (one AppendRows per finished run).

@@ -2,8 +2,20 @@
 
 #include <gtest/gtest.h>
 
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
+
+#include "tools/experiment/durable_file.hpp"
+#include "tools/experiment/traces.hpp"
 
 namespace limbic::experiment {
 namespace {
@@ -129,7 +141,7 @@ TEST(RunsCsv, ResumeAfterATornWrite) {
   AppendRows(path, {again, Row("torn", 2)});
   EXPECT_EQ(FinishedRuns(path, 2), (std::set<std::string>{"done", "torn"}));
   file = ReadRuns(path);
-  EXPECT_EQ(file.skipped_lines, 1);  // the torn fragment stays a skipped line
+  EXPECT_EQ(file.skipped_lines, 0);  // the torn fragment was cut off before appending, never kept
   ASSERT_EQ(file.rows.size(), 4u);
   EXPECT_DOUBLE_EQ(file.rows[2].completion_time_s, 99);
   EXPECT_TRUE(FinishedRuns((dir / "missing.csv").string(), 2).empty());
@@ -171,6 +183,126 @@ TEST(Merge, RefusesDifferentExperiments) {
     EXPECT_NE(std::string(e.what()).find("ch10_integrated"), std::string::npos) << e.what();
   }
   EXPECT_THROW(Merge({(a / "nope").string()}, out.string()), std::runtime_error);
+}
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Runs `fn` in a child whose files may not grow beyond `limit` bytes (RLIMIT_FSIZE: EFBIG instead of
+// SIGXFSZ, as `limbic experiment` sets it); returns the error text it caught ("" if none).
+template <typename Fn>
+std::string UnderFileSizeLimit(rlim_t limit, Fn fn) {
+  int pipefd[2];
+  if (pipe(pipefd) != 0) return "pipe failed";
+  const pid_t pid = fork();
+  if (pid == 0) {
+    close(pipefd[0]);
+    signal(SIGXFSZ, SIG_IGN);
+    rlimit r{limit, limit};
+    setrlimit(RLIMIT_FSIZE, &r);
+    std::string error;
+    try {
+      fn();
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    (void)!write(pipefd[1], error.data(), error.size());
+    _exit(0);
+  }
+  close(pipefd[1]);
+  std::string error;
+  char buffer[512];
+  for (ssize_t n; (n = read(pipefd[0], buffer, sizeof(buffer))) > 0;) error.append(buffer, static_cast<size_t>(n));
+  close(pipefd[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status)) << "the child died (SIGXFSZ?)";
+  return error;
+}
+
+// Issue 16 finding 5: a full disk left runs.csv ending in half a row and said only "write failed".
+TEST(RunsCsv, AFullDiskAppendsWholeRowsOrNoneAndNamesTheCause) {
+  const fs::path dir = FreshDir("fsize");
+  const std::string path = (dir / "runs.csv").string();
+  AppendRows(path, {Row("first", 1), Row("first", 2)});
+  const std::string before = ReadAll(path);
+  const std::string error = UnderFileSizeLimit(before.size() + 100, [&] {
+    AppendRows(path, {Row("second", 1), Row("second", 2)});  // ~300 bytes: only 100 fit
+  });
+  EXPECT_NE(error.find(path), std::string::npos) << error;
+  EXPECT_NE(error.find("File too large"), std::string::npos) << error;
+  EXPECT_EQ(ReadAll(path), before);  // not half a row: nothing
+  EXPECT_EQ(ReadRuns(path).skipped_lines, 0);
+  // summary.csv and the traces are replaced whole or not at all: the old file survives.
+  const std::string summary = (dir / "summary.csv").string();
+  WriteFileAtomically(summary, "old summary\n");
+  const std::string summary_error =
+      UnderFileSizeLimit(50, [&] { WriteFileAtomically(summary, std::string(1000, 'x')); });
+  EXPECT_NE(summary_error.find("summary.csv: cannot write 1000 bytes: File too large"), std::string::npos)
+      << summary_error;
+  EXPECT_EQ(ReadAll(summary), "old summary\n");
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    EXPECT_EQ(entry.path().filename().string().find(".tmp-"), std::string::npos) << "temporary left behind";
+  }
+}
+
+// The same on a real full file system (a 64 KiB tmpfs), which needs root.
+TEST(RunsCsv, ATinyTmpfsFillsUpWithoutATornRow) {
+  const fs::path dir = FreshDir("tmpfs");
+  if (mount("tmpfs", dir.c_str(), "tmpfs", 0, "size=64k") != 0) {
+    GTEST_SKIP() << "cannot mount a tmpfs here (" << std::strerror(errno) << "; needs root): the RLIMIT_FSIZE "
+                 << "test covers the same code";
+  }
+  struct Unmount {
+    std::string path;
+    ~Unmount() { umount2(path.c_str(), MNT_DETACH); }
+  } unmount{dir.string()};
+  const std::string path = (dir / "runs.csv").string();
+  std::string error;
+  int runs = 0;
+  for (; runs < 10000 && error.empty(); ++runs) {
+    try {
+      AppendRows(path, {Row("run" + std::to_string(runs), 1), Row("run" + std::to_string(runs), 2)});
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+  }
+  ASSERT_FALSE(error.empty()) << "64 KiB never filled up";
+  EXPECT_NE(error.find(path + ": cannot append"), std::string::npos) << error;
+  EXPECT_NE(error.find("No space left on device"), std::string::npos) << error;
+  const std::string text = ReadAll(path);
+  ASSERT_FALSE(text.empty());
+  EXPECT_EQ(text.back(), '\n');
+  const RunsFile file = ReadRuns(path);
+  EXPECT_EQ(file.skipped_lines, 0);
+  EXPECT_EQ(file.rows.size(), 2u * static_cast<size_t>(runs - 1));  // every finished run whole
+  EXPECT_EQ(FinishedRuns(path, 2).size(), static_cast<size_t>(runs - 1));
+}
+
+TEST(Traces, ACutTraceIsReportedAsCut) {
+  const fs::path dir = FreshDir("cut_trace");
+  RunTrace t;
+  t.run_id = "x-B-0-0";
+  t.grid.width = t.grid.height = 4;
+  t.occupancy.assign(16, 0.25);
+  for (int i = 0; i < 50; ++i) t.samples.push_back({0.1 * i, 1, 0.01 * i, 0.0, 0.0});
+  const std::string path = (dir / "trace.csv").string();
+  WriteRunTrace(path, t);
+  EXPECT_TRUE(TraceFileComplete(path));
+  EXPECT_EQ(ReadRunTrace(path).samples.size(), 50u);
+  // Cut anywhere (mid-line or at a line end), the file is cut, not malformed.
+  const std::string text = ReadAll(path);
+  for (size_t keep : {text.size() / 2, text.find("# p_o") + 6, text.size() - 1}) {
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << text.substr(0, keep);
+    EXPECT_FALSE(TraceFileComplete(path)) << keep;
+    EXPECT_THROW(ReadRunTrace(path), TraceCutError) << keep;
+  }
+  std::ofstream(path, std::ios::binary | std::ios::trunc);  // empty: created, nothing written
+  EXPECT_THROW(ReadRunTrace(path), TraceCutError);
 }
 
 }  // namespace

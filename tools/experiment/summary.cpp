@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include "tools/experiment/definition.hpp"
+#include "tools/experiment/durable_file.hpp"
 
 namespace limbic::experiment {
 namespace {
@@ -247,10 +248,7 @@ std::string PerTraversalCsvText(const std::vector<SummaryRow>& summary) {
 }
 
 void WritePerTraversalCsv(const std::string& path, const std::vector<SummaryRow>& summary) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw std::runtime_error(path + ": cannot write");
-  out << PerTraversalCsvText(summary);
-  if (!out.flush()) throw std::runtime_error(path + ": write failed");
+  WriteFileAtomically(path, PerTraversalCsvText(summary));
 }
 
 namespace {
@@ -383,10 +381,7 @@ std::string PerTraversalTableText(const std::vector<SummaryRow>& summary) {
 }
 
 void WriteSummaryCsv(const std::string& path, const std::vector<SummaryRow>& summary) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw std::runtime_error(path + ": cannot write");
-  out << SummaryCsvText(summary);
-  if (!out.flush()) throw std::runtime_error(path + ": write failed");
+  WriteFileAtomically(path, SummaryCsvText(summary));  // a full disk leaves the old summary, never an empty one
 }
 
 }  // namespace limbic::experiment

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "tools/experiment/definition.hpp"
+#include "tools/experiment/durable_file.hpp"
 #include "tools/experiment/results.hpp"
 
 namespace limbic::experiment {
@@ -42,22 +43,35 @@ uint64_t ToU64(const std::string& s, const std::string& path, int line) {
   return v;
 }
 
+// A trace is complete when its last line is the end marker; anything else was cut (a full disk, a
+// copy interrupted): reported as cut, so the report can skip it instead of failing on its content.
+void RequireEnd(const std::string& path, const std::vector<std::string>& lines, bool ended_with_newline) {
+  if (lines.empty() || lines.back() != kEndMarker || !ended_with_newline) {
+    throw TraceCutError(path + ": cut (ends at line " + std::to_string(lines.size()) + " before its '" +
+                        kEndMarker + "' line)");
+  }
+}
+
+// The lines of a trace, its end marker checked (TraceCutError) and removed.
 std::vector<std::string> ReadLines(const std::string& path) {
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error(path + ": cannot read");
+  std::ostringstream text;
+  text << in.rdbuf();
+  const std::string s = text.str();
   std::vector<std::string> lines;
-  for (std::string line; std::getline(in, line);) {
+  std::stringstream ss(s);
+  for (std::string line; std::getline(ss, line);) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     lines.push_back(line);
   }
+  RequireEnd(path, lines, !s.empty() && s.back() == '\n');
+  lines.pop_back();
   return lines;
 }
 
 void WriteText(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw std::runtime_error(path + ": cannot write");
-  out << text;
-  if (!out.flush()) throw std::runtime_error(path + ": write failed");
+  WriteFileAtomically(path, text + kEndMarker + "\n");
 }
 
 std::vector<std::string> AffectColumns() {
@@ -81,6 +95,16 @@ const std::array<const char*, 7> kEmotionLabels = {"anger",     "fear",     "hap
 const std::array<const char*, 2> kMoodLabels = {"positive", "negative"};
 const std::array<const char*, 6> kDriveLabels = {"safety", "speed",  "efficiency",
                                                  "exploration", "action", "introspection"};
+
+bool TraceFileComplete(const std::string& path) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  const std::string tail = std::string(kEndMarker) + "\n";
+  if (!in || in.tellg() < static_cast<std::streamoff>(tail.size())) return false;
+  in.seekg(-static_cast<std::streamoff>(tail.size()), std::ios::end);
+  std::string last(tail.size(), '\0');
+  in.read(last.data(), static_cast<std::streamsize>(last.size()));
+  return in && last == tail;
+}
 
 std::string TraceFileName(const std::string& run_id) { return "trace_" + run_id + ".csv"; }
 std::string AffectTraceFileName(const std::string& run_id) { return "affect_" + run_id + ".csv"; }

@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,7 @@ struct TrajectorySample {
 //   <one line per sample>
 //   # p_o
 //   <height lines of width values: row iy = 0 (bottom) first>
+//   # end
 struct RunTrace {
   std::string run_id;
   char set = 'B';
@@ -50,6 +52,8 @@ struct RunTrace {
 //   # run_id,<id>
 //   t,iteration,s_danger,...,s_error,e_anger,...,e_confusion,m_positive,m_negative,
 //   d_safety,...,d_introspection,d_min,d_max
+//   <one line per sample>
+//   # end
 struct AffectSample {
   double t = 0.0;
   int iteration = 1;
@@ -128,7 +132,21 @@ std::string TraceFileName(const std::string& run_id);        // "trace_<run_id>.
 std::string AffectTraceFileName(const std::string& run_id);  // "affect_<run_id>.csv"
 std::string FailureTraceFileName(const std::string& run_id);  // "failed_<run_id>.csv"
 
-// Writers replace the file; readers throw std::runtime_error naming the file and line on bad input.
+// Every trace file ends with this line; a file without it was cut.
+inline constexpr const char* kEndMarker = "# end";
+
+// A trace file that ends before its end marker (cut by a full disk or an interrupted copy).
+class TraceCutError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Whether a trace file ends with its end marker (reads only its tail): false for a cut file.
+bool TraceFileComplete(const std::string& path);
+
+// Writers replace the file whole or not at all (WriteFileAtomically), ending it with kEndMarker;
+// readers throw TraceCutError for a cut file and std::runtime_error naming the file and line on bad
+// input.
 void WriteRunTrace(const std::string& path, const RunTrace& trace);
 RunTrace ReadRunTrace(const std::string& path);
 void WriteAffectTrace(const std::string& path, const AffectTrace& trace);

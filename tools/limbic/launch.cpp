@@ -4,10 +4,12 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -16,6 +18,8 @@
 #include <map>
 #include <thread>
 
+#include "common/bus/bus.hpp"
+#include "common/bus/curve_keys.hpp"
 #include "common/config/config.hpp"
 #include "tools/limbic/commands.hpp"
 #include "tools/limbic/launch_file.hpp"
@@ -83,6 +87,18 @@ std::string JsonEscape(const std::string& text) {
 // Consecutive exits this soon after a start are start failures; this many in a row are reported.
 constexpr int kReportStartFailuresAfter = 3;
 
+// In the child, before exec: the process's memory budget (RLIMIT_AS, inherited across exec). An
+// allocation beyond it fails with ENOMEM / std::bad_alloc instead of growing to the kernel's OOM
+// killer, which on a robot may pick any process (issue 16: 15 GB before the OOM killer acted).
+void ApplyResourceLimits(const ProcessSpec& spec) {
+  if (spec.memory_limit_mb <= 0) return;
+  rlimit limit{};
+  limit.rlim_cur = limit.rlim_max = static_cast<rlim_t>(spec.memory_limit_mb * 1024.0 * 1024.0);
+  if (setrlimit(RLIMIT_AS, &limit) != 0) {
+    std::fprintf(stderr, "cannot set a memory limit of %.0f MB: %s\n", spec.memory_limit_mb, std::strerror(errno));
+  }
+}
+
 struct Running {
   const ProcessSpec* spec = nullptr;
   pid_t pid = -1;
@@ -95,6 +111,7 @@ struct Running {
   bool waiting_restart = false;
   bool finished = false;
   int last_status = 0;
+  bool watchdog_kill = false;  // killed by the heartbeat watchdog: reported as such
   const char* color = "";
   std::string last_line;        // of its output, for start-failure reports
   std::string last_error_line;
@@ -119,6 +136,7 @@ class Launcher {
 
   int Run() {
     start_ = SteadyClock::now();
+    StartWatchdog();
     for (auto& p : procs_) {
       Start(p);
       if (p.spec->start_delay_s > 0) Sleep(p.spec->start_delay_s);
@@ -130,6 +148,7 @@ class Launcher {
         break;
       }
       PumpOutput(100);
+      CheckHeartbeats();
       if (ReapAndRestart(&result)) break;
       for (auto& p : procs_) {
         if (p.waiting_restart && SteadyClock::now() >= p.restart_at) {
@@ -187,6 +206,7 @@ class Launcher {
       // The service reports it in its heartbeat (`limbic nodes` shows restarts).
       setenv("LIMBIC_RESTARTS", std::to_string(p.restarts).c_str(), 1);
       for (const auto& [k, v] : p.spec->env) setenv(k.c_str(), v.c_str(), 1);
+      ApplyResourceLimits(*p.spec);
       std::vector<char*> args;
       for (auto& a : argv) args.push_back(a.data());
       args.push_back(nullptr);
@@ -199,6 +219,7 @@ class Launcher {
     p.pid = pid;
     p.fd = pipefd[0];
     p.started = SteadyClock::now();
+    p.watchdog_kill = false;
     Event(p, "started");
   }
 
@@ -260,8 +281,10 @@ class Launcher {
       p.fd = -1;
       const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
       p.last_status = code;
-      const std::string how = WIFEXITED(status) ? "exited with status " + std::to_string(code)
-                                                : "was killed by signal " + std::to_string(WTERMSIG(status));
+      std::string how = WIFEXITED(status) ? "exited with status " + std::to_string(code)
+                                          : "was killed by signal " + std::to_string(WTERMSIG(status));
+      if (p.watchdog_kill) how = "was killed by the heartbeat watchdog";
+      heartbeats_.erase(pid);
       Event(p, "exited", code);
       if (p.spec->name == until_) {
         Say(p.spec->name + " " + how + "; stopping the others");
@@ -293,6 +316,75 @@ class Launcher {
       p.restart_at = SteadyClock::now() + std::chrono::duration_cast<SteadyClock::duration>(std::chrono::duration<double>(delay));
     }
     return false;
+  }
+
+  // --- Heartbeat watchdog ------------------------------------------------------------------------
+  // Heartbeats (health/<service>, 1 Hz) carry the sender's pid, which ties them to our children.
+  struct HeartbeatSeen {
+    SteadyClock::time_point last;
+    std::string topic;
+  };
+
+  void StartWatchdog() {
+    if (file_.watchdog.bus.empty()) return;
+    watch_context_ = std::make_unique<zmq::context_t>(1);
+    bus::NodeOptions options;
+    options.name = "launch.watchdog";
+    try {
+      options.curve = bus::CurveKeysFromFlagOrEnvironment(file_.watchdog.curve_keys);
+      watch_node_ = std::make_unique<bus::Node>(*watch_context_, file_.watchdog.bus, options);
+    } catch (const std::exception& e) {
+      // The processes still run and crashes are still restarted; only hangs go unnoticed.
+      Say(std::string("heartbeat watchdog disabled: ") + e.what());
+      watch_node_.reset();
+      return;
+    }
+    watch_node_->SubscribeAny("health/", [this](const bus::RawMessage& m) {
+      if (messages::IdentifierOf(m.data, m.size) != std::string_view(messages::Traits<msg::Heartbeat>::kIdentifier)) {
+        return;
+      }
+      const auto* hb = flatbuffers::GetRoot<msg::Heartbeat>(m.data);
+      const auto now = SteadyClock::now();
+      last_any_heartbeat_ = now;
+      if (hb->pid() > 0) heartbeats_[hb->pid()] = HeartbeatSeen{now, m.topic};
+    });
+    Say("heartbeat watchdog on " + file_.watchdog.bus + ": a process silent for " +
+        FormatSeconds(file_.watchdog.timeout_s) + " is restarted");
+  }
+
+  static std::string FormatSeconds(double s) {
+    std::ostringstream out;
+    out << s << " s";
+    return out.str();
+  }
+
+  void CheckHeartbeats() {
+    if (!watch_node_) return;
+    for (int i = 0; i < 10 && watch_node_->Poll(std::chrono::milliseconds(0)) > 0; ++i) {
+    }
+    const auto now = SteadyClock::now();
+    for (auto& p : procs_) {
+      if (p.pid <= 0 || p.finished || p.waiting_restart || p.watchdog_kill) continue;
+      if (p.spec->heartbeat_timeout_s <= 0) continue;
+      const auto seen = heartbeats_.find(p.pid);
+      // Only a process that has sent a heartbeat is watched: one that never does (a tool, or a
+      // service still starting) is not judged by this.
+      if (seen == heartbeats_.end()) continue;
+      const double silent = std::chrono::duration<double>(now - seen->second.last).count();
+      if (silent < p.spec->heartbeat_timeout_s) continue;
+      // If nothing at all arrives, the bus (or this connection) is what failed: only the broker is
+      // restarted then, never every service at once.
+      const double bus_silent = std::chrono::duration<double>(now - last_any_heartbeat_).count();
+      const bool others_alive = bus_silent < p.spec->heartbeat_timeout_s / 2;
+      if (!others_alive && seen->second.topic != "health/bus") continue;
+      std::ostringstream msg;
+      msg << p.spec->name << " (pid " << p.pid << ") sent no heartbeat on " << seen->second.topic << " for "
+          << std::fixed << std::setprecision(1) << silent << " s without exiting; killing it to restart it";
+      Say(msg.str());
+      Event(p, "watchdog");
+      p.watchdog_kill = true;
+      kill(p.pid, SIGKILL);
+    }
   }
 
   void StopAll() {
@@ -356,6 +448,10 @@ class Launcher {
   }
 
   LaunchFile file_;
+  std::unique_ptr<zmq::context_t> watch_context_;
+  std::unique_ptr<bus::Node> watch_node_;
+  std::map<pid_t, HeartbeatSeen> heartbeats_;
+  SteadyClock::time_point last_any_heartbeat_{};
   std::string until_;
   int give_up_after_ = 0;  // 0: keep restarting (a robot may wait for its hardware)
   std::vector<Running> procs_;
@@ -376,8 +472,12 @@ Starts the processes listed in a deploy file (deploy/*.yaml), prefixes each line
 the process name, restarts a crashed process according to its policy (always | on-failure | never)
 with exponential back-off, and on Ctrl-C stops them in reverse order (SIGTERM, then SIGKILL after
 stop_timeout_s). `{NAME}` in commands is replaced by the file's vars, overridden with --var.
+Each process gets the memory budget memory_limit_mb (RLIMIT_AS; file default, per process override;
+$LIMBIC_MEMORY_LIMIT_MB overrides all, 0 = none, e.g. for sanitizer builds).
+With `watchdog: {bus: ADDR, timeout_s: N}` a process whose heartbeats stop for N s while others still
+arrive is killed and restarted (per process: heartbeat_timeout_s, 0 = not watched).
   --until PROCESS   stop everything when PROCESS exits, and exit with its status
-  --events FILE     append one JSON line per start, exit and restart (for tests and tooling)
+  --events FILE     append one JSON line per start, exit, restart and watchdog kill (for tests and tooling)
   --give-up-after N when a process fails to start N times in a row, stop everything and exit 3
                     (default: keep restarting; 3 failed starts in a row are always reported with
                     the process's last error line)
@@ -412,6 +512,18 @@ examples:
   } catch (const std::exception& e) {
     std::cerr << "limbic launch: " << e.what() << "\n";
     return 2;
+  }
+  // Sanitizer builds reserve terabytes of address space: LIMBIC_MEMORY_LIMIT_MB overrides every
+  // process's budget (0: none), e.g. for an ASan CI job.
+  if (const char* limit = std::getenv("LIMBIC_MEMORY_LIMIT_MB")) {
+    try {
+      const double mb = std::stod(limit);
+      if (!(mb >= 0)) throw std::invalid_argument("negative");
+      for (auto& p : file.processes) p.memory_limit_mb = mb;
+    } catch (const std::exception&) {
+      std::cerr << "limbic launch: LIMBIC_MEMORY_LIMIT_MB must be a number of MiB >= 0, got '" << limit << "'\n";
+      return 2;
+    }
   }
   if (!reader.Get("--until").empty() &&
       std::none_of(file.processes.begin(), file.processes.end(), [&](const auto& p) { return p.name == reader.Get("--until"); })) {

@@ -40,6 +40,19 @@ LaunchFile LoadLaunchFile(const std::string& path, const std::map<std::string, s
     b.Optional("max_s", &file.backoff.max_s);
     b.Optional("reset_after_s", &file.backoff.reset_after_s);
   }
+  root.Optional("memory_limit_mb", &file.memory_limit_mb);
+  if (!(file.memory_limit_mb >= 0)) root.Fail("memory_limit_mb", "must be >= 0 (0: no limit)");
+  if (root.Has("watchdog")) {
+    auto w = root.Child("watchdog");
+    std::string bus;
+    w.Optional("bus", &bus);
+    file.watchdog.bus = Substitute(bus, file.vars, w, "bus");
+    w.Optional("timeout_s", &file.watchdog.timeout_s);
+    std::string keys;
+    w.Optional("curve_keys", &keys);
+    file.watchdog.curve_keys = Substitute(keys, file.vars, w, "curve_keys");
+    if (!(file.watchdog.timeout_s > 0)) w.Fail("timeout_s", "must be > 0");
+  }
   std::set<std::string> names;
   auto list = root.ChildList("processes");
   if (list.empty()) root.Fail("processes", "must list at least one process");
@@ -55,6 +68,12 @@ LaunchFile LoadLaunchFile(const std::string& path, const std::map<std::string, s
       entry.Fail("restart", "must be always, on-failure or never (not '" + spec.restart + "')");
     }
     entry.Optional("start_delay_s", &spec.start_delay_s);
+    spec.memory_limit_mb = file.memory_limit_mb;
+    entry.Optional("memory_limit_mb", &spec.memory_limit_mb);
+    if (!(spec.memory_limit_mb >= 0)) entry.Fail("memory_limit_mb", "must be >= 0 (0: no limit)");
+    spec.heartbeat_timeout_s = file.watchdog.bus.empty() ? 0.0 : file.watchdog.timeout_s;
+    entry.Optional("heartbeat_timeout_s", &spec.heartbeat_timeout_s);
+    if (!(spec.heartbeat_timeout_s >= 0)) entry.Fail("heartbeat_timeout_s", "must be >= 0 (0: not watched)");
     std::map<std::string, std::string> env;
     entry.Optional("env", &env);
     for (const auto& [k, v] : env) spec.env[k] = Substitute(v, file.vars, entry, "env");

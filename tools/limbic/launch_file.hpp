@@ -13,6 +13,21 @@ struct ProcessSpec {
   std::string restart = "on-failure";  // always | on-failure | never
   double start_delay_s = 0.0;          // pause after starting it (e.g. the broker)
   std::map<std::string, std::string> env;
+  // Address-space budget (RLIMIT_AS) in MiB set in the child before exec: an allocation beyond it fails
+  // (std::bad_alloc) instead of growing to the OOM killer. 0: none. Default: the file's memory_limit_mb.
+  double memory_limit_mb = -1.0;
+  // Heartbeat watchdog: a process whose heartbeats (health/..., matched by pid) stop for this long while
+  // others still arrive is killed (SIGKILL) and restarted per its policy. 0: not watched. Default: the
+  // file's watchdog.timeout_s.
+  double heartbeat_timeout_s = -1.0;
+};
+
+// Watching heartbeats on the bus the processes use (issue 16: a planner at 14 GB had stopped
+// publishing without crashing and was never restarted).
+struct Watchdog {
+  std::string bus;         // empty: no watchdog
+  double timeout_s = 10.0;
+  std::string curve_keys;  // client keys when the broker requires CURVE
 };
 
 struct Backoff {
@@ -26,6 +41,8 @@ struct LaunchFile {
   std::vector<ProcessSpec> processes;
   Backoff backoff;
   double stop_timeout_s = 5.0;
+  double memory_limit_mb = 0.0;  // default budget of every process (0: none)
+  Watchdog watchdog;
 };
 
 // Loads and validates a deploy file; `{name}` in commands and env values is replaced by vars (file

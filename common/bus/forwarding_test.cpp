@@ -1,0 +1,108 @@
+// Forwarding's bounds without any transport: the latched store in bytes (per topic and in total,
+// oldest evicted, counted) and idle topics aged out of a crowded table (issue 16 finding 2).
+#include "common/bus/forwarding.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace limbic::bus {
+namespace {
+
+// A valid latched message with `padding` extra bytes (a Heartbeat whose mode string carries them).
+std::vector<uint8_t> LatchedMessage(size_t padding, bool latched = true) {
+  flatbuffers::FlatBufferBuilder fbb;
+  auto header = msg::CreateHeaderDirect(fbb, 0, 1, 1, "test", latched, 7);
+  const std::string filler(padding, 'x');
+  fbb.Finish(
+      msg::CreateHeartbeatDirect(fbb, header, "test", msg::ServiceState::Running, filler.c_str()),
+      messages::Traits<msg::Heartbeat>::kIdentifier);
+  return {fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()};
+}
+
+Forwarding::Verdict Admit(Forwarding& f, const std::string& topic, const std::vector<uint8_t>& m) {
+  std::vector<CommOutgoing> out;
+  return f.Admit(topic, m.data(), m.size(), &out);
+}
+
+std::vector<std::string> LatchedTopics(const Forwarding& f) {
+  std::vector<std::string> topics;
+  f.ForEachLatched("",
+                   [&](const std::string& t, const std::vector<uint8_t>&) { topics.push_back(t); });
+  return topics;
+}
+
+TEST(ForwardingLimits, LatchedStoreIsBoundedInBytesOldestEvicted) {
+  ForwardingLimits limits;
+  limits.latched_topic_bytes = 20000;
+  limits.latched_total_bytes = 50000;
+  Forwarding f(messages::kMaxPayloadBytes, limits);
+  const auto m = LatchedMessage(12000);  // ~12 KB: four fit in 50 KB, not five
+  for (int i = 0; i < 10; ++i)
+    EXPECT_EQ(Admit(f, "t/" + std::to_string(i), m), Forwarding::Verdict::kForward);
+  EXPECT_LE(f.latched_bytes(), limits.latched_total_bytes);
+  EXPECT_EQ(f.latched_topics(), 4u);
+  EXPECT_EQ(f.latched_bytes(), 4 * m.size());
+  EXPECT_EQ(f.limit_counters().latched_evicted, 6u);
+  EXPECT_EQ(LatchedTopics(f),
+            (std::vector<std::string>{"t/6", "t/7", "t/8", "t/9"}));  // the newest kept
+  // A re-send of a kept topic replaces its value without growing the store.
+  Admit(f, "t/6", m);
+  EXPECT_EQ(f.latched_bytes(), 4 * m.size());
+  EXPECT_EQ(f.limit_counters().latched_evicted, 6u);
+  // Over the per-topic cap: forwarded, not kept, and the older value of that topic is gone too.
+  EXPECT_EQ(Admit(f, "t/7", LatchedMessage(30000)), Forwarding::Verdict::kForward);
+  EXPECT_EQ(f.limit_counters().latched_refused, 1u);
+  EXPECT_EQ(LatchedTopics(f), (std::vector<std::string>{"t/6", "t/8", "t/9"}));
+  EXPECT_EQ(f.latched_bytes(), 3 * m.size());
+}
+
+TEST(ForwardingLimits, IdleTopicsLeaveACrowdedTableNewOnesAreNeverRefused) {
+  ForwardingLimits limits;
+  limits.topic_idle_s = 10.0;
+  Forwarding f(messages::kMaxPayloadBytes, limits);
+  const auto m = LatchedMessage(0, /*latched=*/false);
+  for (size_t i = 0; i < kMaxTrackedTopics; ++i) Admit(f, "junk/" + std::to_string(i), m);
+  // Full: a new topic is forwarded all the same (it was refused until the broker restarted).
+  EXPECT_EQ(Admit(f, "r1/params", m), Forwarding::Verdict::kForward);
+  EXPECT_EQ(f.limit_counters().untracked, 1u);
+  EXPECT_EQ(f.counts().count("r1/params"), 0u);
+  const int64_t now = Node::WallNowNs();
+  f.AgeTopics(now + 5'000'000'000);  // 5 s later: nothing idle long enough
+  EXPECT_EQ(f.limit_counters().topics_evicted, 0u);
+  f.AgeTopics(now + 11'000'000'000);  // 11 s later: the whole flood goes
+  EXPECT_EQ(f.limit_counters().topics_evicted, kMaxTrackedTopics);
+  EXPECT_EQ(Admit(f, "r1/params", m), Forwarding::Verdict::kForward);
+  EXPECT_EQ(f.counts().at("r1/params").messages, 1u);
+}
+
+TEST(ForwardingLimits, ATopicWithOnlyBadTrafficIsNotIdle) {
+  // Its drop counts are what Prometheus alerts on (limbic_bus_drops_total): they must not vanish.
+  Forwarding f;
+  const std::vector<uint8_t> garbage(64, 0xAB);
+  std::vector<CommOutgoing> out;
+  EXPECT_EQ(f.Admit("r1/garbage", garbage.data(), garbage.size(), &out), Forwarding::Verdict::kDrop);
+  const int64_t now = Node::WallNowNs();
+  f.AgeTopics(now + 1'000'000'000);
+  ASSERT_EQ(f.counts().count("r1/garbage"), 1u);
+  EXPECT_EQ(f.counts().at("r1/garbage").drops_wrong_type, 1u);
+  f.AgeTopics(now + 601'000'000'000);
+  EXPECT_EQ(f.counts().count("r1/garbage"), 0u);
+}
+
+TEST(ForwardingLimits, UncrowdedTableKeepsIdleTopicsUntilTheirTtl) {
+  Forwarding f;
+  Admit(f, "r1/goal", LatchedMessage(10));
+  const int64_t now = Node::WallNowNs();
+  f.AgeTopics(now + 60'000'000'000);  // idle a minute, but the table is nearly empty
+  EXPECT_EQ(f.counts().count("r1/goal"), 1u);
+  EXPECT_EQ(f.latched_topics(), 1u);
+  f.AgeTopics(now + 601'000'000'000);  // past topic_ttl_s (600 s)
+  EXPECT_EQ(f.counts().count("r1/goal"), 0u);
+  EXPECT_EQ(f.latched_topics(), 0u);
+  EXPECT_EQ(f.latched_bytes(), 0u);
+}
+
+}  // namespace
+}  // namespace limbic::bus

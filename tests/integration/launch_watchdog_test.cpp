@@ -1,0 +1,114 @@
+// `limbic launch` as a supervisor of processes that misbehave without crashing (issue 16): a
+// service whose heartbeats stop (here: SIGSTOP, a hang) is killed and restarted by the heartbeat
+// watchdog, and every process runs under its memory budget (RLIMIT_AS).
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "tests/testing/process.hpp"
+
+namespace limbic {
+namespace {
+
+using namespace std::chrono_literals;
+
+// (event, pid) for `process` in the launcher's --events file.
+std::vector<std::pair<std::string, int>> EventsOf(const std::string& path,
+                                                  const std::string& process) {
+  std::vector<std::pair<std::string, int>> events;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.find("\"process\": \"" + process + "\"") == std::string::npos) continue;
+    const auto e = line.find("\"event\": \"") + 10;
+    const auto p = line.find("\"pid\": ") + 7;
+    events.emplace_back(line.substr(e, line.find('"', e) - e), std::stoi(line.substr(p)));
+  }
+  return events;
+}
+
+int LatestPid(const std::vector<std::pair<std::string, int>>& events) {
+  int pid = 0;
+  for (const auto& [event, p] : events) {
+    if (event == "started" || event == "restarted") pid = p;
+  }
+  return pid;
+}
+
+TEST(LaunchWatchdog, SilentServiceIsRestartedAndMemoryBudgetApplies) {
+  testing::TempDir dir;
+  const std::string bus = "ipc://" + dir / "bus";
+  const std::string launch_file = dir / "launch.yaml";
+  std::ofstream(launch_file) << "memory_limit_mb: 2048\n"
+                             << "watchdog: {bus: \"" << bus << "\", timeout_s: 2}\n"
+                             << "backoff: {initial_s: 0.1, max_s: 1, reset_after_s: 10}\n"
+                             << "processes:\n"
+                             << "  - name: bus\n    command: [limbic-bus, --bus, \"" << bus
+                             << "\"]\n"
+                             << "    restart: always\n    start_delay_s: 0.3\n"
+                             << "  - name: talker\n    command: [limbic-toy, talker, --bus, \""
+                             << bus << "\", --robot, \"\"]\n    restart: always\n"
+                             << "  - name: probe\n    command: [sh, -c, \"ulimit -v > "
+                             << dir / "limit.txt"
+                             << "\"]\n"
+                             << "    restart: never\n    memory_limit_mb: 64\n";
+  const std::string events = dir / "events.jsonl";
+  testing::ChildProcess launch({testing::Bin("limbic"), "launch", launch_file, "--events", events},
+                               dir / "launch.log");
+
+  // The budget reaches the child: 64 MiB = 65536 KiB as the shell reports it.
+  ASSERT_TRUE(testing::WaitFor(
+      [&] {
+        std::this_thread::sleep_for(50ms);
+        std::ifstream in(dir / "limit.txt");
+        std::string text;
+        return static_cast<bool>(in >> text);
+      },
+      10s))
+      << launch.Log();
+  std::ifstream limit(dir / "limit.txt");
+  std::string kib;
+  limit >> kib;
+  EXPECT_EQ(kib, "65536");
+
+  // The talker heartbeats once a second; let the watchdog see it, then hang it.
+  int pid = 0;
+  ASSERT_TRUE(testing::WaitFor(
+      [&] {
+        std::this_thread::sleep_for(50ms);
+        pid = LatestPid(EventsOf(events, "talker"));
+        return pid > 0;
+      },
+      10s));
+  std::this_thread::sleep_for(2500ms);
+  ASSERT_EQ(kill(pid, SIGSTOP), 0);
+  const auto stopped = std::chrono::steady_clock::now();
+  bool killed = false;
+  int new_pid = 0;
+  ASSERT_TRUE(testing::WaitFor(
+      [&] {
+        std::this_thread::sleep_for(50ms);
+        const auto e = EventsOf(events, "talker");
+        for (const auto& [event, p] : e) killed |= event == "watchdog" && p == pid;
+        new_pid = LatestPid(e);
+        return killed && new_pid != pid;
+      },
+      15s))
+      << launch.Log();
+  const double took =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - stopped).count();
+  EXPECT_GE(took, 1.5) << "killed before its timeout";
+  EXPECT_EQ(kill(new_pid, 0), 0);
+  EXPECT_NE(launch.Log().find("sent no heartbeat on health/talker"), std::string::npos)
+      << launch.Log();
+  // The other processes were left alone.
+  for (const auto& [event, p] : EventsOf(events, "bus")) EXPECT_NE(event, "watchdog");
+  launch.Signal(SIGINT);
+  EXPECT_EQ(launch.Wait(15s), 0) << launch.Log();
+}
+
+}  // namespace
+}  // namespace limbic

@@ -262,7 +262,6 @@ void Rule(Check& c, const msg::RangeScan& m) { c.Beams(m.beams(), /*clamped=*/tr
 
 void Rule(Check& c, const msg::Bumpers& m) {
   c.Switches(m.switches());
-  c.Vec2("contact_point", m.contact_point());
   c.Finite("speed_before", m.speed_before(), kMaxSpeed);
 }
 

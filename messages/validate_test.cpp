@@ -117,8 +117,7 @@ TEST(Validate, ScansNeedFiniteRangesWithinTheSensorsReachAndSaneCounts) {
 TEST(Validate, BumperSwitchIdsAreZeroToSeven) {
   auto bumpers = [](std::vector<int32_t> switches) {
     flatbuffers::FlatBufferBuilder fbb;
-    const msg::Vec2 point(1, 1);
-    fbb.Finish(msg::CreateBumpersDirect(fbb, Header(fbb), true, &switches, &point, 0.3), "BUMP");
+    fbb.Finish(msg::CreateBumpersDirect(fbb, Header(fbb), true, &switches, 0.3), "BUMP");
     return Check<msg::Bumpers>(fbb);
   };
   EXPECT_EQ(bumpers({0, 7}), "");

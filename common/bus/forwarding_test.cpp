@@ -65,16 +65,16 @@ TEST(ForwardingLimits, IdleTopicsLeaveACrowdedTableNewOnesAreNeverRefused) {
   const auto m = LatchedMessage(0, /*latched=*/false);
   for (size_t i = 0; i < kMaxTrackedTopics; ++i) Admit(f, "junk/" + std::to_string(i), m);
   // Full: a new topic is forwarded all the same (it was refused until the broker restarted).
-  EXPECT_EQ(Admit(f, "r1/params", m), Forwarding::Verdict::kForward);
+  EXPECT_EQ(Admit(f, "late/topic", m), Forwarding::Verdict::kForward);
   EXPECT_EQ(f.limit_counters().untracked, 1u);
-  EXPECT_EQ(f.counts().count("r1/params"), 0u);
+  EXPECT_EQ(f.counts().count("late/topic"), 0u);
   const int64_t now = Node::WallNowNs();
   f.AgeTopics(now + 5'000'000'000);  // 5 s later: nothing idle long enough
   EXPECT_EQ(f.limit_counters().topics_evicted, 0u);
   f.AgeTopics(now + 11'000'000'000);  // 11 s later: the whole flood goes
   EXPECT_EQ(f.limit_counters().topics_evicted, kMaxTrackedTopics);
-  EXPECT_EQ(Admit(f, "r1/params", m), Forwarding::Verdict::kForward);
-  EXPECT_EQ(f.counts().at("r1/params").messages, 1u);
+  EXPECT_EQ(Admit(f, "late/topic", m), Forwarding::Verdict::kForward);
+  EXPECT_EQ(f.counts().at("late/topic").messages, 1u);
 }
 
 TEST(ForwardingLimits, ATopicWithOnlyBadTrafficIsNotIdle) {
@@ -93,13 +93,13 @@ TEST(ForwardingLimits, ATopicWithOnlyBadTrafficIsNotIdle) {
 
 TEST(ForwardingLimits, UncrowdedTableKeepsIdleTopicsUntilTheirTtl) {
   Forwarding f;
-  Admit(f, "r1/goal", LatchedMessage(10));
+  Admit(f, "late/latched", LatchedMessage(10));
   const int64_t now = Node::WallNowNs();
   f.AgeTopics(now + 60'000'000'000);  // idle a minute, but the table is nearly empty
-  EXPECT_EQ(f.counts().count("r1/goal"), 1u);
+  EXPECT_EQ(f.counts().count("late/latched"), 1u);
   EXPECT_EQ(f.latched_topics(), 1u);
   f.AgeTopics(now + 601'000'000'000);  // past topic_ttl_s (600 s)
-  EXPECT_EQ(f.counts().count("r1/goal"), 0u);
+  EXPECT_EQ(f.counts().count("late/latched"), 0u);
   EXPECT_EQ(f.latched_topics(), 0u);
   EXPECT_EQ(f.latched_bytes(), 0u);
 }

@@ -169,30 +169,31 @@ TEST_F(AbuseTest, HugeNThetaOnParamsIsRefusedAndTheControllerLives) {
       },
       20s))
       << controller.Log();
+  // The attacker builds a schema-valid ControlParams by hand and sends its bytes itself: limbic's own
+  // publishers refuse to send an invalid message, an attacker's do not.
   bus::Node evil(context_, bus_, {.name = "evil"});
-  auto params = evil.Advertise<msg::ControlParams>("r1/params", /*latched=*/true);
   ControlParameters p;
   p.n_theta = 2000000000;
+  flatbuffers::FlatBufferBuilder fbb;
+  fbb.Finish(convert::ToMsg(fbb, msg::CreateHeader(fbb, bus::Node::WallNowNs(), -1, 1, fbb.CreateString("evil"), /*latched=*/true), p),
+             "PARM");
   std::this_thread::sleep_for(300ms);  // the evil connection comes up
   const double controller_before = VmRssMb(controller.pid());
   double controller_peak = controller_before;
   for (int i = 0; i < 20; ++i) {
-    params.Publish(bus::Node::WallNowNs(), -1,
-                   [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
-                     return convert::ToMsg(fbb, header, p);
-                   });
+    evil.SendRaw("r1/params", fbb.GetBufferPointer(), fbb.GetSize());
     evil.Poll(0ms);
     Listen(100ms);
     controller_peak = std::max(controller_peak, VmRssMb(controller.pid()));
   }
-  ASSERT_TRUE(testing::WaitFor(
-      [&] {
-        Listen(100ms);
-        controller_peak = std::max(controller_peak, VmRssMb(controller.pid()));
-        return controller.Log().find("n_theta must be in [1, 720]") != std::string::npos;
-      },
-      10s))
-      << controller.Log();
+  for (int i = 0; i < 20; ++i) {  // 2 s more for anything to arrive and be acted on
+    Listen(100ms);
+    controller_peak = std::max(controller_peak, VmRssMb(controller.pid()));
+  }
+  // The broker refuses it at the boundary (issue 15: values checked where they enter; counted as
+  // `invalid`, tested in BusFixture.BrokerDropsMessagesWithInvalidValuesAndCountsThem): the controller
+  // never even sees it.
+  EXPECT_EQ(controller.Log().find("2000000000"), std::string::npos) << controller.Log();
   EXPECT_TRUE(controller.Running()) << controller.Log();
   EXPECT_LT(controller_peak, 300.0) << "the controller grew: MB";
   EXPECT_EQ(ParamGet("r1/controller"), 0);

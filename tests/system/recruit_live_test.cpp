@@ -79,8 +79,10 @@ TEST_F(RecruitLiveTest, KilledResponderIsReplacedAndBadMessagesAreCountedAndIgno
   }
   ASSERT_TRUE(PollUntil(node, [&] { return seen.count(1) && seen.count(2); }, 20s)) << r1->Log() << r2->Log();
 
-  // Bad input on r2's receive topic: an ACCEPT with a NaN ETA (malformed), an AGREE nobody asked for
-  // (out of order), and bytes that are not a message at all (dropped by the bus).
+  // Bad input on r2's receive topic: an ACCEPT with a NaN ETA (refused at the bus boundary as `invalid`,
+  // issue 15: it never reaches the recruiter; the protocol layer's own malformed-message counting is
+  // unit-tested in Recruiter.*), an AGREE nobody asked for (out of order), and bytes that are not a
+  // message at all (dropped by the bus).
   auto inject = node.Advertise<msg::RecruitMessage>("rc/rx/2");
   uint64_t seq = 0;
   const auto send = [&](msg::RecruitType type, double eta) {
@@ -98,10 +100,21 @@ TEST_F(RecruitLiveTest, KilledResponderIsReplacedAndBadMessagesAreCountedAndIgno
   };
   ASSERT_TRUE(PollUntil(node,
                         [&] {
-                          send(msg::RecruitType::ACCEPT, std::nan(""));
+                          {
+                            flatbuffers::FlatBufferBuilder fbb;
+                            const auto header = msg::CreateHeader(fbb, 0, -1, ++seq, fbb.CreateString("test"));
+                            msg::RecruitMessageBuilder b(fbb);
+                            b.add_header(header);
+                            b.add_type(msg::RecruitType::ACCEPT);
+                            b.add_sender_id(9);
+                            b.add_recipient_id(2);
+                            b.add_eta_s(std::nan(""));
+                            fbb.Finish(b.Finish(), "RCMS");
+                            node.SendRaw("rc/rx/2", fbb.GetBufferPointer(), fbb.GetSize());
+                          }
                           send(msg::RecruitType::AGREE, 0.0);
                           node.SendRaw("rc/rx/2", "garbage", 7);
-                          return seen[2].malformed >= 1 && seen[2].out_of_order >= 1;
+                          return seen[2].out_of_order >= 1;
                         },
                         20s))
       << r2->Log();

@@ -116,12 +116,12 @@ const std::map<std::string, Entry>& Table() {
                   auto beams = Beams(v, n);
                   return Untyped(msg::CreateRangeScanDirect(fbb, h, &beams));
                 }}},
-      {"BUMP", {4, [](FBB& fbb, HeaderOffset h, int v, uint64_t n) {
+      {"BUMP", {3, [](FBB& fbb, HeaderOffset h, int v, uint64_t n) {
+                  // (A bumper reports switches only: no contact point to poison.)
                   std::vector<int32_t> switches = v == 0 ? std::vector<int32_t>{9}
                                                   : v == 1 ? std::vector<int32_t>{-1}
                                                            : std::vector<int32_t>{0};
-                  const msg::Vec2 point(v == 2 ? Bad(v, n) : 1.0, 1.0);
-                  return Untyped(msg::CreateBumpersDirect(fbb, h, true, &switches, &point, v == 3 ? Bad(v, n) : 0.2));
+                  return Untyped(msg::CreateBumpersDirect(fbb, h, true, &switches, v == 2 ? Bad(v, n) : 0.2));
                 }}},
       {"COLL", {4, [](FBB& fbb, HeaderOffset h, int v, uint64_t n) {
                   std::vector<int32_t> switches = v == 0 ? std::vector<int32_t>{0, 1, 2, 3, 4, 5, 6, 7, 0, 1}

@@ -251,6 +251,8 @@ TEST(ExecuteRuns, AnUntracedRunKeepsThePathsOfItsFailedTraversals) {
   // Traversal 2 starts where traversal 1 stopped.
   EXPECT_EQ(failed.traversals[1].samples.front().x, failed.traversals[0].samples.back().x);
   fs::remove_all(dir);
+}
+
 // Issue 15, finding 7: a lockstep step that threw was logged and counted while the run carried on, and
 // a run whose controller threw every tick was recorded in runs.csv as ordinary timeouts. Now the first
 // failing step ends the run with status `error` and the message, and it is never data.

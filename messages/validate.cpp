@@ -436,7 +436,13 @@ void Rule(Check& c, const msg::EmotionLayer& m) {
   const int64_t cells = c.Grid("info", m.info(), /*required=*/false);
   if (!c.ok()) return;
   c.SameLength("cost", m.cost(), static_cast<size_t>(cells), "width*height");
-  c.Probabilities("cost", m.cost());
+  if (m.additive()) {
+    // The companion-paper bias c_e − p_o = (w7·E_F + w8·(1 − E_S) − w9·E_H)·(1 − E_A) is a signed cost
+    // added to p_o (the planner clamps the sum to [0, 1]); with the shipped weights it spans [−0.2, 1.15].
+    c.Finites("cost", m.cost(), 10.0);
+  } else {
+    c.Probabilities("cost", m.cost());  // Emo(x), OR-fused with weight W_p4 (eqs. 5.3–5.4)
+  }
 }
 
 void Rule(Check& c, const msg::AffectSnapshot& m) {

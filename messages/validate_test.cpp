@@ -169,3 +169,26 @@ TEST(Validate, EveryRegisteredTypeHasARuleAndAnEmptyMessageOfEachIsJudged) {
 
 }  // namespace
 }  // namespace limbic::messages
+
+namespace limbic::messages {
+namespace {
+
+// The thesis layer Emo(x) is a probability; the companion-paper layer is a signed bias c_e − p_o that may
+// pass 1 (w7 + w8 = 1.15 with the shipped weights) — found by a companion2006 run whose affect step was refused.
+TEST(Validate, EmotionLayerIsAProbabilityUnlessItIsTheAdditiveBias) {
+  auto layer = [](bool additive, double value) {
+    flatbuffers::FlatBufferBuilder fbb;
+    const msg::GridInfo info(0, 0, 0.35, 2, 1);
+    std::vector<double> cost{0.5, value};
+    fbb.Finish(msg::CreateEmotionLayerDirect(fbb, Header(fbb), &info, &cost, additive), "EMOL");
+    return Check<msg::EmotionLayer>(fbb);
+  };
+  EXPECT_EQ(layer(false, 0.9), "");
+  EXPECT_NE(layer(false, 1.003), "");
+  EXPECT_EQ(layer(true, 1.003), "");
+  EXPECT_EQ(layer(true, -0.2), "");
+  EXPECT_NE(layer(true, std::nan("")), "");
+}
+
+}  // namespace
+}  // namespace limbic::messages

@@ -72,19 +72,29 @@ stack::StackSpec StackSpecFor(const RunSpec& run) {
   return spec;
 }
 
+namespace {
+
+// A row naming the run (the columns every row of a run shares).
+IterationRow RowOf(const RunSpec& run) {
+  IterationRow r;
+  r.run_id = run.run_id;
+  r.experiment = run.experiment;
+  r.config = run.config;
+  r.set = run.set;
+  r.env = run.env;
+  r.repeat = run.repeat;
+  r.seed = run.seed;
+  r.sweep = run.sweep;
+  r.sweep_value = run.sweep_value;
+  return r;
+}
+
+}  // namespace
+
 std::vector<IterationRow> RowsFromRecording(const RunSpec& run, const stack::Recording& recording) {
   std::vector<IterationRow> rows;
   for (const auto& t : recording.traversals) {
-    IterationRow r;
-    r.run_id = run.run_id;
-    r.experiment = run.experiment;
-    r.config = run.config;
-    r.set = run.set;
-    r.env = run.env;
-    r.repeat = run.repeat;
-    r.seed = run.seed;
-    r.sweep = run.sweep;
-    r.sweep_value = run.sweep_value;
+    IterationRow r = RowOf(run);
     r.iteration = t.metrics.iteration;
     r.completion_time_s = t.metrics.completion_time_s;
     r.success = t.metrics.success;
@@ -103,16 +113,7 @@ std::vector<IterationRow> RowsFromRecording(const RunSpec& run, const stack::Rec
 std::string RecordingFileName(const std::string& run_id) { return "recordings/" + run_id + ".mcap"; }
 
 IterationRow ErrorRow(const RunSpec& run, const std::string& error) {
-  IterationRow r;
-  r.run_id = run.run_id;
-  r.experiment = run.experiment;
-  r.config = run.config;
-  r.set = run.set;
-  r.env = run.env;
-  r.repeat = run.repeat;
-  r.seed = run.seed;
-  r.sweep = run.sweep;
-  r.sweep_value = run.sweep_value;
+  IterationRow r = RowOf(run);
   r.iteration = 0;
   r.status = "error";
   r.error = error;

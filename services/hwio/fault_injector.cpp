@@ -226,14 +226,11 @@ void FaultInjector::Apply(double now, CollisionEvent& contact, const geometry::P
     ++slot.applications;
     std::vector<int>& ids = contact.sensor_ids;
     if (f.kind == FaultKind::kBumperFalsePositive) {
-      const bool had_contact = contact.occurred || !ids.empty();
+      // The switch closes; the contact point is placed from the switches by CollisionEventDetector, the
+      // one place that does it for every backend.
       if (std::find(ids.begin(), ids.end(), f.target.bumper_switch) == ids.end()) {
         ids.push_back(f.target.bumper_switch);
         std::sort(ids.begin(), ids.end());
-      }
-      if (!had_contact) {
-        contact.contact_point = ContactPointForSwitches({f.target.bumper_switch}, options_.switch_count,
-                                                        options_.robot_radius, pose);
       }
       contact.occurred = true;
     } else {  // kBumperMissedContact

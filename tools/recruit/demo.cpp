@@ -2,6 +2,7 @@
 // UGVs, each a process) under `limbic launch`, with a live table of who is where, who transmitted and
 // who is ashamed. Ctrl-C stops every process and prints the recruitments.
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -109,8 +110,12 @@ int DemoMain(const std::vector<std::string>& args) {
   const std::string bus = opt["--bus"].empty() ? "ipc://" + run_dir + "/bus" : opt["--bus"];
   const std::string log_path = run_dir + "/processes.log";
 
+  const pid_t parent = getpid();
   const pid_t launcher = fork();
   if (launcher == 0) {
+    // Like `limbic demo` (issue 15 item 4): the launcher, and with it every recruiter, dies with this
+    // command however it ends, SIGKILL included; a parent already gone before prctl is caught by getppid.
+    if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != parent) _exit(126);
     setpgid(0, 0);
     if (!freopen(log_path.c_str(), "w", stdout)) _exit(126);
     dup2(fileno(stdout), STDERR_FILENO);

@@ -50,6 +50,43 @@ double MeanExploration(const GridMaps& maps) {
   return sum / static_cast<double>(maps.p_e.size());
 }
 
+MapSums MapSums::Of(const GridMaps& maps) {
+  MapSums sums;
+  sums.cells = maps.p_e.size();
+  for (size_t i = 0; i < maps.p_e.size(); ++i) {
+    sums.p_e_p_o += maps.p_e[i] * maps.p_o[i];
+    sums.p_e += maps.p_e[i];
+    sums.p_o += maps.p_o[i];
+  }
+  return sums;
+}
+
+bool MapSums::Finite() const { return std::isfinite(p_e) && std::isfinite(p_e_p_o) && std::isfinite(p_o); }
+
+namespace {
+
+bool InUnitRange(double v) { return v >= 0.0 && v <= 1.0; }  // false for NaN
+
+// The first non-finite value among the inputs the mapper integrates, named; "" if all are finite.
+// (The bus already refuses such messages; this keeps the library safe on its own: a NaN position
+// would otherwise reach the float-to-int conversion of the grid traversal.)
+std::string NonFiniteInput(const MapperInputs& in) {
+  auto bad = [](double v) { return !std::isfinite(v); };
+  if (bad(in.pose.x) || bad(in.pose.y) || bad(in.pose.theta)) return "pose";
+  for (const RangeBeam& b : in.scan.beams) {
+    if (bad(b.origin_local.x()) || bad(b.origin_local.y()) || bad(b.angle_local) || bad(b.d_max) ||
+        (b.valid && bad(b.range))) {
+      return "scan";
+    }
+  }
+  if (in.collision.occurred && (bad(in.collision.contact_point.x()) || bad(in.collision.contact_point.y()))) {
+    return "collision.contact_point";
+  }
+  return "";
+}
+
+}  // namespace
+
 OccupancyMapper::OccupancyMapper(const GridSpec& spec, const MapperOptions& options) : options_(options) {
   if (options_.max_buffer_cycles < 1) throw std::invalid_argument("MapperOptions: max_buffer_cycles must be >= 1");
   state_.maps = GridMaps::Initial(spec, options_.initial_p_o);
@@ -66,6 +103,7 @@ void OccupancyMapper::MarkDirty(int index) {
 
 void OccupancyMapper::SetDanger(int index) {
   if (!state_.maps.danger[index]) {
+    undo_.push_back({index, state_.maps.p_o[index], state_.maps.p_e[index], state_.maps.danger[index]});
     state_.maps.danger[index] = 1;
     MarkDirty(index);
   }
@@ -114,6 +152,13 @@ MapperOutputs OccupancyMapper::Update(const MapperInputs& in) {
     throw std::invalid_argument("OccupancyMapper::Update: tick " + std::to_string(in.tick) +
                                 " is not after the previous tick " + std::to_string(state_.tick));
   }
+  undo_.clear();
+  if (const std::string what = NonFiniteInput(in); !what.empty()) {
+    fault_ = "input " + what + " not finite: cycle skipped";
+    const MapSums sums = MapSums::Of(maps);
+    return Finish(in, nullptr, {{}, sums.MeanExploration(), sums.Density()});
+  }
+  const size_t permanent_before = state_.permanent_collision_points.size();
 
   // Flag a cell with its instantaneous status; s_o = 1 overrides s_o = 0 (rule 3).
   auto flag = [&](int index, int8_t s_o) {
@@ -186,6 +231,7 @@ MapperOutputs OccupancyMapper::Update(const MapperInputs& in) {
   for (int i : flagged_) {
     const double s_o = s_o_[i];
     const double before = maps.p_o[i];
+    undo_.push_back({i, before, maps.p_e[i], maps.danger[i]});
     const double eps = s_o < before ? p.eps_1 : p.eps_2;  // ε_1 for decreases, ε_2 for increases
     maps.p_o[i] = eps * s_o + (1.0 - eps) * before;
     maps.p_e[i] = p.eps_3 + (1.0 - p.eps_3) * maps.p_e[i];
@@ -195,17 +241,71 @@ MapperOutputs OccupancyMapper::Update(const MapperInputs& in) {
   }
   flagged_.clear();
 
-  out.stats.mean_p_e = MeanExploration(maps);
-  out.stats.density = MapDensity(maps);
+  // Issue 15, item 1: the state that feeds the outputs is checked after the cycle — the cells it changed
+  // (finite, in [0, 1]), the whole grid through its sums (computed for eqs. 8.9–8.10 anyway, so the
+  // check costs no extra pass), and the points that enter the obstacle buffer.
+  const MapSums sums = MapSums::Of(maps);
+  std::string why;
+  for (const CellPatch& u : undo_) {
+    if (!InUnitRange(maps.p_o[u.index]) || !InUnitRange(maps.p_e[u.index]) || maps.danger[u.index] > 1) {
+      why = "cell " + std::to_string(u.index) + " not finite or out of [0, 1]";
+      break;
+    }
+  }
+  if (why.empty() && !sums.Finite()) why = "map sums not finite";
+  for (const Vec2& pt : cycle_points) {
+    if (why.empty() && !(std::isfinite(pt.x()) && std::isfinite(pt.y()))) why = "obstacle point not finite";
+  }
+  if (!why.empty()) {
+    state_.permanent_collision_points.resize(permanent_before);
+    const int reset = RollBack();
+    fault_ = why + ": cycle rolled back" +
+             (reset ? ", " + std::to_string(reset) + " bad cell(s) reset to unexplored" : std::string());
+    const MapSums good = MapSums::Of(maps);
+    return Finish(in, nullptr, {{}, good.MeanExploration(), good.Density()});
+  }
+  fault_.clear();
+  out.stats.mean_p_e = sums.MeanExploration();
+  out.stats.density = sums.Density();
+  return Finish(in, &cycle_points, std::move(out.stats));
+}
+
+int OccupancyMapper::RollBack() {
+  GridMaps& maps = state_.maps;
+  // Newest first, so a cell changed twice (danger, then eq. 5.1) ends at its value before the cycle.
+  for (auto it = undo_.rbegin(); it != undo_.rend(); ++it) {
+    maps.p_o[it->index] = it->p_o;
+    maps.p_e[it->index] = it->p_e;
+    maps.danger[it->index] = it->danger;
+  }
+  undo_.clear();
+  // A bad value from before the cycle has no good value to go back to: the cell is unexplored again
+  // (the mapper relearns it). A full pass, but only on a violation.
+  int reset = 0;
+  for (int i = 0; i < maps.CellCount(); ++i) {
+    if (InUnitRange(maps.p_o[i]) && InUnitRange(maps.p_e[i]) && maps.danger[i] <= 1) continue;
+    maps.p_o[i] = options_.initial_p_o;
+    maps.p_e[i] = kInitialExploration;
+    if (maps.danger[i] > 1) maps.danger[i] = 1;  // it said danger, if not in the one encoding
+    MarkDirty(i);
+    ++reset;
+  }
+  return reset;
+}
+
+MapperOutputs OccupancyMapper::Finish(const MapperInputs& in, std::vector<Vec2>* cycle_points, MapUpdateStats stats) {
+  const GridMaps& maps = state_.maps;
+  MapperOutputs out;
+  out.stats = std::move(stats);
 
   // Obstacle point buffer (ObstacleSet).
-  state_.point_history.push_back(std::move(cycle_points));
+  if (cycle_points != nullptr) state_.point_history.push_back(std::move(*cycle_points));
   const int keep = options_.max_buffer_cycles;
   if (static_cast<int>(state_.point_history.size()) > keep) {
     state_.point_history.erase(state_.point_history.begin(),
                                state_.point_history.end() - keep);
   }
-  const int n_o = std::clamp(p.n_o, 1, keep);
+  const int n_o = std::clamp(in.params.n_o, 1, keep);
   const size_t first = state_.point_history.size() > static_cast<size_t>(n_o)
                            ? state_.point_history.size() - static_cast<size_t>(n_o)
                            : 0;
@@ -216,7 +316,8 @@ MapperOutputs OccupancyMapper::Update(const MapperInputs& in) {
   out.obstacle_points.insert(out.obstacle_points.end(), state_.permanent_collision_points.begin(),
                              state_.permanent_collision_points.end());
 
-  // Patch: every cell changed since the previous Update (this cycle, danger tags, loads and resets).
+  // Patch: every cell changed since the previous Update (this cycle, danger tags, loads, resets and
+  // repairs).
   out.patch.base_tick = state_.tick;
   out.patch.tick = in.tick;
   std::sort(state_.dirty_cells.begin(), state_.dirty_cells.end());

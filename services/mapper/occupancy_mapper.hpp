@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "common/geometry/geometry.hpp"
@@ -76,7 +77,14 @@ class OccupancyMapper {
   OccupancyMapper(const geometry::GridSpec& spec, const MapperOptions& options = {});
 
   // Throws std::invalid_argument unless inputs.tick is greater than the previous Update's tick.
+  // Never lets a non-finite or out-of-range value into the maps or the outputs (issue 15, item 1): a
+  // non-finite input skips the cycle; a cycle whose result is not finite or not in [0, 1] is rolled back
+  // (the last good state; a cell that held a bad value before the cycle, with no good value to go back
+  // to, returns to unexplored). Either way the cycle still answers — no updated cells, the obstacle
+  // buffer as it was, a patch of the cells changed since the last good one (repairs included) — and
+  // fault() says why, so the service can report itself degraded. fault() is "" after a good cycle.
   MapperOutputs Update(const MapperInputs& inputs);
+  const std::string& fault() const { return fault_; }
 
   // Replaces the maps (a pre-built map, §6.4 "with a pre-built map"); every cell goes into the next patch.
   // Throws std::invalid_argument if the maps' spec differs from the mapper's.
@@ -95,14 +103,26 @@ class OccupancyMapper {
   const MapperOptions& options() const { return options_; }
 
  private:
+  friend struct OccupancyMapperTestPeer;  // test seam (testing/occupancy_mapper_peer.hpp): poisons the state
+
   void MarkDirty(int index);
   void SetDanger(int index);
+  // The outputs of a cycle once the maps are final: the obstacle buffer (with `cycle_points` pushed
+  // unless null: a refused cycle leaves the buffer as it was), the patch, and the tick advanced.
+  MapperOutputs Finish(const MapperInputs& in, std::vector<geometry::Vec2>* cycle_points, MapUpdateStats stats);
+  // Undoes the cycle's cell changes (undo_) and resets any cell still non-finite or out of range to
+  // its initial value. Returns the number of cells so reset.
+  int RollBack();
 
   MapperOptions options_;
   MapperState state_;
   // Scratch (not state): per-cell s_o flag of the current cycle (-1 = not flagged) and the flagged list.
   std::vector<int8_t> s_o_;
   std::vector<int> flagged_;
+  // Undo log of the current cycle (scratch): each changed cell's values before its first change, so a
+  // refused cycle costs O(cells changed), not a copy of the grid per cycle.
+  std::vector<CellPatch> undo_;
+  std::string fault_;
 };
 
 // The world-frame obstacle point of a valid beam seen from `pose`.
@@ -112,5 +132,19 @@ geometry::Vec2 BeamHitPoint(const geometry::Pose2& pose, const RangeBeam& beam);
 double MapDensity(const GridMaps& maps);
 // Mean p_e over all cells (the numerator of eq. 8.10).
 double MeanExploration(const GridMaps& maps);
+
+// The sums behind eqs. 8.9 and 8.10 in one pass, plus Σ p_o: a checksum of the whole grid for free —
+// a non-finite p_o or p_e anywhere makes a sum non-finite (0·inf is NaN too). Bit-identical to
+// MapDensity and MeanExploration (same terms, same order).
+struct MapSums {
+  double p_e = 0.0;       // Σ p_e
+  double p_e_p_o = 0.0;   // Σ p_e·p_o
+  double p_o = 0.0;       // Σ p_o
+  size_t cells = 0;
+  static MapSums Of(const GridMaps& maps);
+  bool Finite() const;
+  double Density() const { return p_e > 0.0 ? p_e_p_o / p_e : 0.0; }                   // eq. 8.9
+  double MeanExploration() const { return cells ? p_e / static_cast<double>(cells) : 0.0; }
+};
 
 }  // namespace limbic::mapper

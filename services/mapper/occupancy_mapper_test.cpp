@@ -2,8 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include "services/mapper/testing/occupancy_mapper_peer.hpp"
+
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <random>
 #include <stdexcept>
@@ -295,6 +298,160 @@ TEST(MapStatistics, DensityAndMeanExplorationByHand) {
   EXPECT_DOUBLE_EQ(MeanExploration(m), 0.25);
   m.p_e = {0, 0, 0, 0};
   EXPECT_EQ(MapDensity(m), 0.0);
+}
+
+// --- Issue 15, item 1: the state that feeds the outputs is checked after each cycle ---------------------
+
+// Three cycles looking along +x from (1.3, 1.2): the beam crosses cells (3..6, 3) and hits in (6, 3).
+OccupancyMapper MapperAfterThreeCycles(MapperOutputs* last) {
+  OccupancyMapper mapper(kSpec);
+  for (int64_t t = 1; t <= 3; ++t) {
+    MapperInputs in = BaseInputs(t);
+    in.scan.beams = {Beam(0.0, 1.0, true)};
+    *last = mapper.Update(in);
+  }
+  return mapper;
+}
+
+MapperInputs FourthCycle() {
+  MapperInputs in = BaseInputs(4);
+  in.scan.beams = {Beam(0.0, 1.0, true)};
+  in.collision.occurred = true;  // also marks danger: two kinds of change to undo
+  in.collision.contact_point = {2.4, 1.2};
+  return in;
+}
+
+void ExpectAllFinite(const MapperOutputs& out) {
+  EXPECT_TRUE(std::isfinite(out.stats.mean_p_e));
+  EXPECT_TRUE(std::isfinite(out.stats.density));
+  for (const CellPatch& c : out.patch.cells) {
+    EXPECT_TRUE(c.p_o >= 0.0 && c.p_o <= 1.0) << c.index << " " << c.p_o;
+    EXPECT_TRUE(c.p_e >= 0.0 && c.p_e <= 1.0) << c.index << " " << c.p_e;
+    EXPECT_LE(c.danger, 1) << c.index;
+  }
+  for (const Vec2& p : out.obstacle_points) EXPECT_TRUE(std::isfinite(p.x()) && std::isfinite(p.y()));
+}
+
+TEST(OccupancyMapperRollback, ANonFiniteCellTheCycleUpdatesIsRolledBackAndReset) {
+  MapperOutputs before_out;
+  OccupancyMapper mapper = MapperAfterThreeCycles(&before_out);
+  ASSERT_EQ(mapper.fault(), "");
+  const int poisoned = Idx(4, 3);  // on the beam: eq. 5.1 turns NaN into NaN
+  OccupancyMapperTestPeer::SetOccupancy(mapper, poisoned, std::nan(""));
+  GridMaps expected = mapper.maps();
+  expected.p_o[poisoned] = kInitialOccupancy;  // no good value before the cycle: unexplored again
+  expected.p_e[poisoned] = kInitialExploration;
+
+  const MapperOutputs out = mapper.Update(FourthCycle());
+  EXPECT_NE(mapper.fault().find("cell " + std::to_string(poisoned) + " not finite or out of [0, 1]: cycle rolled back"),
+            std::string::npos)
+      << mapper.fault();
+  EXPECT_NE(mapper.fault().find("1 bad cell(s) reset to unexplored"), std::string::npos) << mapper.fault();
+  EXPECT_TRUE(mapper.maps() == expected) << "every change of the cycle (occupancy, exploration, danger) undone";
+  EXPECT_EQ(mapper.maps().danger[Idx(6, 3)], 0);
+  EXPECT_TRUE(out.stats.updated_cells.empty());
+  EXPECT_EQ(out.stats.mean_p_e, MeanExploration(expected));
+  EXPECT_EQ(out.stats.density, MapDensity(expected));
+  EXPECT_EQ(out.obstacle_points, before_out.obstacle_points) << "the refused cycle adds nothing to the buffer";
+  ExpectAllFinite(out);
+  // The patch carries the repaired cell, so replicas that took the bad value are mended.
+  ASSERT_FALSE(out.patch.cells.empty());
+  bool repaired = false;
+  for (const CellPatch& c : out.patch.cells) {
+    if (c.index == poisoned) repaired = c.p_o == kInitialOccupancy && c.p_e == kInitialExploration;
+  }
+  EXPECT_TRUE(repaired);
+  EXPECT_EQ(out.patch.base_tick, 3);
+  EXPECT_EQ(out.patch.tick, 4);
+
+  // The next good cycle carries on and clears the fault.
+  MapperInputs next = FourthCycle();
+  next.tick = 5;
+  const MapperOutputs after = mapper.Update(next);
+  EXPECT_EQ(mapper.fault(), "");
+  EXPECT_FALSE(after.stats.updated_cells.empty());
+  EXPECT_EQ(mapper.maps().danger[Idx(6, 3)], 1);
+  ExpectAllFinite(after);
+}
+
+TEST(OccupancyMapperRollback, ABadCellTheCycleDoesNotTouchIsFoundThroughTheMapSums) {
+  MapperOutputs unused;
+  for (double bad : {std::numeric_limits<double>::infinity(), std::nan("")}) {
+    OccupancyMapper mapper = MapperAfterThreeCycles(&unused);
+    const int far = Idx(19, 19);  // nowhere near the robot or its beam
+    OccupancyMapperTestPeer::SetExploration(mapper, far, bad);
+    GridMaps expected = mapper.maps();
+    expected.p_e[far] = kInitialExploration;
+    const MapperOutputs out = mapper.Update(FourthCycle());
+    EXPECT_NE(mapper.fault().find("map sums not finite: cycle rolled back"), std::string::npos) << mapper.fault();
+    EXPECT_TRUE(mapper.maps() == expected);
+    ExpectAllFinite(out);
+  }
+  // p_o = inf where p_e = 0 (nothing explored yet): eq. 8.9 alone would say density 0; Σ p_o catches it.
+  OccupancyMapper fresh(kSpec);
+  OccupancyMapperTestPeer::SetOccupancy(fresh, Idx(19, 19), std::numeric_limits<double>::infinity());
+  MapperInputs in = BaseInputs(1);
+  EXPECT_NO_THROW(fresh.Update(in));
+  EXPECT_NE(fresh.fault().find("map sums not finite"), std::string::npos) << fresh.fault();
+  EXPECT_EQ(fresh.maps().p_o[Idx(19, 19)], kInitialOccupancy);
+}
+
+TEST(OccupancyMapperRollback, AnOutOfRangeValueIsRefusedLikeANonFiniteOne) {
+  MapperOutputs unused;
+  OccupancyMapper mapper = MapperAfterThreeCycles(&unused);
+  OccupancyMapperTestPeer::SetOccupancy(mapper, Idx(5, 3), 3.0);  // finite, but no probability
+  OccupancyMapperTestPeer::SetDangerValue(mapper, Idx(0, 0), 7);   // far away: found by the repair pass
+  const MapperOutputs out = mapper.Update(FourthCycle());
+  EXPECT_NE(mapper.fault().find("out of [0, 1]: cycle rolled back, 2 bad cell(s)"), std::string::npos)
+      << mapper.fault();
+  EXPECT_EQ(mapper.maps().p_o[Idx(5, 3)], kInitialOccupancy);
+  EXPECT_EQ(mapper.maps().danger[Idx(0, 0)], 1);
+  ExpectAllFinite(out);
+}
+
+TEST(OccupancyMapperRollback, ANonFiniteInputSkipsTheCycleWithoutTouchingTheMaps) {
+  MapperOutputs before_out;
+  OccupancyMapper mapper = MapperAfterThreeCycles(&before_out);
+  const GridMaps maps = mapper.maps();
+  MapperInputs in = FourthCycle();
+  in.pose.x = std::nan("");
+  MapperOutputs out = mapper.Update(in);
+  EXPECT_EQ(mapper.fault(), "input pose not finite: cycle skipped");
+  EXPECT_TRUE(mapper.maps() == maps);
+  EXPECT_TRUE(out.patch.cells.empty());
+  EXPECT_EQ(out.obstacle_points, before_out.obstacle_points);
+  in = FourthCycle();
+  in.tick = 5;
+  in.scan.beams[0].range = std::numeric_limits<double>::infinity();
+  mapper.Update(in);
+  EXPECT_EQ(mapper.fault(), "input scan not finite: cycle skipped");
+  in.scan.beams[0].range = 1.0;
+  in.collision.contact_point = {std::nan(""), 0.0};
+  in.tick = 6;
+  mapper.Update(in);
+  EXPECT_EQ(mapper.fault(), "input collision.contact_point not finite: cycle skipped");
+  EXPECT_TRUE(mapper.maps() == maps);
+  in = FourthCycle();
+  in.tick = 7;
+  mapper.Update(in);
+  EXPECT_EQ(mapper.fault(), "");
+  EXPECT_FALSE(mapper.maps() == maps);
+}
+
+TEST(MapStatistics, OnePassSumsAreBitIdenticalToTheEquations) {
+  GridMaps m = GridMaps::Initial(kSpec);
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  for (int i = 0; i < m.CellCount(); ++i) {
+    m.p_o[i] = u(rng);
+    m.p_e[i] = i % 3 ? u(rng) : 0.0;
+  }
+  const MapSums sums = MapSums::Of(m);
+  EXPECT_TRUE(sums.Finite());
+  EXPECT_EQ(sums.Density(), MapDensity(m));
+  EXPECT_EQ(sums.MeanExploration(), MeanExploration(m));
+  m.p_o[7] = std::nan("");
+  EXPECT_FALSE(MapSums::Of(m).Finite());
 }
 
 }  // namespace

@@ -288,7 +288,9 @@ msg::ServiceState Host::health() const {
   if (run_stopped_) return msg::ServiceState::Stopping;
   if (consecutive_failures_ >= kFailingAfter) return msg::ServiceState::Failing;
   const bool step_failure = step_errors_ > 0 && (!failure_reported_ || successes_since_failure_ < kRecoveredAfter);
-  if (step_failure || !context_->degraded_reason_.empty()) return msg::ServiceState::Degraded;
+  if (step_failure || !context_->degraded_reason_.empty() || !context_->unreported_degraded_reason_.empty()) {
+    return msg::ServiceState::Degraded;
+  }
   return msg::ServiceState::Running;
 }
 
@@ -300,6 +302,9 @@ std::string Host::health_reason() const {
       break;
     case msg::ServiceState::Degraded:
       reason = context_->degraded_reason_;
+      if (reason.empty() && !context_->unreported_degraded_reason_.empty()) {
+        reason = context_->unreported_degraded_reason_ + " (since recovered)";
+      }
       if (step_errors_ > 0 && (!failure_reported_ || successes_since_failure_ < kRecoveredAfter)) {
         reason += (reason.empty() ? "" : "; ") + last_error_;
       }
@@ -525,6 +530,7 @@ void Host::PublishHeartbeat() {
                                       static_cast<int>(getpid()), reason.c_str(), last_error_.c_str(), step_errors_);
   });
   failure_reported_ = true;
+  context_->unreported_degraded_reason_.clear();
 }
 
 void Host::HandleParameterRequest(const bus::Message<msg::ParameterRequest>& request) {

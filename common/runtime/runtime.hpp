@@ -264,8 +264,13 @@ class ServiceContext {
   // Health (issue 15). A service that keeps working with a problem — a non-finite state it refused and
   // replaced with its last good one, an input it cannot use — says so: the heartbeat then carries
   // state Degraded with `reason` (the demo's status line, `limbic nodes`, limbic_service_degraded).
-  // Clear it when the problem is gone. A step that throws is reported by the host itself.
-  void SetDegraded(const std::string& reason) { degraded_reason_ = reason.empty() ? "degraded" : reason; }
+  // Clear it when the problem is gone. A step that throws is reported by the host itself. A problem that
+  // lasted less than a heartbeat period is still reported by the next heartbeat (as "... (since
+  // recovered)"): one refused cycle must not vanish between two heartbeats.
+  void SetDegraded(const std::string& reason) {
+    degraded_reason_ = reason.empty() ? "degraded" : reason;
+    unreported_degraded_reason_ = degraded_reason_;
+  }
   void ClearDegraded() { degraded_reason_.clear(); }
   const std::string& degraded_reason() const { return degraded_reason_; }
   // Requests a clean stop of this host (e.g. a mission that has finished).
@@ -299,6 +304,7 @@ class ServiceContext {
   bool stop_requested_ = false;
   bool run_stop_requested_ = false;
   std::string degraded_reason_;
+  std::string unreported_degraded_reason_;  // the last SetDegraded until a heartbeat has carried it
 };
 
 // A service: its name, one line on what it does, and the setup function that declares it.

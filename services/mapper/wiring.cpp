@@ -29,8 +29,8 @@ struct State {
 
 }  // namespace
 
-runtime::ServiceDefinition MapperService() {
-  return {"mapper", "occupancy, exploration and danger maps; obstacle buffer", [](runtime::ServiceContext& ctx) {
+runtime::ServiceDefinition MapperService(MapperStepHook before_update) {
+  return {"mapper", "occupancy, exploration and danger maps; obstacle buffer", [before_update](runtime::ServiceContext& ctx) {
     auto s = std::make_shared<State>();
     // The first three choose the map the run starts from: start-up options. The last two are read every
     // tick: live (issue 15).
@@ -58,7 +58,7 @@ runtime::ServiceDefinition MapperService() {
     ctx.Counter("cells", [s] { return s->mapper ? static_cast<double>(s->mapper->maps().CellCount()) : 0.0; });
 
     ctx.AddStep({.outputs = {ctx.Topic("map/patch"), ctx.Topic("map/stats"), ctx.Topic("obstacles")}},
-                [=](const TickInfo& tick) {
+                [=, &ctx](const TickInfo& tick) {
       if (!s->mapper) {
         s->world = convert::FromMsg(*world->Get());
         const auto spec = GridSpecCovering(s->world.min, s->world.max);
@@ -94,7 +94,11 @@ runtime::ServiceDefinition MapperService() {
       if (const auto* sc = scan->Get()) convert::BeamsFromMsg(sc->beams(), &in.scan);
       if (const auto* c = collision->Get()) in.collision = convert::FromMsg(*c);
       if (const auto* p = params->Get()) in.params = convert::FromMsg(*p);
+      if (before_update) before_update(*s->mapper, tick.tick);
       const MapperOutputs out = s->mapper->Update(in);
+      // A refused cycle (non-finite input, or a result rolled back) still publishes — only good values.
+      if (s->mapper->fault().empty()) ctx.ClearDegraded();
+      else ctx.SetDegraded("mapper: " + s->mapper->fault());
       const auto& maps = s->mapper->maps();
       const double coverage =
           Coverage(maps, s->world.min, s->world.max,

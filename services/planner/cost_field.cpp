@@ -100,6 +100,7 @@ void CostField::Begin(const CostLayers& layers, const CostSettings& settings) {
   const bool with_bias = settings.mode == FusionMode::kAdditive && !layers.additive_bias.empty();
   const double w1 = settings.w_p1, w2 = settings.w_p2, w3 = settings.w_p3, w4 = settings.w_p4;
   double min_fused = std::numeric_limits<double>::infinity();
+  double sum_fused = 0.0;  // a checksum: NaN or inf in any cell makes it non-finite (std::min would hide a NaN)
   for (int iy = 0; iy < spec.height; ++iy) {
     const int row = iy * spec.width;
     double* out = fused_.data() + Padded(0, iy);
@@ -115,7 +116,11 @@ void CostField::Begin(const CostLayers& layers, const CostSettings& settings) {
       }
       out[ix] = f;
       min_fused = std::min(min_fused, f);
+      sum_fused += f;
     }
+  }
+  if (!std::isfinite(sum_fused)) {
+    throw NonFiniteCostError("CostField: a layer holds a non-finite value (fused cost m_f not finite)");
   }
   min_fused_ = std::max(0.0, min_fused);
 }

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <span>
+#include <stdexcept>
 #include <vector>
 
 #include "common/types/control_parameters.hpp"
@@ -27,6 +28,12 @@ struct CostLayers {
   // Every layer value is in [0, 1] (p_o, p_e and danger are by construction; the emotion layer by contract).
   std::span<const double> emotion;        // Emo(x) of §5.4.2 in [0, 1], one per cell; empty = 0 everywhere
   std::span<const double> additive_bias;  // kAdditive bias per cell; empty = 0 everywhere
+};
+
+// Thrown by CostField::Begin when a layer holds a non-finite value (some cell's m_f is not finite): the
+// planner keeps its last good path rather than plan through NaN costs (issue 15, item 1).
+struct NonFiniteCostError : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
 };
 
 // The live parameters of the cost (read from ControlParameters each plan).
@@ -66,7 +73,9 @@ std::vector<KernelOffset> SmoothingKernel(double r_f, double resolution);
 class CostField {
  public:
   // Starts a plan over `layers`. Grid-sized buffers are reallocated only when the grid grows. Throws
-  // std::invalid_argument for missing maps, a layer whose size differs from the grid's, or B < 1.
+  // std::invalid_argument for missing maps, a layer whose size differs from the grid's, or B < 1, and
+  // NonFiniteCostError when a layer value makes m_f non-finite (found through the sum of m_f, one add
+  // per cell in the pass that computes m_f anyway).
   void Begin(const CostLayers& layers, const CostSettings& settings);
 
   double Fused(int ix, int iy) const { return fused_[Padded(ix, iy)]; }  // m_f(x)

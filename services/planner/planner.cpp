@@ -1,5 +1,6 @@
 #include "services/planner/planner.hpp"
 
+#include <cmath>
 #include <stdexcept>
 
 namespace limbic::planner {
@@ -16,10 +17,58 @@ FusionMode ChooseFusion(EmotionFusion choice, bool layer_additive) {
   return layer_additive ? FusionMode::kAdditive : FusionMode::kProbabilisticOr;
 }
 
+namespace {
+
+bool Finite(double v) { return std::isfinite(v); }
+bool Finite(const geometry::Vec2& p) { return std::isfinite(p.x()) && std::isfinite(p.y()); }
+
+// The first non-finite part of a path and its cost, named; "" if all are finite. (A failed plan is an
+// empty path with cost 0: finite too.)
+std::string NonFinitePath(const PlannedPath& path, double path_cost) {
+  for (const auto& n : path.nodes) {
+    if (!Finite(n)) return "path nodes";
+  }
+  for (double c : path.node_costs) {
+    if (!Finite(c)) return "path node costs";
+  }
+  if (!Finite(path.max_cost)) return "path max cost";
+  if (!Finite(path.planned_at)) return "path time";
+  if (!Finite(path_cost)) return "path cost";
+  return "";
+}
+
+std::string NonFiniteState(const PlannerState& s) {
+  if (!Finite(s.last_plan_time)) return "last plan time";
+  return NonFinitePath(s.path, s.path_cost);
+}
+
+}  // namespace
+
+PlannerOutputs Planner::Refuse(std::string why) {
+  fault_ = std::move(why);
+  PlannerOutputs out;
+  out.path = state_.path;
+  out.path_cost = state_.path_cost;
+  return out;
+}
+
 PlannerOutputs Planner::Step(const PlannerInputs& in) {
   // Out-of-range parameters (r_f sizes the smoothing kernel, eq. 5.8) are refused before they size
   // anything: the state is untouched and the step throws.
   ValidateParameters(in.params);
+  // A state gone bad between cycles (a bug, a corrupted memory) is never published: back to the last
+  // good plan, then the cycle goes on as usual (the timer or a new goal replans from there).
+  std::string restored;
+  if (const std::string what = NonFiniteState(state_); !what.empty()) {
+    const bool requested = state_.replan_requested;
+    state_ = last_good_;
+    state_.replan_requested = requested;
+    restored = "state " + what + " not finite: restored the last good path";
+  }
+  if (!Finite(in.time) || !Finite(in.robot_position) || (in.goal && !Finite(in.goal->goal))) {
+    const char* what = !Finite(in.time) ? "time" : !Finite(in.robot_position) ? "robot position" : "goal";
+    return Refuse((restored.empty() ? "" : restored + "; ") + "input " + what + " not finite: cycle skipped");
+  }
   PlannerOutputs out;
   if (in.goal.has_value()) {
     if (!state_.has_plan || in.goal->instruction_id != state_.instruction_id) {
@@ -33,15 +82,28 @@ PlannerOutputs Planner::Step(const PlannerInputs& in) {
   if (out.replanned()) {
     if (in.maps == nullptr) throw std::invalid_argument("Planner: a plan is due but no maps were given");
     CostLayers layers{in.maps, in.emotion_layer, in.additive_bias};
-    const PlanResult r = astar_.Plan(layers, CostSettings::From(in.params, in.fusion),
-                                     PlanRequest{in.robot_position, in.goal->goal, in.time});
+    PlanResult r;
+    try {
+      r = astar_.Plan(layers, CostSettings::From(in.params, in.fusion),
+                      PlanRequest{in.robot_position, in.goal->goal, in.time});
+    } catch (const NonFiniteCostError& e) {
+      return Refuse((restored.empty() ? "" : restored + "; ") + e.what() + ": kept the last good path");
+    }
+    // The plan is taken only if it is finite through and through; otherwise the last good path stays
+    // (and the next cycle tries again: the timer was not reset).
+    if (const std::string what = NonFinitePath(r.path, r.path_cost); !what.empty()) {
+      return Refuse((restored.empty() ? "" : restored + "; ") + "new plan's " + what +
+                    " not finite: kept the last good path");
+    }
     state_.has_plan = true;
     state_.instruction_id = in.goal->instruction_id;
     state_.last_plan_time = in.time;
     state_.path = r.path;
     state_.path_cost = r.path_cost;
     state_.replan_requested = false;
+    last_good_ = state_;
   }
+  fault_ = restored;
   out.path = state_.path;
   out.path_cost = state_.path_cost;
   return out;

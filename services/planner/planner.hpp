@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
 
 #include "common/geometry/geometry.hpp"
 #include "common/types/control_parameters.hpp"
@@ -86,7 +87,12 @@ class Planner {
 
   // Throws std::invalid_argument if a plan is due and the maps or layers are missing or malformed, or
   // if a parameter is out of range (ValidateParameters; the state is left untouched).
+  // Never lets a non-finite value into its path (issue 15, item 1): a non-finite time, position or goal
+  // skips the cycle; a new plan whose nodes, costs or cost sums are not finite is not taken; a state
+  // found non-finite at the start of a cycle is replaced by the last good one. In each case the output
+  // is the last good path (reason kNone) and fault() says why; fault() is "" after a good cycle.
   PlannerOutputs Step(const PlannerInputs& inputs);
+  const std::string& fault() const { return fault_; }
 
   const PlannerState& state() const { return state_; }
   const PlannerOptions& options() const { return options_; }
@@ -95,9 +101,17 @@ class Planner {
   void RequestReplan() { state_.replan_requested = true; }
 
  private:
+  friend struct PlannerTestPeer;  // test seam (testing/planner_peer.hpp): poisons the state
+
+  PlannerOutputs Refuse(std::string why);
+
   PlannerOptions options_;
   PlannerState state_;
+  // The state after the last good plan: copied only when a plan is taken (a path of some hundred
+  // nodes), not every cycle.
+  PlannerState last_good_;
   AStarPlanner astar_;
+  std::string fault_;
 };
 
 }  // namespace limbic::planner

@@ -3,8 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <vector>
+
+#include "services/planner/testing/planner_peer.hpp"
 
 namespace limbic::planner {
 namespace {
@@ -169,6 +173,112 @@ TEST(PlannerFusion, AnAdditiveLayerIsAddedAndAnOrLayerIsNot) {
     in.SetEmotionLayer(layer, ChooseFusion(EmotionFusion::kFollowAffect, additive));
     EXPECT_DOUBLE_EQ(planner.Step(in).path.max_cost, additive ? 0.55 : 0.2) << "additive " << additive;
   }
+}
+
+// --- Issue 15, item 1: the planner's state and its new plans are checked finite --------------------------
+
+void ExpectSamePath(const PlannerOutputs& out, const PlannerOutputs& good) {
+  EXPECT_EQ(out.path.nodes, good.path.nodes);
+  EXPECT_EQ(out.path.node_costs, good.path.node_costs);
+  EXPECT_EQ(out.path.max_cost, good.path.max_cost);
+  EXPECT_EQ(out.path.planned_at, good.path.planned_at);
+  EXPECT_EQ(out.path_cost, good.path_cost);
+}
+
+void ExpectFinite(const PlannerOutputs& out) {
+  for (const auto& n : out.path.nodes) EXPECT_TRUE(std::isfinite(n.x()) && std::isfinite(n.y()));
+  for (double c : out.path.node_costs) EXPECT_TRUE(std::isfinite(c));
+  EXPECT_TRUE(std::isfinite(out.path_cost));
+  EXPECT_TRUE(std::isfinite(out.path.max_cost));
+}
+
+TEST_F(PlannerPolicyTest, APoisonedStateIsReplacedByTheLastGoodPlan) {
+  const PlannerOutputs good = planner_.Step(Inputs(0.0, 1, 100.0));
+  ASSERT_TRUE(good.path.success);
+  ASSERT_GE(good.path.nodes.size(), 3u);
+  ASSERT_EQ(planner_.fault(), "");
+
+  PlannerTestPeer::PoisonPathCost(planner_);
+  PlannerOutputs out = planner_.Step(Inputs(0.1, 1, 100.0));
+  EXPECT_EQ(planner_.fault(), "state path cost not finite: restored the last good path");
+  EXPECT_EQ(out.reason, ReplanReason::kNone);
+  ExpectSamePath(out, good);
+
+  PlannerTestPeer::PoisonNode(planner_, 1);
+  out = planner_.Step(Inputs(0.2, 1, 100.0));
+  EXPECT_EQ(planner_.fault(), "state path nodes not finite: restored the last good path");
+  ExpectSamePath(out, good);
+
+  PlannerTestPeer::PoisonNodeCost(planner_, 0);
+  planner_.RequestReplan();  // a live fusion change between the two: the request survives the restore
+  out = planner_.Step(Inputs(0.3, 1, 100.0));
+  EXPECT_EQ(planner_.fault(), "state path node costs not finite: restored the last good path");
+  EXPECT_EQ(out.reason, ReplanReason::kRequested);
+  ExpectFinite(out);
+
+  out = planner_.Step(Inputs(0.4, 1, 100.0));
+  EXPECT_EQ(planner_.fault(), "") << "a good cycle clears the fault";
+  ExpectFinite(out);
+}
+
+TEST_F(PlannerPolicyTest, ANonFiniteLayerKeepsTheLastGoodPath) {
+  const PlannerOutputs good = planner_.Step(Inputs(0.0, 1, 100.0));
+  ASSERT_TRUE(good.path.success);
+  maps_.p_o[40] = std::nan("");  // a bad map cell, away from the path or not: m_f is checked whole
+  PlannerOutputs out = planner_.Step(Inputs(0.1, 2, 100.0));  // a new goal: a plan is due
+  EXPECT_EQ(planner_.fault(),
+            "CostField: a layer holds a non-finite value (fused cost m_f not finite): kept the last good path");
+  EXPECT_EQ(out.reason, ReplanReason::kNone);
+  ExpectSamePath(out, good);
+  EXPECT_EQ(planner_.state().instruction_id, 1) << "the refused plan was not taken";
+
+  // A NaN in a layer weighted 0 still counts (0·NaN is NaN): the state that feeds the cost is bad.
+  maps_.p_o[40] = 0.2;
+  std::vector<double> emotion(maps_.p_o.size(), 0.1);
+  emotion[7] = std::numeric_limits<double>::infinity();
+  PlannerInputs in = Inputs(0.2, 2, 100.0);
+  in.SetEmotionLayer(emotion, FusionMode::kProbabilisticOr);
+  out = planner_.Step(in);
+  EXPECT_NE(planner_.fault().find("fused cost m_f not finite"), std::string::npos) << planner_.fault();
+  ExpectSamePath(out, good);
+
+  emotion[7] = 0.1;
+  out = planner_.Step(in);  // the layer is good again: the due plan happens
+  EXPECT_EQ(planner_.fault(), "");
+  EXPECT_EQ(out.reason, ReplanReason::kNewGoal);
+  EXPECT_EQ(planner_.state().instruction_id, 2);
+}
+
+TEST_F(PlannerPolicyTest, ANonFiniteInputSkipsTheCycle) {
+  const PlannerOutputs good = planner_.Step(Inputs(0.0, 1, 0.0));  // t_r = 0: a plan every cycle
+  PlannerInputs in = Inputs(0.1, 1, 0.0);
+  in.robot_position = {std::nan(""), 1.0};
+  PlannerOutputs out = planner_.Step(in);
+  EXPECT_EQ(planner_.fault(), "input robot position not finite: cycle skipped");
+  EXPECT_EQ(out.reason, ReplanReason::kNone);
+  ExpectSamePath(out, good);
+  in = Inputs(0.2, 2, 0.0);
+  in.goal->goal = {1.0, std::numeric_limits<double>::infinity()};
+  planner_.Step(in);
+  EXPECT_EQ(planner_.fault(), "input goal not finite: cycle skipped");
+  EXPECT_EQ(planner_.state().instruction_id, 1);
+  in = Inputs(std::nan(""), 1, 0.0);
+  planner_.Step(in);
+  EXPECT_EQ(planner_.fault(), "input time not finite: cycle skipped");
+  EXPECT_EQ(planner_.Step(Inputs(0.4, 1, 0.0)).reason, ReplanReason::kTimer);
+  EXPECT_EQ(planner_.fault(), "");
+}
+
+TEST_F(PlannerPolicyTest, APoisonedStateBeforeAnyPlanGoesBackToNoPlan) {
+  Planner fresh;
+  PlannerTestPeer::PoisonPathCost(fresh);
+  PlannerInputs idle = Inputs(0.0, 1, 100.0);
+  idle.goal.reset();
+  const PlannerOutputs out = fresh.Step(idle);
+  EXPECT_EQ(fresh.fault(), "state path cost not finite: restored the last good path");
+  EXPECT_FALSE(out.path.success);
+  EXPECT_TRUE(out.path.nodes.empty());
+  EXPECT_EQ(out.path_cost, 0.0);
 }
 
 }  // namespace

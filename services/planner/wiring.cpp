@@ -8,8 +8,8 @@
 
 namespace limbic::planner {
 
-runtime::ServiceDefinition PlannerService() {
-  return {"planner", "map fusion, smoothing filter and cost-exponent A*", [](runtime::ServiceContext& ctx) {
+runtime::ServiceDefinition PlannerService(PlannerStepHook before_step) {
+  return {"planner", "map fusion, smoothing filter and cost-exponent A*", [before_step](runtime::ServiceContext& ctx) {
     using runtime::Timing;
     struct State {
       std::string fusion = "affect";
@@ -44,7 +44,7 @@ runtime::ServiceDefinition PlannerService() {
     ctx.Counter("plans", [s] { return static_cast<double>(s->plans); });
     ctx.Counter("plan_time_s", [s] { return s->last_plan_time_s; });
 
-    ctx.AddStep({.outputs = {ctx.Topic("path")}}, [=](const runtime::TickInfo& tick) {
+    ctx.AddStep({.outputs = {ctx.Topic("path")}}, [=, &ctx](const runtime::TickInfo& tick) {
       if (s->world.set == '?') s->world = convert::FromMsg(*world->Get());
       const mapper::GridMaps* maps = s->maps.Follow(s->world.min, s->world.max, patch->Get(), full->Get());
       PlannerInputs in;
@@ -64,7 +64,11 @@ runtime::ServiceDefinition PlannerService() {
                                                              : EmotionFusion::kFollowAffect;
       in.SetEmotionLayer(s->layer, ChooseFusion(choice, layer_additive));
       const auto begin = std::chrono::steady_clock::now();
+      if (before_step) before_step(*s->planner, tick.tick);
       const PlannerOutputs out = s->planner->Step(in);
+      // A refused cycle (non-finite input, state or cost) republishes the last good path: say so.
+      if (s->planner->fault().empty()) ctx.ClearDegraded();
+      else ctx.SetDegraded("planner: " + s->planner->fault());
       if (out.replanned()) {
         s->last_plan_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
         ++s->plans;

@@ -1,10 +1,12 @@
 #include "tests/toy/toy_services.hpp"
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
 #include <random>
+#include <stdexcept>
 
 namespace limbic::toy {
 namespace {
@@ -106,6 +108,9 @@ runtime::ServiceDefinition TalkerService() {
               bool latched = false;
               int64_t count = -1;  // messages to send; -1 = forever
               std::string topic = "chatter";
+              std::string degraded;
+              int64_t fail_at = -1;
+              std::string crash_once;
             };
             auto state = std::make_shared<State>();
             state->latched = ctx.Option("latched", false, "publish as a latched topic");
@@ -113,8 +118,20 @@ runtime::ServiceDefinition TalkerService() {
                                                   runtime::AtLeast<int64_t>(-1),
                                                   [state](const int64_t& count) { state->count = count; });
             state->topic = ctx.Option<std::string>("topic", "chatter", "topic to publish on");
+            // Health scenarios for `limbic nodes` tests (issue 15, item 2).
+            state->degraded = ctx.Option<std::string>("degraded", "", "report itself degraded with this reason");
+            state->fail_at = ctx.Option<int64_t>("fail_at", -1, "the step throws once at this tick (-1: never)");
+            state->crash_once = ctx.Option<std::string>(
+                "crash_once", "", "exit(3) at tick 5 unless this file exists (it is created first): one crash");
             auto out = ctx.AddOutput<msg::VelocityCommand>(state->topic, state->latched);
-            ctx.AddStep({}, [=](const TickInfo& tick) {
+            ctx.AddStep({}, [=, &ctx](const TickInfo& tick) {
+              if (!state->degraded.empty()) ctx.SetDegraded(state->degraded);
+              if (tick.tick == state->fail_at) throw std::runtime_error("toy failure at tick " + std::to_string(tick.tick));
+              if (!state->crash_once.empty() && tick.tick == 5 && !std::ifstream(state->crash_once)) {
+                std::ofstream(state->crash_once) << "crashed\n";
+                std::cerr << "talker: crashing once (crash_once)" << std::endl;
+                std::_Exit(3);
+              }
               if (state->count >= 0 && tick.tick >= state->count) return;
               PublishValue(out, tick, tick.time_s);
             });

@@ -148,7 +148,17 @@ int NodesCommand(const Args& args) {
                  "  LIMBIC_BUS=ipc:///tmp/limbic-demo-1234/bus limbic nodes\n";
     return 0;
   }
-  const double wait = std::stod(reader.Get("--wait", "2.5"));
+  const std::string wait_text = reader.Get("--wait", "2.5");
+  double wait = std::nan("");
+  try {
+    size_t used = 0;
+    wait = std::stod(wait_text, &used);
+    if (used != wait_text.size()) wait = std::nan("");
+  } catch (const std::exception&) {
+  }
+  if (!(wait > 0.0 && wait <= 3600.0)) {
+    throw std::invalid_argument("--wait needs a number of seconds in (0, 3600] (got '" + wait_text + "')");
+  }
   Session session(reader.Get("--bus", DefaultBus()), "limbic-nodes",
                   bus::CurveKeysFromFlagOrEnvironment(reader.Get("--curve-keys", "")));
   struct Seen {

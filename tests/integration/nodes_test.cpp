@@ -1,0 +1,177 @@
+// `limbic nodes` (issue 15, item 2) against a private bus run by `limbic launch`: real service processes
+// — the simulator (healthy), a service that reports itself degraded, one whose step failed once and
+// recovered (ok, with its last error), one that crashed once and was restarted by the launcher — and
+// the line it prints for each: state, rate, restarts, detail. Plus the unhappy paths: an unreachable
+// bus (a clear error and a non-zero exit within a bounded time) and bad flags.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <thread>
+
+#include "tests/testing/process.hpp"
+
+namespace limbic {
+namespace {
+
+using namespace std::chrono_literals;
+
+struct NodeLine {
+  std::string state, rate, restarts, detail;
+};
+
+// The table `limbic nodes` printed: SERVICE STATE RATE RESTARTS DETAIL, one line per service.
+std::map<std::string, NodeLine> ParseNodes(const std::string& text, std::string* header) {
+  std::map<std::string, NodeLine> lines;
+  std::istringstream in(text);
+  std::string line;
+  bool table = false;
+  while (std::getline(in, line)) {
+    if (line.rfind("SERVICE", 0) == 0) {
+      table = true;
+      *header = line;
+      continue;
+    }
+    if (!table || line.empty()) continue;
+    std::istringstream fields(line);
+    std::string name;
+    NodeLine n;
+    fields >> name >> n.state >> n.rate;
+    if (n.rate != "-") {
+      std::string unit;
+      fields >> unit;  // "Hz"
+      n.rate += " " + unit;
+    }
+    fields >> n.restarts;
+    std::getline(fields, n.detail);
+    n.detail.erase(0, n.detail.find_first_not_of(' '));
+    lines[name] = n;
+  }
+  return lines;
+}
+
+double RateHz(const NodeLine& n) { return n.rate == "-" ? -1.0 : std::stod(n.rate); }
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST(LimbicNodes, OneLinePerServiceWithStateRateRestartsAndLastError) {
+  testing::TempDir dir;
+  const std::string bus = "ipc://" + dir / "bus";
+  const std::string launch_file = dir / "launch.yaml";
+  auto talker = [&](const std::string& robot, const std::string& extra) {
+    return "  - name: " + robot + "\n    command: [limbic-toy, talker, --bus, \"" + bus + "\", --robot, " + robot +
+           extra + "]\n    restart: always\n";
+  };
+  std::ofstream(launch_file) << "backoff: {initial_s: 0.1, max_s: 1, reset_after_s: 30}\n"
+                             << "processes:\n"
+                             << "  - name: bus\n    command: [limbic-bus, --bus, \"" << bus << "\"]\n"
+                             << "    restart: always\n    start_delay_s: 0.3\n"
+                             << "  - name: sim\n    command: [limbic-simulator, --bus, \"" << bus
+                             << "\", --robot, r1]\n    restart: always\n"
+                             << talker("sad", ", --set, \"degraded=lidar blinded by the sun\"")
+                             << talker("flaky", ", --set, fail_at=3")
+                             << talker("crashy", ", --set, \"crash_once=" + dir / "crashed" + "\"");
+  testing::ChildProcess launch({testing::Bin("limbic"), "launch", launch_file}, dir / "launch.log");
+
+  // The crashy talker dies at its tick 5 and is restarted; then give every service time to tick and
+  // heartbeat (the flaky one needs one heartbeat and 10 good ticks to count as recovered).
+  ASSERT_TRUE(testing::WaitFor(
+      [&] {
+        std::this_thread::sleep_for(100ms);
+        return std::ifstream(dir / "crashed").good();
+      },
+      20s))
+      << launch.Log();
+  std::this_thread::sleep_for(4s);
+
+  const std::string out = dir / "nodes.txt";
+  testing::ChildProcess nodes({testing::Bin("limbic"), "nodes", "--bus", bus, "--wait", "3"}, out);
+  const int rc = nodes.Wait(20s);
+  const std::string text = Slurp(out);
+  EXPECT_EQ(rc, 1) << "a degraded service makes `limbic nodes` exit 1\n" << text;
+  std::string header;
+  const auto lines = ParseNodes(text, &header);
+  EXPECT_EQ(header.substr(0, 7), "SERVICE") << text;
+  EXPECT_NE(header.find("STATE"), std::string::npos);
+  EXPECT_NE(header.find("RESTARTS"), std::string::npos);
+
+  ASSERT_TRUE(lines.count("sad/talker")) << text;
+  ASSERT_TRUE(lines.count("flaky/talker")) << text;
+  ASSERT_TRUE(lines.count("crashy/talker")) << text;
+  ASSERT_TRUE(lines.count("simulator")) << text;
+
+  const NodeLine& sim = lines.at("simulator");
+  EXPECT_EQ(sim.state, "ok") << text;
+  EXPECT_EQ(sim.restarts, "0") << text;
+  EXPECT_EQ(sim.detail, "") << text;
+  EXPECT_GT(RateHz(sim), 0.0) << text;
+
+  const NodeLine& sad = lines.at("sad/talker");
+  EXPECT_EQ(sad.state, "degraded") << text;
+  EXPECT_EQ(sad.detail, "lidar blinded by the sun") << text;
+  EXPECT_EQ(sad.restarts, "0") << text;
+  // Realtime period 0.1 s: about 10 ticks a second (a loaded machine may tick a little late).
+  EXPECT_GT(RateHz(sad), 5.0) << text;
+  EXPECT_LT(RateHz(sad), 12.0) << text;
+
+  const NodeLine& flaky = lines.at("flaky/talker");
+  EXPECT_EQ(flaky.state, "ok") << "one failed step, then recovered\n" << text;
+  EXPECT_EQ(flaky.detail, "last error: step flaky/talker failed at tick 3: toy failure at tick 3") << text;
+  EXPECT_EQ(flaky.restarts, "0") << text;
+
+  const NodeLine& crashy = lines.at("crashy/talker");
+  EXPECT_EQ(crashy.state, "ok") << text;
+  EXPECT_EQ(crashy.restarts, "1") << "restarted once by limbic launch\n" << text;
+  EXPECT_GT(RateHz(crashy), 5.0) << text;
+
+  launch.Signal(SIGTERM);
+  EXPECT_EQ(launch.Wait(15s), 0) << launch.Log();
+}
+
+TEST(LimbicNodes, UnreachableBusIsAClearErrorWithinABoundedTime) {
+  testing::TempDir dir;
+  const auto begin = std::chrono::steady_clock::now();
+  testing::ChildProcess nodes({testing::Bin("limbic"), "nodes", "--bus", "ipc://" + dir / "nobody-here"},
+                              dir / "nodes.txt");
+  const int rc = nodes.Wait(30s);
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  const std::string text = Slurp(dir / "nodes.txt");
+  EXPECT_NE(rc, 0) << text;
+  EXPECT_NE(rc, -1) << "still running after 30 s\n" << text;
+  EXPECT_LT(elapsed, 15.0) << text;
+  EXPECT_NE(text.find("cannot reach the bus at ipc://" + dir / "nobody-here"), std::string::npos) << text;
+}
+
+TEST(LimbicNodes, BadFlagsAreRefusedWithAMessage) {
+  testing::TempDir dir;
+  const std::pair<std::vector<std::string>, std::string> cases[] = {
+      {{"--frobnicate"}, "unknown option '--frobnicate'"},
+      {{"--wait"}, "--wait needs a value"},
+      {{"--wait", "soon"}, "--wait needs a number of seconds in (0, 3600] (got 'soon')"},
+      {{"--wait", "-1"}, "--wait needs a number of seconds in (0, 3600] (got '-1')"},
+      {{"--wait", "2s"}, "(got '2s')"},
+  };
+  for (const auto& [flags, message] : cases) {
+    std::vector<std::string> argv = {testing::Bin("limbic"), "nodes", "--bus", "ipc://" + dir / "nobody-here"};
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    testing::ChildProcess nodes(argv, dir / "nodes.txt");
+    const int rc = nodes.Wait(30s);
+    const std::string text = Slurp(dir / "nodes.txt");
+    EXPECT_NE(rc, 0) << flags[0] << "\n" << text;
+    EXPECT_NE(rc, -1) << flags[0] << ": still running\n" << text;
+    EXPECT_NE(text.find(message), std::string::npos) << flags[0] << "\n" << text;
+  }
+  // --help works and shows an example.
+  testing::ChildProcess help({testing::Bin("limbic"), "nodes", "--help"}, dir / "help.txt");
+  EXPECT_EQ(help.Wait(10s), 0);
+  EXPECT_NE(Slurp(dir / "help.txt").find("limbic nodes"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace limbic

@@ -71,7 +71,6 @@ void LoadHwioOptions(config::StrictMap& map, HwioOptions* o) {
   o->faults.switch_count = switches;
   o->serial.wheel_separation = separation;
   o->serial.wheel_assignment = assignment;
-  o->serial.robot_radius = radius;
   o->serial.switch_count = switches;
 }
 

@@ -35,7 +35,8 @@ struct SensorFrame {
   bool has_scan = false;
   RangeScan scan{};          // raw ranges, fixed beam layout
   bool has_contact = false;
-  CollisionEvent contact{};  // raw bumper state: occurred, switches, contact point (world), speed before
+  CollisionEvent contact{};  // raw bumper state: occurred, switches, speed before; no contact point (hwio's
+                             // CollisionEventDetector places it from the cycle's pose estimate)
   bool has_odometry = false;
   OdometryEstimate odometry{};  // odometry pose and velocities (from encoders or the simulator)
 };

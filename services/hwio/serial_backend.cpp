@@ -6,7 +6,6 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "services/hwio/collision_event_detector.hpp"
 #include "services/hwio/watchdog.hpp"
 
 namespace limbic::hwio {
@@ -200,11 +199,9 @@ std::optional<SensorFrame> SerialBackend::Poll(double now) {
       if (bumper_bits & (1u << i)) contact.sensor_ids.push_back(i);
     }
     contact.occurred = !contact.sensor_ids.empty();
-    if (contact.occurred) {
-      contact.contact_point = ContactPointForSwitches(contact.sensor_ids, d.options.switch_count,
-                                                      d.options.robot_radius, d.odometry.pose);
-      contact.speed_before = d.odometry.v;
-    }
+    // Raw switches only: the contact point is placed in one place, hwio's CollisionEventDetector,
+    // from the pose estimate of the cycle (issue 15: no second computation here to drift from it).
+    if (contact.occurred) contact.speed_before = d.odometry.v;
   }
   if (any) d.board_watchdog.OnCommand(now);
 

@@ -25,7 +25,6 @@ struct SerialBackendOptions {
   // Beam k of an R line fills beam_layout[k] (mounting, limits). Empty: a generic ring, beam k with
   // sensor_id k, angle 2πk/n, d_min 0.4 m, d_max 3.0 m. R lines with another count are dropped.
   std::vector<RangeBeam> beam_layout{};
-  double robot_radius = 0.35;         // r_R, to place bumper contact points
   int switch_count = 8;
   LineParserOptions parser{};
 };

@@ -1,12 +1,13 @@
-// Cost of the mapper's state check and rollback (issue 15, item 1) on grids of 60×37 (a set-B world),
-// 384×384 and 1000×1000 cells.
-//   BM_MapperUpdate      one cycle (8 beams of up to 3 m, the robot moving along the grid's middle row):
-//                        eqs. 5.1–5.2, the undo log, the check of the changed cells and of the whole grid
-//                        through its sums, the patch.
-//   BM_MapStatsTwoPasses the two passes of eqs. 8.9 and 8.10 as computed before the check existed ...
-//   BM_MapSumsOnePass    ... and the one pass that now gives the same bits plus Σ p_o (the checksum).
-//   BM_MapperRefusedCycle a cycle refused because a cell was poisoned: undo, then the repair pass.
-//   build/bench/mapper_bench
+// Cost of the mapper's state check and rollback (issue 15, item 1) on grids of 60×37 (a set-B
+// world), 384×384 and 1000×1000 cells.
+//   BM_MapperUpdate      one cycle (8 beams of up to 3 m, the robot moving along the grid's middle
+//   row):
+//                        eqs. 5.1–5.2, the undo log, the check of the changed cells and of the
+//                        whole grid through its sums, the patch.
+//   BM_MapStatsTwoPasses the two passes of eqs. 8.9 and 8.10 as computed before the check existed
+//   ... BM_MapSumsOnePass    ... and the one pass that now gives the same bits plus Σ p_o (the
+//   checksum). BM_MapperRefusedCycle a cycle refused because a cell was poisoned: undo, then the
+//   repair pass. build/bench/mapper_bench
 #include <benchmark/benchmark.h>
 
 #include <cmath>
@@ -25,7 +26,8 @@ MapperInputs Cycle(const geometry::GridSpec& spec, int64_t tick) {
   MapperInputs in;
   in.tick = tick;
   const double width = spec.width * spec.resolution, height = spec.height * spec.resolution;
-  in.pose = {1.0 + std::fmod(0.05 * static_cast<double>(tick), width - 2.0), height / 2, 0.01 * tick};
+  in.pose = {1.0 + std::fmod(0.05 * static_cast<double>(tick), width - 2.0), height / 2,
+             0.01 * tick};
   for (int k = 0; k < 8; ++k) {
     RangeBeam b;
     b.angle_local = k * geometry::kPi / 4;

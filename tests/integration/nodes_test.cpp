@@ -1,8 +1,9 @@
-// `limbic nodes` (issue 15, item 2) against a private bus run by `limbic launch`: real service processes
-// — the simulator (healthy), a service that reports itself degraded, one whose step failed once and
-// recovered (ok, with its last error), one that crashed once and was restarted by the launcher — and
-// the line it prints for each: state, rate, restarts, detail. Plus the unhappy paths: an unreachable
-// bus (a clear error and a non-zero exit within a bounded time) and bad flags.
+// `limbic nodes` (issue 15, item 2) against a private bus run by `limbic launch`: real service
+// processes — the simulator (healthy), a service that reports itself degraded, one whose step
+// failed once and recovered (ok, with its last error), one that crashed once and was restarted by
+// the launcher — and the line it prints for each: state, rate, restarts, detail. Plus the unhappy
+// paths: an unreachable bus (a clear error and a non-zero exit within a bounded time) and bad
+// flags.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -65,12 +66,13 @@ TEST(LimbicNodes, OneLinePerServiceWithStateRateRestartsAndLastError) {
   const std::string bus = "ipc://" + dir / "bus";
   const std::string launch_file = dir / "launch.yaml";
   auto talker = [&](const std::string& robot, const std::string& extra) {
-    return "  - name: " + robot + "\n    command: [limbic-toy, talker, --bus, \"" + bus + "\", --robot, " + robot +
-           extra + "]\n    restart: always\n";
+    return "  - name: " + robot + "\n    command: [limbic-toy, talker, --bus, \"" + bus +
+           "\", --robot, " + robot + extra + "]\n    restart: always\n";
   };
   std::ofstream(launch_file) << "backoff: {initial_s: 0.1, max_s: 1, reset_after_s: 30}\n"
                              << "processes:\n"
-                             << "  - name: bus\n    command: [limbic-bus, --bus, \"" << bus << "\"]\n"
+                             << "  - name: bus\n    command: [limbic-bus, --bus, \"" << bus
+                             << "\"]\n"
                              << "    restart: always\n    start_delay_s: 0.3\n"
                              << "  - name: sim\n    command: [limbic-simulator, --bus, \"" << bus
                              << "\", --robot, r1]\n    restart: always\n"
@@ -122,7 +124,8 @@ TEST(LimbicNodes, OneLinePerServiceWithStateRateRestartsAndLastError) {
 
   const NodeLine& flaky = lines.at("flaky/talker");
   EXPECT_EQ(flaky.state, "ok") << "one failed step, then recovered\n" << text;
-  EXPECT_EQ(flaky.detail, "last error: step flaky/talker failed at tick 3: toy failure at tick 3") << text;
+  EXPECT_EQ(flaky.detail, "last error: step flaky/talker failed at tick 3: toy failure at tick 3")
+      << text;
   EXPECT_EQ(flaky.restarts, "0") << text;
 
   const NodeLine& crashy = lines.at("crashy/talker");
@@ -137,15 +140,18 @@ TEST(LimbicNodes, OneLinePerServiceWithStateRateRestartsAndLastError) {
 TEST(LimbicNodes, UnreachableBusIsAClearErrorWithinABoundedTime) {
   testing::TempDir dir;
   const auto begin = std::chrono::steady_clock::now();
-  testing::ChildProcess nodes({testing::Bin("limbic"), "nodes", "--bus", "ipc://" + dir / "nobody-here"},
-                              dir / "nodes.txt");
+  testing::ChildProcess nodes(
+      {testing::Bin("limbic"), "nodes", "--bus", "ipc://" + dir / "nobody-here"},
+      dir / "nodes.txt");
   const int rc = nodes.Wait(30s);
-  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  const double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
   const std::string text = Slurp(dir / "nodes.txt");
   EXPECT_NE(rc, 0) << text;
   EXPECT_NE(rc, -1) << "still running after 30 s\n" << text;
   EXPECT_LT(elapsed, 15.0) << text;
-  EXPECT_NE(text.find("cannot reach the bus at ipc://" + dir / "nobody-here"), std::string::npos) << text;
+  EXPECT_NE(text.find("cannot reach the bus at ipc://" + dir / "nobody-here"), std::string::npos)
+      << text;
 }
 
 TEST(LimbicNodes, BadFlagsAreRefusedWithAMessage) {
@@ -158,7 +164,8 @@ TEST(LimbicNodes, BadFlagsAreRefusedWithAMessage) {
       {{"--wait", "2s"}, "(got '2s')"},
   };
   for (const auto& [flags, message] : cases) {
-    std::vector<std::string> argv = {testing::Bin("limbic"), "nodes", "--bus", "ipc://" + dir / "nobody-here"};
+    std::vector<std::string> argv = {testing::Bin("limbic"), "nodes", "--bus",
+                                     "ipc://" + dir / "nobody-here"};
     argv.insert(argv.end(), flags.begin(), flags.end());
     testing::ChildProcess nodes(argv, dir / "nodes.txt");
     const int rc = nodes.Wait(30s);

@@ -1,7 +1,7 @@
-// Issue 15, item 1 on the whole stack: the mapper's and the planner's state goes bad mid-run (poisoned
-// through their test seams, as a bug or a corrupted memory would), and each service rolls back to its
-// last good state, says so in its heartbeat (Degraded with the reason, on the bus), publishes nothing
-// non-finite, recovers to ok, and the robot still reaches its goal.
+// Issue 15, item 1 on the whole stack: the mapper's and the planner's state goes bad mid-run
+// (poisoned through their test seams, as a bug or a corrupted memory would), and each service rolls
+// back to its last good state, says so in its heartbeat (Degraded with the reason, on the bus),
+// publishes nothing non-finite, recovers to ok, and the robot still reaches its goal.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -32,13 +32,15 @@ struct Monitor {
   std::vector<std::string> violations;
   // Per service ("mapper", "planner"): the Degraded reasons heard, in order, and the last state.
   std::map<std::string, std::vector<std::string>> degraded;
-  std::map<std::string, std::vector<msg::ServiceState>> states;  // every heartbeat's state, in order
+  std::map<std::string, std::vector<msg::ServiceState>>
+      states;                                       // every heartbeat's state, in order
   std::map<std::string, int64_t> degraded_at_tick;  // the first Degraded heartbeat's tick
   std::vector<bool> traversals;                     // success per traversal
   void Attach(bus::Node& node) {
     node.SubscribeAny("", [this](const bus::RawMessage& m) {
       ++checked;
-      if (const std::string bad = testing::FindNonFinite(m.type, m.data); !bad.empty() && violations.size() < 20) {
+      if (const std::string bad = testing::FindNonFinite(m.type, m.data);
+          !bad.empty() && violations.size() < 20) {
         violations.push_back(m.topic + ": " + bad);
       }
       if (m.topic.rfind("health/", 0) == 0 && std::string_view(m.type.identifier) == "HBT1") {
@@ -53,7 +55,8 @@ struct Monitor {
           }
         }
       }
-      if (m.topic == "r1/metrics") traversals.push_back(flatbuffers::GetRoot<msg::RunMetrics>(m.data)->success());
+      if (m.topic == "r1/metrics")
+        traversals.push_back(flatbuffers::GetRoot<msg::RunMetrics>(m.data)->success());
     });
   }
 };
@@ -70,8 +73,8 @@ TEST(Rollback, MapperAndPlannerRollBackReportDegradedOnTheBusAndTheRobotArrives)
   std::vector<std::unique_ptr<runtime::Host>> hosts;
   for (auto& s : stack::BuildStack(spec)) {
     if (s.definition.name == "mapper") {
-      // A cell far from the robot's path (the grid's corner, in the margin around the world): only the
-      // whole-grid check (the map sums) can find it.
+      // A cell far from the robot's path (the grid's corner, in the margin around the world): only
+      // the whole-grid check (the map sums) can find it.
       s.definition = mapper::MapperService([&](mapper::OccupancyMapper& m, int64_t tick) {
         if (tick == kMapperPoisonTick) {
           mapper::OccupancyMapperTestPeer::SetOccupancy(m, 0, std::nan(""));
@@ -117,20 +120,23 @@ TEST(Rollback, MapperAndPlannerRollBackReportDegradedOnTheBusAndTheRobotArrives)
   ASSERT_EQ(alive, 0u) << "the run did not end within 240 s";
   for (size_t i = 0; i < hosts.size(); ++i) {
     EXPECT_EQ(status[i], 0) << hosts[i]->context().instance() << ": " << hosts[i]->last_error();
-    EXPECT_EQ(hosts[i]->step_errors(), 0u) << "a rollback is no step failure: " << hosts[i]->last_error();
+    EXPECT_EQ(hosts[i]->step_errors(), 0u)
+        << "a rollback is no step failure: " << hosts[i]->last_error();
   }
   ASSERT_EQ(mapper_poisoned, 1);
   ASSERT_EQ(planner_poisoned, 1);
 
   // Said on the bus, with the reason, after the poisoning and not before.
   ASSERT_FALSE(monitor.degraded["mapper"].empty()) << "the mapper never reported itself degraded";
-  EXPECT_NE(monitor.degraded["mapper"].front().find("mapper: map sums not finite: cycle rolled back, 1 bad cell(s) "
-                                                    "reset to unexplored"),
+  EXPECT_NE(monitor.degraded["mapper"].front().find(
+                "mapper: map sums not finite: cycle rolled back, 1 bad cell(s) "
+                "reset to unexplored"),
             std::string::npos)
       << monitor.degraded["mapper"].front();
   EXPECT_GE(monitor.degraded_at_tick["mapper"], kMapperPoisonTick);
   ASSERT_FALSE(monitor.degraded["planner"].empty()) << "the planner never reported itself degraded";
-  EXPECT_NE(monitor.degraded["planner"].front().find("planner: state path cost not finite: restored the last good path"),
+  EXPECT_NE(monitor.degraded["planner"].front().find(
+                "planner: state path cost not finite: restored the last good path"),
             std::string::npos)
       << monitor.degraded["planner"].front();
   EXPECT_GE(monitor.degraded_at_tick["planner"], kPlannerPoisonTick);
@@ -147,9 +153,11 @@ TEST(Rollback, MapperAndPlannerRollBackReportDegradedOnTheBusAndTheRobotArrives)
   EXPECT_TRUE(monitor.violations.empty()) << monitor.violations.front();
   ASSERT_EQ(monitor.traversals.size(), 1u);
   EXPECT_TRUE(monitor.traversals[0]) << "the robot did not reach its goal after the rollbacks";
-  std::cout << "mapper degraded heartbeats: " << monitor.degraded["mapper"].size() << " (first: "
-            << monitor.degraded["mapper"].front() << "); planner: " << monitor.degraded["planner"].size() << " (first: "
-            << monitor.degraded["planner"].front() << "); " << monitor.checked << " messages checked finite\n";
+  std::cout << "mapper degraded heartbeats: " << monitor.degraded["mapper"].size()
+            << " (first: " << monitor.degraded["mapper"].front()
+            << "); planner: " << monitor.degraded["planner"].size()
+            << " (first: " << monitor.degraded["planner"].front() << "); " << monitor.checked
+            << " messages checked finite\n";
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
-// Test seam for Planner (issue 15, item 1): writes a value into the planner's state between cycles, as
-// a bug or a corrupted memory would, so tests can assert the rollback. Tests only: no production code
-// includes this header (it is not reachable from the bus, flags or files).
+// Test seam for Planner (issue 15, item 1): writes a value into the planner's state between cycles,
+// as a bug or a corrupted memory would, so tests can assert the rollback. Tests only: no production
+// code includes this header (it is not reachable from the bus, flags or files).
 #pragma once
 
 #include <cmath>

@@ -1,10 +1,11 @@
 // `limbic nodes` (issue 15, item 2) against a private bus run by `limbic launch`: real service
 // processes — the simulator (healthy), a service that reports itself degraded, one whose step
 // failed once and recovered (ok, with its last error), one that crashed once and was restarted by
-// the launcher — and the line it prints for each: state, rate, restarts, detail. Plus the unhappy
-// paths: an unreachable bus (a clear error and a non-zero exit within a bounded time) and bad
-// flags.
+// the launcher, and one that hangs (silent) — and the line it prints for each: state, rate,
+// restarts, detail. Plus the unhappy paths: an unreachable bus (a clear error and a non-zero exit
+// within a bounded time) and bad flags.
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <fstream>
 #include <map>
@@ -79,7 +80,9 @@ TEST(LimbicNodes, OneLinePerServiceWithStateRateRestartsAndLastError) {
                              << talker("sad", ", --set, \"degraded=lidar blinded by the sun\"")
                              << talker("flaky", ", --set, fail_at=3")
                              << talker("crashy", ", --set, \"crash_once=" + dir / "crashed" + "\"");
-  testing::ChildProcess launch({testing::Bin("limbic"), "launch", launch_file}, dir / "launch.log");
+  const std::string events = dir / "events.jsonl";
+  testing::ChildProcess launch({testing::Bin("limbic"), "launch", launch_file, "--events", events},
+                               dir / "launch.log");
 
   // The crashy talker dies at its tick 5 and is restarted; then give every service time to tick and
   // heartbeat (the flaky one needs one heartbeat and 10 good ticks to count as recovered).
@@ -132,6 +135,33 @@ TEST(LimbicNodes, OneLinePerServiceWithStateRateRestartsAndLastError) {
   EXPECT_EQ(crashy.state, "ok") << text;
   EXPECT_EQ(crashy.restarts, "1") << "restarted once by limbic launch\n" << text;
   EXPECT_GT(RateHz(crashy), 5.0) << text;
+
+  // A service that hangs (SIGSTOP: alive, no heartbeats) is listed as silent, with no rate.
+  int sad_pid = 0;
+  {
+    std::ifstream in(events);
+    for (std::string line; std::getline(in, line);) {
+      if (line.find("\"process\": \"sad\"") == std::string::npos ||
+          line.find("\"event\": \"started\"") == std::string::npos) {
+        continue;
+      }
+      sad_pid = std::stoi(line.substr(line.find("\"pid\": ") + 7));
+    }
+  }
+  ASSERT_GT(sad_pid, 0) << Slurp(events);
+  ASSERT_EQ(kill(sad_pid, SIGSTOP), 0);
+  std::this_thread::sleep_for(1500ms);  // its last heartbeat is behind us
+  const std::string out2 = dir / "nodes2.txt";
+  testing::ChildProcess nodes2({testing::Bin("limbic"), "nodes", "--bus", bus, "--wait", "2"},
+                               out2);
+  EXPECT_EQ(nodes2.Wait(20s), 1);
+  const std::string text2 = Slurp(out2);
+  const auto lines2 = ParseNodes(text2, &header);
+  kill(sad_pid, SIGCONT);
+  ASSERT_TRUE(lines2.count("sad/talker")) << text2;
+  EXPECT_EQ(lines2.at("sad/talker").state, "silent") << text2;
+  EXPECT_EQ(lines2.at("sad/talker").rate, "-") << text2;
+  EXPECT_EQ(lines2.at("crashy/talker").state, "ok") << text2;
 
   launch.Signal(SIGTERM);
   EXPECT_EQ(launch.Wait(15s), 0) << launch.Log();

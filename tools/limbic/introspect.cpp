@@ -139,7 +139,8 @@ int NodesCommand(const Args& args) {
   ArgReader reader(args, {"--bus", "--curve-keys", "--wait"}, {"--help"});
   if (reader.Has("--help")) {
     std::cout << "usage: limbic nodes [--wait S] [--bus ADDR] [--curve-keys FILE]\n\n"
-                 "One line per service from its heartbeats (health/<service>, 1 Hz) over about two seconds:\n"
+                 "One line per service from its heartbeats (health/<service>, 1 Hz), listened to for --wait S\n"
+                 "seconds (default 2.5, at most 3600):\n"
                  "  STATE     ok | degraded | failing | stopping | starting, or silent (no heartbeat for 3 s)\n"
                  "  RATE      ticks per second between two heartbeats\n"
                  "  RESTARTS  restarts by `limbic launch` (- when not started by it)\n"

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <span>
 #include <stdexcept>
 #include <vector>
 
@@ -168,6 +170,37 @@ TEST(CostField, RejectsMismatchedLayers) {
   CostField field;
   EXPECT_THROW(field.Begin(CostLayers{&m, wrong, {}}, CostSettings{}), std::invalid_argument);
   EXPECT_THROW(field.Begin(CostLayers{nullptr, {}, {}}, CostSettings{}), std::invalid_argument);
+}
+
+// Issue 15, item 1: a non-finite layer value anywhere is refused before A* sees a NaN cost — in every
+// layer, weighted or not (0·NaN is NaN), in both fusion modes; the same field then plans on good layers.
+TEST(CostField, RefusesNonFiniteLayerValues) {
+  const GridSpec spec{{0, 0}, 0.35, 5, 4};
+  CostField field;
+  for (int layer = 0; layer < 4; ++layer) {
+    for (double bad : {std::nan(""), std::numeric_limits<double>::infinity()}) {
+      GridMaps m = GridMaps::Initial(spec);
+      std::vector<double> emotion(m.p_o.size(), 0.1), bias(m.p_o.size(), 0.1);
+      if (layer == 0) m.p_o[13] = bad;
+      if (layer == 1) m.p_e[13] = bad;
+      if (layer == 2) emotion[13] = bad;
+      if (layer == 3) bias[13] = bad;
+      CostSettings settings;  // W_p2 = W_p3 = W_p4 = 0: the bad value is weighted 0 in OR mode
+      settings.mode = layer == 3 ? FusionMode::kAdditive : FusionMode::kProbabilisticOr;
+      const CostLayers layers{&m, layer == 2 ? std::span<const double>(emotion) : std::span<const double>{},
+                              layer == 3 ? std::span<const double>(bias) : std::span<const double>{}};
+      if (layer == 3 && std::isinf(bad)) {
+        // The additive form clamps m_f to [0, 1]: an infinite bias gives m_f = 1, a finite cost.
+        EXPECT_NO_THROW(field.Begin(layers, settings));
+        EXPECT_EQ(field.Fused(13), 1.0);
+        continue;
+      }
+      EXPECT_THROW(field.Begin(layers, settings), NonFiniteCostError) << "layer " << layer << " value " << bad;
+    }
+  }
+  GridMaps good = GridMaps::Initial(spec);
+  EXPECT_NO_THROW(field.Begin(CostLayers{&good, {}, {}}, CostSettings{}));
+  EXPECT_DOUBLE_EQ(field.Fused(13), 0.2);
 }
 
 }  // namespace

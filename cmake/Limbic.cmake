@@ -3,6 +3,9 @@
 set(LIMBIC_WARNINGS -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor -Wno-unused-parameter
     # Designated initializers ({.name = "x"}) leave the other fields at their defaults on purpose.
     -Wno-missing-field-initializers)
+if(LIMBIC_WERROR)
+  list(APPEND LIMBIC_WARNINGS -Werror)
+endif()
 
 # limbic_library(NAME SOURCES ... [DEPS ...])
 function(limbic_library name)

@@ -49,9 +49,15 @@ class RateLimiter {
   bool first_ = true;
 };
 
+// A statement-safe conditional: `if (x) LIMBIC_LOG(kInfo) << ...; else ...` binds the `else` to the caller's
+// `if` (an if/else macro would steal it, -Wdangling-else), and the message is not built below the level.
+struct Voidify {
+  void operator&(const Record&) {}
+};
+
 }  // namespace limbic::log
 
-#define LIMBIC_LOG(level)                                           \
-  if (::limbic::log::Level::level < ::limbic::log::GetLevel()) {    \
-  } else                                                            \
-    ::limbic::log::Record(::limbic::log::Level::level, __FILE__, __LINE__)
+#define LIMBIC_LOG(level)                                                 \
+  (::limbic::log::Level::level < ::limbic::log::GetLevel())               \
+      ? (void)0                                                           \
+      : ::limbic::log::Voidify() & ::limbic::log::Record(::limbic::log::Level::level, __FILE__, __LINE__)

@@ -129,7 +129,7 @@ class Recruiter {
   const RecruiterCounters& counters() const { return counters_; }
   const RecruiterOptions& options() const { return options_; }
   // Outcome of the last HELP this robot evaluated (telemetry: who ignored, who is ashamed).
-  std::optional<ShameDecision> last_decision() const { return last_decision_; }
+  const std::optional<ShameDecision>& last_decision() const { return last_decision_; }
 
  private:
   struct Candidate {

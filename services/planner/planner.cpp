@@ -1,5 +1,6 @@
 #include "services/planner/planner.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace limbic::planner {
@@ -30,10 +31,17 @@ PlannerOutputs Planner::Step(const PlannerInputs& in) {
       out.reason = ReplanReason::kTimer;
     }
   }
+  // W_p2 held over the instruction (DangerWeight::kTraversalMax): restarts at a new instruction, then only grows.
+  if (in.goal.has_value()) {
+    const bool new_instruction = !state_.has_plan || in.goal->instruction_id != state_.instruction_id;
+    state_.held_w_p2 = new_instruction ? in.params.w_p2 : std::max(state_.held_w_p2, in.params.w_p2);
+  }
   if (out.replanned()) {
     if (in.maps == nullptr) throw std::invalid_argument("Planner: a plan is due but no maps were given");
     CostLayers layers{in.maps, in.emotion_layer, in.additive_bias};
-    const PlanResult r = astar_.Plan(layers, CostSettings::From(in.params, in.fusion),
+    CostSettings settings = CostSettings::From(in.params, in.fusion);
+    if (options_.danger_weight == DangerWeight::kTraversalMax) settings.w_p2 = state_.held_w_p2;
+    const PlanResult r = astar_.Plan(layers, settings,
                                      PlanRequest{in.robot_position, in.goal->goal, in.time});
     state_.has_plan = true;
     state_.instruction_id = in.goal->instruction_id;

@@ -132,6 +132,8 @@ void PeakEdgeSmooth(std::span<const double> h, double smoothing, std::span<doubl
   }
 }
 
+double MapObstacleRadius(double r_o, double inset) { return std::max(0.0, r_o - inset); }
+
 void MapVirtualObstacles(const GridView& map, const Vec2& robot, double radius, double threshold,
                          double w_occupancy, double w_danger, std::vector<Vec2>* out) {
   out->clear();
@@ -239,8 +241,8 @@ void DirectionalController::ComputeObstacleFields(const DirectionalInputs& in,
   } else {
     out->map_points.clear();
   }
-  RayCircleDistances(robot, out->map_points, params.r_o, params.d_o_max, heading_set_,
-                     out->map_distance);
+  RayCircleDistances(robot, out->map_points, MapObstacleRadius(params.r_o, options_.map_point_inset), params.d_o_max,
+                     heading_set_, out->map_distance);
   for (int k = 0; k < n; ++k)
     out->path_following[k] = DirectionalAvoidance(out->map_distance[k], params.d_o_max);
   PeakEdgeSmooth(out->path_following, params.smoothing, out->map_avoidance);

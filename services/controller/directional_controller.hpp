@@ -57,6 +57,10 @@ void MapVirtualObstacles(const GridView& map, const geometry::Vec2& robot, doubl
                          double threshold, double w_occupancy, double w_danger,
                          std::vector<geometry::Vec2>* out);
 
+// Radius of the circles around map-based (virtual) obstacle points: r_o less `inset`, never below 0.
+// inset = 0 is the spec (§4.4 map-based avoidance: "same r_o"); see DirectionalOptions::map_point_inset.
+double MapObstacleRadius(double r_o, double inset);
+
 // The path-following target (spec §4.4 path following): the node closest to the robot (first in
 // path order on ties), then the first node at least d_L further along the cumulative path length;
 // the last node when the remaining path is shorter than d_L.
@@ -101,6 +105,9 @@ struct DirectionalOptions {
   // Eq. 5.3 weights of the occupancy/danger fusion for map-based avoidance (spec: 1 and 1).
   double map_occupancy_weight = 1.0;
   double map_danger_weight = 1.0;
+  // Metres taken off r_o around the virtual obstacle points of map-based avoidance (both layers).
+  // 0 = spec. See ControllerOptions::map_point_inset (issue 14).
+  double map_point_inset = 0.0;
 };
 
 // Everything the directional layer carries from one tick to the next (replayable, comparable).

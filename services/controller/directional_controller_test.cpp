@@ -168,6 +168,25 @@ TEST(MapVirtualObstaclesTest, FusesOccupancyAndDangerWithinRadius) {
                std::invalid_argument);
 }
 
+// Issue 14 (G-10): an unseen obstacle's face at y = 7.054 narrows a corridor to a 0.97 m passage above a wall
+// whose face is at 6.08. A bumper contact point 6 cm below the face fell in the cell centred at 6.825, so with
+// r_o = 0.28 the map's virtual circle reaches down to 6.545 and a ray along the passage at y = 6.6 is blocked
+// 0.46 m ahead, where the sensors see the passage open. map_point_inset = 0.175 (half a cell) leaves it open.
+TEST(MapObstacleRadiusTest, InsetReopensAPassageClosedByAQuantisedDangerCell) {
+  EXPECT_DOUBLE_EQ(MapObstacleRadius(0.28, 0.0), 0.28);
+  EXPECT_NEAR(MapObstacleRadius(0.28, 0.175), 0.105, 1e-15);
+  EXPECT_DOUBLE_EQ(MapObstacleRadius(0.25, 0.35), 0.0);  // never negative
+  HeadingSet headings;
+  headings.Resize(20);  // θ_10 = 0
+  const std::vector<Vec2> points = {{8.225, 6.825}, {7.525, 6.125}, {7.875, 6.125}, {8.225, 6.125}, {8.575, 6.125}};
+  std::vector<double> d(20);
+  const Vec2 robot(7.6, 6.6);
+  RayCircleDistances(robot, points, MapObstacleRadius(0.28, 0.0), 3.0, headings, d);
+  EXPECT_NEAR(d[10], 0.625 - std::sqrt(0.28 * 0.28 - 0.225 * 0.225), 1e-9);
+  RayCircleDistances(robot, points, MapObstacleRadius(0.28, 0.175), 3.0, headings, d);
+  EXPECT_DOUBLE_EQ(d[10], 3.0);
+}
+
 TEST(LookAheadTest, ClosestNodeThenWalkAlongPath) {
   const std::vector<Vec2> nodes = {{0, 0}, {1, 0}, {2, 0}, {2, 1}, {2, 2}};
   const Vec2 robot(0.9, 0.3);

@@ -189,6 +189,7 @@ void VelocityController::Tick(const VelocityInputs& in, const ControlParameters&
   const double v_max_goal = AlignmentSpeedLimit(misalignment, params.beta, v_limit);
   const double v_max_distance = GoalDistanceSpeedLimit(d_g, params.d_g_max, v_limit);
   const double r_v = params.r_o;  // §8 item 28
+  const double r_v_map = MapObstacleRadius(params.r_o, options_.map_point_inset);
   // Angular goal seeking per ω sample (eqs. 5.26–5.27).
   g_omega_.resize(n_w);
   for (int iw = 0; iw < n_w; ++iw) {
@@ -224,7 +225,7 @@ void VelocityController::Tick(const VelocityInputs& in, const ControlParameters&
           CurvatureAvoidance(out->sensor_distance[idx], r_v, params.d_v_max, params.kappa);
       const double as = as_w * SpeedCap(v, AvoidanceSpeedLimit(as_w, v_limit), v_limit);
       const double am_w =
-          CurvatureAvoidance(out->map_distance[idx], r_v, params.d_v_max, params.kappa);
+          CurvatureAvoidance(out->map_distance[idx], r_v_map, params.d_v_max, params.kappa);
       const double am = am_w * SpeedCap(v, AvoidanceSpeedLimit(am_w, v_limit), v_limit);
       // Goal seeking towards θ_T (eq. 5.29).
       const double g = g_omega_[iw] * g_v;

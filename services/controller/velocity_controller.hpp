@@ -71,6 +71,8 @@ struct VelocityOptions {
   TieBreak tie_break = TieBreak::kFirstMaximum;
   VelocityGoalTarget goal_target = VelocityGoalTarget::kDirectionalTarget;
   double control_period = 0.1;  // T (s), for the dynamic window
+  // Metres taken off r_v = r_o for the map's virtual obstacle points (a_m only); 0 = spec.
+  double map_point_inset = 0.0;
 };
 
 struct VelocityInputs {

@@ -54,7 +54,17 @@ runtime::ServiceDefinition ControllerService() {
     s->stale_scan_s = ctx.Option<double>("stale_obstacles_s", 0.5,
                                          "realtime: slow down, then stop, when obstacle data is older than this (s)",
                                          runtime::Positive<double>());
+    // Issue 14: the map's virtual obstacle points sit at cell centres, up to half a cell (0.175 m) off the surface
+    // they stand for, so with r_o around them a passage narrower than about 2·(r_o + 0.175) m closes in a_m while
+    // the sensors see it open. 0 = spec (§4.4: "same r_o").
+    const double map_point_inset = ctx.Option<double>(
+        "map_point_inset", 0.0,
+        "metres taken off r_o around the map's virtual obstacle points in map-based avoidance (both layers); 0 = spec, "
+        "0.175 = half a cell",
+        runtime::InRange<double>(0.0, 0.35));
     ControllerOptions options;
+    options.directional.map_point_inset = map_point_inset;
+    options.velocity.map_point_inset = map_point_inset;
     const TieBreak tie = tie_of(s->tie_break);
     options.directional.tie_break = tie;
     options.velocity.tie_break = tie;

@@ -1,5 +1,6 @@
 #include "services/planner/planner.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -39,6 +40,7 @@ std::string NonFinitePath(const PlannedPath& path, double path_cost) {
 
 std::string NonFiniteState(const PlannerState& s) {
   if (!Finite(s.last_plan_time)) return "last plan time";
+  if (!Finite(s.held_w_p2)) return "held danger weight";
   return NonFinitePath(s.path, s.path_cost);
 }
 
@@ -79,13 +81,19 @@ PlannerOutputs Planner::Step(const PlannerInputs& in) {
       out.reason = ReplanReason::kTimer;
     }
   }
+  // W_p2 held over the instruction (DangerWeight::kTraversalMax): restarts at a new instruction, then only grows.
+  if (in.goal.has_value()) {
+    const bool new_instruction = !state_.has_plan || in.goal->instruction_id != state_.instruction_id;
+    state_.held_w_p2 = new_instruction ? in.params.w_p2 : std::max(state_.held_w_p2, in.params.w_p2);
+  }
   if (out.replanned()) {
     if (in.maps == nullptr) throw std::invalid_argument("Planner: a plan is due but no maps were given");
     CostLayers layers{in.maps, in.emotion_layer, in.additive_bias};
+    CostSettings settings = CostSettings::From(in.params, in.fusion);
+    if (options_.danger_weight == DangerWeight::kTraversalMax) settings.w_p2 = state_.held_w_p2;
     PlanResult r;
     try {
-      r = astar_.Plan(layers, CostSettings::From(in.params, in.fusion),
-                      PlanRequest{in.robot_position, in.goal->goal, in.time});
+      r = astar_.Plan(layers, settings, PlanRequest{in.robot_position, in.goal->goal, in.time});
     } catch (const NonFiniteCostError& e) {
       return Refuse((restored.empty() ? "" : restored + "; ") + e.what() + ": kept the last good path");
     }

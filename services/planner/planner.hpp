@@ -27,7 +27,21 @@ enum class EmotionFusion {
 // The fusion mode for a layer the affect engine marked `layer_additive`.
 FusionMode ChooseFusion(EmotionFusion choice, bool layer_additive);
 
+// Which W_p2 (danger-map weight, introspection drive, Table 8.2) the planner uses (issue 14).
+enum class DangerWeight {
+  // The live value of every cycle (spec §4.1 read literally; default).
+  kLive,
+  // The largest value seen since the current instruction was received. Introspection follows the *mapped*
+  // confusion around the robot (φ = 0, Table 8.4), so the live W_p2 is a function of where the robot is: near
+  // the place of an unexpected collision (often a door frame or an unseen obstacle beside a narrow passage) it
+  // rises to ~0.9 and A* detours, 0.5 m back it falls to ~0.7 and A* takes the passage again; replanning every
+  // t_r turns the robot back and forth in front of the passage until the timeout. Holding the maximum makes
+  // the plan stop depending on the robot's distance to that place.
+  kTraversalMax,
+};
+
 struct PlannerOptions {
+  DangerWeight danger_weight = DangerWeight::kLive;
   // Slack on the timer comparison, so that accumulated 0.1 s steps that sum to 4.9999999 still replan at
   // t_r = 5 s (simulated time arrives as a double).
   double timer_tolerance = 1e-9;  // s
@@ -74,6 +88,7 @@ struct PlannerState {
   PlannedPath path;
   double path_cost = 0.0;
   bool replan_requested = false;  // RequestReplan since the last plan
+  double held_w_p2 = 0.0;  // DangerWeight::kTraversalMax: max W_p2 since the instruction was received
 };
 
 // Keeps the current path and replans when it is due.

@@ -137,6 +137,67 @@ TEST_F(PlannerPolicyTest, ReadsFusionWeightsLive) {
   EXPECT_THROW(planner_.Step(in), std::invalid_argument);
 }
 
+// Issue 14: a door whose frame is on the danger map, and a long detour. W_p2 (introspection) follows the mapped
+// confusion around the robot, so it rises as the robot nears the door and falls as it backs off. With the live
+// weight every replan follows it and the plan flips between door and detour (the robot turns back and forth in
+// front of the door); with DangerWeight::kTraversalMax the detour, once chosen, stays until the next instruction.
+class DoorWithDangerTest : public ::testing::Test {
+ protected:
+  DoorWithDangerTest() : maps_(GridMaps::Initial(GridSpec{{0, 0}, 0.35, 12, 12})) {
+    for (int i = 0; i < maps_.CellCount(); ++i) maps_.p_o[i] = 0.0;
+    for (int ix = 0; ix < 12; ++ix) {
+      if (ix == 2 || ix == 10) continue;  // the door (ix 2) and the far opening of the detour (ix 10)
+      maps_.p_o[maps_.spec.Index({ix, 6})] = 1.0;
+    }
+    maps_.danger[maps_.spec.Index({2, 6})] = 1;  // a collision with the door frame was marked there
+  }
+
+  PlannerInputs Inputs(double time, int64_t instruction_id, double w_p2) const {
+    PlannerInputs in;
+    in.time = time;
+    in.robot_position = {0.875, 0.525};
+    NavigationGoal goal;
+    goal.goal = {0.875, 3.675};
+    goal.instruction_id = instruction_id;
+    in.goal = goal;
+    in.maps = &maps_;
+    in.params.t_r = 1.0;
+    in.params.w_p2 = w_p2;
+    return in;
+  }
+
+  // True when the path crosses the wall row through the door cell (centre (0.875, 2.275)).
+  static bool ThroughDoor(const PlannerOutputs& out) {
+    EXPECT_TRUE(out.path.success);
+    return std::any_of(out.path.nodes.begin(), out.path.nodes.end(), [](const Vec2& n) {
+      return std::abs(n.x() - 0.875) < 1e-9 && std::abs(n.y() - 2.275) < 1e-9;
+    });
+  }
+
+  GridMaps maps_;
+};
+
+TEST_F(DoorWithDangerTest, LiveDangerWeightFlipsThePlanAsTheRobotNearsAndLeavesTheDoor) {
+  Planner planner;  // DangerWeight::kLive, the spec's reading
+  EXPECT_TRUE(ThroughDoor(planner.Step(Inputs(0.0, 1, 0.1))));   // far from the door: low introspection
+  EXPECT_FALSE(ThroughDoor(planner.Step(Inputs(1.0, 1, 0.9))));  // at the door: W_p2 0.9, detour
+  EXPECT_TRUE(ThroughDoor(planner.Step(Inputs(2.0, 1, 0.1))));   // backed off: through the door again
+}
+
+TEST_F(DoorWithDangerTest, TraversalMaxHoldsTheDetourUntilTheNextInstruction) {
+  Planner planner(PlannerOptions{.danger_weight = DangerWeight::kTraversalMax});
+  EXPECT_TRUE(ThroughDoor(planner.Step(Inputs(0.0, 1, 0.1))));
+  EXPECT_FALSE(ThroughDoor(planner.Step(Inputs(1.0, 1, 0.9))));
+  EXPECT_FALSE(ThroughDoor(planner.Step(Inputs(2.0, 1, 0.1))));  // W_p2 held at 0.9
+  EXPECT_DOUBLE_EQ(planner.state().held_w_p2, 0.9);
+  // A peak between plans counts too: the hold is updated every cycle, not only when A* runs.
+  EXPECT_EQ(planner.Step(Inputs(2.5, 1, 1.0)).reason, ReplanReason::kNone);
+  EXPECT_DOUBLE_EQ(planner.state().held_w_p2, 1.0);
+  // A new instruction starts from the live value.
+  EXPECT_TRUE(ThroughDoor(planner.Step(Inputs(3.0, 2, 0.1))));
+  EXPECT_DOUBLE_EQ(planner.state().held_w_p2, 0.1);
+}
+
 TEST(PlannerAdditive, UsesCompanionCostModel) {
   GridMaps maps = GridMaps::Initial(GridSpec{{0, 0}, 0.35, 6, 6});
   const std::vector<double> bias(maps.CellCount(), 0.35);

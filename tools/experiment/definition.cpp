@@ -27,6 +27,7 @@ const std::map<std::string, OptionKind>& OptionKinds() {
       {"wrong_map_all_free", OptionKind::kBool},   {"human_flee_extension", OptionKind::kBool},
       {"velocity_goal_source", OptionKind::kGoalSource}, {"goal_tolerance", OptionKind::kNumber},
       {"timeout", OptionKind::kNumber},             {"fault_script", OptionKind::kPath},
+      {"map_point_inset", OptionKind::kNumber},     {"hold_danger_weight", OptionKind::kBool},
   };
   return kinds;
 }

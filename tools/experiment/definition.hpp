@@ -71,7 +71,9 @@ struct ExperimentDefinition {
 // wrong_map_all_free (map starts all free and mapping is disabled), human_flee_extension (§3.4: anger >
 // 0.75 sends humans within 5 m away). Enumeration: velocity_goal_source = path | goal_bearing (goal
 // bearing fed straight to the velocity layer, Ch. 6). Numbers: goal_tolerance (m, default 0.35),
-// timeout (s, default 600).
+// timeout (s, default 600); boolean hold_danger_weight (planner W_p2 = max since the instruction); number
+// map_point_inset (m taken off r_o around the map's virtual obstacle points,
+// default 0 = spec; issue 14).
 const std::vector<std::string>& OptionNames();
 
 // Loads one definition file. Throws config::ConfigError naming the file and key for unknown keys,

@@ -59,6 +59,10 @@ stack::StackSpec StackSpecFor(const RunSpec& run) {
       spec.options.push_back("hwio.fault_script=" + value);
     } else if (name == "goal_tolerance") {
       spec.options.push_back("mission.goal_tolerance=" + FormatNumber(OptionNumber(run, name, 0.35)));
+    } else if (name == "hold_danger_weight") {
+      spec.options.push_back(std::string("planner.danger_weight=") + (Bool(value) == "true" ? "traversal_max" : "live"));
+    } else if (name == "map_point_inset") {
+      spec.options.push_back("controller.map_point_inset=" + FormatNumber(OptionNumber(run, name, 0.0)));
     } else if (name == "timeout") {
       spec.options.push_back("mission.timeout_s=" + FormatNumber(OptionNumber(run, name, 600.0)));
     } else {

@@ -23,7 +23,8 @@ namespace limbic::experiment {
 // (the parameter overrides as base_parameters.<field>), and the options: prebuilt_map, danger_pretag,
 // wrong_map_all_free → mapper; human_flee_extension → simulator.humans_flee; velocity_goal_source
 // (path | goal_bearing) → controller.velocity_goal (directional | goal_bearing); goal_tolerance and
-// timeout → mission. max_ticks is a safety stop well past iterations × timeout. No recorder is set.
+// timeout → mission; map_point_inset → controller.map_point_inset; hold_danger_weight →
+// planner.danger_weight (traversal_max | live). max_ticks is a safety stop well past iterations × timeout. No recorder is set.
 // Throws std::invalid_argument for an option the executor does not know.
 stack::StackSpec StackSpecFor(const RunSpec& run);
 

@@ -68,6 +68,14 @@ TEST(StackSpecFor, PathGoalSourceIsTheDirectionalTargetAndUnknownOptionsAreRefus
   EXPECT_TRUE(Has(StackSpecFor(run).options, "controller.velocity_goal=directional"));
   run.options = {{"teleport", "true"}};
   EXPECT_THROW(StackSpecFor(run), std::invalid_argument);
+  // Issue 14's named options: the controller's map-point inset and the planner's held danger weight.
+  run.options = {{"map_point_inset", "0.175"}, {"hold_danger_weight", "true"}};
+  EXPECT_TRUE(Has(StackSpecFor(run).options, "controller.map_point_inset=0.175"));
+  EXPECT_TRUE(Has(StackSpecFor(run).options, "planner.danger_weight=traversal_max"));
+  run.options = {{"hold_danger_weight", "false"}};
+  EXPECT_TRUE(Has(StackSpecFor(run).options, "planner.danger_weight=live"));
+  run.options = {{"map_point_inset", "-1"}};
+  EXPECT_THROW(StackSpecFor(run), std::invalid_argument);
 }
 
 TEST(NoAffectConfiguration, PublishesTheDefaultsPlusTheOverridesUnmodulated) {

@@ -41,7 +41,7 @@ Broker::Broker(zmq::context_t& context, BrokerOptions options)
       forwarding_(options_.max_payload, options_.limits),
       endpoints_(ResolveBindAddress(options_.address)),
       subscribers_(SubscriberLimits{options_.send_hwm <= 0 ? 0 : options_.queue_bytes, options_.max_subscribers,
-                                    options_.max_subscriptions}) {
+                                    options_.max_subscriptions, options_.replay_holdoff}) {
   if (options_.curve.enabled()) {
     // ZAP handler: ZeroMQ asks it to admit each CURVE client by public key.
     zap_.set(zmq::sockopt::linger, 0);
@@ -106,6 +106,8 @@ int Broker::RunOnce(std::chrono::milliseconds timeout) {
     }
     handled = Drain();
   }
+  subscribers_.ForEachDueReplay(std::chrono::steady_clock::now(),
+                                [&](SubscriberTable::Subscriber& s, const std::string& prefix) { Replay(s, prefix); });
   if (std::chrono::steady_clock::now() >= next_stats_) {
     PublishStats();
     next_stats_ = std::chrono::steady_clock::now() + options_.stats_period;
@@ -235,7 +237,8 @@ bool Broker::HandleBackend() {
   // tell them apart, issue 16). A repeated one gets nothing; one that unsubscribes and subscribes
   // again is a new subscription, and its replays go through its own byte budget like everything else.
   if (subscribers_.Subscribe(who, prefix) == SubscriberTable::Subscribed::kNew) {
-    if (SubscriberTable::Subscriber* s = subscribers_.Find(who)) Replay(*s, prefix);
+    SubscriberTable::Subscriber* s = subscribers_.Find(who);
+    if (s != nullptr && subscribers_.ReplayNow(*s, prefix, std::chrono::steady_clock::now())) Replay(*s, prefix);
   }
   return true;
 }
@@ -299,6 +302,7 @@ void Broker::PublishStats() {
   ++stats_periods_;
   forwarding_.AgeTopics(Node::WallNowNs());
   PingSubscribers();
+  subscribers_.AgeReplays(std::chrono::steady_clock::now());
   // Queues of subscribers that left, evicted latched values and aged topics are freed to the
   // allocator; give what it keeps back to the system now and then, so memory is returned.
   if (stats_periods_ % 5 == 0) malloc_trim(0);
@@ -311,7 +315,8 @@ void Broker::PublishStats() {
       {"subscriber_drops", static_cast<double>(subscribers_.dropped())},
       {"subscribers_refused", static_cast<double>(subscribers_.refused())},
       {"subscribers_departed", static_cast<double>(subscribers_.departed())},
-      {"replays", static_cast<double>(replays_)}};
+      {"replays", static_cast<double>(replays_)},
+      {"replays_deferred", static_cast<double>(subscribers_.replays_deferred())}};
   forwarding_.BuildHeartbeat(fbb_, forwarded_, rejected_clients_, subscriber_counters);
   Forward("health/bus", SharedCopy(fbb_.GetBufferPointer(), fbb_.GetSize()));
   --forwarded_;

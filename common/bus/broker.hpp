@@ -55,6 +55,9 @@ struct BrokerOptions {
   size_t queue_bytes = 64u << 20;
   size_t max_subscribers = 4096;
   size_t max_subscriptions = 1024;  // per subscriber
+  // A subscriber cycling its subscription to a prefix gets at most one replay of it per holdoff
+  // (SubscriberLimits::replay_holdoff); different subscribers never wait for each other.
+  std::chrono::milliseconds replay_holdoff{1000};
   // A connection that has not completed its ZMTP (and CURVE) handshake within this is closed: a silent
   // TCP connection holds a descriptor only this long.
   std::chrono::milliseconds handshake_timeout{2000};

@@ -33,8 +33,33 @@ void SubscriberTable::Unsubscribe(const std::string& id, const std::string& pref
   if (it->second->prefixes.erase(prefix)) matching_.clear();
 }
 
+bool SubscriberTable::ReplayNow(Subscriber& s, const std::string& prefix, std::chrono::steady_clock::time_point now) {
+  auto last = s.last_replay.find(prefix);
+  if (last != s.last_replay.end() && now - last->second < limits_.replay_holdoff) {
+    if (s.deferred.insert(prefix).second) {
+      ++deferred_count_;
+      ++replays_deferred_;
+    }
+    return false;
+  }
+  s.last_replay[prefix] = now;
+  return true;
+}
+
+void SubscriberTable::AgeReplays(std::chrono::steady_clock::time_point now) {
+  for (auto& [id, s] : subscribers_) {
+    for (auto it = s->last_replay.begin(); it != s->last_replay.end();) {
+      const bool stale = now - it->second >= limits_.replay_holdoff && !s->deferred.count(it->first);
+      it = stale ? s->last_replay.erase(it) : std::next(it);
+    }
+  }
+}
+
 bool SubscriberTable::Remove(const std::string& id) {
-  if (subscribers_.erase(id) == 0) return false;
+  auto it = subscribers_.find(id);
+  if (it == subscribers_.end()) return false;
+  deferred_count_ -= it->second->deferred.size();
+  subscribers_.erase(it);
   ++departed_;
   matching_.clear();
   return true;

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -25,6 +26,10 @@ struct SubscriberLimits {
   size_t queue_bytes = 64u << 20;  // per subscriber; 0 = no limit (an in-process lockstep run never drops)
   size_t max_subscribers = 4096;   // a new one beyond it is refused (counted) until one leaves
   size_t max_prefixes = 1024;      // subscriptions one subscriber may hold
+  // A subscriber that unsubscribes and subscribes to a prefix again within this of its last replay of
+  // that prefix gets the next one when it has passed (once): a client cycling its subscription cannot
+  // make the broker copy the latched store over and over. Other subscribers are not affected.
+  std::chrono::milliseconds replay_holdoff{1000};
 };
 
 // What ZeroMQ spends on one queued message besides its bytes (message, content and pipe entries):
@@ -45,6 +50,8 @@ class SubscriberTable {
     uint64_t delivered = 0;
     uint64_t dropped = 0;  // over its byte budget
     uint64_t replays = 0;  // subscriptions that found latched values
+    std::map<std::string, std::chrono::steady_clock::time_point> last_replay;  // per prefix
+    std::set<std::string> deferred;  // replays waiting for their holdoff
   };
   enum class Subscribed {
     kNew,       // a new subscription: replay the latched values under it to this subscriber
@@ -56,6 +63,30 @@ class SubscriberTable {
 
   Subscribed Subscribe(const std::string& id, const std::string& prefix);
   void Unsubscribe(const std::string& id, const std::string& prefix);
+  // Should the latched values under `prefix` (just subscribed, Subscribed::kNew) be replayed to `s`
+  // now? No: deferred (counted) until the holdoff since its last replay of that prefix has passed.
+  bool ReplayNow(Subscriber& s, const std::string& prefix, std::chrono::steady_clock::time_point now);
+  // Calls fn(subscriber, prefix) for each deferred replay now due and still subscribed.
+  template <typename Fn>
+  void ForEachDueReplay(std::chrono::steady_clock::time_point now, Fn&& fn) {
+    if (deferred_count_ == 0) return;
+    for (auto& [id, s] : subscribers_) {
+      for (auto it = s->deferred.begin(); it != s->deferred.end();) {
+        auto& last = s->last_replay[*it];
+        if (now - last < limits_.replay_holdoff) {
+          ++it;
+          continue;
+        }
+        last = now;
+        const std::string prefix = *it;
+        it = s->deferred.erase(it);
+        --deferred_count_;
+        if (s->prefixes.count(prefix)) fn(*s, prefix);
+      }
+    }
+  }
+  // Forgets replay times older than the holdoff (called now and then).
+  void AgeReplays(std::chrono::steady_clock::time_point now);
   // It left (the transport could not reach it): its entry goes; bytes in flight are released by the
   // transport as it discards them.
   bool Remove(const std::string& id);
@@ -80,6 +111,7 @@ class SubscriberTable {
   uint64_t dropped() const { return dropped_; }
   uint64_t refused() const { return refused_; }
   uint64_t departed() const { return departed_; }
+  uint64_t replays_deferred() const { return replays_deferred_; }
 
  private:
   SubscriberLimits limits_;
@@ -89,6 +121,8 @@ class SubscriberTable {
   uint64_t dropped_ = 0;
   uint64_t refused_ = 0;
   uint64_t departed_ = 0;
+  uint64_t replays_deferred_ = 0;
+  size_t deferred_count_ = 0;  // entries in every subscriber's `deferred`
 };
 
 }  // namespace limbic::bus

@@ -306,7 +306,7 @@ void Broker::PublishStats() {
   // Queues of subscribers that left, evicted latched values and aged topics are freed to the
   // allocator; give what it keeps back to the system now and then, so memory is returned.
   if (stats_periods_ % 5 == 0) malloc_trim(0);
-  forwarding_.BuildStats(fbb_);
+  forwarding_.BuildStats(fbb_, static_cast<int>(subscribers_.size()));
   Forward("bus/stats", SharedCopy(fbb_.GetBufferPointer(), fbb_.GetSize()));
   --forwarded_;  // the broker's own messages are not counted as forwarded
   const std::vector<std::pair<std::string, double>> subscriber_counters{

@@ -216,7 +216,7 @@ std::chrono::milliseconds Forwarding::ReleaseDelayed(std::chrono::milliseconds t
   return timeout;
 }
 
-void Forwarding::BuildStats(flatbuffers::FlatBufferBuilder& fbb) {
+void Forwarding::BuildStats(flatbuffers::FlatBufferBuilder& fbb, int subscribers) {
   auto TypeOf = [&](const std::string& topic) -> const char* {
     auto it = types_.find(topic);
     return it == types_.end() ? "" : it->second->name;
@@ -235,7 +235,7 @@ void Forwarding::BuildStats(flatbuffers::FlatBufferBuilder& fbb) {
                                                  faults.duplicated, faults.corrupted, c.drops_invalid));
   }
   auto vector = fbb.CreateVector(topics);
-  fbb.Finish(msg::CreateBusStats(fbb, header, vector, 0, static_cast<int>(latched_.size())),
+  fbb.Finish(msg::CreateBusStats(fbb, header, vector, subscribers, static_cast<int>(latched_.size())),
              messages::Traits<msg::BusStats>::kIdentifier);
 }
 

@@ -10,13 +10,38 @@
 
 namespace limbic::bus {
 
+namespace {
+
+// What one queued message holds: the payload (shared by every subscriber it goes to) and the bytes
+// counted against the subscriber, given back when ZeroMQ frees the message (socket written, or the
+// subscriber gone). Called on ZeroMQ's I/O thread or ours.
+struct Held {
+  std::shared_ptr<zmq::message_t> payload;
+  std::shared_ptr<SubscriberTable::Account> account;
+  size_t bytes;
+};
+
+void ReleaseHeld(void* /*data*/, void* hint) {
+  auto* held = static_cast<Held*>(hint);
+  SubscriberTable::Release(*held->account, held->bytes);
+  delete held;
+}
+
+std::shared_ptr<zmq::message_t> SharedCopy(const void* data, size_t size) {
+  return std::make_shared<zmq::message_t>(data, size);
+}
+
+}  // namespace
+
 Broker::Broker(zmq::context_t& context, BrokerOptions options)
     : options_(std::move(options)),
       frontend_(context, zmq::socket_type::xsub),
-      backend_(context, zmq::socket_type::xpub),
+      backend_(context, zmq::socket_type::router),
       zap_(context, zmq::socket_type::rep),
       forwarding_(options_.max_payload, options_.limits),
-      endpoints_(ResolveBindAddress(options_.address)) {
+      endpoints_(ResolveBindAddress(options_.address)),
+      subscribers_(SubscriberLimits{options_.send_hwm <= 0 ? 0 : options_.queue_bytes, options_.max_subscribers,
+                                    options_.max_subscriptions, options_.replay_holdoff}) {
   if (options_.curve.enabled()) {
     // ZAP handler: ZeroMQ asks it to admit each CURVE client by public key.
     zap_.set(zmq::sockopt::linger, 0);
@@ -38,21 +63,15 @@ Broker::Broker(zmq::context_t& context, BrokerOptions options)
   frontend_.set(zmq::sockopt::linger, 0);
   backend_.set(zmq::sockopt::linger, 0);
   frontend_.set(zmq::sockopt::rcvhwm, options_.receive_hwm);
+  backend_.set(zmq::sockopt::rcvhwm, 1000);  // subscriptions and keepalives
   for (zmq::socket_t* s : {&frontend_, &backend_}) {
     s->set(zmq::sockopt::handshake_ivl, static_cast<int>(options_.handshake_timeout.count()));
   }
-  // A subscriber that never reads holds at most this many messages in the broker (issue 16: 10,000
-  // affect snapshots were 1.35 GB): sized from bytes, see BrokerOptions::queue_bytes.
-  // send_hwm 0 means no limit (an in-process lockstep broker must never drop) and stays so.
-  send_hwm_ = options_.send_hwm <= 0
-                  ? 0
-                  : static_cast<int>(std::clamp<size_t>(
-                        options_.queue_bytes / std::max<size_t>(options_.queue_message_bytes, 1), 16,
-                        static_cast<size_t>(std::max(options_.send_hwm, 16))));
-  backend_.set(zmq::sockopt::sndhwm, send_hwm_);
-  // Every subscribe message reaches us (not only the first per topic): each new subscriber gets the
-  // latched values it asks for.
-  backend_.set(zmq::sockopt::xpub_verbose, 1);
+  // Each subscriber's queue is bounded in bytes by SubscriberTable (issue 16: a high-water mark in
+  // messages held 10,000 affect snapshots, 1.35 GB), so ZeroMQ's own limit in messages is off.
+  backend_.set(zmq::sockopt::sndhwm, 0);
+  // Sending to a subscriber that has gone fails (EHOSTUNREACH) instead of vanishing: its entry goes.
+  backend_.set(zmq::sockopt::router_mandatory, 1);
   frontend_.bind(endpoints_.frontend);
   backend_.bind(endpoints_.backend);
   // The broker sees everything: it verifies and counts all traffic, whoever subscribes downstream.
@@ -87,7 +106,8 @@ int Broker::RunOnce(std::chrono::milliseconds timeout) {
     }
     handled = Drain();
   }
-  ReplayDue();
+  subscribers_.ForEachDueReplay(std::chrono::steady_clock::now(),
+                                [&](SubscriberTable::Subscriber& s, const std::string& prefix) { Replay(s, prefix); });
   if (std::chrono::steady_clock::now() >= next_stats_) {
     PublishStats();
     next_stats_ = std::chrono::steady_clock::now() + options_.stats_period;
@@ -97,10 +117,13 @@ int Broker::RunOnce(std::chrono::milliseconds timeout) {
 
 int Broker::Drain() {
   int handled = 0;
-  // Bounded batches keep subscriptions and statistics responsive under a flood.
-  for (int i = 0; i < 10000 && HandleFrontend(); ++i) ++handled;
+  // Subscriptions first, so a message that arrives with its subscriber's first subscription reaches
+  // it. Bounded batches keep subscriptions and statistics responsive under a flood.
   for (int i = 0; i < 1000 && HandleBackend(); ++i) ++handled;
+  for (int i = 0; i < 10000 && HandleFrontend(); ++i) ++handled;
   if (options_.curve.enabled() && (zap_.get(zmq::sockopt::events) & ZMQ_POLLIN)) HandleZap();
+  for (const auto& id : unreachable_) subscribers_.Remove(id);
+  unreachable_.clear();
   return handled;
 }
 
@@ -113,20 +136,20 @@ bool Broker::HandleFrontend() {
     forwarding_.Drop(topic, &TopicCounters::drops_malformed, "single-frame message");
     return true;
   }
-  zmq::message_t payload;
-  if (!frontend_.recv(payload, zmq::recv_flags::dontwait)) return true;
-  if (payload.more()) {
+  auto payload = std::make_shared<zmq::message_t>();
+  if (!frontend_.recv(*payload, zmq::recv_flags::dontwait)) return true;
+  if (payload->more()) {
     zmq::message_t extra;
     while (frontend_.recv(extra, zmq::recv_flags::dontwait) && extra.more()) {
     }
     forwarding_.Drop(topic, &TopicCounters::drops_malformed, "more than two frames");
     return true;
   }
-  switch (forwarding_.Admit(topic, static_cast<const uint8_t*>(payload.data()), payload.size(), &comm_out_)) {
+  switch (forwarding_.Admit(topic, static_cast<const uint8_t*>(payload->data()), payload->size(), &comm_out_)) {
     case Forwarding::Verdict::kDrop:
       break;
     case Forwarding::Verdict::kForward:
-      Forward(topic_frame, payload);
+      Forward(topic, std::move(payload));
       break;
     case Forwarding::Verdict::kFaulted:
       SendCopies();
@@ -136,65 +159,113 @@ bool Broker::HandleFrontend() {
 }
 
 void Broker::SendCopies() {
-  for (const auto& m : comm_out_) {
-    backend_.send(zmq::buffer(m.topic), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
-    backend_.send(zmq::const_buffer(m.payload.data(), m.payload.size()), zmq::send_flags::dontwait);
-    ++forwarded_;
-  }
+  for (const auto& m : comm_out_) Forward(m.topic, SharedCopy(m.payload.data(), m.payload.size()));
   comm_out_.clear();
 }
 
-void Broker::Forward(zmq::message_t& topic_frame, zmq::message_t& payload) {
-  // The received frames are handed on as they are (no copy of the payload).
-  backend_.send(topic_frame, zmq::send_flags::sndmore | zmq::send_flags::dontwait);
-  backend_.send(payload, zmq::send_flags::dontwait);
+void Broker::Forward(const std::string& topic, std::shared_ptr<zmq::message_t> payload) {
   ++forwarded_;
+  for (SubscriberTable::Subscriber* s : subscribers_.Matching(topic)) SendTo(*s, topic, payload);
 }
 
-bool Broker::HandleBackend() {
-  zmq::message_t sub;
-  if (!backend_.recv(sub, zmq::recv_flags::dontwait)) return false;
-  const auto* bytes = static_cast<const uint8_t*>(sub.data());
-  if (sub.size() < 1 || bytes[0] != 1) return true;  // unsubscribe or noise
-  const std::string prefix(reinterpret_cast<const char*>(bytes) + 1, sub.size() - 1);
-  // Late joiner: hand over the last value of every latched topic it asked for. Existing subscribers
-  // of the same topic get it too and drop it as a duplicate (same source, incarnation and seq). XPUB
-  // cannot tell who subscribed, so a client repeating its subscription would make the broker send the
-  // whole store again each time (issue 16): within replay_holdoff of the last replay of this prefix
-  // the replay is deferred, and all the subscriptions meanwhile get one replay when it ends.
-  const auto now = std::chrono::steady_clock::now();
-  auto last = last_replay_.find(prefix);
-  if (last != last_replay_.end() && now - last->second < options_.replay_holdoff) {
-    if (deferred_replays_.size() < kMaxTrackedTopics && deferred_replays_.insert(prefix).second) ++replays_deferred_;
-    return true;
+bool Broker::SendTo(SubscriberTable::Subscriber& s, const std::string& topic,
+                    const std::shared_ptr<zmq::message_t>& payload) {
+  const size_t bytes = payload->size() + topic.size() + kMessageOverhead;
+  if (!subscribers_.Admit(s, bytes)) return false;  // over its budget: dropped for it alone, counted
+  return Push(s, topic, payload, bytes);
+}
+
+bool Broker::Push(SubscriberTable::Subscriber& s, const std::string& topic,
+                  const std::shared_ptr<zmq::message_t>& payload, size_t bytes) {
+  // The payload is not copied: each subscriber's frame points into the one received (or latched)
+  // buffer, kept alive until ZeroMQ frees the last frame, which gives the bytes back (ReleaseHeld).
+  auto* held = new Held{payload, s.account, bytes};
+  zmq::message_t body(payload->data(), payload->size(), &ReleaseHeld, held);
+  try {
+    // ROUTER with ZMQ_ROUTER_MANDATORY and no high-water mark: a frame is refused only if the
+    // subscriber has gone (EHOSTUNREACH), and then on the first frame.
+    if (!backend_.send(zmq::buffer(s.id), zmq::send_flags::sndmore | zmq::send_flags::dontwait)) return false;
+    backend_.send(zmq::buffer(topic), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
+    backend_.send(body, zmq::send_flags::dontwait);
+  } catch (const zmq::error_t& e) {
+    if (e.num() != EHOSTUNREACH) throw;
+    unreachable_.push_back(s.id);
+    return false;
   }
-  if (last_replay_.size() >= kMaxTrackedTopics) last_replay_.clear();  // a flood of prefixes: bounded
-  last_replay_[prefix] = now;
-  Replay(prefix);
   return true;
 }
 
-void Broker::Replay(const std::string& prefix) {
-  ++replays_;
-  forwarding_.ForEachLatched(prefix, [&](const std::string& topic, const std::vector<uint8_t>& payload) {
-    backend_.send(zmq::buffer(topic), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
-    backend_.send(zmq::const_buffer(payload.data(), payload.size()), zmq::send_flags::dontwait);
-  });
+bool Broker::SendControl(const std::string& id, uint8_t code) {
+  try {
+    if (!backend_.send(zmq::buffer(id), zmq::send_flags::sndmore | zmq::send_flags::dontwait)) return false;
+    backend_.send(zmq::const_buffer(&code, 1), zmq::send_flags::dontwait);
+  } catch (const zmq::error_t& e) {
+    if (e.num() != EHOSTUNREACH) throw;
+    return false;
+  }
+  return true;
 }
 
-void Broker::ReplayDue() {
-  if (deferred_replays_.empty()) return;
-  const auto now = std::chrono::steady_clock::now();
-  for (auto it = deferred_replays_.begin(); it != deferred_replays_.end();) {
-    auto& last = last_replay_[*it];
-    if (now - last < options_.replay_holdoff) {
-      ++it;
-      continue;
-    }
-    last = now;
-    Replay(*it);
-    it = deferred_replays_.erase(it);
+bool Broker::HandleBackend() {
+  zmq::message_t id;
+  if (!backend_.recv(id, zmq::recv_flags::dontwait)) return false;
+  if (!id.more()) return true;  // ROUTER always prefixes the routing id; nothing else can arrive alone
+  zmq::message_t body;
+  if (!backend_.recv(body, zmq::recv_flags::dontwait)) return true;
+  bool extra_frames = false;
+  while (body.more()) {  // control messages are one frame: the rest is noise
+    extra_frames = true;
+    if (!backend_.recv(body, zmq::recv_flags::dontwait)) break;
   }
+  if (extra_frames) return true;
+  const std::string who = id.to_string();
+  const auto* bytes = static_cast<const uint8_t*>(body.data());
+  if (body.size() == 0) {
+    // Keepalive. From a connection we do not know (this broker restarted, or the subscriber
+    // reconnected under a new routing id): ask it to send its subscriptions again.
+    if (subscribers_.Find(who) == nullptr) SendControl(who, 1);
+    return true;
+  }
+  const std::string prefix(reinterpret_cast<const char*>(bytes) + 1, body.size() - 1);
+  if (bytes[0] == 0) {
+    subscribers_.Unsubscribe(who, prefix);
+    return true;
+  }
+  if (bytes[0] != 1) return true;  // noise
+  // A new subscription gets the last value of every latched topic under it, sent to this subscriber
+  // alone: exactly once per subscription, however many subscribe at the same moment (XPUB could not
+  // tell them apart, issue 16). A repeated one gets nothing; one that unsubscribes and subscribes
+  // again is a new subscription, and its replays go through its own byte budget like everything else.
+  if (subscribers_.Subscribe(who, prefix) == SubscriberTable::Subscribed::kNew) {
+    SubscriberTable::Subscriber* s = subscribers_.Find(who);
+    if (s != nullptr && subscribers_.ReplayNow(*s, prefix, std::chrono::steady_clock::now())) Replay(*s, prefix);
+  }
+  return true;
+}
+
+void Broker::Replay(SubscriberTable::Subscriber& s, const std::string& prefix) {
+  bool any = false;
+  forwarding_.ForEachLatched(prefix, [&](const std::string& topic, const std::vector<uint8_t>& payload) {
+    any = true;
+    // Copied only if its budget admits it (a subscriber that does not read gets nothing more).
+    const size_t bytes = payload.size() + topic.size() + kMessageOverhead;
+    if (subscribers_.Admit(s, bytes)) Push(s, topic, SharedCopy(payload.data(), payload.size()), bytes);
+  });
+  if (any) {
+    ++replays_;
+    ++s.replays;
+  }
+}
+
+void Broker::PingSubscribers() {
+  // A subscriber that left is found when a send to it fails; one subscribed to quiet topics is sent
+  // a one-byte ping now and then so that it is found too. One with messages in flight is skipped:
+  // its entry stays until they are gone (ZeroMQ discards them when it leaves).
+  subscribers_.ForEach([&](SubscriberTable::Subscriber& s) {
+    if (s.account->bytes.load(std::memory_order_relaxed) == 0 && !SendControl(s.id, 0)) unreachable_.push_back(s.id);
+  });
+  for (const auto& id : unreachable_) subscribers_.Remove(id);
+  unreachable_.clear();
 }
 
 void Broker::HandleZap() {
@@ -230,20 +301,25 @@ void Broker::HandleZap() {
 void Broker::PublishStats() {
   ++stats_periods_;
   forwarding_.AgeTopics(Node::WallNowNs());
-  for (auto it = last_replay_.begin(); it != last_replay_.end();) {
-    const bool stale = std::chrono::steady_clock::now() - it->second > options_.replay_holdoff &&
-                       !deferred_replays_.count(it->first);
-    it = stale ? last_replay_.erase(it) : std::next(it);
-  }
+  PingSubscribers();
+  subscribers_.AgeReplays(std::chrono::steady_clock::now());
   // Queues of subscribers that left, evicted latched values and aged topics are freed to the
   // allocator; give what it keeps back to the system now and then, so memory is returned.
   if (stats_periods_ % 5 == 0) malloc_trim(0);
-  forwarding_.BuildStats(fbb_);
-  backend_.send(zmq::str_buffer("bus/stats"), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
-  backend_.send(zmq::const_buffer(fbb_.GetBufferPointer(), fbb_.GetSize()), zmq::send_flags::dontwait);
-  forwarding_.BuildHeartbeat(fbb_, forwarded_, rejected_clients_);
-  backend_.send(zmq::str_buffer("health/bus"), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
-  backend_.send(zmq::const_buffer(fbb_.GetBufferPointer(), fbb_.GetSize()), zmq::send_flags::dontwait);
+  forwarding_.BuildStats(fbb_, static_cast<int>(subscribers_.size()));
+  Forward("bus/stats", SharedCopy(fbb_.GetBufferPointer(), fbb_.GetSize()));
+  --forwarded_;  // the broker's own messages are not counted as forwarded
+  const std::vector<std::pair<std::string, double>> subscriber_counters{
+      {"subscribers", static_cast<double>(subscribers_.size())},
+      {"subscriber_bytes", static_cast<double>(subscribers_.HeldBytes())},
+      {"subscriber_drops", static_cast<double>(subscribers_.dropped())},
+      {"subscribers_refused", static_cast<double>(subscribers_.refused())},
+      {"subscribers_departed", static_cast<double>(subscribers_.departed())},
+      {"replays", static_cast<double>(replays_)},
+      {"replays_deferred", static_cast<double>(subscribers_.replays_deferred())}};
+  forwarding_.BuildHeartbeat(fbb_, forwarded_, rejected_clients_, subscriber_counters);
+  Forward("health/bus", SharedCopy(fbb_.GetBufferPointer(), fbb_.GetSize()));
+  --forwarded_;
 }
 
 }  // namespace limbic::bus

@@ -1,15 +1,24 @@
-// The broker behind limbic-bus: XSUB in (publishers connect), XPUB out (subscribers connect).
+// The broker behind limbic-bus: XSUB in (publishers connect), ROUTER out (subscribers connect with a
+// DEALER; bus::Node does).
 // It verifies every payload before forwarding (a bad one is dropped, counted per topic and reason,
 // logged once per burst), counts messages and bytes per topic, keeps the last value of latched topics
 // and hands it to every new subscription, and publishes its counts on `bus/stats` and a heartbeat on
-// `health/bus` once per second. It never blocks on a slow subscriber: ZeroMQ drops at the high-water
-// mark for that subscriber alone, and the subscriber sees the gap in sequence numbers.
+// `health/bus` once per second. It never blocks on a slow subscriber: it drops for that subscriber
+// alone (counted), and the subscriber sees the gap in sequence numbers.
+//
+// Subscriber side of the wire (issue 16: the broker must tell subscribers apart). A subscriber's
+// DEALER sends one-frame control messages: "\x01PREFIX" subscribe, "\x00PREFIX" unsubscribe (the
+// bytes a SUB socket would send) and "" keepalive. The broker sends [TOPIC][PAYLOAD] for data and
+// one-frame control messages: "\x00" ping (ignored; a departed subscriber shows as unreachable) and
+// "\x01" resubscribe (a keepalive from a connection it does not know: a restarted broker, or a
+// reconnect, which gets a new routing id). Publishers are unchanged (PUB -> XSUB).
 //
 // Bounded against a client that means harm (issue 16): silent connections are closed after the
 // handshake timeout, the topic table ages idle topics out instead of refusing new ones, the latched
-// store is bounded in bytes (ForwardingLimits), a repeated subscription to a prefix replays its latched
-// values at most once per replay_holdoff, and each subscriber's queue is bounded through ZMQ_SNDHWM
-// sized from bytes (queue_bytes / queue_message_bytes).
+// store is bounded in bytes (ForwardingLimits), each subscription gets the latched values under it
+// once, sent to that subscriber alone, and each subscriber's queue is bounded in bytes
+// (SubscriberTable: what the broker holds for it is counted until ZeroMQ has written or discarded it,
+// so the memory is returned when it leaves).
 #pragma once
 
 #include <zmq.hpp>
@@ -17,13 +26,14 @@
 #include <atomic>
 #include <chrono>
 #include <map>
-#include <set>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "common/bus/bus.hpp"
 #include "common/bus/comm_faults.hpp"
 #include "common/bus/forwarding.hpp"
+#include "common/bus/subscribers.hpp"
 
 namespace limbic::bus {
 
@@ -35,24 +45,22 @@ struct CurveServerKeys {
 
 struct BrokerOptions {
   std::string address = "ipc:///tmp/limbic-bus";
-  int send_hwm = 10000;  // per subscriber, in messages: the most a queue may hold whatever their size
+  int send_hwm = 10000;  // 0: subscriber queues without a byte limit (in-process lockstep: never drop)
   int receive_hwm = 10000;
   size_t max_payload = messages::kMaxPayloadBytes;
   std::chrono::milliseconds stats_period{1000};
   CurveServerKeys curve;
-  // Bytes one subscriber's queue may hold: ZMQ_SNDHWM = queue_bytes / queue_message_bytes messages
-  // (at least 16, at most send_hwm; send_hwm 0 = no limit, as an in-process lockstep run needs).
-  // ZeroMQ counts messages, not bytes, so the bound holds for payloads up to queue_message_bytes; a
-  // queue of larger ones (the 134 KB affect snapshot) holds that many messages. Set once: changing
-  // ZMQ_SNDHWM on live pipes stalled delivery to existing subscribers.
+  // Bytes the broker may hold for one subscriber (payloads, topics and kMessageOverhead each, until
+  // written to its socket); beyond it new messages for that subscriber are dropped and counted.
   size_t queue_bytes = 64u << 20;
-  size_t queue_message_bytes = 64u << 10;
+  size_t max_subscribers = 4096;
+  size_t max_subscriptions = 1024;  // per subscriber
+  // A subscriber cycling its subscription to a prefix gets at most one replay of it per holdoff
+  // (SubscriberLimits::replay_holdoff); different subscribers never wait for each other.
+  std::chrono::milliseconds replay_holdoff{1000};
   // A connection that has not completed its ZMTP (and CURVE) handshake within this is closed: a silent
   // TCP connection holds a descriptor only this long.
   std::chrono::milliseconds handshake_timeout{2000};
-  // A subscription to a prefix replayed within this is not replayed again until it has passed (then
-  // once, for everyone who subscribed meanwhile).
-  std::chrono::milliseconds replay_holdoff{1000};
   ForwardingLimits limits;
 };
 
@@ -73,8 +81,7 @@ class Broker {
   size_t latched_bytes() const { return forwarding_.latched_bytes(); }
   const ForwardingLimitCounters& limit_counters() const { return forwarding_.limit_counters(); }
   uint64_t replays() const { return replays_; }
-  uint64_t replays_deferred() const { return replays_deferred_; }
-  int send_hwm() const { return send_hwm_; }
+  const SubscriberTable& subscribers() const { return subscribers_; }
   uint64_t forwarded() const { return forwarded_; }
   uint64_t rejected_clients() const { return rejected_clients_; }
   // What it bound (tcp: exactly the address asked for, see ResolveBindAddress).
@@ -89,10 +96,18 @@ class Broker {
   void HandleZap();
   void PublishStats();
   void SendCopies();  // comm_out_: faulted or delayed copies
-  void Replay(const std::string& prefix);
-  void ReplayDue();           // deferred replays whose holdoff has passed
-
-  void Forward(zmq::message_t& topic_frame, zmq::message_t& payload);
+  // The latched values under `prefix`, to `s` alone.
+  void Replay(SubscriberTable::Subscriber& s, const std::string& prefix);
+  // To everyone subscribed to `topic`.
+  void Forward(const std::string& topic, std::shared_ptr<zmq::message_t> payload);
+  // To one subscriber, within its byte budget. False: dropped (over budget) or it has gone.
+  bool SendTo(SubscriberTable::Subscriber& s, const std::string& topic, const std::shared_ptr<zmq::message_t>& payload);
+  // Sends what Admit has already counted for `s`.
+  bool Push(SubscriberTable::Subscriber& s, const std::string& topic, const std::shared_ptr<zmq::message_t>& payload,
+            size_t bytes);
+  // A one-frame control message; false if `id` is unreachable.
+  bool SendControl(const std::string& id, uint8_t code);
+  void PingSubscribers();
 
   BrokerOptions options_;
   zmq::socket_t frontend_;
@@ -105,11 +120,9 @@ class Broker {
   uint64_t forwarded_ = 0;
   uint64_t rejected_clients_ = 0;
   std::vector<CommOutgoing> comm_out_;
-  std::map<std::string, std::chrono::steady_clock::time_point> last_replay_;  // per prefix
-  std::set<std::string> deferred_replays_;
+  SubscriberTable subscribers_;
+  std::vector<std::string> unreachable_;  // found gone while sending: removed after the loop
   uint64_t replays_ = 0;
-  uint64_t replays_deferred_ = 0;
-  int send_hwm_ = 0;
   int stats_periods_ = 0;
 };
 

@@ -139,7 +139,7 @@ int64_t Node::WallNowNs() {
 }
 
 Node::Node(zmq::context_t& context, const std::string& bus_address, NodeOptions options)
-    : options_(std::move(options)), pub_(context, zmq::socket_type::pub), sub_(context, zmq::socket_type::sub) {
+    : options_(std::move(options)), pub_(context, zmq::socket_type::pub), sub_(context, zmq::socket_type::dealer) {
   const BrokerEndpoints endpoints = ResolveBusAddress(bus_address);
   for (zmq::socket_t* s : {&pub_, &sub_}) {
     s->set(zmq::sockopt::linger, 0);
@@ -154,6 +154,7 @@ Node::Node(zmq::context_t& context, const std::string& bus_address, NodeOptions 
   sub_.connect(endpoints.backend);
   incarnation_ = options_.incarnation != 0 ? options_.incarnation : RandomIncarnation();
   next_latched_resend_ = std::chrono::steady_clock::now() + options_.latched_resend;
+  next_keepalive_ = std::chrono::steady_clock::now() + options_.keepalive;
 }
 
 Node::Node(LocalBus& bus, NodeOptions options) : options_(std::move(options)), local_(&bus), local_mode_(true) {
@@ -181,8 +182,15 @@ void Node::AddSubscription(const std::string& topic, bool exact, bool (*verify)(
   if (local_mode_) {
     if (local_) local_->Subscribed(this, topic);
   } else {
-    sub_.set(zmq::sockopt::subscribe, topic);
+    SendSubscription(topic);
   }
+}
+
+void Node::SendSubscription(const std::string& prefix) {
+  std::string frame(1, '\x01');
+  frame += prefix;
+  // Queued until connected (the DEALER's pipe exists from connect); never blocks.
+  (void)sub_.send(zmq::buffer(frame), zmq::send_flags::dontwait);
 }
 
 void Node::SubscribeAny(const std::string& prefix, std::function<void(const RawMessage&)> handler) {
@@ -263,6 +271,11 @@ int Node::Poll(std::chrono::milliseconds timeout, int max_messages) {
     ResendLatched();
     next_latched_resend_ = std::chrono::steady_clock::now() + options_.latched_resend;
   }
+  if (!local_mode_ && !subscriptions_.empty() && options_.keepalive.count() > 0 &&
+      std::chrono::steady_clock::now() >= next_keepalive_) {
+    (void)sub_.send(zmq::const_buffer(nullptr, 0), zmq::send_flags::dontwait);
+    next_keepalive_ = std::chrono::steady_clock::now() + options_.keepalive;
+  }
   // What is already queued is handled without a poll(2): waiting only when there is nothing.
   int handled = Drain(max_messages);
   // On a LocalBus nothing can arrive while this thread waits: there is nothing to wait for.
@@ -291,6 +304,13 @@ int Node::Drain(int max_messages) {
   while (handled < max_messages) {
     zmq::message_t topic_frame;
     if (!sub_.recv(topic_frame, zmq::recv_flags::dontwait)) break;
+    if (!topic_frame.more() && topic_frame.size() == 1) {
+      // The broker's control messages (broker.hpp): 0 ping, 1 "send your subscriptions again".
+      if (*static_cast<const uint8_t*>(topic_frame.data()) == 1) {
+        for (const auto& s : subscriptions_) SendSubscription(s.topic);
+      }
+      continue;
+    }
     ++handled;
     std::string topic = topic_frame.to_string();
     if (!topic_frame.more()) {

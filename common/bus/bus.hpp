@@ -1,7 +1,8 @@
-// limbic's bus: FlatBuffers messages over ZeroMQ PUB/SUB through a broker (limbic-bus, XSUB in, XPUB out).
+// limbic's bus: FlatBuffers messages over ZeroMQ through a broker (limbic-bus, XSUB in, ROUTER out).
 //
-// A Node is one service instance's connection: one PUB socket to the broker's frontend and one SUB
-// socket to its backend, owned by a single thread. Nothing received is trusted: every payload is
+// A Node is one service instance's connection: one PUB socket to the broker's frontend and one DEALER
+// socket to its backend (subscriptions travel as messages the broker keeps per subscriber; see
+// broker.hpp for that side of the wire), owned by a single thread. Nothing received is trusted: every payload is
 // checked (frame count, size cap, identifier, flatbuffers::Verifier, then its values against the
 // type's rules in messages/validate.hpp) before a handler sees it; a bad one is dropped, counted per
 // topic and reason, and logged once per burst with the field named. Sequence numbers in the
@@ -34,7 +35,7 @@ namespace limbic::bus {
 //   inproc://name         -> inproc://name.in          and inproc://name.out
 struct BrokerEndpoints {
   std::string frontend;  // XSUB: publishers connect here
-  std::string backend;   // XPUB: subscribers connect here
+  std::string backend;   // ROUTER: subscribers (DEALER) connect here
   bool ipv6 = false;     // tcp over IPv6: the sockets need ZMQ_IPV6
   bool loopback = false;  // tcp bound to (or connecting to) a loopback address only
 };
@@ -91,6 +92,10 @@ struct NodeOptions {
   int receive_hwm = 10000;
   std::chrono::milliseconds latched_resend{1000};  // re-send latched values (rejoin after broker restart)
   std::chrono::milliseconds reconnect_interval{100};
+  // An empty message to the broker this often (from Poll): a broker that does not know this connection
+  // (it restarted, or a reconnect gave a new routing id) answers by asking for the subscriptions again.
+  // 0 = never (a node that lives shorter than a broker).
+  std::chrono::milliseconds keepalive{1000};
   CurveClientKeys curve;
   // Written into every header; 0 = random per start (tells a restarted source from a replay). A
   // deterministic replay sets the recorded one so the service's outputs match the recording bit for bit.
@@ -180,7 +185,7 @@ class Node {
   // calls its RunOnce and then this, so that the first messages published pass the PUB filter.
   void ProcessPending();
 
-  // Would this node's subscriber socket receive `topic` (ZeroMQ's prefix match on its subscriptions)?
+  // Would this node's subscriber socket receive `topic` (the broker's prefix match on its subscriptions)?
   bool Wants(const std::string& topic) const;
   // Called with the topic of everything this node sends (runtime::RunInProcess uses it to know which
   // nodes on its thread may have something to read). Empty: none.
@@ -241,6 +246,7 @@ class Node {
   void CountDrop(const std::string& topic, uint64_t TopicCounters::*reason, const char* why);
   TopicCounters& Received(const std::string& topic);  // received_[topic], capped
   void ResendLatched();
+  void SendSubscription(const std::string& prefix);  // to the broker: "\x01PREFIX"
 
   struct Queued {
     std::string topic;
@@ -262,6 +268,7 @@ class Node {
   flatbuffers::FlatBufferBuilder fbb_{1024};
   uint64_t incarnation_ = 0;
   std::chrono::steady_clock::time_point next_latched_resend_;
+  std::chrono::steady_clock::time_point next_keepalive_;
   std::function<void(const std::string&)> send_observer_;
 };
 

@@ -6,6 +6,8 @@
 #include <atomic>
 #include <thread>
 
+#include <unistd.h>
+
 #include "common/bus/broker.hpp"
 #include "common/bus/bus.hpp"
 
@@ -267,9 +269,91 @@ TEST_F(BusFixture, SequenceGapsAndDuplicatesAreCounted) {
 
 TEST_F(BusFixture, BrokerPublishesStatistics) {
   Node sub_node(context_, address_, {.name = "stats"});
+  Node other(context_, address_, {.name = "other"});
+  other.Subscribe<msg::Odometry>("r1/odom", [](const auto&) {});
   bool got = false;
-  sub_node.Subscribe<msg::BusStats>("bus/stats", [&](const Message<msg::BusStats>& m) { got = m.msg.topics() != nullptr; });
-  EXPECT_TRUE(PollUntil({&sub_node}, [&] { return got; }));
+  int subscribers = 0;
+  sub_node.Subscribe<msg::BusStats>("bus/stats", [&](const Message<msg::BusStats>& m) {
+    got = m.msg.topics() != nullptr;
+    subscribers = m.msg.subscribers();
+  });
+  // The broker knows its subscribers (issue 16): both nodes.
+  EXPECT_TRUE(PollUntil({&sub_node, &other}, [&] { return got && subscribers == 2; })) << subscribers;
+}
+
+// Issue 16: a subscription gets the latched values once, to that subscriber alone, however many
+// subscribe at the same moment (XPUB could not tell them apart).
+TEST_F(BusFixture, EachOfManySimultaneousSubscribersGetsTheLatchedValueOnce) {
+  Node pub_node(context_, address_, {.name = "mapper", .latched_resend = 0ms});  // no re-sends: replays only
+  auto pub = pub_node.Advertise<msg::Odometry>("r1/pose_latched", /*latched=*/true);
+  Node probe(context_, address_, {.name = "probe"});
+  bool seen = false;
+  probe.Subscribe<msg::Odometry>("r1/pose_latched", [&](const auto&) { seen = true; });
+  ASSERT_TRUE(PollUntil({&probe}, [&] {
+    if (!seen) PublishOdom(pub, 7.0);
+    return seen && broker_->latched_topics() == 1;
+  }));
+  constexpr int kNodes = 10;
+  std::vector<std::unique_ptr<Node>> nodes;
+  std::vector<int> arrivals(kNodes, 0);
+  for (int i = 0; i < kNodes; ++i) {
+    nodes.push_back(std::make_unique<Node>(context_, address_, NodeOptions{.name = "late" + std::to_string(i)}));
+    nodes.back()->Subscribe<msg::Odometry>("r1/pose_latched", [&arrivals, i](const auto&) { ++arrivals[i]; });
+  }
+  const auto until = std::chrono::steady_clock::now() + 1500ms;
+  while (std::chrono::steady_clock::now() < until) {
+    for (auto& n : nodes) n->Poll(1ms);
+  }
+  for (int i = 0; i < kNodes; ++i) {
+    EXPECT_EQ(arrivals[i], 1) << "node " << i;
+    // Exactly one copy arrived: none dropped as a duplicate either.
+    EXPECT_EQ(nodes[i]->received().at("r1/pose_latched").duplicates, 0u) << "node " << i;
+  }
+  EXPECT_EQ(probe.received().at("r1/pose_latched").duplicates, 0u);  // the others' replays did not reach it
+}
+
+// A subscriber rejoins a restarted broker by itself: the broker that does not know its connection
+// answers its keepalive by asking for its subscriptions again.
+TEST(BusRestart, SubscriberResubscribesToARestartedBroker) {
+  const std::string address = "ipc:///tmp/limbic-bus-test-restart-" + std::to_string(getpid());
+  zmq::context_t context;
+  auto broker_context = std::make_unique<zmq::context_t>();
+  BrokerOptions options;
+  options.address = address;
+  auto broker = std::make_unique<Broker>(*broker_context, options);
+  std::atomic<bool> stop{false};
+  auto thread = std::make_unique<std::thread>([&] { broker->Run(stop); });
+  Node pub_node(context, address, {.name = "talker"});
+  Node sub_node(context, address, {.name = "listener", .keepalive = 200ms});
+  auto pub = pub_node.Advertise<msg::Clock>("clock");
+  int heard = 0;
+  sub_node.Subscribe<msg::Clock>("clock", [&](const auto&) { ++heard; });
+  auto publish_until_heard = [&] {
+    const int before = heard;
+    const auto deadline = std::chrono::steady_clock::now() + 5s;
+    while (std::chrono::steady_clock::now() < deadline && heard == before) {
+      pub.Publish(0, 0, [](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+        msg::ClockBuilder b(fbb);
+        b.add_header(header);
+        return b.Finish();
+      });
+      sub_node.Poll(10ms);
+    }
+    return heard > before;
+  };
+  ASSERT_TRUE(publish_until_heard());
+  // The broker goes away and a new one (knowing nothing) takes its place.
+  stop = true;
+  thread->join();
+  broker.reset();
+  broker_context.reset();
+  stop = false;
+  broker_context = std::make_unique<zmq::context_t>();
+  broker = std::make_unique<Broker>(*broker_context, options);
+  thread = std::make_unique<std::thread>([&] { broker->Run(stop); });
+  EXPECT_TRUE(publish_until_heard());
+  stop = true;
+  thread->join();
 }
 
 }  // namespace

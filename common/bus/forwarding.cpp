@@ -216,7 +216,7 @@ std::chrono::milliseconds Forwarding::ReleaseDelayed(std::chrono::milliseconds t
   return timeout;
 }
 
-void Forwarding::BuildStats(flatbuffers::FlatBufferBuilder& fbb) {
+void Forwarding::BuildStats(flatbuffers::FlatBufferBuilder& fbb, int subscribers) {
   auto TypeOf = [&](const std::string& topic) -> const char* {
     auto it = types_.find(topic);
     return it == types_.end() ? "" : it->second->name;
@@ -235,11 +235,12 @@ void Forwarding::BuildStats(flatbuffers::FlatBufferBuilder& fbb) {
                                                  faults.duplicated, faults.corrupted, c.drops_invalid));
   }
   auto vector = fbb.CreateVector(topics);
-  fbb.Finish(msg::CreateBusStats(fbb, header, vector, 0, static_cast<int>(latched_.size())),
+  fbb.Finish(msg::CreateBusStats(fbb, header, vector, subscribers, static_cast<int>(latched_.size())),
              messages::Traits<msg::BusStats>::kIdentifier);
 }
 
-void Forwarding::BuildHeartbeat(flatbuffers::FlatBufferBuilder& fbb, uint64_t forwarded, uint64_t rejected_clients) {
+void Forwarding::BuildHeartbeat(flatbuffers::FlatBufferBuilder& fbb, uint64_t forwarded, uint64_t rejected_clients,
+                                const std::vector<std::pair<std::string, double>>& extra) {
   fbb.Clear();
   auto header = msg::CreateHeaderDirect(fbb, Node::WallNowNs(), -1, ++heartbeat_seq_, "bus", false, incarnation_);
   const double uptime = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
@@ -253,6 +254,7 @@ void Forwarding::BuildHeartbeat(flatbuffers::FlatBufferBuilder& fbb, uint64_t fo
       msg::CreateCounterDirect(fbb, "latched_bytes", static_cast<double>(latched_bytes_)),
       msg::CreateCounterDirect(fbb, "latched_evicted", static_cast<double>(limit_counters_.latched_evicted)),
       msg::CreateCounterDirect(fbb, "latched_refused", static_cast<double>(limit_counters_.latched_refused))};
+  for (const auto& [name, value] : extra) counters.push_back(msg::CreateCounterDirect(fbb, name.c_str(), value));
   auto hb = msg::CreateHeartbeatDirect(fbb, header, "bus", msg::ServiceState::Running, "realtime", -1, uptime, 0, 0,
                                        0, nullptr, 0, &counters, nullptr, static_cast<int>(getpid()));
   fbb.Finish(hb, messages::Traits<msg::Heartbeat>::kIdentifier);

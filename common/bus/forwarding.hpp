@@ -75,8 +75,10 @@ class Forwarding {
   void AgeTopics(int64_t now_ns);
 
   // The broker's own messages, built into `fbb` (finished, with identifier).
-  void BuildStats(flatbuffers::FlatBufferBuilder& fbb);
-  void BuildHeartbeat(flatbuffers::FlatBufferBuilder& fbb, uint64_t forwarded, uint64_t rejected_clients);
+  void BuildStats(flatbuffers::FlatBufferBuilder& fbb, int subscribers = 0);  // subscribers: the host's count
+  // `extra`: further counters of the host (the broker's subscriber table).
+  void BuildHeartbeat(flatbuffers::FlatBufferBuilder& fbb, uint64_t forwarded, uint64_t rejected_clients,
+                      const std::vector<std::pair<std::string, double>>& extra = {});
 
   const std::map<std::string, TopicCounters>& counts() const { return counts_; }
   size_t latched_topics() const { return latched_.size(); }

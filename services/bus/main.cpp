@@ -13,7 +13,7 @@
 #include "common/config/config.hpp"
 
 namespace {
-const char* kHelp = R"(limbic-bus: the limbic message broker (XSUB in, XPUB out).
+const char* kHelp = R"(limbic-bus: the limbic message broker (XSUB in for publishers, ROUTER out for subscribers).
 
 usage: limbic-bus [--bus ADDR] [--hwm N] [--max-payload BYTES] [--curve-server FILE] [--log-level L]
                   [--queue-bytes BYTES] [--latched-bytes BYTES] [--latched-topic-bytes BYTES]
@@ -24,10 +24,11 @@ usage: limbic-bus [--bus ADDR] [--hwm N] [--max-payload BYTES] [--curve-server F
                         HOST: 127.0.0.1 or localhost = loopback, tcp://[::1]:PORT = IPv6 loopback, a
                         name = the address it resolves to, tcp://0.0.0.0:PORT = every interface (warned
                         about without --curve-server). An unresolvable HOST exits with status 2.
-  --hwm N               at most N messages queued per subscriber before ZeroMQ drops for that
-                        subscriber (10000)
-  --queue-bytes BYTES   bytes queued per subscriber: the queue holds BYTES / 65536 messages, between
-                        16 and --hwm (default 67108864: 1,024 messages)
+  --hwm N               at most N messages queued from publishers before ZeroMQ drops (10000); 0 also
+                        lifts the --queue-bytes bound (an in-process lockstep run never drops)
+  --queue-bytes BYTES   bytes the broker holds for one subscriber (payloads, topics and 128 bytes per
+                        message, until written to its socket); beyond it messages for that subscriber
+                        alone are dropped and counted (default 67108864); freed when it leaves
   --latched-bytes BYTES latched values kept in total; the oldest are evicted (default 67108864)
   --latched-topic-bytes BYTES
                         largest latched value kept per topic; a larger one is forwarded, not kept
@@ -44,7 +45,7 @@ The broker raises its open-file limit to the hard limit (LimitNOFILE in deploy/t
 examples:
   limbic-bus --bus ipc:///tmp/limbic/bus
   limbic-bus --bus tcp://127.0.0.1:7400                        # loopback only
-  limbic-bus --bus tcp://[::1]:7400 --queue-bytes 8388608       # IPv6 loopback, 128 messages per subscriber
+  limbic-bus --bus tcp://[::1]:7400 --queue-bytes 8388608       # IPv6 loopback, 8 MiB per subscriber
   limbic-bus --bus tcp://0.0.0.0:7400 --curve-server keys/bus.server.yaml
 )";
 
@@ -54,7 +55,9 @@ void RaiseFileLimit() {
   rlimit limit{};
   if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= limit.rlim_max) return;
   limit.rlim_cur = limit.rlim_max;
-  if (setrlimit(RLIMIT_NOFILE, &limit) != 0) LIMBIC_LOG(kWarning) << "could not raise the open-file limit";
+  if (setrlimit(RLIMIT_NOFILE, &limit) != 0) {
+    LIMBIC_LOG(kWarning) << "could not raise the open-file limit";
+  }
 }
 
 size_t ParseBytes(const std::string& flag, const std::string& text) {

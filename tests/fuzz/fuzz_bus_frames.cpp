@@ -2,9 +2,9 @@
 // sockets over inproc:// (no bus code is copied or exposed for the test):
 //   raw PUB --> Broker frontend (HandleFrontend: frames, size cap, identifier, verify, latched cache)
 //               Broker backend --> Node `via_broker` (SubscribeAny("")): what the broker forwards
-//   raw PUB --> Node `direct` (its SUB connected straight to the raw socket): Poll/Dispatch on
-//               unfiltered frames, including the header's gap/duplicate bookkeeping
-//   raw XSUB --> Broker backend: frame 0 as a subscription request (HandleBackend, latched replay)
+//   raw ROUTER --> Node `direct` (its DEALER connected straight to the raw socket): Poll/Dispatch on
+//               unfiltered frames (control frames included), with the header's gap/duplicate bookkeeping
+//   raw DEALER --> Broker backend: frame 0 as a subscription request (HandleBackend, latched replay)
 // The input is split into 1-4 frames (fuzz_support.hpp: DecodeFrames). Every handler re-verifies what
 // it is given and reads it in full; a handler seeing an unverified payload aborts.
 // State persists across inputs (that is the point: the latched cache, per-source sequence state and
@@ -66,8 +66,9 @@ struct Rig {
   std::unique_ptr<bus::Node> via_broker;
   std::unique_ptr<bus::Node> direct;
   std::unique_ptr<zmq::socket_t> raw_front;     // PUB -> broker frontend
-  std::unique_ptr<zmq::socket_t> raw_direct;    // PUB bound where `direct` subscribes
-  std::unique_ptr<zmq::socket_t> raw_backend;   // XSUB -> broker backend (subscription requests)
+  std::unique_ptr<zmq::socket_t> raw_direct;    // ROUTER bound where `direct` subscribes
+  std::string direct_id;                        // `direct`'s routing id at raw_direct
+  std::unique_ptr<zmq::socket_t> raw_backend;   // DEALER -> broker backend (subscription requests)
   uint64_t inputs = 0;
   uint64_t generation = 0;
   uint64_t reset_every = 100000;
@@ -77,6 +78,7 @@ struct Rig {
     // Tear down in dependency order, then rebuild on fresh inproc names.
     raw_backend.reset();
     raw_direct.reset();
+    direct_id.clear();
     raw_front.reset();
     direct.reset();
     via_broker.reset();
@@ -92,7 +94,7 @@ struct Rig {
     node_options.latched_resend = 0ms;
     via_broker = std::make_unique<bus::Node>(context, base, node_options);
     via_broker->SubscribeAny("", [](const bus::RawMessage& raw) { CheckAndWalk(raw, "via-broker"); });
-    raw_direct = std::make_unique<zmq::socket_t>(context, zmq::socket_type::pub);
+    raw_direct = std::make_unique<zmq::socket_t>(context, zmq::socket_type::router);
     raw_direct->set(zmq::sockopt::linger, 0);
     raw_direct->bind(bus::ResolveBusAddress(direct_base).backend);
     direct = std::make_unique<bus::Node>(context, direct_base, node_options);
@@ -100,7 +102,7 @@ struct Rig {
     raw_front = std::make_unique<zmq::socket_t>(context, zmq::socket_type::pub);
     raw_front->set(zmq::sockopt::linger, 0);
     raw_front->connect(bus::ResolveBusAddress(base).frontend);
-    raw_backend = std::make_unique<zmq::socket_t>(context, zmq::socket_type::xsub);
+    raw_backend = std::make_unique<zmq::socket_t>(context, zmq::socket_type::dealer);
     raw_backend->set(zmq::sockopt::linger, 0);
     raw_backend->connect(bus::ResolveBusAddress(base).backend);
     WaitUntilConnected();
@@ -115,7 +117,7 @@ struct Rig {
       const std::vector<std::span<const uint8_t>> frames{
           {reinterpret_cast<const uint8_t*>(topic.data()), topic.size()}, {probe.data(), probe.size()}};
       SendFrames(*raw_front, frames);
-      SendFrames(*raw_direct, frames);
+      SendDirect(frames);
       broker->RunOnce(1ms);
       via_broker->Poll(1ms);
       direct->Poll(1ms);
@@ -128,6 +130,19 @@ struct Rig {
     }
     std::fprintf(stderr, "fuzz_bus_frames: the inproc bus did not connect within 5 s\n");
     std::abort();
+  }
+
+  // To `direct` through the raw ROUTER: its routing id first (learnt from its subscription).
+  void SendDirect(const std::vector<std::span<const uint8_t>>& frames) {
+    zmq::message_t m;
+    while (raw_direct->recv(m, zmq::recv_flags::dontwait)) {
+      if (m.more()) direct_id = m.to_string();  // [id][subscription or keepalive]
+      while (m.more() && raw_direct->recv(m, zmq::recv_flags::dontwait)) {
+      }
+    }
+    if (direct_id.empty()) return;
+    (void)raw_direct->send(zmq::buffer(direct_id), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
+    SendFrames(*raw_direct, frames);
   }
 
   void Drain(zmq::socket_t& socket) {
@@ -151,7 +166,7 @@ struct Rig {
     ++inputs;
     const limbic::fuzz::FrameInput input = limbic::fuzz::DecodeFrames(data, size);
     SendFrames(*raw_front, input.frames);
-    SendFrames(*raw_direct, input.frames);
+    SendDirect(input.frames);
     std::vector<uint8_t> subscription;
     if (input.subscribe) {
       subscription.push_back(1);
@@ -162,7 +177,7 @@ struct Rig {
     via_broker->Poll(0ms);
     direct->Poll(0ms);
     if (input.subscribe) {
-      subscription[0] = 0;  // withdraw it: the XPUB's subscription trie stays small
+      subscription[0] = 0;  // withdraw it: the broker's subscriber table stays small
       (void)raw_backend->send(zmq::buffer(subscription), zmq::send_flags::dontwait);
       broker->RunOnce(0ms);
       Drain(*raw_backend);

@@ -162,7 +162,8 @@ TEST_F(BusProcessTest, TenThousandBadPayloadsAreCountedAndValidTrafficFlows) {
 }
 
 TEST_F(BusProcessTest, SlowSubscriberNeverBlocksThePublisherAndItsLossesAreCounted) {
-  auto broker = StartBroker({"--hwm", "1000"});
+  // About 4,000 of these ~110-byte messages (each counted with kMessageOverhead) per subscriber queue.
+  auto broker = StartBroker({"--queue-bytes", "1000000"});
   bus::Node publisher(context_, bus_, {.name = "fast-publisher", .send_hwm = 1000000});
   // The slow subscriber does not read during the burst; its queues fill and overflow.
   bus::Node slow(context_, bus_, {.name = "slow", .receive_hwm = 100});

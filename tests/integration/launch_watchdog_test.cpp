@@ -1,6 +1,7 @@
 // `limbic launch` as a supervisor of processes that misbehave without crashing (issue 16): a
 // service whose heartbeats stop (here: SIGSTOP, a hang) is killed and restarted by the heartbeat
-// watchdog, and every process runs under its memory budget (RLIMIT_AS).
+// watchdog, one that keeps heartbeating but stops publishing its declared outputs is restarted by
+// the output watchdog, and every process runs under its memory budget (RLIMIT_AS).
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -106,6 +107,65 @@ TEST(LaunchWatchdog, SilentServiceIsRestartedAndMemoryBudgetApplies) {
       << launch.Log();
   // The other processes were left alone.
   for (const auto& [event, p] : EventsOf(events, "bus")) EXPECT_NE(event, "watchdog");
+  launch.Signal(SIGINT);
+  EXPECT_EQ(launch.Wait(15s), 0) << launch.Log();
+}
+
+// A talker whose step stops publishing after 100 messages (live parameter `count`) while its loop,
+// and so its heartbeat, carries on: the planner of issue 16 that stopped publishing without crashing.
+TEST(LaunchWatchdog, ServiceThatHeartbeatsButStopsPublishingIsRestarted) {
+  testing::TempDir dir;
+  const std::string bus = "ipc://" + dir / "bus";
+  const std::string launch_file = dir / "launch.yaml";
+  std::ofstream(launch_file) << "watchdog: {bus: \"" << bus << "\", timeout_s: 30, output_timeout_s: 1.5}\n"
+                             << "backoff: {initial_s: 0.1, max_s: 1, reset_after_s: 10}\n"
+                             << "processes:\n"
+                             << "  - name: bus\n    command: [limbic-bus, --bus, \"" << bus << "\"]\n"
+                             << "    restart: always\n    start_delay_s: 0.3\n"
+                             << "  - name: talker\n    command: [limbic-toy, talker, --bus, \"" << bus
+                             << "\", --robot, \"\", --period, \"0.02\", --set, count=100]\n"
+                             << "    restart: always\n    outputs: [chatter]\n"
+                             // Declares an output it never publishes (a service waiting for its inputs):
+                             // never judged, never killed.
+                             << "  - name: waiting\n    command: [limbic-toy, talker, --bus, \"" << bus
+                             << "\", --robot, \"\", --set, count=0, --set, topic=waiting/out]\n"
+                             << "    restart: always\n    outputs: [waiting/out]\n";
+  const std::string events = dir / "events.jsonl";
+  testing::ChildProcess launch({testing::Bin("limbic"), "launch", launch_file, "--events", events},
+                               dir / "launch.log");
+  int pid = 0;
+  ASSERT_TRUE(testing::WaitFor(
+      [&] {
+        std::this_thread::sleep_for(50ms);
+        pid = LatestPid(EventsOf(events, "talker"));
+        return pid > 0;
+      },
+      10s))
+      << launch.Log();
+  const auto started = std::chrono::steady_clock::now();
+  bool killed = false;
+  int new_pid = 0;
+  ASSERT_TRUE(testing::WaitFor(
+      [&] {
+        std::this_thread::sleep_for(50ms);
+        const auto e = EventsOf(events, "talker");
+        for (const auto& [event, p] : e) killed |= event == "output_watchdog" && p == pid;
+        new_pid = LatestPid(e);
+        return killed && new_pid != pid;
+      },
+      20s))
+      << launch.Log();
+  // 100 messages at 50 Hz (2 s), then 1.5 s of silence: not before.
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  EXPECT_GE(took, 3.0) << "killed before its outputs had been silent for output_timeout_s";
+  EXPECT_EQ(kill(new_pid, 0), 0);
+  EXPECT_NE(launch.Log().find("published nothing on chatter"), std::string::npos) << launch.Log();
+  EXPECT_NE(launch.Log().find("was killed by the output watchdog"), std::string::npos) << launch.Log();
+  // Its heartbeats never stopped: the heartbeat watchdog had nothing to do with it.
+  for (const auto& [event, p] : EventsOf(events, "talker")) EXPECT_NE(event, "watchdog");
+  // The process whose output never appeared, and the broker, were left alone.
+  for (const auto& [event, p] : EventsOf(events, "waiting")) EXPECT_NE(event, "output_watchdog");
+  for (const auto& [event, p] : EventsOf(events, "bus")) EXPECT_NE(event, "output_watchdog");
   launch.Signal(SIGINT);
   EXPECT_EQ(launch.Wait(15s), 0) << launch.Log();
 }

@@ -61,6 +61,39 @@ processes:
   EXPECT_THROW(LoadLaunchFile("/nonexistent.yaml", {}), config::ConfigError);
 }
 
+TEST(LaunchFile, OutputWatchdogTopicsAndTimeouts) {
+  const std::string path = "/tmp/limbic-launch-outputs-test.yaml";
+  std::ofstream(path) << R"(vars: {bus: "ipc:///tmp/x", robot: r1}
+watchdog: {bus: "{bus}", output_timeout_s: 3}
+processes:
+  - name: planner
+    command: [limbic-planner]
+    outputs: ["{robot}/path", "{robot}/plan_status"]
+  - name: controller
+    command: [limbic-controller]
+    outputs: ["{robot}/cmd_vel"]
+    output_timeout_s: 0.5
+  - name: metrics
+    command: [limbic-metrics]
+)";
+  auto file = LoadLaunchFile(path, {});
+  ASSERT_EQ(file.processes.size(), 3u);
+  EXPECT_EQ(file.processes[0].outputs, (std::vector<std::string>{"r1/path", "r1/plan_status"}));
+  EXPECT_DOUBLE_EQ(file.processes[0].output_timeout_s, 3.0);  // the file's default
+  EXPECT_DOUBLE_EQ(file.processes[1].output_timeout_s, 0.5);
+  EXPECT_TRUE(file.processes[2].outputs.empty());
+  // Outputs are watched on the bus: without watchdog.bus they are an error, as are bad timeouts.
+  std::ofstream(path) << "processes:\n  - name: a\n    command: [x]\n    outputs: [t]\n";
+  EXPECT_THROW(LoadLaunchFile(path, {}), config::ConfigError);
+  std::ofstream(path) << "watchdog: {bus: ipc:///x}\nprocesses:\n  - name: a\n    command: [x]\n    outputs: [t]\n"
+                         "    output_timeout_s: 0\n";
+  EXPECT_THROW(LoadLaunchFile(path, {}), config::ConfigError);
+  std::ofstream(path) << "watchdog: {bus: ipc:///x, output_timeout_s: -1}\nprocesses:\n  - name: a\n    command: [x]\n";
+  EXPECT_THROW(LoadLaunchFile(path, {}), config::ConfigError);
+  std::ofstream(path) << "watchdog: {bus: ipc:///x}\nprocesses:\n  - name: a\n    command: [x]\n    outputs: ['']\n";
+  EXPECT_THROW(LoadLaunchFile(path, {}), config::ConfigError);
+}
+
 TEST(ArgReader, FlagsSwitchesAndUnknowns) {
   ArgReader reader({"topic", "--count", "3", "--compact", "--bus=ipc:///x"}, {"--count", "--bus"}, {"--compact"});
   EXPECT_EQ(reader.Get("--count"), "3");

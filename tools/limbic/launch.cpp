@@ -16,6 +16,7 @@
 #include <iomanip>
 #include <iostream>
 #include <map>
+#include <set>
 #include <thread>
 
 #include "common/bus/bus.hpp"
@@ -111,7 +112,8 @@ struct Running {
   bool waiting_restart = false;
   bool finished = false;
   int last_status = 0;
-  bool watchdog_kill = false;  // killed by the heartbeat watchdog: reported as such
+  bool watchdog_kill = false;  // killed by a watchdog: reported as such
+  const char* watchdog_what = "";
   const char* color = "";
   std::string last_line;        // of its output, for start-failure reports
   std::string last_error_line;
@@ -149,6 +151,7 @@ class Launcher {
       }
       PumpOutput(100);
       CheckHeartbeats();
+      CheckOutputs();
       if (ReapAndRestart(&result)) break;
       for (auto& p : procs_) {
         if (p.waiting_restart && SteadyClock::now() >= p.restart_at) {
@@ -283,7 +286,7 @@ class Launcher {
       p.last_status = code;
       std::string how = WIFEXITED(status) ? "exited with status " + std::to_string(code)
                                           : "was killed by signal " + std::to_string(WTERMSIG(status));
-      if (p.watchdog_kill) how = "was killed by the heartbeat watchdog";
+      if (p.watchdog_kill) how = std::string("was killed by the ") + p.watchdog_what + " watchdog";
       heartbeats_.erase(pid);
       Event(p, "exited", code);
       if (p.spec->name == until_) {
@@ -348,6 +351,16 @@ class Launcher {
       last_any_heartbeat_ = now;
       if (hb->pid() > 0) heartbeats_[hb->pid()] = HeartbeatSeen{now, m.topic};
     });
+    // Output watchdog: the last time each declared output carried a new message (the node counts a
+    // latched re-send of a value it has as a duplicate and does not call this).
+    std::set<std::string> outputs;
+    for (const auto& p : procs_) outputs.insert(p.spec->outputs.begin(), p.spec->outputs.end());
+    for (const auto& topic : outputs) {
+      watch_node_->SubscribeAny(topic, [this, topic](const bus::RawMessage& m) {
+        if (m.topic == topic) output_seen_[topic] = SteadyClock::now();
+      });
+      Say("output watchdog: " + topic + " must keep being published");
+    }
     Say("heartbeat watchdog on " + file_.watchdog.bus + ": a process silent for " +
         FormatSeconds(file_.watchdog.timeout_s) + " is restarted");
   }
@@ -383,7 +396,39 @@ class Launcher {
       Say(msg.str());
       Event(p, "watchdog");
       p.watchdog_kill = true;
+      p.watchdog_what = "heartbeat";
       kill(p.pid, SIGKILL);
+    }
+  }
+
+  // A process that heartbeats but has published nothing on one of its declared outputs for its
+  // output_timeout_s (issue 16) is killed and restarted. An output is judged only once it has been seen
+  // since this start (a service waiting for its inputs is not stalled), and only while the process's
+  // heartbeats arrive (if they stop too, the heartbeat watchdog judges; if the bus is silent, neither).
+  void CheckOutputs() {
+    if (!watch_node_) return;
+    const auto now = SteadyClock::now();
+    for (auto& p : procs_) {
+      if (p.pid <= 0 || p.finished || p.waiting_restart || p.watchdog_kill || p.spec->outputs.empty()) continue;
+      const auto hb = heartbeats_.find(p.pid);
+      if (hb == heartbeats_.end()) continue;
+      const double hb_silent = std::chrono::duration<double>(now - hb->second.last).count();
+      if (hb_silent > std::max(2.5, p.spec->output_timeout_s / 2)) continue;
+      for (const auto& topic : p.spec->outputs) {
+        const auto seen = output_seen_.find(topic);
+        if (seen == output_seen_.end() || seen->second < p.started) continue;
+        const double silent = std::chrono::duration<double>(now - seen->second).count();
+        if (silent < p.spec->output_timeout_s) continue;
+        std::ostringstream msg;
+        msg << p.spec->name << " (pid " << p.pid << ") published nothing on " << topic << " for " << std::fixed
+            << std::setprecision(1) << silent << " s while it kept heartbeating; killing it to restart it";
+        Say(msg.str());
+        Event(p, "output_watchdog");
+        p.watchdog_kill = true;
+        p.watchdog_what = "output";
+        kill(p.pid, SIGKILL);
+        break;
+      }
     }
   }
 
@@ -452,6 +497,7 @@ class Launcher {
   std::unique_ptr<bus::Node> watch_node_;
   std::map<pid_t, HeartbeatSeen> heartbeats_;
   SteadyClock::time_point last_any_heartbeat_{};
+  std::map<std::string, SteadyClock::time_point> output_seen_;  // declared outputs: last new message
   std::string until_;
   int give_up_after_ = 0;  // 0: keep restarting (a robot may wait for its hardware)
   std::vector<Running> procs_;

@@ -52,6 +52,8 @@ LaunchFile LoadLaunchFile(const std::string& path, const std::map<std::string, s
     w.Optional("curve_keys", &keys);
     file.watchdog.curve_keys = Substitute(keys, file.vars, w, "curve_keys");
     if (!(file.watchdog.timeout_s > 0)) w.Fail("timeout_s", "must be > 0");
+    w.Optional("output_timeout_s", &file.watchdog.output_timeout_s);
+    if (!(file.watchdog.output_timeout_s > 0)) w.Fail("output_timeout_s", "must be > 0");
   }
   std::set<std::string> names;
   auto list = root.ChildList("processes");
@@ -74,6 +76,18 @@ LaunchFile LoadLaunchFile(const std::string& path, const std::map<std::string, s
     spec.heartbeat_timeout_s = file.watchdog.bus.empty() ? 0.0 : file.watchdog.timeout_s;
     entry.Optional("heartbeat_timeout_s", &spec.heartbeat_timeout_s);
     if (!(spec.heartbeat_timeout_s >= 0)) entry.Fail("heartbeat_timeout_s", "must be >= 0 (0: not watched)");
+    std::vector<std::string> outputs;
+    entry.Optional("outputs", &outputs);
+    for (auto& topic : outputs) {
+      if (topic.empty()) entry.Fail("outputs", "lists an empty topic");
+      spec.outputs.push_back(Substitute(topic, file.vars, entry, "outputs"));
+    }
+    spec.output_timeout_s = file.watchdog.output_timeout_s;
+    entry.Optional("output_timeout_s", &spec.output_timeout_s);
+    if (!(spec.output_timeout_s > 0)) entry.Fail("output_timeout_s", "must be > 0");
+    if (!spec.outputs.empty() && file.watchdog.bus.empty()) {
+      entry.Fail("outputs", "needs watchdog.bus: the launcher watches the outputs on the bus");
+    }
     std::map<std::string, std::string> env;
     entry.Optional("env", &env);
     for (const auto& [k, v] : env) spec.env[k] = Substitute(v, file.vars, entry, "env");

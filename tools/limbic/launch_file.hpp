@@ -20,6 +20,13 @@ struct ProcessSpec {
   // others still arrive is killed (SIGKILL) and restarted per its policy. 0: not watched. Default: the
   // file's watchdog.timeout_s.
   double heartbeat_timeout_s = -1.0;
+  // Output watchdog (issue 16: a planner kept heartbeating but had stopped publishing): topics this
+  // process must keep publishing. Once one has been seen on the bus since the process (re)started, a
+  // silence of output_timeout_s on it while the process still heartbeats gets it killed and restarted
+  // per its policy. Latched re-sends of an old value do not count (same sequence number). Needs
+  // watchdog.bus. Default timeout: the file's watchdog.output_timeout_s.
+  std::vector<std::string> outputs;
+  double output_timeout_s = -1.0;
 };
 
 // Watching heartbeats on the bus the processes use (issue 16: a planner at 14 GB had stopped
@@ -27,6 +34,7 @@ struct ProcessSpec {
 struct Watchdog {
   std::string bus;         // empty: no watchdog
   double timeout_s = 10.0;
+  double output_timeout_s = 5.0;  // default for processes that list `outputs`
   std::string curve_keys;  // client keys when the broker requires CURVE
 };
 

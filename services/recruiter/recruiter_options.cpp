@@ -64,6 +64,7 @@ void LoadAgentOptions(config::StrictMap& map, AgentOptions* o) {
   positive("lease_s", &r.lease_s);
   if (map.Optional("lease_renewals", &r.lease_renewals) && r.lease_renewals < 0)
     map.Fail("lease_renewals", "must be >= 0");
+  if (map.Optional("task_s", &r.task_s) && !(r.task_s >= 0.0)) map.Fail("task_s", "must be >= 0");
   map.Optional("threshold", &r.shame.threshold);
   positive("c", &r.shame.c);
   if (map.Optional("decay_per_s", &r.shame.decay_per_s) && !(r.shame.decay_per_s >= 0.0))

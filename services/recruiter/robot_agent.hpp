@@ -37,7 +37,7 @@ struct AgentTelemetry {
   uint64_t episodes_completed = 0;
   double last_wait_s = 0.0;  // NaN before the first episode
   std::vector<uint64_t> transmissions = std::vector<uint64_t>(kMsgTypeCount, 0);
-  uint64_t malformed = 0, out_of_order = 0, duplicates = 0, restarts = 0;
+  uint64_t malformed = 0, out_of_order = 0, duplicates = 0, restarts = 0, lease_lapses = 0;
 };
 
 class RobotAgent {

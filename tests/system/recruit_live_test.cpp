@@ -1,13 +1,16 @@
 // Live recruitment (issue 20 items 5 and 6): a broker, the radio and one limbic-recruiter process per
 // robot in realtime (sped up). A responder is killed with kill -9 after it was chosen and before the
 // lease handshake completed; the requester must not wait forever: its ARRIVAL deadline (ETA + 15 s,
-// spec §10 item 17) restarts the protocol and the other UGV is recruited. Malformed and out-of-order
-// protocol messages injected on a robot's receive topic are counted and ignored, and garbage payloads
-// are dropped by the bus without harming the process.
+// spec §10 item 17) restarts the protocol and the other UGV is recruited. Another is killed while it
+// holds its lease (ON_TASK): the requester, whose task outlasts one lease (task_s), gets no renewal
+// ARRIVAL by the lease's end + 15 s and recruits the other UGV. Malformed and out-of-order protocol
+// messages injected on a robot's receive topic are counted and ignored, and garbage payloads are
+// dropped by the bus without harming the process.
 #include <gtest/gtest.h>
 #include <signal.h>
 
 #include <cmath>
+#include <cstdio>
 #include <map>
 
 #include "common/bus/bus.hpp"
@@ -52,8 +55,25 @@ class RecruitLiveTest : public ::testing::Test {
 
 struct Seen {
   std::string responder_state, requester_state;
-  uint64_t times_recruited = 0, episodes = 0, malformed = 0, out_of_order = 0, restarts = 0;
+  uint64_t times_recruited = 0, episodes = 0, malformed = 0, out_of_order = 0, restarts = 0, lease_lapses = 0;
 };
+
+// Keeps the latest RecruitState of robots `ids`.
+void WatchStates(bus::Node& node, std::map<int, Seen>& seen, std::vector<int> ids) {
+  for (int id : ids) {
+    node.Subscribe<msg::RecruitState>("rc/state/" + std::to_string(id), [&seen, id](const auto& m) {
+      Seen& s = seen[id];
+      s.responder_state = m.msg.responder_state()->str();
+      s.requester_state = m.msg.requester_state()->str();
+      s.times_recruited = m.msg.times_recruited();
+      s.episodes = m.msg.episodes_completed();
+      s.malformed = m.msg.malformed();
+      s.out_of_order = m.msg.out_of_order();
+      s.restarts = m.msg.restarts();
+      s.lease_lapses = m.msg.lease_lapses();
+    });
+  }
+}
 
 TEST_F(RecruitLiveTest, KilledResponderIsReplacedAndBadMessagesAreCountedAndIgnored) {
   auto broker = Start("limbic-bus", {"--bus", bus_});
@@ -65,18 +85,7 @@ TEST_F(RecruitLiveTest, KilledResponderIsReplacedAndBadMessagesAreCountedAndIgno
   auto r2 = Robot("r2", {"x=50", "y=75", "strategy=greedy"});
   bus::Node node(context_, bus_, {.name = "watcher", .curve = {}});
   std::map<int, Seen> seen;
-  for (int id : {0, 1, 2}) {
-    node.Subscribe<msg::RecruitState>("rc/state/" + std::to_string(id), [&seen, id](const auto& m) {
-      Seen& s = seen[id];
-      s.responder_state = m.msg.responder_state()->str();
-      s.requester_state = m.msg.requester_state()->str();
-      s.times_recruited = m.msg.times_recruited();
-      s.episodes = m.msg.episodes_completed();
-      s.malformed = m.msg.malformed();
-      s.out_of_order = m.msg.out_of_order();
-      s.restarts = m.msg.restarts();
-    });
-  }
+  WatchStates(node, seen, {0, 1, 2});
   ASSERT_TRUE(PollUntil(node, [&] { return seen.count(1) && seen.count(2); }, 20s)) << r1->Log() << r2->Log();
 
   // Bad input on r2's receive topic: an ACCEPT with a NaN ETA (refused at the bus boundary as `invalid`,
@@ -131,6 +140,61 @@ TEST_F(RecruitLiveTest, KilledResponderIsReplacedAndBadMessagesAreCountedAndIgno
   EXPECT_GE(seen[0].restarts, 1u);
   EXPECT_EQ(seen[0].requester_state, "IDLE");
   EXPECT_EQ(seen[2].times_recruited, 1u);
+  EXPECT_TRUE(r2->Running()) << r2->Log();
+  EXPECT_TRUE(uav->Running());
+  EXPECT_TRUE(radio->Running());
+}
+
+TEST_F(RecruitLiveTest, ResponderKilledDuringItsLeaseIsReplacedAfterTheLeasePlusFifteenSeconds) {
+  auto broker = Start("limbic-bus", {"--bus", bus_});
+  std::this_thread::sleep_for(200ms);
+  auto radio = Start("limbic-radio", {"--bus", bus_, "--robot", "", "--speedup", kSpeedup, "--log-level", "warning",
+                                      "--set", "robots=[0, 1, 2]"});
+  // r1 is nearest (ETA 5 s) and is chosen; r2 (ETA 12 s) replaces it. Leases of 10 s, renewed while
+  // the robot lives; the UAV's task at the site needs a robot for 60 s, so it holds the lease.
+  const std::vector<std::string> ugv{"strategy=greedy", "lease_s=10", "lease_renewals=20"};
+  auto with = [&](std::vector<std::string> extra) {
+    extra.insert(extra.end(), ugv.begin(), ugv.end());
+    return extra;
+  };
+  auto r1 = Robot("r1", with({"x=50", "y=45"}));
+  auto r2 = Robot("r2", with({"x=50", "y=62"}));
+  bus::Node node(context_, bus_, {.name = "watcher", .curve = {}});
+  std::map<int, Seen> seen;
+  WatchStates(node, seen, {0, 1, 2});
+  ASSERT_TRUE(PollUntil(node, [&] { return seen.count(1) && seen.count(2); }, 20s)) << r1->Log() << r2->Log();
+  auto uav = Robot("r0", {"role=uav", "x=50", "y=50", "strategy=greedy", "episodes=1", "first_request_s=1",
+                          "task_s=60"});
+
+  // Kill r1 once its own status says it holds the lease, and the requester's says it holds it too.
+  ASSERT_TRUE(PollUntil(node, [&] { return seen[1].responder_state == "ON_TASK" && seen[0].requester_state == "LEASED"; },
+                        30s))
+      << uav->Log() << r1->Log();
+  ASSERT_EQ(seen[0].episodes, 1u);
+  ASSERT_EQ(seen[1].times_recruited, 1u);
+  r1->Signal(SIGKILL);
+  const auto killed = Clock::now();
+  EXPECT_EQ(r1->Wait(5s), 128 + SIGKILL);
+  EXPECT_EQ(seen[1].responder_state, "ON_TASK") << "r1 was in its lease when killed";
+
+  // The lease (10 s) ends and no renewal ARRIVAL comes within 15 s: the requester asks again. Wall time
+  // is simulated time / 8; it cannot be sooner than the 15 s grace, nor much later than lease + 15 s.
+  ASSERT_TRUE(PollUntil(node, [&] { return seen[0].lease_lapses >= 1; }, 30s))
+      << "the requester waited forever for a dead responder\n" << uav->Log() << radio->Log();
+  const double lapse_wall_s = std::chrono::duration<double>(Clock::now() - killed).count();
+  const double speedup = std::stod(kSpeedup);
+  std::printf("re-recruitment began %.2f s (wall) after kill -9; expected %.2f..%.2f s\n", lapse_wall_s,
+              15.0 / speedup, 25.0 / speedup);
+  EXPECT_GE(lapse_wall_s, 15.0 / speedup - 0.3);
+  EXPECT_LE(lapse_wall_s, (10.0 + 15.0) / speedup + 3.0);
+  // r2 is recruited (a second episode), serves the rest of the task with its renewals, and the
+  // requester is free again: task end = first ACKACK + 60 s, ~32 s simulated after r2's ACKACK.
+  ASSERT_TRUE(PollUntil(node, [&] { return seen[0].episodes >= 2; }, 30s)) << uav->Log() << r2->Log();
+  EXPECT_EQ(seen[2].times_recruited, 1u);
+  EXPECT_EQ(seen[2].responder_state, "ON_TASK");
+  ASSERT_TRUE(PollUntil(node, [&] { return seen[0].requester_state == "IDLE"; }, 30s)) << uav->Log();
+  EXPECT_EQ(seen[0].lease_lapses, 1u);
+  EXPECT_EQ(seen[0].episodes, 2u);
   EXPECT_TRUE(r2->Running()) << r2->Log();
   EXPECT_TRUE(uav->Running());
   EXPECT_TRUE(radio->Running());

@@ -11,7 +11,9 @@
 
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <map>
+#include <thread>
 
 #include "common/bus/bus.hpp"
 #include "tests/testing/process.hpp"
@@ -198,6 +200,80 @@ TEST_F(RecruitLiveTest, ResponderKilledDuringItsLeaseIsReplacedAfterTheLeasePlus
   EXPECT_TRUE(r2->Running()) << r2->Log();
   EXPECT_TRUE(uav->Running());
   EXPECT_TRUE(radio->Running());
+}
+
+// Spec §9.8: the same cell live and in the lockstep simulator (`limbic recruit crosscheck`). Without loss
+// the counts per type and the responders must be equal; with 10 % loss within the simulator's spread.
+// One episode (lossless) and two (10 % loss) of the 13-robot team keep it short (~40 s); the full cell is
+// the documented command (services/recruiter/README.md).
+TEST(RecruitCrosscheck, LiveRunAgreesWithTheLockstepSimulator) {
+  testing::TempDir dir;
+  for (const std::string loss : {"0", "0.1"}) {
+    testing::ChildProcess check({testing::Bin("limbic-recruit"), "crosscheck", "--strategy",
+                                 loss == "0" ? "greedy" : "affective", "--loss", loss, "--episodes", loss == "0" ? "1" : "2", "--draws",
+                                 "500", "--bus", "ipc://" + dir / ("bus" + loss)},
+                                dir / ("crosscheck" + loss + ".log"));
+    const int status = check.Wait(90s);
+    const std::string log = check.Log();
+    std::printf("%s\n", log.c_str());
+    ASSERT_NE(status, -1) << "crosscheck still running after 90 s:\n" << log;
+    EXPECT_EQ(status, 0) << log;
+    EXPECT_NE(log.find("AGREE: the live run agrees"), std::string::npos) << log;
+    EXPECT_NE(log.find("13/13 robots up"), std::string::npos) << log;
+  }
+  testing::ChildProcess bad({testing::Bin("limbic-recruit"), "crosscheck", "--loss", "2"}, dir / "bad.log");
+  EXPECT_EQ(bad.Wait(10s), 2) << bad.Log();
+}
+
+// `limbic recruit demo` killed with kill -9 leaves no process behind (its launcher has PR_SET_PDEATHSIG,
+// as `limbic demo`'s has; tests/system/supervision_test.cpp checks that one). Every pid the launcher
+// started (its events file) must be gone or a zombie within 15 s.
+bool Alive(int pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  if (!stat) return false;
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  const auto paren = text.rfind(')');
+  return paren != std::string::npos && paren + 2 < text.size() && text[paren + 2] != 'Z';
+}
+
+std::vector<int> StartedPids(const std::string& events_path) {
+  std::vector<int> pids;
+  std::ifstream in(events_path);
+  for (std::string line; std::getline(in, line);) {
+    if (line.find("\"event\": \"started\"") == std::string::npos) continue;
+    const auto at = line.find("\"pid\": ");
+    if (at != std::string::npos) pids.push_back(std::stoi(line.substr(at + 7)));
+  }
+  return pids;
+}
+
+TEST(RecruitDemo, KillNineOfTheDemoLeavesNoRecruiterProcess) {
+  testing::TempDir dir;
+  const int port = testing::FreeTcpPortPair();
+  testing::ChildProcess demo({testing::Bin("limbic-recruit"), "demo", "--bus", "ipc://" + dir / "bus", "--metrics",
+                              "127.0.0.1:" + std::to_string(port), "--duration", "120", "--speedup", "2"},
+                             dir / "demo.log");
+  const std::string events = "/tmp/limbic-recruit-demo-" + std::to_string(demo.pid()) + "/events.jsonl";
+  std::vector<int> pids;
+  const auto deadline = Clock::now() + 30s;
+  // deploy/recruit_demo.yaml: bus, metrics, radio, r0..r6.
+  while ((pids = StartedPids(events)).size() < 10 && Clock::now() < deadline) std::this_thread::sleep_for(100ms);
+  ASSERT_EQ(pids.size(), 10u) << "not every process started:\n" << demo.Log();
+  for (int pid : pids) ASSERT_TRUE(Alive(pid)) << pid;
+  demo.Signal(SIGKILL);
+  EXPECT_EQ(demo.Wait(10s), 128 + SIGKILL);
+  std::vector<int> left;
+  const auto until = Clock::now() + 15s;
+  do {
+    left.clear();
+    for (int pid : pids)
+      if (Alive(pid)) left.push_back(pid);
+    if (left.empty()) break;
+    std::this_thread::sleep_for(50ms);
+  } while (Clock::now() < until);
+  EXPECT_TRUE(left.empty()) << left.size() << " processes outlived limbic recruit demo (first pid " << left.front()
+                            << ")";
+  std::filesystem::remove_all("/tmp/limbic-recruit-demo-" + std::to_string(demo.pid()));
 }
 
 }  // namespace

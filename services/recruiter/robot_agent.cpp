@@ -40,7 +40,8 @@ std::vector<Message> RobotAgent::Step(double now_s) {
       episodes_.push_back(e);
       if (e.after_lapse) continue;  // a replacement at the same site: the UAV has flown on already
       const size_t k = completed_++;
-      next_request_s_ = now_s + (k < options_.pauses_after_s.size() ? options_.pauses_after_s[k] : options_.pause_after_s);
+      const double pause = k < options_.pauses_after_s.size() ? options_.pauses_after_s[k] : options_.pause_after_s;
+      next_request_s_ = now_s + pause;
       hovering_ = false;  // fly on to the next waypoint after the pause
       if (!options_.waypoints.empty()) waypoint_ = (waypoint_ + 1) % options_.waypoints.size();
     }

@@ -169,8 +169,8 @@ TEST_F(RecruitLiveTest, ResponderKilledDuringItsLeaseIsReplacedAfterTheLeasePlus
                           "task_s=60"});
 
   // Kill r1 once its own status says it holds the lease, and the requester's says it holds it too.
-  ASSERT_TRUE(PollUntil(node, [&] { return seen[1].responder_state == "ON_TASK" && seen[0].requester_state == "LEASED"; },
-                        30s))
+  const auto leased = [&] { return seen[1].responder_state == "ON_TASK" && seen[0].requester_state == "LEASED"; };
+  ASSERT_TRUE(PollUntil(node, leased, 30s))
       << uav->Log() << r1->Log();
   ASSERT_EQ(seen[0].episodes, 1u);
   ASSERT_EQ(seen[1].times_recruited, 1u);
@@ -209,9 +209,10 @@ TEST_F(RecruitLiveTest, ResponderKilledDuringItsLeaseIsReplacedAfterTheLeasePlus
 TEST(RecruitCrosscheck, LiveRunAgreesWithTheLockstepSimulator) {
   testing::TempDir dir;
   for (const std::string loss : {"0", "0.1"}) {
+    const bool lossless = loss == "0";
     testing::ChildProcess check({testing::Bin("limbic-recruit"), "crosscheck", "--strategy",
-                                 loss == "0" ? "greedy" : "affective", "--loss", loss, "--episodes", loss == "0" ? "1" : "2", "--draws",
-                                 "500", "--bus", "ipc://" + dir / ("bus" + loss)},
+                                 lossless ? "greedy" : "affective", "--loss", loss, "--episodes", lossless ? "1" : "2",
+                                 "--draws", "500", "--bus", "ipc://" + dir / ("bus" + loss)},
                                 dir / ("crosscheck" + loss + ".log"));
     const int status = check.Wait(90s);
     const std::string log = check.Log();
@@ -221,8 +222,6 @@ TEST(RecruitCrosscheck, LiveRunAgreesWithTheLockstepSimulator) {
     EXPECT_NE(log.find("AGREE: the live run agrees"), std::string::npos) << log;
     EXPECT_NE(log.find("13/13 robots up"), std::string::npos) << log;
   }
-  testing::ChildProcess bad({testing::Bin("limbic-recruit"), "crosscheck", "--loss", "2"}, dir / "bad.log");
-  EXPECT_EQ(bad.Wait(10s), 2) << bad.Log();
 }
 
 // `limbic recruit demo` killed with kill -9 leaves no process behind (its launcher has PR_SET_PDEATHSIG,

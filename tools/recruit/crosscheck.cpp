@@ -16,6 +16,8 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <cstdio>
@@ -23,6 +25,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -244,7 +247,8 @@ int CrosscheckMain(const std::vector<std::string>& args) {
          // Done: every episode completed, then 1.5 s more for the radio's last counts (1 Hz simulated).
          .stop =
              [&] {
-               if (uav_episodes >= static_cast<uint64_t>(o.episodes) && !done_at) done_at = std::chrono::steady_clock::now();
+               if (uav_episodes >= static_cast<uint64_t>(o.episodes) && !done_at)
+                 done_at = std::chrono::steady_clock::now();
                return done_at && std::chrono::steady_clock::now() - *done_at > 1.5s;
              }},
         &launcher_status);
@@ -302,6 +306,12 @@ int CrosscheckMain(const std::vector<std::string>& args) {
               spread_failures, draws, live.complete ? "yes" : "NO", live.robots_up, ref.team.size(), live.wall_s);
   std::printf("%s\n", agree ? "AGREE: the live run agrees with the simulator"
                             : "DISAGREE: the live run does not agree with the simulator");
+  if (agree) {
+    std::error_code ec;
+    std::filesystem::remove_all(run_dir, ec);  // the process logs are kept only when they are needed
+  } else {
+    std::printf("process logs and the launch file: %s\n", run_dir.c_str());
+  }
   return agree ? 0 : 1;
 }
 

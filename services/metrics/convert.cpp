@@ -2,6 +2,7 @@
 
 #include "common/convert/convert.hpp"
 #include "common/types/control_parameters.hpp"
+#include "services/recruiter/convert.hpp"
 
 namespace limbic::metrics {
 namespace {
@@ -98,21 +99,21 @@ FaultValues FromMsg(const msg::FaultCommand& m, double stamp_s) {
 }
 
 RecruitValues FromMsg(const msg::RecruitState& m) {
-  const auto str = [](const flatbuffers::String* x) { return x ? x->str() : std::string(); };
-  RecruitValues v;
-  v.role = str(m.role());
-  v.responder_state = str(m.responder_state());
-  v.requester_state = str(m.requester_state());
-  v.shame_now = m.shame_now();
-  v.threshold = m.threshold();
-  v.last_wait_s = m.last_wait_s();
-  v.helps_ignored = m.helps_ignored();
-  v.times_recruited = m.times_recruited();
-  v.episodes = m.episodes_completed();
-  v.malformed = m.malformed();
-  v.out_of_order = m.out_of_order();
-  if (m.transmissions()) v.transmissions.assign(m.transmissions()->begin(), m.transmissions()->end());
-  return v;
+  // One decoding of RecruitState (the recruiter's own, with its per-type transmission table); the exporter
+  // keeps the part it serves.
+  const recruit::AgentTelemetry t = recruit::FromMsg(m);
+  return {.role = t.role,
+          .responder_state = t.responder_state,
+          .requester_state = t.requester_state,
+          .shame_now = t.shame_now,
+          .threshold = t.threshold,
+          .last_wait_s = t.last_wait_s,
+          .helps_ignored = t.helps_ignored,
+          .times_recruited = t.times_recruited,
+          .episodes = t.episodes_completed,
+          .malformed = t.malformed,
+          .out_of_order = t.out_of_order,
+          .transmissions = t.transmissions};
 }
 
 }  // namespace limbic::metrics

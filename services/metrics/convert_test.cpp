@@ -111,6 +111,24 @@ TEST(MetricsConvertTest, TruthCollisionPathMissionRun) {
   EXPECT_DOUBLE_EQ(rv.coverage, 0.6);
 }
 
+TEST(MetricsConvertTest, RecruitStateKeepsWhatTheExporterServes) {
+  flatbuffers::FlatBufferBuilder fbb;
+  const std::vector<uint64_t> tx = {3, 1, 0, 2, 0, 1, 99};  // one entry more than there are types: cut
+  const auto& m = Root(fbb, msg::CreateRecruitStateDirect(fbb, 0, 4, "ugv", "affective", 1.0, 2.0, 0.7, 0.6, 0.75,
+                                                          "ON_TASK", "IDLE", "accept", 9, 5, 2, 1, 0, 12.5, &tx, 7, 8));
+  const RecruitValues v = FromMsg(m);
+  EXPECT_EQ(v.role, "ugv");
+  EXPECT_EQ(v.responder_state, "ON_TASK");
+  EXPECT_DOUBLE_EQ(v.shame_now, 0.6);
+  EXPECT_DOUBLE_EQ(v.threshold, 0.75);
+  EXPECT_EQ(v.helps_ignored, 5u);
+  EXPECT_EQ(v.times_recruited, 1u);
+  EXPECT_DOUBLE_EQ(v.last_wait_s, 12.5);
+  EXPECT_EQ(v.transmissions, (std::vector<uint64_t>{3, 1, 0, 2, 0, 1}));
+  EXPECT_EQ(v.malformed, 7u);
+  EXPECT_EQ(v.out_of_order, 8u);
+}
+
 TEST(PrometheusBridgeTest, SerializesLikeTheModel) {
   MetricsCollector c;
   HeartbeatValues hb;

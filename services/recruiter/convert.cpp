@@ -79,6 +79,7 @@ flatbuffers::Offset<msg::RecruitState> ToMsg(flatbuffers::FlatBufferBuilder& fbb
   b.add_out_of_order(t.out_of_order);
   b.add_duplicates(t.duplicates);
   b.add_restarts(t.restarts);
+  b.add_lease_lapses(t.lease_lapses);
   return b.Finish();
 }
 
@@ -109,6 +110,7 @@ AgentTelemetry FromMsg(const msg::RecruitState& m) {
   t.out_of_order = m.out_of_order();
   t.duplicates = m.duplicates();
   t.restarts = m.restarts();
+  t.lease_lapses = m.lease_lapses();
   return t;
 }
 

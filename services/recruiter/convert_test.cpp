@@ -68,6 +68,7 @@ TEST(RecruitConvert, TelemetryAndRadioStatsRoundTrip) {
   t.transmissions = {0, 2, 0, 1, 0, 1};
   t.last_wait_s = std::nan("");
   t.out_of_order = 3;
+  t.lease_lapses = 2;
   const auto buf = Encode<msg::RecruitState>([&](auto& fbb, auto h) { return ToMsg(fbb, h, t); });
   ASSERT_TRUE(messages::Verify<msg::RecruitState>(buf.data(), buf.size()));
   const AgentTelemetry back = FromMsg(*flatbuffers::GetRoot<msg::RecruitState>(buf.data()));
@@ -77,6 +78,7 @@ TEST(RecruitConvert, TelemetryAndRadioStatsRoundTrip) {
   EXPECT_EQ(back.transmissions, t.transmissions);
   EXPECT_TRUE(std::isnan(back.last_wait_s));
   EXPECT_EQ(back.out_of_order, 3u);
+  EXPECT_EQ(back.lease_lapses, 2u);
 
   Radio radio({.loss = 0.0});
   radio.Transmit(MakeHelp(0, "p", {0, 0}, 1), 0, {0, 0}, {{0, {0, 0}}, {1, {1, 0}}});

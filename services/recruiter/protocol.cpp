@@ -55,11 +55,21 @@ Message MakeHelp(RobotId sender, const std::string& percept, Position location, 
   return m;
 }
 
-Message MakeAccept(RobotId sender, RobotId requester, double eta_s) {
+namespace {
+
+// The shape every addressed message shares (ACCEPT, ARRIVAL, AGREE, ACKACK: §2.1 addressing table).
+Message Addressed(MsgType type, RobotId sender, RobotId recipient) {
   Message m;
-  m.type = MsgType::kAccept;
+  m.type = type;
   m.sender = sender;
-  m.recipient = requester;
+  m.recipient = recipient;
+  return m;
+}
+
+}  // namespace
+
+Message MakeAccept(RobotId sender, RobotId requester, double eta_s) {
+  Message m = Addressed(MsgType::kAccept, sender, requester);
   m.eta_s = eta_s;
   return m;
 }
@@ -73,28 +83,13 @@ Message MakeResponder(RobotId sender, RobotId chosen) {
 }
 
 Message MakeArrival(RobotId sender, RobotId requester, double lease_s) {
-  Message m;
-  m.type = MsgType::kArrival;
-  m.sender = sender;
-  m.recipient = requester;
+  Message m = Addressed(MsgType::kArrival, sender, requester);
   m.lease_s = lease_s;
   return m;
 }
 
-Message MakeAgree(RobotId sender, RobotId responder) {
-  Message m;
-  m.type = MsgType::kAgree;
-  m.sender = sender;
-  m.recipient = responder;
-  return m;
-}
+Message MakeAgree(RobotId sender, RobotId responder) { return Addressed(MsgType::kAgree, sender, responder); }
 
-Message MakeAckAck(RobotId sender, RobotId requester) {
-  Message m;
-  m.type = MsgType::kAckAck;
-  m.sender = sender;
-  m.recipient = requester;
-  return m;
-}
+Message MakeAckAck(RobotId sender, RobotId requester) { return Addressed(MsgType::kAckAck, sender, requester); }
 
 }  // namespace limbic::recruit

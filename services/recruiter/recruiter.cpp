@@ -42,6 +42,7 @@ const char* RequesterStateName(RequesterState s) {
     case RequesterState::kWaitAccept: return "WAIT_ACCEPT";
     case RequesterState::kWaitArrival: return "WAIT_ARRIVAL";
     case RequesterState::kWaitAckAck: return "WAIT_ACKACK";
+    case RequesterState::kLeased: return "LEASED";
   }
   return "?";
 }
@@ -68,6 +69,8 @@ Recruiter::Recruiter(RobotId id, const RecruiterOptions& options)
   if (!std::isfinite(options.accept_grace_s) || options.accept_grace_s < 0.0)
     throw std::invalid_argument("accept_grace_s must be a non-negative number");
   if (options.lease_renewals < 0) throw std::invalid_argument("lease_renewals must be >= 0");
+  if (!std::isfinite(options.task_s) || options.task_s < 0.0)
+    throw std::invalid_argument("task_s must be a non-negative number");
   if (options.strategy == Strategy::kAffective && !shame_.GuaranteesResponse(options.help_retry_s))
     throw std::invalid_argument("affective strategy needs c > k(Δ): an available robot would never be "
                                 "guaranteed to answer (spec §3.4)");
@@ -79,11 +82,18 @@ bool Recruiter::RequestHelp(const std::string& percept, Position location, doubl
                             std::optional<double> threshold_override) {
   if (requester_.state != RequesterState::kIdle) return false;
   RequesterData& r = requester_;
-  ++r.episode_counter;
-  r.request_id = (static_cast<uint64_t>(id_) << 32) | r.episode_counter;
   r.percept = percept;
   r.location = location;
   r.threshold_override = threshold_override;
+  r.after_lapse = false;
+  StartEpisode(now_s);
+  return true;
+}
+
+void Recruiter::StartEpisode(double now_s) {
+  RequesterData& r = requester_;
+  ++r.episode_counter;
+  r.request_id = (static_cast<uint64_t>(id_) << 32) | r.episode_counter;
   r.episode_start_s = now_s;
   r.helps = 0;
   r.restarts = 0;
@@ -91,7 +101,6 @@ bool Recruiter::RequestHelp(const std::string& percept, Position location, doubl
   r.choose_at_s.reset();
   r.state = RequesterState::kWaitAccept;
   SendHelp(now_s);
-  return true;
 }
 
 void Recruiter::SendHelp(double now_s) {
@@ -168,8 +177,21 @@ void Recruiter::OnArrival(const Message& m, double now_s) {
   RequesterData& r = requester_;
   if (r.state == RequesterState::kWaitArrival && m.request_id == r.request_id && m.sender == r.winner) {
     Send(MakeAgree(id_, r.winner), now_s, r.request_id);
+    r.lease_s = m.lease_s;
     r.state = RequesterState::kWaitAckAck;
     r.deadline_s = now_s + options_.other_timeout_s;
+    return;
+  }
+  if (r.state == RequesterState::kLeased && m.request_id == r.request_id && m.sender == r.winner) {
+    // The responder renews its lease (§2.2): it is still there. Hold the new lease, or end the
+    // recruitment once the leases cover the task.
+    Send(MakeAgree(id_, r.winner), now_s, r.request_id);
+    const double lease_end_s = now_s + m.lease_s;
+    if (lease_end_s + kTimeEpsilon >= r.task_end_s) {
+      r.state = RequesterState::kIdle;
+    } else {
+      r.deadline_s = lease_end_s + options_.other_timeout_s;
+    }
     return;
   }
   if (r.last_completed && r.last_completed->first == m.request_id && r.last_completed->second == m.sender) {
@@ -187,10 +209,19 @@ void Recruiter::OnAckAck(const Message& m, double now_s) {
                           .end_s = now_s,
                           .responder = r.winner,
                           .helps = r.helps,
-                          .restarts = r.restarts});
+                          .restarts = r.restarts,
+                          .after_lapse = r.after_lapse});
     r.last_completed = std::make_pair(r.request_id, r.winner);
-    r.state = RequesterState::kIdle;
     r.candidates.clear();
+    // task_s: the task's clock starts with the first responder's ACKACK; a replacement serves the rest.
+    if (!r.after_lapse) r.task_end_s = now_s + options_.task_s;
+    const double lease_end_s = now_s + r.lease_s;
+    if (lease_end_s + kTimeEpsilon >= r.task_end_s) {
+      r.state = RequesterState::kIdle;
+    } else {
+      r.state = RequesterState::kLeased;
+      r.deadline_s = lease_end_s + options_.other_timeout_s;
+    }
     return;
   }
   if (r.last_completed && r.last_completed->first == m.request_id && r.last_completed->second == m.sender) return;
@@ -332,6 +363,20 @@ void Recruiter::Tick(double now_s) {
     case RequesterState::kWaitArrival:
     case RequesterState::kWaitAckAck:
       if (Reached(now_s, q.deadline_s)) Restart(now_s);
+      break;
+    case RequesterState::kLeased:
+      if (Reached(now_s, q.deadline_s)) {
+        // No renewal ARRIVAL within other_timeout_s of the lease's end: the responder is gone (killed,
+        // out of range) or chose not to stay. The task is unfinished, so recruit again for the rest:
+        // a new episode (new request_id), so stale messages of the old one stay out of order.
+        ++counters_.lease_lapses;
+        if (now_s + kTimeEpsilon >= q.task_end_s) {
+          q.state = RequesterState::kIdle;
+        } else {
+          q.after_lapse = true;
+          StartEpisode(now_s);
+        }
+      }
       break;
   }
   ResponderData& r = responder_;

@@ -51,13 +51,18 @@ struct RecruiterOptions {
   double wait_agree_timeout_s = 15.0;  // responder WAIT_AGREE [I §10 item 16]
   double lease_s = 30.0;               // [I §10 item 15]
   int lease_renewals = 0;              // extra ARRIVAL/AGREE/ACKACK rounds on lease expiry (not in the experiments)
+  // Requester: how long the task at the site needs a responder, from its ACKACK [I]. 0 (the experiments):
+  // the first lease ends the recruitment. Longer: the requester holds the lease (LEASED) and expects a
+  // renewal ARRIVAL by the end of each lease + other_timeout_s (§2.3: every transmission expects a reply);
+  // without one the responder is presumed lost and the rest of the task is recruited for again.
+  double task_s = 0.0;
   double speed = 1.0;                  // units per second: τ_i = D_i / v_i (§3.5)
   std::set<std::string> percepts{"polar_range"};  // what this robot can provide (exact match, §1.1)
   uint64_t seed = 1;                              // random selection draws
   size_t dedup_window = 256;                      // msg_ids remembered for duplicate detection
 };
 
-enum class RequesterState { kIdle, kWaitAccept, kWaitArrival, kWaitAckAck };
+enum class RequesterState { kIdle, kWaitAccept, kWaitArrival, kWaitAckAck, kLeased };
 enum class ResponderState { kAvailable, kPending, kEnRoute, kWaitAgree, kOnTask };
 const char* RequesterStateName(RequesterState s);
 const char* ResponderStateName(ResponderState s);
@@ -70,6 +75,7 @@ struct Episode {
   RobotId responder = 0;
   int helps = 0;     // HELP transmissions in the episode
   int restarts = 0;  // 15 s restarts
+  bool after_lapse = false;  // recruited again because the previous responder's lease lapsed (task_s)
 };
 
 // Everything counted; the "ignored" counters are what the robustness tests check.
@@ -89,6 +95,7 @@ struct RecruiterCounters {
   uint64_t help_retries = 0;       // requester: HELP after Δ without ACCEPT
   uint64_t restarts = 0;           // requester: 15 s restarts
   uint64_t responder_timeouts = 0; // PENDING or WAIT_AGREE expired
+  uint64_t lease_lapses = 0;       // requester: no renewal by lease end + other_timeout_s (task_s)
 };
 
 class Recruiter {
@@ -150,7 +157,10 @@ class Recruiter {
     std::optional<double> choose_at_s;           // collection timer
     std::vector<Candidate> candidates;
     RobotId winner = 0;
-    double deadline_s = 0.0;                     // WAIT_ARRIVAL / WAIT_ACKACK
+    double deadline_s = 0.0;                     // WAIT_ARRIVAL / WAIT_ACKACK / LEASED (lease end + 15 s)
+    double lease_s = 0.0;                        // the winner's offer (its ARRIVAL)
+    double task_end_s = 0.0;                     // LEASED: the task needs a responder until then
+    bool after_lapse = false;                    // this episode replaces a lapsed lease
     // Last completed episode, for lease renewals (ARRIVAL after ACKACK).
     std::optional<std::pair<uint64_t, RobotId>> last_completed;
   };
@@ -166,6 +176,7 @@ class Recruiter {
   void Send(Message m, double now_s, uint64_t request_id);
   void SendHelp(double now_s);
   void Restart(double now_s);
+  void StartEpisode(double now_s);
   void Choose(double now_s);
   void OnHelp(const Message& m, double now_s);
   void OnAccept(const Message& m, double now_s);

@@ -42,6 +42,10 @@ void LoadAgentOptions(config::StrictMap& map, AgentOptions* o) {
   map.Optional("first_request_s", &o->first_request_s);
   if (map.Optional("pause_after_s", &o->pause_after_s) && !(o->pause_after_s >= 0.0))
     map.Fail("pause_after_s", "must be >= 0");
+  if (map.Optional("pauses_after_s", &o->pauses_after_s)) {
+    for (double p : o->pauses_after_s)
+      if (!(p >= 0.0)) map.Fail("pauses_after_s", "every pause must be >= 0");
+  }
   if (map.Optional("episodes", &o->episodes) && o->episodes < 0) map.Fail("episodes", "must be >= 0");
   map.Optional("percept", &o->percept);
   if (map.Optional("arrival_radius", &o->arrival_radius) && !(o->arrival_radius > 0.0))
@@ -64,6 +68,7 @@ void LoadAgentOptions(config::StrictMap& map, AgentOptions* o) {
   positive("lease_s", &r.lease_s);
   if (map.Optional("lease_renewals", &r.lease_renewals) && r.lease_renewals < 0)
     map.Fail("lease_renewals", "must be >= 0");
+  if (map.Optional("task_s", &r.task_s) && !(r.task_s >= 0.0)) map.Fail("task_s", "must be >= 0");
   map.Optional("threshold", &r.shame.threshold);
   positive("c", &r.shame.c);
   if (map.Optional("decay_per_s", &r.shame.decay_per_s) && !(r.shame.decay_per_s >= 0.0))

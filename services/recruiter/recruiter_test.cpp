@@ -231,6 +231,72 @@ TEST(Recruiter, LeaseRenewalRepeatsTheHandshake) {
   EXPECT_EQ(team.uav->counters().out_of_order, 0u);
 }
 
+// task_s [I]: a requester whose task outlasts one lease holds it (LEASED) and expects the responder's
+// renewal ARRIVAL by the lease's end + 15 s (§2.3). A responder that dies on task sends none: the
+// requester recruits again for the rest of the task.
+TEST(Recruiter, ResponderLostDuringItsLeaseIsReplacedAtLeaseEndPlusFifteenSeconds) {
+  RecruiterOptions o = Greedy();
+  o.lease_s = 10.0;
+  o.task_s = 60.0;
+  o.lease_renewals = 10;
+  Team team(o, {{50, 52}, {50, 60}});
+  ASSERT_TRUE(team.uav->RequestHelp("polar_range", kSite, 0.0));
+  ASSERT_TRUE(team.net.RunUntil([&] { return team.ugvs[0]->responder_state() == ResponderState::kOnTask; }, 60.0));
+  const double on_task_s = team.net.now;
+  EXPECT_EQ(team.uav->requester_state(), RequesterState::kLeased);
+  ASSERT_EQ(team.uav->TakeCompletedEpisodes().size(), 1u);  // the wait (M2) ends at ACKACK as before
+  // Robot 1 dies: nothing it transmits arrives any more.
+  team.net.drop = [](const Message& m) { return m.sender == 1; };
+  ASSERT_TRUE(team.net.RunUntil([&] { return team.uav->counters().lease_lapses > 0; }, 60.0));
+  EXPECT_NEAR(team.net.now - on_task_s, 10.0 + 15.0, 0.15);
+  EXPECT_EQ(team.uav->requester_state(), RequesterState::kWaitAccept);
+  ASSERT_TRUE(team.net.RunUntil([&] { return team.uav->requester_state() != RequesterState::kWaitAccept &&
+                                             team.uav->requester_state() != RequesterState::kWaitArrival &&
+                                             team.uav->requester_state() != RequesterState::kWaitAckAck; },
+                                60.0));
+  const std::vector<Episode> replaced = team.uav->TakeCompletedEpisodes();
+  ASSERT_EQ(replaced.size(), 1u);
+  EXPECT_EQ(replaced[0].responder, 2u);
+  EXPECT_TRUE(replaced[0].after_lapse);
+  EXPECT_EQ(replaced[0].helps, 1);
+  EXPECT_NEAR(replaced[0].end_s - replaced[0].start_s, 0.5 + 9.5, 0.25);  // grace + 10 units at 1/s
+  // Robot 2 serves the rest of the task (it renews), then the requester is free; no third HELP.
+  ASSERT_TRUE(team.net.RunUntil([&] { return team.uav->requester_state() == RequesterState::kIdle; }, 120.0));
+  EXPECT_EQ(team.uav->counters().lease_lapses, 1u);
+  EXPECT_EQ(team.net.Count(MsgType::kHelp), 2);
+}
+
+TEST(Recruiter, RenewedLeasesHoldTheRequesterUntilTheTaskIsCovered) {
+  RecruiterOptions o = Greedy();
+  o.lease_s = 10.0;
+  o.task_s = 60.0;
+  o.lease_renewals = 10;
+  Team team(o, {{50, 52}});
+  ASSERT_TRUE(team.uav->RequestHelp("polar_range", kSite, 0.0));
+  ASSERT_TRUE(team.net.RunUntil([&] { return team.uav->requester_state() == RequesterState::kLeased; }, 60.0));
+  const double ackack_s = team.net.now;
+  ASSERT_TRUE(team.net.RunUntil([&] { return team.uav->requester_state() == RequesterState::kIdle; }, 120.0));
+  // Renewals at +10, +20, ... ; the fifth one's lease reaches +60 = the end of the task.
+  EXPECT_NEAR(team.net.now - ackack_s, 50.0, 0.15);
+  EXPECT_EQ(team.net.Count(MsgType::kArrival), 1 + 5);
+  EXPECT_EQ(team.net.Count(MsgType::kHelp), 1);
+  EXPECT_EQ(team.uav->counters().lease_lapses, 0u);
+  EXPECT_EQ(team.uav->TakeCompletedEpisodes().size(), 1u);
+
+  // A responder that does not renew (lease_renewals 0) is free at the lease's end; the requester, whose
+  // task is not done, asks again 15 s later and the same robot, now available, answers.
+  o.lease_renewals = 0;
+  Team lazy(o, {{50, 52}});
+  ASSERT_TRUE(lazy.uav->RequestHelp("polar_range", kSite, 0.0));
+  ASSERT_TRUE(lazy.net.RunUntil([&] { return lazy.uav->counters().lease_lapses > 0; }, 60.0));
+  ASSERT_TRUE(lazy.net.RunUntil([&] { return lazy.uav->requester_state() == RequesterState::kLeased; }, 60.0));
+  const std::vector<Episode> episodes = lazy.uav->TakeCompletedEpisodes();
+  ASSERT_EQ(episodes.size(), 2u);
+  EXPECT_EQ(episodes[1].responder, 1u);
+  EXPECT_TRUE(episodes[1].after_lapse);
+  EXPECT_EQ(lazy.ugvs[0]->counters().times_recruited, 2u);
+}
+
 TEST(Recruiter, MalformedDuplicateForeignAndOutOfOrderMessagesAreCountedAndIgnored) {
   Recruiter r(5, Greedy());
   r.SetPosition({0, 0});
@@ -286,6 +352,8 @@ TEST(Recruiter, RejectsOptionsThatBreakTheProtocol) {
   o.strategy = Strategy::kGreedy;
   EXPECT_NO_THROW(Recruiter(1, o));
   EXPECT_THROW(Recruiter(kNoRecipient, RecruiterOptions{}), std::invalid_argument);
+  o.task_s = -1.0;
+  EXPECT_THROW(Recruiter(1, o), std::invalid_argument);
   EXPECT_THROW(ParseStrategy("auction"), std::invalid_argument);
 }
 

@@ -38,7 +38,10 @@ std::vector<Message> RobotAgent::Step(double now_s) {
   if (options_.uav) {
     for (const Episode& e : recruiter_.TakeCompletedEpisodes()) {
       episodes_.push_back(e);
-      next_request_s_ = now_s + options_.pause_after_s;
+      if (e.after_lapse) continue;  // a replacement at the same site: the UAV has flown on already
+      const size_t k = completed_++;
+      const double pause = k < options_.pauses_after_s.size() ? options_.pauses_after_s[k] : options_.pause_after_s;
+      next_request_s_ = now_s + pause;
       hovering_ = false;  // fly on to the next waypoint after the pause
       if (!options_.waypoints.empty()) waypoint_ = (waypoint_ + 1) % options_.waypoints.size();
     }
@@ -94,6 +97,7 @@ AgentTelemetry RobotAgent::Telemetry(double now_s) const {
   t.out_of_order = c.out_of_order;
   t.duplicates = c.duplicates;
   t.restarts = c.restarts;
+  t.lease_lapses = c.lease_lapses;
   return t;
 }
 

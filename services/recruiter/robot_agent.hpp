@@ -22,6 +22,9 @@ struct AgentOptions {
   std::vector<Position> waypoints;
   double first_request_s = 2.0;  // the first HELP (at the start position when there are no waypoints)
   double pause_after_s = 10.0;   // after a completed recruitment, before flying on
+  // Per completed recruitment k (0-based), its own pause instead of pause_after_s (past the end:
+  // pause_after_s). `limbic recruit crosscheck` replays the lockstep UAV's schedule with it.
+  std::vector<double> pauses_after_s;
   int episodes = 0;              // stop asking after this many (0: never stop)
   std::string percept = "polar_range";
 };
@@ -37,7 +40,7 @@ struct AgentTelemetry {
   uint64_t episodes_completed = 0;
   double last_wait_s = 0.0;  // NaN before the first episode
   std::vector<uint64_t> transmissions = std::vector<uint64_t>(kMsgTypeCount, 0);
-  uint64_t malformed = 0, out_of_order = 0, duplicates = 0, restarts = 0;
+  uint64_t malformed = 0, out_of_order = 0, duplicates = 0, restarts = 0, lease_lapses = 0;
 };
 
 class RobotAgent {
@@ -62,6 +65,7 @@ class RobotAgent {
   bool hovering_ = true;
   double next_request_s_ = 0.0;
   int requested_ = 0;
+  size_t completed_ = 0;
   std::vector<Episode> episodes_;
   std::vector<uint64_t> transmissions_ = std::vector<uint64_t>(kMsgTypeCount, 0);
 };

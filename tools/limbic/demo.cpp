@@ -18,6 +18,7 @@
 
 #include "common/bus/bus.hpp"
 #include "tools/limbic/commands.hpp"
+#include "tools/limbic/launcher.hpp"
 
 namespace {
 
@@ -61,11 +62,7 @@ Examples:
 
 const char* kEmotions[] = {"anger", "fear", "happiness", "sadness", "curiosity", "surprise", "confusion"};
 
-std::string SelfDir() {
-  std::error_code ec;
-  auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? "." : exe.parent_path().string();
-}
+using limbic::cli::SelfDir;
 
 std::string DeployFile() {
   if (const char* src = std::getenv("LIMBIC_SOURCE_DIR")) return std::string(src) + "/deploy/demo.yaml";
@@ -215,27 +212,12 @@ int main(int argc, char** argv) {
   }
 
   const pid_t demo_pid = getpid();
-  const pid_t launcher = fork();
-  if (launcher == 0) {
-    setpgid(0, 0);
-    // The launcher (and through it every service) dies with the demo, however the demo ends: SIGTERM
-    // from the kernel makes it stop its children in order (issue 15 item 4).
-    if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != demo_pid) _exit(126);
-    const std::string log = log_path;
-    freopen(log.c_str(), "w", stdout);
-    dup2(fileno(stdout), STDERR_FILENO);
-    const std::string limbic = SelfDir() + "/limbic";
-    std::vector<std::string> a{limbic, "launch", DeployFile(), "--events", run_dir + "/events.jsonl",
-                               "--var", "bus=" + bus, "--var", "set=" + set, "--var", "index=" + index,
-                               "--var", "config=" + reader->Get("--config", "affective"), "--var", "speedup=" + speedup,
-                               "--var", "metrics_listen=" + metrics, "--var", "faults=" + faults,
-                               "--give-up-after", "3"};
-    std::vector<char*> c;
-    for (auto& s : a) c.push_back(s.data());
-    c.push_back(nullptr);
-    execv(c[0], c.data());
-    _exit(127);
-  }
+  // The launcher (and through it every service) dies with the demo, however the demo ends (issue 15 item 4).
+  const pid_t launcher = limbic::cli::StartLauncher(
+      {DeployFile(), "--events", run_dir + "/events.jsonl", "--var", "bus=" + bus, "--var", "set=" + set, "--var",
+       "index=" + index, "--var", "config=" + reader->Get("--config", "affective"), "--var", "speedup=" + speedup,
+       "--var", "metrics_listen=" + metrics, "--var", "faults=" + faults, "--give-up-after", "3"},
+      log_path);
   // The recorder: `limbic record --all` beside the stack, stopped (and its file finished) at the end.
   const std::string record_path = reader->Get("--record");
   const std::string record_log = run_dir + "/record.log";
@@ -343,24 +325,10 @@ int main(int argc, char** argv) {
   });
 
   const auto start = std::chrono::steady_clock::now();
-  auto next_print = start;
   int launcher_status = -1;
-  bool launcher_ended = false;  // by itself, not stopped by us
-  bool nothing_up = false;      // no heartbeat at all within kNothingUpAfter
-  while (!g_signal) {
-    node.Poll(50ms);
-    if (waitpid(launcher, &launcher_status, WNOHANG) == launcher) {
-      launcher_ended = true;
-      break;
-    }
+  bool nothing_up = false;  // no heartbeat at all within kNothingUpAfter
+  const auto render = [&] {
     const auto now = std::chrono::steady_clock::now();
-    if (duration > 0 && now - start > std::chrono::duration<double>(duration)) break;
-    if (live.services.empty() && now - start > kNothingUpAfter) {
-      nothing_up = true;
-      break;
-    }
-    if (now < next_print) continue;
-    next_print = now + (tty ? 500ms : 5s);
     // Alive and ok / degraded / failing: what the services say about themselves, not only that they
     // are alive (issue 15: a robot poisoned by one NaN said "services 9/9").
     int up = 0, ok = 0;
@@ -389,15 +357,20 @@ int main(int argc, char** argv) {
          << live.drives[2] << " X" << live.drives[3] << " A" << live.drives[4] << " I" << live.drives[5]
          << "  services " << up << "/" << (foxglove > 0 ? 10 : 9);
     if (ok < up) line << " (" << ok << " ok; " << unwell << ")";
-    if (tty) std::cout << "\r\033[K" << line.str() << std::flush;
-    else std::cout << line.str() << std::endl;
-  }
+    return line.str();
+  };
+  const limbic::cli::LoopEnd end = limbic::cli::RunStatusLoop(
+      {.node = &node, .launcher = launcher, .signal = &g_signal, .duration_s = duration, .render = render,
+       .stop =
+           [&] {
+             nothing_up = live.services.empty() && std::chrono::steady_clock::now() - start > kNothingUpAfter;
+             return nothing_up;
+           }},
+      &launcher_status);
+  const bool launcher_ended = end == limbic::cli::LoopEnd::kLauncherEnded;  // by itself, not stopped by us
   if (tty) std::cout << "\n";
   std::cout << "stopping every process..." << std::endl;
-  if (!launcher_ended) {
-    kill(launcher, SIGINT);
-    waitpid(launcher, &launcher_status, 0);
-  }
+  if (!launcher_ended) launcher_status = limbic::cli::StopLauncher(launcher);
   if (recorder > 0) {
     kill(recorder, SIGINT);
     int status = 0;

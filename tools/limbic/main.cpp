@@ -15,7 +15,7 @@ Running things:
   demo                  start the whole stack with a robot travelling back and forth
   launch FILE           start the processes of a deploy file, restart crashed ones, stop all on Ctrl-C
   experiment ...        list, run, merge and report reproducible experiments
-  recruit ...           affective multi-robot recruitment: experiments, one simulation, live demo
+  recruit ...           affective multi-robot recruitment: experiments, one simulation, live demo, crosscheck
   sim list | render     environment sets and pictures of generated environments
 
 Looking at a running bus:

@@ -33,6 +33,7 @@ TEST(RecruitCli, HelpExampleSimulationRuns) {
   EXPECT_NE(r.output.find("M4 success yes"), std::string::npos) << r.output;
   EXPECT_EQ(Recruit("--help").status, 0);
   EXPECT_EQ(Recruit("demo --help").status, 0);
+  EXPECT_EQ(Recruit("crosscheck --help").status, 0);
 }
 
 TEST(RecruitCli, BadInputGivesAClearErrorAndNonZeroExit) {
@@ -54,6 +55,15 @@ TEST(RecruitCli, BadInputGivesAClearErrorAndNonZeroExit) {
   EXPECT_EQ(Recruit("fly").status, 2);
   EXPECT_EQ(Recruit("demo --strategy auction").status, 2);
   EXPECT_EQ(Recruit("demo --loss 3").status, 2);
+  // crosscheck refuses before it starts anything.
+  r = Recruit("crosscheck --loss 2");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.output.find("--loss"), std::string::npos) << r.output;
+  r = Recruit("crosscheck --strategy auction");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.output.find("auction"), std::string::npos) << r.output;
+  EXPECT_EQ(Recruit("crosscheck --episodes many").status, 2);
+  EXPECT_EQ(Recruit("crosscheck --draws").status, 2);
 }
 
 TEST(RecruitCli, ExperimentRunWritesRowsTablesAndReport) {

@@ -2,8 +2,6 @@
 // UGVs, each a process) under `limbic launch`, with a live table of who is where, who transmitted and
 // who is ashamed. Ctrl-C stops every process and prints the recruitments.
 #include <signal.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -16,6 +14,7 @@
 #include <sstream>
 
 #include "common/bus/bus.hpp"
+#include "tools/limbic/launcher.hpp"
 
 namespace limbic::recruit {
 namespace {
@@ -43,12 +42,6 @@ examples:
   limbic recruit demo
   limbic recruit demo --strategy greedy --loss 0.25 --duration 60
 )";
-
-std::string SelfDir() {
-  std::error_code ec;
-  auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? "." : exe.parent_path().string();
-}
 
 std::string DeployFile() {
   if (const char* src = std::getenv("LIMBIC_SOURCE_DIR")) return std::string(src) + "/deploy/recruit_demo.yaml";
@@ -110,25 +103,12 @@ int DemoMain(const std::vector<std::string>& args) {
   const std::string bus = opt["--bus"].empty() ? "ipc://" + run_dir + "/bus" : opt["--bus"];
   const std::string log_path = run_dir + "/processes.log";
 
-  const pid_t parent = getpid();
-  const pid_t launcher = fork();
-  if (launcher == 0) {
-    // Like `limbic demo` (issue 15 item 4): the launcher, and with it every recruiter, dies with this
-    // command however it ends, SIGKILL included; a parent already gone before prctl is caught by getppid.
-    if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != parent) _exit(126);
-    setpgid(0, 0);
-    if (!freopen(log_path.c_str(), "w", stdout)) _exit(126);
-    dup2(fileno(stdout), STDERR_FILENO);
-    const std::string limbic = SelfDir() + "/limbic";
-    std::vector<std::string> a{limbic, "launch", DeployFile(), "--events", run_dir + "/events.jsonl",
-                               "--var", "bus=" + bus, "--var", "strategy=" + strategy, "--var", "loss=" + opt["--loss"],
-                               "--var", "speedup=" + opt["--speedup"], "--var", "metrics_listen=" + opt["--metrics"]};
-    std::vector<char*> c;
-    for (auto& s : a) c.push_back(s.data());
-    c.push_back(nullptr);
-    execv(c[0], c.data());
-    _exit(127);
-  }
+  // Like `limbic demo`: the launcher, and with it every recruiter, dies with this command however it ends.
+  const pid_t launcher = cli::StartLauncher(
+      {DeployFile(), "--events", run_dir + "/events.jsonl", "--var", "bus=" + bus, "--var", "strategy=" + strategy,
+       "--var", "loss=" + opt["--loss"], "--var", "speedup=" + opt["--speedup"], "--var",
+       "metrics_listen=" + opt["--metrics"]},
+      log_path);
   struct sigaction sa {};
   sa.sa_handler = OnSignal;
   sigaction(SIGINT, &sa, nullptr);
@@ -179,18 +159,7 @@ int DemoMain(const std::vector<std::string>& args) {
       radio_dropped[i] = m.msg.dropped()->Get(i);
   });
 
-  const bool tty = isatty(STDOUT_FILENO);
-  const auto start = std::chrono::steady_clock::now();
-  auto next_print = start;
-  int launcher_status = -1;
-  int printed_lines = 0;
-  while (!g_signal) {
-    node.Poll(50ms);
-    if (waitpid(launcher, &launcher_status, WNOHANG) == launcher) break;
-    const auto now = std::chrono::steady_clock::now();
-    if (duration > 0 && now - start > std::chrono::duration<double>(duration)) break;
-    if (now < next_print) continue;
-    next_print = now + (tty ? 500ms : 5s);
+  const auto render = [&] {
     std::ostringstream out;
     for (const auto& e : events) out << e << "\n";
     events.clear();
@@ -218,16 +187,14 @@ int DemoMain(const std::vector<std::string>& args) {
       }
       out << "\n";
     }
-    const std::string text = out.str();
-    if (tty && printed_lines > 0) std::cout << "\033[" << printed_lines << "A\033[J";
-    std::cout << text << std::flush;
-    printed_lines = tty ? static_cast<int>(std::count(text.begin(), text.end(), '\n')) : 0;
-  }
+    return out.str();
+  };
+  int launcher_status = 0;
+  const cli::LoopEnd end = cli::RunStatusLoop(
+      {.node = &node, .launcher = launcher, .signal = &g_signal, .duration_s = duration, .render = render},
+      &launcher_status);
   std::cout << "stopping every process..." << std::endl;
-  if (launcher_status == -1 || waitpid(launcher, &launcher_status, WNOHANG) == 0) {
-    kill(launcher, SIGINT);
-    waitpid(launcher, &launcher_status, 0);
-  }
+  if (end != cli::LoopEnd::kLauncherEnded) cli::StopLauncher(launcher);
   std::cout << "\nRecruitments:\n";
   for (const auto& [id, v] : robots)
     if (v.role == "ugv") std::cout << "  r" << id << ": recruited " << v.recruited << ", ignored " << v.ignored << " HELPs\n";

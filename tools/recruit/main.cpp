@@ -37,12 +37,15 @@ commands:
   sim [options]                       one simulation of the mine scenario, metrics on the terminal
   demo [options]                      live: a broker, a radio and one recruiter process per robot
                                       (limbic recruit demo --help)
+  crosscheck [options]                spec §9.8: the same cell live and in lockstep, compared
+                                      (limbic recruit crosscheck --help)
 
 examples:
   limbic recruit experiment list
   limbic recruit experiment run recruit_team_size --jobs 2 --out out/team_size
   limbic recruit experiment run all --jobs 2 --out out/recruitment
   limbic recruit sim --strategy greedy --idle 50 --loss 0.25 --config 3
+  limbic recruit crosscheck --strategy greedy --loss 0 --episodes 2
 )";
 
 const char* kSimUsage = R"(usage: limbic recruit sim [options]
@@ -278,6 +281,7 @@ int CmdSim(const std::vector<std::string>& args) {
 }  // namespace
 
 int DemoMain(const std::vector<std::string>& args);
+int CrosscheckMain(const std::vector<std::string>& args);
 
 }  // namespace limbic::recruit
 
@@ -303,6 +307,7 @@ int main(int argc, char** argv) {
     }
     if (args[0] == "sim") return CmdSim(rest);
     if (args[0] == "demo") return DemoMain(rest);
+    if (args[0] == "crosscheck") return CrosscheckMain(rest);
     throw UsageError("unknown command '" + args[0] + "' (limbic recruit --help)");
   } catch (const UsageError& e) {
     std::cerr << "limbic recruit: " << e.what() << "\n";

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "common/bus/curve_keys.hpp"
+#include "tools/bag/bag_player.hpp"
 #include "tools/bag/bag_reader.hpp"
 #include "tools/bag/bag_writer.hpp"
 #include "tools/limbic/commands.hpp"
@@ -213,11 +214,12 @@ int Play(const Args& args) {
   if (options.start_s && options.end_s && *options.start_s > *options.end_s) {
     throw std::invalid_argument("--start is after --end");
   }
-  bag::PlaybackTimer timer(ParseNumber("--rate", reader.Get("--rate", "1")));
   const double period = ParseNumber("--period", reader.Get("--period", "0.1"));
   if (period <= 0) throw std::invalid_argument("--period must be > 0");
-  const bool drive_clock = reader.Has("--clock");
-  const int64_t period_ns = std::llround(period * 1e9);
+  bag::PlayOptions play{.read = options,
+                        .rate = ParseNumber("--rate", reader.Get("--rate", "1")),
+                        .drive_clock = reader.Has("--clock"),
+                        .period_ns = std::llround(period * 1e9)};
 
   // No high-water mark: at --rate 0 the player outruns the broker, and ZeroMQ would drop silently.
   zmq::context_t context(1);
@@ -229,45 +231,25 @@ int Play(const Args& args) {
                   .send_hwm = 0,
                   .curve = bus::CurveKeysFromFlagOrEnvironment(reader.Get("--curve-keys", ""))});
   auto clock_pub = node.Advertise<msg::Clock>("clock");
+  bag::Player player(
+      files, play, [&](const std::string& topic, std::span<const uint8_t> data) {
+        node.SendRaw(topic, data.data(), data.size());
+      },
+      [&](int64_t tick) {
+        clock_pub.Publish(tick * play.period_ns, tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+          return msg::CreateClock(fbb, header, period, /*lockstep=*/true);
+        });
+      });
   std::this_thread::sleep_for(200ms);  // let the PUB socket connect before the first message
   std::signal(SIGINT, OnSignal);
   std::signal(SIGTERM, OnSignal);
 
-  uint64_t played = 0;
-  int64_t tick = 0;
   const auto begin = SteadyClock::now();
   do {
-    timer.Restart();
-    std::optional<uint64_t> first_time;
-    int64_t pass_first_tick = 0;
-    const auto pass_start = SteadyClock::now();
-    const auto problems = bag::ForEachMessage(files, options, [&](const bag::BagMessage& m) {
-      if (g_stop) return false;
-      if (m.topic == "clock" || m.topic.rfind("lockstep/", 0) == 0) return true;
-      const int64_t due = timer.DueNs(m.log_time);
-      if (due > 0) std::this_thread::sleep_until(pass_start + std::chrono::nanoseconds(due));
-      if (drive_clock) {
-        // One tick per period of recorded time, up to this message's time; the count carries on
-        // across --loop passes so the clock never runs backwards.
-        if (!first_time) {
-          first_time = m.log_time;
-          pass_first_tick = tick;
-        }
-        const int64_t elapsed = static_cast<int64_t>(m.log_time - *first_time);
-        while ((tick - pass_first_tick) * period_ns <= elapsed) {
-          clock_pub.Publish(tick * period_ns, tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
-            return msg::CreateClock(fbb, header, period, /*lockstep=*/true);
-          });
-          ++tick;
-        }
-      }
-      node.SendRaw(m.topic, m.data.data(), m.data.size());
-      ++played;
-      return true;
-    });
-    for (const auto& p : problems) std::cerr << "limbic play: " << p << " (played what came before)\n";
+    for (const auto& p : player.PlayPass(g_stop)) std::cerr << "limbic play: " << p << " (played what came before)\n";
   } while (reader.Has("--loop") && !g_stop);
   const double seconds = std::chrono::duration<double>(SteadyClock::now() - begin).count();
+  const uint64_t played = player.played();
   // The node's sockets close with linger 0: give ZeroMQ a moment to hand over what is still queued.
   std::this_thread::sleep_for(500ms);
   std::cerr << "limbic play: " << played << " messages in " << std::fixed << std::setprecision(2) << seconds << " s ("

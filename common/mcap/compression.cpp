@@ -92,6 +92,30 @@ void Decompress(const std::string& compression, std::span<const uint8_t> in, uin
     out->assign(in.begin(), in.end());
     return;
   }
+  // The claimed size is read from the file: before allocating it, check it against what the compressed
+  // bytes can hold, so a corrupt size field is an error, never a multi-gigabyte allocation. zstd frames
+  // carry their content size (limbic's writer and the reference writers set it); an LZ4 block cannot
+  // expand more than 255:1 (LZ4 block format: a match adds at most 255 bytes per byte of length field).
+  if (compression == "zstd") {
+    const unsigned long long content = ZSTD_getFrameContentSize(in.data(), in.size());
+    if (content == ZSTD_CONTENTSIZE_ERROR) throw std::runtime_error("zstd: not a zstd frame");
+    if (content != ZSTD_CONTENTSIZE_UNKNOWN && content != uncompressed_size) {
+      throw std::runtime_error("zstd frame holds " + std::to_string(content) + " bytes, chunk header says " +
+                               std::to_string(uncompressed_size));
+    }
+    // Without a content size in the frame: zstd's own limit, the largest expansion of a block.
+    if (content == ZSTD_CONTENTSIZE_UNKNOWN && uncompressed_size / 32768 > in.size()) {
+      throw std::runtime_error("chunk claims " + std::to_string(uncompressed_size) + " bytes from " +
+                               std::to_string(in.size()) + " compressed");
+    }
+  } else if (compression == "lz4") {
+    if (uncompressed_size > 255 * static_cast<uint64_t>(in.size()) + 65536) {
+      throw std::runtime_error("chunk claims " + std::to_string(uncompressed_size) + " bytes from " +
+                               std::to_string(in.size()) + " lz4-compressed (more than lz4 can expand)");
+    }
+  } else {
+    throw std::runtime_error("unknown chunk compression '" + compression + "'");
+  }
   out->resize(uncompressed_size);
   if (compression == "zstd") {
     const size_t n = ZSTD_decompress(out->data(), out->size(), in.data(), in.size());

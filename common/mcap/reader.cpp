@@ -136,31 +136,40 @@ Reader::Reader(const std::string& path) : path_(path) {
       throw std::system_error(e, std::generic_category(), "cannot map " + path);
     }
     data_ = static_cast<const uint8_t*>(p);
+    mapped_ = true;
   }
   ::close(fd);
-  if (size_ < sizeof(kMagic) || std::memcmp(data_, kMagic, sizeof(kMagic)) != 0) {
-    if (data_) ::munmap(const_cast<uint8_t*>(data_), size_);
-    throw FormatError(0, path + " is not an MCAP file (no MCAP magic at its start)");
-  }
-  const uint64_t at = sizeof(kMagic);
-  if (size_ < at + 9 || data_[at] != static_cast<uint8_t>(Opcode::kHeader) ||
-      LoadU64(data_ + at + 1) > size_ - at - 9) {
-    if (data_) ::munmap(const_cast<uint8_t*>(data_), size_);
-    throw FormatError(at, path + ": no complete Header record after the magic");
-  }
-  Cursor header(data_ + at + 9, LoadU64(data_ + at + 1), at + 9, "Header");
+  Init();
+}
+
+Reader::Reader(std::span<const uint8_t> bytes, std::string name)
+    : path_(std::move(name)), data_(bytes.data()), size_(bytes.size()) {
+  Init();
+}
+
+void Reader::Init() {
   try {
+    if (size_ < sizeof(kMagic) || std::memcmp(data_, kMagic, sizeof(kMagic)) != 0) {
+      throw FormatError(0, path_ + " is not an MCAP file (no MCAP magic at its start)");
+    }
+    const uint64_t at = sizeof(kMagic);
+    if (size_ < at + 9 || data_[at] != static_cast<uint8_t>(Opcode::kHeader) ||
+        LoadU64(data_ + at + 1) > size_ - at - 9) {
+      throw FormatError(at, path_ + ": no complete Header record after the magic");
+    }
+    Cursor header(data_ + at + 9, LoadU64(data_ + at + 1), at + 9, "Header");
     profile_ = header.String();
     library_ = header.String();
   } catch (...) {
-    ::munmap(const_cast<uint8_t*>(data_), size_);
+    if (mapped_) ::munmap(const_cast<uint8_t*>(data_), size_);
+    mapped_ = false;
     throw;
   }
   ReadSummary();
 }
 
 Reader::~Reader() {
-  if (data_) ::munmap(const_cast<uint8_t*>(data_), size_);
+  if (mapped_) ::munmap(const_cast<uint8_t*>(data_), size_);
 }
 
 void Reader::ReadSummary() {

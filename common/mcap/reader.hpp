@@ -48,6 +48,9 @@ class Reader {
   // Maps the file; throws std::system_error if it cannot be opened, FormatError if it does not start
   // with the MCAP magic and a Header record.
   explicit Reader(const std::string& path);
+  // Reads bytes already in memory (not copied: they must outlive the reader); `name` stands for the
+  // path in messages. Throws FormatError as above.
+  Reader(std::span<const uint8_t> bytes, std::string name);
   ~Reader();
   Reader(const Reader&) = delete;
   Reader& operator=(const Reader&) = delete;
@@ -72,6 +75,7 @@ class Reader {
   const std::map<uint16_t, Channel>& channels() const { return channels_; }
 
  private:
+  void Init();  // checks the magic and Header, reads the summary; unmaps on failure
   void ReadSummary();
   // Handles one record of the data section or of a chunk; returns false if the callback asked to stop.
   bool HandleRecord(uint8_t op, const uint8_t* content, uint64_t length, uint64_t at,
@@ -80,6 +84,7 @@ class Reader {
   std::string path_;
   const uint8_t* data_ = nullptr;
   uint64_t size_ = 0;
+  bool mapped_ = false;  // data_ is our mmap (else the caller's bytes)
   std::string profile_, library_;
   std::optional<Summary> summary_;
   std::optional<FormatError> summary_error_;

@@ -30,6 +30,8 @@ std::vector<std::string> Player::PlayPass(const std::atomic<bool>& stop) {
     if (stop.load(std::memory_order_relaxed)) return false;
     // The recorded lockstep plumbing would fight the clock of whoever listens now.
     if (m.topic == "clock" || m.topic.rfind("lockstep/", 0) == 0) return true;
+    // Channels in other encodings (the derived Foxglove channels of `record --derived`) are no bus messages.
+    if (m.encoding != "flatbuffer") return true;
     if (paced) {
       const int64_t due = timer_.DueNs(m.log_time);
       if (due > 0) std::this_thread::sleep_until(pass_start + std::chrono::nanoseconds(due));

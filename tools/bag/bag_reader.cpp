@@ -79,7 +79,7 @@ std::vector<std::string> ForEachMessage(const std::vector<std::string>& files, c
       const auto schema = reader.schemas().find(m.channel.schema_id);
       static const std::string kUnknown = "?";
       const std::string& type = schema == reader.schemas().end() ? kUnknown : schema->second.name;
-      go_on = fn(BagMessage{m.channel.topic, type, m.sequence, m.log_time, m.publish_time, m.data});
+      go_on = fn(BagMessage{m.channel.topic, type, m.channel.message_encoding, m.sequence, m.log_time, m.publish_time, m.data});
       return go_on;
     });
     if (result.error) problems.push_back(file + ": " + result.error->what());

@@ -46,7 +46,8 @@ BagSummary Summarize(const std::vector<std::string>& files);
 
 struct BagMessage {
   const std::string& topic;
-  const std::string& type;  // schema name
+  const std::string& type;      // schema name
+  const std::string& encoding;  // the channel's message encoding: "flatbuffer" for bus messages
   uint32_t sequence;
   uint64_t log_time;
   uint64_t publish_time;

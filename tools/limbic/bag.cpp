@@ -16,6 +16,9 @@
 #include "tools/limbic/commands.hpp"
 #include "tools/limbic/json_codec.hpp"
 #include "tools/limbic/session.hpp"
+#ifdef LIMBIC_HAVE_FOXGLOVE
+#include "tools/bag/bag_derived.hpp"
+#endif
 
 namespace limbic::cli {
 namespace {
@@ -67,7 +70,7 @@ double CpuSeconds() {
 
 const char* kRecordUsage = R"(usage: limbic record (--all | PATTERN...) --out FILE.mcap [--duration S] [--split-size MB]
                      [--compression zstd|lz4|none] [--chunk-kb KB] [--queue-mb N] [--bus ADDR]
-                     [--curve-keys FILE] [--connect-timeout S]
+                     [--curve-keys FILE] [--connect-timeout S] [--derived]
 
 Writes bus traffic to an MCAP file (https://mcap.dev): one schema per message type carrying limbic's
 binary FlatBuffers schema, one channel per topic, compressed chunks, indexes and a summary, so the file
@@ -80,8 +83,15 @@ with an error; the file reads back up to its last complete chunk. --split-size s
 (FILE_000.mcap, FILE_001.mcap, ...) every MB megabytes. Chunks hold --chunk-kb (default 1024) kB of
 records before compression: what a crash can lose at most.
 
+--derived also writes the channels the Foxglove bridge derives from the recorded topics, in Foxglove's
+own schemas (message encoding json, schema encoding jsonschema): foxglove/<robot>/map and emotion grids
+(foxglove.Grid), path (PosesInFrame), tf (FrameTransform), scan (LaserScan), robot, goal and bumps, and
+foxglove/humans (SceneUpdate), so Foxglove's 3D panel shows a recording with no plugin. `limbic play`
+leaves them out (they are not bus messages).
+
 examples:
   limbic record --all --out run.mcap --duration 60
+  limbic record --all --derived --out look.mcap --duration 30
   limbic record 'r1/*' clock --out r1.mcap --compression lz4
   limbic record --all --out long.mcap --split-size 512
 )";
@@ -117,7 +127,7 @@ int Record(const Args& args) {
   ArgReader reader(args,
                    {"--out", "--duration", "--split-size", "--chunk-kb", "--compression", "--queue-mb", "--bus",
                     "--curve-keys", "--connect-timeout"},
-                   {"--help", "--all"});
+                   {"--help", "--all", "--derived"});
   if (reader.Has("--help")) {
     std::cout << kRecordUsage;
     return 0;
@@ -144,9 +154,20 @@ int Record(const Args& args) {
                   bus::CurveKeysFromFlagOrEnvironment(reader.Get("--curve-keys", "")));
   session.Connect(std::chrono::milliseconds(static_cast<int64_t>(connect_s * 1000)));
   bag::BagWriter writer(options);
+#ifdef LIMBIC_HAVE_FOXGLOVE
+  std::optional<bag::DerivedRecorder> derived;
+  if (reader.Has("--derived")) derived.emplace(writer);
+#else
+  if (reader.Has("--derived"))
+    throw std::invalid_argument("--derived: this limbic was built without the Foxglove bridge (services/foxglove)");
+#endif
+  // Derived channels are computed on the writer thread, like the writing itself: never on the bus's.
   bag::AsyncRecorder recorder(
       [&](const bag::AsyncRecorder::Item& item) {
         writer.Write(item.topic, item.payload.data(), item.payload.size(), item.log_time_ns);
+#ifdef LIMBIC_HAVE_FOXGLOVE
+        if (derived) derived->OnRecorded(item.topic, item.payload.data(), item.payload.size(), item.log_time_ns);
+#endif
       },
       static_cast<size_t>(queue_mb * 1e6));
   for (const auto& prefix : filter.SubscriptionPrefixes()) {

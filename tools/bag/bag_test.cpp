@@ -4,11 +4,13 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <system_error>
 #include <thread>
 
 #include "common/mcap/reader.hpp"
 #include "messages/messages.hpp"
+#include "tools/bag/bag_player.hpp"
 #include "tools/bag/bag_reader.hpp"
 #include "tools/bag/bag_writer.hpp"
 
@@ -264,6 +266,54 @@ TEST(AsyncRecorder, AWriteErrorStopsRecordingWithItsMessage) {
   EXPECT_EQ(recorder.written(), 3u);
   EXPECT_EQ(recorder.dropped(), 7u);
   EXPECT_FALSE(recorder.Push("t", payload.data(), payload.size(), 11));
+}
+
+// limbic play's loop: clock and lockstep plumbing and non-FlatBuffers channels (derived Foxglove JSON) are
+// not replayed; --clock ticks once per period of recorded time, counted on across passes; a rate paces.
+TEST(Player, SendsBusMessagesOnlyAndTicksOncePerRecordedPeriod) {
+  const std::string path = TempPath("player.mcap");
+  {
+    BagWriter w({.path = path});
+    WriteSample(w);  // r1/odom, r2/odom, clock at 10 Hz for 10 s
+    const std::string json = R"({"timestamp":{"sec":0,"nsec":0}})";
+    for (int k = 0; k < 5; ++k) {
+      w.WriteOther("foxglove/r1/tf", {.name = "foxglove.FrameTransform", .encoding = "jsonschema", .data = {'{', '}'}},
+                   "json", std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(json.data()), json.size()),
+                   kT0 + k * 1'000'000'000ull, kT0);
+    }
+    const auto ack = Odometry(1, 1, 0.0);  // any payload: the topic alone keeps it out
+    w.Write("lockstep/ack", ack.data(), ack.size(), kT0 + 5);
+  }
+  std::map<std::string, int> sent;
+  std::vector<int64_t> ticks;
+  Player player(
+      {path}, {.rate = 0, .drive_clock = true, .period_ns = 1'000'000'000},
+      [&](const std::string& topic, std::span<const uint8_t>) { ++sent[topic]; }, [&](int64_t t) { ticks.push_back(t); });
+  const std::atomic<bool> stop{false};
+  EXPECT_TRUE(player.PlayPass(stop).empty());
+  EXPECT_EQ(sent, (std::map<std::string, int>{{"r1/odom", 100}, {"r2/odom", 100}}));
+  EXPECT_EQ(player.played(), 200u);
+  // Recorded times span 0 .. 9.9 s (+1 µs): ticks at 0, 1, ..., 9 s.
+  ASSERT_EQ(ticks.size(), 10u);
+  EXPECT_EQ(ticks.front(), 0);
+  EXPECT_EQ(ticks.back(), 9);
+  EXPECT_TRUE(player.PlayPass(stop).empty());  // --loop: the clock carries on
+  EXPECT_EQ(ticks.size(), 20u);
+  EXPECT_EQ(ticks.back(), 19);
+  const std::atomic<bool> stopped{true};
+  EXPECT_TRUE(player.PlayPass(stopped).empty());
+  EXPECT_EQ(player.played(), 400u);  // a stop before the first message plays nothing
+
+  // Rate 100: 10 s of recording in about 0.1 s, never faster.
+  Player paced({path}, {.rate = 100}, [](const std::string&, std::span<const uint8_t>) {});
+  const auto t0 = std::chrono::steady_clock::now();
+  paced.PlayPass(stop);
+  EXPECT_GE(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(99));
+  EXPECT_THROW(Player({path}, {.rate = -1}, [](const std::string&, std::span<const uint8_t>) {}),
+               std::invalid_argument);
+  EXPECT_THROW(Player({path}, {.drive_clock = true}, [](const std::string&, std::span<const uint8_t>) {}),
+               std::invalid_argument);  // a clock needs a tick function
+  std::filesystem::remove(path);
 }
 
 }  // namespace

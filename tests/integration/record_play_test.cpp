@@ -104,6 +104,51 @@ TEST_F(RecordPlay, RecordsInspectsAndPlaysBackTheSameBytes) {
   for (size_t i = 0; i < recorded.size(); ++i) EXPECT_EQ(replayed[i].data, recorded[i].data) << "message " << i;
 }
 
+// `limbic record --derived` (issue 17): beside the bus messages, the channels the Foxglove bridge derives
+// from them, in Foxglove's schemas (json / jsonschema); `limbic play` of that file sends the bus messages only.
+TEST_F(RecordPlay, RecordsTheDerivedFoxgloveChannelsWhenAsked) {
+  auto broker = Start("bus.log", {testing::Bin("limbic-bus"), "--bus", bus_});
+  const std::string a = dir_ / "derived.mcap";
+  std::string log;
+  EXPECT_EQ(RunLimbic("help", {"record", "--help"}, &log), 0);
+  if (log.find("--derived") == std::string::npos) GTEST_SKIP() << "limbic built without the Foxglove bridge";
+  auto recorder = Start("record.log", Limbic({"record", "--all", "--derived", "--out", a, "--duration", "6"}));
+  ASSERT_TRUE(testing::WaitFor([&] { return recorder->Log().find("recording every topic") != std::string::npos; }, 10s))
+      << recorder->Log();
+  ASSERT_EQ(RunLimbic("pub", Limbic({"pub", "r1/odom", R"({"pose": {"x": 1.5, "y": -2, "theta": 0.5}, "v": 0.2})",
+                                     "--type", "Odometry", "--rate", "20", "--count", "20"}),
+                      &log),
+            0)
+      << log;
+  recorder->Signal(SIGINT);
+  ASSERT_EQ(recorder->Wait(20s), 0) << recorder->Log();
+  mcap::Reader r(a);
+  int odom = 0, tf = 0, bus_messages = 0;  // bus messages: odometry, and the broker's and the tools' own
+  const auto result = r.ReadMessages([&](const mcap::MessageView& m) {
+    if (m.channel.topic == "r1/odom") ++odom;
+    if (m.channel.message_encoding == "flatbuffer" && m.channel.topic != "clock" &&
+        m.channel.topic.rfind("lockstep/", 0) != 0)
+      ++bus_messages;
+    if (m.channel.topic == "foxglove/r1/tf") {
+      ++tf;
+      EXPECT_EQ(m.channel.message_encoding, "json");
+      const auto& schema = r.schemas().at(m.channel.schema_id);
+      EXPECT_EQ(schema.name, "foxglove.FrameTransform");
+      EXPECT_EQ(schema.encoding, "jsonschema");
+      const std::string json(m.data.begin(), m.data.end());
+      EXPECT_NE(json.find("\"x\":1.5"), std::string::npos) << json;
+      EXPECT_NE(json.find("\"child_frame_id\":\"r1/base_link\""), std::string::npos) << json;
+    }
+    return true;
+  });
+  EXPECT_FALSE(result.error) << result.error->what();
+  EXPECT_EQ(odom, 20);
+  EXPECT_EQ(tf, 20);
+  ASSERT_EQ(RunLimbic("play", Limbic({"play", a, "--rate", "0"}), &log), 0) << log;
+  // The JSON channels stay in the file.
+  EXPECT_NE(log.find("limbic play: " + std::to_string(bus_messages) + " messages"), std::string::npos) << log;
+}
+
 TEST_F(RecordPlay, PlayDrivesTheLockstepClockWhenAsked) {
   auto broker = Start("bus.log", {testing::Bin("limbic-bus"), "--bus", bus_});
   const std::string a = dir_ / "a.mcap";

@@ -13,11 +13,16 @@ Player::Player(std::vector<std::string> files, PlayOptions options, SendFn send,
       send_(std::move(send)),
       tick_fn_(std::move(tick)),
       timer_(options_.rate) {
-  if (options_.period_ns <= 0) throw std::invalid_argument("--period must be > 0");
-  if (options_.read.start_s && options_.read.end_s && *options_.read.start_s > *options_.read.end_s) {
+  CheckOptions(options_);
+  if (options_.drive_clock && !tick_fn_) throw std::invalid_argument("bag::Player: drive_clock needs a tick function");
+}
+
+void Player::CheckOptions(const PlayOptions& options) {
+  PlaybackTimer check_rate(options.rate);
+  if (options.period_ns <= 0) throw std::invalid_argument("--period must be > 0");
+  if (options.read.start_s && options.read.end_s && *options.read.start_s > *options.read.end_s) {
     throw std::invalid_argument("--start is after --end");
   }
-  if (options_.drive_clock && !tick_fn_) throw std::invalid_argument("bag::Player: drive_clock needs a tick function");
 }
 
 std::vector<std::string> Player::PlayPass(const std::atomic<bool>& stop) {

@@ -31,6 +31,8 @@ class Player {
 
   // Throws std::invalid_argument for a bad rate, a period <= 0, or a start after the end.
   Player(std::vector<std::string> files, PlayOptions options, SendFn send, TickFn tick = {});
+  // The option checks of the constructor, for a command line to run before it connects anywhere.
+  static void CheckOptions(const PlayOptions& options);
 
   // One pass over the recording (`--loop` calls it again); `stop` is read before each message.
   // Returns the damage found ("FILE: at byte N: what"); what came before it has been played.

@@ -241,6 +241,7 @@ int Play(const Args& args) {
                         .rate = ParseNumber("--rate", reader.Get("--rate", "1")),
                         .drive_clock = reader.Has("--clock"),
                         .period_ns = std::llround(period * 1e9)};
+  bag::Player::CheckOptions(play);  // a bad flag is an error before any connection
 
   // No high-water mark: at --rate 0 the player outruns the broker, and ZeroMQ would drop silently.
   zmq::context_t context(1);

@@ -1,26 +1,32 @@
-// Replay against the broker (issue 17: "replaying a recording at --rate 0 sustains at least the broker's
-// own throughput"), measured side by side in one run: the same messages (count and size), the same
-// machine moment.
+// Replay against the broker (issue 17: "replaying a recording at --rate 0 sustains at least the
+// broker's own throughput"), measured side by side in one run: the same messages (count and size),
+// the same machine moment.
 //
 //   build/bench/replay_bench [--benchmark_filter=64] [--benchmark_repetitions=3]
 //
-// Per iteration, three figures over the same verified ObstacleSet messages of the asked size (each with its
-// own seq and stamp, so a compressed chunk is no trivial run of copies):
-//   broker_msgs_per_s  the broker's own throughput: a bus::Node sends the prebuilt messages with SendRaw
+// Per iteration, three figures over the same verified ObstacleSet messages of the asked size (each
+// with its own seq and stamp, so a compressed chunk is no trivial run of copies):
+//   broker_msgs_per_s  the broker's own throughput: a bus::Node sends the prebuilt messages with
+//   SendRaw
 //                      (the cheapest publisher there is) through bus::Broker (the class behind
-//                      limbic-bus, on its own thread and context, verifying every payload) to a plain
-//                      ZeroMQ SUB socket that only counts (the cheapest subscriber), first send to last
-//                      arrival. Publisher and subscriber cost next to nothing, so the broker is what limits.
+//                      limbic-bus, on its own thread and context, verifying every payload) to a
+//                      plain ZeroMQ SUB socket that only counts (the cheapest subscriber), first
+//                      send to last arrival. Publisher and subscriber cost next to nothing, so the
+//                      broker is what limits.
 //   replay_msgs_per_s  the same messages recorded with bag::BagWriter (zstd, 1 MiB chunks: what
-//                      `limbic record` writes), then played by bag::Player at rate 0 (what `limbic play
+//                      `limbic record` writes), then played by bag::Player at rate 0 (what `limbic
+//                      play
 //                      --rate 0` runs: open, map, decompress, check CRCs, select, send with
-//                      Node::SendRaw) through a fresh broker to the same counting subscriber; from the
-//                      start of the pass to the last arrival.
+//                      Node::SendRaw) through a fresh broker to the same counting subscriber; from
+//                      the start of the pass to the last arrival.
 //   player_msgs_per_s  bag::Player alone (send = count bytes): the player's own ceiling;
-//   player_cpu_msgs_per_s  the same per second of the player thread's CPU time (what it would reach with a
+//   player_cpu_msgs_per_s  the same per second of the player thread's CPU time (what it would reach
+//   with a
 //                      core of its own).
-//   ratio              replay / broker (each the best of two alternated runs). At least ~1 means the player is not what limits a replay.
-// The subscriber receives every message (high-water marks 0 everywhere; a missing one fails the run).
+//   ratio              replay / broker (each the best of two alternated runs). At least ~1 means
+//   the player is not what limits a replay.
+// The subscriber receives every message (high-water marks 0 everywhere; a missing one fails the
+// run).
 #include <benchmark/benchmark.h>
 #include <time.h>
 #include <unistd.h>
@@ -46,7 +52,10 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
-int64_t NowNs() { return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count(); }
+int64_t NowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch())
+      .count();
+}
 
 constexpr char kTopic[] = "bench/replay";
 
@@ -58,16 +67,18 @@ double ThreadCpuS() {
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
-// `count` verified ObstacleSet messages of about `target` bytes each (never less than the smallest), seq 1..N.
+// `count` verified ObstacleSet messages of about `target` bytes each (never less than the
+// smallest), seq 1..N.
 std::vector<std::vector<uint8_t>> Messages(size_t target, int count) {
   // `padding` points (16 B each, finite, as the broker's value rules demand).
   auto build = [](size_t padding, uint64_t seq) {
     flatbuffers::FlatBufferBuilder fbb(padding * 16 + 256);
-    auto header = msg::CreateHeaderDirect(fbb, static_cast<int64_t>(seq) * 1'000'000, static_cast<int64_t>(seq), seq,
-                                          "bench", false, 1);
+    auto header = msg::CreateHeaderDirect(fbb, static_cast<int64_t>(seq) * 1'000'000,
+                                          static_cast<int64_t>(seq), seq, "bench", false, 1);
     std::vector<msg::Vec2> points;
     for (size_t i = 0; i < padding; ++i)
-      points.emplace_back(0.01 * static_cast<double>((seq + i) % 977), 0.02 * static_cast<double>(i));
+      points.emplace_back(0.01 * static_cast<double>((seq + i) % 977),
+                          0.02 * static_cast<double>(i));
     fbb.Finish(msg::CreateObstacleSetDirect(fbb, header, &points, nullptr, 0),
                messages::Traits<msg::ObstacleSet>::kIdentifier);
     return std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
@@ -92,11 +103,14 @@ bus::NodeOptions FastNode(const char* name) {
 }
 
 // A broker on its own thread and context, and a plain SUB socket on its output that counts messages
-// of kTopic on its own thread. `Run(send)` waits until the subscription is in place (a warm-up message
-// arrives), calls `send`, and returns messages per second from the call to the `expected`-th arrival.
+// of kTopic on its own thread. `Run(send)` waits until the subscription is in place (a warm-up
+// message arrives), calls `send`, and returns messages per second from the call to the
+// `expected`-th arrival.
 class BrokerRig {
  public:
-  BrokerRig() : address_("ipc:///tmp/limbic-replay-bench-" + std::to_string(::getpid()) + "-" + std::to_string(++count_)) {
+  BrokerRig()
+      : address_("ipc:///tmp/limbic-replay-bench-" + std::to_string(::getpid()) + "-" +
+                 std::to_string(++count_)) {
     bus::BrokerOptions options;
     options.address = address_;
     options.send_hwm = options.receive_hwm = 0;
@@ -110,7 +124,8 @@ class BrokerRig {
   const std::string& address() const { return address_; }
 
   template <typename Send>
-  double Run(bus::Node& warm_sender, const std::vector<uint8_t>& warm, int64_t expected, Send&& send) {
+  double Run(bus::Node& warm_sender, const std::vector<uint8_t>& warm, int64_t expected,
+             Send&& send) {
     std::atomic<int64_t> received{0}, last_ns{0};
     std::atomic<bool> ready{false}, give_up{false};
     std::thread reader([&] {
@@ -194,25 +209,27 @@ void BM_ReplayVsBroker(benchmark::State& state) {
     zmq::context_t context(1);
     bus::Node node(context, rig.address(), FastNode("limbic-play"));
     return rig.Run(node, warm, count, [&] {
-      bag::Player player({path}, {.rate = 0}, [&](const std::string& topic, std::span<const uint8_t> data) {
-        node.SendRaw(topic, data.data(), data.size());
-      });
+      bag::Player player({path}, {.rate = 0},
+                         [&](const std::string& topic, std::span<const uint8_t> data) {
+                           node.SendRaw(topic, data.data(), data.size());
+                         });
       const std::atomic<bool> stop{false};
       const auto problems = player.PlayPass(stop);
       if (!problems.empty()) state.SkipWithError(problems.front().c_str());
     });
   };
   for (auto _ : state) {
-    // Alternated and each taken at its best of two, so neither gains from going second (warm page cache,
-    // allocator) or loses to a burst of load from elsewhere on a shared machine.
+    // Alternated and each taken at its best of two, so neither gains from going second (warm page
+    // cache, allocator) or loses to a burst of load from elsewhere on a shared machine.
     for (int round = 0; round < 2; ++round) {
       broker_rate = std::max(broker_rate, broker_run());
       replay_rate = std::max(replay_rate, replay_run());
     }
     {
       uint64_t bytes = 0;
-      bag::Player player({path}, {.rate = 0},
-                         [&](const std::string&, std::span<const uint8_t> data) { bytes += data.size(); });
+      bag::Player player(
+          {path}, {.rate = 0},
+          [&](const std::string&, std::span<const uint8_t> data) { bytes += data.size(); });
       const std::atomic<bool> stop{false};
       const auto t0 = Clock::now();
       const double cpu0 = ThreadCpuS();
@@ -243,10 +260,12 @@ BENCHMARK(BM_ReplayVsBroker)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
-// The player alone (send = count bytes), per chunk compression: where its time goes (perf record this
-// one: `--benchmark_filter=PlayerAlone`). Args: message size, count, compression (0 none, 1 zstd, 2 lz4).
+// The player alone (send = count bytes), per chunk compression: where its time goes (perf record
+// this one: `--benchmark_filter=PlayerAlone`). Args: message size, count, compression (0 none, 1
+// zstd, 2 lz4).
 void BM_PlayerAlone(benchmark::State& state) {
-  const auto messages = Messages(static_cast<size_t>(state.range(0)), static_cast<int>(state.range(1)));
+  const auto messages =
+      Messages(static_cast<size_t>(state.range(0)), static_cast<int>(state.range(1)));
   const auto compression = static_cast<mcap::Compression>(state.range(2));
   const std::string path = (std::filesystem::temp_directory_path() /
                             ("replay_bench_alone_" + std::to_string(::getpid()) + ".mcap"))
@@ -259,16 +278,19 @@ void BM_PlayerAlone(benchmark::State& state) {
   }
   uint64_t played = 0, bytes = 0;
   for (auto _ : state) {
-    bag::Player player({path}, {.rate = 0},
-                       [&](const std::string&, std::span<const uint8_t> data) { bytes += data.size(); });
+    bag::Player player({path}, {.rate = 0}, [&](const std::string&, std::span<const uint8_t> data) {
+      bytes += data.size();
+    });
     const std::atomic<bool> stop{false};
     player.PlayPass(stop);
     played += player.played();
   }
   std::filesystem::remove(path);
   benchmark::DoNotOptimize(bytes);
-  state.counters["msgs_per_s"] = benchmark::Counter(static_cast<double>(played), benchmark::Counter::kIsRate);
-  state.SetLabel(mcap::CompressionName(compression)[0] ? mcap::CompressionName(compression) : "none");
+  state.counters["msgs_per_s"] =
+      benchmark::Counter(static_cast<double>(played), benchmark::Counter::kIsRate);
+  state.SetLabel(mcap::CompressionName(compression)[0] ? mcap::CompressionName(compression)
+                                                       : "none");
 }
 BENCHMARK(BM_PlayerAlone)
     ->ArgsProduct({{64, 1024}, {100000}, {0, 1, 2}})

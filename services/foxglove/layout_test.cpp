@@ -1,18 +1,19 @@
-// The shipped Foxglove layout (deploy/foxglove/limbic-layout.json) against what Foxglove reads and what the
-// bridge offers (issue 17 item 4). Foxglove itself cannot run here, so the layout is checked against the
-// shape of Foxglove Studio's own types, as its public source defines them:
+// The shipped Foxglove layout (deploy/foxglove/limbic-layout.json) against what Foxglove reads and
+// what the bridge offers (issue 17 item 4). Foxglove itself cannot run here, so the layout is
+// checked against the shape of Foxglove Studio's own types, as its public source defines them:
 //   LayoutData (CurrentLayoutContext/actions.ts): configById, globalVariables, userNodes,
-//     linkedGlobalVariables?, playbackConfig, layout — a react-mosaic tree whose leaves are panel ids
+//     linkedGlobalVariables?, playbackConfig, layout — a react-mosaic tree whose leaves are panel
+//     ids
 //     "<panel type>!<suffix>", each with its entry in configById and none without one;
 //   PlotConfig / PlotPath (panels/Plot): paths of {value, enabled, timestampMethod "receiveTime" |
-//     "headerStamp", label?}, xAxisVal "timestamp" | "index" | "custom" | "currentCustom", legendDisplay
-//     "floating" | "top" | "left";
+//     "headerStamp", label?}, xAxisVal "timestamp" | "index" | "custom" | "currentCustom",
+//     legendDisplay "floating" | "top" | "left";
 //   the 3D panel's config (panels/ThreeDeeRender): followMode "follow-pose" | "follow-position" |
 //     "follow-none", followTf a frame, cameraState numbers, topics keyed by topic name.
-// And against limbic: every 3D topic is a channel the bridge derives (each derivation run for robot r1),
-// a Grid's colorField is one of that Grid's fields, followTf is the bridge's world frame, and every plot
-// path "topic".field[i] names a bus topic of a limbic type whose field is a vector of numbers with at least
-// i + 1 entries, labelled with the affect engine's own name for entry i.
+// And against limbic: every 3D topic is a channel the bridge derives (each derivation run for robot
+// r1), a Grid's colorField is one of that Grid's fields, followTf is the bridge's world frame, and
+// every plot path "topic".field[i] names a bus topic of a limbic type whose field is a vector of
+// numbers with at least i + 1 entries, labelled with the affect engine's own name for entry i.
 #include <flatbuffers/reflection.h>
 #include <gtest/gtest.h>
 
@@ -49,7 +50,8 @@ std::map<std::string, DerivedMessage> BridgeChannels() {
   std::vector<std::string> emotions(affect::kEmotionNames.begin(), affect::kEmotionNames.end());
   add(d.OnMap("r1", spec, g, g, 1, 0));
   add(d.OnEmotionLayer("r1", spec, g, 1, 0));
-  add(d.OnEmotionMaps("r1", spec, std::vector<std::vector<double>>(emotions.size(), g), emotions, 1, 0));
+  add(d.OnEmotionMaps("r1", spec, std::vector<std::vector<double>>(emotions.size(), g), emotions, 1,
+                      0));
   PlannedPath path;
   path.nodes = {{0, 0}, {1, 1}};
   add(d.OnPath("r1", path, 1));
@@ -75,7 +77,8 @@ void MosaicLeaves(const json& node, std::vector<std::string>* leaves) {
     EXPECT_TRUE(key == "direction" || key == "first" || key == "second" || key == "splitPercentage")
         << "mosaic node key " << key;
   }
-  ASSERT_TRUE(node.contains("direction") && node.contains("first") && node.contains("second")) << node.dump();
+  ASSERT_TRUE(node.contains("direction") && node.contains("first") && node.contains("second"))
+      << node.dump();
   EXPECT_TRUE(node["direction"] == "row" || node["direction"] == "column") << node["direction"];
   if (node.contains("splitPercentage")) {
     EXPECT_TRUE(node["splitPercentage"].is_number());
@@ -88,10 +91,13 @@ void MosaicLeaves(const json& node, std::vector<std::string>* leaves) {
 
 TEST(FoxgloveLayout, HasTheShapeOfFoxglovesLayoutData) {
   const json layout = LoadLayout();
-  const std::set<std::string> allowed{"configById",     "globalVariables", "userNodes",
-                                      "linkedGlobalVariables", "playbackConfig", "layout"};
-  for (const auto& [key, value] : layout.items()) EXPECT_EQ(allowed.count(key), 1u) << "unknown key " << key;
-  for (const char* key : {"configById", "globalVariables", "userNodes", "playbackConfig", "layout"}) {
+  const std::set<std::string> allowed{"configById",     "globalVariables",
+                                      "userNodes",      "linkedGlobalVariables",
+                                      "playbackConfig", "layout"};
+  for (const auto& [key, value] : layout.items())
+    EXPECT_EQ(allowed.count(key), 1u) << "unknown key " << key;
+  for (const char* key :
+       {"configById", "globalVariables", "userNodes", "playbackConfig", "layout"}) {
     EXPECT_TRUE(layout.contains(key)) << key;
   }
   EXPECT_TRUE(layout["playbackConfig"]["speed"].is_number());
@@ -130,10 +136,12 @@ TEST(FoxgloveLayout, ThreeDPanelShowsOnlyChannelsTheBridgeDerivesInItsWorldFrame
       if (channel->second.schema_name == "foxglove.Grid") {
         for (const auto& f : message["fields"]) fields.insert(f["name"].get<std::string>());
       } else if (channel->second.schema_name == "foxglove.LaserScan") {
-        fields = {"range", "intensity"};  // what Foxglove colours a LaserScan by (intensities are sent)
+        fields = {"range",
+                  "intensity"};  // what Foxglove colours a LaserScan by (intensities are sent)
         EXPECT_TRUE(message.contains("intensities")) << topic;
       }
-      EXPECT_EQ(fields.count(field), 1u) << topic << ": colorField " << field << " is not among its fields";
+      EXPECT_EQ(fields.count(field), 1u)
+          << topic << ": colorField " << field << " is not among its fields";
     }
   }
 }

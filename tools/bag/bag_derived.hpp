@@ -1,8 +1,8 @@
-// Derived Foxglove channels in a recording (`limbic record --derived`): for each recorded bus message,
-// the channels the Foxglove bridge derives from it (services/foxglove RecordingDeriver) are written
-// beside it, message encoding "json" with schema encoding "jsonschema" (one of MCAP's well-known pairs,
-// and what the live bridge advertises), so Foxglove shows a recording as it shows a live robot.
-// Built only where the bridge is (nlohmann-json3-dev, libwebsocketpp-dev).
+// Derived Foxglove channels in a recording (`limbic record --derived`): for each recorded bus
+// message, the channels the Foxglove bridge derives from it (services/foxglove RecordingDeriver)
+// are written beside it, message encoding "json" with schema encoding "jsonschema" (one of MCAP's
+// well-known pairs, and what the live bridge advertises), so Foxglove shows a recording as it shows
+// a live robot. Built only where the bridge is (nlohmann-json3-dev, libwebsocketpp-dev).
 #pragma once
 
 #include <cstdint>

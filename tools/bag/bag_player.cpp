@@ -14,7 +14,8 @@ Player::Player(std::vector<std::string> files, PlayOptions options, SendFn send,
       tick_fn_(std::move(tick)),
       timer_(options_.rate) {
   CheckOptions(options_);
-  if (options_.drive_clock && !tick_fn_) throw std::invalid_argument("bag::Player: drive_clock needs a tick function");
+  if (options_.drive_clock && !tick_fn_)
+    throw std::invalid_argument("bag::Player: drive_clock needs a tick function");
 }
 
 void Player::CheckOptions(const PlayOptions& options) {
@@ -35,7 +36,8 @@ std::vector<std::string> Player::PlayPass(const std::atomic<bool>& stop) {
     if (stop.load(std::memory_order_relaxed)) return false;
     // The recorded lockstep plumbing would fight the clock of whoever listens now.
     if (m.topic == "clock" || m.topic.rfind("lockstep/", 0) == 0) return true;
-    // Channels in other encodings (the derived Foxglove channels of `record --derived`) are no bus messages.
+    // Channels in other encodings (the derived Foxglove channels of `record --derived`) are no bus
+    // messages.
     if (m.encoding != "flatbuffer") return true;
     if (paced) {
       const int64_t due = timer_.DueNs(m.log_time);

@@ -1,8 +1,8 @@
 // bag::Player: what `limbic play` does with a recording, without a bus — messages in file order at
-// their recorded timing (PlaybackTimer), the recorded lockstep plumbing (clock, lockstep/*) and channels
-// that are not FlatBuffers bus messages (derived Foxglove channels) left out,
-// and, when asked, one clock tick per period of recorded time so lockstep services step along. The
-// caller supplies the transport (`send`, `tick`); `bench/replay_bench.cpp` measures it through a broker.
+// their recorded timing (PlaybackTimer), the recorded lockstep plumbing (clock, lockstep/*) and
+// channels that are not FlatBuffers bus messages (derived Foxglove channels) left out, and, when
+// asked, one clock tick per period of recorded time so lockstep services step along. The caller
+// supplies the transport (`send`, `tick`); `bench/replay_bench.cpp` measures it through a broker.
 #pragma once
 
 #include <atomic>

@@ -1,9 +1,9 @@
-// mcap::Reader: reads an MCAP v1 file (limbic's or any other writer's) — the summary for a quick look,
-// or every message in file order, checking each CRC on the way.
+// mcap::Reader: reads an MCAP v1 file (limbic's or any other writer's) — the summary for a quick
+// look, or every message in file order, checking each CRC on the way.
 //
-// Damage is reported, never a crash: a truncated or corrupt file yields a FormatError naming the byte
-// offset, and what came before it is still delivered (ReadMessages) or summarised (Scan). A file cut
-// short by a crash or a full disk reads back up to its last complete chunk.
+// Damage is reported, never a crash: a truncated or corrupt file yields a FormatError naming the
+// byte offset, and what came before it is still delivered (ReadMessages) or summarised (Scan). A
+// file cut short by a crash or a full disk reads back up to its last complete chunk.
 #pragma once
 
 #include <cstdint>
@@ -45,9 +45,12 @@ struct ScanResult {
 
 class Reader {
  public:
-  // Maps the file; throws std::system_error if it cannot be opened, FormatError if it does not start
-  // with the MCAP magic and a Header record.
+  // Maps the file; throws std::system_error if it cannot be opened, FormatError if it does not
+  // start with the MCAP magic and a Header record.
   explicit Reader(const std::string& path);
+  // Reads bytes already in memory (not copied: they must outlive the reader); `name` stands for the
+  // path in messages. Throws FormatError as above.
+  Reader(std::span<const uint8_t> bytes, std::string name);
   ~Reader();
   Reader(const Reader&) = delete;
   Reader& operator=(const Reader&) = delete;
@@ -63,8 +66,8 @@ class Reader {
   const std::optional<FormatError>& summary_error() const { return summary_error_; }
 
   // Every message in file order (chunks decompressed, CRCs checked: chunk records and, at DataEnd,
-  // the data section). `on_message` returning false stops early. Schemas and channels met on the way
-  // are collected into schemas()/channels(). Stops at the first damage and reports it.
+  // the data section). `on_message` returning false stops early. Schemas and channels met on the
+  // way are collected into schemas()/channels(). Stops at the first damage and reports it.
   ScanResult ReadMessages(const std::function<bool(const MessageView&)>& on_message);
 
   // Schemas and channels seen by ReadMessages (and the summary's, if any).
@@ -72,14 +75,17 @@ class Reader {
   const std::map<uint16_t, Channel>& channels() const { return channels_; }
 
  private:
+  void Init();  // checks the magic and Header, reads the summary; unmaps on failure
   void ReadSummary();
-  // Handles one record of the data section or of a chunk; returns false if the callback asked to stop.
+  // Handles one record of the data section or of a chunk; returns false if the callback asked to
+  // stop.
   bool HandleRecord(uint8_t op, const uint8_t* content, uint64_t length, uint64_t at,
                     const std::function<bool(const MessageView&)>& on_message, ScanResult* result);
 
   std::string path_;
   const uint8_t* data_ = nullptr;
   uint64_t size_ = 0;
+  bool mapped_ = false;  // data_ is our mmap (else the caller's bytes)
   std::string profile_, library_;
   std::optional<Summary> summary_;
   std::optional<FormatError> summary_error_;

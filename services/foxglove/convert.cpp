@@ -93,4 +93,25 @@ std::vector<DerivedMessage> Derive(DerivedChannels& derived, const Route& route,
   return {};
 }
 
+std::vector<RecordingDeriver::Output> RecordingDeriver::OnMessage(const std::string& topic,
+                                                                  const uint8_t* data, size_t size,
+                                                                  uint64_t log_time_ns) {
+  const messages::MessageType* type =
+      messages::FindByIdentifier(messages::IdentifierOf(data, size));
+  if (type == nullptr) return {};
+  const auto route = RouteOf(topic, type->name);
+  if (!route) return {};
+  const msg::Header* header = messages::HeaderOf(data);
+  // Derived messages carry their source's stamp; a message without one (stamp 0) its log time.
+  const int64_t stamp_ns =
+      header && header->stamp_ns() > 0 ? header->stamp_ns() : static_cast<int64_t>(log_time_ns);
+  std::vector<Output> out;
+  for (auto& d :
+       Derive(derived_, *route, data, stamp_ns, static_cast<double>(log_time_ns) * 1e-9)) {
+    const std::string& schema = JsonSchemaFor(d.schema_name);
+    out.push_back(Output{std::move(d), schema});
+  }
+  return out;
+}
+
 }  // namespace limbic::foxglove

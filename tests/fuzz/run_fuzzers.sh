@@ -13,7 +13,7 @@ fi
 build=$(cd "$1" && pwd) || exit 2
 seconds=$2
 out="$build/fuzz"
-targets=(message_verify bus_frames json_codec hostile_values)
+targets=(message_verify bus_frames json_codec hostile_values mcap_reader)
 mkdir -p "$out/artifacts" "$out/logs"
 status=0
 printf '%-16s %12s %10s %8s %s\n' target executions exec/s cov result

@@ -46,7 +46,8 @@ BagSummary Summarize(const std::vector<std::string>& files);
 
 struct BagMessage {
   const std::string& topic;
-  const std::string& type;  // schema name
+  const std::string& type;      // schema name
+  const std::string& encoding;  // the channel's message encoding: "flatbuffer" for bus messages
   uint32_t sequence;
   uint64_t log_time;
   uint64_t publish_time;
@@ -62,7 +63,8 @@ struct ReadOptions {
 // Calls `fn` for each selected message of `files` in order; `fn` returning false stops. Returns the
 // damage found ("FILE: at byte N: what"), empty for clean files. Throws std::invalid_argument for
 // a start after the end.
-std::vector<std::string> ForEachMessage(const std::vector<std::string>& files, const ReadOptions& options,
+std::vector<std::string> ForEachMessage(const std::vector<std::string>& files,
+                                        const ReadOptions& options,
                                         const std::function<bool(const BagMessage&)>& fn);
 
 // When a played message is due: recorded gaps divided by the rate (rate 0: as fast as possible).

@@ -10,11 +10,15 @@
 #include <thread>
 
 #include "common/bus/curve_keys.hpp"
+#include "tools/bag/bag_player.hpp"
 #include "tools/bag/bag_reader.hpp"
 #include "tools/bag/bag_writer.hpp"
 #include "tools/limbic/commands.hpp"
 #include "tools/limbic/json_codec.hpp"
 #include "tools/limbic/session.hpp"
+#ifdef LIMBIC_HAVE_FOXGLOVE
+#include "tools/bag/bag_derived.hpp"
+#endif
 
 namespace limbic::cli {
 namespace {
@@ -61,12 +65,14 @@ std::vector<std::string> SplitCommas(const std::string& text) {
 double CpuSeconds() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
-  return usage.ru_utime.tv_sec + usage.ru_stime.tv_sec + (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6;
+  return usage.ru_utime.tv_sec + usage.ru_stime.tv_sec +
+         (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6;
 }
 
-const char* kRecordUsage = R"(usage: limbic record (--all | PATTERN...) --out FILE.mcap [--duration S] [--split-size MB]
+const char* kRecordUsage =
+    R"(usage: limbic record (--all | PATTERN...) --out FILE.mcap [--duration S] [--split-size MB]
                      [--compression zstd|lz4|none] [--chunk-kb KB] [--queue-mb N] [--bus ADDR]
-                     [--curve-keys FILE] [--connect-timeout S]
+                     [--curve-keys FILE] [--connect-timeout S] [--derived]
 
 Writes bus traffic to an MCAP file (https://mcap.dev): one schema per message type carrying limbic's
 binary FlatBuffers schema, one channel per topic, compressed chunks, indexes and a summary, so the file
@@ -79,13 +85,21 @@ with an error; the file reads back up to its last complete chunk. --split-size s
 (FILE_000.mcap, FILE_001.mcap, ...) every MB megabytes. Chunks hold --chunk-kb (default 1024) kB of
 records before compression: what a crash can lose at most.
 
+--derived also writes the channels the Foxglove bridge derives from the recorded topics, in Foxglove's
+own schemas (message encoding json, schema encoding jsonschema): foxglove/<robot>/map and emotion grids
+(foxglove.Grid), path (PosesInFrame), tf (FrameTransform), scan (LaserScan), robot, goal and bumps, and
+foxglove/humans (SceneUpdate), so Foxglove's 3D panel shows a recording with no plugin. `limbic play`
+leaves them out (they are not bus messages).
+
 examples:
   limbic record --all --out run.mcap --duration 60
+  limbic record --all --derived --out look.mcap --duration 30
   limbic record 'r1/*' clock --out r1.mcap --compression lz4
   limbic record --all --out long.mcap --split-size 512
 )";
 
-const char* kPlayUsage = R"(usage: limbic play FILE [--rate R] [--loop] [--topics PATTERN,...] [--start S] [--end S]
+const char* kPlayUsage =
+    R"(usage: limbic play FILE [--rate R] [--loop] [--topics PATTERN,...] [--start S] [--end S]
                    [--clock] [--period S] [--bus ADDR] [--curve-keys FILE]
 
 Publishes a recording onto the bus with its recorded timing (FILE, or FILE_000.mcap... of a split
@@ -114,16 +128,17 @@ examples:
 
 int Record(const Args& args) {
   ArgReader reader(args,
-                   {"--out", "--duration", "--split-size", "--chunk-kb", "--compression", "--queue-mb", "--bus",
-                    "--curve-keys", "--connect-timeout"},
-                   {"--help", "--all"});
+                   {"--out", "--duration", "--split-size", "--chunk-kb", "--compression",
+                    "--queue-mb", "--bus", "--curve-keys", "--connect-timeout"},
+                   {"--help", "--all", "--derived"});
   if (reader.Has("--help")) {
     std::cout << kRecordUsage;
     return 0;
   }
   if (!reader.Has("--out")) throw std::invalid_argument("--out FILE.mcap is required (see --help)");
   if (reader.Has("--all") == !reader.positional().empty()) {
-    throw std::invalid_argument("give --all or topic patterns, not both and not neither (see --help)");
+    throw std::invalid_argument(
+        "give --all or topic patterns, not both and not neither (see --help)");
   }
   const bag::TopicFilter filter(reader.positional());
   const double duration = ParseNumber("--duration", reader.Get("--duration", "0"));
@@ -131,21 +146,38 @@ int Record(const Args& args) {
   const double queue_mb = ParseNumber("--queue-mb", reader.Get("--queue-mb", "64"));
   const double chunk_kb = ParseNumber("--chunk-kb", reader.Get("--chunk-kb", "1024"));
   if (duration < 0 || split_mb < 0 || queue_mb <= 0 || chunk_kb <= 0) {
-    throw std::invalid_argument("--duration, --split-size, --chunk-kb and --queue-mb must be positive");
+    throw std::invalid_argument(
+        "--duration, --split-size, --chunk-kb and --queue-mb must be positive");
   }
-  bag::BagOptions options{.path = reader.Get("--out"),
-                          .compression = mcap::ParseCompression(reader.Get("--compression", "zstd")),
-                          .chunk_size = static_cast<size_t>(chunk_kb * 1024),
-                          .split_bytes = static_cast<uint64_t>(split_mb * 1e6)};
+  bag::BagOptions options{
+      .path = reader.Get("--out"),
+      .compression = mcap::ParseCompression(reader.Get("--compression", "zstd")),
+      .chunk_size = static_cast<size_t>(chunk_kb * 1024),
+      .split_bytes = static_cast<uint64_t>(split_mb * 1e6)};
 
   const double connect_s = ParseNumber("--connect-timeout", reader.Get("--connect-timeout", "3"));
   Session session(reader.Get("--bus", DefaultBus()), "limbic-record",
                   bus::CurveKeysFromFlagOrEnvironment(reader.Get("--curve-keys", "")));
   session.Connect(std::chrono::milliseconds(static_cast<int64_t>(connect_s * 1000)));
   bag::BagWriter writer(options);
+#ifdef LIMBIC_HAVE_FOXGLOVE
+  std::optional<bag::DerivedRecorder> derived;
+  if (reader.Has("--derived")) derived.emplace(writer);
+#else
+  if (reader.Has("--derived"))
+    throw std::invalid_argument(
+        "--derived: this limbic was built without the Foxglove bridge (services/foxglove)");
+#endif
+  // Derived channels are computed on the writer thread, like the writing itself: never on the
+  // bus's.
   bag::AsyncRecorder recorder(
       [&](const bag::AsyncRecorder::Item& item) {
         writer.Write(item.topic, item.payload.data(), item.payload.size(), item.log_time_ns);
+#ifdef LIMBIC_HAVE_FOXGLOVE
+        if (derived)
+          derived->OnRecorded(item.topic, item.payload.data(), item.payload.size(),
+                              item.log_time_ns);
+#endif
       },
       static_cast<size_t>(queue_mb * 1e6));
   for (const auto& prefix : filter.SubscriptionPrefixes()) {
@@ -156,8 +188,8 @@ int Record(const Args& args) {
   }
   std::signal(SIGINT, OnSignal);
   std::signal(SIGTERM, OnSignal);
-  std::cerr << "limbic record: recording " << (filter.all() ? "every topic" : "matching topics") << " to "
-            << options.path << " (Ctrl-C to stop)\n";
+  std::cerr << "limbic record: recording " << (filter.all() ? "every topic" : "matching topics")
+            << " to " << options.path << " (Ctrl-C to stop)\n";
   const auto start = SteadyClock::now();
   const double cpu_start = CpuSeconds();
   auto next_report = start + 5s;
@@ -167,8 +199,8 @@ int Record(const Args& args) {
     if (duration > 0 && std::chrono::duration<double>(now - start).count() >= duration) break;
     if (now >= next_report) {
       next_report += 5s;
-      std::cerr << "limbic record: " << recorder.written() << " messages, " << HumanBytes(writer.bytes())
-                << ", dropped " << recorder.dropped() << "\n";
+      std::cerr << "limbic record: " << recorder.written() << " messages, "
+                << HumanBytes(writer.bytes()) << ", dropped " << recorder.dropped() << "\n";
     }
   }
   recorder.Finish();
@@ -186,10 +218,12 @@ int Record(const Args& args) {
   // sequence gaps seen by its node.
   uint64_t gaps = 0;
   for (const auto& [topic, c] : session.node().received()) gaps += c.drops_gap;
-  std::cerr << "limbic record: " << recorder.written() << " messages (" << HumanBytes(writer.bytes()) << ") in "
-            << files.str() << "; dropped " << recorder.dropped() << " (disk too slow or failed), " << gaps
-            << " lost on the bus (sequence gaps); " << std::fixed << std::setprecision(2) << cpu << " s CPU in " << wall
-            << " s (" << std::setprecision(1) << (wall > 0 ? 100.0 * cpu / wall : 0.0) << " % of a core)\n";
+  std::cerr << "limbic record: " << recorder.written() << " messages ("
+            << HumanBytes(writer.bytes()) << ") in " << files.str() << "; dropped "
+            << recorder.dropped() << " (disk too slow or failed), " << gaps
+            << " lost on the bus (sequence gaps); " << std::fixed << std::setprecision(2) << cpu
+            << " s CPU in " << wall << " s (" << std::setprecision(1)
+            << (wall > 0 ? 100.0 * cpu / wall : 0.0) << " % of a core)\n";
   if (error) {
     std::cerr << "limbic record: stopped: " << *error << "; " << writer.files().back()
               << " reads back up to its last complete chunk\n";
@@ -199,13 +233,15 @@ int Record(const Args& args) {
 }
 
 int Play(const Args& args) {
-  ArgReader reader(args, {"--rate", "--topics", "--start", "--end", "--period", "--bus", "--curve-keys"},
+  ArgReader reader(args,
+                   {"--rate", "--topics", "--start", "--end", "--period", "--bus", "--curve-keys"},
                    {"--help", "--loop", "--clock"});
   if (reader.Has("--help")) {
     std::cout << kPlayUsage;
     return 0;
   }
-  if (reader.positional().size() != 1) throw std::invalid_argument("give one recording FILE (see --help)");
+  if (reader.positional().size() != 1)
+    throw std::invalid_argument("give one recording FILE (see --help)");
   const auto files = bag::ResolveBagFiles(reader.positional()[0]);
   bag::ReadOptions options{.topics = bag::TopicFilter(SplitCommas(reader.Get("--topics", "")))};
   if (reader.Has("--start")) options.start_s = ParseNumber("--start", reader.Get("--start"));
@@ -213,11 +249,13 @@ int Play(const Args& args) {
   if (options.start_s && options.end_s && *options.start_s > *options.end_s) {
     throw std::invalid_argument("--start is after --end");
   }
-  bag::PlaybackTimer timer(ParseNumber("--rate", reader.Get("--rate", "1")));
   const double period = ParseNumber("--period", reader.Get("--period", "0.1"));
   if (period <= 0) throw std::invalid_argument("--period must be > 0");
-  const bool drive_clock = reader.Has("--clock");
-  const int64_t period_ns = std::llround(period * 1e9);
+  bag::PlayOptions play{.read = options,
+                        .rate = ParseNumber("--rate", reader.Get("--rate", "1")),
+                        .drive_clock = reader.Has("--clock"),
+                        .period_ns = std::llround(period * 1e9)};
+  bag::Player::CheckOptions(play);  // a bad flag is an error before any connection
 
   // No high-water mark: at --rate 0 the player outruns the broker, and ZeroMQ would drop silently.
   zmq::context_t context(1);
@@ -229,49 +267,33 @@ int Play(const Args& args) {
                   .send_hwm = 0,
                   .curve = bus::CurveKeysFromFlagOrEnvironment(reader.Get("--curve-keys", ""))});
   auto clock_pub = node.Advertise<msg::Clock>("clock");
+  bag::Player player(
+      files, play,
+      [&](const std::string& topic, std::span<const uint8_t> data) {
+        node.SendRaw(topic, data.data(), data.size());
+      },
+      [&](int64_t tick) {
+        clock_pub.Publish(tick * play.period_ns, tick,
+                          [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+                            return msg::CreateClock(fbb, header, period, /*lockstep=*/true);
+                          });
+      });
   std::this_thread::sleep_for(200ms);  // let the PUB socket connect before the first message
   std::signal(SIGINT, OnSignal);
   std::signal(SIGTERM, OnSignal);
 
-  uint64_t played = 0;
-  int64_t tick = 0;
   const auto begin = SteadyClock::now();
   do {
-    timer.Restart();
-    std::optional<uint64_t> first_time;
-    int64_t pass_first_tick = 0;
-    const auto pass_start = SteadyClock::now();
-    const auto problems = bag::ForEachMessage(files, options, [&](const bag::BagMessage& m) {
-      if (g_stop) return false;
-      if (m.topic == "clock" || m.topic.rfind("lockstep/", 0) == 0) return true;
-      const int64_t due = timer.DueNs(m.log_time);
-      if (due > 0) std::this_thread::sleep_until(pass_start + std::chrono::nanoseconds(due));
-      if (drive_clock) {
-        // One tick per period of recorded time, up to this message's time; the count carries on
-        // across --loop passes so the clock never runs backwards.
-        if (!first_time) {
-          first_time = m.log_time;
-          pass_first_tick = tick;
-        }
-        const int64_t elapsed = static_cast<int64_t>(m.log_time - *first_time);
-        while ((tick - pass_first_tick) * period_ns <= elapsed) {
-          clock_pub.Publish(tick * period_ns, tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
-            return msg::CreateClock(fbb, header, period, /*lockstep=*/true);
-          });
-          ++tick;
-        }
-      }
-      node.SendRaw(m.topic, m.data.data(), m.data.size());
-      ++played;
-      return true;
-    });
-    for (const auto& p : problems) std::cerr << "limbic play: " << p << " (played what came before)\n";
+    for (const auto& p : player.PlayPass(g_stop))
+      std::cerr << "limbic play: " << p << " (played what came before)\n";
   } while (reader.Has("--loop") && !g_stop);
   const double seconds = std::chrono::duration<double>(SteadyClock::now() - begin).count();
+  const uint64_t played = player.played();
   // The node's sockets close with linger 0: give ZeroMQ a moment to hand over what is still queued.
   std::this_thread::sleep_for(500ms);
-  std::cerr << "limbic play: " << played << " messages in " << std::fixed << std::setprecision(2) << seconds << " s ("
-            << std::setprecision(0) << (seconds > 0 ? played / seconds : 0.0) << " msg/s)\n";
+  std::cerr << "limbic play: " << played << " messages in " << std::fixed << std::setprecision(2)
+            << seconds << " s (" << std::setprecision(0) << (seconds > 0 ? played / seconds : 0.0)
+            << " msg/s)\n";
   return 0;
 }
 
@@ -287,18 +309,19 @@ int Info(const std::string& path) {
             << "duration:    " << std::fixed << std::setprecision(2) << s.DurationS() << " s\n"
             << "messages:    " << s.messages << " in " << s.chunks << " chunks\n"
             << "topics:      " << s.topics.size() << "\n\n";
-  std::cout << std::left << std::setw(30) << "TOPIC" << std::setw(30) << "TYPE" << std::right << std::setw(10)
-            << "COUNT" << std::setw(12) << "RATE" << std::setw(12) << "SIZE"
+  std::cout << std::left << std::setw(30) << "TOPIC" << std::setw(30) << "TYPE" << std::right
+            << std::setw(10) << "COUNT" << std::setw(12) << "RATE" << std::setw(12) << "SIZE"
             << "\n";
   for (const auto& [topic, t] : s.topics) {
     std::ostringstream rate;
     rate << std::fixed << std::setprecision(1) << t.RateHz() << " Hz";
-    std::cout << std::left << std::setw(30) << topic << std::setw(30) << t.type << std::right << std::setw(10)
-              << t.messages << std::setw(12) << rate.str() << std::setw(12) << HumanBytes(static_cast<double>(t.bytes))
-              << "\n";
+    std::cout << std::left << std::setw(30) << topic << std::setw(30) << t.type << std::right
+              << std::setw(10) << t.messages << std::setw(12) << rate.str() << std::setw(12)
+              << HumanBytes(static_cast<double>(t.bytes)) << "\n";
   }
   for (const auto& p : s.problems) {
-    std::cerr << "limbic bag info: damaged: " << p << "\n  (the figures above cover what could be read before it)\n";
+    std::cerr << "limbic bag info: damaged: " << p
+              << "\n  (the figures above cover what could be read before it)\n";
   }
   return s.problems.empty() ? 0 : 1;
 }
@@ -310,18 +333,21 @@ int Echo(const std::string& path, const std::string& topic, const ArgReader& rea
   long printed = 0;
   uint64_t bad = 0;
   bool seen_topic = false;
-  const auto problems =
-      bag::ForEachMessage(files, {.topics = bag::TopicFilter({topic})}, [&](const bag::BagMessage& m) {
+  const auto problems = bag::ForEachMessage(
+      files, {.topics = bag::TopicFilter({topic})}, [&](const bag::BagMessage& m) {
         if (m.topic != topic) return true;  // a glob character in TOPIC: echo exact names only
         seen_topic = true;
         const messages::MessageType* type = messages::FindByName(m.type);
-        // Nothing read from a file is trusted: the payload must verify as the type its schema names.
+        // Nothing read from a file is trusted: the payload must verify as the type its schema
+        // names.
         if (type == nullptr || !type->verify(m.data.data(), m.data.size())) {
           if (bad++ == 0)
-            std::cerr << "limbic bag echo: a message on " << topic << " does not verify as " << m.type << "; skipped\n";
+            std::cerr << "limbic bag echo: a message on " << topic << " does not verify as "
+                      << m.type << "; skipped\n";
           return true;
         }
-        std::cout << codec.ToJson(*type, m.data.data(), m.data.size(), reader.Has("--compact")) << std::endl;
+        std::cout << codec.ToJson(*type, m.data.data(), m.data.size(), reader.Has("--compact"))
+                  << std::endl;
         ++printed;
         return count < 0 || printed < count;
       });

@@ -2,7 +2,10 @@
 //
 //   node interop.js check FILE...        every file: CRCs (chunks, data section, summary), every message
 //                                        through the indexed and the streaming reader, each message
-//                                        decoded through the binary FlatBuffers schema its Schema record holds
+//                                        decoded through the binary FlatBuffers schema its Schema record holds;
+//                                        derived Foxglove channels (`limbic record --derived`: schema encoding
+//                                        jsonschema, message encoding json) parsed and checked against the
+//                                        JSON Schema their Schema record holds
 //   node interop.js rewrite IN OUT       writes OUT with @mcap/core's McapWriter (chunked, uncompressed),
 //                                        holding IN's schemas, channels and messages, for limbic to read
 //
@@ -157,6 +160,38 @@ function decodeTable(buf, t, obj, objects, depth) {
   return out;
 }
 
+// Checks a parsed JSON value against the subset of JSON Schema the derived channels use (type, properties,
+// items, contentEncoding base64); returns the first mismatch as "path: what", or null.
+function checkJson(value, schema, path) {
+  const t = schema.type;
+  const typeOk = {
+    object: () => value !== null && typeof value === "object" && !Array.isArray(value),
+    array: () => Array.isArray(value),
+    string: () => typeof value === "string",
+    number: () => typeof value === "number" && Number.isFinite(value),
+    integer: () => Number.isInteger(value),
+    boolean: () => typeof value === "boolean",
+  }[t];
+  if (t !== undefined && (!typeOk || !typeOk())) return `${path}: expected ${t}, got ${JSON.stringify(value)?.slice(0, 40)}`;
+  if (t === "string" && schema.contentEncoding === "base64" && !/^[A-Za-z0-9+/]*={0,2}$/.test(value)) {
+    return `${path}: not base64`;
+  }
+  if (t === "object" && schema.properties) {
+    for (const [k, v] of Object.entries(value)) {
+      if (!(k in schema.properties)) return `${path}.${k}: not in the schema`;
+      const e = checkJson(v, schema.properties[k], `${path}.${k}`);
+      if (e) return e;
+    }
+  }
+  if (t === "array" && schema.items) {
+    for (let i = 0; i < value.length; i++) {
+      const e = checkJson(value[i], schema.items, `${path}[${i}]`);
+      if (e) return e;
+    }
+  }
+  return null;
+}
+
 function readable(bytes) {
   return {
     size: async () => BigInt(bytes.length),
@@ -182,6 +217,12 @@ async function check(file) {
   }
   const schemas = new Map();
   for (const [id, schema] of reader.schemasById) {
+    if (schema.encoding === "jsonschema") {
+      // A derived Foxglove channel: the JSON Schema of a foxglove.* type, as Foxglove reads it.
+      if (!schema.name.startsWith("foxglove.")) fail(`${file}: jsonschema ${schema.name} is no Foxglove schema`);
+      schemas.set(id, { json: JSON.parse(new TextDecoder().decode(schema.data)), name: schema.name });
+      continue;
+    }
     if (schema.encoding !== "flatbuffer") fail(`${file}: schema ${schema.name} has encoding '${schema.encoding}'`);
     const objects = loadSchema(schema.data);
     const obj = objects.find((o) => o.name === schema.name);
@@ -189,10 +230,23 @@ async function check(file) {
     schemas.set(id, { objects, obj, headerIndex: obj.fields.find((f) => f.name === "header")?.index });
   }
   let indexed = 0, decoded = 0;
+  const derived = {}, derivedTopics = new Set();
   const compressions = new Set(reader.chunkIndexes.map((c) => c.compression || "none"));
   for await (const m of reader.readMessages({ validateCrcs: true })) {
     indexed++;
     const channel = reader.channelsById.get(m.channelId);
+    const js = schemas.get(channel.schemaId);
+    if (js && js.json) {
+      if (channel.messageEncoding !== "json") fail(`${file}: ${channel.topic}: jsonschema with encoding ${channel.messageEncoding}`);
+      const value = JSON.parse(new TextDecoder().decode(m.data));
+      const e = checkJson(value, js.json, channel.topic);
+      if (e) fail(`${file}: ${e}`);
+      if (!value.timestamp && !value.entities) fail(`${file}: ${channel.topic}: neither timestamp nor entities`);
+      derived[js.name] = (derived[js.name] || 0) + 1;
+      derivedTopics.add(channel.topic);
+      decoded++;
+      continue;
+    }
     if (channel.messageEncoding !== "flatbuffer") fail(`${file}: channel ${channel.topic} encoding ${channel.messageEncoding}`);
     const s = schemas.get(channel.schemaId);
     const buf = new Buf(m.data);
@@ -222,7 +276,8 @@ async function check(file) {
   if (!stream.done() || !sawFooter) fail(`${file}: streaming reader did not reach the footer`);
   if (streamed !== indexed) fail(`${file}: streaming reader read ${streamed} messages, indexed ${indexed}`);
   console.log(JSON.stringify({ file, messages: indexed, decoded, chunks: reader.chunkIndexes.length,
-    compression: [...compressions], schemas: reader.schemasById.size, channels: reader.channelsById.size }));
+    compression: [...compressions], schemas: reader.schemasById.size, channels: reader.channelsById.size,
+    ...(Object.keys(derived).length ? { derived, derivedTopics: [...derivedTopics].sort() } : {}) }));
 }
 
 async function rewrite(input, output) {

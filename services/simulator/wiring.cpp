@@ -20,6 +20,10 @@ struct Options {
   int64_t env_seed = 1;     // environment generation seed (the set's 20 worlds)
   int64_t seed = 1;          // run seed: noise, humans
   std::string robots = "r1";  // comma-separated robot names, each under its own topic namespace
+  // Issue 18: per robot "x,y[,theta]" starts and "x,y" goals, ';'-separated in robot order; empty: placed
+  // by sim::PlaceTeam (robot 1 at the environment's start and goal, as a single robot).
+  std::string starts;
+  std::string goals;
   bool humans_flee = false;   // §3.4 extension: anger > 0.75 sends humans within 5 m away
   double wheel_timeout_s = 0.5;  // realtime: the motor board stops wheels without fresh commands
   // Odometry error model (eq. 4.8) for drift studies; every experiment of the research has all three at 0.
@@ -29,13 +33,68 @@ struct Options {
   std::string external_motion = "tracked";  // tracked | unseen (see sim::ExternalMotion)
 };
 
-std::vector<std::string> SplitNames(const std::string& text) {
+std::vector<std::string> Split(const std::string& text, char separator) {
   std::vector<std::string> out;
   std::stringstream ss(text);
-  for (std::string s; std::getline(ss, s, ',');) {
+  for (std::string s; std::getline(ss, s, separator);) {
     if (!s.empty()) out.push_back(s);
   }
   return out;
+}
+
+std::vector<std::string> SplitNames(const std::string& text) { return Split(text, ','); }
+
+// "x,y" or "x,y,theta" (finite numbers) -> values; throws config::ConfigError naming the option.
+std::vector<double> ParsePoint(const std::string& option, const std::string& text, size_t min_n, size_t max_n) {
+  std::vector<double> values;
+  for (const auto& part : Split(text, ',')) {
+    size_t used = 0;
+    double v = 0;
+    try {
+      v = std::stod(part, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || part.find_first_not_of(" ", used) != std::string::npos || !std::isfinite(v)) {
+      throw config::ConfigError("simulator: " + option + ": '" + part + "' in '" + text + "' is not a finite number");
+    }
+    values.push_back(v);
+  }
+  if (values.size() < min_n || values.size() > max_n) {
+    throw config::ConfigError("simulator: " + option + ": '" + text + "' must be " +
+                              (min_n == max_n ? "x,y" : "x,y or x,y,theta"));
+  }
+  return values;
+}
+
+// The team's placements: automatic (sim::PlaceTeam) unless starts/goals list one per robot.
+std::vector<sim::Placement> Placements(const sim::Environment& env, const Options& o, size_t count, double radius) {
+  std::vector<sim::Placement> placements;
+  try {
+    placements = sim::PlaceTeam(env, std::vector<double>(count, radius));
+  } catch (const std::invalid_argument& e) {
+    if (o.starts.empty() || o.goals.empty()) throw config::ConfigError(std::string("simulator: ") + e.what());
+    placements.assign(count, {});
+  }
+  auto apply = [&](const std::string& option, const std::string& text, bool start) {
+    if (text.empty()) return;
+    const auto items = Split(text, ';');
+    if (items.size() != count) {
+      throw config::ConfigError("simulator: " + option + " lists " + std::to_string(items.size()) + " for " +
+                                std::to_string(count) + " robots");
+    }
+    for (size_t i = 0; i < count; ++i) {
+      const auto v = ParsePoint(option, items[i], 2, start ? 3 : 2);
+      if (start) {
+        placements[i].start = {v[0], v[1], v.size() > 2 ? v[2] : 0.0};
+      } else {
+        placements[i].goal = {v[0], v[1]};
+      }
+    }
+  };
+  apply("starts", o.starts, true);
+  apply("goals", o.goals, false);
+  return placements;
 }
 
 struct RobotPorts {
@@ -63,6 +122,12 @@ runtime::ServiceDefinition SimulatorService() {
             o->env_seed = ctx.Option<int64_t>("env_seed", o->env_seed, "seed of the environment generator");
             o->seed = ctx.Option<int64_t>("seed", o->seed, "run seed (sensor and motor noise, humans)");
             o->robots = ctx.Option<std::string>("robots", o->robots, "comma-separated robot names");
+            o->starts = ctx.Option<std::string>(
+                "starts", o->starts,
+                "robots' start poses 'x,y[,theta];...' in robot order (empty: placed apart from the environment's "
+                "start)");
+            o->goals = ctx.Option<std::string>(
+                "goals", o->goals, "robots' goals 'x,y;...' in robot order (empty: placed apart from the environment's goal)");
             o->humans_flee =
                 ctx.Option<bool>("humans_flee", o->humans_flee, "§3.4 extension: humans flee an angry robot");
             o->wheel_timeout_s = ctx.Option<double>("wheel_timeout_s", o->wheel_timeout_s,
@@ -96,10 +161,15 @@ runtime::ServiceDefinition SimulatorService() {
                 sim::GenerateEnvironment(o->set[0], o->index, static_cast<uint64_t>(o->env_seed)), world_options);
             std::vector<RobotPorts> ports;
             std::vector<std::string> outputs{"humans"};
+            const auto placements =
+                Placements(world->environment(), *o, names.size(), robot_options.model.radius);
             for (size_t i = 0; i < names.size(); ++i) {
-              // Robots side by side from the start point, heading 0 (§3.5).
-              const auto& env = world->environment();
-              world->AddRobot({env.start.x(), env.start.y() + 0.9 * static_cast<double>(i), 0.0}, robot_options);
+              // Robot 1 at the environment's start, heading 0 (§3.5); the others where the team layout put them.
+              try {
+                world->AddRobot(placements[i].start, robot_options);
+              } catch (const std::invalid_argument& e) {
+                throw config::ConfigError("simulator: " + names[i] + ": " + e.what());
+              }
               const std::string& r = names[i];
               RobotPorts p;
               p.name = r;
@@ -119,7 +189,7 @@ runtime::ServiceDefinition SimulatorService() {
             const bool realtime = ctx.mode() == runtime::Mode::kRealtime;
             ctx.OnStart([=](const TickInfo& tick) {
               world_out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
-                return WorldToMsg(fbb, header, world->environment());
+                return WorldToMsg(fbb, header, world->environment(), names, placements);
               });
             });
             auto output = std::make_shared<sim::StepOutput>();
@@ -157,7 +227,10 @@ runtime::ServiceDefinition SimulatorService() {
                   const msg::Pose2 pose = convert::ToMsg(r.truth.pose);
                   return msg::CreateGroundTruth(fbb, header, fbb.CreateString(ports[i].name), &pose, r.truth.v,
                                                 r.truth.omega, r.truth.in_contact, r.truth.pushed,
-                                                static_cast<uint64_t>(r.truth.pushes));
+                                                static_cast<uint64_t>(r.truth.pushes),
+                                                static_cast<uint64_t>(r.truth.robot_collisions),
+                                                static_cast<uint64_t>(r.truth.world_collisions),
+                                                r.truth.in_robot_contact);
                 });
               }
               humans_out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {

@@ -8,6 +8,7 @@
 #include "tools/limbic/json_codec.hpp"
 #include "tools/limbic/launch_file.hpp"
 #include "tools/limbic/team_launch.hpp"
+#include "tools/limbic/topic_groups.hpp"
 
 namespace limbic::cli {
 namespace {
@@ -93,6 +94,23 @@ TEST(TeamLaunch, ExpandsTheDemoFileToOneStackPerRobotAroundOneSimulator) {
   EXPECT_THROW(TeamLaunchYaml(demo, 0), config::ConfigError);
   EXPECT_THROW(TeamLaunchYaml(demo, 65), config::ConfigError);
   EXPECT_THROW(TeamLaunchYaml("/nonexistent.yaml", 2), config::ConfigError);
+}
+
+TEST(TopicGroups, GlobalFirstThenEachRobotInNaturalOrder) {
+  const std::vector<std::string> topics{"clock",     "health/r1/planner", "humans",   "r1/affect",  "r1/map",
+                                        "r10/truth", "r10/scan",          "r2/odom",  "r2/goal",    "world",
+                                        "param/r2/mapper", "rc/state/3",  "faults"};
+  const auto groups = GroupTopicsByRobot(topics);
+  ASSERT_EQ(groups.size(), 4u);
+  EXPECT_EQ(groups[0].first, "");
+  EXPECT_EQ(groups[0].second, (std::vector<std::string>{"clock", "health/r1/planner", "humans", "world",
+                                                        "param/r2/mapper", "rc/state/3", "faults"}));
+  EXPECT_EQ(groups[1], (std::pair<std::string, std::vector<std::string>>{"r1", {"r1/affect", "r1/map"}}));
+  EXPECT_EQ(groups[2], (std::pair<std::string, std::vector<std::string>>{"r2", {"r2/odom", "r2/goal"}}));
+  EXPECT_EQ(groups[3], (std::pair<std::string, std::vector<std::string>>{"r10", {"r10/truth", "r10/scan"}}));
+  // Only global topics: one group; nothing: none.
+  EXPECT_EQ(GroupTopicsByRobot({"clock", "world"}).size(), 1u);
+  EXPECT_TRUE(GroupTopicsByRobot({}).empty());
 }
 
 TEST(ArgReader, FlagsSwitchesAndUnknowns) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 #include <stdexcept>
 
 #include "sim/segment_index.hpp"
@@ -40,6 +41,57 @@ std::vector<Vec2> CandidateOffsets(double spacing, double reach) {
 }
 
 }  // namespace
+
+std::vector<std::vector<double>> ParsePointList(const std::string& text, size_t min_n, size_t max_n) {
+  std::vector<std::vector<double>> out;
+  std::stringstream entries(text);
+  for (std::string entry; std::getline(entries, entry, ';');) {
+    std::vector<double> values;
+    std::stringstream parts(entry);
+    for (std::string part; std::getline(parts, part, ',');) {
+      size_t used = 0;
+      double v = 0.0;
+      try {
+        v = std::stod(part, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used == 0 || part.find_first_not_of(' ', used) != std::string::npos || !std::isfinite(v)) {
+        throw std::invalid_argument("'" + part + "' in '" + entry + "' is not a finite number");
+      }
+      values.push_back(v);
+    }
+    if (values.size() < min_n || values.size() > max_n) {
+      throw std::invalid_argument("'" + entry + "' must be " + (max_n == 2 ? "x,y" : "x,y or x,y,theta"));
+    }
+    out.push_back(std::move(values));
+  }
+  return out;
+}
+
+std::vector<Placement> TeamPlacements(const Environment& env, const std::vector<double>& radii,
+                                      const std::string& starts, const std::string& goals,
+                                      const TeamLayoutOptions& options) {
+  const auto start_list = ParsePointList(starts, 2, 3);
+  const auto goal_list = ParsePointList(goals, 2, 2);
+  for (const auto& [name, list] : {std::pair{"starts", &start_list}, std::pair{"goals", &goal_list}}) {
+    if (!list->empty() && list->size() != radii.size()) {
+      throw std::invalid_argument(std::string(name) + " lists " + std::to_string(list->size()) + " for " +
+                                  std::to_string(radii.size()) + " robots");
+    }
+  }
+  std::vector<Placement> out;
+  if (start_list.empty() || goal_list.empty()) {
+    out = PlaceTeam(env, radii, options);
+  } else {
+    out.resize(radii.size());
+  }
+  for (size_t i = 0; i < start_list.size(); ++i) {
+    out[i].start = {start_list[i][0], start_list[i][1], start_list[i].size() > 2 ? start_list[i][2] : 0.0};
+  }
+  for (size_t i = 0; i < goal_list.size(); ++i) out[i].goal = {goal_list[i][0], goal_list[i][1]};
+  return out;
+}
 
 std::vector<std::string> TeamNames(int count) {
   if (count < 1) throw std::invalid_argument("a team needs at least one robot (got " + std::to_string(count) + ")");

@@ -35,6 +35,18 @@ struct TeamLayoutOptions {
 std::vector<Placement> PlaceTeam(const Environment& env, const std::vector<double>& radii,
                                  const TeamLayoutOptions& options = {});
 
+// The simulator's starts/goals options: ';'-separated entries of ','-separated finite numbers, each entry
+// min_n..max_n numbers ("1,1,0;2.5,1" for starts of x, y[, theta]). "" gives no entries. Throws
+// std::invalid_argument naming the entry.
+std::vector<std::vector<double>> ParsePointList(const std::string& text, size_t min_n, size_t max_n);
+
+// The team's placements: PlaceTeam's, except that `starts` ("x,y[,theta];..." ) and `goals` ("x,y;...") take
+// their place when given (one entry per robot). PlaceTeam's "no room" is an error only when it is needed
+// (starts or goals not both given). Throws std::invalid_argument.
+std::vector<Placement> TeamPlacements(const Environment& env, const std::vector<double>& radii,
+                                      const std::string& starts, const std::string& goals,
+                                      const TeamLayoutOptions& options = {});
+
 // Robot names r1..rN (the topic namespaces of a team of `count`); throws std::invalid_argument for count < 1.
 std::vector<std::string> TeamNames(int count);
 

@@ -213,6 +213,26 @@ TEST(TeamPlacement, RefusesBadRadiiAndAWorldWithoutRoom) {
   }
 }
 
+TEST(TeamPlacement, GivenStartsAndGoalsTakeThePlaceOfTheLayoutAndBadListsAreRefused) {
+  const Environment env = GenerateEnvironment('B', 0, 1);
+  const auto auto_placed = PlaceTeam(env, {0.35, 0.35});
+  const auto given = TeamPlacements(env, {0.35, 0.35}, "1,1;2.5,1,1.5", "");
+  EXPECT_EQ(given[1].start.Position(), Vec2(2.5, 1));
+  EXPECT_EQ(given[1].start.theta, 1.5);
+  EXPECT_EQ(given[0].start.theta, 0.0);
+  EXPECT_EQ(given[1].goal, auto_placed[1].goal);  // goals not given: the layout's
+  const auto both = TeamPlacements(env, {0.35, 0.35}, "1,1;2.5,1", "19,11;17.5, 11");
+  EXPECT_EQ(both[1].goal, Vec2(17.5, 11));
+  EXPECT_EQ(TeamPlacements(env, {0.35}, "", "")[0].goal, env.goal);
+  EXPECT_THROW(TeamPlacements(env, {0.35, 0.35}, "1,1", ""), std::invalid_argument);        // one for two robots
+  EXPECT_THROW(TeamPlacements(env, {0.35, 0.35}, "", "1,1,0;2,2"), std::invalid_argument);  // a goal has no heading
+  EXPECT_THROW(TeamPlacements(env, {0.35, 0.35}, "1,x;2,2", ""), std::invalid_argument);
+  EXPECT_THROW(TeamPlacements(env, {0.35, 0.35}, "1,nan;2,2", ""), std::invalid_argument);
+  EXPECT_THROW(TeamPlacements(env, {0.35, 0.35}, "1;2,2", ""), std::invalid_argument);
+  EXPECT_EQ(ParsePointList("", 2, 3).size(), 0u);
+  EXPECT_EQ(ParsePointList("1,2;3,4,5", 2, 3), (std::vector<std::vector<double>>{{1, 2}, {3, 4, 5}}));
+}
+
 TEST(TeamPlacement, NamesRunFromR1) {
   EXPECT_EQ(TeamNames(3), (std::vector<std::string>{"r1", "r2", "r3"}));
   EXPECT_THROW(TeamNames(0), std::invalid_argument);

@@ -33,68 +33,13 @@ struct Options {
   std::string external_motion = "tracked";  // tracked | unseen (see sim::ExternalMotion)
 };
 
-std::vector<std::string> Split(const std::string& text, char separator) {
+std::vector<std::string> SplitNames(const std::string& text) {
   std::vector<std::string> out;
   std::stringstream ss(text);
-  for (std::string s; std::getline(ss, s, separator);) {
+  for (std::string s; std::getline(ss, s, ',');) {
     if (!s.empty()) out.push_back(s);
   }
   return out;
-}
-
-std::vector<std::string> SplitNames(const std::string& text) { return Split(text, ','); }
-
-// "x,y" or "x,y,theta" (finite numbers) -> values; throws config::ConfigError naming the option.
-std::vector<double> ParsePoint(const std::string& option, const std::string& text, size_t min_n, size_t max_n) {
-  std::vector<double> values;
-  for (const auto& part : Split(text, ',')) {
-    size_t used = 0;
-    double v = 0;
-    try {
-      v = std::stod(part, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used == 0 || part.find_first_not_of(" ", used) != std::string::npos || !std::isfinite(v)) {
-      throw config::ConfigError("simulator: " + option + ": '" + part + "' in '" + text + "' is not a finite number");
-    }
-    values.push_back(v);
-  }
-  if (values.size() < min_n || values.size() > max_n) {
-    throw config::ConfigError("simulator: " + option + ": '" + text + "' must be " +
-                              (min_n == max_n ? "x,y" : "x,y or x,y,theta"));
-  }
-  return values;
-}
-
-// The team's placements: automatic (sim::PlaceTeam) unless starts/goals list one per robot.
-std::vector<sim::Placement> Placements(const sim::Environment& env, const Options& o, size_t count, double radius) {
-  std::vector<sim::Placement> placements;
-  try {
-    placements = sim::PlaceTeam(env, std::vector<double>(count, radius));
-  } catch (const std::invalid_argument& e) {
-    if (o.starts.empty() || o.goals.empty()) throw config::ConfigError(std::string("simulator: ") + e.what());
-    placements.assign(count, {});
-  }
-  auto apply = [&](const std::string& option, const std::string& text, bool start) {
-    if (text.empty()) return;
-    const auto items = Split(text, ';');
-    if (items.size() != count) {
-      throw config::ConfigError("simulator: " + option + " lists " + std::to_string(items.size()) + " for " +
-                                std::to_string(count) + " robots");
-    }
-    for (size_t i = 0; i < count; ++i) {
-      const auto v = ParsePoint(option, items[i], 2, start ? 3 : 2);
-      if (start) {
-        placements[i].start = {v[0], v[1], v.size() > 2 ? v[2] : 0.0};
-      } else {
-        placements[i].goal = {v[0], v[1]};
-      }
-    }
-  };
-  apply("starts", o.starts, true);
-  apply("goals", o.goals, false);
-  return placements;
 }
 
 struct RobotPorts {
@@ -161,8 +106,14 @@ runtime::ServiceDefinition SimulatorService() {
                 sim::GenerateEnvironment(o->set[0], o->index, static_cast<uint64_t>(o->env_seed)), world_options);
             std::vector<RobotPorts> ports;
             std::vector<std::string> outputs{"humans"};
-            const auto placements =
-                Placements(world->environment(), *o, names.size(), robot_options.model.radius);
+            std::vector<sim::Placement> placements;
+            try {
+              placements = sim::TeamPlacements(world->environment(),
+                                               std::vector<double>(names.size(), robot_options.model.radius),
+                                               o->starts, o->goals);
+            } catch (const std::invalid_argument& e) {
+              throw config::ConfigError(std::string("simulator: robots' starts and goals: ") + e.what());
+            }
             for (size_t i = 0; i < names.size(); ++i) {
               // Robot 1 at the environment's start, heading 0 (§3.5); the others where the team layout put them.
               try {

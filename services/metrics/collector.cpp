@@ -197,7 +197,7 @@ std::vector<MetricFamily> MetricsCollector::Snapshot(double now_s) const {
   auto collisions = Family("limbic_robot_collisions_total", "Collision events reported by hwio.",
                            MetricType::kCounter);
   auto contacts = Family("limbic_robot_contacts_total",
-                         "Contact events by what was touched: with=robot (another robot of the team) or with=world "
+                         "Contact events by what was touched: kind=robot (another robot of the team) or kind=world "
                          "(walls, obstacles, people), from the simulator's ground truth.",
                          MetricType::kCounter);
   auto distance = Family("limbic_robot_distance_to_goal_meters", "Distance from the robot to its current goal.");
@@ -283,8 +283,8 @@ std::vector<MetricFamily> MetricsCollector::Snapshot(double now_s) const {
     }
     if (r.has_collisions) Add(collisions, robot, static_cast<double>(r.collisions));
     if (r.truth) {  // counters stay when the robot falls silent
-      Add(contacts, {{"robot", name}, {"with", "robot"}}, static_cast<double>(r.truth->robot_collisions));
-      Add(contacts, {{"robot", name}, {"with", "world"}}, static_cast<double>(r.truth->world_collisions));
+      Add(contacts, {{"robot", name}, {"kind", "robot"}}, static_cast<double>(r.truth->robot_collisions));
+      Add(contacts, {{"robot", name}, {"kind", "world"}}, static_cast<double>(r.truth->world_collisions));
     }
     if (r.mission && Fresh(r.mission_s, now_s, stale)) {
       Add(distance, robot, r.mission->distance_to_goal);

@@ -174,10 +174,10 @@ TEST(CollectorTest, ContactsAreCountedPerRobotWithRobotsApartFromTheWorld) {
   c.OnTruth("r1", {0.3, 0.0, false, 0, 4}, 100.0);
   c.OnTruth("r2", {0.0, 0.0, true, 2, 1}, 100.0);
   const std::string text = RenderText(c.Snapshot(100.5));
-  EXPECT_TRUE(Contains(text, "limbic_robot_contacts_total{robot=\"r1\",with=\"robot\"} 0")) << text;
-  EXPECT_TRUE(Contains(text, "limbic_robot_contacts_total{robot=\"r1\",with=\"world\"} 4")) << text;
-  EXPECT_TRUE(Contains(text, "limbic_robot_contacts_total{robot=\"r2\",with=\"robot\"} 2")) << text;
-  EXPECT_TRUE(Contains(text, "limbic_robot_contacts_total{robot=\"r2\",with=\"world\"} 1")) << text;
+  EXPECT_TRUE(Contains(text, "limbic_robot_contacts_total{robot=\"r1\",kind=\"robot\"} 0")) << text;
+  EXPECT_TRUE(Contains(text, "limbic_robot_contacts_total{robot=\"r1\",kind=\"world\"} 4")) << text;
+  EXPECT_TRUE(Contains(text, "limbic_robot_contacts_total{robot=\"r2\",kind=\"robot\"} 2")) << text;
+  EXPECT_TRUE(Contains(text, "limbic_robot_contacts_total{robot=\"r2\",kind=\"world\"} 1")) << text;
 }
 
 TEST(CollectorTest, ServiceUpTurnsZeroAfterThreeSecondsOfSilence) {

@@ -1,5 +1,5 @@
-// Issue 18 item 1: several robots in one world — where they are placed, how they see each other, and
-// robot–robot contacts counted apart from contacts with the world.
+// Issue 18 item 1: several robots in one world — where they are placed, how they see each other,
+// and robot–robot contacts counted apart from contacts with the world.
 #include "sim/team.hpp"
 
 #include <gtest/gtest.h>
@@ -43,8 +43,8 @@ TEST(TeamCollisions, RobotDrivingIntoAStandingRobotCountsOneRobotCollisionAndNoW
     new_events += r.collision.new_event ? 1 : 0;
     if (r.collision.occurred) {
       ++contact_steps;
-      // The rejected move leaves the bodies apart; the contact is straight ahead (switch 0) on the line
-      // between the centres, between them.
+      // The rejected move leaves the bodies apart; the contact is straight ahead (switch 0) on the
+      // line between the centres, between them.
       EXPECT_EQ(r.collision.sensor_ids, std::vector<int>({0}));
       EXPECT_NEAR(r.collision.contact_point.y(), 5.0, 1e-9);
       EXPECT_GT(r.collision.contact_point.x(), r.truth.pose.x);
@@ -53,8 +53,8 @@ TEST(TeamCollisions, RobotDrivingIntoAStandingRobotCountsOneRobotCollisionAndNoW
     }
     EXPECT_GE((out.robots[1].truth.pose.Position() - r.truth.pose.Position()).norm(), 0.7);
   }
-  // It keeps pushing: after each refused move the wheels restart from rest, so contact comes and goes and
-  // every return is a new event (§8 item 15) — each of them with a robot.
+  // It keeps pushing: after each refused move the wheels restart from rest, so contact comes and
+  // goes and every return is a new event (§8 item 15) — each of them with a robot.
   EXPECT_GT(contact_steps, 10);
   EXPECT_GT(new_events, 1);
   EXPECT_EQ(out.robots[0].truth.robot_collisions, new_events);
@@ -92,8 +92,9 @@ TEST(TeamCollisions, HeadOnRobotsBothCountARobotCollisionAndAWallCountsAsWorld) 
 }
 
 TEST(TeamCollisions, AContactWithARobotAndAWallInOneStepCountsOneOfEach) {
-  // r0 faces +x with a wall corner 0.01 m ahead (the wall stands above y = 5) and r1 below-right, 0.0142 m
-  // away: any move of more than 0.0205 m touches both (the first step at 1 m/s moves 0.03 m).
+  // r0 faces +x with a wall corner 0.01 m ahead (the wall stands above y = 5) and r1 below-right,
+  // 0.0142 m away: any move of more than 0.0205 m touches both (the first step at 1 m/s moves 0.03
+  // m).
   World world(OpenArea({Box(5.36, 5.0, 5.5, 12)}), {});
   world.AddRobot({5, 5, 0}, Quiet());
   world.AddRobot({5.5, 4.49, 0}, Quiet());
@@ -114,8 +115,8 @@ TEST(TeamCollisions, AContactWithARobotAndAWallInOneStepCountsOneOfEach) {
 }
 
 TEST(TeamSensing, ARobotIsSeenOnlyWithinBeamReachAndNotThroughAWall) {
-  // r1 drives away from r0 along r0's forward beam: seen at centre distance − 0.35 (body) − 0.2 (mount)
-  // while that is within d_max = 3 m, then the beam is invalid (nothing within reach).
+  // r1 drives away from r0 along r0's forward beam: seen at centre distance − 0.35 (body) − 0.2
+  // (mount) while that is within d_max = 3 m, then the beam is invalid (nothing within reach).
   World world(OpenArea(), {});
   world.AddRobot({5, 5, 0}, Quiet());
   world.AddRobot({6, 5, 0}, Quiet());
@@ -183,7 +184,8 @@ TEST(TeamPlacement, StartsAndGoalsAreFreeApartConnectedAndStartableInEverySet) {
               << set << index << " points " << a << " and " << b;
         }
       }
-      // The simulator accepts every start (AddRobot throws on an overlap with objects, robots or people).
+      // The simulator accepts every start (AddRobot throws on an overlap with objects, robots or
+      // people).
       World world(env, {});
       for (size_t i = 0; i < team.size(); ++i) {
         RobotOptions o;
@@ -204,7 +206,8 @@ TEST(TeamPlacement, RefusesBadRadiiAndAWorldWithoutRoom) {
   pen.goal = {19, 11};
   TeamLayoutOptions near;
   near.search_radius = 0.95;
-  EXPECT_EQ(PlaceTeam(pen, {0.35, 0.35}).size(), 2u);  // with the default reach it finds room outside
+  EXPECT_EQ(PlaceTeam(pen, {0.35, 0.35}).size(),
+            2u);  // with the default reach it finds room outside
   try {
     PlaceTeam(pen, {0.35, 0.35}, near);
     FAIL() << "expected no room";
@@ -224,13 +227,16 @@ TEST(TeamPlacement, GivenStartsAndGoalsTakeThePlaceOfTheLayoutAndBadListsAreRefu
   const auto both = TeamPlacements(env, {0.35, 0.35}, "1,1;2.5,1", "19,11;17.5, 11");
   EXPECT_EQ(both[1].goal, Vec2(17.5, 11));
   EXPECT_EQ(TeamPlacements(env, {0.35}, "", "")[0].goal, env.goal);
-  EXPECT_THROW(TeamPlacements(env, {0.35, 0.35}, "1,1", ""), std::invalid_argument);        // one for two robots
-  EXPECT_THROW(TeamPlacements(env, {0.35, 0.35}, "", "1,1,0;2,2"), std::invalid_argument);  // a goal has no heading
+  EXPECT_THROW(TeamPlacements(env, {0.35, 0.35}, "1,1", ""),
+               std::invalid_argument);  // one for two robots
+  EXPECT_THROW(TeamPlacements(env, {0.35, 0.35}, "", "1,1,0;2,2"),
+               std::invalid_argument);  // a goal has no heading
   EXPECT_THROW(TeamPlacements(env, {0.35, 0.35}, "1,x;2,2", ""), std::invalid_argument);
   EXPECT_THROW(TeamPlacements(env, {0.35, 0.35}, "1,nan;2,2", ""), std::invalid_argument);
   EXPECT_THROW(TeamPlacements(env, {0.35, 0.35}, "1;2,2", ""), std::invalid_argument);
   EXPECT_EQ(ParsePointList("", 2, 3).size(), 0u);
-  EXPECT_EQ(ParsePointList("1,2;3,4,5", 2, 3), (std::vector<std::vector<double>>{{1, 2}, {3, 4, 5}}));
+  EXPECT_EQ(ParsePointList("1,2;3,4,5", 2, 3),
+            (std::vector<std::vector<double>>{{1, 2}, {3, 4, 5}}));
 }
 
 TEST(TeamPlacement, NamesRunFromR1) {

@@ -18,15 +18,18 @@ std::string TeamLaunchYaml(const std::string& path, int robots) {
   } catch (const std::exception& e) {
     throw config::ConfigError(path + ": " + e.what());
   }
-  if (!root["processes"] || !root["processes"].IsSequence()) throw config::ConfigError(path + ": no processes list");
-  static const std::set<std::string> kPerRobot{"limbic-hwio",   "limbic-mapper",     "limbic-planner",
-                                               "limbic-affect", "limbic-controller", "limbic-mission"};
+  if (!root["processes"] || !root["processes"].IsSequence())
+    throw config::ConfigError(path + ": no processes list");
+  static const std::set<std::string> kPerRobot{"limbic-hwio",       "limbic-mapper",
+                                               "limbic-planner",    "limbic-affect",
+                                               "limbic-controller", "limbic-mission"};
   std::string names;
   for (int i = 1; i <= robots; ++i) names += (i > 1 ? ",r" : "r") + std::to_string(i);
   YAML::Node processes(YAML::NodeType::Sequence);
   for (const auto& p : root["processes"]) {
     const auto command = p["command"];
-    const std::string program = command && command.IsSequence() && command.size() > 0 ? command[0].as<std::string>() : "";
+    const std::string program =
+        command && command.IsSequence() && command.size() > 0 ? command[0].as<std::string>() : "";
     if (kPerRobot.count(program) && robots > 1) {
       for (int i = 1; i <= robots; ++i) {
         const std::string robot = "r" + std::to_string(i);

@@ -133,6 +133,7 @@ std::vector<std::string> LastProblems(const std::string& log_path, size_t n) {
 constexpr auto kNothingUpAfter = std::chrono::seconds(20);
 
 struct Row {
+  std::string robot;
   int iteration;
   double time;
   bool success;

@@ -235,6 +235,13 @@ void Rule(Check& c, const msg::WorldGeometry& m) {
       c.Points("polygons.vertices", m.polygons()->Get(i)->vertices());
     }
   }
+  if (m.robots()) {
+    c.Count("robots", m.robots()->size(), 10000);
+    for (flatbuffers::uoffset_t i = 0; i < m.robots()->size() && c.ok(); ++i) {
+      c.Pose("robots.start", m.robots()->Get(i)->start());
+      c.Vec2("robots.goal", m.robots()->Get(i)->goal());
+    }
+  }
 }
 
 void Rule(Check& c, const msg::Humans& m) {

@@ -124,16 +124,19 @@ bool World::CircleBlocked(const Vec2& center, double radius, int ignore_robot,
   return false;
 }
 
-void World::Contacts(const Vec2& center, double radius, int ignore_robot,
-                     std::vector<Vec2>* points) const {
+void World::Contacts(const Vec2& center, double radius, int ignore_robot, std::vector<Vec2>* points,
+                     int* robot_points) const {
   points->clear();
+  if (robot_points) *robot_points = 0;
   index_.ForEachNear(center, radius, kBodyMask, [&](const IndexedSegment& s) {
     if (auto p = SegmentContactPoint(s.segment, center, radius)) points->push_back(*p);
   });
   for (const RobotState& r : state_.robots) {
     if (r.id == ignore_robot) continue;
-    if (auto p = CircleContactPoint(center, radius, r.pose.Position(), r.options.model.radius))
+    if (auto p = CircleContactPoint(center, radius, r.pose.Position(), r.options.model.radius)) {
       points->push_back(*p);
+      if (robot_points) *robot_points += 1;
+    }
   }
   for (const HumanState& h : state_.humans) {
     if (auto p = CircleContactPoint(center, radius, h.position, options_.humans.radius))
@@ -260,7 +263,10 @@ void World::StepRobot(double dt, const RobotInput& input, RobotState* robot, Rob
   double wheels_left = v_left, wheels_right = v_right;  // what moved the body (for odometry)
   double best = std::numeric_limits<double>::infinity();
 
-  Contacts(candidate.Position(), radius, robot->id, &scratch_points_);
+  int robot_points = 0;
+  Contacts(candidate.Position(), radius, robot->id, &scratch_points_, &robot_points);
+  const bool robot_contact = robot_points > 0;
+  const bool world_contact = robot->pushed || static_cast<int>(scratch_points_.size()) > robot_points;
   if (!scratch_points_.empty()) {
     // Collision response (§2.2 item 7): reject the pose, zero the linear velocity, restore and
     // shift 1 cm.
@@ -305,6 +311,10 @@ void World::StepRobot(double dt, const RobotInput& input, RobotState* robot, Rob
   ev.sensor_ids.erase(std::unique(ev.sensor_ids.begin(), ev.sensor_ids.end()), ev.sensor_ids.end());
   ev.new_event = ev.occurred && !robot->in_contact;
   robot->in_contact = ev.occurred;
+  robot->robot_collisions += robot_contact && !robot->in_robot_contact ? 1 : 0;
+  robot->world_collisions += world_contact && !robot->in_world_contact ? 1 : 0;
+  robot->in_robot_contact = robot_contact;
+  robot->in_world_contact = world_contact;
   robot->v = applied_v;
   robot->omega = applied_omega;
 
@@ -390,6 +400,9 @@ void World::Step(double dt, std::span<const RobotInput> inputs, StepOutput* out)
     ro.truth.pushed = r.pushed;
     ro.truth.pushes = r.pushes;
     ro.truth.in_contact = r.in_contact;
+    ro.truth.in_robot_contact = r.in_robot_contact;
+    ro.truth.robot_collisions = r.robot_collisions;
+    ro.truth.world_collisions = r.world_collisions;
     ro.truth.wheel_left = r.left.actual;
     ro.truth.wheel_right = r.right.actual;
   }

@@ -40,6 +40,13 @@ struct RobotState {
   bool pushed = false;
   Vec2 pushed_contact{0, 0};
   int64_t pushes = 0;  // pushes by humans since the robot was added
+  // Contacts by kind (issue 18): with another robot, and with the world (walls, obstacles, people, a push).
+  // An event of a kind starts on a step with a contact of that kind after a step without one; a step can
+  // start one of each.
+  bool in_robot_contact = false;
+  bool in_world_contact = false;
+  int64_t robot_collisions = 0;  // robot–robot contact events since the robot was added
+  int64_t world_collisions = 0;  // robot–world contact events since the robot was added
 };
 
 // All mutable state of the world.
@@ -68,6 +75,9 @@ struct GroundTruth {
   double wheel_right = 0.0;
   bool pushed = false;  // a human pushed the robot during this step
   int64_t pushes = 0;   // pushes since the robot was added
+  bool in_robot_contact = false;  // touching another robot after this step
+  int64_t robot_collisions = 0;   // robot–robot contact events since the robot was added
+  int64_t world_collisions = 0;   // robot–world contact events (walls, obstacles, people)
 };
 
 struct RobotOutput {
@@ -116,9 +126,10 @@ class World {
   void StepHumans(double dt, std::span<const RobotInput> inputs);
   void StepRobot(double dt, const RobotInput& input, RobotState* robot, RobotOutput* out);
   void CastBeams(const RobotState& robot, RangeScan* scan);
-  // Contact points of a robot circle at `center` with everything it overlaps.
-  void Contacts(const Vec2& center, double radius, int ignore_robot,
-                std::vector<Vec2>* points) const;
+  // Contact points of a robot circle at `center` with everything it overlaps; `*robot_points` (if
+  // given) receives how many of them are with other robots.
+  void Contacts(const Vec2& center, double radius, int ignore_robot, std::vector<Vec2>* points,
+                int* robot_points = nullptr) const;
 
   Environment env_;
   WorldOptions options_;

@@ -130,6 +130,15 @@ WorldInfo FromMsg(const msg::WorldGeometry& m) {
     }
   }
   w.geometry_hash = m.geometry_hash();
+  if (m.robots()) {
+    for (const auto* r : *m.robots()) {
+      WorldInfo::Robot robot;
+      robot.name = r->name() ? r->name()->str() : "";
+      if (r->start()) robot.start = {r->start()->x(), r->start()->y(), r->start()->theta()};
+      if (r->goal()) robot.goal = FromMsg(*r->goal());
+      w.robots.push_back(std::move(robot));
+    }
+  }
   return w;
 }
 

@@ -2,6 +2,8 @@
 // this file and the services' convert/wiring files see both worlds.
 #pragma once
 
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "common/geometry/geometry.hpp"
@@ -64,6 +66,20 @@ struct WorldInfo {
   };
   std::vector<Polygon> polygons;
   uint64_t geometry_hash = 0;
+  // The team (issue 18): each robot's start and goal, by name. Empty from a simulator that predates teams.
+  struct Robot {
+    std::string name;
+    geometry::Pose2 start;
+    geometry::Vec2 goal{0, 0};
+  };
+  std::vector<Robot> robots;
+  // `robot`'s start and goal: its entry in `robots`, else (a world without that entry) the world's own.
+  std::pair<geometry::Vec2, geometry::Vec2> StartAndGoalOf(const std::string& robot) const {
+    for (const Robot& r : robots) {
+      if (r.name == robot) return {r.start.Position(), r.goal};
+    }
+    return {start, goal};
+  }
 };
 WorldInfo FromMsg(const msg::WorldGeometry& m);
 

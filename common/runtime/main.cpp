@@ -26,6 +26,7 @@ const char* kCommonHelp = R"(Common options (every limbic service):
   --coordinate          lockstep: this process owns the clock
   --participants A,B    lockstep: the participants the coordinator waits for
   --max-ticks N         lockstep: end the run after N ticks
+  --stop-quorum N       lockstep: end the run once N participants asked (a team: one per robot's mission)
   --curve-keys FILE     tcp with CURVE: YAML with server_public, client_public, client_secret
   --help                this text
 )";
@@ -111,6 +112,9 @@ int RunServiceMain(int argc, char** argv, const ServiceDefinition& definition) {
         options.participants = Split(next(), ',');
       } else if (arg == "--max-ticks") {
         options.max_ticks = std::stoll(next());
+      } else if (arg == "--stop-quorum") {
+        options.stop_quorum = std::stoi(next());
+        if (options.stop_quorum < 1) throw std::invalid_argument("--stop-quorum must be at least 1");
       } else if (arg == "--curve-keys") {
         curve_file = next();
       } else {

@@ -115,6 +115,7 @@ struct Host::Coordinator {
   Clock::time_point tick_started{};
   Clock::time_point last_stall_warning{};
   std::set<std::string> unknown_logged;
+  std::set<std::string> stop_sources;  // who asked to end the run (HostOptions::stop_quorum)
 };
 
 Host::Host(zmq::context_t& zmq_context, HostOptions options, const ServiceDefinition& definition)
@@ -222,8 +223,12 @@ void Host::Bind() {
         if (c.running && m.msg.tick() == c.tick && m.msg.participant()) c.acked.insert(m.msg.participant()->str());
       });
       node.Subscribe<msg::Clock>("lockstep/stop", [this](const bus::Message<msg::Clock>& m) {
-        coordinator_->stop_requested = true;
-        if (m.msg.error() && m.msg.error()->size() > 0 && coordinator_->abort_reason.empty()) {
+        const bool failed = m.msg.error() && m.msg.error()->size() > 0;
+        coordinator_->stop_sources.insert(m.header.source() ? m.header.source()->str() : "");
+        if (failed || static_cast<int>(coordinator_->stop_sources.size()) >= options_.stop_quorum) {
+          coordinator_->stop_requested = true;
+        }
+        if (failed && coordinator_->abort_reason.empty()) {
           coordinator_->abort_reason = m.header.source()->str() + ": " + m.msg.error()->str();
         }
       });

@@ -55,6 +55,9 @@ struct HostOptions {
   bool coordinate = false;
   std::vector<std::string> participants;
   int64_t max_ticks = -1;                              // stop after this many ticks (-1: until asked)
+  // Lockstep coordinator: how many distinct sources must ask to end the run before it ends (a team of N
+  // robots: every robot's mission, issue 18). A request that carries a step error ends it at once.
+  int stop_quorum = 1;
   std::chrono::milliseconds stall_warning{5000};       // name the laggards when a tick takes this long
   std::chrono::milliseconds probe_period{50};          // coordinator: re-probe for joins this often
   bool exit_on_stop = true;

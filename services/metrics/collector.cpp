@@ -196,6 +196,10 @@ std::vector<MetricFamily> MetricsCollector::Snapshot(double now_s) const {
   auto contact = Family("limbic_robot_in_contact", "1 while the robot touches an obstacle (ground truth).");
   auto collisions = Family("limbic_robot_collisions_total", "Collision events reported by hwio.",
                            MetricType::kCounter);
+  auto contacts = Family("limbic_robot_contacts_total",
+                         "Contact events by what was touched: kind=robot (another robot of the team) or kind=world "
+                         "(walls, obstacles, people), from the simulator's ground truth.",
+                         MetricType::kCounter);
   auto distance = Family("limbic_robot_distance_to_goal_meters", "Distance from the robot to its current goal.");
   auto iteration = Family("limbic_robot_iteration", "Current traversal (iteration) of the mission.");
   auto iterations = Family("limbic_robot_iterations_planned", "Traversals the mission will run.");
@@ -278,6 +282,10 @@ std::vector<MetricFamily> MetricsCollector::Snapshot(double now_s) const {
       Add(contact, robot, r.truth->in_contact ? 1.0 : 0.0);
     }
     if (r.has_collisions) Add(collisions, robot, static_cast<double>(r.collisions));
+    if (r.truth) {  // counters stay when the robot falls silent
+      Add(contacts, {{"robot", name}, {"kind", "robot"}}, static_cast<double>(r.truth->robot_collisions));
+      Add(contacts, {{"robot", name}, {"kind", "world"}}, static_cast<double>(r.truth->world_collisions));
+    }
     if (r.mission && Fresh(r.mission_s, now_s, stale)) {
       Add(distance, robot, r.mission->distance_to_goal);
       Add(iteration, robot, r.mission->iteration);
@@ -416,7 +424,7 @@ std::vector<MetricFamily> MetricsCollector::Snapshot(double now_s) const {
   for (const auto& [kind, n] : state_.ignored) Add(ignored, {{"kind", kind}}, static_cast<double>(n));
 
   return {stimulus, emotion,   mood,      drive,    drive_min,  drive_max,   affect_model, parameter,  speed,
-          angular,  contact,   collisions, distance, iteration, iterations,  elapsed,      plan_last,  plan_hist,
+          angular,  contact,   collisions, contacts, distance, iteration, iterations,  elapsed,      plan_last,  plan_hist,
           path_ok,  traversals, run_time,  run_rate, run_speed,  run_cov,     run_exec,     run_dist,   up,
           age,      loop,      loop_last,  overruns, tick,      degraded,    bus_up,       messages,   bytes,
           drops,    duplicates, fault_effects, subscribers, latched, active, active_count, injected, handled,

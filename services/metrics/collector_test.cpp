@@ -168,6 +168,18 @@ TEST(CollectorTest, StreamingRobotValuesAreWithdrawnWhenStale) {
   EXPECT_TRUE(Contains(later, "limbic_robot_collisions_total{robot=\"r1\"} 4"));
 }
 
+// Issue 18: contacts by kind per robot of a team, from ground truth.
+TEST(CollectorTest, ContactsAreCountedPerRobotWithRobotsApartFromTheWorld) {
+  MetricsCollector c;
+  c.OnTruth("r1", {0.3, 0.0, false, 0, 4}, 100.0);
+  c.OnTruth("r2", {0.0, 0.0, true, 2, 1}, 100.0);
+  const std::string text = RenderText(c.Snapshot(100.5));
+  EXPECT_TRUE(Contains(text, "limbic_robot_contacts_total{robot=\"r1\",kind=\"robot\"} 0")) << text;
+  EXPECT_TRUE(Contains(text, "limbic_robot_contacts_total{robot=\"r1\",kind=\"world\"} 4")) << text;
+  EXPECT_TRUE(Contains(text, "limbic_robot_contacts_total{robot=\"r2\",kind=\"robot\"} 2")) << text;
+  EXPECT_TRUE(Contains(text, "limbic_robot_contacts_total{robot=\"r2\",kind=\"world\"} 1")) << text;
+}
+
 TEST(CollectorTest, ServiceUpTurnsZeroAfterThreeSecondsOfSilence) {
   MetricsCollector c;
   HeartbeatValues hb;

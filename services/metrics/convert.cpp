@@ -40,7 +40,9 @@ ParameterValues FromMsg(const msg::ControlParams& m) {
   return values;
 }
 
-TruthValues FromMsg(const msg::GroundTruth& m) { return {m.v(), m.omega(), m.in_contact()}; }
+TruthValues FromMsg(const msg::GroundTruth& m) {
+  return {m.v(), m.omega(), m.in_contact(), m.robot_collisions(), m.world_collisions()};
+}
 
 CollisionValues FromMsg(const msg::CollisionEvent& m) { return {m.occurred(), m.event_count()}; }
 

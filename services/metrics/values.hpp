@@ -37,6 +37,8 @@ struct TruthValues {
   double v = 0.0;      // m/s
   double omega = 0.0;  // rad/s
   bool in_contact = false;
+  uint64_t robot_collisions = 0;  // contact events with other robots (issue 18)
+  uint64_t world_collisions = 0;  // contact events with walls, obstacles and people
 };
 
 // CollisionEvent: hwio's running count of collision events.

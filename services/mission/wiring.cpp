@@ -75,7 +75,9 @@ runtime::ServiceDefinition MissionService() {
     ctx.AddStep({.outputs = {ctx.Topic("mission")}}, [=, &ctx](const runtime::TickInfo& tick) {
       if (!s->tracker) {
         s->world = convert::FromMsg(*world->Get());
-        s->tracker = std::make_unique<MissionTracker>(s->options, s->world.start, s->world.goal);
+        // This robot's start and goal in a team (issue 18); a single robot's are the world's own.
+        const auto [start, goal] = s->world.StartAndGoalOf(robot);
+        s->tracker = std::make_unique<MissionTracker>(s->options, start, goal);
         // Before this process's first status, a latched one is a predecessor's: carry on from it. Its
         // stamp is wall-clock (realtime), so the time the mission was down counts to the traversal.
         // Lockstep runs start afresh by definition.

@@ -20,6 +20,10 @@ struct Options {
   int64_t env_seed = 1;     // environment generation seed (the set's 20 worlds)
   int64_t seed = 1;          // run seed: noise, humans
   std::string robots = "r1";  // comma-separated robot names, each under its own topic namespace
+  // Issue 18: per robot "x,y[,theta]" starts and "x,y" goals, ';'-separated in robot order; empty: placed
+  // by sim::PlaceTeam (robot 1 at the environment's start and goal, as a single robot).
+  std::string starts;
+  std::string goals;
   bool humans_flee = false;   // §3.4 extension: anger > 0.75 sends humans within 5 m away
   double wheel_timeout_s = 0.5;  // realtime: the motor board stops wheels without fresh commands
   // Odometry error model (eq. 4.8) for drift studies; every experiment of the research has all three at 0.
@@ -63,6 +67,12 @@ runtime::ServiceDefinition SimulatorService() {
             o->env_seed = ctx.Option<int64_t>("env_seed", o->env_seed, "seed of the environment generator");
             o->seed = ctx.Option<int64_t>("seed", o->seed, "run seed (sensor and motor noise, humans)");
             o->robots = ctx.Option<std::string>("robots", o->robots, "comma-separated robot names");
+            o->starts = ctx.Option<std::string>(
+                "starts", o->starts,
+                "robots' start poses 'x,y[,theta];...' in robot order (empty: placed apart from the environment's "
+                "start)");
+            o->goals = ctx.Option<std::string>(
+                "goals", o->goals, "robots' goals 'x,y;...' in robot order (empty: placed apart from the environment's goal)");
             o->humans_flee =
                 ctx.Option<bool>("humans_flee", o->humans_flee, "§3.4 extension: humans flee an angry robot");
             o->wheel_timeout_s = ctx.Option<double>("wheel_timeout_s", o->wheel_timeout_s,
@@ -96,10 +106,21 @@ runtime::ServiceDefinition SimulatorService() {
                 sim::GenerateEnvironment(o->set[0], o->index, static_cast<uint64_t>(o->env_seed)), world_options);
             std::vector<RobotPorts> ports;
             std::vector<std::string> outputs{"humans"};
+            std::vector<sim::Placement> placements;
+            try {
+              placements = sim::TeamPlacements(world->environment(),
+                                               std::vector<double>(names.size(), robot_options.model.radius),
+                                               o->starts, o->goals);
+            } catch (const std::invalid_argument& e) {
+              throw config::ConfigError(std::string("simulator: robots' starts and goals: ") + e.what());
+            }
             for (size_t i = 0; i < names.size(); ++i) {
-              // Robots side by side from the start point, heading 0 (§3.5).
-              const auto& env = world->environment();
-              world->AddRobot({env.start.x(), env.start.y() + 0.9 * static_cast<double>(i), 0.0}, robot_options);
+              // Robot 1 at the environment's start, heading 0 (§3.5); the others where the team layout put them.
+              try {
+                world->AddRobot(placements[i].start, robot_options);
+              } catch (const std::invalid_argument& e) {
+                throw config::ConfigError("simulator: " + names[i] + ": " + e.what());
+              }
               const std::string& r = names[i];
               RobotPorts p;
               p.name = r;
@@ -119,7 +140,7 @@ runtime::ServiceDefinition SimulatorService() {
             const bool realtime = ctx.mode() == runtime::Mode::kRealtime;
             ctx.OnStart([=](const TickInfo& tick) {
               world_out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
-                return WorldToMsg(fbb, header, world->environment());
+                return WorldToMsg(fbb, header, world->environment(), names, placements);
               });
             });
             auto output = std::make_shared<sim::StepOutput>();
@@ -157,7 +178,10 @@ runtime::ServiceDefinition SimulatorService() {
                   const msg::Pose2 pose = convert::ToMsg(r.truth.pose);
                   return msg::CreateGroundTruth(fbb, header, fbb.CreateString(ports[i].name), &pose, r.truth.v,
                                                 r.truth.omega, r.truth.in_contact, r.truth.pushed,
-                                                static_cast<uint64_t>(r.truth.pushes));
+                                                static_cast<uint64_t>(r.truth.pushes),
+                                                static_cast<uint64_t>(r.truth.robot_collisions),
+                                                static_cast<uint64_t>(r.truth.world_collisions),
+                                                r.truth.in_robot_contact);
                 });
               }
               humans_out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {

@@ -89,6 +89,43 @@ TEST(Determinism, SameRunMetricsInProcessOverIpcAndOverTcp) {
   }
 }
 
+// Issue 18 item 1: three robots in one world (one simulator, each robot its own hwio, mapper, planner,
+// affect, controller and mission) give the same metrics, robot by robot, in one process (in-memory bus and
+// ZeroMQ inproc), as 19 processes over ipc:// and over tcp://.
+TEST(Determinism, ThreeRobotsInOneWorldSameMetricsInProcessOverIpcAndOverTcp) {
+  testing::TempDir dir;
+  stack::StackSpec spec;
+  spec.set = 'B';
+  spec.index = 0;
+  spec.robots = 3;
+  spec.iterations = 1;
+  spec.seed = 7;
+  spec.max_ticks = 3000;
+  // Every robot ends its traversal (arrived or timed out) within the run's 3000 ticks, so each writes a row.
+  spec.options = {"mission.timeout_s=250"};
+  const std::vector<std::string> robots{"r1", "r2", "r3"};
+  auto rows = [&] {
+    std::vector<std::vector<std::string>> out;
+    for (const auto& r : robots) out.push_back(DeterministicRows(stack::MetricsCsvFor(spec, r)));
+    return out;
+  };
+  spec.metrics_csv = dir / "team-inproc.csv";
+  ASSERT_EQ(stack::RunInProcess(spec), 0);
+  const auto inproc = rows();
+  for (size_t i = 0; i < robots.size(); ++i) ASSERT_EQ(inproc[i].size(), 2u) << robots[i] << ": expected one traversal";
+  EXPECT_NE(inproc[0][1], inproc[1][1]) << "two robots with identical metrics: are they really apart?";
+  spec.metrics_csv = dir / "team-zmq.csv";
+  RunInProcessOverZeroMq(spec);
+  EXPECT_EQ(rows(), inproc);
+  spec.metrics_csv = dir / "team-ipc.csv";
+  RunSeparateProcesses(spec, "ipc://" + dir / "team-bus", dir, "team-ipc");
+  EXPECT_EQ(rows(), inproc);
+  spec.metrics_csv = dir / "team-tcp.csv";
+  RunSeparateProcesses(spec, "tcp://127.0.0.1:" + std::to_string(testing::FreeTcpPortPair()), dir, "team-tcp");
+  EXPECT_EQ(rows(), inproc);
+  for (size_t i = 0; i < robots.size(); ++i) std::cout << robots[i] << ": " << inproc[i][1] << "\n";
+}
+
 // Issue 15 item 6 (finding 8): communication faults take time from the run's clock. A lockstep
 // participant, r1/faulter, publishes these at tick 0; the broker (or the in-memory bus) applies them on
 // [2 s, 62 s) of simulated time. Only feedback (previous-tick) topics: faulting a same-tick input would

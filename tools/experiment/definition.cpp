@@ -303,6 +303,27 @@ ExperimentDefinition LoadExperiment(const std::string& path) {
     map.Fail("record", "must be none, traced or all");
   }
 
+  if (map.Has("robots")) {
+    StrictMap team = map.Child("robots");
+    def.team.count = team.Required<int>("count");
+    if (def.team.count < 1 || def.team.count > 16) team.Fail("count", "must be 1..16");
+    auto points = [&](const char* key, size_t min_n, size_t max_n, std::vector<std::vector<double>>* out) {
+      if (!team.Optional(key, out)) return;
+      if (out->size() != static_cast<size_t>(def.team.count)) {
+        team.Fail(key, "must list one entry per robot (" + std::to_string(def.team.count) + "), not " +
+                           std::to_string(out->size()));
+      }
+      for (const auto& p : *out) {
+        if (p.size() < min_n || p.size() > max_n) team.Fail(key, min_n == max_n ? "entries are [x, y]" : "entries are [x, y] or [x, y, theta]");
+        for (double v : p) {
+          if (!std::isfinite(v)) team.Fail(key, "must hold finite numbers");
+        }
+      }
+    };
+    points("starts", 2, 3, &def.team.starts);
+    points("goals", 2, 2, &def.team.goals);
+  }
+
   Configuration defaults;
   if (map.Has("defaults")) {
     StrictMap block = map.Child("defaults");
@@ -342,6 +363,20 @@ ExperimentDefinition LoadExperiment(const std::string& path) {
   map.Finish();
   return def;
 }
+
+namespace {
+std::string PointsOption(const std::vector<std::vector<double>>& points) {
+  std::string out;
+  for (const auto& p : points) {
+    if (!out.empty()) out += ";";
+    for (size_t i = 0; i < p.size(); ++i) out += (i ? "," : "") + FormatNumber(p[i]);
+  }
+  return out;
+}
+}  // namespace
+
+std::string Team::StartsOption() const { return PointsOption(starts); }
+std::string Team::GoalsOption() const { return PointsOption(goals); }
 
 std::string DefaultExperimentDir() {
   if (const char* env = std::getenv("LIMBIC_EXPERIMENTS_DIR"); env && *env) return env;
@@ -392,6 +427,10 @@ std::string DescribeExperiment(const ExperimentDefinition& d) {
   for (char s : d.sets) out << s;
   out << "  environments: " << d.environments.size() << "  runs_per_environment: "
       << d.runs_per_environment << "  iterations: " << d.iterations << "\n";
+  if (d.team.count > 1) {
+    out << "robots: " << d.team.count << "  starts: " << (d.team.starts.empty() ? "placed" : d.team.StartsOption())
+        << "  goals: " << (d.team.goals.empty() ? "placed" : d.team.GoalsOption()) << "\n";
+  }
   for (const auto& c : d.configurations) {
     out << "configuration " << c.label << ": affect " << c.affect;
     for (const auto& [k, v] : c.parameters) out << "  " << k << "=" << FormatNumber(v);

@@ -43,6 +43,20 @@ struct Configuration {
   std::map<std::string, std::string> options;   // mission/controller/world options (kOptionNames)
 };
 
+// Several robots in one world (issue 18 item 1): `robots: {count: 3, starts: [[x, y, theta], ...], goals:
+// [[x, y], ...]}`. Without starts/goals the simulator places them (sim::PlaceTeam: robot r1 on the
+// environment's start and goal, the others apart around them); with them, one entry per robot, in every
+// environment of the experiment. The runs' results (runs.csv, report) follow robot r1; each robot's
+// collisions with robots and with the world are in its ground truth.
+struct Team {
+  int count = 1;                          // 1..16
+  std::vector<std::vector<double>> starts;  // empty, or count entries of x, y[, theta]
+  std::vector<std::vector<double>> goals;   // empty, or count entries of x, y
+  // "x,y,theta;..." and "x,y;..." as the simulator's starts/goals options take them ("" when not given).
+  std::string StartsOption() const;
+  std::string GoalsOption() const;
+};
+
 // A whole experiment, as loaded (defaults already merged into every configuration).
 struct ExperimentDefinition {
   std::string name;         // equals the file stem; what `limbic experiment run NAME` takes
@@ -61,6 +75,7 @@ struct ExperimentDefinition {
   std::string record = "none";
   std::vector<Configuration> configurations;
   std::optional<Sweep> sweep;
+  Team team;
 
   // Runs = configurations × sweep values × sets × environments × runs_per_environment.
   int RunCount() const;

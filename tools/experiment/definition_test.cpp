@@ -118,6 +118,39 @@ TEST(ExperimentDefinition, RecordTakesNoneTracedOrAll) {
   }
 }
 
+// Issue 18: robots in one world, placed by the simulator or start and goal per robot.
+TEST(ExperimentDefinition, RobotsTakeACountAndOptionallyStartAndGoalPerRobot) {
+  const std::string base = std::string(kMinimal) + "configurations:\n  - label: a\n";
+  const auto single = LoadExperiment(WriteTemp("tiny", base));
+  EXPECT_EQ(single.team.count, 1);
+  const auto three = LoadExperiment(WriteTemp("tiny", base + "robots: {count: 3}\n"));
+  EXPECT_EQ(three.team.count, 3);
+  EXPECT_EQ(three.team.StartsOption(), "");
+  const auto placed = LoadExperiment(WriteTemp(
+      "tiny", base + "robots:\n  count: 2\n  starts: [[1, 1], [2.5, 1, 1.5]]\n  goals: [[19, 11], [17.5, 11]]\n"));
+  EXPECT_EQ(placed.team.StartsOption(), "1,1;2.5,1,1.5");
+  EXPECT_EQ(placed.team.GoalsOption(), "19,11;17.5,11");
+  const auto runs = Expand(placed);
+  ASSERT_FALSE(runs.empty());
+  EXPECT_EQ(runs[0].team.count, 2);
+  EXPECT_EQ(runs[0].team.GoalsOption(), "19,11;17.5,11");
+  auto fails = [&](const std::string& robots, const std::string& expected) {
+    try {
+      LoadExperiment(WriteTemp("tiny", base + robots));
+      ADD_FAILURE() << "accepted " << robots;
+    } catch (const config::ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+    }
+  };
+  fails("robots: {count: 0}\n", "1..16");
+  fails("robots: {count: 17}\n", "1..16");
+  fails("robots: {starts: [[1, 1]]}\n", "count");
+  fails("robots: {count: 2, starts: [[1, 1]]}\n", "one entry per robot");
+  fails("robots: {count: 1, goals: [[1, 1, 0]]}\n", "[x, y]");
+  fails("robots: {count: 1, starts: [[1]]}\n", "[x, y]");
+  fails("robots: {count: 1, strats: [[1, 1]]}\n", "strats");
+}
+
 TEST(ExperimentDefinition, MisspelledParameterAndOptionFail) {
   const std::string base = std::string(kMinimal) + "configurations:\n  - label: a\n";
   try {

@@ -43,6 +43,9 @@ stack::StackSpec StackSpecFor(const RunSpec& run) {
   spec.affect_overrides = run.AffectOverrides();
   spec.run_id = run.run_id;
   spec.configuration = run.config;
+  spec.robots = run.team.count;
+  if (!run.team.starts.empty()) spec.options.push_back("simulator.starts=" + run.team.StartsOption());
+  if (!run.team.goals.empty()) spec.options.push_back("simulator.goals=" + run.team.GoalsOption());
   for (const auto& [name, value] : run.options) {
     if (name == "prebuilt_map" || name == "danger_pretag" || name == "wrong_map_all_free") {
       spec.options.push_back("mapper." + name + "=" + Bool(value));

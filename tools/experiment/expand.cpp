@@ -56,6 +56,7 @@ std::vector<RunSpec> Expand(const ExperimentDefinition& d) {
             r.affect_overrides = c.affect_overrides;
             r.options = c.options;
             r.iterations = d.iterations;
+            r.team = d.team;
             r.record_trace = traced++ < d.trace_runs;
             r.record_bag = d.record == "all" || (d.record == "traced" && r.record_trace);
             std::string id = c.label;

@@ -33,6 +33,7 @@ struct RunSpec {
   std::vector<std::string> affect_overrides;  // "key.path=value" (sweep "affect.*" targets included)
   std::map<std::string, std::string> options;  // option name -> value (sweep "option.*" included)
   int iterations = 1;
+  Team team;                  // robots in the world (results follow r1)
   bool record_trace = false;  // write trace_<run_id>.csv and affect_<run_id>.csv
   bool record_bag = false;    // write recordings/<run_id>.mcap (every message of the run)
 

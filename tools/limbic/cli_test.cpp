@@ -1,11 +1,14 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <set>
 
 #include "common/config/config.hpp"
 #include "tools/limbic/commands.hpp"
 #include "tools/limbic/json_codec.hpp"
 #include "tools/limbic/launch_file.hpp"
+#include "tools/limbic/team_launch.hpp"
+#include "tools/limbic/topic_groups.hpp"
 
 namespace limbic::cli {
 namespace {
@@ -92,6 +95,55 @@ processes:
   EXPECT_THROW(LoadLaunchFile(path, {}), config::ConfigError);
   std::ofstream(path) << "watchdog: {bus: ipc:///x}\nprocesses:\n  - name: a\n    command: [x]\n    outputs: ['']\n";
   EXPECT_THROW(LoadLaunchFile(path, {}), config::ConfigError);
+}
+
+// Issue 18: `limbic demo --robots 3` launches the shipped demo file expanded to a team.
+TEST(TeamLaunch, ExpandsTheDemoFileToOneStackPerRobotAroundOneSimulator) {
+  const std::string demo = std::string(LIMBIC_SOURCE_ROOT) + "/deploy/demo.yaml";
+  const std::string path = "/tmp/limbic-team-launch-test.yaml";
+  std::ofstream(path) << TeamLaunchYaml(demo, 3);
+  const auto team = LoadLaunchFile(path, {});
+  const auto single = LoadLaunchFile(demo, {});
+  ASSERT_EQ(single.processes.size(), 9u);
+  ASSERT_EQ(team.processes.size(), 3u + 6u * 3u);  // bus, metrics, simulator + six per robot
+  std::set<std::string> names;
+  int simulators = 0;
+  for (const auto& p : team.processes) {
+    EXPECT_TRUE(names.insert(p.name).second) << "two processes named " << p.name;
+    const std::string& program = p.command[0];
+    if (program == "limbic-simulator") {
+      ++simulators;
+      EXPECT_EQ(p.command.back(), "robots=r1,r2,r3");
+    } else if (program != "limbic-bus" && program != "limbic-metrics") {
+      ASSERT_GE(p.command.size(), 2u);
+      EXPECT_EQ(p.command[p.command.size() - 2], "--robot") << p.name;
+      EXPECT_EQ(p.name.substr(0, 3), p.command.back() + "-") << p.name;
+    }
+  }
+  EXPECT_EQ(simulators, 1);
+  EXPECT_TRUE(names.count("r2-planner"));
+  EXPECT_EQ(team.vars, single.vars);
+  EXPECT_EQ(team.watchdog.timeout_s, single.watchdog.timeout_s);
+  EXPECT_THROW(TeamLaunchYaml(demo, 0), config::ConfigError);
+  EXPECT_THROW(TeamLaunchYaml(demo, 65), config::ConfigError);
+  EXPECT_THROW(TeamLaunchYaml("/nonexistent.yaml", 2), config::ConfigError);
+}
+
+TEST(TopicGroups, GlobalFirstThenEachRobotInNaturalOrder) {
+  const std::vector<std::string> topics{"clock",     "health/r1/planner", "humans",   "r1/affect",  "r1/map",
+                                        "r10/truth", "r10/scan",          "r2/odom",  "r2/goal",    "world",
+                                        "param/r2/mapper", "rc/state/3",  "faults"};
+  const auto groups = GroupTopicsByRobot(topics);
+  ASSERT_EQ(groups.size(), 4u);
+  EXPECT_EQ(groups[0].first, "");
+  EXPECT_EQ(groups[0].second, (std::vector<std::string>{"clock", "health/r1/planner", "humans", "world",
+                                                        "param/r2/mapper", "rc/state/3", "faults"}));
+  EXPECT_EQ(groups[1], (std::pair<std::string, std::vector<std::string>>{"r1", {"r1/affect", "r1/map"}}));
+  EXPECT_EQ(groups[2], (std::pair<std::string, std::vector<std::string>>{"r2", {"r2/odom", "r2/goal"}}));
+  EXPECT_EQ(groups[3], (std::pair<std::string, std::vector<std::string>>{"r10", {"r10/truth", "r10/scan"}}));
+  // Only global topics: one group; nothing: none.
+  EXPECT_EQ(GroupTopicsByRobot({"clock", "world"}).size(), 1u);
+  EXPECT_TRUE(GroupTopicsByRobot({}).empty());
 }
 
 TEST(ArgReader, FlagsSwitchesAndUnknowns) {

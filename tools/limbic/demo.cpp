@@ -19,6 +19,7 @@
 #include "common/bus/bus.hpp"
 #include "tools/limbic/commands.hpp"
 #include "tools/limbic/launcher.hpp"
+#include "tools/limbic/team_launch.hpp"
 
 namespace {
 
@@ -28,7 +29,7 @@ void OnSignal(int sig) { g_signal = sig; }
 
 const char* kHelp = R"(usage: limbic demo [--set D] [--index 0] [--config affective] [--speedup 1] [--duration S]
                    [--bus ADDR] [--metrics HOST:PORT] [--faults FILE] [--foxglove [PORT|HOST:PORT]]
-                   [--record FILE.mcap]
+                   [--record FILE.mcap] [--robots N]
 
 Starts the whole stack (broker, simulator, hwio, mapper, planner, controller, affect, mission, metrics
 exporter) as separate processes in realtime on one generated environment, with the robot travelling
@@ -36,6 +37,9 @@ back and forth between start and goal. Shows a live status line; Ctrl-C stops ev
 and prints the run summary. Process logs go to a file (its path is printed).
   --set LETTER       environment set A..G (default D: offices with people)
   --index N          environment 0..19 (default 0)
+  --robots N         a team of N robots r1..rN in the one world (default 1), each with its own hwio,
+                     mapper, planner, affect, controller and mission; starts and goals are placed apart
+                     around the environment's start and goal (robot r1 on them). 1..16
   --config NAME      affect configuration: affective, constant, personality/neurotic, ... (default affective)
   --speedup X        simulated seconds per wall second (default 1)
   --duration S       stop by itself after S wall seconds (default: run until Ctrl-C)
@@ -58,6 +62,7 @@ Examples:
   limbic demo --foxglove            # and watch it in Foxglove on ws://127.0.0.1:8765
   limbic demo --config personality/neurotic --faults services/hwio/config/example_faults.yaml
   limbic demo --record demo.mcap    # and record every message (limbic bag info demo.mcap)
+  limbic demo --set B --robots 3    # three robots in one world (limbic topics groups them by robot)
 )";
 
 const char* kEmotions[] = {"anger", "fear", "happiness", "sadness", "curiosity", "surprise", "confusion"};
@@ -125,6 +130,7 @@ std::vector<std::string> LastProblems(const std::string& log_path, size_t n) {
 constexpr auto kNothingUpAfter = std::chrono::seconds(20);
 
 struct Row {
+  std::string robot;
   int iteration;
   double time;
   bool success;
@@ -163,7 +169,7 @@ int main(int argc, char** argv) {
   try {
     reader = std::make_unique<ArgReader>(
         args, std::vector<std::string>{"--set", "--index", "--config", "--speedup", "--duration", "--bus", "--metrics", "--faults",
-                                       "--record"},
+                                       "--record", "--robots"},
         std::vector<std::string>{"--help"});
   } catch (const std::exception& e) {
     std::cerr << "limbic demo: " << e.what() << "\n";
@@ -185,6 +191,13 @@ int main(int argc, char** argv) {
     std::cerr << "limbic demo: --index must be 0..19\n";
     return 2;
   }
+  const std::string robots_text = reader->Get("--robots", "1");
+  if (robots_text.empty() || robots_text.size() > 2 || robots_text.find_first_not_of("0123456789") != std::string::npos ||
+      std::stoi(robots_text) < 1 || std::stoi(robots_text) > 16) {
+    std::cerr << "limbic demo: --robots must be 1..16 (got '" << robots_text << "')\n";
+    return 2;
+  }
+  const int robots = std::stoi(robots_text);
   double duration = 0;
   try {
     duration = std::stod(reader->Get("--duration", "0"));
@@ -211,10 +224,22 @@ int main(int argc, char** argv) {
     faults = std::filesystem::absolute(faults).string();
   }
 
+  // A team: the demo file expanded to one stack per robot (tools/limbic/team_launch.hpp).
+  std::string launch_file = DeployFile();
+  if (robots > 1) {
+    launch_file = run_dir + "/team.yaml";
+    try {
+      std::ofstream(launch_file) << limbic::cli::TeamLaunchYaml(DeployFile(), robots);
+    } catch (const std::exception& e) {
+      std::cerr << "limbic demo: " << e.what() << "\n";
+      return 2;
+    }
+  }
+
   const pid_t demo_pid = getpid();
   // The launcher (and through it every service) dies with the demo, however the demo ends (issue 15 item 4).
   const pid_t launcher = limbic::cli::StartLauncher(
-      {DeployFile(), "--events", run_dir + "/events.jsonl", "--var", "bus=" + bus, "--var", "set=" + set, "--var",
+      {launch_file, "--events", run_dir + "/events.jsonl", "--var", "bus=" + bus, "--var", "set=" + set, "--var",
        "index=" + index, "--var", "config=" + reader->Get("--config", "affective"), "--var", "speedup=" + speedup,
        "--var", "metrics_listen=" + metrics, "--var", "faults=" + faults, "--give-up-after", "3"},
       log_path);
@@ -263,7 +288,8 @@ int main(int argc, char** argv) {
   signal(SIGPIPE, SIG_IGN);          // ... and writing to it must not kill the demo before it has
 
   std::cout << "limbic demo: set " << set << " environment " << index << ", " << reader->Get("--config", "affective")
-            << ", speed-up " << speedup << "\n  process logs: " << log_path << "\n  metrics:      http://" << metrics
+            << ", speed-up " << speedup << (robots > 1 ? ", robots r1..r" + robots_text : std::string())
+            << "\n  process logs: " << log_path << "\n  metrics:      http://" << metrics
             << "/metrics  (Prometheus/Grafana: see docs/metrics.md)\n  bus:          " << bus
             << "  (try: LIMBIC_BUS=" << bus << " limbic topics)\n";
   if (foxglove > 0) {
@@ -286,6 +312,13 @@ int main(int argc, char** argv) {
     // Latest health per service (issue 15): state and why it is not ok.
     std::map<std::string, std::pair<limbic::msg::ServiceState, std::string>> health;
     std::vector<Row> rows;
+    // The team (robots > 1): per robot traversal, distance to goal, and contacts by kind.
+    struct Member {
+      int iteration = 0;
+      double distance = 0;
+      uint64_t robot_collisions = 0, world_collisions = 0;
+    };
+    std::map<std::string, Member> team;
   } live;
   live.speedup = std::stod(speedup);
   const bool tty = isatty(STDOUT_FILENO);
@@ -309,8 +342,25 @@ int main(int argc, char** argv) {
       for (int i = 0; i < 6; ++i) live.drives[i] = m.msg.drives()->Get(i);
     }
   });
+  for (int i = 1; i <= robots; ++i) {
+    const std::string r = "r" + std::to_string(i);
+    if (robots == 1) break;
+    node.Subscribe<limbic::msg::MissionStatus>(r + "/mission", [&live, r](const auto& m) {
+      live.team[r].iteration = m.msg.iteration();
+      live.team[r].distance = m.msg.distance_to_goal();
+    });
+    node.Subscribe<limbic::msg::GroundTruth>(r + "/truth", [&live, r](const auto& m) {
+      live.team[r].robot_collisions = m.msg.robot_collisions();
+      live.team[r].world_collisions = m.msg.world_collisions();
+    });
+    if (r == "r1") continue;
+    node.Subscribe<limbic::msg::RunMetrics>(r + "/metrics", [&live, r](const auto& m) {
+      live.rows.push_back({r, m.msg.iteration(), m.msg.completion_time_s(), m.msg.success(), m.msg.collisions(),
+                           m.msg.mean_velocity()});
+    });
+  }
   node.Subscribe<limbic::msg::RunMetrics>("r1/metrics", [&](const auto& m) {
-    live.rows.push_back({m.msg.iteration(), m.msg.completion_time_s(), m.msg.success(), m.msg.collisions(),
+    live.rows.push_back({"r1", m.msg.iteration(), m.msg.completion_time_s(), m.msg.success(), m.msg.collisions(),
                          m.msg.mean_velocity()});
  std::cout << (tty ? "\r\033[K" : "") << "  traversal " << m.msg.iteration() << (m.msg.success() ? ": reached the goal in " : ": timed out after ")
               << std::fixed << std::setprecision(1) << m.msg.completion_time_s() << " s, " << m.msg.collisions()
@@ -355,7 +405,15 @@ int main(int argc, char** argv) {
          << live.speed << " m/s  collisions " << live.collisions << "  " << kEmotions[dominant] << " "
          << live.emotions[dominant] << "  drives S" << live.drives[0] << " V" << live.drives[1] << " E"
          << live.drives[2] << " X" << live.drives[3] << " A" << live.drives[4] << " I" << live.drives[5]
-         << "  services " << up << "/" << (foxglove > 0 ? 10 : 9);
+         << "  services " << up << "/" << 3 + 6 * robots + (foxglove > 0 ? 1 : 0);
+    // A team: each other robot's traversal and distance, and robot-robot / robot-world contacts per robot.
+    if (robots > 1) {
+      line << std::setprecision(1);
+      for (const auto& [name, member] : live.team) {
+        line << "  " << name << " t" << member.iteration << " " << member.distance << "m c" << member.robot_collisions
+             << "/" << member.world_collisions;
+      }
+    }
     if (ok < up) line << " (" << ok << " ok; " << unwell << ")";
     return line.str();
   };
@@ -401,11 +459,12 @@ int main(int argc, char** argv) {
   }
   for (const auto& f : failures) std::cerr << "limbic demo: " << f << "\n";
   std::cout << "\nRun summary (" << live.rows.size() << " traversal" << (live.rows.size() == 1 ? "" : "s") << "):\n";
-  std::cout << "  traversal  time (s)  reached  collisions  mean speed (m/s)\n";
+  std::cout << (robots > 1 ? "  robot" : "") << "  traversal  time (s)  reached  collisions  mean speed (m/s)\n";
   double total_time = 0;
   int successes = 0, collisions = 0;
   for (const auto& r : live.rows) {
-    std::cout << "  " << std::setw(9) << r.iteration << std::setw(10) << std::setprecision(1) << r.time << std::setw(9)
+    std::cout << (robots > 1 ? "  " + std::string(std::max<size_t>(5, r.robot.size()) - r.robot.size(), ' ') + r.robot : "")
+              << "  " << std::setw(9) << r.iteration << std::setw(10) << std::setprecision(1) << r.time << std::setw(9)
               << (r.success ? "yes" : "no") << std::setw(12) << r.collisions << std::setw(18) << std::setprecision(2)
               << r.speed << "\n";
     total_time += r.time;
@@ -415,6 +474,12 @@ int main(int argc, char** argv) {
   if (!live.rows.empty()) {
     std::cout << "  " << successes << "/" << live.rows.size() << " reached, mean time " << std::setprecision(1)
               << total_time / live.rows.size() << " s, " << collisions << " collisions\n";
+  }
+  if (robots > 1) {
+    std::cout << "  contacts per robot (robot-robot / robot-world):";
+    for (const auto& [name, member] : live.team)
+      std::cout << " " << name << " " << member.robot_collisions << "/" << member.world_collisions;
+    std::cout << "\n";
   }
   std::cout << "process logs: " << log_path << "\n";
   // Non-zero when the stack did not run as asked: a service kept failing to start (the launcher gave up,

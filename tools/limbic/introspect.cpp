@@ -14,6 +14,7 @@
 #include "tools/limbic/commands.hpp"
 #include "tools/limbic/json_codec.hpp"
 #include "tools/limbic/session.hpp"
+#include "tools/limbic/topic_groups.hpp"
 
 namespace limbic::cli {
 namespace {
@@ -107,7 +108,8 @@ int TopicsCommand(const Args& args) {
     std::cout << "usage: limbic topics [--bus ADDR] [--curve-keys FILE]\n\nLists every topic the broker has seen: message type, rate and\n"
                  "bandwidth over about one second, and payloads it dropped, by reason: malformed, wrong_type (not\n"
                  "the topic's type, fixed by its first publisher), oversize, invalid (a value out of its declared\n"
-                 "range, e.g. a NaN goal), fault (an injected communication fault).\n\n"
+                 "range, e.g. a NaN goal), fault (an injected communication fault). With more than one robot on the\n"
+                 "bus (limbic demo --robots N) the global topics come first, then each robot's under its name.\n\n"
                  "Every bus command takes --curve-keys FILE (default: $LIMBIC_CURVE_KEYS): client keys from\n"
                  "`limbic keys generate` for a broker that requires CURVE.\n";
     return 0;
@@ -122,15 +124,26 @@ int TopicsCommand(const Args& args) {
   const auto& second = session.topics();
   std::cout << std::left << std::setw(28) << "TOPIC" << std::setw(30) << "TYPE" << std::right << std::setw(10)
             << "RATE" << std::setw(14) << "BANDWIDTH" << std::setw(10) << "DROPS" << "  REASONS\n";
-  for (const auto& [topic, info] : second) {
-    const auto it = first.find(topic);
-    const double rate = it == first.end() ? 0.0 : (info.messages - it->second.messages) / dt;
-    const double bw = it == first.end() ? 0.0 : (info.bytes - it->second.bytes) / dt;
-    std::string type = info.type.rfind("limbic.msg.", 0) == 0 ? info.type.substr(11) : info.type;
-    std::ostringstream r;
-    r << std::fixed << std::setprecision(1) << rate << " Hz";
-    std::cout << std::left << std::setw(28) << topic << std::setw(30) << type << std::right << std::setw(10) << r.str()
-              << std::setw(14) << HumanRate(bw) << std::setw(10) << info.drops << "  " << DropReasons(info) << "\n";
+  // Grouped by robot (issue 18): global topics first, then each robot's under a heading.
+  std::vector<std::string> names;
+  for (const auto& [topic, info] : second) names.push_back(topic);
+  const auto groups = GroupTopicsByRobot(names);
+  for (const auto& [group, topics] : groups) {
+    if (groups.size() > 1) {
+      std::cout << (group.empty() ? "-- global" : "-- robot " + group) << " (" << topics.size() << " topics)\n";
+    }
+    for (const auto& topic : topics) {
+      const auto& info = second.at(topic);
+      const auto it = first.find(topic);
+      const double rate = it == first.end() ? 0.0 : (info.messages - it->second.messages) / dt;
+      const double bw = it == first.end() ? 0.0 : (info.bytes - it->second.bytes) / dt;
+      std::string type = info.type.rfind("limbic.msg.", 0) == 0 ? info.type.substr(11) : info.type;
+      std::ostringstream r;
+      r << std::fixed << std::setprecision(1) << rate << " Hz";
+      std::cout << std::left << std::setw(28) << topic << std::setw(30) << type << std::right << std::setw(10)
+                << r.str() << std::setw(14) << HumanRate(bw) << std::setw(10) << info.drops << "  "
+                << DropReasons(info) << "\n";
+    }
   }
   return 0;
 }

@@ -40,8 +40,15 @@ std::string SeedText(uint64_t seed) { return std::to_string(static_cast<int64_t>
 
 struct ServicePlan {
   runtime::ServiceDefinition definition;
+  std::string robot;              // namespace it runs under
   std::vector<std::string> sets;  // --set assignments
 };
+
+std::string Join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& i : items) out += (out.empty() ? "" : ",") + i;
+  return out;
+}
 
 std::vector<ServicePlan> Plan(const StackSpec& spec) {
   static const char* kKnown[] = {"simulator", "hwio", "mapper", "planner", "affect", "controller", "mission"};
@@ -51,64 +58,88 @@ std::vector<ServicePlan> Plan(const StackSpec& spec) {
       throw config::ConfigError("stack option '" + o + "': unknown service '" + service + "'");
     }
   }
+  const auto names = RobotNames(spec);
   std::vector<ServicePlan> plans;
-  auto add = [&](runtime::ServiceDefinition def, std::vector<std::string> sets) {
+  auto add = [&](runtime::ServiceDefinition def, const std::string& robot, std::vector<std::string> sets) {
     for (auto& o : OptionsFor(spec, def.name)) sets.push_back(o);
-    plans.push_back({std::move(def), std::move(sets)});
+    plans.push_back({std::move(def), robot, std::move(sets)});
   };
-  add(simulator::SimulatorService(), {"set=" + std::string(1, spec.set), "index=" + std::to_string(spec.index),
-                                      "env_seed=" + SeedText(spec.env_seed), "seed=" + SeedText(spec.seed),
-                                      "robots=" + spec.robot});
-  add(hwio::HwioService(), {});
-  add(mapper::MapperService(), {});
-  add(planner::PlannerService(), {});
+  add(simulator::SimulatorService(), names[0],
+      {"set=" + std::string(1, spec.set), "index=" + std::to_string(spec.index), "env_seed=" + SeedText(spec.env_seed),
+       "seed=" + SeedText(spec.seed), "robots=" + Join(names)});
+  // Service by service, then robot by robot: for one robot the order of old.
+  for (const auto& r : names) add(hwio::HwioService(), r, {});
+  for (const auto& r : names) add(mapper::MapperService(), r, {});
+  for (const auto& r : names) add(planner::PlannerService(), r, {});
   std::vector<std::string> affect{"config=" + spec.affect_config};
   if (!spec.affect_overrides.empty()) affect.push_back("overrides=" + YamlList(spec.affect_overrides));
-  add(affect::AffectService(), affect);
-  add(controller::ControllerService(), {"seed=" + SeedText(spec.seed)});
-  std::vector<std::string> mission{"iterations=" + std::to_string(spec.iterations), "run_id=" + spec.run_id,
-                                   "configuration=" + (spec.configuration.empty() ? spec.affect_config : spec.configuration),
-                                   "seed=" + SeedText(spec.seed)};
-  if (!spec.metrics_csv.empty()) mission.push_back("metrics_csv=" + spec.metrics_csv);
-  add(mission::MissionService(), mission);
+  for (const auto& r : names) add(affect::AffectService(), r, affect);
+  for (const auto& r : names) add(controller::ControllerService(), r, {"seed=" + SeedText(spec.seed)});
+  for (const auto& r : names) {
+    std::vector<std::string> mission{"iterations=" + std::to_string(spec.iterations), "run_id=" + spec.run_id,
+                                     "configuration=" + (spec.configuration.empty() ? spec.affect_config : spec.configuration),
+                                     "seed=" + SeedText(spec.seed)};
+    if (!spec.metrics_csv.empty()) mission.push_back("metrics_csv=" + MetricsCsvFor(spec, r));
+    add(mission::MissionService(), r, mission);
+  }
   return plans;
 }
 
 }  // namespace
 
+std::vector<std::string> RobotNames(const StackSpec& spec) {
+  if (spec.robots < 1) throw config::ConfigError("stack: robots must be at least 1 (got " + std::to_string(spec.robots) + ")");
+  if (spec.robots == 1) return {spec.robot};
+  std::vector<std::string> names;
+  for (int i = 1; i <= spec.robots; ++i) names.push_back("r" + std::to_string(i));
+  return names;
+}
+
+std::string MetricsCsvFor(const StackSpec& spec, const std::string& robot) {
+  if (spec.robots == 1 || spec.metrics_csv.empty()) return spec.metrics_csv;
+  const auto slash = spec.metrics_csv.rfind('/');
+  const auto dot = spec.metrics_csv.rfind('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return spec.metrics_csv + "-" + robot;
+  return spec.metrics_csv.substr(0, dot) + "-" + robot + spec.metrics_csv.substr(dot);
+}
+
 std::vector<std::string> Participants(const StackSpec& spec) {
-  const std::string r = spec.robot;
-  std::vector<std::string> participants{"simulator",   r + "/hwio.sense", r + "/hwio.actuate",
-                                        r + "/mapper", r + "/planner",    r + "/affect",
-                                        r + "/controller", r + "/mission"};
-  if (spec.recording) participants.push_back(r + "/recorder");
+  std::vector<std::string> participants{"simulator"};
+  const auto names = RobotNames(spec);
+  for (const auto& r : names) {
+    for (const char* s : {"/hwio.sense", "/hwio.actuate", "/mapper", "/planner", "/affect", "/controller", "/mission"})
+      participants.push_back(r + s);
+  }
+  if (spec.recording) participants.push_back(names[0] + "/recorder");
   return participants;
 }
 
 std::vector<runtime::HostedService> BuildStack(const StackSpec& spec) {
   std::vector<runtime::HostedService> services;
+  const std::string first = RobotNames(spec)[0];
   for (auto& plan : Plan(spec)) {
     runtime::HostedService s{plan.definition, {}};
-    s.options.robot = spec.robot;
+    s.options.robot = plan.robot;
     s.options.period_s = spec.period_s;
     s.options.overrides = plan.sets;
     if (plan.definition.name == "simulator") {
       s.options.coordinate = true;
       s.options.participants = Participants(spec);
       s.options.max_ticks = spec.max_ticks;
+      s.options.stop_quorum = spec.robots;  // every robot's mission ends its own run
     }
     services.push_back(std::move(s));
   }
   if (spec.recording) {
     runtime::HostedService s{RecorderService(spec.recorder_options, spec.recording), {}};
-    s.options.robot = spec.robot;
+    s.options.robot = first;
     s.options.period_s = spec.period_s;
     services.push_back(std::move(s));
   }
   if (spec.bag) {
     // First, so it is bound before any service starts and records their start-up publications too.
     runtime::HostedService s{BagRecorderService(spec.bag), {}};
-    s.options.robot = spec.robot;
+    s.options.robot = first;
     s.options.period_s = spec.period_s;
     services.insert(services.begin(), std::move(s));
   }
@@ -122,10 +153,9 @@ std::vector<std::pair<std::string, std::vector<std::string>>> StackCommands(cons
   spec.recording.reset();  // in-process only
   spec.bag.reset();
   std::vector<std::pair<std::string, std::vector<std::string>>> commands;
-  std::string participants;
-  for (const auto& p : Participants(spec)) participants += (participants.empty() ? "" : ",") + p;
+  const std::string participants = Join(Participants(spec));
   for (auto& plan : Plan(spec)) {
-    std::vector<std::string> argv{bin_dir + "/limbic-" + plan.definition.name, "--bus", bus, "--robot", spec.robot,
+    std::vector<std::string> argv{bin_dir + "/limbic-" + plan.definition.name, "--bus", bus, "--robot", plan.robot,
                                   "--mode", "lockstep", "--period", std::to_string(spec.period_s)};
     if (plan.definition.name == "simulator") {
       for (const auto& a : {std::string("--coordinate"), std::string("--participants"), participants}) argv.push_back(a);
@@ -133,12 +163,19 @@ std::vector<std::pair<std::string, std::vector<std::string>>> StackCommands(cons
         argv.push_back("--max-ticks");
         argv.push_back(std::to_string(spec.max_ticks));
       }
+      if (spec.robots > 1) {
+        argv.push_back("--stop-quorum");
+        argv.push_back(std::to_string(spec.robots));
+      }
     }
     for (const auto& set : plan.sets) {
       argv.push_back("--set");
       argv.push_back(set);
     }
-    commands.emplace_back(plan.definition.name, argv);
+    // One name per process: a team's services are told apart by their robot.
+    commands.emplace_back(spec.robots > 1 && plan.definition.name != "simulator" ? plan.robot + "-" + plan.definition.name
+                                                                                  : plan.definition.name,
+                          argv);
   }
   return commands;
 }

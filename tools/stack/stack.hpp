@@ -21,6 +21,11 @@ struct StackSpec {
   uint64_t env_seed = 1;  // as limbic-sim and the experiment definitions
   uint64_t seed = 1;                     // run seed: noise, humans, wander
   std::string robot = "r1";
+  // A team in one world (issue 18): robots r1..rN, each with its own hwio, mapper, planner, affect,
+  // controller and mission under its namespace; one simulator. 1: the single robot named `robot`. Starts
+  // and goals: sim::PlaceTeam unless options set simulator.starts / simulator.goals. With N > 1 each
+  // robot's mission writes its own metrics file (MetricsCsvFor); the recorder follows robot r1 only.
+  int robots = 1;
   int iterations = 1;
   std::string affect_config = "affective";
   std::vector<std::string> affect_overrides;  // key.path=value on the affect configuration
@@ -42,6 +47,12 @@ struct StackSpec {
   // step throws. Ignored by StackCommands.
   std::function<void(std::vector<runtime::HostedService>&)> customize;
 };
+
+// The robot names of the stack: {robot} alone, or r1..rN for a team. Throws config::ConfigError for robots < 1.
+std::vector<std::string> RobotNames(const StackSpec& spec);
+// Where `robot`'s mission appends its rows: spec.metrics_csv for a single robot; for a team the same path
+// with "-<robot>" before its extension (run.csv -> run-r2.csv), so processes never share a file.
+std::string MetricsCsvFor(const StackSpec& spec, const std::string& robot);
 
 // The services and their options for one lockstep run.
 std::vector<runtime::HostedService> BuildStack(const StackSpec& spec);

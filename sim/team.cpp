@@ -1,0 +1,184 @@
+#include "sim/team.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+#include "sim/segment_index.hpp"
+
+namespace limbic::sim {
+namespace {
+
+bool InsidePolygon(const std::vector<Vec2>& vertices, const Vec2& p) {
+  bool inside = false;
+  for (size_t i = 0, j = vertices.size() - 1; i < vertices.size(); j = i++) {
+    const Vec2& a = vertices[i];
+    const Vec2& b = vertices[j];
+    if ((a.y() > p.y()) != (b.y() > p.y()) &&
+        p.x() < (b.x() - a.x()) * (p.y() - a.y()) / (b.y() - a.y()) + a.x())
+      inside = !inside;
+  }
+  return inside;
+}
+
+// Grid offsets within `reach` of the origin, nearest first, then by angle from +x (atan2 in (−π,
+// π]): a fixed order, so the layout does not depend on anything but its inputs.
+std::vector<Vec2> CandidateOffsets(double spacing, double reach) {
+  std::vector<Vec2> out;
+  const int n = static_cast<int>(std::floor(reach / spacing));
+  for (int i = -n; i <= n; ++i) {
+    for (int j = -n; j <= n; ++j) {
+      const Vec2 d(i * spacing, j * spacing);
+      if ((i != 0 || j != 0) && d.norm() <= reach + 1e-9) out.push_back(d);
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const Vec2& a, const Vec2& b) {
+    const double na = a.squaredNorm(), nb = b.squaredNorm();
+    if (std::abs(na - nb) > 1e-9) return na < nb;
+    return std::atan2(a.y(), a.x()) < std::atan2(b.y(), b.x());
+  });
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::vector<double>> ParsePointList(const std::string& text, size_t min_n,
+                                                size_t max_n) {
+  std::vector<std::vector<double>> out;
+  std::stringstream entries(text);
+  for (std::string entry; std::getline(entries, entry, ';');) {
+    std::vector<double> values;
+    std::stringstream parts(entry);
+    for (std::string part; std::getline(parts, part, ',');) {
+      size_t used = 0;
+      double v = 0.0;
+      try {
+        v = std::stod(part, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used == 0 || part.find_first_not_of(' ', used) != std::string::npos ||
+          !std::isfinite(v)) {
+        throw std::invalid_argument("'" + part + "' in '" + entry + "' is not a finite number");
+      }
+      values.push_back(v);
+    }
+    if (values.size() < min_n || values.size() > max_n) {
+      throw std::invalid_argument("'" + entry + "' must be " +
+                                  (max_n == 2 ? "x,y" : "x,y or x,y,theta"));
+    }
+    out.push_back(std::move(values));
+  }
+  return out;
+}
+
+std::vector<Placement> TeamPlacements(const Environment& env, const std::vector<double>& radii,
+                                      const std::string& starts, const std::string& goals,
+                                      const TeamLayoutOptions& options) {
+  const auto start_list = ParsePointList(starts, 2, 3);
+  const auto goal_list = ParsePointList(goals, 2, 2);
+  for (const auto& [name, list] :
+       {std::pair{"starts", &start_list}, std::pair{"goals", &goal_list}}) {
+    if (!list->empty() && list->size() != radii.size()) {
+      throw std::invalid_argument(std::string(name) + " lists " + std::to_string(list->size()) +
+                                  " for " + std::to_string(radii.size()) + " robots");
+    }
+  }
+  std::vector<Placement> out;
+  if (start_list.empty() || goal_list.empty()) {
+    out = PlaceTeam(env, radii, options);
+  } else {
+    out.resize(radii.size());
+  }
+  for (size_t i = 0; i < start_list.size(); ++i) {
+    out[i].start = {start_list[i][0], start_list[i][1],
+                    start_list[i].size() > 2 ? start_list[i][2] : 0.0};
+  }
+  for (size_t i = 0; i < goal_list.size(); ++i) out[i].goal = {goal_list[i][0], goal_list[i][1]};
+  return out;
+}
+
+std::vector<std::string> TeamNames(int count) {
+  if (count < 1)
+    throw std::invalid_argument("a team needs at least one robot (got " + std::to_string(count) +
+                                ")");
+  std::vector<std::string> names;
+  for (int i = 1; i <= count; ++i) names.push_back("r" + std::to_string(i));
+  return names;
+}
+
+std::vector<Placement> PlaceTeam(const Environment& env, const std::vector<double>& radii,
+                                 const TeamLayoutOptions& options) {
+  for (size_t i = 0; i < radii.size(); ++i) {
+    if (!std::isfinite(radii[i]) || radii[i] <= 0.0) {
+      throw std::invalid_argument("robot " + std::to_string(i + 1) +
+                                  ": body radius must be positive and finite");
+    }
+  }
+  std::vector<Placement> out;
+  if (radii.empty()) return out;
+  // Robot 0 is today's single robot, unchanged.
+  out.push_back({{env.start.x(), env.start.y(), 0.0}, env.goal});
+  if (radii.size() == 1) return out;
+
+  const SegmentIndex index(env.objects, 1.0);
+  // Every start and goal chosen so far, with the radius of the body that stands there.
+  std::vector<std::pair<Vec2, double>> taken{{env.start, radii[0]}, {env.goal, radii[0]}};
+  auto free = [&](const Vec2& c, double r) {
+    const double inflated = r + options.clearance;
+    if (c.x() < inflated || c.y() < inflated || c.x() > env.width - inflated ||
+        c.y() > env.height - inflated)
+      return false;
+    for (const WorldObject& o : env.objects) {
+      if ((PropertyBit(o.property) & kBodyMask) && InsidePolygon(o.vertices, c)) return false;
+    }
+    bool blocked = false;
+    index.ForEachNear(c, inflated, kBodyMask, [&](const IndexedSegment& s) {
+      if (!blocked && geometry::PointSegmentDistance(c, s.segment) < inflated) blocked = true;
+    });
+    if (blocked) return false;
+    for (const Vec2& h : env.human_starts) {
+      if ((h - c).norm() < inflated + env.human_radius) return false;
+    }
+    for (const auto& [p, pr] : taken) {
+      if ((p - c).norm() < inflated + pr) return false;
+    }
+    return true;
+  };
+  const auto offsets = CandidateOffsets(options.spacing, options.search_radius);
+  auto fail = [&](size_t i, const char* what) {
+    return std::invalid_argument("no room for robot " + std::to_string(i + 1) + " of " +
+                                 std::to_string(radii.size()) + ": no free " + what + " within " +
+                                 std::to_string(options.search_radius) +
+                                 " m of the environment's " + what + " (environment " +
+                                 std::string(1, env.set) + std::to_string(env.index) + ")");
+  };
+  for (size_t i = 1; i < radii.size(); ++i) {
+    const double r = radii[i];
+    // A start connected to the environment's start and a goal connected to the environment's goal
+    // are connected to each other when the environment's start and goal are (checked once for this
+    // body: the generator guarantees it only for its own robot radius).
+    if (!HasFreePath(env, env.start, env.goal, r, options.path_resolution)) {
+      throw std::invalid_argument(
+          "robot " + std::to_string(i + 1) + " (radius " + std::to_string(r) +
+          " m) has no free path from the start to the goal of environment " +
+          std::string(1, env.set) + std::to_string(env.index));
+    }
+    auto pick = [&](const Vec2& anchor, const char* what) {
+      for (const Vec2& d : offsets) {
+        const Vec2 c = anchor + d;
+        if (free(c, r) && HasFreePath(env, c, anchor, r, options.path_resolution)) return c;
+      }
+      throw fail(i, what);
+    };
+    const Vec2 start = pick(env.start, "start");
+    taken.emplace_back(start, r);
+    const Vec2 goal = pick(env.goal, "goal");
+    taken.emplace_back(goal, r);
+    out.push_back({{start.x(), start.y(), 0.0}, goal});
+  }
+  return out;
+}
+
+}  // namespace limbic::sim

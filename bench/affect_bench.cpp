@@ -26,8 +26,7 @@ void BM_AffectStep(benchmark::State& state) {
   in.p_e = p_e;
   in.path_max_cost = 0.55;
   in.goal = GoalProgress{0.0, 15.0, 15.0};
-  for (int c = 0; c < 100; ++c)
-    in.map_stats.updated_cells.push_back({c * 7, c % 3 == 0 ? 1.0 : 0.0, 0.2});
+  for (int c = 0; c < 100; ++c) in.map_stats.updated_cells.push_back({c * 7, c % 3 == 0 ? 1.0 : 0.0, 0.2});
   double t = 0;
   for (auto _ : state) {
     in.time = t;

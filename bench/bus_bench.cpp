@@ -38,16 +38,14 @@ using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
 int64_t NowNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
 }
 
 std::string BusAddress(int transport) {
   const int pid = static_cast<int>(getpid());
   static int instance = 0;
   ++instance;
-  if (transport == 0)
-    return "ipc:///tmp/limbic-bus-bench-" + std::to_string(pid) + "-" + std::to_string(instance);
+  if (transport == 0) return "ipc:///tmp/limbic-bus-bench-" + std::to_string(pid) + "-" + std::to_string(instance);
   // The broker binds p and p + 1: ask the kernel for a free pair (ports derived from the pid could land
   // on one a connection holds, and the benchmark then died with "Address already in use").
   return "tcp://127.0.0.1:" + std::to_string(testing::FreeTcpPortPair());
@@ -57,16 +55,13 @@ std::string RawAddress(int transport) {
   const int pid = static_cast<int>(getpid());
   static int instance = 0;
   ++instance;
-  if (transport == 0)
-    return "ipc:///tmp/limbic-raw-bench-" + std::to_string(pid) + "-" + std::to_string(instance);
+  if (transport == 0) return "ipc:///tmp/limbic-raw-bench-" + std::to_string(pid) + "-" + std::to_string(instance);
   return "tcp://127.0.0.1:*";  // the kernel picks a free port; the subscriber reads it back
-
 }
 
 // Builds the payload: `padding` bytes of `mode` string.
 flatbuffers::Offset<msg::Heartbeat> BuildPayload(flatbuffers::FlatBufferBuilder& fbb,
-                                                 flatbuffers::Offset<msg::Header> header,
-                                                 size_t padding) {
+                                                 flatbuffers::Offset<msg::Header> header, size_t padding) {
   const std::string filler(padding, 'x');
   return msg::CreateHeartbeatDirect(fbb, header, "bench", msg::ServiceState::Running, filler.c_str());
 }
@@ -138,18 +133,15 @@ std::vector<double> BrokerLatencies(int transport, size_t padding, size_t* bytes
     const int64_t now = NowNs();
     received_tick = m.header.tick();
     *bytes = m.size;
-    if (m.header.tick() >= 0)
-      latencies.push_back(static_cast<double>(now - m.header.stamp_ns()) * 1e-3);
+    if (m.header.tick() >= 0) latencies.push_back(static_cast<double>(now - m.header.stamp_ns()) * 1e-3);
   });
   // Until the subscription has reached the publisher through the broker.
   for (int i = 0; i < 500 && received_tick == -2; ++i) {
-    publisher.Publish(NowNs(), -1,
-                      [&](auto& fbb, auto header) { return BuildPayload(fbb, header, padding); });
+    publisher.Publish(NowNs(), -1, [&](auto& fbb, auto header) { return BuildPayload(fbb, header, padding); });
     sub.Poll(10ms);
   }
   for (int64_t i = 0; i < kLatencySamples; ++i) {
-    publisher.Publish(NowNs(), i,
-                      [&](auto& fbb, auto header) { return BuildPayload(fbb, header, padding); });
+    publisher.Publish(NowNs(), i, [&](auto& fbb, auto header) { return BuildPayload(fbb, header, padding); });
     const auto deadline = Clock::now() + 1s;
     while (received_tick != i && Clock::now() < deadline) sub.Poll(100ms);
   }
@@ -246,21 +238,18 @@ double BrokerThroughput(int transport, size_t padding) {
       if (received.fetch_add(1) + 1 == kThroughputMessages) last_ns = NowNs();
     });
     const auto deadline = Clock::now() + 60s;
-    while (received.load() < kThroughputMessages && !done.load() && Clock::now() < deadline)
-      sub.Poll(10ms, 100000);
+    while (received.load() < kThroughputMessages && !done.load() && Clock::now() < deadline) sub.Poll(10ms, 100000);
   });
   bus::Node pub(pub_context, address, BenchNodeOptions("bench"));
   auto publisher = pub.Advertise<msg::Heartbeat>("bench/tp");
   for (int i = 0; i < 1000 && !ready.load(); ++i) {
-    publisher.Publish(NowNs(), -1,
-                      [&](auto& fbb, auto header) { return BuildPayload(fbb, header, padding); });
+    publisher.Publish(NowNs(), -1, [&](auto& fbb, auto header) { return BuildPayload(fbb, header, padding); });
     std::this_thread::sleep_for(5ms);
   }
   std::this_thread::sleep_for(20ms);  // warm-up messages drained
   const int64_t t0 = NowNs();
   for (int64_t i = 0; i < kThroughputMessages; ++i) {
-    publisher.Publish(t0, i,
-                      [&](auto& fbb, auto header) { return BuildPayload(fbb, header, padding); });
+    publisher.Publish(t0, i, [&](auto& fbb, auto header) { return BuildPayload(fbb, header, padding); });
   }
   reader.join();
   done = true;
@@ -306,12 +295,7 @@ void BM_Throughput64B(benchmark::State& state) {
   state.counters["ratio"] = raw > 0 ? broker / raw : 0.0;
   state.SetLabel(transport == 0 ? "ipc" : "tcp");
 }
-BENCHMARK(BM_Throughput64B)
-    ->Arg(0)
-    ->Arg(1)
-    ->Iterations(1)
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime();
+BENCHMARK(BM_Throughput64B)->Arg(0)->Arg(1)->Iterations(1)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 }  // namespace limbic

@@ -41,8 +41,8 @@ BENCHMARK(BM_MedianFilter60Beams);
 void BM_FaultInjectorThreeFaults60Beams(benchmark::State& state) {
   FaultInjector faults;
   Fault noise{.id = "n", .kind = FaultKind::kSensorNoise, .seed = 1, .noise_sigma = 0.05};
-  Fault spikes{.id = "s", .kind = FaultKind::kSensorSpikes, .seed = 2, .spike_probability = 0.1,
-               .spike_magnitude = -1.0};
+  Fault spikes{
+      .id = "s", .kind = FaultKind::kSensorSpikes, .seed = 2, .spike_probability = 0.1, .spike_magnitude = -1.0};
   Fault stuck{.id = "k", .kind = FaultKind::kSensorStuck, .target = {.sensor_id = 3}};
   faults.Add(noise);
   faults.Add(spikes);

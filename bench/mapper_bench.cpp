@@ -26,8 +26,7 @@ MapperInputs Cycle(const geometry::GridSpec& spec, int64_t tick) {
   MapperInputs in;
   in.tick = tick;
   const double width = spec.width * spec.resolution, height = spec.height * spec.resolution;
-  in.pose = {1.0 + std::fmod(0.05 * static_cast<double>(tick), width - 2.0), height / 2,
-             0.01 * tick};
+  in.pose = {1.0 + std::fmod(0.05 * static_cast<double>(tick), width - 2.0), height / 2, 0.01 * tick};
   for (int k = 0; k < 8; ++k) {
     RangeBeam b;
     b.angle_local = k * geometry::kPi / 4;

@@ -1,7 +1,8 @@
 // A* planning time (spec §4.2) on random obstacle fields: 100×100, 384×384 (147,456 cells) and 1000×1000.
 // 20 % of the cells are occupied (p_o in [0.95, 1]) in round blobs, the rest p_o in [0, 0.3]; start and goal
 // at opposite corners. Each benchmark times every plan separately and reports p50_ms, max_ms and the first
-// (buffer-allocating) plan as first_ms; cpu_p50_ms / cpu_max_ms are the same in thread CPU time. Target: max_ms ≤ 10 on 384×384.
+// (buffer-allocating) plan as first_ms; cpu_p50_ms / cpu_max_ms are the same in thread CPU time. Target: max_ms ≤ 10 on
+// 384×384.
 //   build-*/bench/planner_bench --benchmark_counters_tabular=true
 #include <benchmark/benchmark.h>
 
@@ -136,15 +137,38 @@ void BM_AStar(benchmark::State& state) {
 }
 
 // 60 × 36: the product's 20 × 12 m environment at 0.35 m. Args: {width, field, height, options variant}.
-BENCHMARK(BM_AStar)->Args({60, 0, 36, 0})->Args({60, 1, 36, 0})->Args({60, 2, 36, 0})->Args({60, 0, 36, 1})
-    ->Iterations(1000)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_AStar)->Args({100, 0, 0, 0})->Args({100, 1, 0, 0})->Args({100, 2, 0, 0})->Args({100, 0, 0, 1})
-    ->Iterations(200)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_AStar)->Args({384, 0, 0, 0})->Args({384, 1, 0, 0})->Args({384, 2, 0, 0})
-    ->Args({384, 0, 0, 1})->Args({384, 0, 0, 2})->Args({384, 0, 0, 3})->Args({384, 0, 0, 4})
-    ->Iterations(60)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_AStar)->Args({1000, 0, 0, 0})->Args({1000, 1, 0, 0})->Args({1000, 2, 0, 0})
-    ->Args({1000, 0, 0, 1})->Args({1000, 0, 0, 3})->Iterations(8)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_AStar)
+    ->Args({60, 0, 36, 0})
+    ->Args({60, 1, 36, 0})
+    ->Args({60, 2, 36, 0})
+    ->Args({60, 0, 36, 1})
+    ->Iterations(1000)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_AStar)
+    ->Args({100, 0, 0, 0})
+    ->Args({100, 1, 0, 0})
+    ->Args({100, 2, 0, 0})
+    ->Args({100, 0, 0, 1})
+    ->Iterations(200)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_AStar)
+    ->Args({384, 0, 0, 0})
+    ->Args({384, 1, 0, 0})
+    ->Args({384, 2, 0, 0})
+    ->Args({384, 0, 0, 1})
+    ->Args({384, 0, 0, 2})
+    ->Args({384, 0, 0, 3})
+    ->Args({384, 0, 0, 4})
+    ->Iterations(60)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_AStar)
+    ->Args({1000, 0, 0, 0})
+    ->Args({1000, 1, 0, 0})
+    ->Args({1000, 2, 0, 0})
+    ->Args({1000, 0, 0, 1})
+    ->Args({1000, 0, 0, 3})
+    ->Iterations(8)
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace limbic::planner

@@ -53,8 +53,7 @@ using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
 int64_t NowNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
 }
 
 constexpr char kTopic[] = "bench/replay";
@@ -73,12 +72,11 @@ std::vector<std::vector<uint8_t>> Messages(size_t target, int count) {
   // `padding` points (16 B each, finite, as the broker's value rules demand).
   auto build = [](size_t padding, uint64_t seq) {
     flatbuffers::FlatBufferBuilder fbb(padding * 16 + 256);
-    auto header = msg::CreateHeaderDirect(fbb, static_cast<int64_t>(seq) * 1'000'000,
-                                          static_cast<int64_t>(seq), seq, "bench", false, 1);
+    auto header = msg::CreateHeaderDirect(fbb, static_cast<int64_t>(seq) * 1'000'000, static_cast<int64_t>(seq), seq,
+                                          "bench", false, 1);
     std::vector<msg::Vec2> points;
     for (size_t i = 0; i < padding; ++i)
-      points.emplace_back(0.01 * static_cast<double>((seq + i) % 977),
-                          0.02 * static_cast<double>(i));
+      points.emplace_back(0.01 * static_cast<double>((seq + i) % 977), 0.02 * static_cast<double>(i));
     fbb.Finish(msg::CreateObstacleSetDirect(fbb, header, &points, nullptr, 0),
                messages::Traits<msg::ObstacleSet>::kIdentifier);
     return std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
@@ -109,8 +107,7 @@ bus::NodeOptions FastNode(const char* name) {
 class BrokerRig {
  public:
   BrokerRig()
-      : address_("ipc:///tmp/limbic-replay-bench-" + std::to_string(::getpid()) + "-" +
-                 std::to_string(++count_)) {
+      : address_("ipc:///tmp/limbic-replay-bench-" + std::to_string(::getpid()) + "-" + std::to_string(++count_)) {
     bus::BrokerOptions options;
     options.address = address_;
     options.send_hwm = options.receive_hwm = 0;
@@ -124,8 +121,7 @@ class BrokerRig {
   const std::string& address() const { return address_; }
 
   template <typename Send>
-  double Run(bus::Node& warm_sender, const std::vector<uint8_t>& warm, int64_t expected,
-             Send&& send) {
+  double Run(bus::Node& warm_sender, const std::vector<uint8_t>& warm, int64_t expected, Send&& send) {
     std::atomic<int64_t> received{0}, last_ns{0};
     std::atomic<bool> ready{false}, give_up{false};
     std::thread reader([&] {
@@ -185,9 +181,8 @@ void BM_ReplayVsBroker(benchmark::State& state) {
   const int count = static_cast<int>(state.range(1));
   const auto messages = Messages(size, count);
   const std::vector<uint8_t> warm = Messages(size, 1)[0];
-  const std::string path = (std::filesystem::temp_directory_path() /
-                            ("replay_bench_" + std::to_string(::getpid()) + ".mcap"))
-                               .string();
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("replay_bench_" + std::to_string(::getpid()) + ".mcap")).string();
   {
     bag::BagWriter writer({.path = path});
     uint64_t t = 1'700'000'000'000'000'000ull;
@@ -209,10 +204,9 @@ void BM_ReplayVsBroker(benchmark::State& state) {
     zmq::context_t context(1);
     bus::Node node(context, rig.address(), FastNode("limbic-play"));
     return rig.Run(node, warm, count, [&] {
-      bag::Player player({path}, {.rate = 0},
-                         [&](const std::string& topic, std::span<const uint8_t> data) {
-                           node.SendRaw(topic, data.data(), data.size());
-                         });
+      bag::Player player({path}, {.rate = 0}, [&](const std::string& topic, std::span<const uint8_t> data) {
+        node.SendRaw(topic, data.data(), data.size());
+      });
       const std::atomic<bool> stop{false};
       const auto problems = player.PlayPass(stop);
       if (!problems.empty()) state.SkipWithError(problems.front().c_str());
@@ -227,9 +221,8 @@ void BM_ReplayVsBroker(benchmark::State& state) {
     }
     {
       uint64_t bytes = 0;
-      bag::Player player(
-          {path}, {.rate = 0},
-          [&](const std::string&, std::span<const uint8_t> data) { bytes += data.size(); });
+      bag::Player player({path}, {.rate = 0},
+                         [&](const std::string&, std::span<const uint8_t> data) { bytes += data.size(); });
       const std::atomic<bool> stop{false};
       const auto t0 = Clock::now();
       const double cpu0 = ThreadCpuS();
@@ -264,12 +257,11 @@ BENCHMARK(BM_ReplayVsBroker)
 // this one: `--benchmark_filter=PlayerAlone`). Args: message size, count, compression (0 none, 1
 // zstd, 2 lz4).
 void BM_PlayerAlone(benchmark::State& state) {
-  const auto messages =
-      Messages(static_cast<size_t>(state.range(0)), static_cast<int>(state.range(1)));
+  const auto messages = Messages(static_cast<size_t>(state.range(0)), static_cast<int>(state.range(1)));
   const auto compression = static_cast<mcap::Compression>(state.range(2));
-  const std::string path = (std::filesystem::temp_directory_path() /
-                            ("replay_bench_alone_" + std::to_string(::getpid()) + ".mcap"))
-                               .string();
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("replay_bench_alone_" + std::to_string(::getpid()) + ".mcap"))
+          .string();
   {
     bag::BagWriter writer({.path = path, .compression = compression});
     uint64_t t = 1'700'000'000'000'000'000ull;
@@ -278,24 +270,18 @@ void BM_PlayerAlone(benchmark::State& state) {
   }
   uint64_t played = 0, bytes = 0;
   for (auto _ : state) {
-    bag::Player player({path}, {.rate = 0}, [&](const std::string&, std::span<const uint8_t> data) {
-      bytes += data.size();
-    });
+    bag::Player player({path}, {.rate = 0},
+                       [&](const std::string&, std::span<const uint8_t> data) { bytes += data.size(); });
     const std::atomic<bool> stop{false};
     player.PlayPass(stop);
     played += player.played();
   }
   std::filesystem::remove(path);
   benchmark::DoNotOptimize(bytes);
-  state.counters["msgs_per_s"] =
-      benchmark::Counter(static_cast<double>(played), benchmark::Counter::kIsRate);
-  state.SetLabel(mcap::CompressionName(compression)[0] ? mcap::CompressionName(compression)
-                                                       : "none");
+  state.counters["msgs_per_s"] = benchmark::Counter(static_cast<double>(played), benchmark::Counter::kIsRate);
+  state.SetLabel(mcap::CompressionName(compression)[0] ? mcap::CompressionName(compression) : "none");
 }
-BENCHMARK(BM_PlayerAlone)
-    ->ArgsProduct({{64, 1024}, {100000}, {0, 1, 2}})
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime();
+BENCHMARK(BM_PlayerAlone)->ArgsProduct({{64, 1024}, {100000}, {0, 1, 2}})->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 }  // namespace limbic

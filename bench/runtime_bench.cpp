@@ -27,8 +27,7 @@ namespace {
 std::string g_metrics_out;
 
 std::string TempPath(const std::string& name) {
-  return (std::filesystem::temp_directory_path() /
-          ("limbic-runtime-bench-" + std::to_string(getpid()) + "-" + name))
+  return (std::filesystem::temp_directory_path() / ("limbic-runtime-bench-" + std::to_string(getpid()) + "-" + name))
       .string();
 }
 
@@ -52,8 +51,8 @@ void BM_ToyPipelineInProcess(benchmark::State& state) {
                                              {source, make("scale"), make("sink")}, stop, options);
     if (status != 0) state.SkipWithError("run failed");
   }
-  state.counters["ticks_per_s"] = benchmark::Counter(
-      static_cast<double>(ticks) * state.iterations(), benchmark::Counter::kIsRate);
+  state.counters["ticks_per_s"] =
+      benchmark::Counter(static_cast<double>(ticks) * state.iterations(), benchmark::Counter::kIsRate);
 }
 // Args: ticks, single thread (1) or a thread per service (0).
 BENCHMARK(BM_ToyPipelineInProcess)
@@ -84,29 +83,21 @@ void BM_StackSetB0InProcess(benchmark::State& state) {
     spec.max_ticks = 6100;
     std::atomic<bool> stop{false};
     runtime::InProcessStats stats;
-    if (runtime::RunInProcess("inproc://stack-bench-" + std::to_string(run++),
-                              stack::BuildStack(spec), stop, options, &stats) != 0) {
+    if (runtime::RunInProcess("inproc://stack-bench-" + std::to_string(run++), stack::BuildStack(spec), stop, options,
+                              &stats) != 0) {
       state.SkipWithError("run failed");
     }
     ticks += stats.ticks;
     startup_s += stats.startup_s;
   }
   if (!g_metrics_out.empty())
-    std::filesystem::copy_file(csv, g_metrics_out,
-                               std::filesystem::copy_options::overwrite_existing);
+    std::filesystem::copy_file(csv, g_metrics_out, std::filesystem::copy_options::overwrite_existing);
   std::filesystem::remove(csv);
-  state.counters["ticks_per_s"] =
-      benchmark::Counter(static_cast<double>(ticks), benchmark::Counter::kIsRate);
-  state.counters["ticks_per_run"] =
-      static_cast<double>(ticks) / static_cast<double>(state.iterations());
+  state.counters["ticks_per_s"] = benchmark::Counter(static_cast<double>(ticks), benchmark::Counter::kIsRate);
+  state.counters["ticks_per_run"] = static_cast<double>(ticks) / static_cast<double>(state.iterations());
   state.counters["startup_ms"] = 1e3 * startup_s / static_cast<double>(state.iterations());
 }
-BENCHMARK(BM_StackSetB0InProcess)
-    ->Arg(1)
-    ->Arg(0)
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime()
-    ->MinTime(2.0);
+BENCHMARK(BM_StackSetB0InProcess)->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(2.0);
 #endif
 
 }  // namespace

@@ -19,41 +19,41 @@
 
 // X(Type, "IDNT") for every root table; the identifiers must match the schema's `identifier`
 // attributes (checked against the binary schema by messages_test).
-#define LIMBIC_MESSAGE_TYPES(X)           \
-  X(Clock, "CLCK")                        \
-  X(LockstepJoin, "LSJN")                 \
-  X(LockstepAck, "LSAK")                  \
-  X(Heartbeat, "HBT1")                    \
-  X(BusStats, "BUSS")                     \
-  X(ParameterRequest, "PREQ")             \
-  X(ParameterReply, "PREP")               \
-  X(FaultCommand, "FALT")                 \
-  X(WorldGeometry, "WRLD")                \
-  X(Humans, "HUMN")                       \
-  X(GroundTruth, "TRUE")                  \
-  X(RawRanges, "RAWR")                    \
-  X(RangeScan, "SCAN")                    \
-  X(Bumpers, "BUMP")                      \
-  X(CollisionEvent, "COLL")               \
-  X(Odometry, "ODOM")                     \
-  X(WheelCommand, "WHEL")                 \
-  X(VelocityCommand, "CMDV")              \
-  X(GridMap, "GMAP")                      \
-  X(GridPatch, "GPAT")                    \
-  X(MapStats, "MSTA")                     \
-  X(ObstacleSet, "OBST")                  \
-  X(NavGoal, "GOAL")                      \
-  X(Path, "PATH")                         \
-  X(DirectionalState, "DIRS")             \
-  X(VelocityState, "VELS")                \
-  X(ControlParams, "CPAR")                \
-  X(AffectState, "AFCT")                  \
-  X(EmotionLayer, "EMOL")                 \
-  X(AffectSnapshot, "AFSN")               \
-  X(RunMetrics, "RUNM")                   \
-  X(MissionStatus, "MSTS")                \
-  X(RecruitMessage, "RCMS")               \
-  X(RecruitState, "RCST")                 \
+#define LIMBIC_MESSAGE_TYPES(X) \
+  X(Clock, "CLCK")              \
+  X(LockstepJoin, "LSJN")       \
+  X(LockstepAck, "LSAK")        \
+  X(Heartbeat, "HBT1")          \
+  X(BusStats, "BUSS")           \
+  X(ParameterRequest, "PREQ")   \
+  X(ParameterReply, "PREP")     \
+  X(FaultCommand, "FALT")       \
+  X(WorldGeometry, "WRLD")      \
+  X(Humans, "HUMN")             \
+  X(GroundTruth, "TRUE")        \
+  X(RawRanges, "RAWR")          \
+  X(RangeScan, "SCAN")          \
+  X(Bumpers, "BUMP")            \
+  X(CollisionEvent, "COLL")     \
+  X(Odometry, "ODOM")           \
+  X(WheelCommand, "WHEL")       \
+  X(VelocityCommand, "CMDV")    \
+  X(GridMap, "GMAP")            \
+  X(GridPatch, "GPAT")          \
+  X(MapStats, "MSTA")           \
+  X(ObstacleSet, "OBST")        \
+  X(NavGoal, "GOAL")            \
+  X(Path, "PATH")               \
+  X(DirectionalState, "DIRS")   \
+  X(VelocityState, "VELS")      \
+  X(ControlParams, "CPAR")      \
+  X(AffectState, "AFCT")        \
+  X(EmotionLayer, "EMOL")       \
+  X(AffectSnapshot, "AFSN")     \
+  X(RunMetrics, "RUNM")         \
+  X(MissionStatus, "MSTS")      \
+  X(RecruitMessage, "RCMS")     \
+  X(RecruitState, "RCST")       \
   X(RadioStats, "RCRS")
 
 namespace limbic::messages {
@@ -64,11 +64,11 @@ inline constexpr size_t kMaxPayloadBytes = 32u << 20;
 template <typename T>
 struct Traits;
 
-#define LIMBIC_DECLARE_TRAITS(Type, Id)                                   \
-  template <>                                                           \
-  struct Traits<msg::Type> {                                            \
-    static constexpr const char* kIdentifier = Id;                      \
-    static constexpr const char* kName = "limbic.msg." #Type;           \
+#define LIMBIC_DECLARE_TRAITS(Type, Id)                       \
+  template <>                                                 \
+  struct Traits<msg::Type> {                                  \
+    static constexpr const char* kIdentifier = Id;            \
+    static constexpr const char* kName = "limbic.msg." #Type; \
   };
 LIMBIC_MESSAGE_TYPES(LIMBIC_DECLARE_TRAITS)
 #undef LIMBIC_DECLARE_TRAITS

@@ -1,7 +1,7 @@
-#include "messages/messages.hpp"
-
 #include <array>
 #include <cstring>
+
+#include "messages/messages.hpp"
 
 namespace limbic::messages {
 
@@ -33,16 +33,32 @@ const MessageType* FindByName(std::string_view name) {
 
 const MessageType* ConventionalType(std::string_view topic) {
   static constexpr std::pair<std::string_view, std::string_view> kGlobal[] = {
-      {"clock", "CLCK"},         {"faults", "FALT"},        {"world", "WRLD"},         {"humans", "HUMN"},
-      {"bus/stats", "BUSS"},     {"lockstep/join", "LSJN"}, {"lockstep/ack", "LSAK"}, {"lockstep/stop", "CLCK"}};
+      {"clock", "CLCK"},     {"faults", "FALT"},        {"world", "WRLD"},        {"humans", "HUMN"},
+      {"bus/stats", "BUSS"}, {"lockstep/join", "LSJN"}, {"lockstep/ack", "LSAK"}, {"lockstep/stop", "CLCK"}};
   // <robot>/<name>, as the services name their topics (runtime::RobotTopic).
-  static constexpr std::pair<std::string_view, std::string_view> kRobot[] = {
-      {"ranges_raw", "RAWR"},        {"scan", "SCAN"},           {"bumpers_raw", "BUMP"},   {"collision", "COLL"},
-      {"odom", "ODOM"},              {"odom_raw", "ODOM"},       {"wheels", "WHEL"},        {"cmd_vel", "CMDV"},
-      {"map", "GMAP"},               {"map/patch", "GPAT"},      {"map/stats", "MSTA"},     {"obstacles", "OBST"},
-      {"goal", "GOAL"},              {"path", "PATH"},           {"control/direction", "DIRS"},
-      {"control/velocity", "VELS"},  {"params", "CPAR"},         {"affect", "AFCT"},        {"emotion_layer", "EMOL"},
-      {"affect/snapshot", "AFSN"},   {"metrics", "RUNM"},        {"mission", "MSTS"},       {"truth", "TRUE"}};
+  static constexpr std::pair<std::string_view, std::string_view> kRobot[] = {{"ranges_raw", "RAWR"},
+                                                                             {"scan", "SCAN"},
+                                                                             {"bumpers_raw", "BUMP"},
+                                                                             {"collision", "COLL"},
+                                                                             {"odom", "ODOM"},
+                                                                             {"odom_raw", "ODOM"},
+                                                                             {"wheels", "WHEL"},
+                                                                             {"cmd_vel", "CMDV"},
+                                                                             {"map", "GMAP"},
+                                                                             {"map/patch", "GPAT"},
+                                                                             {"map/stats", "MSTA"},
+                                                                             {"obstacles", "OBST"},
+                                                                             {"goal", "GOAL"},
+                                                                             {"path", "PATH"},
+                                                                             {"control/direction", "DIRS"},
+                                                                             {"control/velocity", "VELS"},
+                                                                             {"params", "CPAR"},
+                                                                             {"affect", "AFCT"},
+                                                                             {"emotion_layer", "EMOL"},
+                                                                             {"affect/snapshot", "AFSN"},
+                                                                             {"metrics", "RUNM"},
+                                                                             {"mission", "MSTS"},
+                                                                             {"truth", "TRUE"}};
   for (const auto& [name, id] : kGlobal) {
     if (topic == name) return FindByIdentifier(id);
   }

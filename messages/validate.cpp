@@ -148,8 +148,10 @@ class Check {
       Range("beams.d_max", b.d_max(), 1e-6, 1000.0, i);
       Range("beams.d_min", b.d_min(), 0.0, b.d_max(), i);
       // hwio clamps every reading into [0, d_max] (fault_injector.cpp).
-      if (clamped) Range("beams.range", b.range(), 0.0, b.d_max(), i);
-      else Finite("beams.range", b.range(), 1000.0, i);
+      if (clamped)
+        Range("beams.range", b.range(), 0.0, b.d_max(), i);
+      else
+        Finite("beams.range", b.range(), 1000.0, i);
     }
   }
   void Switches(const flatbuffers::Vector<int32_t>* switches) {
@@ -367,9 +369,9 @@ void Rule(Check& c, const msg::DirectionalState& m) {
   c.Finites("headings", m.headings(), 1e3);
   // Each per-heading term has one value per heading (or is absent).
   const std::pair<const char*, const flatbuffers::Vector<double>*> terms[] = {
-      {"d_o_raw", m.d_o_raw()},     {"avoid_sensor", m.avoid_sensor()}, {"avoid_map", m.avoid_map()},
-      {"path_follow", m.path_follow()}, {"goal_seek", m.goal_seek()},   {"inertia", m.inertia()},
-      {"wander", m.wander()},       {"objective", m.objective()}};
+      {"d_o_raw", m.d_o_raw()},         {"avoid_sensor", m.avoid_sensor()}, {"avoid_map", m.avoid_map()},
+      {"path_follow", m.path_follow()}, {"goal_seek", m.goal_seek()},       {"inertia", m.inertia()},
+      {"wander", m.wander()},           {"objective", m.objective()}};
   for (const auto& [name, v] : terms) {
     c.SameLength(name, v, n, "headings");
     c.Finites(name, v, 1e12);
@@ -425,11 +427,16 @@ void Rule(Check& c, const msg::ControlParams& m) {
 
 void Rule(Check& c, const msg::AffectState& m) {
   const std::pair<const char*, const flatbuffers::Vector<double>*> vectors[] = {
-      {"stimuli_raw", m.stimuli_raw()},         {"stimuli_norm", m.stimuli_norm()},
-      {"stimuli_damped", m.stimuli_damped()},   {"emotions_global", m.emotions_global()},
-      {"emotions_mapped", m.emotions_mapped()}, {"emotions_combined", m.emotions_combined()},
-      {"moods", m.moods()},                     {"drives_emotional", m.drives_emotional()},
-      {"drives", m.drives()},                   {"moods_used", m.moods_used()}};
+      {"stimuli_raw", m.stimuli_raw()},
+      {"stimuli_norm", m.stimuli_norm()},
+      {"stimuli_damped", m.stimuli_damped()},
+      {"emotions_global", m.emotions_global()},
+      {"emotions_mapped", m.emotions_mapped()},
+      {"emotions_combined", m.emotions_combined()},
+      {"moods", m.moods()},
+      {"drives_emotional", m.drives_emotional()},
+      {"drives", m.drives()},
+      {"moods_used", m.moods_used()}};
   for (const auto& [name, v] : vectors) {
     if (v) c.Count(name, v->size(), 64);
     c.Finites(name, v, 1e12);

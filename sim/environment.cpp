@@ -18,8 +18,7 @@ namespace {
 constexpr int kOutside = -2;
 
 bool BodySolid(ObjectProperty p) {
-  return p == ObjectProperty::kStatic || p == ObjectProperty::kMoveable ||
-         p == ObjectProperty::kLimitedVisibility;
+  return p == ObjectProperty::kStatic || p == ObjectProperty::kMoveable || p == ObjectProperty::kLimitedVisibility;
 }
 
 bool PointInPolygon(const Vec2& p, const std::vector<Vec2>& poly) {
@@ -27,8 +26,7 @@ bool PointInPolygon(const Vec2& p, const std::vector<Vec2>& poly) {
   for (size_t i = 0, j = poly.size() - 1; i < poly.size(); j = i++) {
     const Vec2& a = poly[i];
     const Vec2& b = poly[j];
-    if ((a.y() > p.y()) != (b.y() > p.y()) &&
-        p.x() < (b.x() - a.x()) * (p.y() - a.y()) / (b.y() - a.y()) + a.x()) {
+    if ((a.y() > p.y()) != (b.y() > p.y()) && p.x() < (b.x() - a.x()) * (p.y() - a.y()) / (b.y() - a.y()) + a.x()) {
       inside = !inside;
     }
   }
@@ -84,9 +82,7 @@ class Generator {
  private:
   Vec2 BlockCenter(int bx, int by) const { return {(bx + 0.5) * bs_, (by + 0.5) * bs_}; }
   bool InGrid(int bx, int by) const { return bx >= 0 && by >= 0 && bx < nx_ && by < ny_; }
-  int RoomOf(int bx, int by) const {
-    return InGrid(bx, by) ? block_room_[by * nx_ + bx] : kOutside;
-  }
+  int RoomOf(int bx, int by) const { return InGrid(bx, by) ? block_room_[by * nx_ + bx] : kOutside; }
 
   bool Fits(int bx, int by, int w, int h) const {
     if (bx < 0 || by < 0 || bx + w > nx_ || by + h > ny_) return false;
@@ -136,14 +132,11 @@ class Generator {
       for (int x = bx; x < bx + w; ++x) block_room_[y * nx_ + x] = room.id;
 
     // Maximum number of doors ∝ perimeter; each attempt picks a wall position.
-    const int max_doors =
-        std::max(1, static_cast<int>(std::lround(2.0 * (w + h) * opt_.doors_per_perimeter_block)));
+    const int max_doors = std::max(1, static_cast<int>(std::lround(2.0 * (w + h) * opt_.doors_per_perimeter_block)));
     const std::vector<std::pair<EdgeKey, std::pair<int, int>>> wall_edges = PerimeterEdges(room);
     for (int i = 0; i < max_doors && !wall_edges.empty(); ++i) {
-      const auto& [edge, outside] =
-          wall_edges[UniformInt(rng_, 0, static_cast<int>(wall_edges.size()) - 1)];
-      if (RoomOf(outside.first, outside.second) != -1)
-        continue;  // reject: the adjacent block is taken
+      const auto& [edge, outside] = wall_edges[UniformInt(rng_, 0, static_cast<int>(wall_edges.size()) - 1)];
+      if (RoomOf(outside.first, outside.second) != -1) continue;  // reject: the adjacent block is taken
       AddDoor(edge, false);
       PlaceRoom(outside.first, outside.second);  // a free block always fits a (possibly 1×1) room
     }
@@ -168,10 +161,8 @@ class Generator {
     d.bx = e.bx;
     d.by = e.by;
     d.vertical_edge = e.vertical;
-    d.width = rules_.random_sizes ? UniformReal(rng_, rules_.door_width_min, rules_.door_width_max)
-                                  : rules_.door_width;
-    d.center = e.vertical ? Vec2((e.bx + 1) * bs_, (e.by + 0.5) * bs_)
-                          : Vec2((e.bx + 0.5) * bs_, (e.by + 1) * bs_);
+    d.width = rules_.random_sizes ? UniformReal(rng_, rules_.door_width_min, rules_.door_width_max) : rules_.door_width;
+    d.center = e.vertical ? Vec2((e.bx + 1) * bs_, (e.by + 0.5) * bs_) : Vec2((e.bx + 0.5) * bs_, (e.by + 1) * bs_);
     d.extra = extra;
     door_edges_.insert(e);
     doors_.push_back(d);
@@ -192,8 +183,7 @@ class Generator {
         }
       }
       if (candidates.empty()) return;
-      const auto& [edge, block] =
-          candidates[UniformInt(rng_, 0, static_cast<int>(candidates.size()) - 1)];
+      const auto& [edge, block] = candidates[UniformInt(rng_, 0, static_cast<int>(candidates.size()) - 1)];
       AddDoor(edge, false);
       PlaceRoom(block.first, block.second);
     }
@@ -232,13 +222,10 @@ class Generator {
   }
 
   double WallThickness() {
-    return rules_.random_sizes
-               ? UniformReal(rng_, rules_.wall_thickness_min, rules_.wall_thickness_max)
-               : rules_.wall_thickness;
+    return rules_.random_sizes ? UniformReal(rng_, rules_.wall_thickness_min, rules_.wall_thickness_max)
+                               : rules_.wall_thickness;
   }
-  double MaxWallThickness() const {
-    return rules_.random_sizes ? rules_.wall_thickness_max : rules_.wall_thickness;
-  }
+  double MaxWallThickness() const { return rules_.random_sizes ? rules_.wall_thickness_max : rules_.wall_thickness; }
 
   // Generate wall vertices: one thickness per wall (a run of edges between the same two rooms),
   // split at door openings, each piece a rectangle centred on the block edge line.
@@ -261,8 +248,7 @@ class Generator {
             rooms = vertical ? std::make_pair(RoomOf(line - 1, k), RoomOf(line, k))
                              : std::make_pair(RoomOf(k, line - 1), RoomOf(k, line));
             const bool boundary = rooms.first == kOutside || rooms.second == kOutside;
-            wall = rooms.first != rooms.second &&
-                   (rules_.walls || (boundary && opt_.set_a_boundary_walls));
+            wall = rooms.first != rooms.second && (rules_.walls || (boundary && opt_.set_a_boundary_walls));
           }
           if (run_start >= 0 && (!wall || rooms != run_rooms)) {
             EmitWall(env, vertical, line, run_start, k);
@@ -298,8 +284,7 @@ class Generator {
       o.id = static_cast<int>(env->objects.size());
       o.kind = ObjectKind::kWall;
       o.property = ObjectProperty::kStatic;
-      o.vertices = vertical ? BoxVertices(c - 0.5 * t, a, c + 0.5 * t, b)
-                            : BoxVertices(a, c - 0.5 * t, b, c + 0.5 * t);
+      o.vertices = vertical ? BoxVertices(c - 0.5 * t, a, c + 0.5 * t, b) : BoxVertices(a, c - 0.5 * t, b, c + 0.5 * t);
       env->objects.push_back(std::move(o));
     };
     for (const auto& [g0, g1] : gaps) {
@@ -330,8 +315,7 @@ class Generator {
       if (list.empty()) break;
       const int block = list[UniformInt(rng_, 0, static_cast<int>(list.size()) - 1)];
       const int bx = block % nx_, by = block / nx_;
-      const bool undetectable =
-          rules_.undetectable_obstacles && Uniform01(rng_) < opt_.undetectable_fraction;
+      const bool undetectable = rules_.undetectable_obstacles && Uniform01(rng_) < opt_.undetectable_fraction;
       const int room = RoomOf(bx, by);
       // Usable area of the block: keep clear of walls on sides that border another room or the
       // outside.
@@ -486,8 +470,7 @@ bool Connected(const ClearanceGrid& g, const geometry::Cell& a, const geometry::
     queue.pop_front();
     if (i == target) return true;
     const geometry::Cell c = g.spec.CellOfIndex(i);
-    const geometry::Cell next[4] = {
-        {c.ix + 1, c.iy}, {c.ix - 1, c.iy}, {c.ix, c.iy + 1}, {c.ix, c.iy - 1}};
+    const geometry::Cell next[4] = {{c.ix + 1, c.iy}, {c.ix - 1, c.iy}, {c.ix, c.iy + 1}, {c.ix, c.iy - 1}};
     for (const geometry::Cell& n : next) {
       if (!g.spec.Contains(n)) continue;
       const int j = g.spec.Index(n);
@@ -534,8 +517,7 @@ bool IsValidSetLetter(char letter) { return letter >= 'A' && letter <= 'G'; }
 
 SetRules RulesForSet(char letter) {
   if (!IsValidSetLetter(letter)) {
-    throw std::invalid_argument(std::string("unknown environment set '") + letter +
-                                "' (expected one of A-G)");
+    throw std::invalid_argument(std::string("unknown environment set '") + letter + "' (expected one of A-G)");
   }
   SetRules r;
   r.letter = letter;
@@ -548,8 +530,7 @@ SetRules RulesForSet(char letter) {
       r.description = "open area, no walls, sparse static obstacles (minimal challenge)";
       break;
     case 'B':
-      r.description =
-          "offices and corridors, constant 0.1 m walls and 1.2 m doors (medium challenge)";
+      r.description = "offices and corridors, constant 0.1 m walls and 1.2 m doors (medium challenge)";
       break;
     case 'C':
       r.description = "like B with random walls U[0.1,0.3] m and doors U[0.8,1.4] m";
@@ -574,21 +555,18 @@ std::vector<Vec2> BoxVertices(double x0, double y0, double x1, double y1) {
   return {{x0, y0}, {x1, y0}, {x1, y1}, {x0, y1}};
 }
 
-bool HasFreePath(const Environment& env, const Vec2& from, const Vec2& to, double radius,
-                 double resolution) {
+bool HasFreePath(const Environment& env, const Vec2& from, const Vec2& to, double radius, double resolution) {
   const ClearanceGrid g = BuildClearanceGrid(env, radius, resolution);
   return Connected(g, g.spec.CellOf(from), g.spec.CellOf(to));
 }
 
-Environment GenerateEnvironment(char set, int index, uint64_t seed,
-                                const GeneratorOptions& options) {
+Environment GenerateEnvironment(char set, int index, uint64_t seed, const GeneratorOptions& options) {
   const SetRules rules = RulesForSet(set);
   if (index < 0 || index >= kEnvironmentsPerSet) {
     throw std::invalid_argument("environment index " + std::to_string(index) + " is outside 0.." +
                                 std::to_string(kEnvironmentsPerSet - 1));
   }
-  if (options.blocks_x < 2 || options.blocks_y < 2)
-    throw std::invalid_argument("need at least 2x2 blocks");
+  if (options.blocks_x < 2 || options.blocks_y < 2) throw std::invalid_argument("need at least 2x2 blocks");
   for (int attempt = 0; attempt < options.max_attempts; ++attempt) {
     uint64_t sub = DeriveSeed(seed, static_cast<uint64_t>(set));
     sub = DeriveSeed(sub, static_cast<uint64_t>(index));
@@ -600,8 +578,7 @@ Environment GenerateEnvironment(char set, int index, uint64_t seed,
     env.seed = seed;
     env.attempt = attempt;
     // Start and goal: centres of opposite corner blocks, or the nearest points with clearance.
-    const ClearanceGrid g =
-        BuildClearanceGrid(env, options.robot_radius, options.path_check_resolution);
+    const ClearanceGrid g = BuildClearanceGrid(env, options.robot_radius, options.path_check_resolution);
     const geometry::Cell s = NearestFreeCell(g, env.start);
     const geometry::Cell t = NearestFreeCell(g, env.goal);
     if (s.ix < 0 || t.ix < 0) continue;
@@ -609,8 +586,8 @@ Environment GenerateEnvironment(char set, int index, uint64_t seed,
     if (t != g.spec.CellOf(env.goal)) env.goal = g.spec.Center(t);
     if (Connected(g, s, t)) return env;
   }
-  throw std::runtime_error("no environment with a free start-goal path after " +
-                           std::to_string(options.max_attempts) + " attempts");
+  throw std::runtime_error("no environment with a free start-goal path after " + std::to_string(options.max_attempts) +
+                           " attempts");
 }
 
 uint64_t GeometryHash(const Environment& env) {

@@ -91,13 +91,12 @@ struct GeneratorOptions {
   // neighbours.
   bool obstacle_exclusion_8_neighbours = true;
   bool keep_start_goal_blocks_clear = true;  // no obstacle in the start and goal blocks
-  bool set_a_boundary_walls =
-      true;                    // set A keeps the outer boundary (the robot cannot leave the area)
-  int human_count = 4;         // D/E (§8 item 11: 3–5)
-  double human_radius = 0.25;  // m
-  double robot_radius = 0.35;  // m, for the start–goal free-path check
-  double path_check_resolution = 0.05;  // m, flood-fill grid
-  int max_attempts = 200;               // sub-seeds tried before giving up (throws)
+  bool set_a_boundary_walls = true;          // set A keeps the outer boundary (the robot cannot leave the area)
+  int human_count = 4;                       // D/E (§8 item 11: 3–5)
+  double human_radius = 0.25;                // m
+  double robot_radius = 0.35;                // m, for the start–goal free-path check
+  double path_check_resolution = 0.05;       // m, flood-fill grid
+  int max_attempts = 200;                    // sub-seeds tried before giving up (throws)
 };
 
 // A generated environment: f(set, index, seed). Everything in metres, world frame, origin at the
@@ -126,13 +125,11 @@ struct Environment {
 // Generates environment `index` (0..19) of `set` ('A'..'G') from `seed`, regenerating with the next
 // sub-seed until the robot has a free path from start to goal. Throws std::invalid_argument for a
 // bad set or index.
-Environment GenerateEnvironment(char set, int index, uint64_t seed,
-                                const GeneratorOptions& options = {});
+Environment GenerateEnvironment(char set, int index, uint64_t seed, const GeneratorOptions& options = {});
 
 // True when a circle of `radius` can travel from `from` to `to` without touching any body-solid
 // object (static, moveable, limited_visibility), on a flood-fill grid of `resolution`.
-bool HasFreePath(const Environment& env, const Vec2& from, const Vec2& to, double radius,
-                 double resolution);
+bool HasFreePath(const Environment& env, const Vec2& from, const Vec2& to, double radius, double resolution);
 
 // Stable 64-bit FNV-1a hash over the quantised (0.1 mm) geometry, properties, start, goal and
 // humans.

@@ -40,8 +40,7 @@ TEST(GenerateEnvironment, SameInputsGiveIdenticalGeometryHash) {
   const Environment b = GenerateEnvironment('C', 7, 42);
   EXPECT_EQ(GeometryHash(a), GeometryHash(b));
   ASSERT_EQ(a.objects.size(), b.objects.size());
-  for (size_t i = 0; i < a.objects.size(); ++i)
-    EXPECT_EQ(a.objects[i].vertices, b.objects[i].vertices);
+  for (size_t i = 0; i < a.objects.size(); ++i) EXPECT_EQ(a.objects[i].vertices, b.objects[i].vertices);
 }
 
 TEST(GenerateEnvironment, DifferentIndexSeedOrSetGiveDifferentGeometry) {
@@ -91,8 +90,7 @@ TEST(GenerateEnvironment, EveryBlockBelongsToARoomAndEveryRoomIsReachableThrough
             queue.push_back(n);
           }
       }
-      for (size_t r = 0; r < seen.size(); ++r)
-        EXPECT_TRUE(seen[r]) << "room " << r << " unreachable";
+      for (size_t r = 0; r < seen.size(); ++r) EXPECT_TRUE(seen[r]) << "room " << r << " unreachable";
       // A tree has rooms−1 doors; 2–3 extra doors make loops.
       EXPECT_GE(e.doors.size(), e.rooms.size() - 1);
       EXPECT_LE(e.doors.size(), e.rooms.size() - 1 + 3);
@@ -169,8 +167,7 @@ TEST(GenerateEnvironment, NoObstacleInABlockAdjacentToADoorOrToAnotherObstacle) 
       std::set<std::pair<int, int>> door_blocks;
       for (const Door& d : e.doors) {
         door_blocks.insert({d.bx, d.by});
-        door_blocks.insert(d.vertical_edge ? std::make_pair(d.bx + 1, d.by)
-                                           : std::make_pair(d.bx, d.by + 1));
+        door_blocks.insert(d.vertical_edge ? std::make_pair(d.bx + 1, d.by) : std::make_pair(d.bx, d.by + 1));
       }
       std::vector<std::pair<int, int>> obstacle_blocks;
       for (const WorldObject& o : e.objects) {
@@ -185,8 +182,7 @@ TEST(GenerateEnvironment, NoObstacleInABlockAdjacentToADoorOrToAnotherObstacle) 
         EXPECT_LE(b.y1, (by + 1) * e.block_size + 1e-9);
         EXPECT_FALSE(door_blocks.count({bx, by}))
             << "set " << set << " index " << e.index << " block " << bx << "," << by;
-        for (const auto& [ox, oy] : obstacle_blocks)
-          EXPECT_GT(std::max(std::abs(ox - bx), std::abs(oy - by)), 1);
+        for (const auto& [ox, oy] : obstacle_blocks) EXPECT_GT(std::max(std::abs(ox - bx), std::abs(oy - by)), 1);
         obstacle_blocks.emplace_back(bx, by);
         if (e.rooms[e.RoomAt(bx, by)].type == RoomType::kCorridor) {
           // At most half a block, inside one quadrant.
@@ -207,8 +203,7 @@ TEST(GenerateEnvironment, StartAndGoalAreOppositeCornerBlockCentresWithAFreePath
     for (const Environment& e : SetEnvironments(set)) {
       EXPECT_EQ(e.start, Vec2(1.0, 1.0));
       EXPECT_EQ(e.goal, Vec2(19.0, 11.0));
-      EXPECT_TRUE(HasFreePath(e, e.start, e.goal, 0.35, 0.05))
-          << "set " << set << " index " << e.index;
+      EXPECT_TRUE(HasFreePath(e, e.start, e.goal, 0.35, 0.05)) << "set " << set << " index " << e.index;
     }
   }
 }
@@ -228,8 +223,7 @@ TEST(GenerateEnvironment, SetRulesForWallsHumansAndUndetectableObstacles) {
         }
       }
       EXPECT_EQ(e.human_starts.size(), rules.humans ? 4u : 0u);
-      for (const WorldObject& o : e.objects)
-        undetectable += o.property == ObjectProperty::kLimitedVisibility;
+      for (const WorldObject& o : e.objects) undetectable += o.property == ObjectProperty::kLimitedVisibility;
     }
     if (rules.undetectable_obstacles) {
       EXPECT_GT(undetectable, 0) << set;
@@ -262,18 +256,15 @@ TEST(HasFreePath, NeedsAGapWiderThanTheRobot) {
   // A wall across x = 5 with a gap between y = 1.6 and y = 1.6 + gap.
   auto with_gap = [&](double gap) {
     e.objects.clear();
-    e.objects.push_back(
-        {0, ObjectKind::kWall, ObjectProperty::kStatic, BoxVertices(4.95, 0, 5.05, 1.6)});
-    e.objects.push_back(
-        {1, ObjectKind::kWall, ObjectProperty::kStatic, BoxVertices(4.95, 1.6 + gap, 5.05, 4)});
+    e.objects.push_back({0, ObjectKind::kWall, ObjectProperty::kStatic, BoxVertices(4.95, 0, 5.05, 1.6)});
+    e.objects.push_back({1, ObjectKind::kWall, ObjectProperty::kStatic, BoxVertices(4.95, 1.6 + gap, 5.05, 4)});
     return HasFreePath(e, {1, 2}, {9, 2}, 0.35, 0.05);
   };
   EXPECT_TRUE(with_gap(0.8));
   EXPECT_FALSE(with_gap(0.6));
   // Undetectable objects still block bodies; floor objects do not.
   e.objects.clear();
-  e.objects.push_back(
-      {0, ObjectKind::kObstacle, ObjectProperty::kLimitedVisibility, BoxVertices(4.9, 0, 5.1, 4)});
+  e.objects.push_back({0, ObjectKind::kObstacle, ObjectProperty::kLimitedVisibility, BoxVertices(4.9, 0, 5.1, 4)});
   EXPECT_FALSE(HasFreePath(e, {1, 2}, {9, 2}, 0.35, 0.05));
   e.objects[0].property = ObjectProperty::kFloor;
   EXPECT_TRUE(HasFreePath(e, {1, 2}, {9, 2}, 0.35, 0.05));

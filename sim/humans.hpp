@@ -18,7 +18,7 @@ struct HumanOptions {
   double speed = 0.8;             // m/s
   double direction_period = 5.0;  // s between new relative directions
   double stop_distance = 0.2;     // m: a human walking towards the robot stops at this surface gap
-  double flee_radius = 5.0;  // m: §3.4 extension, humans within this of a flagged robot move away
+  double flee_radius = 5.0;       // m: §3.4 extension, humans within this of a flagged robot move away
 };
 
 // State of one human.
@@ -28,15 +28,13 @@ struct HumanState {
   geometry::Vec2 velocity{0, 0};  // achieved in the last step (m/s)
   HumanMode mode = HumanMode::kTowards;
   double time_to_change = 0.0;  // s until the next direction draw
-  int reference_robot =
-      -1;                // robot the direction is relative to (nearest robot, or the fleeing one)
-  bool fleeing = false;  // moved away because of the §3.4 extension this step
+  int reference_robot = -1;     // robot the direction is relative to (nearest robot, or the fleeing one)
+  bool fleeing = false;         // moved away because of the §3.4 extension this step
   bool operator==(const HumanState&) const = default;
 };
 
 // Unit walking direction of a human at `human` for `mode` relative to a robot at `robot` (zero when
 // they coincide). Clockwise/anticlockwise are tangent to the circle about the robot.
-geometry::Vec2 HumanDirection(HumanMode mode, const geometry::Vec2& human,
-                              const geometry::Vec2& robot);
+geometry::Vec2 HumanDirection(HumanMode mode, const geometry::Vec2& human, const geometry::Vec2& robot);
 
 }  // namespace limbic::sim

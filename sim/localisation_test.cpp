@@ -72,8 +72,8 @@ TEST(Localisation, EstimateEqualsTruthThroughHundredsOfCollisionsInSetsFAndG) {
 // either side, while robot 1 drives.
 TEST(Localisation, EstimateEqualsTruthThroughPushesByPeople) {
   World world(testing::OpenArea({}, {{10.0, 6.0}}), {});
-  world.AddRobot({2.0, 2.0, 0.0});           // robot 0: the one humans flee
-  world.AddRobot({10.7, 6.0, 0.3});          // robot 1: pushed
+  world.AddRobot({2.0, 2.0, 0.0});   // robot 0: the one humans flee
+  world.AddRobot({10.7, 6.0, 0.3});  // robot 1: pushed
   StepOutput out;
   std::vector<RobotInput> in(2);
   in[0].humans_flee = true;

@@ -16,18 +16,12 @@ inline uint64_t SplitMix64(uint64_t x) {
 }
 
 // A sub-seed for component `salt` derived from `seed` (stable across runs and platforms).
-inline uint64_t DeriveSeed(uint64_t seed, uint64_t salt) {
-  return SplitMix64(seed ^ SplitMix64(salt));
-}
+inline uint64_t DeriveSeed(uint64_t seed, uint64_t salt) { return SplitMix64(seed ^ SplitMix64(salt)); }
 
 // Uniform double on [0, 1) from 53 random bits (platform-independent, unlike std distributions).
-inline double Uniform01(std::mt19937_64& rng) {
-  return static_cast<double>(rng() >> 11) * 0x1.0p-53;
-}
+inline double Uniform01(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
 
-inline double UniformReal(std::mt19937_64& rng, double lo, double hi) {
-  return lo + (hi - lo) * Uniform01(rng);
-}
+inline double UniformReal(std::mt19937_64& rng, double lo, double hi) { return lo + (hi - lo) * Uniform01(rng); }
 
 // Uniform integer on [lo, hi] (inclusive). The modulo bias is below 2^-50 for the small ranges used
 // here.

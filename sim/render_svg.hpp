@@ -18,7 +18,7 @@ struct TrajectoryOverlay {
   std::vector<geometry::Pose2> poses;
   int arrow_every = 50;
   std::string colour = "#ff8c00";  // orange, as in the thesis figures
-  bool end_marker = false;  // a cross where the trajectory ends (where a failed traversal stopped)
+  bool end_marker = false;         // a cross where the trajectory ends (where a failed traversal stopped)
 };
 
 // Occupancy probabilities drawn as grey squares (darker = more likely occupied). Cells below

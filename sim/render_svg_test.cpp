@@ -10,8 +10,7 @@ namespace {
 
 int Count(const std::string& text, const std::string& needle) {
   int n = 0;
-  for (size_t pos = text.find(needle); pos != std::string::npos; pos = text.find(needle, pos + 1))
-    ++n;
+  for (size_t pos = text.find(needle); pos != std::string::npos; pos = text.find(needle, pos + 1)) ++n;
   return n;
 }
 
@@ -31,8 +30,7 @@ TEST(RenderSvg, DrawsEveryObjectHumansStartAndGoal) {
 TEST(RenderSvg, UndetectableObstaclesAreGreen) {
   const Environment env = GenerateEnvironment('G', 4, 1);
   int undetectable = 0;
-  for (const WorldObject& o : env.objects)
-    undetectable += o.property == ObjectProperty::kLimitedVisibility;
+  for (const WorldObject& o : env.objects) undetectable += o.property == ObjectProperty::kLimitedVisibility;
   ASSERT_GT(undetectable, 0);
   const std::string svg = RenderSvg(env);
   EXPECT_EQ(Count(svg, "data-property=\"limited_visibility\" fill=\"#2ca02c\""), undetectable);
@@ -52,8 +50,8 @@ TEST(RenderSvg, DrawsTrajectoryAndOccupancyOverlays) {
   occ.probability = {0.0, 0.5, 1.0, 0.2, 0.0, 0.0, 0.9, 0.01};
   opt.occupancy.push_back(occ);
   const std::string svg = RenderSvg(env, opt);
-  EXPECT_EQ(Count(svg, "<polyline"), 1 + 3);  // path + arrows at poses 0, 50, 100
-  EXPECT_EQ(Count(svg, "fill=\"rgb("), 4);    // cells ≥ 0.05
+  EXPECT_EQ(Count(svg, "<polyline"), 1 + 3);                            // path + arrows at poses 0, 50, 100
+  EXPECT_EQ(Count(svg, "fill=\"rgb("), 4);                              // cells ≥ 0.05
   EXPECT_NE(svg.find("fill=\"rgb(128,128,128)\""), std::string::npos);  // p = 0.5
   EXPECT_EQ(Count(svg, "trajectory-end"), 0);
 }
@@ -74,8 +72,7 @@ TEST(RenderSvg, EndMarkerIsACrossAtTheLastPose) {
   char start[64];
   std::snprintf(start, sizeof start, "d=\"M57.00,%.2fl6.00,6.00M57.00,%.2fl6.00,-6.00\"",
                 20 + (env.height - 2.0) * 10 - 3, 20 + (env.height - 2.0) * 10 + 3);
-  EXPECT_NE(svg.find(start), std::string::npos)
-      << start << " in " << svg.substr(svg.find("trajectory-end"), 120);
+  EXPECT_NE(svg.find(start), std::string::npos) << start << " in " << svg.substr(svg.find("trajectory-end"), 120);
 }
 
 }  // namespace

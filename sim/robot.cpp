@@ -9,8 +9,8 @@ using geometry::kPi;
 double StepWheel(const MotorOptions& options, double target, double randn, WheelState* wheel) {
   // Eq. 4.2: v_W(k+1) = v_W(k) + P·v_E(k) + I·(v_E(k) + v_E(k−1) + v_E(k−2)).
   const double error = target - wheel->actual;
-  const double drive_next = wheel->drive + options.p_gain * error +
-                            options.i_gain * (error + wheel->error_1 + wheel->error_2);
+  const double drive_next =
+      wheel->drive + options.p_gain * error + options.i_gain * (error + wheel->error_1 + wheel->error_2);
   // Eq. 4.3: lag (average with the previous output) and multiplicative Gaussian noise.
   double v = ((1.0 + options.kappa_v * randn) * drive_next + wheel->drive) / 2.0;
   // Static friction.
@@ -26,8 +26,8 @@ double StepWheel(const MotorOptions& options, double target, double randn, Wheel
   return v;
 }
 
-void StepOdometry(const OdometryOptions& options, double wheel_separation, double v_left, double v_right,
-                  double dt, double randn_left, double randn_right, OdometryEstimate* odometry) {
+void StepOdometry(const OdometryOptions& options, double wheel_separation, double v_left, double v_right, double dt,
+                  double randn_left, double randn_right, OdometryEstimate* odometry) {
   // Eq. 4.8: v_M = (1 + ε_sys + ε_rand·randn) ⊙ v. With zero errors the factor is exactly 1.
   const double measured_left = (1.0 + options.odo_sys_left + options.odo_rand * randn_left) * v_left;
   const double measured_right = (1.0 + options.odo_sys_right + options.odo_rand * randn_right) * v_right;
@@ -71,18 +71,15 @@ std::vector<RangeBeam> BeamLayout(const RobotModel& model) {
   return beams;
 }
 
-std::optional<Vec2> SegmentContactPoint(const geometry::Segment& segment, const Vec2& center,
-                                        double radius) {
+std::optional<Vec2> SegmentContactPoint(const geometry::Segment& segment, const Vec2& center, double radius) {
   const double half = 0.5 * segment.Length();
   // Eq. 4.9: cull when the midpoint is further than r_R + l_L/2.
-  if ((segment.Midpoint() - center).squaredNorm() > (radius + half) * (radius + half))
-    return std::nullopt;
+  if ((segment.Midpoint() - center).squaredNorm() > (radius + half) * (radius + half)) return std::nullopt;
   const double r2 = radius * radius;
   const bool a_in = (segment.a - center).squaredNorm() < r2;
   const bool b_in = (segment.b - center).squaredNorm() < r2;
   if (a_in && b_in) return segment.Midpoint();
-  const geometry::SegmentCircleHits hits =
-      geometry::SegmentCircleIntersections(segment, center, radius);
+  const geometry::SegmentCircleHits hits = geometry::SegmentCircleIntersections(segment, center, radius);
   if (hits.count == 2) return 0.5 * (hits.points[0] + hits.points[1]);
   if (hits.count == 1) {
     // One end inside: the part inside runs from that end to the crossing point.
@@ -93,8 +90,7 @@ std::optional<Vec2> SegmentContactPoint(const geometry::Segment& segment, const 
   return std::nullopt;
 }
 
-std::optional<Vec2> CircleContactPoint(const Vec2& center, double radius, const Vec2& other,
-                                       double other_radius) {
+std::optional<Vec2> CircleContactPoint(const Vec2& center, double radius, const Vec2& other, double other_radius) {
   const Vec2 d = other - center;
   const double dist = d.norm();
   if (dist >= radius + other_radius) return std::nullopt;

@@ -22,9 +22,9 @@ struct IrRingGeometry {
   int first_sensor_id = 0;               // RangeBeam::sensor_id of the first sensor
   double first_sensor_angle = 0.0;       // rad, robot frame (0 = straight ahead)
   std::vector<double> beam_offsets_deg;  // beam directions about the sensor axis
-  double mount_radius = 0.20;  // m, emitters on a circle about the robot centre (§8 item 10)
-  double d_min = 0.4;          // m, dead-zone limit
-  double d_max = 3.0;          // m, beam length
+  double mount_radius = 0.20;            // m, emitters on a circle about the robot centre (§8 item 10)
+  double d_min = 0.4;                    // m, dead-zone limit
+  double d_max = 3.0;                    // m, beam length
 };
 
 // Robot facts (geometry), separate from noise and tuning. Defaults: §2.1, §8 item 10.
@@ -41,9 +41,8 @@ struct MotorOptions {
   double p_gain = 0.5;    // P of eq. 4.2
   double i_gain = 0.1;    // I of eq. 4.2
   double kappa_v = 0.02;  // κ_v, motor noise of eq. 4.3
-  double v_min1 =
-      0.02;  // m/s, static friction: a wheel at rest stays at rest until |v| exceeds this
-  double v_min2 = 0.01;  // m/s, a moving wheel slower than this stops
+  double v_min1 = 0.02;   // m/s, static friction: a wheel at rest stays at rest until |v| exceeds this
+  double v_min2 = 0.01;   // m/s, a moving wheel slower than this stops
 };
 
 // Odometer errors of eq. 4.8 (ε_1, ε_2, ε_3 of the thesis, renamed per §8 item 32). All experiments
@@ -78,15 +77,13 @@ struct RobotOptions {
   MotorOptions motor;
   OdometryOptions odometry;
   RangeNoiseOptions range_noise;
-  double collision_shift =
-      0.01;  // m, shift away from the contact point after a rejected move (§2.2 item 7)
+  double collision_shift = 0.01;  // m, shift away from the contact point after a rejected move (§2.2 item 7)
 };
 
 // Per-wheel motor state (eqs. 4.2–4.3).
 struct WheelState {
-  double drive = 0.0;  // v_W(k): PI controller output
-  double actual =
-      0.0;  // wheel velocity after lag, noise and friction (the "measured" velocity of eq. 4.2)
+  double drive = 0.0;    // v_W(k): PI controller output
+  double actual = 0.0;   // wheel velocity after lag, noise and friction (the "measured" velocity of eq. 4.2)
   double error_1 = 0.0;  // v_E(k−1)
   double error_2 = 0.0;  // v_E(k−2)
   bool operator==(const WheelState&) const = default;
@@ -114,8 +111,8 @@ inline WheelCommand WheelsFromBody(double v, double omega, double wheel_separati
 // when a collision rejected the move). randn_left/right are the standard-normal samples for ε_3. With
 // ε_1 = ε_2 = ε_3 = 0 the estimate takes exactly the arc the true pose took (same operands, same
 // operations), so an estimate that starts equal to the truth stays bit-identical.
-void StepOdometry(const OdometryOptions& options, double wheel_separation, double v_left, double v_right,
-                  double dt, double randn_left, double randn_right, OdometryEstimate* odometry);
+void StepOdometry(const OdometryOptions& options, double wheel_separation, double v_left, double v_right, double dt,
+                  double randn_left, double randn_right, OdometryEstimate* odometry);
 
 // A displacement the true body made without its wheels (heading unchanged), applied to the estimate
 // as options.external_motion says: rotated from the world frame into the estimate's frame by the
@@ -138,13 +135,11 @@ std::vector<RangeBeam> BeamLayout(const RobotModel& model);
 // when both endpoints are inside; otherwise the midpoint of the part of the segment inside the
 // circle (the midpoint of the two intersection points when the segment crosses the circle). nullopt
 // when there is no contact.
-std::optional<Vec2> SegmentContactPoint(const geometry::Segment& segment, const Vec2& center,
-                                        double radius);
+std::optional<Vec2> SegmentContactPoint(const geometry::Segment& segment, const Vec2& center, double radius);
 
 // Contact point between the robot circle and another circle: the midpoint of the two circles'
 // intersection points (on the line between the centres). nullopt when they do not overlap.
-std::optional<Vec2> CircleContactPoint(const Vec2& center, double radius, const Vec2& other,
-                                       double other_radius);
+std::optional<Vec2> CircleContactPoint(const Vec2& center, double radius, const Vec2& other, double other_radius);
 
 // Switches (0..count−1, switch k at k·360°/count in the robot frame) closest to a contact point;
 // two when the point is equidistant (within 1e-9 rad) from both.

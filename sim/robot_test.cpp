@@ -197,8 +197,7 @@ TEST(ActiveSwitches, NearestSwitchOrBothWhenHalfway) {
   EXPECT_EQ(ActiveSwitches(east, {1, -1}, 8), std::vector<int>({7}));
   EXPECT_EQ(ActiveSwitches(east, {std::cos(0.3), std::sin(0.3)}, 8), std::vector<int>({0}));  // 17°
   EXPECT_EQ(ActiveSwitches(east, {std::cos(0.5), std::sin(0.5)}, 8), std::vector<int>({1}));  // 29°
-  EXPECT_EQ(ActiveSwitches(east, {std::cos(kPi / 8), std::sin(kPi / 8)}, 8),
-            std::vector<int>({0, 1}));
+  EXPECT_EQ(ActiveSwitches(east, {std::cos(kPi / 8), std::sin(kPi / 8)}, 8), std::vector<int>({0, 1}));
   // The bearing is taken in the robot frame.
   const Pose2 north{2, 3, kPi / 2};
   EXPECT_EQ(ActiveSwitches(north, {2, 4}, 8), std::vector<int>({0}));

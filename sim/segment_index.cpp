@@ -74,8 +74,7 @@ inline double HitDistance(double ox, double oy, double dx, double dy, const geom
 }
 }  // namespace
 
-double SegmentIndex::CastRay(const Vec2& origin, const Vec2& dir, double max_range,
-                             uint32_t mask) const {
+double SegmentIndex::CastRay(const Vec2& origin, const Vec2& dir, double max_range, uint32_t mask) const {
   constexpr double kInf = std::numeric_limits<double>::infinity();
   double best = kInf;
   if (segments_.empty()) return kInf;
@@ -91,10 +90,8 @@ double SegmentIndex::CastRay(const Vec2& origin, const Vec2& dir, double max_ran
   const double r = grid_.resolution;
   const int step_x = dx > 0 ? 1 : (dx < 0 ? -1 : 0);
   const int step_y = dy > 0 ? 1 : (dy < 0 ? -1 : 0);
-  double t_max_x =
-      step_x != 0 ? (grid_.origin.x() + (cell.ix + (step_x > 0 ? 1 : 0)) * r - ox) / dx : kInf;
-  double t_max_y =
-      step_y != 0 ? (grid_.origin.y() + (cell.iy + (step_y > 0 ? 1 : 0)) * r - oy) / dy : kInf;
+  double t_max_x = step_x != 0 ? (grid_.origin.x() + (cell.ix + (step_x > 0 ? 1 : 0)) * r - ox) / dx : kInf;
+  double t_max_y = step_y != 0 ? (grid_.origin.y() + (cell.iy + (step_y > 0 ? 1 : 0)) * r - oy) / dy : kInf;
   const double t_delta_x = step_x != 0 ? r / std::abs(dx) : kInf;
   const double t_delta_y = step_y != 0 ? r / std::abs(dy) : kInf;
   while (true) {

@@ -18,10 +18,8 @@ constexpr uint32_t PropertyBit(ObjectProperty p) { return 1u << static_cast<int>
 inline constexpr uint32_t kLongRangeBeamMask = PropertyBit(ObjectProperty::kStatic) |
                                                PropertyBit(ObjectProperty::kMoveable) |
                                                PropertyBit(ObjectProperty::kDynamic);
-inline constexpr uint32_t kShortRangeBeamMask =
-    kLongRangeBeamMask | PropertyBit(ObjectProperty::kFloor);
-inline constexpr uint32_t kBodyMask = PropertyBit(ObjectProperty::kStatic) |
-                                      PropertyBit(ObjectProperty::kMoveable) |
+inline constexpr uint32_t kShortRangeBeamMask = kLongRangeBeamMask | PropertyBit(ObjectProperty::kFloor);
+inline constexpr uint32_t kBodyMask = PropertyBit(ObjectProperty::kStatic) | PropertyBit(ObjectProperty::kMoveable) |
                                       PropertyBit(ObjectProperty::kLimitedVisibility);
 
 // One edge of an object polygon.
@@ -40,8 +38,7 @@ class SegmentIndex {
 
   // Distance along the ray (|dir| = 1) to the nearest segment whose property is in `mask`,
   // searching only up to `max_range`; +infinity when there is none.
-  double CastRay(const geometry::Vec2& origin, const geometry::Vec2& dir, double max_range,
-                 uint32_t mask) const;
+  double CastRay(const geometry::Vec2& origin, const geometry::Vec2& dir, double max_range, uint32_t mask) const;
 
   // Calls visit(const IndexedSegment&) once for every segment in `mask` stored in a cell that the
   // box [center ± radius] overlaps (a superset of the segments within `radius`).
@@ -62,8 +59,7 @@ class SegmentIndex {
 };
 
 template <typename Visit>
-void SegmentIndex::ForEachNear(const geometry::Vec2& center, double radius, uint32_t mask,
-                               Visit&& visit) const {
+void SegmentIndex::ForEachNear(const geometry::Vec2& center, double radius, uint32_t mask, Visit&& visit) const {
   if (segments_.empty()) return;
   NextEpoch();
   const geometry::Cell lo = grid_.CellOf(center - geometry::Vec2(radius, radius));

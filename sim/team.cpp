@@ -15,8 +15,7 @@ bool InsidePolygon(const std::vector<Vec2>& vertices, const Vec2& p) {
   for (size_t i = 0, j = vertices.size() - 1; i < vertices.size(); j = i++) {
     const Vec2& a = vertices[i];
     const Vec2& b = vertices[j];
-    if ((a.y() > p.y()) != (b.y() > p.y()) &&
-        p.x() < (b.x() - a.x()) * (p.y() - a.y()) / (b.y() - a.y()) + a.x())
+    if ((a.y() > p.y()) != (b.y() > p.y()) && p.x() < (b.x() - a.x()) * (p.y() - a.y()) / (b.y() - a.y()) + a.x())
       inside = !inside;
   }
   return inside;
@@ -43,8 +42,7 @@ std::vector<Vec2> CandidateOffsets(double spacing, double reach) {
 
 }  // namespace
 
-std::vector<std::vector<double>> ParsePointList(const std::string& text, size_t min_n,
-                                                size_t max_n) {
+std::vector<std::vector<double>> ParsePointList(const std::string& text, size_t min_n, size_t max_n) {
   std::vector<std::vector<double>> out;
   std::stringstream entries(text);
   for (std::string entry; std::getline(entries, entry, ';');) {
@@ -58,15 +56,13 @@ std::vector<std::vector<double>> ParsePointList(const std::string& text, size_t 
       } catch (const std::exception&) {
         used = 0;
       }
-      if (used == 0 || part.find_first_not_of(' ', used) != std::string::npos ||
-          !std::isfinite(v)) {
+      if (used == 0 || part.find_first_not_of(' ', used) != std::string::npos || !std::isfinite(v)) {
         throw std::invalid_argument("'" + part + "' in '" + entry + "' is not a finite number");
       }
       values.push_back(v);
     }
     if (values.size() < min_n || values.size() > max_n) {
-      throw std::invalid_argument("'" + entry + "' must be " +
-                                  (max_n == 2 ? "x,y" : "x,y or x,y,theta"));
+      throw std::invalid_argument("'" + entry + "' must be " + (max_n == 2 ? "x,y" : "x,y or x,y,theta"));
     }
     out.push_back(std::move(values));
   }
@@ -78,11 +74,10 @@ std::vector<Placement> TeamPlacements(const Environment& env, const std::vector<
                                       const TeamLayoutOptions& options) {
   const auto start_list = ParsePointList(starts, 2, 3);
   const auto goal_list = ParsePointList(goals, 2, 2);
-  for (const auto& [name, list] :
-       {std::pair{"starts", &start_list}, std::pair{"goals", &goal_list}}) {
+  for (const auto& [name, list] : {std::pair{"starts", &start_list}, std::pair{"goals", &goal_list}}) {
     if (!list->empty() && list->size() != radii.size()) {
-      throw std::invalid_argument(std::string(name) + " lists " + std::to_string(list->size()) +
-                                  " for " + std::to_string(radii.size()) + " robots");
+      throw std::invalid_argument(std::string(name) + " lists " + std::to_string(list->size()) + " for " +
+                                  std::to_string(radii.size()) + " robots");
     }
   }
   std::vector<Placement> out;
@@ -92,17 +87,14 @@ std::vector<Placement> TeamPlacements(const Environment& env, const std::vector<
     out.resize(radii.size());
   }
   for (size_t i = 0; i < start_list.size(); ++i) {
-    out[i].start = {start_list[i][0], start_list[i][1],
-                    start_list[i].size() > 2 ? start_list[i][2] : 0.0};
+    out[i].start = {start_list[i][0], start_list[i][1], start_list[i].size() > 2 ? start_list[i][2] : 0.0};
   }
   for (size_t i = 0; i < goal_list.size(); ++i) out[i].goal = {goal_list[i][0], goal_list[i][1]};
   return out;
 }
 
 std::vector<std::string> TeamNames(int count) {
-  if (count < 1)
-    throw std::invalid_argument("a team needs at least one robot (got " + std::to_string(count) +
-                                ")");
+  if (count < 1) throw std::invalid_argument("a team needs at least one robot (got " + std::to_string(count) + ")");
   std::vector<std::string> names;
   for (int i = 1; i <= count; ++i) names.push_back("r" + std::to_string(i));
   return names;
@@ -112,8 +104,7 @@ std::vector<Placement> PlaceTeam(const Environment& env, const std::vector<doubl
                                  const TeamLayoutOptions& options) {
   for (size_t i = 0; i < radii.size(); ++i) {
     if (!std::isfinite(radii[i]) || radii[i] <= 0.0) {
-      throw std::invalid_argument("robot " + std::to_string(i + 1) +
-                                  ": body radius must be positive and finite");
+      throw std::invalid_argument("robot " + std::to_string(i + 1) + ": body radius must be positive and finite");
     }
   }
   std::vector<Placement> out;
@@ -127,8 +118,7 @@ std::vector<Placement> PlaceTeam(const Environment& env, const std::vector<doubl
   std::vector<std::pair<Vec2, double>> taken{{env.start, radii[0]}, {env.goal, radii[0]}};
   auto free = [&](const Vec2& c, double r) {
     const double inflated = r + options.clearance;
-    if (c.x() < inflated || c.y() < inflated || c.x() > env.width - inflated ||
-        c.y() > env.height - inflated)
+    if (c.x() < inflated || c.y() < inflated || c.x() > env.width - inflated || c.y() > env.height - inflated)
       return false;
     for (const WorldObject& o : env.objects) {
       if ((PropertyBit(o.property) & kBodyMask) && InsidePolygon(o.vertices, c)) return false;
@@ -148,11 +138,10 @@ std::vector<Placement> PlaceTeam(const Environment& env, const std::vector<doubl
   };
   const auto offsets = CandidateOffsets(options.spacing, options.search_radius);
   auto fail = [&](size_t i, const char* what) {
-    return std::invalid_argument("no room for robot " + std::to_string(i + 1) + " of " +
-                                 std::to_string(radii.size()) + ": no free " + what + " within " +
-                                 std::to_string(options.search_radius) +
-                                 " m of the environment's " + what + " (environment " +
-                                 std::string(1, env.set) + std::to_string(env.index) + ")");
+    return std::invalid_argument("no room for robot " + std::to_string(i + 1) + " of " + std::to_string(radii.size()) +
+                                 ": no free " + what + " within " + std::to_string(options.search_radius) +
+                                 " m of the environment's " + what + " (environment " + std::string(1, env.set) +
+                                 std::to_string(env.index) + ")");
   };
   for (size_t i = 1; i < radii.size(); ++i) {
     const double r = radii[i];
@@ -160,10 +149,9 @@ std::vector<Placement> PlaceTeam(const Environment& env, const std::vector<doubl
     // are connected to each other when the environment's start and goal are (checked once for this
     // body: the generator guarantees it only for its own robot radius).
     if (!HasFreePath(env, env.start, env.goal, r, options.path_resolution)) {
-      throw std::invalid_argument(
-          "robot " + std::to_string(i + 1) + " (radius " + std::to_string(r) +
-          " m) has no free path from the start to the goal of environment " +
-          std::string(1, env.set) + std::to_string(env.index));
+      throw std::invalid_argument("robot " + std::to_string(i + 1) + " (radius " + std::to_string(r) +
+                                  " m) has no free path from the start to the goal of environment " +
+                                  std::string(1, env.set) + std::to_string(env.index));
     }
     auto pick = [&](const Vec2& anchor, const char* what) {
       for (const Vec2& d : offsets) {

@@ -18,12 +18,10 @@ struct Placement {
 
 // How PlaceTeam spaces the robots.
 struct TeamLayoutOptions {
-  double clearance = 0.1;  // m, free space kept between a placed body and any object
-  double spacing =
-      0.9;  // m, grid step of the candidate positions (the simulator's old side-by-side step)
-  double search_radius = 6;  // m, how far from the environment's start (goal) a robot may be placed
-  double path_resolution =
-      0.1;  // m, flood-fill grid of the start–goal free-path check (HasFreePath)
+  double clearance = 0.1;        // m, free space kept between a placed body and any object
+  double spacing = 0.9;          // m, grid step of the candidate positions (the simulator's old side-by-side step)
+  double search_radius = 6;      // m, how far from the environment's start (goal) a robot may be placed
+  double path_resolution = 0.1;  // m, flood-fill grid of the start–goal free-path check (HasFreePath)
 };
 
 // Places `radii.size()` robots (robot i has body radius radii[i]) in `env`. Robot 0 takes the
@@ -41,8 +39,7 @@ std::vector<Placement> PlaceTeam(const Environment& env, const std::vector<doubl
 // The simulator's starts/goals options: ';'-separated entries of ','-separated finite numbers, each
 // entry min_n..max_n numbers ("1,1,0;2.5,1" for starts of x, y[, theta]). "" gives no entries.
 // Throws std::invalid_argument naming the entry.
-std::vector<std::vector<double>> ParsePointList(const std::string& text, size_t min_n,
-                                                size_t max_n);
+std::vector<std::vector<double>> ParsePointList(const std::string& text, size_t min_n, size_t max_n);
 
 // The team's placements: PlaceTeam's, except that `starts` ("x,y[,theta];..." ) and `goals`
 // ("x,y;...") take their place when given (one entry per robot). PlaceTeam's "no room" is an error

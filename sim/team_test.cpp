@@ -235,8 +235,7 @@ TEST(TeamPlacement, GivenStartsAndGoalsTakeThePlaceOfTheLayoutAndBadListsAreRefu
   EXPECT_THROW(TeamPlacements(env, {0.35, 0.35}, "1,nan;2,2", ""), std::invalid_argument);
   EXPECT_THROW(TeamPlacements(env, {0.35, 0.35}, "1;2,2", ""), std::invalid_argument);
   EXPECT_EQ(ParsePointList("", 2, 3).size(), 0u);
-  EXPECT_EQ(ParsePointList("1,2;3,4,5", 2, 3),
-            (std::vector<std::vector<double>>{{1, 2}, {3, 4, 5}}));
+  EXPECT_EQ(ParsePointList("1,2;3,4,5", 2, 3), (std::vector<std::vector<double>>{{1, 2}, {3, 4, 5}}));
 }
 
 TEST(TeamPlacement, NamesRunFromR1) {

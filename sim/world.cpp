@@ -51,9 +51,7 @@ Vec2 HumanDirection(HumanMode mode, const Vec2& human, const Vec2& robot) {
 }
 
 World::World(Environment environment, WorldOptions options)
-    : env_(std::move(environment)),
-      options_(options),
-      index_(env_.objects, options.broad_phase_cell) {
+    : env_(std::move(environment)), options_(options), index_(env_.objects, options.broad_phase_cell) {
   options_.humans.radius = env_.human_radius;
   state_.human_rng.seed(DeriveSeed(options_.seed, kHumanSalt));
   for (size_t i = 0; i < env_.human_starts.size(); ++i) {
@@ -74,16 +72,14 @@ int World::AddRobot(const Pose2& pose, const RobotOptions& options) {
     for (size_t i = 0, j = o.vertices.size() - 1; i < o.vertices.size(); j = i++) {
       const Vec2& a = o.vertices[i];
       const Vec2& b = o.vertices[j];
-      if ((a.y() > pose.y) != (b.y() > pose.y) &&
-          pose.x < (b.x() - a.x()) * (pose.y - a.y()) / (b.y() - a.y()) + a.x())
+      if ((a.y() > pose.y) != (b.y() > pose.y) && pose.x < (b.x() - a.x()) * (pose.y - a.y()) / (b.y() - a.y()) + a.x())
         inside = !inside;
     }
     if (inside) break;
   }
   if (inside || CircleBlocked(pose.Position(), options.model.radius, -1, -1)) {
-    throw std::invalid_argument("robot " + std::to_string(id) + " start pose (" +
-                                std::to_string(pose.x) + ", " + std::to_string(pose.y) +
-                                ") overlaps an object, robot or human");
+    throw std::invalid_argument("robot " + std::to_string(id) + " start pose (" + std::to_string(pose.x) + ", " +
+                                std::to_string(pose.y) + ") overlaps an object, robot or human");
   }
   RobotState r;
   r.id = id;
@@ -104,8 +100,7 @@ int World::AddRobot(const Pose2& pose, const RobotOptions& options) {
   return id;
 }
 
-bool World::CircleBlocked(const Vec2& center, double radius, int ignore_robot,
-                          int ignore_human) const {
+bool World::CircleBlocked(const Vec2& center, double radius, int ignore_robot, int ignore_human) const {
   bool blocked = false;
   index_.ForEachNear(center, radius, kBodyMask, [&](const IndexedSegment& s) {
     if (!blocked && geometry::PointSegmentDistance(center, s.segment) < radius) blocked = true;
@@ -139,8 +134,7 @@ void World::Contacts(const Vec2& center, double radius, int ignore_robot, std::v
     }
   }
   for (const HumanState& h : state_.humans) {
-    if (auto p = CircleContactPoint(center, radius, h.position, options_.humans.radius))
-      points->push_back(*p);
+    if (auto p = CircleContactPoint(center, radius, h.position, options_.humans.radius)) points->push_back(*p);
   }
 }
 
@@ -179,8 +173,7 @@ void World::StepHumans(double dt, std::span<const RobotInput> inputs) {
     double step = ho.speed * dt;
     if (mode == HumanMode::kTowards) {
       // Stop at the stop distance (surface gap) from the robot.
-      const double gap =
-          (ref.pose.Position() - h.position).norm() - ho.radius - ref.options.model.radius;
+      const double gap = (ref.pose.Position() - h.position).norm() - ho.radius - ref.options.model.radius;
       step = std::clamp(gap - ho.stop_distance, 0.0, step);
     }
     if (step <= 0.0 || dir.squaredNorm() == 0.0) continue;
@@ -192,8 +185,7 @@ void World::StepHumans(double dt, std::span<const RobotInput> inputs) {
       // Walls, obstacles and other humans block a human.
       bool blocked = false;
       index_.ForEachNear(target, ho.radius, kBodyMask, [&](const IndexedSegment& s) {
-        if (!blocked && geometry::PointSegmentDistance(target, s.segment) < ho.radius)
-          blocked = true;
+        if (!blocked && geometry::PointSegmentDistance(target, s.segment) < ho.radius) blocked = true;
       });
       for (const HumanState& other : state_.humans) {
         if (blocked) break;
@@ -216,8 +208,7 @@ void World::StepHumans(double dt, std::span<const RobotInput> inputs) {
         const Vec2 push = (reach - dist + 1e-4) * rel / dist;
         const Vec2 pushed = r.pose.Position() + push;
         // The human has not moved yet, so test against the human at its target explicitly.
-        if (CircleBlocked(pushed, r.options.model.radius, r.id, h.id) ||
-            (pushed - target).norm() < reach) {
+        if (CircleBlocked(pushed, r.options.model.radius, r.id, h.id) || (pushed - target).norm() < reach) {
           ok = false;
           break;
         }
@@ -249,9 +240,8 @@ void World::StepRobot(double dt, const RobotInput& input, RobotState* robot, Rob
   const double n_right = robot->motor_normal(robot->motor_rng);
   const double v_left = StepWheel(o.motor, input.wheels.v_left, n_left, &robot->left);
   const double v_right = StepWheel(o.motor, input.wheels.v_right, n_right, &robot->right);
-  const BodyVelocity body = BodyFromWheels(v_left, v_right, d_w);  // eqs. 4.4–4.5
-  const Pose2 candidate =
-      geometry::IntegrateArc(robot->pose, body.v, body.omega, dt);  // eqs. 4.6–4.7
+  const BodyVelocity body = BodyFromWheels(v_left, v_right, d_w);                       // eqs. 4.4–4.5
+  const Pose2 candidate = geometry::IntegrateArc(robot->pose, body.v, body.omega, dt);  // eqs. 4.6–4.7
 
   CollisionEvent& ev = out->collision;
   ev.occurred = false;
@@ -303,8 +293,7 @@ void World::StepRobot(double dt, const RobotInput& input, RobotState* robot, Rob
   }
   if (robot->pushed) {
     ev.occurred = true;
-    for (int id : ActiveSwitches(robot->pose, robot->pushed_contact, o.model.bumper_count))
-      ev.sensor_ids.push_back(id);
+    for (int id : ActiveSwitches(robot->pose, robot->pushed_contact, o.model.bumper_count)) ev.sensor_ids.push_back(id);
     if (!std::isfinite(best)) ev.contact_point = robot->pushed_contact;
   }
   std::sort(ev.sensor_ids.begin(), ev.sensor_ids.end());
@@ -338,23 +327,20 @@ void World::CastBeams(const RobotState& robot, RangeScan* scan) {
                       pos.y() + s * b.origin_local.x() + c * b.origin_local.y());
     const Vec2& local_dir = local_dirs_[robot.id][i];
     const Vec2 dir(c * local_dir.x() - s * local_dir.y(), s * local_dir.x() + c * local_dir.y());
-    const uint32_t mask =
-        i >= long_range_beams_[robot.id] ? kShortRangeBeamMask : kLongRangeBeamMask;
+    const uint32_t mask = i >= long_range_beams_[robot.id] ? kShortRangeBeamMask : kLongRangeBeamMask;
     double t = index_.CastRay(origin, dir, b.d_max, mask);
     // Dynamic bodies: other robots and humans (circles).
     for (const RobotState& other : state_.robots) {
       if (other.id == robot.id) continue;
       const double reach = b.d_max + other.options.model.radius;
       if ((other.pose.Position() - origin).squaredNorm() > reach * reach) continue;
-      if (auto hit = geometry::RayCircleIntersection(origin, dir, other.pose.Position(),
-                                                     other.options.model.radius))
+      if (auto hit = geometry::RayCircleIntersection(origin, dir, other.pose.Position(), other.options.model.radius))
         t = std::min(t, *hit);
     }
     for (const HumanState& h : state_.humans) {
       const double reach = b.d_max + human_r;
       if ((h.position - origin).squaredNorm() > reach * reach) continue;
-      if (auto hit = geometry::RayCircleIntersection(origin, dir, h.position, human_r))
-        t = std::min(t, *hit);
+      if (auto hit = geometry::RayCircleIntersection(origin, dir, h.position, human_r)) t = std::min(t, *hit);
     }
     RangeBeam& out = scan->beams[i];
     if (t > b.d_max) {
@@ -362,9 +348,8 @@ void World::CastBeams(const RobotState& robot, RangeScan* scan) {
       out.valid = false;
       continue;
     }
-    const double d_raw = ApplyDeadZone(t, b.d_min, b.d_max);  // eq. 4.10
-    const double noisy =
-        d_raw * (1.0 + r.options.range_noise.kappa_d * r.range_normal(r.range_rng));  // eq. 4.11
+    const double d_raw = ApplyDeadZone(t, b.d_min, b.d_max);                                           // eq. 4.10
+    const double noisy = d_raw * (1.0 + r.options.range_noise.kappa_d * r.range_normal(r.range_rng));  // eq. 4.11
     out.range = std::max(0.0, noisy);
     out.valid = true;
   }
@@ -372,9 +357,8 @@ void World::CastBeams(const RobotState& robot, RangeScan* scan) {
 
 void World::Step(double dt, std::span<const RobotInput> inputs, StepOutput* out) {
   if (inputs.size() != state_.robots.size()) {
-    throw std::invalid_argument("World::Step: got " + std::to_string(inputs.size()) +
-                                " robot inputs for " + std::to_string(state_.robots.size()) +
-                                " robots");
+    throw std::invalid_argument("World::Step: got " + std::to_string(inputs.size()) + " robot inputs for " +
+                                std::to_string(state_.robots.size()) + " robots");
   }
   state_.tick += 1;
   state_.time += dt;

@@ -17,11 +17,10 @@ namespace limbic::sim {
 
 // World settings. Robots get their own options when added.
 struct WorldOptions {
-  uint64_t seed = 1;    // every generator in the world is derived from this
-  HumanOptions humans;  // radius is overridden by the environment's human_radius
-  bool humans_push_robots =
-      true;  // §3.4: a human walking into a robot displaces it (unless into a wall)
-  double broad_phase_cell = 1.0;  // m, uniform-grid cell for segments
+  uint64_t seed = 1;               // every generator in the world is derived from this
+  HumanOptions humans;             // radius is overridden by the environment's human_radius
+  bool humans_push_robots = true;  // §3.4: a human walking into a robot displaces it (unless into a wall)
+  double broad_phase_cell = 1.0;   // m, uniform-grid cell for segments
 };
 
 // Mutable state of one robot (all of it, so a run can be replayed and compared).
@@ -60,9 +59,8 @@ struct WorldState {
 
 // What one robot commands for one step.
 struct RobotInput {
-  WheelCommand wheels;  // target wheel velocities (eq. 4.1 applied upstream)
-  bool humans_flee =
-      false;  // §3.4 extension: this robot's anger > 0.75, humans within 5 m move away
+  WheelCommand wheels;       // target wheel velocities (eq. 4.1 applied upstream)
+  bool humans_flee = false;  // §3.4 extension: this robot's anger > 0.75, humans within 5 m move away
 };
 
 // True state of a robot, for mission and metrics only.
@@ -73,8 +71,8 @@ struct GroundTruth {
   bool in_contact = false;
   double wheel_left = 0.0;  // actual wheel velocities (m/s)
   double wheel_right = 0.0;
-  bool pushed = false;  // a human pushed the robot during this step
-  int64_t pushes = 0;   // pushes since the robot was added
+  bool pushed = false;            // a human pushed the robot during this step
+  int64_t pushes = 0;             // pushes since the robot was added
   bool in_robot_contact = false;  // touching another robot after this step
   int64_t robot_collisions = 0;   // robot–robot contact events since the robot was added
   int64_t world_collisions = 0;   // robot–world contact events (walls, obstacles, people)
@@ -136,8 +134,7 @@ class World {
   SegmentIndex index_;
   std::vector<std::vector<RangeBeam>> layouts_;
   std::vector<std::vector<Vec2>> local_dirs_;  // unit beam directions in the robot frame
-  std::vector<size_t>
-      long_range_beams_;  // beams before this index are long-range (no floor objects)
+  std::vector<size_t> long_range_beams_;       // beams before this index are long-range (no floor objects)
   WorldState state_;
   std::vector<Vec2> scratch_points_;
 };

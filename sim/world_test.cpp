@@ -14,8 +14,7 @@ using geometry::kPi;
 
 using testing::OpenArea;
 
-WorldObject Box(double x0, double y0, double x1, double y1,
-                ObjectProperty p = ObjectProperty::kStatic) {
+WorldObject Box(double x0, double y0, double x1, double y1, ObjectProperty p = ObjectProperty::kStatic) {
   return {0, ObjectKind::kObstacle, p, BoxVertices(x0, y0, x1, y1)};
 }
 
@@ -95,8 +94,7 @@ TEST(World, DeadZoneReadingUsesEquationFourTen) {
 }
 
 TEST(World, UndetectableObjectsAreIgnoredByBeamsButHitByTheBody) {
-  World world(
-      OpenArea({Box(6, 0, 6.2, 12, ObjectProperty::kLimitedVisibility), Box(7, 0, 7.1, 12)}), {});
+  World world(OpenArea({Box(6, 0, 6.2, 12, ObjectProperty::kLimitedVisibility), Box(7, 0, 7.1, 12)}), {});
   world.AddRobot({5, 5, 0}, Quiet());
   StepOutput out = world.Step(0.1, Wheels(0, 0));
   EXPECT_NEAR(out.robots[0].raw_scan.beams[2].range, 1.8, 1e-9);  // sees the wall behind it
@@ -115,7 +113,7 @@ TEST(World, FloorObjectsAreSeenOnlyByTheShortRangeBeams) {
   world.AddRobot({5, 5, 0}, Quiet());
   const StepOutput out = world.Step(0.1, Wheels(0, 0));
   EXPECT_NEAR(out.robots[0].raw_scan.beams[2].range, 1.8,
-              1e-9);  // long range: through the drop-off
+              1e-9);                                               // long range: through the drop-off
   EXPECT_NEAR(out.robots[0].raw_scan.beams[50].range, 0.6, 1e-9);  // short range: 5.8 − 5.2
 }
 
@@ -201,8 +199,7 @@ TEST(World, HumanWalkingTowardsTheRobotStopsAtTheStopDistance) {
   StepOutput out;
   for (int i = 0; i < 120; ++i) {
     world.Step(0.1, Wheels(0, 0), &out);
-    const double gap =
-        (out.humans[0].position - out.robots[0].truth.pose.Position()).norm() - 0.25 - 0.35;
+    const double gap = (out.humans[0].position - out.robots[0].truth.pose.Position()).norm() - 0.25 - 0.35;
     EXPECT_GE(gap, 0.2 - 1e-9);
     EXPECT_LE(out.humans[0].velocity.norm(), 0.8 + 1e-9);
   }

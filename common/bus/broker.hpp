@@ -21,14 +21,13 @@
 // so the memory is returned when it leaves).
 #pragma once
 
-#include <zmq.hpp>
-
 #include <atomic>
 #include <chrono>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
+#include <zmq.hpp>
 
 #include "common/bus/bus.hpp"
 #include "common/bus/comm_faults.hpp"

@@ -1,8 +1,5 @@
 #include "common/bus/bus.hpp"
 
-#include "common/bus/local_bus.hpp"
-#include "messages/validate.hpp"
-
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <sys/socket.h>
@@ -11,6 +8,9 @@
 #include <cstring>
 #include <random>
 #include <stdexcept>
+
+#include "common/bus/local_bus.hpp"
+#include "messages/validate.hpp"
 
 namespace limbic::bus {
 namespace {
@@ -89,8 +89,8 @@ BrokerEndpoints Resolve(const std::string& address, bool bind) {
     if (port <= 0 || port >= 65535) throw std::invalid_argument("bus address '" + address + "': port out of range");
     const bool bracketed = host.size() >= 2 && host.front() == '[';
     if (host.find(':') != std::string::npos && !bracketed) {
-      throw std::invalid_argument("bus address '" + address + "': write an IPv6 address in brackets (tcp://[::1]:" +
-                                  std::to_string(port) + ")");
+      throw std::invalid_argument("bus address '" + address +
+                                  "': write an IPv6 address in brackets (tcp://[::1]:" + std::to_string(port) + ")");
     }
     BrokerEndpoints endpoints;
     if (bind) {
@@ -102,8 +102,8 @@ BrokerEndpoints Resolve(const std::string& address, bool bind) {
       // A client leaves names to ZeroMQ, which with ZMQ_IPV6 prefers an IPv6 answer: `localhost`
       // would then try ::1 against a broker on 127.0.0.1. IPv6 only where the address says so.
       endpoints.ipv6 = bracketed || host == "ip6-localhost" || host == "ip6-loopback";
-      endpoints.loopback = host == "localhost" || host == "[::1]" || host == "ip6-localhost" ||
-                           host.rfind("127.", 0) == 0;
+      endpoints.loopback =
+          host == "localhost" || host == "[::1]" || host == "ip6-localhost" || host.rfind("127.", 0) == 0;
     }
     endpoints.frontend = "tcp://" + host + ":" + std::to_string(port);
     endpoints.backend = "tcp://" + host + ":" + std::to_string(port + 1);
@@ -363,8 +363,7 @@ void Node::Dispatch(const std::string& topic, const uint8_t* data, size_t size) 
     return;
   }
   for (const auto& s : subscriptions_) {
-    if (s.exact && topic == s.topic && s.identifier != nullptr &&
-        messages::IdentifierOf(data, size) != s.identifier) {
+    if (s.exact && topic == s.topic && s.identifier != nullptr && messages::IdentifierOf(data, size) != s.identifier) {
       CountDrop(topic, &TopicCounters::drops_wrong_type,
                 (std::string("expected ") + s.identifier + ", got " + type->identifier).c_str());
       return;

@@ -9,8 +9,6 @@
 // header reveal lost messages (counted as gaps) and latched replays (counted as duplicates).
 #pragma once
 
-#include <zmq.hpp>
-
 #include <chrono>
 #include <cstdint>
 #include <deque>
@@ -22,6 +20,7 @@
 #include <string>
 #include <unordered_map>
 #include <vector>
+#include <zmq.hpp>
 
 #include "common/log/log.hpp"
 #include "messages/messages.hpp"
@@ -34,9 +33,9 @@ namespace limbic::bus {
 //   tcp://host:7400       -> tcp://host:7400           and tcp://host:7401
 //   inproc://name         -> inproc://name.in          and inproc://name.out
 struct BrokerEndpoints {
-  std::string frontend;  // XSUB: publishers connect here
-  std::string backend;   // ROUTER: subscribers (DEALER) connect here
-  bool ipv6 = false;     // tcp over IPv6: the sockets need ZMQ_IPV6
+  std::string frontend;   // XSUB: publishers connect here
+  std::string backend;    // ROUTER: subscribers (DEALER) connect here
+  bool ipv6 = false;      // tcp over IPv6: the sockets need ZMQ_IPV6
   bool loopback = false;  // tcp bound to (or connecting to) a loopback address only
 };
 // Throws std::invalid_argument with a readable message for an address it cannot use.
@@ -189,9 +188,7 @@ class Node {
   bool Wants(const std::string& topic) const;
   // Called with the topic of everything this node sends (runtime::RunInProcess uses it to know which
   // nodes on its thread may have something to read). Empty: none.
-  void SetSendObserver(std::function<void(const std::string& topic)> observer) {
-    send_observer_ = std::move(observer);
-  }
+  void SetSendObserver(std::function<void(const std::string& topic)> observer) { send_observer_ = std::move(observer); }
 
   // Sends raw bytes (tools and tests: `limbic pub`, fuzzing the broker). No checks.
   void SendRaw(const std::string& topic, const void* data, size_t size);

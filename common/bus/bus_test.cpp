@@ -1,15 +1,14 @@
+#include "common/bus/bus.hpp"
+
 #include <gtest/gtest.h>
-
-#include <cmath>
-#include <limits>
-
-#include <atomic>
-#include <thread>
-
 #include <unistd.h>
 
+#include <atomic>
+#include <cmath>
+#include <limits>
+#include <thread>
+
 #include "common/bus/broker.hpp"
-#include "common/bus/bus.hpp"
 
 namespace limbic::bus {
 namespace {
@@ -174,7 +173,8 @@ TEST_F(BusFixture, BrokerDropsMessagesWithInvalidValuesAndCountsThem) {
   Node sub_node(context_, address_, {.name = "planner"});
   auto pub = pub_node.Advertise<msg::NavGoal>("r1/goal");
   std::vector<double> goals;
-  sub_node.Subscribe<msg::NavGoal>("r1/goal", [&](const Message<msg::NavGoal>& m) { goals.push_back(m.msg.goal()->x()); });
+  sub_node.Subscribe<msg::NavGoal>("r1/goal",
+                                   [&](const Message<msg::NavGoal>& m) { goals.push_back(m.msg.goal()->x()); });
   auto publish_goal = [&](double x) {
     pub.Publish(0, -1, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
       const msg::Vec2 goal(x, 1.0);

@@ -136,11 +136,20 @@ std::optional<CommFaultRule> CommFaultFromMsg(const msg::FaultCommand& command) 
   if (command.clear()) return std::nullopt;
   CommFaultRule rule;
   switch (command.kind()) {
-    case msg::FaultKind::CommDrop: rule.kind = CommFaultKind::kDrop; break;
-    case msg::FaultKind::CommDelay: rule.kind = CommFaultKind::kDelay; break;
-    case msg::FaultKind::CommDuplicate: rule.kind = CommFaultKind::kDuplicate; break;
-    case msg::FaultKind::CommCorrupt: rule.kind = CommFaultKind::kCorrupt; break;
-    default: return std::nullopt;
+    case msg::FaultKind::CommDrop:
+      rule.kind = CommFaultKind::kDrop;
+      break;
+    case msg::FaultKind::CommDelay:
+      rule.kind = CommFaultKind::kDelay;
+      break;
+    case msg::FaultKind::CommDuplicate:
+      rule.kind = CommFaultKind::kDuplicate;
+      break;
+    case msg::FaultKind::CommCorrupt:
+      rule.kind = CommFaultKind::kCorrupt;
+      break;
+    default:
+      return std::nullopt;
   }
   rule.id = command.id() ? command.id()->str() : "";
   rule.topic = command.topic() ? command.topic()->str() : "";

@@ -23,14 +23,14 @@ enum class CommFaultKind { kDrop, kDelay, kDuplicate, kCorrupt };
 
 // One rule on one topic (exact name).
 struct CommFaultRule {
-  std::string id{};            // adding an id again replaces the rule
+  std::string id{};  // adding an id again replaces the rule
   CommFaultKind kind = CommFaultKind::kDrop;
   std::string topic{};
-  double probability = 1.0;    // drop, duplicate, corrupt: chance per message; delay: ignored (every message)
-  double delay_s = 0.0;        // delay: seconds each message is held back
-  int corrupt_bytes = 1;       // corrupt: bytes flipped per corrupted message
-  double start_s = 0.0;        // active on [start, start + duration); a start in the past = when added
-  double duration_s = 0.0;     // 0: until cleared
+  double probability = 1.0;  // drop, duplicate, corrupt: chance per message; delay: ignored (every message)
+  double delay_s = 0.0;      // delay: seconds each message is held back
+  int corrupt_bytes = 1;     // corrupt: bytes flipped per corrupted message
+  double start_s = 0.0;      // active on [start, start + duration); a start in the past = when added
+  double duration_s = 0.0;   // 0: until cleared
   uint64_t seed = 0;
 };
 
@@ -89,9 +89,9 @@ class CommFaults {
   void Reindex();
 
   CommFaultsOptions options_;
-  std::map<std::string, ActiveRule> rules_;                  // by id
+  std::map<std::string, ActiveRule> rules_;                         // by id
   std::map<std::string, std::vector<std::string>> rules_by_topic_;  // topic -> ids
-  std::multimap<double, CommOutgoing> delayed_;               // release time -> message (stable order)
+  std::multimap<double, CommOutgoing> delayed_;                     // release time -> message (stable order)
   std::map<std::string, CommFaultCounters> counters_;
 };
 

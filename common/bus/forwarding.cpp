@@ -1,13 +1,13 @@
 #include "common/bus/forwarding.hpp"
 
-#include "messages/validate.hpp"
-
 #include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <random>
 #include <stdexcept>
+
+#include "messages/validate.hpp"
 
 namespace limbic::bus {
 
@@ -188,8 +188,10 @@ void Forwarding::HandleFaultCommand(const uint8_t* data, size_t size) {
   const auto* command = flatbuffers::GetRoot<msg::FaultCommand>(data);
   const std::string id = command->id() ? command->id()->str() : "";
   if (command->clear()) {
-    if (id.empty()) comm_faults_.ClearAll();
-    else comm_faults_.Clear(id);
+    if (id.empty())
+      comm_faults_.ClearAll();
+    else
+      comm_faults_.Clear(id);
     return;
   }
   auto rule = CommFaultFromMsg(*command);
@@ -229,10 +231,9 @@ void Forwarding::BuildStats(flatbuffers::FlatBufferBuilder& fbb, int subscribers
     const auto f = fault_counts.find(topic);
     const CommFaultCounters faults = f == fault_counts.end() ? CommFaultCounters{} : f->second;
     topics.push_back(msg::CreateTopicStatsDirect(fbb, topic.c_str(), TypeOf(topic), "broker", c.messages, c.bytes,
-                                                 c.drops_malformed, c.drops_wrong_type, c.drops_oversize,
-                                                 c.drops_gap, c.duplicates, c.last_seen_ns,
-                                                 faults.dropped + faults.overflowed, faults.delayed,
-                                                 faults.duplicated, faults.corrupted, c.drops_invalid));
+                                                 c.drops_malformed, c.drops_wrong_type, c.drops_oversize, c.drops_gap,
+                                                 c.duplicates, c.last_seen_ns, faults.dropped + faults.overflowed,
+                                                 faults.delayed, faults.duplicated, faults.corrupted, c.drops_invalid));
   }
   auto vector = fbb.CreateVector(topics);
   fbb.Finish(msg::CreateBusStats(fbb, header, vector, subscribers, static_cast<int>(latched_.size())),
@@ -255,8 +256,8 @@ void Forwarding::BuildHeartbeat(flatbuffers::FlatBufferBuilder& fbb, uint64_t fo
       msg::CreateCounterDirect(fbb, "latched_evicted", static_cast<double>(limit_counters_.latched_evicted)),
       msg::CreateCounterDirect(fbb, "latched_refused", static_cast<double>(limit_counters_.latched_refused))};
   for (const auto& [name, value] : extra) counters.push_back(msg::CreateCounterDirect(fbb, name.c_str(), value));
-  auto hb = msg::CreateHeartbeatDirect(fbb, header, "bus", msg::ServiceState::Running, "realtime", -1, uptime, 0, 0,
-                                       0, nullptr, 0, &counters, nullptr, static_cast<int>(getpid()));
+  auto hb = msg::CreateHeartbeatDirect(fbb, header, "bus", msg::ServiceState::Running, "realtime", -1, uptime, 0, 0, 0,
+                                       nullptr, 0, &counters, nullptr, static_cast<int>(getpid()));
   fbb.Finish(hb, messages::Traits<msg::Heartbeat>::kIdentifier);
 }
 

@@ -30,10 +30,10 @@ struct ForwardingLimits {
 
 // What the limits did, for the heartbeat and the tests.
 struct ForwardingLimitCounters {
-  uint64_t topics_evicted = 0;     // aged out of the table
-  uint64_t untracked = 0;          // forwarded while the table was full (counted under kOverflowTopic)
-  uint64_t latched_evicted = 0;    // oldest latched values dropped to stay under latched_total_bytes
-  uint64_t latched_refused = 0;    // latched payloads above latched_topic_bytes (forwarded, not kept)
+  uint64_t topics_evicted = 0;   // aged out of the table
+  uint64_t untracked = 0;        // forwarded while the table was full (counted under kOverflowTopic)
+  uint64_t latched_evicted = 0;  // oldest latched values dropped to stay under latched_total_bytes
+  uint64_t latched_refused = 0;  // latched payloads above latched_topic_bytes (forwarded, not kept)
 };
 
 class Forwarding {

@@ -15,9 +15,8 @@ std::vector<uint8_t> LatchedMessage(size_t padding, bool latched = true) {
   flatbuffers::FlatBufferBuilder fbb;
   auto header = msg::CreateHeaderDirect(fbb, 0, 1, 1, "test", latched, 7);
   const std::string filler(padding, 'x');
-  fbb.Finish(
-      msg::CreateHeartbeatDirect(fbb, header, "test", msg::ServiceState::Running, filler.c_str()),
-      messages::Traits<msg::Heartbeat>::kIdentifier);
+  fbb.Finish(msg::CreateHeartbeatDirect(fbb, header, "test", msg::ServiceState::Running, filler.c_str()),
+             messages::Traits<msg::Heartbeat>::kIdentifier);
   return {fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()};
 }
 
@@ -28,8 +27,7 @@ Forwarding::Verdict Admit(Forwarding& f, const std::string& topic, const std::ve
 
 std::vector<std::string> LatchedTopics(const Forwarding& f) {
   std::vector<std::string> topics;
-  f.ForEachLatched("",
-                   [&](const std::string& t, const std::vector<uint8_t>&) { topics.push_back(t); });
+  f.ForEachLatched("", [&](const std::string& t, const std::vector<uint8_t>&) { topics.push_back(t); });
   return topics;
 }
 
@@ -39,14 +37,12 @@ TEST(ForwardingLimits, LatchedStoreIsBoundedInBytesOldestEvicted) {
   limits.latched_total_bytes = 50000;
   Forwarding f(messages::kMaxPayloadBytes, limits);
   const auto m = LatchedMessage(12000);  // ~12 KB: four fit in 50 KB, not five
-  for (int i = 0; i < 10; ++i)
-    EXPECT_EQ(Admit(f, "t/" + std::to_string(i), m), Forwarding::Verdict::kForward);
+  for (int i = 0; i < 10; ++i) EXPECT_EQ(Admit(f, "t/" + std::to_string(i), m), Forwarding::Verdict::kForward);
   EXPECT_LE(f.latched_bytes(), limits.latched_total_bytes);
   EXPECT_EQ(f.latched_topics(), 4u);
   EXPECT_EQ(f.latched_bytes(), 4 * m.size());
   EXPECT_EQ(f.limit_counters().latched_evicted, 6u);
-  EXPECT_EQ(LatchedTopics(f),
-            (std::vector<std::string>{"t/6", "t/7", "t/8", "t/9"}));  // the newest kept
+  EXPECT_EQ(LatchedTopics(f), (std::vector<std::string>{"t/6", "t/7", "t/8", "t/9"}));  // the newest kept
   // A re-send of a kept topic replaces its value without growing the store.
   Admit(f, "t/6", m);
   EXPECT_EQ(f.latched_bytes(), 4 * m.size());

@@ -80,9 +80,9 @@ TEST(LocalBus, ATopicsTypeIsFixedByItsFirstValidMessage) {
     a.SendRaw("x/t", fbb.GetBufferPointer(), fbb.GetSize());
   };
   auto odom = a.Advertise<msg::Odometry>("x/t");
-  clock(1, -1.0);      // invalid (a negative period): dropped, and does not fix the type
+  clock(1, -1.0);          // invalid (a negative period): dropped, and does not fix the type
   PublishOdom(odom, 1.0);  // fixes it
-  clock(2, 0.1);       // now the wrong type
+  clock(2, 0.1);           // now the wrong type
   PublishOdom(odom, 2.0);
   tool.Poll(0ms);
   EXPECT_EQ(heard, (std::vector<std::string>{"ODOM", "ODOM"}));
@@ -202,8 +202,8 @@ TEST(LocalBus, AppliesCommunicationFaultsFromTheFaultsTopic) {
   ASSERT_EQ(heard, 1);
   flatbuffers::FlatBufferBuilder fbb;
   auto header = msg::CreateHeaderDirect(fbb, 0, -1, 1, "inject", false, 1);
-  fbb.Finish(msg::CreateFaultCommandDirect(fbb, header, "cut", msg::FaultKind::CommDrop, "", -1, -1, -1, "r1/odom",
-                                           "", 0.0, 0.0, 0.0, 1.0, 3, false),
+  fbb.Finish(msg::CreateFaultCommandDirect(fbb, header, "cut", msg::FaultKind::CommDrop, "", -1, -1, -1, "r1/odom", "",
+                                           0.0, 0.0, 0.0, 1.0, 3, false),
              messages::Traits<msg::FaultCommand>::kIdentifier);
   injector.SendRaw("faults", fbb.GetBufferPointer(), fbb.GetSize());
   for (int i = 0; i < 10; ++i) PublishOdom(pub, i);
@@ -263,7 +263,8 @@ TEST(LocalBus, PublishesStatisticsOnItsTimer) {
   LocalBus bus(0ms);
   Node watcher(bus, {.name = "watcher"});
   bool got = false;
-  watcher.Subscribe<msg::BusStats>("bus/stats", [&](const Message<msg::BusStats>& m) { got = m.msg.topics() != nullptr; });
+  watcher.Subscribe<msg::BusStats>("bus/stats",
+                                   [&](const Message<msg::BusStats>& m) { got = m.msg.topics() != nullptr; });
   EXPECT_GT(bus.RunTimers(), 0);
   watcher.Poll(0ms);
   EXPECT_TRUE(got);

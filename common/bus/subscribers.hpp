@@ -51,7 +51,7 @@ class SubscriberTable {
     uint64_t dropped = 0;  // over its byte budget
     uint64_t replays = 0;  // subscriptions that found latched values
     std::map<std::string, std::chrono::steady_clock::time_point> last_replay;  // per prefix
-    std::set<std::string> deferred;  // replays waiting for their holdoff
+    std::set<std::string> deferred;                                            // replays waiting for their holdoff
   };
   enum class Subscribed {
     kNew,       // a new subscription: replay the latched values under it to this subscriber

@@ -52,9 +52,7 @@ TEST(ApplyOverride, CreatesNestedKeysAndParsesYaml) {
   EXPECT_THROW(ApplyOverride(root, "planner.b.c=1"), ConfigError);
 }
 
-TEST(LoadFile, MissingFileIsAClearError) {
-  EXPECT_THROW(LoadFile("/nonexistent/limbic.yaml"), ConfigError);
-}
+TEST(LoadFile, MissingFileIsAClearError) { EXPECT_THROW(LoadFile("/nonexistent/limbic.yaml"), ConfigError); }
 
 }  // namespace
 }  // namespace limbic::config

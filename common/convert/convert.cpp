@@ -22,8 +22,8 @@ void BeamsFromMsg(const flatbuffers::Vector<const msg::Beam*>* beams, RangeScan*
   if (beams == nullptr) return;
   scan->beams.reserve(beams->size());
   for (const auto* b : *beams) {
-    scan->beams.push_back(RangeBeam{b->sensor_id(), {b->origin_x(), b->origin_y()}, b->angle(), b->d_min(),
-                                    b->d_max(), b->range(), b->valid()});
+    scan->beams.push_back(RangeBeam{
+        b->sensor_id(), {b->origin_x(), b->origin_y()}, b->angle(), b->d_min(), b->d_max(), b->range(), b->valid()});
   }
 }
 

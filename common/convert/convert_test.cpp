@@ -30,7 +30,8 @@ TEST(Convert, ScanCollisionOdometryRoundTrip) {
   RangeScan scan;
   scan.beams.push_back({3, {0.2, 0.0}, 0.1, 0.4, 3.0, 1.25, true});
   scan.beams.push_back({4, {0.0, 0.2}, 1.6, 0.14, 0.75, 0.75, false});
-  auto bytes = Finish<msg::RangeScan>([&](FBB& fbb, auto h) { return msg::CreateRangeScan(fbb, h, BeamsToMsg(fbb, scan)); });
+  auto bytes =
+      Finish<msg::RangeScan>([&](FBB& fbb, auto h) { return msg::CreateRangeScan(fbb, h, BeamsToMsg(fbb, scan)); });
   RangeScan back;
   BeamsFromMsg(flatbuffers::GetRoot<msg::RangeScan>(bytes.data())->beams(), &back);
   ASSERT_EQ(back.beams.size(), 2u);

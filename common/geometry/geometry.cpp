@@ -18,8 +18,7 @@ std::optional<double> RaySegmentIntersection(const Vec2& origin, const Vec2& dir
   return t;
 }
 
-std::optional<double> RayCircleIntersection(const Vec2& origin, const Vec2& dir, const Vec2& center,
-                                            double radius) {
+std::optional<double> RayCircleIntersection(const Vec2& origin, const Vec2& dir, const Vec2& center, double radius) {
   const Vec2 oc = origin - center;
   const double c = oc.squaredNorm() - radius * radius;
   if (c <= 0.0) return 0.0;
@@ -76,8 +75,7 @@ Pose2 IntegrateArc(const Pose2& pose, double v, double omega, double dt) {
   return next;
 }
 
-double PointToCurvatureSegmentDistance(const Vec2& p, const Pose2& pose, double v, double omega, double t1,
-                                       double t2) {
+double PointToCurvatureSegmentDistance(const Vec2& p, const Pose2& pose, double v, double omega, double t1, double t2) {
   if (std::abs(v) < 1e-12) return (p - pose.Position()).norm();
   // Nearly straight: the arc's sagitta over the segment is negligible.
   const double sweep = std::abs(omega) * (t2 - t1);

@@ -52,8 +52,7 @@ std::optional<double> RaySegmentIntersection(const Vec2& origin, const Vec2& dir
 
 // Distance along a ray to the first point of a circle's boundary it meets. A ray that starts inside the
 // circle meets it at 0 (the point is already within the obstacle).
-std::optional<double> RayCircleIntersection(const Vec2& origin, const Vec2& dir, const Vec2& center,
-                                            double radius);
+std::optional<double> RayCircleIntersection(const Vec2& origin, const Vec2& dir, const Vec2& center, double radius);
 
 double PointSegmentDistance(const Vec2& p, const Segment& segment);
 Vec2 ClosestPointOnSegment(const Vec2& p, const Segment& segment);
@@ -71,8 +70,7 @@ Pose2 IntegrateArc(const Pose2& pose, double v, double omega, double dt);
 
 // Minimum distance from point p to the path traced at constant (v, ω) from `pose` between times t1 and
 // t2 (the "curvature segment" of the velocity controller, §4.5). Arc, straight segment or a point.
-double PointToCurvatureSegmentDistance(const Vec2& p, const Pose2& pose, double v, double omega, double t1,
-                                       double t2);
+double PointToCurvatureSegmentDistance(const Vec2& p, const Pose2& pose, double v, double omega, double t1, double t2);
 
 // Integer cell coordinates on a grid.
 struct Cell {

@@ -37,8 +37,7 @@ class Record {
 // Allows one message per `interval` per key and counts what it suppressed (log once per burst).
 class RateLimiter {
  public:
-  explicit RateLimiter(std::chrono::milliseconds interval = std::chrono::milliseconds(1000))
-      : interval_(interval) {}
+  explicit RateLimiter(std::chrono::milliseconds interval = std::chrono::milliseconds(1000)) : interval_(interval) {}
   // True if a message may be logged now; `suppressed` receives how many were held back since.
   bool Allow(uint64_t* suppressed);
 
@@ -57,7 +56,7 @@ struct Voidify {
 
 }  // namespace limbic::log
 
-#define LIMBIC_LOG(level)                                                 \
-  (::limbic::log::Level::level < ::limbic::log::GetLevel())               \
-      ? (void)0                                                           \
+#define LIMBIC_LOG(level)                                   \
+  (::limbic::log::Level::level < ::limbic::log::GetLevel()) \
+      ? (void)0                                             \
       : ::limbic::log::Voidify() & ::limbic::log::Record(::limbic::log::Level::level, __FILE__, __LINE__)

@@ -45,8 +45,7 @@ uint32_t Crc32(uint32_t crc, const void* data, size_t size) {
   return crc;
 }
 
-Compressor::Compressor(Compression compression, int zstd_level)
-    : compression_(compression), zstd_level_(zstd_level) {
+Compressor::Compressor(Compression compression, int zstd_level) : compression_(compression), zstd_level_(zstd_level) {
   if (compression_ == Compression::kZstd) zstd_ = ZSTD_createCCtx();
 }
 
@@ -61,8 +60,8 @@ void Compressor::Compress(std::span<const uint8_t> in, std::vector<uint8_t>* out
       return;
     case Compression::kZstd: {
       out->resize(ZSTD_compressBound(in.size()));
-      const size_t n = ZSTD_compressCCtx(static_cast<ZSTD_CCtx*>(zstd_), out->data(), out->size(),
-                                         in.data(), in.size(), zstd_level_);
+      const size_t n = ZSTD_compressCCtx(static_cast<ZSTD_CCtx*>(zstd_), out->data(), out->size(), in.data(), in.size(),
+                                         zstd_level_);
       if (ZSTD_isError(n)) throw std::runtime_error(std::string("zstd: ") + ZSTD_getErrorName(n));
       out->resize(n);
       return;
@@ -80,16 +79,15 @@ void Compressor::Compress(std::span<const uint8_t> in, std::vector<uint8_t>* out
   }
 }
 
-void Decompress(const std::string& compression, std::span<const uint8_t> in,
-                uint64_t uncompressed_size, std::vector<uint8_t>* out) {
+void Decompress(const std::string& compression, std::span<const uint8_t> in, uint64_t uncompressed_size,
+                std::vector<uint8_t>* out) {
   if (uncompressed_size > (uint64_t{1} << 34)) {
-    throw std::runtime_error("chunk claims " + std::to_string(uncompressed_size) +
-                             " uncompressed bytes");
+    throw std::runtime_error("chunk claims " + std::to_string(uncompressed_size) + " uncompressed bytes");
   }
   if (compression.empty()) {
     if (in.size() != uncompressed_size) {
-      throw std::runtime_error("uncompressed chunk holds " + std::to_string(in.size()) +
-                               " bytes, header says " + std::to_string(uncompressed_size));
+      throw std::runtime_error("uncompressed chunk holds " + std::to_string(in.size()) + " bytes, header says " +
+                               std::to_string(uncompressed_size));
     }
     out->assign(in.begin(), in.end());
     return;
@@ -103,19 +101,18 @@ void Decompress(const std::string& compression, std::span<const uint8_t> in,
     const unsigned long long content = ZSTD_getFrameContentSize(in.data(), in.size());
     if (content == ZSTD_CONTENTSIZE_ERROR) throw std::runtime_error("zstd: not a zstd frame");
     if (content != ZSTD_CONTENTSIZE_UNKNOWN && content != uncompressed_size) {
-      throw std::runtime_error("zstd frame holds " + std::to_string(content) +
-                               " bytes, chunk header says " + std::to_string(uncompressed_size));
+      throw std::runtime_error("zstd frame holds " + std::to_string(content) + " bytes, chunk header says " +
+                               std::to_string(uncompressed_size));
     }
     // Without a content size in the frame: zstd's own limit, the largest expansion of a block.
     if (content == ZSTD_CONTENTSIZE_UNKNOWN && uncompressed_size / 32768 > in.size()) {
-      throw std::runtime_error("chunk claims " + std::to_string(uncompressed_size) +
-                               " bytes from " + std::to_string(in.size()) + " compressed");
+      throw std::runtime_error("chunk claims " + std::to_string(uncompressed_size) + " bytes from " +
+                               std::to_string(in.size()) + " compressed");
     }
   } else if (compression == "lz4") {
     if (uncompressed_size > 255 * static_cast<uint64_t>(in.size()) + 65536) {
-      throw std::runtime_error("chunk claims " + std::to_string(uncompressed_size) +
-                               " bytes from " + std::to_string(in.size()) +
-                               " lz4-compressed (more than lz4 can expand)");
+      throw std::runtime_error("chunk claims " + std::to_string(uncompressed_size) + " bytes from " +
+                               std::to_string(in.size()) + " lz4-compressed (more than lz4 can expand)");
     }
   } else {
     throw std::runtime_error("unknown chunk compression '" + compression + "'");
@@ -132,15 +129,13 @@ void Decompress(const std::string& compression, std::span<const uint8_t> in,
   }
   if (compression == "lz4") {
     LZ4F_dctx* dctx = nullptr;
-    if (LZ4F_isError(LZ4F_createDecompressionContext(&dctx, LZ4F_VERSION)))
-      throw std::runtime_error("lz4: no context");
+    if (LZ4F_isError(LZ4F_createDecompressionContext(&dctx, LZ4F_VERSION))) throw std::runtime_error("lz4: no context");
     size_t in_pos = 0, out_pos = 0;
     size_t hint = 1;
     while (hint != 0 && in_pos < in.size()) {
       size_t in_n = in.size() - in_pos;
       size_t out_n = out->size() - out_pos;
-      hint =
-          LZ4F_decompress(dctx, out->data() + out_pos, &out_n, in.data() + in_pos, &in_n, nullptr);
+      hint = LZ4F_decompress(dctx, out->data() + out_pos, &out_n, in.data() + in_pos, &in_n, nullptr);
       if (LZ4F_isError(hint)) {
         LZ4F_freeDecompressionContext(dctx);
         throw std::runtime_error(std::string("lz4: ") + LZ4F_getErrorName(hint));
@@ -151,9 +146,8 @@ void Decompress(const std::string& compression, std::span<const uint8_t> in,
     }
     LZ4F_freeDecompressionContext(dctx);
     if (hint != 0 || out_pos != uncompressed_size) {
-      throw std::runtime_error("lz4 chunk gave " + std::to_string(out_pos) +
-                               " bytes, header says " + std::to_string(uncompressed_size) +
-                               (hint != 0 ? " (frame incomplete)" : ""));
+      throw std::runtime_error("lz4 chunk gave " + std::to_string(out_pos) + " bytes, header says " +
+                               std::to_string(uncompressed_size) + (hint != 0 ? " (frame incomplete)" : ""));
     }
     return;
   }

@@ -14,9 +14,7 @@ namespace limbic::mcap {
 namespace {
 
 std::string TempPath(const std::string& name) {
-  return (std::filesystem::temp_directory_path() /
-          ("mcap_test_" + std::to_string(::getpid()) + "_" + name))
-      .string();
+  return (std::filesystem::temp_directory_path() / ("mcap_test_" + std::to_string(::getpid()) + "_" + name)).string();
 }
 
 std::vector<uint8_t> ReadAll(const std::string& path) {
@@ -26,8 +24,7 @@ std::vector<uint8_t> ReadAll(const std::string& path) {
 
 void WriteAll(const std::string& path, const std::vector<uint8_t>& bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(reinterpret_cast<const char*>(bytes.data()),
-            static_cast<std::streamsize>(bytes.size()));
+  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
 }
 
 uint64_t U64(const std::vector<uint8_t>& b, size_t at) {
@@ -122,10 +119,9 @@ TEST_P(RoundTrip, ChunkAndMessageIndexesPointAtTheirRecords) {
     // The chunk's records, decompressed, for checking the message index entries.
     const size_t header = 9 + 8 + 8 + 8 + 4 + 4 + ci.compression.size() + 8;
     std::vector<uint8_t> records;
-    Decompress(
-        ci.compression,
-        std::span<const uint8_t>(bytes.data() + ci.chunk_start_offset + header, ci.compressed_size),
-        ci.uncompressed_size, &records);
+    Decompress(ci.compression,
+               std::span<const uint8_t>(bytes.data() + ci.chunk_start_offset + header, ci.compressed_size),
+               ci.uncompressed_size, &records);
     uint64_t index_bytes = 0;
     for (const auto& [channel, at] : ci.message_index_offsets) {
       ASSERT_EQ(bytes[at], static_cast<uint8_t>(Opcode::kMessageIndex));
@@ -151,12 +147,10 @@ TEST_P(RoundTrip, ChunkAndMessageIndexesPointAtTheirRecords) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Compressions, RoundTrip,
-                         ::testing::Values(Compression::kNone, Compression::kZstd,
-                                           Compression::kLz4),
+                         ::testing::Values(Compression::kNone, Compression::kZstd, Compression::kLz4),
                          [](const auto& param_info) {
-                           return std::string(param_info.param == Compression::kNone
-                                                  ? "none"
-                                                  : CompressionName(param_info.param));
+                           return std::string(
+                               param_info.param == Compression::kNone ? "none" : CompressionName(param_info.param));
                          });
 
 TEST(McapReader, TruncatedFileReadsUpToItsLastCompleteChunkAndNamesTheOffset) {
@@ -179,8 +173,7 @@ TEST(McapReader, TruncatedFileReadsUpToItsLastCompleteChunkAndNamesTheOffset) {
   const ScanResult result = r.ReadMessages([&](const MessageView&) { return ++n, true; });
   ASSERT_TRUE(result.error);
   EXPECT_EQ(result.error->offset(), cut.chunk_start_offset);
-  EXPECT_NE(std::string(result.error->what())
-                .find("at byte " + std::to_string(cut.chunk_start_offset) + ": truncated"),
+  EXPECT_NE(std::string(result.error->what()).find("at byte " + std::to_string(cut.chunk_start_offset) + ": truncated"),
             std::string::npos)
       << result.error->what();
   EXPECT_EQ(result.chunks, 2u);
@@ -195,16 +188,14 @@ TEST(McapReader, CorruptChunkIsACrcErrorAtTheChunkAndEarlierChunksStillRead) {
   WriteSample(path, Compression::kNone);
   const ChunkIndex second = Reader(path).summary()->chunk_indexes.at(1);
   auto bytes = ReadAll(path);
-  bytes[second.chunk_start_offset + second.chunk_length - 5] ^=
-      0x40;  // a payload byte of the last message
+  bytes[second.chunk_start_offset + second.chunk_length - 5] ^= 0x40;  // a payload byte of the last message
   WriteAll(path, bytes);
   Reader r(path);
   EXPECT_TRUE(r.summary());  // the summary itself is intact
   const ScanResult result = r.ReadMessages([](const MessageView&) { return true; });
   ASSERT_TRUE(result.error);
   EXPECT_EQ(result.error->offset(), second.chunk_start_offset);
-  EXPECT_NE(std::string(result.error->what()).find("chunk CRC mismatch"), std::string::npos)
-      << result.error->what();
+  EXPECT_NE(std::string(result.error->what()).find("chunk CRC mismatch"), std::string::npos) << result.error->what();
   EXPECT_EQ(result.chunks, 1u);
   std::filesystem::remove(path);
 }
@@ -215,8 +206,7 @@ TEST(McapReader, CorruptCompressedChunkIsAClearErrorNotACrash) {
     WriteSample(path, c);
     const ChunkIndex first = Reader(path).summary()->chunk_indexes.at(0);
     auto bytes = ReadAll(path);
-    for (uint64_t k = 60; k < first.chunk_length; k += 7)
-      bytes[first.chunk_start_offset + k] ^= 0x5a;
+    for (uint64_t k = 60; k < first.chunk_length; k += 7) bytes[first.chunk_start_offset + k] ^= 0x5a;
     WriteAll(path, bytes);
     Reader r(path);
     const ScanResult result = r.ReadMessages([](const MessageView&) { return true; });
@@ -247,8 +237,7 @@ TEST(McapReader, ChunkClaimingAHugeUncompressedSizeIsAnErrorNotAnAllocation) {
         << result.error->what();
     WriteAll(path, bytes);
     Reader file(path);
-    EXPECT_EQ(file.ReadMessages([](const MessageView&) { return true; }).error->offset(),
-              first.chunk_start_offset);
+    EXPECT_EQ(file.ReadMessages([](const MessageView&) { return true; }).error->offset(), first.chunk_start_offset);
     std::filesystem::remove(path);
   }
 }
@@ -324,15 +313,13 @@ class FullAfter : public FileSink {
 
 TEST(McapWriter, FullDiskIsAClearErrorAndTheFileReadsUpToItsLastCompleteChunk) {
   const std::string path = TempPath("full.mcap");
-  Writer w(std::make_unique<FullAfter>(path, 40'000),
-           {.compression = Compression::kNone, .chunk_size = 16 * 1024});
+  Writer w(std::make_unique<FullAfter>(path, 40'000), {.compression = Compression::kNone, .chunk_size = 16 * 1024});
   const uint16_t s = w.AddSchema("test.A", "flatbuffer", {});
   const uint16_t c = w.AddChannel(s, "r1/a", "flatbuffer");
   std::vector<uint8_t> payload(1000, 7);
   int written = 0;
   try {
-    for (; written < 1000; ++written)
-      w.Write({.channel_id = c, .log_time = uint64_t(written), .data = payload});
+    for (; written < 1000; ++written) w.Write({.channel_id = c, .log_time = uint64_t(written), .data = payload});
     FAIL() << "the disk never filled";
   } catch (const std::system_error& e) {
     EXPECT_EQ(e.code().value(), ENOSPC);

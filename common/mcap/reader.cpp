@@ -72,9 +72,8 @@ class Cursor {
  private:
   void Need(uint64_t n) const {
     if (n > size_ - pos_) {
-      throw FormatError(base_ + pos_, std::string(what_) + " record is too short (needs " +
-                                          std::to_string(n) + " more bytes, has " +
-                                          std::to_string(size_ - pos_) + ")");
+      throw FormatError(base_ + pos_, std::string(what_) + " record is too short (needs " + std::to_string(n) +
+                                          " more bytes, has " + std::to_string(size_ - pos_) + ")");
     }
   }
   const uint8_t* data_;
@@ -181,8 +180,7 @@ void Reader::ReadSummary() {
       throw FormatError(size_, "file ends without the closing MCAP magic (recording cut short?)");
     }
     const uint64_t footer_at = size_ - 8 - kFooterRecord;
-    if (data_[footer_at] != static_cast<uint8_t>(Opcode::kFooter) ||
-        LoadU64(data_ + footer_at + 1) != 20) {
+    if (data_[footer_at] != static_cast<uint8_t>(Opcode::kFooter) || LoadU64(data_ + footer_at + 1) != 20) {
       throw FormatError(footer_at, "no Footer record before the closing magic");
     }
     Cursor footer(data_ + footer_at + 9, 20, footer_at + 9, "Footer");
@@ -190,14 +188,12 @@ void Reader::ReadSummary() {
     footer.LE<uint64_t>();  // summary_offset_start: the groups are read in order instead
     const uint32_t summary_crc = footer.LE<uint32_t>();
     if (summary_start == 0) throw FormatError(footer_at, "the file has no summary section");
-    if (summary_start > footer_at)
-      throw FormatError(footer_at, "footer points past itself for the summary");
+    if (summary_start > footer_at) throw FormatError(footer_at, "footer points past itself for the summary");
     if (summary_crc != 0) {
-      const uint32_t crc =
-          Crc32(0, data_ + summary_start, footer_at + 1 + 8 + 8 + 8 - summary_start);
+      const uint32_t crc = Crc32(0, data_ + summary_start, footer_at + 1 + 8 + 8 + 8 - summary_start);
       if (crc != summary_crc) {
-        throw FormatError(summary_start, "summary CRC mismatch (footer says " + Hex(summary_crc) +
-                                             ", bytes give " + Hex(crc) + ")");
+        throw FormatError(summary_start,
+                          "summary CRC mismatch (footer says " + Hex(summary_crc) + ", bytes give " + Hex(crc) + ")");
       }
     }
     Summary s;
@@ -262,8 +258,7 @@ void Reader::ReadSummary() {
 }
 
 bool Reader::HandleRecord(uint8_t op, const uint8_t* content, uint64_t length, uint64_t at,
-                          const std::function<bool(const MessageView&)>& on_message,
-                          ScanResult* result) {
+                          const std::function<bool(const MessageView&)>& on_message, ScanResult* result) {
   switch (static_cast<Opcode>(op)) {
     case Opcode::kSchema: {
       Schema s = ParseSchema(Cursor(content, length, at, "Schema"));
@@ -283,8 +278,7 @@ bool Reader::HandleRecord(uint8_t op, const uint8_t* content, uint64_t length, u
       const uint64_t publish_time = c.LE<uint64_t>();
       const auto it = channels_.find(channel_id);
       if (it == channels_.end()) {
-        throw FormatError(
-            at, "message on channel " + std::to_string(channel_id) + " before its Channel record");
+        throw FormatError(at, "message on channel " + std::to_string(channel_id) + " before its Channel record");
       }
       ++result->messages;
       return on_message(MessageView{it->second, sequence, log_time, publish_time, c.Rest()});
@@ -301,18 +295,14 @@ ScanResult Reader::ReadMessages(const std::function<bool(const MessageView&)>& o
   uint64_t crc_from = 0;  // data section CRC covers the magic and every record before DataEnd
   try {
     while (true) {
-      if (at == size_)
-        throw FormatError(at,
-                          "file ends inside the data section (no DataEnd: recording cut short?)");
+      if (at == size_) throw FormatError(at, "file ends inside the data section (no DataEnd: recording cut short?)");
       if (size_ - at < 9)
-        throw FormatError(at, "truncated record header (file ends " + std::to_string(size_ - at) +
-                                  " bytes later)");
+        throw FormatError(at, "truncated record header (file ends " + std::to_string(size_ - at) + " bytes later)");
       const uint8_t op = data_[at];
       const uint64_t length = LoadU64(data_ + at + 1);
       if (length > size_ - at - 9) {
-        throw FormatError(at, "truncated record (opcode 0x" + Hex(op).substr(6) + ", " +
-                                  std::to_string(length) + " bytes, file ends " +
-                                  std::to_string(size_ - at - 9) + " bytes later)");
+        throw FormatError(at, "truncated record (opcode 0x" + Hex(op).substr(6) + ", " + std::to_string(length) +
+                                  " bytes, file ends " + std::to_string(size_ - at - 9) + " bytes later)");
       }
       const uint8_t* content = data_ + at + 9;
       if (op == static_cast<uint8_t>(Opcode::kDataEnd)) {
@@ -320,8 +310,8 @@ ScanResult Reader::ReadMessages(const std::function<bool(const MessageView&)>& o
         const uint32_t expected = c.LE<uint32_t>();
         data_crc = Crc32(data_crc, data_ + crc_from, at - crc_from);
         if (expected != 0 && expected != data_crc) {
-          throw FormatError(at, "data section CRC mismatch (DataEnd says " + Hex(expected) +
-                                    ", bytes give " + Hex(data_crc) + ")");
+          throw FormatError(
+              at, "data section CRC mismatch (DataEnd says " + Hex(expected) + ", bytes give " + Hex(data_crc) + ")");
         }
         result.complete = true;
         return result;
@@ -347,8 +337,8 @@ ScanResult Reader::ReadMessages(const std::function<bool(const MessageView&)>& o
         if (uncompressed_crc != 0) {
           const uint32_t crc = Crc32(0, chunk_buffer_.data(), chunk_buffer_.size());
           if (crc != uncompressed_crc) {
-            throw FormatError(at, "chunk CRC mismatch (record says " + Hex(uncompressed_crc) +
-                                      ", contents give " + Hex(crc) + ")");
+            throw FormatError(
+                at, "chunk CRC mismatch (record says " + Hex(uncompressed_crc) + ", contents give " + Hex(crc) + ")");
           }
         }
         // Inner offsets are reported as the chunk's file offset: the records have no file position.
@@ -359,8 +349,7 @@ ScanResult Reader::ReadMessages(const std::function<bool(const MessageView&)>& o
         while (go_on && inner < n) {
           if (n - inner < 9) throw FormatError(at, "chunk ends inside a record header");
           const uint64_t inner_length = LoadU64(p + inner + 1);
-          if (inner_length > n - inner - 9)
-            throw FormatError(at, "record inside the chunk runs past its end");
+          if (inner_length > n - inner - 9) throw FormatError(at, "record inside the chunk runs past its end");
           go_on = HandleRecord(p[inner], p + inner + 9, inner_length, at, on_message, &result);
           inner += 9 + inner_length;
         }

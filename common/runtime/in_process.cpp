@@ -34,9 +34,9 @@ struct SharedBus {
   }
 };
 
-void RunCooperatively(SharedBus broker, std::vector<std::unique_ptr<Host>>& hosts,
-                      std::vector<int>& statuses, const std::atomic<bool>& stop,
-                      const Host* coordinator, Clock::time_point begin, InProcessStats* stats) {
+void RunCooperatively(SharedBus broker, std::vector<std::unique_ptr<Host>>& hosts, std::vector<int>& statuses,
+                      const std::atomic<bool>& stop, const Host* coordinator, Clock::time_point begin,
+                      InProcessStats* stats) {
   std::atomic<bool> group_stop{false};
   std::vector<bool> pending(hosts.size(), true);
   std::unordered_map<std::string, std::vector<size_t>> readers;  // topic -> hosts that receive it
@@ -70,8 +70,7 @@ void RunCooperatively(SharedBus broker, std::vector<std::unique_ptr<Host>>& host
         running[i] = false;
         --alive;
         statuses[i] = hosts[i]->Finish();
-        if (statuses[i] != 0)
-          group_stop = true;  // a failed coordinator would leave everyone waiting
+        if (statuses[i] != 0) group_stop = true;  // a failed coordinator would leave everyone waiting
         host_progress = true;
       }
       if (host_progress) {
@@ -94,8 +93,8 @@ void RunCooperatively(SharedBus broker, std::vector<std::unique_ptr<Host>>& host
   for (auto& host : hosts) host->node().SetSendObserver({});
 }
 
-void RunThreaded(bus::Broker& broker, std::vector<std::unique_ptr<Host>>& hosts,
-                 std::vector<int>& statuses, const std::atomic<bool>& stop) {
+void RunThreaded(bus::Broker& broker, std::vector<std::unique_ptr<Host>>& hosts, std::vector<int>& statuses,
+                 const std::atomic<bool>& stop) {
   std::atomic<bool> broker_stop{false};
   std::thread broker_thread([&] {
     log::SetThreadTag("bus");
@@ -124,12 +123,11 @@ void RunThreaded(bus::Broker& broker, std::vector<std::unique_ptr<Host>>& hosts,
 
 }  // namespace
 
-int RunInProcess(const std::string& address, std::vector<HostedService> services,
-                 const std::atomic<bool>& stop, const InProcessOptions& options,
-                 InProcessStats* stats) {
+int RunInProcess(const std::string& address, std::vector<HostedService> services, const std::atomic<bool>& stop,
+                 const InProcessOptions& options, InProcessStats* stats) {
   const auto begin = Clock::now();
-  const bool direct = options.transport == InProcessTransport::kDirect && options.mode == Mode::kLockstep &&
-                      options.single_thread;
+  const bool direct =
+      options.transport == InProcessTransport::kDirect && options.mode == Mode::kLockstep && options.single_thread;
   // inproc:// needs no I/O thread.
   zmq::context_t context(address.rfind("inproc://", 0) == 0 ? 0 : 1);
   std::optional<bus::Broker> broker;
@@ -188,8 +186,8 @@ int RunInProcess(const std::string& address, std::vector<HostedService> services
   return worst;
 }
 
-int RunInProcess(const std::string& address, std::vector<HostedService> services,
-                 const std::atomic<bool>& stop, Mode mode) {
+int RunInProcess(const std::string& address, std::vector<HostedService> services, const std::atomic<bool>& stop,
+                 Mode mode) {
   InProcessOptions options;
   options.mode = mode;
   return RunInProcess(address, std::move(services), stop, options);

@@ -51,10 +51,9 @@ struct InProcessStats {
 // Starts a broker on `address` (inproc://NAME) and the services, in lockstep by default, and
 // returns when every host has returned (the coordinator ended the run) or `stop` was set. Returns
 // the worst exit status of the hosts. Construction errors (bad config) are rethrown.
-int RunInProcess(const std::string& address, std::vector<HostedService> services,
-                 const std::atomic<bool>& stop, const InProcessOptions& options,
-                 InProcessStats* stats = nullptr);
-int RunInProcess(const std::string& address, std::vector<HostedService> services,
-                 const std::atomic<bool>& stop, Mode mode = Mode::kLockstep);
+int RunInProcess(const std::string& address, std::vector<HostedService> services, const std::atomic<bool>& stop,
+                 const InProcessOptions& options, InProcessStats* stats = nullptr);
+int RunInProcess(const std::string& address, std::vector<HostedService> services, const std::atomic<bool>& stop,
+                 Mode mode = Mode::kLockstep);
 
 }  // namespace limbic::runtime

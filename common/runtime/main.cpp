@@ -1,13 +1,12 @@
 // RunServiceMain: the common command line of every limbic service, signals, and the host's lifetime.
 #include <asio.hpp>
-
 #include <cstdlib>
 #include <iostream>
 #include <sstream>
 #include <thread>
 
-#include "common/log/log.hpp"
 #include "common/bus/curve_keys.hpp"
+#include "common/log/log.hpp"
 #include "common/runtime/runtime.hpp"
 
 namespace limbic::runtime {
@@ -53,8 +52,7 @@ void PrintHelp(const ServiceDefinition& definition) {
       std::cout << "\nSettings (YAML keys for --config and --set KEY=VALUE; live ones also `limbic param set`):\n";
       for (const auto& p : context.parameters()) {
         std::cout << "  " << p.name << " (" << (p.kind == ParameterKind::kLive ? "live" : "option") << ", " << p.type
-                  << ", default " << p.get() << (p.range.empty() ? "" : ", valid " + p.range) << ")  " << p.doc
-                  << "\n";
+                  << ", default " << p.get() << (p.range.empty() ? "" : ", valid " + p.range) << ")  " << p.doc << "\n";
       }
     }
   } catch (const std::exception&) {
@@ -73,8 +71,8 @@ int RunServiceMain(int argc, char** argv, const ServiceDefinition& definition) {
     for (int i = 1; i < argc; ++i) {
       std::string arg = argv[i];
       std::string value;
-      const bool has_inline = arg.rfind("--", 0) == 0 && arg.find('=') != std::string::npos &&
-                              arg.substr(0, arg.find('=')) != "--set";
+      const bool has_inline =
+          arg.rfind("--", 0) == 0 && arg.find('=') != std::string::npos && arg.substr(0, arg.find('=')) != "--set";
       if (has_inline) {
         value = arg.substr(arg.find('=') + 1);
         arg = arg.substr(0, arg.find('='));
@@ -93,9 +91,12 @@ int RunServiceMain(int argc, char** argv, const ServiceDefinition& definition) {
         options.robot = next();
       } else if (arg == "--mode") {
         const std::string mode = next();
-        if (mode == "realtime") options.mode = Mode::kRealtime;
-        else if (mode == "lockstep") options.mode = Mode::kLockstep;
-        else throw std::invalid_argument("--mode must be realtime or lockstep, not '" + mode + "'");
+        if (mode == "realtime")
+          options.mode = Mode::kRealtime;
+        else if (mode == "lockstep")
+          options.mode = Mode::kLockstep;
+        else
+          throw std::invalid_argument("--mode must be realtime or lockstep, not '" + mode + "'");
       } else if (arg == "--period") {
         options.period_s = std::stod(next());
       } else if (arg == "--speedup") {

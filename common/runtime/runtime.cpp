@@ -3,10 +3,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
-#include <cmath>
 #include <limits>
 
 #include "common/log/log.hpp"
@@ -79,7 +79,8 @@ void InputBase::Select(Mode mode, int64_t tick) {
 Valid<std::string> OneOf(std::vector<std::string> choices) {
   std::string range;
   for (const auto& c : choices) range += (range.empty() ? "" : " | ") + c;
-  return {range, [choices](const std::string& v) { return std::find(choices.begin(), choices.end(), v) != choices.end(); }};
+  return {range,
+          [choices](const std::string& v) { return std::find(choices.begin(), choices.end(), v) != choices.end(); }};
 }
 
 ServiceContext::ServiceContext(const HostOptions& options, config::StrictMap* config)
@@ -121,9 +122,9 @@ struct Host::Coordinator {
 Host::Host(zmq::context_t& zmq_context, HostOptions options, const ServiceDefinition& definition)
     : options_(std::move(options)), definition_(definition) {
   Configure();
-  node_ = std::make_unique<bus::Node>(zmq_context, options_.bus,
-                                      bus::NodeOptions{.name = context_->instance(), .curve = options_.curve,
-                                                       .incarnation = options_.incarnation});
+  node_ = std::make_unique<bus::Node>(
+      zmq_context, options_.bus,
+      bus::NodeOptions{.name = context_->instance(), .curve = options_.curve, .incarnation = options_.incarnation});
   loop_buckets_.assign(std::size(kLoopTimeBucketsS) + 1, 0);
   watch_bus_ = true;
   Bind();
@@ -143,8 +144,8 @@ void Host::Configure() {
   if (definition_.global) options_.robot.clear();
   if (options_.period_s <= 0) throw config::ConfigError("--period must be positive");
   if (options_.speedup <= 0) throw config::ConfigError("--speedup must be positive");
-  config_root_ = options_.config_path.empty() ? YAML::Node(YAML::NodeType::Map)
-                                              : config::LoadFile(options_.config_path);
+  config_root_ =
+      options_.config_path.empty() ? YAML::Node(YAML::NodeType::Map) : config::LoadFile(options_.config_path);
   for (const auto& assignment : options_.overrides) config::ApplyOverride(config_root_, assignment);
   const std::string source = options_.config_path.empty() ? "--set" : options_.config_path;
   config_ = std::make_unique<config::StrictMap>(config_root_, source);
@@ -175,8 +176,8 @@ void Host::Bind() {
     if (m.msg.kind() != msg::FaultKind::KillService || m.msg.clear() || m.msg.service() == nullptr) return;
     const std::string target = m.msg.service()->str();
     const std::string robot = m.msg.robot() ? m.msg.robot()->str() : "";
-    const bool named = target == context_->instance() ||
-                       (target == options_.service && (robot.empty() || robot == options_.robot));
+    const bool named =
+        target == context_->instance() || (target == options_.service && (robot.empty() || robot == options_.robot));
     if (!named) return;
     LIMBIC_LOG(kWarning) << "kill_service fault from " << m.header.source()->str() << ": exiting as if killed";
     std::fflush(nullptr);
@@ -214,8 +215,10 @@ void Host::Bind() {
           return;
         }
         std::vector<std::string> waits, outs;
-        if (m.msg.waits_for()) for (const auto* t : *m.msg.waits_for()) waits.push_back(t->str());
-        if (m.msg.outputs()) for (const auto* t : *m.msg.outputs()) outs.push_back(t->str());
+        if (m.msg.waits_for())
+          for (const auto* t : *m.msg.waits_for()) waits.push_back(t->str());
+        if (m.msg.outputs())
+          for (const auto* t : *m.msg.outputs()) outs.push_back(t->str());
         c.joined[who] = {waits, outs};
       });
       node.Subscribe<msg::LockstepAck>("lockstep/ack", [this](const bus::Message<msg::LockstepAck>& m) {
@@ -267,8 +270,8 @@ void Host::RunStep(size_t index, const TickInfo& tick) {
     ++consecutive_failures_;
     successes_since_failure_ = 0;
     failure_reported_ = false;
-    last_error_ = "step " + steps_[index].participant + " failed at tick " + std::to_string(tick.tick) + ": " +
-                  e.what();
+    last_error_ =
+        "step " + steps_[index].participant + " failed at tick " + std::to_string(tick.tick) + ": " + e.what();
     uint64_t suppressed = 0;
     if (step_error_log_.Allow(&suppressed)) {
       LIMBIC_LOG(kError) << last_error_ << (suppressed ? " (" + std::to_string(suppressed) + " more)" : "");
@@ -337,8 +340,8 @@ void Host::SendJoins() {
     join_pub_.Publish(0, -1, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
       std::vector<std::string> waits;
       for (const auto* input : step.waits_for) waits.push_back(input->topic());
-      return msg::CreateLockstepJoin(fbb, header, fbb.CreateString(step.participant),
-                                     fbb.CreateVectorOfStrings(waits), fbb.CreateVectorOfStrings(step.outputs));
+      return msg::CreateLockstepJoin(fbb, header, fbb.CreateString(step.participant), fbb.CreateVectorOfStrings(waits),
+                                     fbb.CreateVectorOfStrings(step.outputs));
     });
   }
 }
@@ -368,10 +371,10 @@ bool Host::RunReadyLockstepSteps() {
     for (size_t i = 0; i < steps_.size(); ++i) {
       StepState& step = steps_[i];
       if (step.done_tick >= tick_) continue;
-      const bool ready =
-          std::all_of(step.waits_for.begin(), step.waits_for.end(), [&](InputBase* in) { return in->HasTick(tick_); }) &&
-          std::all_of(context_->inputs_.begin(), context_->inputs_.end(),
-                      [](const auto& b) { return !b.input->required() || b.input->HasAny(); });
+      const bool ready = std::all_of(step.waits_for.begin(), step.waits_for.end(),
+                                     [&](InputBase* in) { return in->HasTick(tick_); }) &&
+                         std::all_of(context_->inputs_.begin(), context_->inputs_.end(),
+                                     [](const auto& b) { return !b.input->required() || b.input->HasAny(); });
       if (!ready) continue;
       RunStep(i, MakeTick(tick_));
       step.done_tick = tick_;
@@ -443,7 +446,8 @@ void Host::CoordinatorPoll() {
     if (c.joined.size() == c.expected.size()) {
       // Same-tick dependency graph: producer -> consumer. A cycle would deadlock: refuse it.
       std::map<std::string, std::string> producer;
-      for (const auto& [who, io] : c.joined) for (const auto& t : io.second) producer[t] = who;
+      for (const auto& [who, io] : c.joined)
+        for (const auto& t : io.second) producer[t] = who;
       std::map<std::string, std::vector<std::string>> edges;
       for (const auto& [who, io] : c.joined) {
         for (const auto& t : io.first) {
@@ -486,7 +490,8 @@ void Host::CoordinatorPoll() {
   if (c.acked.size() < c.expected.size()) {
     if (now - c.tick_started > options_.stall_warning && now - c.last_stall_warning > options_.stall_warning) {
       std::string missing;
-      for (const auto& p : c.expected) if (!c.acked.count(p)) missing += " " + p;
+      for (const auto& p : c.expected)
+        if (!c.acked.count(p)) missing += " " + p;
       LIMBIC_LOG(kWarning) << "lockstep: tick " << c.tick << " waiting for:" << missing;
       c.last_stall_warning = now;
     }
@@ -508,7 +513,8 @@ void Host::PublishHeartbeat() {
   const double uptime = std::chrono::duration<double>(Clock::now() - started_).count();
   heartbeat_pub_.Publish(bus::Node::WallNowNs(), tick_, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
     std::vector<flatbuffers::Offset<msg::Counter>> counters;
-    for (const auto& [name, fn] : context_->counters_) counters.push_back(msg::CreateCounterDirect(fbb, name.c_str(), fn()));
+    for (const auto& [name, fn] : context_->counters_)
+      counters.push_back(msg::CreateCounterDirect(fbb, name.c_str(), fn()));
     counters.push_back(msg::CreateCounterDirect(fbb, "bus_drops", static_cast<double>(node_->TotalDrops())));
     counters.push_back(msg::CreateCounterDirect(fbb, "step_errors", static_cast<double>(step_errors_)));
     // Set by `limbic launch` for the processes it starts: how often this one was restarted.
@@ -519,10 +525,9 @@ void Host::PublishHeartbeat() {
     auto add = [&](const std::map<std::string, bus::TopicCounters>& map, const char* direction) {
       for (const auto& [topic, c] : map) {
         if (topic.rfind("health/", 0) == 0 || topic.rfind("lockstep/", 0) == 0) continue;
-        topics.push_back(msg::CreateTopicStatsDirect(fbb, topic.c_str(), nullptr, direction, c.messages, c.bytes,
-                                                     c.drops_malformed, c.drops_wrong_type, c.drops_oversize,
-                                                     c.drops_gap, c.duplicates, c.last_seen_ns, 0, 0, 0, 0,
-                                                     c.drops_invalid));
+        topics.push_back(msg::CreateTopicStatsDirect(
+            fbb, topic.c_str(), nullptr, direction, c.messages, c.bytes, c.drops_malformed, c.drops_wrong_type,
+            c.drops_oversize, c.drops_gap, c.duplicates, c.last_seen_ns, 0, 0, 0, 0, c.drops_invalid));
       }
     };
     add(node_->received(), "in");
@@ -550,7 +555,8 @@ void Host::HandleParameterRequest(const bus::Message<msg::ParameterRequest>& req
     ok = false;
     std::string known;
     for (const auto& p : context_->parameters_) known += (known.empty() ? "" : ", ") + p.name;
-    error = "no parameter '" + name + "' in " + context_->instance() + (known.empty() ? "" : " (it has: " + known + ")");
+    error =
+        "no parameter '" + name + "' in " + context_->instance() + (known.empty() ? "" : " (it has: " + known + ")");
   } else if (request.msg.set() && name.empty()) {
     ok = false;
     error = "a set names the parameter";
@@ -574,10 +580,9 @@ void Host::HandleParameterRequest(const bus::Message<msg::ParameterRequest>& req
   param_reply_pub_.Publish(bus::Node::WallNowNs(), -1, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
     std::vector<flatbuffers::Offset<msg::ParameterValue>> values;
     for (const auto* p : shown) {
-      values.push_back(msg::CreateParameterValueDirect(fbb, p->name.c_str(), p->get().c_str(), p->type.c_str(),
-                                                       p->doc.c_str(),
-                                                       p->kind == ParameterKind::kLive ? "live" : "option",
-                                                       p->range.c_str()));
+      values.push_back(
+          msg::CreateParameterValueDirect(fbb, p->name.c_str(), p->get().c_str(), p->type.c_str(), p->doc.c_str(),
+                                          p->kind == ParameterKind::kLive ? "live" : "option", p->range.c_str()));
     }
     return msg::CreateParameterReplyDirect(fbb, header, request.msg.request_id(), ok, error.c_str(), &values);
   });
@@ -609,8 +614,8 @@ void Host::CheckBusReached(Clock::time_point now) {
 void Host::Start() {
   log::SetThreadTag(context_->instance());
   started_ = Clock::now();
-  period_ = std::chrono::duration_cast<Clock::duration>(
-      std::chrono::duration<double>(options_.period_s / options_.speedup));
+  period_ =
+      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options_.period_s / options_.speedup));
   next_tick_ = started_ + period_;
   next_heartbeat_ = started_;
   for (auto& fn : context_->on_start_) fn(MakeTick(-1));

@@ -9,8 +9,6 @@
 //            order, so runs are bit-identical for a seed whatever the processes, hosts and transports.
 #pragma once
 
-#include <zmq.hpp>
-
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -24,6 +22,7 @@
 #include <sstream>
 #include <string>
 #include <vector>
+#include <zmq.hpp>
 
 #include "common/bus/bus.hpp"
 #include "common/config/config.hpp"
@@ -43,8 +42,8 @@ std::string InstanceName(const std::string& service, const std::string& robot);
 std::string RobotTopic(const std::string& robot, const std::string& name);
 
 struct HostOptions {
-  std::string service;                 // e.g. "mapper"
-  std::string robot = "r1";            // topic namespace; "" for global services
+  std::string service;       // e.g. "mapper"
+  std::string robot = "r1";  // topic namespace; "" for global services
   std::string bus = "ipc:///tmp/limbic/bus";
   Mode mode = Mode::kRealtime;
   double period_s = 0.1;               // T
@@ -54,12 +53,12 @@ struct HostOptions {
   // Lockstep coordination (one host of a run does it; by convention the simulator).
   bool coordinate = false;
   std::vector<std::string> participants;
-  int64_t max_ticks = -1;                              // stop after this many ticks (-1: until asked)
+  int64_t max_ticks = -1;  // stop after this many ticks (-1: until asked)
   // Lockstep coordinator: how many distinct sources must ask to end the run before it ends (a team of N
   // robots: every robot's mission, issue 18). A request that carries a step error ends it at once.
   int stop_quorum = 1;
-  std::chrono::milliseconds stall_warning{5000};       // name the laggards when a tick takes this long
-  std::chrono::milliseconds probe_period{50};          // coordinator: re-probe for joins this often
+  std::chrono::milliseconds stall_warning{5000};  // name the laggards when a tick takes this long
+  std::chrono::milliseconds probe_period{50};     // coordinator: re-probe for joins this often
   bool exit_on_stop = true;
   bus::CurveClientKeys curve;
   std::chrono::milliseconds heartbeat_period{1000};
@@ -68,7 +67,7 @@ struct HostOptions {
 
 struct TickInfo {
   int64_t tick = 0;
-  double time_s = 0.0;  // simulated (lockstep) or scaled monotonic (realtime) seconds
+  double time_s = 0.0;   // simulated (lockstep) or scaled monotonic (realtime) seconds
   int64_t stamp_ns = 0;  // header stamp for outputs
 };
 
@@ -190,9 +189,9 @@ struct Parameter {
 };
 
 struct StepSpec {
-  std::string name;                      // "" -> the instance name; else instance.name
-  std::vector<InputBase*> waits_for;     // empty: every same-tick input of the service
-  std::vector<std::string> outputs;      // topics it publishes every tick (lockstep graph check)
+  std::string name;                   // "" -> the instance name; else instance.name
+  std::vector<InputBase*> waits_for;  // empty: every same-tick input of the service
+  std::vector<std::string> outputs;   // topics it publishes every tick (lockstep graph check)
 };
 
 // What a service's setup function sees. Declarations only; the host binds them to the bus.
@@ -225,18 +224,15 @@ class ServiceContext {
     auto output = std::make_shared<Output<T>>();
     output->topic_ = topic;
     output->latched_ = latched;
-    outputs_.push_back([output](bus::Node& node) {
-      output->publisher_ = node.Advertise<T>(output->topic_, output->latched_);
-    });
+    outputs_.push_back(
+        [output](bus::Node& node) { output->publisher_ = node.Advertise<T>(output->topic_, output->latched_); });
     return output;
   }
 
   // A handler called as each message arrives (not tick-driven: commands, faults, goals in realtime).
   template <typename T>
   void OnMessage(const std::string& topic, std::function<void(const bus::Message<T>&)> handler) {
-    handlers_.push_back([topic, handler = std::move(handler)](bus::Node& node) {
-      node.Subscribe<T>(topic, handler);
-    });
+    handlers_.push_back([topic, handler = std::move(handler)](bus::Node& node) { node.Subscribe<T>(topic, handler); });
   }
 
   // A step: called once per tick. In lockstep it is a participant that acknowledges each tick.
@@ -390,8 +386,8 @@ class Host {
   std::chrono::steady_clock::time_point started_;
   std::chrono::steady_clock::time_point next_tick_;
   std::chrono::steady_clock::time_point next_heartbeat_;
-  int64_t tick_ = -1;            // realtime: ticks done; lockstep: tick in progress
-  bool run_stopped_ = false;     // lockstep: coordinator said stop
+  int64_t tick_ = -1;         // realtime: ticks done; lockstep: tick in progress
+  bool run_stopped_ = false;  // lockstep: coordinator said stop
   bool started_lockstep_ = false;
   int status_ = 0;
   std::chrono::steady_clock::duration period_{};
@@ -428,11 +424,11 @@ V ParseParam(const std::string& name, const YAML::Node& node) {
 namespace detail {
 template <typename V>
 std::string TypeName() {
-  return std::is_same_v<V, bool>               ? "bool"
-         : std::is_integral_v<V>               ? "int"
-         : std::is_floating_point_v<V>         ? "double"
-         : std::is_same_v<V, std::string>      ? "string"
-                                               : "list";
+  return std::is_same_v<V, bool>          ? "bool"
+         : std::is_integral_v<V>          ? "int"
+         : std::is_floating_point_v<V>    ? "double"
+         : std::is_same_v<V, std::string> ? "string"
+                                          : "list";
 }
 template <typename V>
 std::string Emit(const V& value) {

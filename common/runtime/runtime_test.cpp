@@ -6,7 +6,6 @@
 #include <thread>
 
 #include "common/bus/local_bus.hpp"
-
 #include "common/runtime/in_process.hpp"
 
 namespace limbic::runtime {
@@ -265,7 +264,8 @@ TEST(RunInProcess, ALockstepStepThatThrowsEndsTheRunWithItsError) {
     InProcessStats stats;
     std::atomic<bool> stop{false};
     const auto begin = std::chrono::steady_clock::now();
-    const int status = RunInProcess("inproc://throwing-" + std::to_string(single_thread), {h, t}, stop, options, &stats);
+    const int status =
+        RunInProcess("inproc://throwing-" + std::to_string(single_thread), {h, t}, stop, options, &stats);
     EXPECT_NE(status, 0);
     ASSERT_EQ(stats.errors.size(), 1u);
     EXPECT_EQ(stats.errors[0], "step head failed at tick 5: poisoned input");
@@ -286,8 +286,10 @@ TEST(Host, HeartbeatsTellDegradedFailingAndRecovery) {
                             if (*degrade_once) {
                               ctx.SetDegraded("mapper: map sums not finite: cycle rolled back");
                               *degrade_once = false;
-                            } else if (degrade->empty()) ctx.ClearDegraded();
-                            else ctx.SetDegraded(*degrade);
+                            } else if (degrade->empty())
+                              ctx.ClearDegraded();
+                            else
+                              ctx.SetDegraded(*degrade);
                             if (*throwing) throw std::invalid_argument("n_theta must be at least 1 (got 0)");
                           });
                         }};

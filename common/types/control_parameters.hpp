@@ -15,39 +15,39 @@ namespace limbic {
 
 struct ControlParameters {
   // --- Velocity controller (§4.5) ---
-  double w_v1 = 0.99;  // W_v1 sensor-based avoidance (safety drive 0.9 → 0.99)
-  double w_v2 = 0.0;   // W_v2 map-based avoidance (introspection 0 → 0.9)
-  double w_v3 = 0.75;  // W_v3 goal seeking towards θ_T
-  double w_v4 = 0.5;   // W_v4 speedup (safety 0.6 → 0.4); Table 7.2 prints 0.9 (see §8 item 2)
-  double w_v5 = 0.9;   // W_v5 distance-to-goal; Table 7.2 prints 0.5
-  int n_v = 9;         // velocity samples in the window (odd)
-  int n_omega = 9;     // angular-velocity samples (odd)
-  double v_limit = 1.0;                          // v_L (m/s) (speed drive 0.4 → 1.0)
-  double omega_limit = 0.2 * std::numbers::pi;   // ω_L (rad/s)
-  double a_max = 0.5;                            // m/s²
-  double a_min = -0.5;                           // m/s²
-  double alpha_max = std::numbers::pi;           // rad/s²
-  double alpha_min = -std::numbers::pi;          // rad/s²
-  double t_1 = 0.1;     // curvature segment start (s)
-  double t_2 = 1.0;     // curvature segment end (s) (safety 0.9 → 1.1)
-  double t_3 = 1.0;     // heading prediction time (s)
-  double d_v_max = 1.0;  // d_v(max) (m)
-  double kappa = 0.05;   // κ of eq. 5.22
-  double beta = 0.4;     // turning factor β of eq. 5.28
+  double w_v1 = 0.99;    // W_v1 sensor-based avoidance (safety drive 0.9 → 0.99)
+  double w_v2 = 0.0;     // W_v2 map-based avoidance (introspection 0 → 0.9)
+  double w_v3 = 0.75;    // W_v3 goal seeking towards θ_T
+  double w_v4 = 0.5;     // W_v4 speedup (safety 0.6 → 0.4); Table 7.2 prints 0.9 (see §8 item 2)
+  double w_v5 = 0.9;     // W_v5 distance-to-goal; Table 7.2 prints 0.5
+  int n_v = 9;           // velocity samples in the window (odd)
+  int n_omega = 9;       // angular-velocity samples (odd)
+  double v_limit = 1.0;  // v_L (m/s) (speed drive 0.4 → 1.0)
+  double omega_limit = 0.2 * std::numbers::pi;  // ω_L (rad/s)
+  double a_max = 0.5;                           // m/s²
+  double a_min = -0.5;                          // m/s²
+  double alpha_max = std::numbers::pi;          // rad/s²
+  double alpha_min = -std::numbers::pi;         // rad/s²
+  double t_1 = 0.1;                             // curvature segment start (s)
+  double t_2 = 1.0;                             // curvature segment end (s) (safety 0.9 → 1.1)
+  double t_3 = 1.0;                             // heading prediction time (s)
+  double d_v_max = 1.0;                         // d_v(max) (m)
+  double kappa = 0.05;                          // κ of eq. 5.22
+  double beta = 0.4;                            // turning factor β of eq. 5.28
 
   // --- Directional controller (§4.4) ---
-  double w_theta1 = 0.99;  // sensor-based avoidance
-  double w_theta2 = 0.0;   // map-based avoidance (introspection 0 → 0.99)
-  double w_theta3 = 0.75;  // path following (action 0.75 → 0.25, X = 10)
-  double w_theta4 = 0.0;   // goal seeking (0 in the hybrid configuration)
-  double w_theta5 = 0.0;   // angular inertia (action 0 → 0.5, X = −1.5)
-  double w_theta6 = 0.0;   // wander (action 0 → 0.75, X = −1.5)
-  int n_theta = 50;        // candidate headings (efficiency 30 → 10)
-  double d_o_max = 3.0;    // d_o(max) (m)
-  double r_o = 0.35;       // obstacle circle radius (m) (safety 0.25 → 0.35); r_v = r_o (§8 item 28)
-  double smoothing = 0.1;  // s of eqs. 5.13–5.14
-  double d_lookahead = 0.7;  // d_L (m) (action 1.05 → 2.45, X = 10)
-  double d_g_max = 1.5;      // goal-proximity radius d_g(max) (m)
+  double w_theta1 = 0.99;       // sensor-based avoidance
+  double w_theta2 = 0.0;        // map-based avoidance (introspection 0 → 0.99)
+  double w_theta3 = 0.75;       // path following (action 0.75 → 0.25, X = 10)
+  double w_theta4 = 0.0;        // goal seeking (0 in the hybrid configuration)
+  double w_theta5 = 0.0;        // angular inertia (action 0 → 0.5, X = −1.5)
+  double w_theta6 = 0.0;        // wander (action 0 → 0.75, X = −1.5)
+  int n_theta = 50;             // candidate headings (efficiency 30 → 10)
+  double d_o_max = 3.0;         // d_o(max) (m)
+  double r_o = 0.35;            // obstacle circle radius (m) (safety 0.25 → 0.35); r_v = r_o (§8 item 28)
+  double smoothing = 0.1;       // s of eqs. 5.13–5.14
+  double d_lookahead = 0.7;     // d_L (m) (action 1.05 → 2.45, X = 10)
+  double d_g_max = 1.5;         // goal-proximity radius d_g(max) (m)
   double wander_period = 15.0;  // s
   double wander_alpha = 0.75;   // α of eq. 5.17
   double map_threshold = 0.5;   // p_T for map-based avoidance (§8 item 18)
@@ -55,13 +55,13 @@ struct ControlParameters {
   double weight_cap = 0.99;
 
   // --- Planner (§4.1–4.2) ---
-  double w_p1 = 1.0;     // occupancy
-  double w_p2 = 0.0;     // danger (introspection 0 → 1)
-  double w_p3 = 0.0;     // exploration (exploration 0 → 0.4)
-  double w_p4 = 0.0;     // emotion layer (0 unless the affect engine runs; §8 item 20)
+  double w_p1 = 1.0;           // occupancy
+  double w_p2 = 0.0;           // danger (introspection 0 → 1)
+  double w_p3 = 0.0;           // exploration (exploration 0 → 0.4)
+  double w_p4 = 0.0;           // emotion layer (0 unless the affect engine runs; §8 item 20)
   double cost_base = 10000.0;  // B
-  double r_f = 0.7;      // smoothing filter radius (m)
-  double t_r = 5.0;      // replan period (s) (efficiency 0.1 → 2.0); 0 = every cycle
+  double r_f = 0.7;            // smoothing filter radius (m)
+  double t_r = 5.0;            // replan period (s) (efficiency 0.1 → 2.0); 0 = every cycle
 
   // --- Mapper (§4.1) and perception ---
   double eps_1 = 0.01;  // ε_1 occupancy decrease rate
@@ -74,6 +74,7 @@ struct ControlParameters {
 
 // X(type, name) for every field above, in declaration order: one list for the loader, the message
 // conversion and the parameter tables of the affect engine.
+// clang-format off
 #define LIMBIC_CONTROL_PARAMETER_FIELDS(X)                                                             \
   X(double, w_v1) X(double, w_v2) X(double, w_v3) X(double, w_v4) X(double, w_v5) X(int, n_v)          \
   X(int, n_omega) X(double, v_limit) X(double, omega_limit) X(double, a_max) X(double, a_min)          \
@@ -85,6 +86,7 @@ struct ControlParameters {
   X(double, weight_cap) X(double, w_p1) X(double, w_p2) X(double, w_p3) X(double, w_p4)                \
   X(double, cost_base) X(double, r_f) X(double, t_r) X(double, eps_1) X(double, eps_2)                 \
   X(double, eps_3) X(int, n_o)
+// clang-format on
 
 // Upper bounds on every field that sizes an allocation or a per-tick loop. A ControlParams message is
 // a single valid FlatBuffer whatever its numbers, so these bounds are what stands between one message

@@ -11,8 +11,8 @@ namespace limbic {
 // A cell whose occupancy was updated this cycle, for the mismatch stimulus (eq. 8.11).
 struct UpdatedCell {
   int index = 0;
-  double s_o = 0.0;          // instantaneous occupancy status (0 or 1)
-  double p_o_before = 0.0;   // stored probability before this cycle's update
+  double s_o = 0.0;         // instantaneous occupancy status (0 or 1)
+  double p_o_before = 0.0;  // stored probability before this cycle's update
 };
 
 // Per-cycle map statistics the affect engine needs (spec §1.4 MapUpdateStats).
@@ -35,7 +35,7 @@ struct PlannedPath {
 struct NavigationGoal {
   geometry::Vec2 goal{0, 0};
   int64_t instruction_id = 0;
-  double received_at = 0.0;       // t_0 (s)
+  double received_at = 0.0;        // t_0 (s)
   double distance_at_start = 0.0;  // d_g(t_0) (m)
 };
 

@@ -10,13 +10,13 @@ namespace limbic {
 
 // One infrared beam: its mounting in the robot frame, its range limits and the current reading.
 struct RangeBeam {
-  int sensor_id = 0;                 // which physical sensor (long-range 0..9, short-range 10..19)
+  int sensor_id = 0;                  // which physical sensor (long-range 0..9, short-range 10..19)
   geometry::Vec2 origin_local{0, 0};  // emitter position in the robot frame (m)
-  double angle_local = 0.0;          // beam direction in the robot frame (rad)
-  double d_min = 0.4;                // dead-zone limit (m)
-  double d_max = 3.0;                // maximum range (m)
-  double range = 3.0;                // reading (m): raw in RawRanges, median-filtered in RangeScan
-  bool valid = false;                // false when no obstacle lies within d_max
+  double angle_local = 0.0;           // beam direction in the robot frame (rad)
+  double d_min = 0.4;                 // dead-zone limit (m)
+  double d_max = 3.0;                 // maximum range (m)
+  double range = 3.0;                 // reading (m): raw in RawRanges, median-filtered in RangeScan
+  bool valid = false;                 // false when no obstacle lies within d_max
 };
 
 // A full ring of beams taken at one control cycle.
@@ -30,9 +30,9 @@ struct RangeScan {
 struct CollisionEvent {
   bool occurred = false;
   bool new_event = false;
-  std::vector<int> sensor_ids;                  // activated switches 0..7 (every 45°, 0 = straight ahead)
-  geometry::Vec2 contact_point{0, 0};           // world frame (m)
-  double speed_before = 0.0;                    // linear speed just before contact (m/s)
+  std::vector<int> sensor_ids;         // activated switches 0..7 (every 45°, 0 = straight ahead)
+  geometry::Vec2 contact_point{0, 0};  // world frame (m)
+  double speed_before = 0.0;           // linear speed just before contact (m/s)
 };
 
 // Estimated pose and velocity from the odometers (§2.3).

@@ -23,8 +23,8 @@ using config::StrictMap;
 namespace {
 
 template <size_t N>
-int RequireName(StrictMap& map, const std::string& key,
-                const std::array<std::string_view, N>& names, const std::string& what) {
+int RequireName(StrictMap& map, const std::string& key, const std::array<std::string_view, N>& names,
+                const std::string& what) {
   const auto name = map.Required<std::string>(key);
   const auto index = IndexOfName(names, name);
   if (!index) {
@@ -35,8 +35,8 @@ int RequireName(StrictMap& map, const std::string& key,
   return *index;
 }
 
-void RequireRange(StrictMap& map, const std::string& key, double value, double lo, double hi,
-                  bool lo_open, const std::string& range_text) {
+void RequireRange(StrictMap& map, const std::string& key, double value, double lo, double hi, bool lo_open,
+                  const std::string& range_text) {
   const bool ok = (lo_open ? value > lo : value >= lo) && value <= hi && std::isfinite(value);
   if (!ok) {
     std::ostringstream got;
@@ -54,8 +54,7 @@ double RequireAlpha(StrictMap& map, const std::string& key) {
 // A list of DWS inputs; sources are names from `names`.
 template <size_t N>
 std::vector<DwsTerm> LoadDwsTerms(StrictMap& parent, const std::string& key,
-                                  const std::array<std::string_view, N>& names,
-                                  const std::string& what) {
+                                  const std::array<std::string_view, N>& names, const std::string& what) {
   if (!parent.Has(key)) parent.Fail(key, "is required but missing");
   std::vector<DwsTerm> terms;
   int dominant = 0;
@@ -74,9 +73,7 @@ std::vector<DwsTerm> LoadDwsTerms(StrictMap& parent, const std::string& key,
     terms.push_back(t);
   }
   if (terms.empty()) parent.Fail(key, "must list at least one input");
-  if (dominant > 1)
-    parent.Fail(key,
-                "has " + std::to_string(dominant) + " dominant inputs (w_min = 1); at most one");
+  if (dominant > 1) parent.Fail(key, "has " + std::to_string(dominant) + " dominant inputs (w_min = 1); at most one");
   return terms;
 }
 
@@ -121,8 +118,7 @@ std::optional<double> OptionalNullable(StrictMap& m, const std::string& key, dou
 }
 
 // Reads a nullable key: absent leaves *out unchanged, null clears it, a number sets it.
-void ApplyNullable(StrictMap& m, const std::string& key, double lo, double hi,
-                   std::optional<double>* out) {
+void ApplyNullable(StrictMap& m, const std::string& key, double lo, double hi, std::optional<double>* out) {
   if (!m.Has(key)) return;
   *out = OptionalNullable(m, key, lo, hi);
 }
@@ -132,9 +128,7 @@ std::string DirectoryOf(const std::string& path) {
   return parent.empty() ? std::string(".") : parent.string();
 }
 
-bool LooksLikePath(const std::string& s) {
-  return s.size() > 5 && s.substr(s.size() - 5) == ".yaml";
-}
+bool LooksLikePath(const std::string& s) { return s.size() > 5 && s.substr(s.size() - 5) == ".yaml"; }
 
 std::string ResolveConfigPath(const std::string& name_or_path, const std::string& config_dir) {
   if (LooksLikePath(name_or_path)) return name_or_path;
@@ -142,8 +136,8 @@ std::string ResolveConfigPath(const std::string& name_or_path, const std::string
 }
 
 // Applies one configuration file onto *config (base first, recursively).
-void ApplyConfigFile(const std::string& path, const std::string& config_dir,
-                     const std::vector<std::string>& overrides, int depth, AffectConfig* config) {
+void ApplyConfigFile(const std::string& path, const std::string& config_dir, const std::vector<std::string>& overrides,
+                     int depth, AffectConfig* config) {
   if (depth > 8) throw ConfigError(path + ": 'base' chain deeper than 8 files (a cycle?)");
   YAML::Node doc = config::LoadFile(path);
   for (const auto& o : overrides) config::ApplyOverride(doc, o);
@@ -151,9 +145,8 @@ void ApplyConfigFile(const std::string& path, const std::string& config_dir,
 
   std::string base;
   if (root.Optional("base", &base)) {
-    const std::string base_path = LooksLikePath(base)
-                                      ? (fs::path(DirectoryOf(path)) / base).string()
-                                      : ResolveConfigPath(base, config_dir);
+    const std::string base_path =
+        LooksLikePath(base) ? (fs::path(DirectoryOf(path)) / base).string() : ResolveConfigPath(base, config_dir);
     ApplyConfigFile(base_path, config_dir, {}, depth + 1, config);
   }
   config->files.push_back(path);
@@ -235,8 +228,7 @@ void ApplyConfigFile(const std::string& path, const std::string& config_dir,
       StrictMap m = drives.Child(name);
       DriveSwitch& s = config->drives[d];
       m.Optional("enabled", &s.enabled);
-      if (m.Optional("weight", &s.weight))
-        RequireRange(m, "weight", s.weight, 0.0, 1.0, false, "[0, 1]");
+      if (m.Optional("weight", &s.weight)) RequireRange(m, "weight", s.weight, 0.0, 1.0, false, "[0, 1]");
       ApplyNullable(m, "fixed", 0.0, 1.0, &s.fixed);
     }
   }
@@ -413,10 +405,8 @@ std::string DescribeConfig(const AffectConfig& c) {
       << "\n  model: " << (c.model == AffectModel::kThesis ? "thesis" : "companion2006")
       << "\n  control_period: " << c.control_period
       << "\n  dominance: " << (c.dominance == DominanceForm::kCorrected ? "corrected" : "printed")
-      << "\n  emotion_map_update: "
-      << (c.map_update == EmotionMapUpdate::kInterpreted ? "interpreted" : "literal")
-      << "\n  zero_weight: "
-      << (c.zero_weight == ZeroWeightPolicy::kFallback ? "fallback" : "hold_previous")
+      << "\n  emotion_map_update: " << (c.map_update == EmotionMapUpdate::kInterpreted ? "interpreted" : "literal")
+      << "\n  zero_weight: " << (c.zero_weight == ZeroWeightPolicy::kFallback ? "fallback" : "hold_previous")
       << "\n  modulate_parameters: " << (c.modulate_parameters ? "true" : "false")
       << "\n  emotion_layer: enabled=" << (c.emotion_layer_enabled ? "true" : "false") << " maps=";
   for (int e = 0; e < kNumEmotions; ++e) {
@@ -430,14 +420,13 @@ std::string DescribeConfig(const AffectConfig& c) {
   }
   out << "\n  moods:";
   for (int i = 0; i < kNumMoods; ++i) {
-    out << "\n    " << kMoodNames[i] << ": weight=" << num(c.moods[i].weight)
-        << " fixed=" << opt(c.moods[i].fixed);
+    out << "\n    " << kMoodNames[i] << ": weight=" << num(c.moods[i].weight) << " fixed=" << opt(c.moods[i].fixed);
   }
   out << "\n  drives:";
   for (int d = 0; d < kNumDrives; ++d) {
     const auto& s = c.drives[d];
-    out << "\n    " << kDriveNames[d] << ": enabled=" << (s.enabled ? "true" : "false")
-        << " weight=" << num(s.weight) << " fixed=" << opt(s.fixed);
+    out << "\n    " << kDriveNames[d] << ": enabled=" << (s.enabled ? "true" : "false") << " weight=" << num(s.weight)
+        << " fixed=" << opt(s.fixed);
   }
   out << "\n  base_parameters:";
   for (std::string_view name : ControlParameterNames()) {

@@ -32,13 +32,12 @@ struct StimulusParams {
 
 struct StimulusTables {
   std::array<StimulusParams, kNumStimuli> params;
-  double danger_kappa_theta = 0.5;   // κ_θ of eq. 8.4
-  double danger_distance_max = 1.5;  // d_D(max) (m)
-  double stuck_window = 30.0;        // t_n (s)
-  double mismatch_w_m1 = 0.5;        // W_m1 of eq. 8.12 (s_o < p_o)
-  double mismatch_w_m2 = 1.0;        // W_m2
-  double error_no_points_distance =
-      3.0;  // d_c when a collision happens with no IR point at all (m)
+  double danger_kappa_theta = 0.5;        // κ_θ of eq. 8.4
+  double danger_distance_max = 1.5;       // d_D(max) (m)
+  double stuck_window = 30.0;             // t_n (s)
+  double mismatch_w_m1 = 0.5;             // W_m1 of eq. 8.12 (s_o < p_o)
+  double mismatch_w_m2 = 1.0;             // W_m2
+  double error_no_points_distance = 3.0;  // d_c when a collision happens with no IR point at all (m)
 };
 
 enum class Valence { kPositive, kNegative };
@@ -112,11 +111,11 @@ enum class AffectModel {
 
 enum class EmotionMapUpdate {
   kInterpreted,  // eq. 8.22 with γ' = γ(1 − d²/r_M²) as one blend factor (spec §8 item 5, default)
-  kLiteral,  // e ← γ(1 − d²/r_M²)·E_G + (1 − γ)·e as printed
+  kLiteral,      // e ← γ(1 − d²/r_M²)·E_G + (1 − γ)·e as printed
 };
 
 enum class ZeroWeightPolicy {
-  kFallback,  // Σ W = 0 returns the table's zero_weight_value (0.5 survival, 0 otherwise; default)
+  kFallback,      // Σ W = 0 returns the table's zero_weight_value (0.5 survival, 0 otherwise; default)
   kHoldPrevious,  // ... returns the function's previous output
 };
 
@@ -132,10 +131,9 @@ struct MoodSwitch {
 };
 
 struct DriveSwitch {
-  bool enabled = true;  // false = held at equilibrium D0
-  double weight = 1.0;  // k: D_used = D0 + k·(D − D0) (spec §5.6, §8 item 35)
-  std::optional<double>
-      fixed;  // drive held at this value (Ch. 9 single-drive sweeps, Ch. 10 baseline)
+  bool enabled = true;          // false = held at equilibrium D0
+  double weight = 1.0;          // k: D_used = D0 + k·(D − D0) (spec §5.6, §8 item 35)
+  std::optional<double> fixed;  // drive held at this value (Ch. 9 single-drive sweeps, Ch. 10 baseline)
 };
 
 struct AffectConfig {
@@ -147,15 +145,13 @@ struct AffectConfig {
   DominanceForm dominance = DominanceForm::kCorrected;           // spec §8 item 3
   EmotionMapUpdate map_update = EmotionMapUpdate::kInterpreted;  // spec §8 item 5
   ZeroWeightPolicy zero_weight = ZeroWeightPolicy::kFallback;    // spec §8 item 30
-  bool modulate_parameters =
-      true;  // false: parameters = base_parameters (the "emotions disabled" runs)
+  bool modulate_parameters = true;    // false: parameters = base_parameters (the "emotions disabled" runs)
   ControlParameters base_parameters;  // unmodulated parameters keep these values (W_p4 lives here)
   std::array<EmotionSwitch, kNumEmotions> emotions;
   std::array<MoodSwitch, kNumMoods> moods;
   std::array<DriveSwitch, kNumDrives> drives;
   bool emotion_layer_enabled = true;  // false: the emotion layer is all zeros
-  std::array<bool, kNumEmotions> emotion_layer_maps{true, true, true, true,
-                                                    true, true, true};  // §8 item 21
+  std::array<bool, kNumEmotions> emotion_layer_maps{true, true, true, true, true, true, true};  // §8 item 21
 };
 
 // The shipped configuration directory (services/affect/config in the source tree), unless the
@@ -168,8 +164,7 @@ ModelTables LoadModelTables(const std::string& path);
 // Loads a configuration by name ("affective", "personality/neurotic") relative to `config_dir`, or
 // by path (anything ending in .yaml). `overrides` are `key.path=value` assignments (command line
 // --set) applied to the named file's document. Throws config::ConfigError naming the file and key.
-AffectConfig LoadAffectConfig(const std::string& name_or_path,
-                              const std::string& config_dir = DefaultConfigDir(),
+AffectConfig LoadAffectConfig(const std::string& name_or_path, const std::string& config_dir = DefaultConfigDir(),
                               const std::vector<std::string>& overrides = {});
 
 // The effective configuration as YAML-like text, for the log at start.

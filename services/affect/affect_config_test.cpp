@@ -28,8 +28,7 @@ std::string ReadText(const std::string& path) {
 // A scratch directory per test process, with a copy of tables.yaml so relative `tables:` works.
 class ScratchDir {
  public:
-  ScratchDir()
-      : dir_(fs::temp_directory_path() / ("limbic_affect_test_" + std::to_string(::getpid()))) {
+  ScratchDir() : dir_(fs::temp_directory_path() / ("limbic_affect_test_" + std::to_string(::getpid()))) {
     fs::create_directories(dir_);
   }
   ~ScratchDir() { fs::remove_all(dir_); }
@@ -124,44 +123,36 @@ TEST(AffectConfigTest, NamedConfigurationsCarryTheirSwitches) {
 }
 
 TEST(AffectConfigTest, OverridesApplyOnTopOfTheNamedFile) {
-  const AffectConfig c = LoadAffectConfig("personality/neurotic", kConfigDir,
-                                          {"drives.exploration.weight=0.25", "emotions.fear.phi=1",
-                                           "moods.negative.fixed=0.3", "dominance=printed"});
+  const AffectConfig c = LoadAffectConfig(
+      "personality/neurotic", kConfigDir,
+      {"drives.exploration.weight=0.25", "emotions.fear.phi=1", "moods.negative.fixed=0.3", "dominance=printed"});
   EXPECT_EQ(c.drives[kExploration].weight, 0.25);
   EXPECT_EQ(c.emotions[kFear].phi, 1.0);
   EXPECT_EQ(c.moods[kNegativeMood].fixed, 0.3);
   EXPECT_EQ(c.moods[kNegativeMood].weight, 1.5);
   EXPECT_EQ(c.dominance, DominanceForm::kPrinted);
   // null clears a value a base file set.
-  const AffectConfig cleared =
-      LoadAffectConfig("constant", kConfigDir, {"drives.safety.fixed=null"});
+  const AffectConfig cleared = LoadAffectConfig("constant", kConfigDir, {"drives.safety.fixed=null"});
   EXPECT_FALSE(cleared.drives[kSafety].fixed.has_value());
 }
 
 TEST(AffectConfigTest, MisspelledConfigKeyNamesFileAndKey) {
   ScratchDir scratch;
   fs::copy_file(kConfigDir + "/tables.yaml", scratch.dir() + "/tables.yaml");
-  const std::string path =
-      scratch.Write("typo.yaml", "tables: tables.yaml\nmoods:\n  positive: {wieght: 1.0}\n");
+  const std::string path = scratch.Write("typo.yaml", "tables: tables.yaml\nmoods:\n  positive: {wieght: 1.0}\n");
   const std::string error = ErrorOf([&] { LoadAffectConfig(path, scratch.dir()); });
   EXPECT_NE(error.find(path), std::string::npos) << error;
   EXPECT_NE(error.find("moods.positive.wieght"), std::string::npos) << error;
 
-  const std::string emotion =
-      scratch.Write("emo.yaml", "tables: tables.yaml\nemotions:\n  angr: {fixed: 0}\n");
-  EXPECT_NE(ErrorOf([&] { LoadAffectConfig(emotion, scratch.dir()); }).find("emotions.angr"),
-            std::string::npos);
+  const std::string emotion = scratch.Write("emo.yaml", "tables: tables.yaml\nemotions:\n  angr: {fixed: 0}\n");
+  EXPECT_NE(ErrorOf([&] { LoadAffectConfig(emotion, scratch.dir()); }).find("emotions.angr"), std::string::npos);
 
-  const std::string layer =
-      scratch.Write("layer.yaml", "tables: tables.yaml\nemotion_layer:\n  maps: [anger, feer]\n");
-  EXPECT_NE(ErrorOf([&] { LoadAffectConfig(layer, scratch.dir()); }).find("feer"),
-            std::string::npos);
+  const std::string layer = scratch.Write("layer.yaml", "tables: tables.yaml\nemotion_layer:\n  maps: [anger, feer]\n");
+  EXPECT_NE(ErrorOf([&] { LoadAffectConfig(layer, scratch.dir()); }).find("feer"), std::string::npos);
 
-  EXPECT_NE(ErrorOf([&] { LoadAffectConfig("no_such_config", kConfigDir); }).find("no such file"),
-            std::string::npos);
+  EXPECT_NE(ErrorOf([&] { LoadAffectConfig("no_such_config", kConfigDir); }).find("no such file"), std::string::npos);
   const std::string no_tables = scratch.Write("bare.yaml", "model: thesis\n");
-  EXPECT_NE(ErrorOf([&] { LoadAffectConfig(no_tables, scratch.dir()); }).find("tables"),
-            std::string::npos);
+  EXPECT_NE(ErrorOf([&] { LoadAffectConfig(no_tables, scratch.dir()); }).find("tables"), std::string::npos);
 }
 
 TEST(AffectConfigTest, MisspelledOrInvalidTableEntriesNameFileAndKey) {
@@ -178,23 +169,18 @@ TEST(AffectConfigTest, MisspelledOrInvalidTableEntriesNameFileAndKey) {
     EXPECT_NE(error.find(key), std::string::npos) << "expected '" << key << "' in: " << error;
   };
   expect_error("window: 30.0", "window: 30.0, windw: 3", "stimuli.stuck.windw");
-  expect_error("reference_period: 0.1", "reference_period: 0.1\nreferense_period: 0.2",
-               "referense_period");
+  expect_error("reference_period: 0.1", "reference_period: 0.1\nreferense_period: 0.2", "referense_period");
   // alphas in (0, 1]
   expect_error("alpha_growth: 0.005", "alpha_growth: 0.0", "stimuli.stuck.alpha_growth");
   expect_error("alpha_decay: 0.05,", "alpha_decay: 1.5,", "stimuli.danger.alpha_decay");
   // logic tags 0..3, weights >= 0, one dominant input
   expect_error("{input: pain,   w_min: 0.0, w_max: 2.0, exponent: 0, logic: 0}",
-               "{input: pain,   w_min: 0.0, w_max: 2.0, exponent: 0, logic: 4}",
-               "emotions.fear.inputs[1].logic");
+               "{input: pain,   w_min: 0.0, w_max: 2.0, exponent: 0, logic: 4}", "emotions.fear.inputs[1].logic");
   expect_error("{input: pain,   w_min: 0.0, w_max: 2.0, exponent: 0, logic: 0}",
-               "{input: pain,   w_min: 0.0, w_max: -2.0, exponent: 0, logic: 0}",
-               "emotions.fear.inputs[1].w_max");
+               "{input: pain,   w_min: 0.0, w_max: -2.0, exponent: 0, logic: 0}", "emotions.fear.inputs[1].w_max");
   expect_error("{input: pain,   w_min: 0.0, w_max: 2.0, exponent: 0, logic: 0}",
-               "{input: pain,   w_min: 1.0, w_max: 2.0, exponent: 0, logic: 0}",
-               "emotions.fear.inputs");
-  expect_error("{input: pain,   w_min: 0.0", "{input: pian,   w_min: 0.0",
-               "emotions.fear.inputs[1].input");
+               "{input: pain,   w_min: 1.0, w_max: 2.0, exponent: 0, logic: 0}", "emotions.fear.inputs");
+  expect_error("{input: pain,   w_min: 0.0", "{input: pian,   w_min: 0.0", "emotions.fear.inputs[1].input");
   expect_error("parameter: d_lookahead", "parameter: d_look_ahead", "parameters[13].parameter");
 }
 

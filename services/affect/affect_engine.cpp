@@ -9,8 +9,7 @@
 
 namespace limbic::affect {
 
-AffectEngine::AffectEngine(AffectConfig config, geometry::GridSpec grid)
-    : config_(std::move(config)), grid_(grid) {
+AffectEngine::AffectEngine(AffectConfig config, geometry::GridSpec grid) : config_(std::move(config)), grid_(grid) {
   if (grid_.CellCount() < 0) throw std::invalid_argument("AffectEngine: grid has a negative size");
   const ModelTables& t = config_.tables;
   const double period = config_.control_period;
@@ -21,8 +20,7 @@ AffectEngine::AffectEngine(AffectConfig config, geometry::GridSpec grid)
   }
   for (int e = 0; e < kNumEmotions; ++e) {
     for (const DwsTerm& term : t.emotions[e].inputs) {
-      if (term.source < 0 || term.source >= kNumStimuli)
-        throw std::invalid_argument("emotion input out of range");
+      if (term.source < 0 || term.source >= kNumStimuli) throw std::invalid_argument("emotion input out of range");
     }
     emotion_dws_[e] = DynamicWeightedSum(t.emotions[e].inputs, config_.dominance);
     map_rates_[e] = {RescaleDampingFactor(t.emotions[e].gamma_growth, period, reference),
@@ -31,8 +29,7 @@ AffectEngine::AffectEngine(AffectConfig config, geometry::GridSpec grid)
   }
   for (int m = 0; m < kNumMoods; ++m) {
     for (const DwsTerm& term : t.moods[m].inputs) {
-      if (term.source < 0 || term.source >= kNumEmotions)
-        throw std::invalid_argument("mood input out of range");
+      if (term.source < 0 || term.source >= kNumEmotions) throw std::invalid_argument("mood input out of range");
     }
     mood_dws_[m] = DynamicWeightedSum(t.moods[m].inputs, config_.dominance);
     mood_alpha_growth_[m] = RescaleDampingFactor(t.moods[m].alpha_growth, period, reference);
@@ -40,8 +37,7 @@ AffectEngine::AffectEngine(AffectConfig config, geometry::GridSpec grid)
   }
   for (int d = 0; d < kNumDrives; ++d) {
     for (const DwsTerm& term : t.drives[d].inputs) {
-      if (term.source < 0 || term.source >= kNumEmotions)
-        throw std::invalid_argument("drive input out of range");
+      if (term.source < 0 || term.source >= kNumEmotions) throw std::invalid_argument("drive input out of range");
     }
     drive_dws_[d] = DynamicWeightedSum(t.drives[d].inputs, config_.dominance);
   }
@@ -62,8 +58,7 @@ void AffectEngine::Reset() {
   state_ = AffectState{};
   for (auto& map : state_.emotion_maps) map.assign(static_cast<size_t>(grid_.CellCount()), 0.0);
   for (int m = 0; m < kNumMoods; ++m) state_.moods[m] = config_.tables.moods[m].initial;
-  for (int d = 0; d < kNumDrives; ++d)
-    state_.previous_drives[d] = config_.tables.drives[d].zero_weight_value;
+  for (int d = 0; d < kNumDrives; ++d) state_.previous_drives[d] = config_.tables.drives[d].zero_weight_value;
 }
 
 namespace {
@@ -74,19 +69,25 @@ std::string NonFiniteInput(const AffectInputs& in) {
   if (bad(in.time)) return "time";
   if (bad(in.pose.x) || bad(in.pose.y) || bad(in.pose.theta)) return "pose";
   if (bad(in.speed)) return "speed";
-  for (double v : in.headings) if (bad(v)) return "headings";
-  for (double v : in.obstacle_distances) if (std::isnan(v)) return "obstacle_distances";  // +inf: nothing seen
+  for (double v : in.headings)
+    if (bad(v)) return "headings";
+  for (double v : in.obstacle_distances)
+    if (std::isnan(v)) return "obstacle_distances";  // +inf: nothing seen
   if (bad(in.collision.speed_before) || bad(in.collision.contact_point.x()) || bad(in.collision.contact_point.y())) {
     return "collision";
   }
-  for (const auto& p : in.collision_switch_points) if (bad(p.x()) || bad(p.y())) return "collision_switch_points";
-  for (const auto& p : in.ir_points) if (bad(p.x()) || bad(p.y())) return "ir_points";
+  for (const auto& p : in.collision_switch_points)
+    if (bad(p.x()) || bad(p.y())) return "collision_switch_points";
+  for (const auto& p : in.ir_points)
+    if (bad(p.x()) || bad(p.y())) return "ir_points";
   if (in.goal && (bad(in.goal->t_0) || bad(in.goal->distance_at_start) || bad(in.goal->distance_now))) return "goal";
   if (bad(in.map_stats.mean_p_e) || bad(in.map_stats.density)) return "map_stats";
-  for (const auto& c : in.map_stats.updated_cells) if (bad(c.s_o) || bad(c.p_o_before)) return "map_stats.updated_cells";
+  for (const auto& c : in.map_stats.updated_cells)
+    if (bad(c.s_o) || bad(c.p_o_before)) return "map_stats.updated_cells";
   if (bad(in.map_reset_time)) return "map_reset_time";
   if (in.path_max_cost && bad(*in.path_max_cost)) return "path_max_cost";
-  for (double v : in.p_e) if (bad(v)) return "p_e";
+  for (double v : in.p_e)
+    if (bad(v)) return "p_e";
   return "";
 }
 
@@ -188,27 +189,24 @@ AffectOutputs AffectEngine::Step(const AffectInputs& in) {
 void AffectEngine::ComputeStimuli(const AffectInputs& in, AffectOutputs* out) {
   const StimulusTables& t = config_.tables.stimuli;
   StimulusArray& raw = out->stimuli_raw;
-  raw[kDanger] = DangerStimulus(in.headings, in.obstacle_distances, in.pose.theta,
-                                t.danger_kappa_theta, t.danger_distance_max);
+  raw[kDanger] =
+      DangerStimulus(in.headings, in.obstacle_distances, in.pose.theta, t.danger_kappa_theta, t.danger_distance_max);
   raw[kStuck] = StuckStimulus(in.time, in.speed, in.pose.theta, t.stuck_window, &state_.stuck);
   raw[kPain] = PainStimulus(in.collision);
-  raw[kAchievement] = in.goal ? AchievementStimulus(in.goal->distance_at_start,
-                                                    in.goal->distance_now, in.goal->t_0, in.time)
-                              : 0.0;
+  raw[kAchievement] =
+      in.goal ? AchievementStimulus(in.goal->distance_at_start, in.goal->distance_now, in.goal->t_0, in.time) : 0.0;
   raw[kDensity] = in.map_stats.density;
   raw[kLearning] = LearningStimulus(in.map_stats.mean_p_e, in.time - in.map_reset_time);
   raw[kMismatch] = MismatchStimulus(in.map_stats.updated_cells, t.mismatch_w_m1, t.mismatch_w_m2);
   raw[kCost] = in.path_max_cost.value_or(0.0);
-  raw[kError] = ErrorStimulus(in.collision, in.collision_switch_points, in.ir_points,
-                              t.error_no_points_distance);
+  raw[kError] = ErrorStimulus(in.collision, in.collision_switch_points, in.ir_points, t.error_no_points_distance);
 
   for (int s = 0; s < kNumStimuli; ++s) {
     const StimulusParams& p = t.params[s];
     double norm = NormaliseStimulus(raw[s], p.s_min, p.s_max);
     if (p.invert) norm = 1.0 - norm;
     out->stimuli_normalised[s] = norm;
-    state_.stimuli_damped[s] =
-        DampStimulus(norm, state_.stimuli_damped[s], alpha_growth_[s], alpha_decay_[s]);
+    state_.stimuli_damped[s] = DampStimulus(norm, state_.stimuli_damped[s], alpha_growth_[s], alpha_decay_[s]);
   }
   out->stimuli_damped = state_.stimuli_damped;
 }
@@ -225,22 +223,18 @@ void AffectEngine::ComputeEmotions(const AffectInputs& in, AffectOutputs* out) {
     else if (sw.fixed)
       held[e] = *sw.fixed;
     out->emotions_global[e] =
-        held[e] ? *held[e]
-                : emotion_dws_[e].Evaluate(out->stimuli_damped,
-                                           hold ? state_.previous_emotions[e] : 0.0);
+        held[e] ? *held[e] : emotion_dws_[e].Evaluate(out->stimuli_damped, hold ? state_.previous_emotions[e] : 0.0);
   }
   state_.previous_emotions = out->emotions_global;
 
   const std::vector<NearbyCell> nearby =
       CellsWithinRadius(grid_, in.pose.Position(), config_.tables.emotion_map_radius);
   for (int e = 0; e < kNumEmotions; ++e) {
-    UpdateEmotionMap(nearby, out->emotions_global[e], map_rates_[e], config_.map_update,
-                     &state_.emotion_maps[e]);
+    UpdateEmotionMap(nearby, out->emotions_global[e], map_rates_[e], config_.map_update, &state_.emotion_maps[e]);
     out->emotions_mapped[e] = LocalMappedIntensity(nearby, state_.emotion_maps[e]);
     const double phi = config_.emotions[e].phi.value_or(config_.tables.emotions[e].phi);
-    out->emotions_combined[e] = held[e] ? *held[e]
-                                        : phi * out->emotions_global[e] +
-                                              (1.0 - phi) * out->emotions_mapped[e];  // eq. 8.24
+    out->emotions_combined[e] =
+        held[e] ? *held[e] : phi * out->emotions_global[e] + (1.0 - phi) * out->emotions_mapped[e];  // eq. 8.24
   }
 }
 
@@ -251,12 +245,11 @@ void AffectEngine::ComputeMoodsAndDrives(AffectOutputs* out) {
     out->moods = {0.0, 0.0};
     out->moods_used = {0.0, 0.0};
     out->d_min = out->d_max = 0.5;
-    for (int d = 0; d < kNumDrives; ++d)
-      out->drives_emotional[d] = out->drives[d] = t.drives[d].equilibrium;
-    out->parameters = config_.modulate_parameters
-                          ? ApplyParameterMappings(t.companion2006.reactive, out->emotions_global,
-                                                   config_.base_parameters)
-                          : config_.base_parameters;
+    for (int d = 0; d < kNumDrives; ++d) out->drives_emotional[d] = out->drives[d] = t.drives[d].equilibrium;
+    out->parameters =
+        config_.modulate_parameters
+            ? ApplyParameterMappings(t.companion2006.reactive, out->emotions_global, config_.base_parameters)
+            : config_.base_parameters;
     return;
   }
 
@@ -266,11 +259,9 @@ void AffectEngine::ComputeMoodsAndDrives(AffectOutputs* out) {
     if (sw.fixed) {
       state_.moods[m] = *sw.fixed;
     } else {
-      const double target = mood_dws_[m].Evaluate(out->emotions_combined,
-                                                  hold ? state_.previous_mood_targets[m] : 0.0);
+      const double target = mood_dws_[m].Evaluate(out->emotions_combined, hold ? state_.previous_mood_targets[m] : 0.0);
       state_.previous_mood_targets[m] = target;
-      state_.moods[m] =
-          DampStimulus(target, state_.moods[m], mood_alpha_growth_[m], mood_alpha_decay_[m]);
+      state_.moods[m] = DampStimulus(target, state_.moods[m], mood_alpha_growth_[m], mood_alpha_decay_[m]);
     }
     out->moods[m] = state_.moods[m];
     out->moods_used[m] = std::min(1.0, sw.weight * state_.moods[m]);
@@ -281,13 +272,12 @@ void AffectEngine::ComputeMoodsAndDrives(AffectOutputs* out) {
   for (int d = 0; d < kNumDrives; ++d) {
     const DriveTable& dt = t.drives[d];
     const DriveSwitch& sw = config_.drives[d];
-    const double emotional = drive_dws_[d].Evaluate(
-        out->emotions_combined, hold ? state_.previous_drives[d] : dt.zero_weight_value);
+    const double emotional =
+        drive_dws_[d].Evaluate(out->emotions_combined, hold ? state_.previous_drives[d] : dt.zero_weight_value);
     state_.previous_drives[d] = emotional;
     out->drives_emotional[d] = emotional;
-    double drive = dt.kind == DriveKind::kSurvival
-                       ? out->d_min + (out->d_max - out->d_min) * emotional  // eq. 8.27
-                       : emotional;
+    double drive = dt.kind == DriveKind::kSurvival ? out->d_min + (out->d_max - out->d_min) * emotional  // eq. 8.27
+                                                   : emotional;
     drive = dt.equilibrium + sw.weight * (drive - dt.equilibrium);  // D_used = D0 + k(D − D0)
     if (!sw.enabled) drive = dt.equilibrium;
     if (sw.fixed) drive = *sw.fixed;
@@ -313,9 +303,8 @@ void AffectEngine::ComputeEmotionLayer(const AffectInputs& in, AffectOutputs* ou
   }
   layer.fusion = EmotionLayerFusion::kProbabilisticOr;
   if (config_.emotion_layer_enabled && cells > 0) {
-    BuildThesisEmotionLayer(state_.emotion_maps, valence_, config_.emotion_layer_maps,
-                            out->moods_used[kPositiveMood], out->moods_used[kNegativeMood],
-                            out->stimuli_damped[kCost], in.p_e, &layer.cost);
+    BuildThesisEmotionLayer(state_.emotion_maps, valence_, config_.emotion_layer_maps, out->moods_used[kPositiveMood],
+                            out->moods_used[kNegativeMood], out->stimuli_damped[kCost], in.p_e, &layer.cost);
   } else {
     layer.cost.assign(cells, 0.0);
   }

@@ -14,10 +14,10 @@
 #pragma once
 
 #include <array>
-#include <string>
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "common/geometry/geometry.hpp"
@@ -41,21 +41,20 @@ struct GoalProgress {
 
 // Everything one affect cycle reads. Spans are borrowed for the duration of Step() only.
 struct AffectInputs {
-  double time = 0.0;                 // t_c, simulated time (s)
-  geometry::Pose2 pose;              // pose estimate; θ is the robot heading θ_F
-  double speed = 0.0;                // linear speed estimate (m/s), for the stuck window
-  std::span<const double> headings;  // directional controller's candidate headings θ_k (world, rad)
+  double time = 0.0;                           // t_c, simulated time (s)
+  geometry::Pose2 pose;                        // pose estimate; θ is the robot heading θ_F
+  double speed = 0.0;                          // linear speed estimate (m/s), for the stuck window
+  std::span<const double> headings;            // directional controller's candidate headings θ_k (world, rad)
   std::span<const double> obstacle_distances;  // its raw sensor-based d_o(θ_k) (m), same length
   CollisionEvent collision;                    // pain (speed_before) and error
-  std::span<const geometry::Vec2>
-      collision_switch_points;  // triggered switches, world frame
-                                // (CollisionSwitchPoints); empty → contact_point is used
-  std::span<const geometry::Vec2> ir_points;  // this cycle's IR obstacle points, world frame
-  std::optional<GoalProgress> goal;           // none → achievement 0
-  MapUpdateStats map_stats;                   // mismatch cells, mean p_e, density
-  double map_reset_time = 0.0;          // when the maps were last reset (learning's t_e origin)
-  std::optional<double> path_max_cost;  // latest path's max filtered cost; none → cost 0
-  std::span<const double> p_e;          // exploration map on the engine's grid; empty → layer 0
+  std::span<const geometry::Vec2> collision_switch_points;  // triggered switches, world frame
+                                                            // (CollisionSwitchPoints); empty → contact_point is used
+  std::span<const geometry::Vec2> ir_points;                // this cycle's IR obstacle points, world frame
+  std::optional<GoalProgress> goal;                         // none → achievement 0
+  MapUpdateStats map_stats;                                 // mismatch cells, mean p_e, density
+  double map_reset_time = 0.0;                              // when the maps were last reset (learning's t_e origin)
+  std::optional<double> path_max_cost;                      // latest path's max filtered cost; none → cost 0
+  std::span<const double> p_e;                              // exploration map on the engine's grid; empty → layer 0
 };
 
 // Everything one affect cycle produces (spec §1.4 AffectState, ControlParams, EmotionCostLayer).

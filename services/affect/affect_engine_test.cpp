@@ -2,9 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include <limits>
-
 #include <cmath>
+#include <limits>
 #include <numbers>
 #include <random>
 #include <stdexcept>
@@ -77,12 +76,10 @@ std::vector<RecordedTick> RandomSequence(int ticks, uint64_t seed) {
       t.collision.speed_before = t.speed;
       t.switches = CollisionSwitchPoints(pose, t.collision, 0.35);
     }
-    for (int i = 0; i < 5; ++i)
-      t.ir_points.push_back(pose.Position() + Vec2(2 * u(rng) - 1, 2 * u(rng) - 1));
+    for (int i = 0; i < 5; ++i) t.ir_points.push_back(pose.Position() + Vec2(2 * u(rng) - 1, 2 * u(rng) - 1));
     t.goal = GoalProgress{0.0, 12.0, 12.0 - 0.03 * t.time * u(rng)};
     for (int c = 0; c < 10; ++c) {
-      t.stats.updated_cells.push_back(
-          {static_cast<int>(u(rng) * grid.CellCount()), u(rng) < 0.3 ? 1.0 : 0.0, u(rng)});
+      t.stats.updated_cells.push_back({static_cast<int>(u(rng) * grid.CellCount()), u(rng) < 0.3 ? 1.0 : 0.0, u(rng)});
     }
     for (const auto& c : t.stats.updated_cells) p_e[c.index] = 0.01 + 0.99 * p_e[c.index];
     double sum = 0;
@@ -108,9 +105,7 @@ TEST(AffectEngineTest, ReplayingARecordedSequenceIsBitIdentical) {
   EXPECT_TRUE(a.state() == b.state());
   // Something actually happened.
   EXPECT_GT(first.back().stimuli_damped[kPain], 0.0);
-  EXPECT_GT(*std::max_element(first.back().emotion_layer.cost.begin(),
-                              first.back().emotion_layer.cost.end()),
-            0.0);
+  EXPECT_GT(*std::max_element(first.back().emotion_layer.cost.begin(), first.back().emotion_layer.cost.end()), 0.0);
 
   // Restoring a saved state replays the continuation exactly.
   AffectEngine c(config, Grid());
@@ -185,8 +180,7 @@ TEST(AffectEngineTest, DrivesStayWithinMoodBounds) {
         EXPECT_GE(out.drives[d], out.d_min - 1e-12) << name;
         EXPECT_LE(out.drives[d], out.d_max + 1e-12) << name;
       }
-      for (int d : {kExploration, kAction, kIntrospection})
-        EXPECT_EQ(out.drives[d], out.drives_emotional[d]);
+      for (int d : {kExploration, kAction, kIntrospection}) EXPECT_EQ(out.drives[d], out.drives_emotional[d]);
     }
   }
 }

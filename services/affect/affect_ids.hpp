@@ -34,8 +34,8 @@ inline constexpr std::array<std::string_view, kNumMoods> kMoodNames = {"positive
 
 enum DriveId : int { kSafety = 0, kSpeed, kEfficiency, kExploration, kAction, kIntrospection };
 inline constexpr int kNumDrives = 6;
-inline constexpr std::array<std::string_view, kNumDrives> kDriveNames = {
-    "safety", "speed", "efficiency", "exploration", "action", "introspection"};
+inline constexpr std::array<std::string_view, kNumDrives> kDriveNames = {"safety",      "speed",  "efficiency",
+                                                                         "exploration", "action", "introspection"};
 
 using StimulusArray = std::array<double, kNumStimuli>;
 using EmotionArray = std::array<double, kNumEmotions>;
@@ -44,8 +44,7 @@ using DriveArray = std::array<double, kNumDrives>;
 
 // Index of `name` in `names`, or nullopt.
 template <size_t N>
-std::optional<int> IndexOfName(const std::array<std::string_view, N>& names,
-                               std::string_view name) {
+std::optional<int> IndexOfName(const std::array<std::string_view, N>& names, std::string_view name) {
   for (size_t i = 0; i < N; ++i) {
     if (names[i] == name) return static_cast<int>(i);
   }

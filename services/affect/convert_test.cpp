@@ -103,9 +103,9 @@ TEST(AffectSnapshot, RefusesASnapshotThatDoesNotFit) {
   AffectEngine truncated(config, kGrid);
   truncated.set_state(short_map);
   const auto short_buffer = Snapshot(truncated, "affective", kGrid);
-  EXPECT_FALSE(SnapshotFromMsg(*flatbuffers::GetRoot<msg::AffectSnapshot>(short_buffer.data()), "affective", kGrid,
-                               &why)
-                   .has_value());
+  EXPECT_FALSE(
+      SnapshotFromMsg(*flatbuffers::GetRoot<msg::AffectSnapshot>(short_buffer.data()), "affective", kGrid, &why)
+          .has_value());
   EXPECT_NE(why.find("emotion map"), std::string::npos) << why;
 }
 

@@ -9,9 +9,7 @@ namespace limbic::affect {
 namespace {
 
 // F_i of eq. 8.17: the rule's output contribution.
-double RuleOutput(double intensity, int logic) {
-  return (logic == 1 || logic == 2) ? 1.0 - intensity : intensity;
-}
+double RuleOutput(double intensity, int logic) { return (logic == 1 || logic == 2) ? 1.0 - intensity : intensity; }
 
 // M_i of eq. 8.18: how "enabled" the rule is. X = 0 means linear (spec §8 item 4).
 double RuleActivation(double intensity, int logic, double exponent) {
@@ -36,8 +34,7 @@ DynamicWeightedSum::DynamicWeightedSum(std::vector<DwsTerm> terms, DominanceForm
       throw std::invalid_argument("DWS term " + std::to_string(i) + ": exponent must be >= 0");
     }
     if (t.Dominant()) {
-      if (dominant_ >= 0)
-        throw std::invalid_argument("DWS: more than one dominant term (w_min = 1)");
+      if (dominant_ >= 0) throw std::invalid_argument("DWS: more than one dominant term (w_min = 1)");
       dominant_ = static_cast<int>(i);
     }
   }

@@ -10,12 +10,12 @@ namespace limbic::affect {
 // Which way round the dominance step (eq. 8.21) scales the other inputs (spec §8 item 3).
 enum class DominanceForm {
   kCorrected,  // M_i ← F_D·M_i for L ∈ {1,3}, (1 − F_D)·M_i for L ∈ {0,2} (default, recommended)
-  kPrinted,  // the thesis as printed: the two cases swapped
+  kPrinted,    // the thesis as printed: the two cases swapped
 };
 
 // One input of a DWS: where its intensity comes from and its four parameters.
 struct DwsTerm {
-  int source = 0;  // index into the intensity array passed to Evaluate (a stimulus or an emotion)
+  int source = 0;         // index into the intensity array passed to Evaluate (a stimulus or an emotion)
   double w_min = 0.0;     // W_i(min): weight when the rule's antecedent is "disabled"
   double w_max = 1.0;     // W_i(max): weight when it is "enabled"
   double exponent = 0.0;  // X_i; 0 (and 1) mean linear (spec §8 item 4)
@@ -34,8 +34,7 @@ class DynamicWeightedSum {
   DynamicWeightedSum() = default;
   // Throws std::invalid_argument on a logic tag outside 0..3, a negative weight or exponent, or
   // more than one dominant term (the config loader reports these with file and key first).
-  explicit DynamicWeightedSum(std::vector<DwsTerm> terms,
-                              DominanceForm form = DominanceForm::kCorrected);
+  explicit DynamicWeightedSum(std::vector<DwsTerm> terms, DominanceForm form = DominanceForm::kCorrected);
 
   double Evaluate(std::span<const double> intensities, double fallback) const;
 

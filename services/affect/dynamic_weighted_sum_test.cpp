@@ -104,8 +104,7 @@ TEST(AffectDynamicWeightedSumTest, ZeroTotalWeightReturnsTheCallersFallback) {
 }
 
 TEST(AffectDynamicWeightedSumTest, RejectsInvalidTerms) {
-  EXPECT_THROW(DynamicWeightedSum({{0, 1.0, 1.0, 0, 0}, {1, 1.0, 1.0, 0, 0}}),
-               std::invalid_argument);
+  EXPECT_THROW(DynamicWeightedSum({{0, 1.0, 1.0, 0, 0}, {1, 1.0, 1.0, 0, 0}}), std::invalid_argument);
   EXPECT_THROW(DynamicWeightedSum({{0, 0.0, 1.0, 0, 4}}), std::invalid_argument);
   EXPECT_THROW(DynamicWeightedSum({{0, -0.1, 1.0, 0, 0}}), std::invalid_argument);
   EXPECT_THROW(DynamicWeightedSum({{0, 0.0, 1.0, -2, 0}}), std::invalid_argument);

@@ -5,8 +5,8 @@
 
 namespace limbic::affect {
 
-std::vector<NearbyCell> CellsWithinRadius(const geometry::GridSpec& grid,
-                                          const geometry::Vec2& position, double radius) {
+std::vector<NearbyCell> CellsWithinRadius(const geometry::GridSpec& grid, const geometry::Vec2& position,
+                                          double radius) {
   std::vector<NearbyCell> cells;
   if (grid.CellCount() <= 0) return cells;
   const geometry::Cell lo = grid.CellOf(position - geometry::Vec2(radius, radius));
@@ -22,9 +22,8 @@ std::vector<NearbyCell> CellsWithinRadius(const geometry::GridSpec& grid,
   return cells;
 }
 
-void UpdateEmotionMap(std::span<const NearbyCell> nearby, double global_intensity,
-                      const EmotionMapRates& rates, EmotionMapUpdate form,
-                      std::vector<double>* map) {
+void UpdateEmotionMap(std::span<const NearbyCell> nearby, double global_intensity, const EmotionMapRates& rates,
+                      EmotionMapUpdate form, std::vector<double>* map) {
   for (const NearbyCell& c : nearby) {
     double& e = (*map)[c.index];
     const double gamma = e < global_intensity ? rates.gamma_growth : rates.gamma_decay;
@@ -49,9 +48,8 @@ double LocalMappedIntensity(std::span<const NearbyCell> nearby, const std::vecto
 
 void BuildThesisEmotionLayer(const std::array<std::vector<double>, kNumEmotions>& maps,
                              const std::array<Valence, kNumEmotions>& valence,
-                             const std::array<bool, kNumEmotions>& include, double mood_positive,
-                             double mood_negative, double cost_damped, std::span<const double> p_e,
-                             std::vector<double>* cost) {
+                             const std::array<bool, kNumEmotions>& include, double mood_positive, double mood_negative,
+                             double cost_damped, std::span<const double> p_e, std::vector<double>* cost) {
   const size_t n = maps[0].size();
   cost->assign(n, 0.0);
   if (p_e.empty()) return;
@@ -82,8 +80,7 @@ void BuildCompanionEmotionLayer(const std::array<std::vector<double>, kNumEmotio
   cost->resize(n);
   for (size_t i = 0; i < n; ++i) {
     const double happiness = maps[kHappiness][i] - maps[kSadness][i];  // E_H: negative = sadness
-    (*cost)[i] = (tables.w7 * maps[kFear][i] + tables.w8 * (1.0 - maps[kSurprise][i]) -
-                  tables.w9 * happiness) *
+    (*cost)[i] = (tables.w7 * maps[kFear][i] + tables.w8 * (1.0 - maps[kSurprise][i]) - tables.w9 * happiness) *
                  (1.0 - maps[kAnger][i]);
   }
 }

@@ -20,8 +20,8 @@ struct NearbyCell {
 };
 
 // Cells of `grid` whose centre lies strictly within `radius` of `position` (row-major order).
-std::vector<NearbyCell> CellsWithinRadius(const geometry::GridSpec& grid,
-                                          const geometry::Vec2& position, double radius);
+std::vector<NearbyCell> CellsWithinRadius(const geometry::GridSpec& grid, const geometry::Vec2& position,
+                                          double radius);
 
 // Growth/decay rates of one emotion's map (already rescaled to the control period).
 struct EmotionMapRates {
@@ -32,9 +32,8 @@ struct EmotionMapRates {
 // Eq. 8.22 on the `nearby` cells of one map: γ = γ_1 if e_M < E_G, else γ_2.
 // kInterpreted: e ← γ'·E_G + (1 − γ')·e with γ' = γ·w (spec §8 item 5); e tends to E_G.
 // kLiteral:     e ← γ·w·E_G + (1 − γ)·e as printed; e tends to w·E_G.
-void UpdateEmotionMap(std::span<const NearbyCell> nearby, double global_intensity,
-                      const EmotionMapRates& rates, EmotionMapUpdate form,
-                      std::vector<double>* map);
+void UpdateEmotionMap(std::span<const NearbyCell> nearby, double global_intensity, const EmotionMapRates& rates,
+                      EmotionMapUpdate form, std::vector<double>* map);
 
 // Eq. 8.23: Σ w·e_M / Σ w over the nearby cells; 0 when there are none (robot off the grid).
 double LocalMappedIntensity(std::span<const NearbyCell> nearby, const std::vector<double>& map);
@@ -60,9 +59,8 @@ struct EmotionLayer {
 // all zeros. `cost` is resized to the map size.
 void BuildThesisEmotionLayer(const std::array<std::vector<double>, kNumEmotions>& maps,
                              const std::array<Valence, kNumEmotions>& valence,
-                             const std::array<bool, kNumEmotions>& include, double mood_positive,
-                             double mood_negative, double cost_damped, std::span<const double> p_e,
-                             std::vector<double>* cost);
+                             const std::array<bool, kNumEmotions>& include, double mood_positive, double mood_negative,
+                             double cost_damped, std::span<const double> p_e, std::vector<double>* cost);
 
 // Companion paper: bias = (w7·e_fear + w8·(1 − e_surprise) − w9·(e_happiness − e_sadness))·(1 −
 // e_anger) per cell, from the deliberative (mapped) emotions. Values lie in [−w9, w7 + w8].

@@ -78,9 +78,9 @@ std::array<std::vector<double>, kNumEmotions> OneCellMaps(const EmotionArray& va
   return maps;
 }
 
-const std::array<Valence, kNumEmotions> kValence{
-    Valence::kNegative, Valence::kNegative, Valence::kPositive, Valence::kNegative,
-    Valence::kPositive, Valence::kPositive, Valence::kNegative};
+const std::array<Valence, kNumEmotions> kValence{Valence::kNegative, Valence::kNegative, Valence::kPositive,
+                                                 Valence::kNegative, Valence::kPositive, Valence::kPositive,
+                                                 Valence::kNegative};
 const std::array<bool, kNumEmotions> kAll{true, true, true, true, true, true, true};
 
 TEST(AffectEmotionMapsTest, ThesisLayerFusesGroupsGatedByMoodsCostAndExploration) {

@@ -58,8 +58,7 @@ const ParameterField* FindField(std::string_view name) {
 
 const ParameterField& RequireField(std::string_view name) {
   const ParameterField* f = FindField(name);
-  if (!f)
-    throw std::invalid_argument("unknown ControlParameters field '" + std::string(name) + "'");
+  if (!f) throw std::invalid_argument("unknown ControlParameters field '" + std::string(name) + "'");
   return *f;
 }
 
@@ -103,14 +102,11 @@ double GetControlParameter(std::string_view name, const ControlParameters& param
   return f.integer ? static_cast<double>(params.*f.integer) : params.*f.real;
 }
 
-ControlParameters ApplyParameterMappings(std::span<const ParameterMapping> mappings,
-                                         std::span<const double> sources,
+ControlParameters ApplyParameterMappings(std::span<const ParameterMapping> mappings, std::span<const double> sources,
                                          const ControlParameters& base) {
   ControlParameters out = base;
   for (const ParameterMapping& row : mappings) {
-    SetControlParameter(row.parameter,
-                        MapDriveToParameter(sources[row.source], row.p1, row.p2, row.exponent),
-                        &out);
+    SetControlParameter(row.parameter, MapDriveToParameter(sources[row.source], row.p1, row.p2, row.exponent), &out);
   }
   return out;
 }

@@ -30,8 +30,7 @@ double GetControlParameter(std::string_view name, const ControlParameters& param
 // Applies every row of `mappings`: field = MapDriveToParameter(sources[row.source], p1, p2,
 // exponent) (integer fields rounded). `sources` are drives (Table 8.2) or, in the companion model,
 // emotions. Fields without a row keep their value in `base`.
-ControlParameters ApplyParameterMappings(std::span<const ParameterMapping> mappings,
-                                         std::span<const double> sources,
+ControlParameters ApplyParameterMappings(std::span<const ParameterMapping> mappings, std::span<const double> sources,
                                          const ControlParameters& base);
 
 }  // namespace limbic::affect

@@ -49,8 +49,7 @@ TEST(AffectParameterMappingTest, UnmappedFieldsKeepTheBaseValue) {
   ControlParameters base;
   base.w_p4 = 0.5;
   base.w_v3 = 0.6;
-  const std::vector<ParameterMapping> rows{{kSpeed, "v_limit", 0.4, 1.0, 0},
-                                           {kEfficiency, "n_o", 7, 1, 0}};
+  const std::vector<ParameterMapping> rows{{kSpeed, "v_limit", 0.4, 1.0, 0}, {kEfficiency, "n_o", 7, 1, 0}};
   const DriveArray drives{0.5, 1.0, 0.0, 0, 0, 0};
   const ControlParameters out = ApplyParameterMappings(rows, drives, base);
   EXPECT_EQ(out.v_limit, 1.0);

@@ -24,15 +24,14 @@ double RescaleDampingFactor(double alpha, double period, double reference_period
   return 1.0 - std::pow(1.0 - alpha, period / reference_period);
 }
 
-double DangerStimulus(std::span<const double> headings, std::span<const double> raw_distances,
-                      double robot_heading, double kappa_theta, double distance_max) {
+double DangerStimulus(std::span<const double> headings, std::span<const double> raw_distances, double robot_heading,
+                      double kappa_theta, double distance_max) {
   const size_t n = std::min(headings.size(), raw_distances.size());
   if (n == 0) return 0.0;
   double min_biased = std::numeric_limits<double>::infinity();
   for (size_t k = 0; k < n; ++k) {
-    const double biased =
-        raw_distances[k] / distance_max +
-        kappa_theta * geometry::AngleDistance(robot_heading, headings[k]) / geometry::kPi;
+    const double biased = raw_distances[k] / distance_max +
+                          kappa_theta * geometry::AngleDistance(robot_heading, headings[k]) / geometry::kPi;
     min_biased = std::min(min_biased, biased);
   }
   return std::clamp(1.0 - min_biased, 0.0, 1.0);
@@ -42,8 +41,7 @@ double PainStimulus(const CollisionEvent& collision) {
   return collision.new_event ? std::abs(collision.speed_before) : 0.0;
 }
 
-double AchievementStimulus(double distance_at_start, double distance_now, double t_0,
-                           double t_now) {
+double AchievementStimulus(double distance_at_start, double distance_now, double t_0, double t_now) {
   if (t_now <= t_0) return 0.0;
   return (distance_at_start - distance_now) / (t_now - t_0);
 }
@@ -77,9 +75,8 @@ double ErrorStimulus(const CollisionEvent& collision, std::span<const Vec2> swit
   return best;
 }
 
-std::vector<Vec2> CollisionSwitchPoints(const geometry::Pose2& pose,
-                                        const CollisionEvent& collision, double robot_radius,
-                                        int switch_count) {
+std::vector<Vec2> CollisionSwitchPoints(const geometry::Pose2& pose, const CollisionEvent& collision,
+                                        double robot_radius, int switch_count) {
   std::vector<Vec2> points;
   if (!collision.occurred) return points;
   for (int id : collision.sensor_ids) {
@@ -89,11 +86,9 @@ std::vector<Vec2> CollisionSwitchPoints(const geometry::Pose2& pose,
   return points;
 }
 
-double StuckStimulus(double t, double speed, double heading, double window,
-                     StuckWindowState* state) {
+double StuckStimulus(double t, double speed, double heading, double window, StuckWindowState* state) {
   if (state->has_last && t > state->last_time) {
-    state->segments.push_back(
-        {state->last_time, t - state->last_time, state->last_speed, state->last_heading});
+    state->segments.push_back({state->last_time, t - state->last_time, state->last_speed, state->last_heading});
   }
   state->has_last = true;
   state->last_time = t;

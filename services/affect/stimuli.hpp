@@ -30,8 +30,8 @@ double RescaleDampingFactor(double alpha, double period, double reference_period
 // headings (world frame, rad) and its unsmoothed sensor-based obstacle distances d_o(θ_k) (m).
 // D_o(θ) = d_o(θ)/d_D(max) + κ_θ·|adjust(θ_F − θ)|/π; S = 1 − min_θ D_o(θ), clamped to [0, 1]
 // (spec §8 item 24). No candidates → 0.
-double DangerStimulus(std::span<const double> headings, std::span<const double> raw_distances,
-                      double robot_heading, double kappa_theta, double distance_max);
+double DangerStimulus(std::span<const double> headings, std::span<const double> raw_distances, double robot_heading,
+                      double kappa_theta, double distance_max);
 
 // Eq. 8.7, pain: the linear speed just before the collision (absolute value) when a collision event starts
 // (`new_event`, hwio's one collision rule, which the mission's collision metric counts too), else 0. A robot
@@ -59,8 +59,7 @@ double ErrorStimulus(const CollisionEvent& collision, std::span<const geometry::
 
 // World positions of the triggered collision switches: switch k sits on the robot's rim at
 // heading θ + k·2π/switch_count (§2.4: 8 switches every 45°, 0 = straight ahead).
-std::vector<geometry::Vec2> CollisionSwitchPoints(const geometry::Pose2& pose,
-                                                  const CollisionEvent& collision,
+std::vector<geometry::Vec2> CollisionSwitchPoints(const geometry::Pose2& pose, const CollisionEvent& collision,
                                                   double robot_radius, int switch_count = 8);
 
 // One piece of the stuck stimulus's history: the robot moved at `speed` along `heading` for `dt`
@@ -88,7 +87,6 @@ struct StuckWindowState {
 // 23). Adds the sample (t, speed, heading) to `state` and returns the raw value (m/s). With no
 // history yet (first sample) it returns |speed|, the limit of eq. 8.6 as the elapsed time goes to
 // 0.
-double StuckStimulus(double t, double speed, double heading, double window,
-                     StuckWindowState* state);
+double StuckStimulus(double t, double speed, double heading, double window, StuckWindowState* state);
 
 }  // namespace limbic::affect

@@ -42,8 +42,7 @@ TEST(AffectStimuliTest, DangerBiasesTowardsTheFrontAndClamps) {
   const std::vector<double> distances{3.0, 0.75, 0.3};
   EXPECT_NEAR(DangerStimulus(headings, distances, 0.0, 0.5, 1.5), 0.3, 1e-12);
   // Heading wraps: robot at π − 0.1 faces candidate −π (0.1 rad apart): D_o = 0.2 + 0.5·0.1/π.
-  EXPECT_NEAR(DangerStimulus(headings, distances, kPi - 0.1, 0.5, 1.5), 1.0 - (0.2 + 0.05 / kPi),
-              1e-12);
+  EXPECT_NEAR(DangerStimulus(headings, distances, kPi - 0.1, 0.5, 1.5), 1.0 - (0.2 + 0.05 / kPi), 1e-12);
   const std::vector<double> far{3.0, 3.0, 3.0};
   EXPECT_EQ(DangerStimulus(headings, far, 0.0, 0.5, 1.5), 0.0);  // 1 − 2 clamped to 0
   const std::vector<double> touching{0.0, 3.0, 3.0};
@@ -68,8 +67,7 @@ TEST(AffectStimuliTest, StuckIsNetDisplacementOverTheWindow) {
   EXPECT_EQ(back_and_forth.segments.size(), 300u);
   // At t = 30 s: 15 s forward and 15 s back → no net motion.
   StuckWindowState oscillating;
-  for (int k = 0; k <= 300; ++k)
-    raw = StuckStimulus(k * 0.1, 0.4, k < 150 ? 0.0 : kPi, 30.0, &oscillating);
+  for (int k = 0; k <= 300; ++k) raw = StuckStimulus(k * 0.1, 0.4, k < 150 ? 0.0 : kPi, 30.0, &oscillating);
   EXPECT_NEAR(raw, 0.0, 1e-9);
 }
 

@@ -3,7 +3,6 @@
 #include <sys/resource.h>
 
 #include <asio.hpp>
-
 #include <cstdlib>
 #include <iostream>
 #include <thread>
@@ -70,8 +69,10 @@ size_t ParseBytes(const std::string& flag, const std::string& text) {
 
 int main(int argc, char** argv) {
   limbic::bus::BrokerOptions options;
-  if (const char* bus = std::getenv("LIMBIC_BUS")) options.address = bus;
-  else options.address = "ipc:///tmp/limbic/bus";
+  if (const char* bus = std::getenv("LIMBIC_BUS"))
+    options.address = bus;
+  else
+    options.address = "ipc:///tmp/limbic/bus";
   try {
     for (int i = 1; i < argc; ++i) {
       const std::string arg = argv[i];

@@ -2,10 +2,9 @@
 // layer.
 #pragma once
 
-#include <string>
-
 #include <optional>
 #include <span>
+#include <string>
 
 #include "common/geometry/geometry.hpp"
 #include "common/types/control_parameters.hpp"
@@ -24,10 +23,10 @@ struct ControllerOptions {
 struct ControllerInputs {
   OdometryEstimate odometry;                        // estimated pose and current (v, ω)
   std::span<const geometry::Vec2> obstacle_points;  // mapper's obstacle buffer (world frame)
-  std::optional<GridView> map;        // for map-based avoidance (both layers); none → a_m ≡ 1
-  const PlannedPath* path = nullptr;  // latest plan; nullptr, success = false or no nodes = no path
-  std::optional<geometry::Vec2> goal;  // none → command (0, 0)
-  double time = 0.0;                   // simulated time (s)
+  std::optional<GridView> map;                      // for map-based avoidance (both layers); none → a_m ≡ 1
+  const PlannedPath* path = nullptr;                // latest plan; nullptr, success = false or no nodes = no path
+  std::optional<geometry::Vec2> goal;               // none → command (0, 0)
+  double time = 0.0;                                // simulated time (s)
 };
 
 struct ControllerOutput {
@@ -59,9 +58,7 @@ class Controller {
   const ControllerOutput& output() const { return output_; }
   const DirectionalState& state() const { return directional_.state(); }
   void set_state(const DirectionalState& state) { directional_.set_state(state); }
-  void Reset() {
-    directional_.Reset();
-  }  // new run: θ_T(prev) and the wander generator start afresh
+  void Reset() { directional_.Reset(); }  // new run: θ_T(prev) and the wander generator start afresh
   // Live changes (issue 15), effective at the next tick.
   void SetTieBreak(TieBreak tie_break) {
     directional_.set_tie_break(tie_break);

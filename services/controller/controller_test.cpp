@@ -97,8 +97,7 @@ TEST(ControllerTest, BoxedInStops) {
   in.goal = Vec2(5, 0);
   const ControllerOutput& out = ctrl.Tick(in, ControlParameters{});
   EXPECT_DOUBLE_EQ(out.command.v, 0.0);
-  for (double d : out.directional.sensor_distance)
-    EXPECT_DOUBLE_EQ(d, 0.0);  // inside the obstacle circles
+  for (double d : out.directional.sensor_distance) EXPECT_DOUBLE_EQ(d, 0.0);  // inside the obstacle circles
 }
 
 TEST(ControllerTest, MapPointsReachTheVelocityLayer) {
@@ -197,8 +196,7 @@ TEST(ControllerClosedLoopTest, DrivesAroundWallToGoal) {
     odo.pose = geometry::IntegrateArc(odo.pose, out.command.v, out.command.omega, 0.1);
     odo.v = out.command.v;
     odo.omega = out.command.omega;
-    for (const Vec2& p : wall)
-      closest_obstacle = std::min(closest_obstacle, (p - odo.pose.Position()).norm());
+    for (const Vec2& p : wall) closest_obstacle = std::min(closest_obstacle, (p - odo.pose.Position()).norm());
     min_goal_distance = std::min(min_goal_distance, (goal - odo.pose.Position()).norm());
   }
   EXPECT_LE(min_goal_distance, 0.1) << "after " << tick << " ticks";

@@ -45,9 +45,8 @@ double ApproxAtan2(double y, double x) {
   if (mx == 0.0) return 0.0;
   const double a = std::min(ax, ay) / mx;
   const double s = a * a;
-  double r = a * (0.99997726 +
-                  s * (-0.33262347 +
-                       s * (0.19354346 + s * (-0.11643287 + s * (0.05265332 + s * -0.01172120)))));
+  double r =
+      a * (0.99997726 + s * (-0.33262347 + s * (0.19354346 + s * (-0.11643287 + s * (0.05265332 + s * -0.01172120)))));
   if (ay > ax) r = 0.5 * kPi - r;
   if (x < 0) r = kPi - r;
   return y < 0 ? -r : r;
@@ -55,8 +54,8 @@ double ApproxAtan2(double y, double x) {
 
 }  // namespace
 
-void RayCircleDistances(const Vec2& origin, std::span<const Vec2> points, double r_o,
-                        double d_o_max, const HeadingSet& headings, std::span<double> out) {
+void RayCircleDistances(const Vec2& origin, std::span<const Vec2> points, double r_o, double d_o_max,
+                        const HeadingSet& headings, std::span<double> out) {
   const int n = headings.size();
   std::fill(out.begin(), out.begin() + n, d_o_max);
   if (n == 0) return;
@@ -134,8 +133,8 @@ void PeakEdgeSmooth(std::span<const double> h, double smoothing, std::span<doubl
 
 double MapObstacleRadius(double r_o, double inset) { return std::max(0.0, r_o - inset); }
 
-void MapVirtualObstacles(const GridView& map, const Vec2& robot, double radius, double threshold,
-                         double w_occupancy, double w_danger, std::vector<Vec2>* out) {
+void MapVirtualObstacles(const GridView& map, const Vec2& robot, double radius, double threshold, double w_occupancy,
+                         double w_danger, std::vector<Vec2>* out) {
   out->clear();
   const geometry::GridSpec& g = map.spec;
   if (static_cast<int>(map.occupancy.size()) != g.CellCount()) {
@@ -143,8 +142,8 @@ void MapVirtualObstacles(const GridView& map, const Vec2& robot, double radius, 
                                 " cells, the grid " + std::to_string(g.CellCount()));
   }
   if (!map.danger.empty() && static_cast<int>(map.danger.size()) != g.CellCount()) {
-    throw std::invalid_argument("GridView: danger has " + std::to_string(map.danger.size()) +
-                                " cells, the grid " + std::to_string(g.CellCount()));
+    throw std::invalid_argument("GridView: danger has " + std::to_string(map.danger.size()) + " cells, the grid " +
+                                std::to_string(g.CellCount()));
   }
   if (g.CellCount() == 0) return;
   const geometry::Cell lo = g.CellOf(robot - Vec2(radius, radius));
@@ -160,15 +159,13 @@ void MapVirtualObstacles(const GridView& map, const Vec2& robot, double radius, 
       const int idx = g.Index(cell);
       const double p = map.occupancy[idx];
       const double d = map.danger.empty() ? 0.0 : map.danger[idx];
-      const double fused =
-          w_occupancy * p + w_danger * d - w_occupancy * w_danger * p * d;  // eq. 5.3
+      const double fused = w_occupancy * p + w_danger * d - w_occupancy * w_danger * p * d;  // eq. 5.3
       if (fused > threshold) out->push_back(centre);
     }
   }
 }
 
-LookAheadTarget FindLookAheadTarget(std::span<const Vec2> nodes, const Vec2& robot,
-                                    double d_lookahead) {
+LookAheadTarget FindLookAheadTarget(std::span<const Vec2> nodes, const Vec2& robot, double d_lookahead) {
   LookAheadTarget target;
   if (nodes.empty()) return target;
   int closest = 0;
@@ -198,10 +195,7 @@ double WanderHeading(double goal_bearing, double alpha, double u) {
 
 double UniformUnit(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
 
-DirectionalController::DirectionalController(const DirectionalOptions& options)
-    : options_(options) {
-  Reset();
-}
+DirectionalController::DirectionalController(const DirectionalOptions& options) : options_(options) { Reset(); }
 
 void DirectionalController::Reseed(uint64_t seed) {
   options_.wander_seed = seed;
@@ -214,49 +208,41 @@ void DirectionalController::Reset() {
   state_.rng.seed(options_.wander_seed);
 }
 
-void DirectionalController::ComputeObstacleFields(const DirectionalInputs& in,
-                                                  const ControlParameters& params,
+void DirectionalController::ComputeObstacleFields(const DirectionalInputs& in, const ControlParameters& params,
                                                   DirectionalOutput* out) {
   const int n = params.n_theta;
   heading_set_.Resize(n);
   out->headings.assign(heading_set_.headings.begin(), heading_set_.headings.end());
-  for (auto* v :
-       {&out->sensor_distance, &out->map_distance, &out->sensor_avoidance, &out->map_avoidance,
-        &out->path_following, &out->goal_seeking, &out->inertia, &out->wander, &out->objective}) {
+  for (auto* v : {&out->sensor_distance, &out->map_distance, &out->sensor_avoidance, &out->map_avoidance,
+                  &out->path_following, &out->goal_seeking, &out->inertia, &out->wander, &out->objective}) {
     v->resize(n);
   }
   const Vec2 robot = in.pose.Position();
   // Sensor-based avoidance: ray distances (eq. 5.12 input), a(θ) by eq. 5.12, then the filter 5.13.
-  RayCircleDistances(robot, in.obstacle_points, params.r_o, params.d_o_max, heading_set_,
-                     out->sensor_distance);
-  for (int k = 0; k < n; ++k)
-    out->path_following[k] = DirectionalAvoidance(out->sensor_distance[k], params.d_o_max);
+  RayCircleDistances(robot, in.obstacle_points, params.r_o, params.d_o_max, heading_set_, out->sensor_distance);
+  for (int k = 0; k < n; ++k) out->path_following[k] = DirectionalAvoidance(out->sensor_distance[k], params.d_o_max);
   PeakEdgeSmooth(out->path_following, params.smoothing, out->sensor_avoidance);
   // Map-based avoidance: virtual obstacle points from the fused occupancy/danger map, same
   // pipeline.
   if (in.map.has_value()) {
-    MapVirtualObstacles(*in.map, robot, params.map_radius, params.map_threshold,
-                        options_.map_occupancy_weight, options_.map_danger_weight,
-                        &out->map_points);
+    MapVirtualObstacles(*in.map, robot, params.map_radius, params.map_threshold, options_.map_occupancy_weight,
+                        options_.map_danger_weight, &out->map_points);
   } else {
     out->map_points.clear();
   }
   RayCircleDistances(robot, out->map_points, MapObstacleRadius(params.r_o, options_.map_point_inset), params.d_o_max,
                      heading_set_, out->map_distance);
-  for (int k = 0; k < n; ++k)
-    out->path_following[k] = DirectionalAvoidance(out->map_distance[k], params.d_o_max);
+  for (int k = 0; k < n; ++k) out->path_following[k] = DirectionalAvoidance(out->map_distance[k], params.d_o_max);
   PeakEdgeSmooth(out->path_following, params.smoothing, out->map_avoidance);
 }
 
-void DirectionalController::ObstacleFieldsOnly(const DirectionalInputs& in,
-                                               const ControlParameters& params,
+void DirectionalController::ObstacleFieldsOnly(const DirectionalInputs& in, const ControlParameters& params,
                                                DirectionalOutput* out) {
   ValidateParameters(params);
   ComputeObstacleFields(in, params, out);
   const int n = params.n_theta;
   const double cap = params.weight_cap;
-  out->weights = {
-      CapWeight(params.w_theta1, cap), CapWeight(params.w_theta2, cap), 0.0, 0.0, 0.0, 0.0};
+  out->weights = {CapWeight(params.w_theta1, cap), CapWeight(params.w_theta2, cap), 0.0, 0.0, 0.0, 0.0};
   for (int k = 0; k < n; ++k) {
     out->path_following[k] = out->goal_seeking[k] = out->inertia[k] = out->wander[k] = 1.0;
     out->objective[k] = ProductFactor(out->weights.sensor, out->sensor_avoidance[k]) *
@@ -270,8 +256,7 @@ void DirectionalController::ObstacleFieldsOnly(const DirectionalInputs& in,
   out->look_ahead = {};
 }
 
-void DirectionalController::Tick(const DirectionalInputs& in, const ControlParameters& params,
-                                 DirectionalOutput* out) {
+void DirectionalController::Tick(const DirectionalInputs& in, const ControlParameters& params, DirectionalOutput* out) {
   ValidateParameters(params);
   ComputeObstacleFields(in, params, out);
   const int n = params.n_theta;
@@ -294,8 +279,7 @@ void DirectionalController::Tick(const DirectionalInputs& in, const ControlParam
     state_.wander_heading = WanderHeading(theta_g, params.wander_alpha, u);
     state_.wander_offset = WrapAngle(state_.wander_heading - theta_g);
     state_.next_wander_draw += params.wander_period;
-    if (state_.next_wander_draw <= in.time)
-      state_.next_wander_draw = in.time + params.wander_period;
+    if (state_.next_wander_draw <= in.time) state_.next_wander_draw = in.time + params.wander_period;
   }
   const double theta_w = options_.wander_reference == WanderReference::kFixedHeading
                              ? state_.wander_heading
@@ -316,14 +300,10 @@ void DirectionalController::Tick(const DirectionalInputs& in, const ControlParam
   const double cap = params.weight_cap;
   DirectionalWeights& w = out->weights;
   w.sensor = CapWeight(ReduceNearGoal(params.w_theta1, d_g, dgm), cap);
-  w.map =
-      CapWeight(options_.reduce_map_avoidance_near_goal ? ReduceNearGoal(params.w_theta2, d_g, dgm)
-                                                        : params.w_theta2,
-                cap);
-  w.path =
-      CapWeight(options_.reduce_path_following_near_goal ? ReduceNearGoal(params.w_theta3, d_g, dgm)
-                                                         : params.w_theta3,
-                cap);
+  w.map = CapWeight(
+      options_.reduce_map_avoidance_near_goal ? ReduceNearGoal(params.w_theta2, d_g, dgm) : params.w_theta2, cap);
+  w.path = CapWeight(
+      options_.reduce_path_following_near_goal ? ReduceNearGoal(params.w_theta3, d_g, dgm) : params.w_theta3, cap);
   w.goal = CapWeight(BoostNearGoal(params.w_theta4, d_g, dgm), cap);
   w.inertia = CapWeight(ReduceNearGoal(params.w_theta5, d_g, dgm), cap);
   w.wander = CapWeight(ReduceNearGoal(params.w_theta6, d_g, dgm), cap);
@@ -341,16 +321,14 @@ void DirectionalController::Tick(const DirectionalInputs& in, const ControlParam
     out->wander[k] = wv;
     out->objective[k] = ProductFactor(w.sensor, out->sensor_avoidance[k]) *
                         ProductFactor(w.map, out->map_avoidance[k]) * ProductFactor(w.path, p) *
-                        ProductFactor(w.goal, g) * ProductFactor(w.inertia, i) *
-                        ProductFactor(w.wander, wv);
+                        ProductFactor(w.goal, g) * ProductFactor(w.inertia, i) * ProductFactor(w.wander, wv);
   }
 
   // θ_T = argmax f(θ)   (eq. 5.9).
   std::span<const double> distances;
   if (options_.tie_break == TieBreak::kClosestToCurrent) {
     distance_to_current_.resize(n);
-    for (int k = 0; k < n; ++k)
-      distance_to_current_[k] = geometry::AngleDistance(out->headings[k], in.pose.theta);
+    for (int k = 0; k < n; ++k) distance_to_current_[k] = geometry::AngleDistance(out->headings[k], in.pose.theta);
     distances = distance_to_current_;
   }
   out->target_index = ArgMax(out->objective, options_.tie_break, distances);

@@ -37,9 +37,8 @@ struct HeadingSet {
 // every heading when the origin lies inside a circle (spec §4.4, sensor-based avoidance). `out` has
 // headings.size() entries. Exact: equal to the minimum of geometry::RayCircleIntersection over all
 // points, but only the headings a circle can hit are tested.
-void RayCircleDistances(const geometry::Vec2& origin, std::span<const geometry::Vec2> points,
-                        double r_o, double d_o_max, const HeadingSet& headings,
-                        std::span<double> out);
+void RayCircleDistances(const geometry::Vec2& origin, std::span<const geometry::Vec2> points, double r_o,
+                        double d_o_max, const HeadingSet& headings, std::span<double> out);
 
 // m = floor(s·n)   (eq. 5.14), with a 1e-9 guard against s·n landing just below an integer.
 int SmoothingHalfWidth(double smoothing, int n);
@@ -53,9 +52,8 @@ void PeakEdgeSmooth(std::span<const double> h, double smoothing, std::span<doubl
 // weights (w_occupancy, w_danger); every cell whose centre lies within `radius` of `robot` and
 // whose fused value exceeds `threshold` becomes a virtual obstacle point at its centre. Replaces
 // the contents of `out`. Throws std::invalid_argument when a span does not match the grid size.
-void MapVirtualObstacles(const GridView& map, const geometry::Vec2& robot, double radius,
-                         double threshold, double w_occupancy, double w_danger,
-                         std::vector<geometry::Vec2>* out);
+void MapVirtualObstacles(const GridView& map, const geometry::Vec2& robot, double radius, double threshold,
+                         double w_occupancy, double w_danger, std::vector<geometry::Vec2>* out);
 
 // Radius of the circles around map-based (virtual) obstacle points: r_o less `inset`, never below 0.
 // inset = 0 is the spec (§4.4 map-based avoidance: "same r_o"); see DirectionalOptions::map_point_inset.
@@ -69,8 +67,8 @@ struct LookAheadTarget {
   int target_index = -1;  // −1 for an empty path
   geometry::Vec2 point{0, 0};
 };
-LookAheadTarget FindLookAheadTarget(std::span<const geometry::Vec2> nodes,
-                                    const geometry::Vec2& robot, double d_lookahead);
+LookAheadTarget FindLookAheadTarget(std::span<const geometry::Vec2> nodes, const geometry::Vec2& robot,
+                                    double d_lookahead);
 
 // θ_w = adjust(θ_g + 2πα·(u − ½)), u = rand ∈ [0, 1)   (eq. 5.17).
 double WanderHeading(double goal_bearing, double alpha, double u);
@@ -112,10 +110,10 @@ struct DirectionalOptions {
 
 // Everything the directional layer carries from one tick to the next (replayable, comparable).
 struct DirectionalState {
-  bool started = false;          // false until the first tick with a goal
-  double previous_target = 0.0;  // θ_T(prev) of eq. 5.16 (initialised to the current heading)
-  double wander_heading = 0.0;   // θ_w of the current period (eq. 5.17)
-  double wander_offset = 0.0;  // θ_w − θ_g at the draw (used by WanderReference::kGoalRelative)
+  bool started = false;           // false until the first tick with a goal
+  double previous_target = 0.0;   // θ_T(prev) of eq. 5.16 (initialised to the current heading)
+  double wander_heading = 0.0;    // θ_w of the current period (eq. 5.17)
+  double wander_offset = 0.0;     // θ_w − θ_g at the draw (used by WanderReference::kGoalRelative)
   double next_wander_draw = 0.0;  // simulated time of the next draw (s)
   std::mt19937_64 rng;            // wander generator, seeded from DirectionalOptions::wander_seed
 
@@ -150,7 +148,7 @@ struct DirectionalOutput {
   // Raw (unsmoothed) sensor d_o(θ), ≤ d_o(max): the danger stimulus's input (spec §5.1, §8 item
   // 24).
   std::vector<double> sensor_distance;
-  std::vector<double> map_distance;  // raw map-based d_o(θ) (d_o(max) everywhere without a map)
+  std::vector<double> map_distance;        // raw map-based d_o(θ) (d_o(max) everywhere without a map)
   std::vector<double> sensor_avoidance;    // a_s(θ) after eq. 5.12 and the filter 5.13
   std::vector<double> map_avoidance;       // a_m(θ)
   std::vector<double> path_following;      // p(θ)
@@ -179,14 +177,12 @@ class DirectionalController {
 
   // One control tick. Throws std::invalid_argument for parameters out of range
   // (ValidateParameters).
-  void Tick(const DirectionalInputs& inputs, const ControlParameters& params,
-            DirectionalOutput* out);
+  void Tick(const DirectionalInputs& inputs, const ControlParameters& params, DirectionalOutput* out);
 
   // Only the obstacle fields (headings, sensor/map distances and avoidance), e.g. while there is no
   // goal, so the danger stimulus keeps working. Leaves the state untouched; θ_T = current heading,
   // other terms 1.
-  void ObstacleFieldsOnly(const DirectionalInputs& inputs, const ControlParameters& params,
-                          DirectionalOutput* out);
+  void ObstacleFieldsOnly(const DirectionalInputs& inputs, const ControlParameters& params, DirectionalOutput* out);
 
   const DirectionalState& state() const { return state_; }
   void set_state(const DirectionalState& state) { state_ = state; }
@@ -198,8 +194,7 @@ class DirectionalController {
   void Reseed(uint64_t seed);
 
  private:
-  void ComputeObstacleFields(const DirectionalInputs& inputs, const ControlParameters& params,
-                             DirectionalOutput* out);
+  void ComputeObstacleFields(const DirectionalInputs& inputs, const ControlParameters& params, DirectionalOutput* out);
 
   DirectionalOptions options_;
   DirectionalState state_;

@@ -132,8 +132,7 @@ TEST(RayCircleDistancesTest, MatchesBruteForceRayCircleIntersection) {
       for (int k = 0; k < n; ++k) {
         double brute = 3.0;
         for (const Vec2& p : points) {
-          const auto t = geometry::RayCircleIntersection(
-              origin, geometry::UnitVector(headings.headings[k]), p, 0.3);
+          const auto t = geometry::RayCircleIntersection(origin, geometry::UnitVector(headings.headings[k]), p, 0.3);
           if (t && *t < brute) brute = *t;
         }
         EXPECT_NEAR(fast[k], brute, 1e-12) << "n " << n << " trial " << trial << " k " << k;
@@ -164,8 +163,7 @@ TEST(MapVirtualObstaclesTest, FusesOccupancyAndDangerWithinRadius) {
   MapVirtualObstacles({spec, p_o, danger}, robot, 2.5, 0.5, 1.0, 1.0, &points);
   EXPECT_EQ(points.size(), 3u);
   std::vector<double> wrong(99, 0.0);
-  EXPECT_THROW(MapVirtualObstacles({spec, wrong, {}}, robot, 1.0, 0.5, 1.0, 1.0, &points),
-               std::invalid_argument);
+  EXPECT_THROW(MapVirtualObstacles({spec, wrong, {}}, robot, 1.0, 0.5, 1.0, 1.0, &points), std::invalid_argument);
 }
 
 // Issue 14 (G-10): an unseen obstacle's face at y = 7.054 narrows a corridor to a 0.97 m passage above a wall
@@ -239,7 +237,7 @@ TEST(DirectionalControllerTest, AngularInertiaEq516StartsAtCurrentHeading) {
   DirectionalOutput out;
   ctrl.Tick(in, p, &out);
   EXPECT_DOUBLE_EQ(out.previous_target, 1.0);  // θ_T(prev) initialised to the current heading
-  EXPECT_EQ(out.target_index, 33);  // θ_33 = −π + 33·2π/50 ≈ 1.0053 is nearest to 1.0
+  EXPECT_EQ(out.target_index, 33);             // θ_33 = −π + 33·2π/50 ≈ 1.0053 is nearest to 1.0
   const double theta33 = out.target_heading;
   EXPECT_NEAR(out.inertia[33], 1.0 - std::abs(theta33 - 1.0) / kPi, 1e-12);
   // Next tick: the field is centred on the previous θ_T, not on the (unchanged) heading.
@@ -310,8 +308,7 @@ TEST(DirectionalControllerTest, WanderStatisticsCoverTheRange) {
 
 TEST(DirectionalControllerTest, GoalProximityModulationValues) {
   ControlParameters p;
-  p.w_theta1 = 0.99, p.w_theta2 = 0.4, p.w_theta3 = 0.75, p.w_theta4 = 0.0, p.w_theta5 = 0.5,
-  p.w_theta6 = 0.75;
+  p.w_theta1 = 0.99, p.w_theta2 = 0.4, p.w_theta3 = 0.75, p.w_theta4 = 0.0, p.w_theta5 = 0.5, p.w_theta6 = 0.75;
   DirectionalInputs in;
   in.goal = Vec2(0.75, 0.0);  // d_g = 0.75 = d_g(max)/2
   DirectionalOutput out;
@@ -347,8 +344,7 @@ TEST(DirectionalControllerTest, EmptyWorldHeadsToLookAheadPoint) {
   ControlParameters p;  // defaults: W_θ1 = 0.99, W_θ3 = 0.75, d_L = 0.7
   DirectionalController ctrl;
   DirectionalInputs in;
-  const std::vector<Vec2> path = {{0, 0},      {0.35, 0.35}, {0.7, 0.7},
-                                  {0.7, 1.05}, {0.7, 1.4},   {0.7, 3.0}};
+  const std::vector<Vec2> path = {{0, 0}, {0.35, 0.35}, {0.7, 0.7}, {0.7, 1.05}, {0.7, 1.4}, {0.7, 3.0}};
   in.path_nodes = path;
   in.goal = Vec2(0.7, 3.0);
   DirectionalOutput out;

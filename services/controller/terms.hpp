@@ -44,15 +44,12 @@ inline double CurvatureAvoidance(double d_o, double r_v, double d_v_max, double 
 // Generic speed cap (eq. 5.24): (v_L − v)/(v_L − v_max) if v > v_max, else 1; clamped to [0, 1].
 inline double SpeedCap(double v, double v_max, double v_limit) {
   if (!(v > v_max)) return 1.0;
-  if (!(v_limit > v_max))
-    return 0.0;  // v above a cap at or beyond the limit: only reachable outside [0, v_L]
+  if (!(v_limit > v_max)) return 0.0;  // v above a cap at or beyond the limit: only reachable outside [0, v_L]
   return std::clamp((v_limit - v) / (v_limit - v_max), 0.0, 1.0);
 }
 
 // Speed cap of the avoidance term: v_max = sqrt(a_ω)·v_L   (eq. 5.23).
-inline double AvoidanceSpeedLimit(double a_omega, double v_limit) {
-  return std::sqrt(a_omega) * v_limit;
-}
+inline double AvoidanceSpeedLimit(double a_omega, double v_limit) { return std::sqrt(a_omega) * v_limit; }
 
 // Speed cap of the goal-seeking term when misaligned by |adjust(θ_T − θ_C)| = misalignment
 // (eq. 5.28): (1 − misalignment/(βπ))·v_L below βπ, else 0.

@@ -24,12 +24,11 @@ void Window(double reach_lo, double reach_hi, double lo, double hi, double* w1, 
 
 }  // namespace
 
-DynamicWindow ComputeDynamicWindow(double v, double omega, const ControlParameters& p,
-                                   double period) {
+DynamicWindow ComputeDynamicWindow(double v, double omega, const ControlParameters& p, double period) {
   DynamicWindow w;
   Window(v + p.a_min * period, v + p.a_max * period, 0.0, p.v_limit, &w.v1, &w.v2);
-  Window(omega + p.alpha_min * period, omega + p.alpha_max * period, -p.omega_limit, p.omega_limit,
-         &w.omega1, &w.omega2);
+  Window(omega + p.alpha_min * period, omega + p.alpha_max * period, -p.omega_limit, p.omega_limit, &w.omega1,
+         &w.omega2);
   w.v_centre = std::clamp(v, w.v1, w.v2);
   w.omega_centre = std::clamp(omega, w.omega1, w.omega2);
   return w;
@@ -48,8 +47,7 @@ void WindowSamples(double lo, double centre, double hi, int n, std::vector<doubl
   }
 }
 
-CurvatureSegment::CurvatureSegment(const geometry::Pose2& pose, double v, double omega, double t1,
-                                   double t2) {
+CurvatureSegment::CurvatureSegment(const geometry::Pose2& pose, double v, double omega, double t1, double t2) {
   reach_ = std::abs(v) * t2;
   a_ = pose.Position();
   if (std::abs(v) < 1e-12) {
@@ -124,12 +122,10 @@ void VelocityController::CollectNear(std::span<const Vec2> points, const Vec2& r
     const double d2 = (p - robot).squaredNorm();
     if (d2 < radius2) out->push_back({std::sqrt(d2), p});
   }
-  std::sort(out->begin(), out->end(),
-            [](const NearPoint& x, const NearPoint& y) { return x.range < y.range; });
+  std::sort(out->begin(), out->end(), [](const NearPoint& x, const NearPoint& y) { return x.range < y.range; });
 }
 
-double VelocityController::MinDistance(const CurvatureSegment& segment,
-                                       std::span<const NearPoint> points, double cap) {
+double VelocityController::MinDistance(const CurvatureSegment& segment, std::span<const NearPoint> points, double cap) {
   // Every segment point lies within reach() of the robot, so a point at range r is at least r −
   // reach() away; points come sorted by range, hence the exact early exit. Results at or beyond
   // `cap` (= d_v(max)) all give a_ω = 1 and are reported as `cap`.
@@ -141,8 +137,7 @@ double VelocityController::MinDistance(const CurvatureSegment& segment,
   return best;
 }
 
-void VelocityController::Tick(const VelocityInputs& in, const ControlParameters& params,
-                              VelocityOutput* out) {
+void VelocityController::Tick(const VelocityInputs& in, const ControlParameters& params, VelocityOutput* out) {
   ValidateParameters(params);
   const int n_v = params.n_v;
   const int n_w = params.n_omega;
@@ -155,8 +150,8 @@ void VelocityController::Tick(const VelocityInputs& in, const ControlParameters&
   const DynamicWindow& w = out->window;
   WindowSamples(w.v1, w.v_centre, w.v2, n_v, &out->v_samples);
   WindowSamples(w.omega1, w.omega_centre, w.omega2, n_w, &out->omega_samples);
-  for (auto* vec : {&out->sensor_distance, &out->map_distance, &out->sensor_avoidance,
-                    &out->map_avoidance, &out->goal_seeking, &out->objective}) {
+  for (auto* vec : {&out->sensor_distance, &out->map_distance, &out->sensor_avoidance, &out->map_avoidance,
+                    &out->goal_seeking, &out->objective}) {
     vec->resize(n);
   }
   out->speedup.resize(n_v);
@@ -201,8 +196,8 @@ void VelocityController::Tick(const VelocityInputs& in, const ControlParameters&
     out->speedup[iv] = v_limit > 0.0 ? v / v_limit : 0.0;              // eq. 5.30
     out->distance_to_goal[iv] = SpeedCap(v, v_max_distance, v_limit);  // eqs. 5.24, 5.31
     const double g_v = SpeedCap(v, v_max_goal, v_limit);               // eqs. 5.24, 5.28
-    const double row_factor = ProductFactor(wt.speedup, out->speedup[iv]) *
-                              ProductFactor(wt.distance, out->distance_to_goal[iv]);
+    const double row_factor =
+        ProductFactor(wt.speedup, out->speedup[iv]) * ProductFactor(wt.distance, out->distance_to_goal[iv]);
     const bool same_row = iv > 0 && v == out->v_samples[iv - 1];
     for (int iw = 0; iw < n_w; ++iw) {
       const int idx = iv * n_w + iw;
@@ -221,19 +216,17 @@ void VelocityController::Tick(const VelocityInputs& in, const ControlParameters&
         out->map_distance[idx] = MinDistance(segment, near_map_, params.d_v_max);
       }
       // Avoidance (eqs. 5.22–5.25).
-      const double as_w =
-          CurvatureAvoidance(out->sensor_distance[idx], r_v, params.d_v_max, params.kappa);
+      const double as_w = CurvatureAvoidance(out->sensor_distance[idx], r_v, params.d_v_max, params.kappa);
       const double as = as_w * SpeedCap(v, AvoidanceSpeedLimit(as_w, v_limit), v_limit);
-      const double am_w =
-          CurvatureAvoidance(out->map_distance[idx], r_v_map, params.d_v_max, params.kappa);
+      const double am_w = CurvatureAvoidance(out->map_distance[idx], r_v_map, params.d_v_max, params.kappa);
       const double am = am_w * SpeedCap(v, AvoidanceSpeedLimit(am_w, v_limit), v_limit);
       // Goal seeking towards θ_T (eq. 5.29).
       const double g = g_omega_[iw] * g_v;
       out->sensor_avoidance[idx] = as;
       out->map_avoidance[idx] = am;
       out->goal_seeking[idx] = g;
-      out->objective[idx] = ProductFactor(wt.sensor, as) * ProductFactor(wt.map, am) *
-                            ProductFactor(wt.goal, g) * row_factor;
+      out->objective[idx] =
+          ProductFactor(wt.sensor, as) * ProductFactor(wt.map, am) * ProductFactor(wt.goal, g) * row_factor;
     }
   }
 

@@ -25,8 +25,7 @@ struct DynamicWindow {
   double v_centre = 0.0;
   double omega_centre = 0.0;
 };
-DynamicWindow ComputeDynamicWindow(double v, double omega, const ControlParameters& params,
-                                   double period);
+DynamicWindow ComputeDynamicWindow(double v, double omega, const ControlParameters& params, double period);
 
 // n samples (n odd): linspace(lo, centre, (n+1)/2) ∪ linspace(centre, hi, (n+1)/2), the centre
 // sample shared and in the middle (spec §4.5). lo, centre and hi are reproduced exactly. Degenerate
@@ -76,13 +75,13 @@ struct VelocityOptions {
 };
 
 struct VelocityInputs {
-  geometry::Pose2 pose;  // estimated pose (world frame)
-  double v = 0.0;        // current linear velocity estimate v_c (m/s)
-  double omega = 0.0;    // current angular velocity estimate ω_c (rad/s)
+  geometry::Pose2 pose;                             // estimated pose (world frame)
+  double v = 0.0;                                   // current linear velocity estimate v_c (m/s)
+  double omega = 0.0;                               // current angular velocity estimate ω_c (rad/s)
   std::span<const geometry::Vec2> obstacle_points;  // sensor obstacle points (world frame) → a_s
-  std::span<const geometry::Vec2> map_points;  // map virtual obstacle points (world frame) → a_m
-  geometry::Vec2 goal{0, 0};                   // goal position (world frame)
-  double target_heading = 0.0;                 // θ_T from the directional layer
+  std::span<const geometry::Vec2> map_points;       // map virtual obstacle points (world frame) → a_m
+  geometry::Vec2 goal{0, 0};                        // goal position (world frame)
+  double target_heading = 0.0;                      // θ_T from the directional layer
 };
 
 // Effective weights of one tick after goal proximity (W_v3 boosted by eq. 5.18, W_v4 reduced by
@@ -140,10 +139,9 @@ class VelocityController {
   };
   // Points within `radius` of the robot, sorted by range (so a candidate's scan can stop early,
   // exactly).
-  static void CollectNear(std::span<const geometry::Vec2> points, const geometry::Vec2& robot,
-                          double radius, std::vector<NearPoint>* out);
-  static double MinDistance(const CurvatureSegment& segment, std::span<const NearPoint> points,
-                            double cap);
+  static void CollectNear(std::span<const geometry::Vec2> points, const geometry::Vec2& robot, double radius,
+                          std::vector<NearPoint>* out);
+  static double MinDistance(const CurvatureSegment& segment, std::span<const NearPoint> points, double cap);
 
   VelocityOptions options_;
   // Per-tick workspace, fully rewritten every tick.

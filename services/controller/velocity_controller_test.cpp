@@ -32,8 +32,8 @@ TEST(DynamicWindowTest, AtRest) {
   ExpectSamples(v, {0, 0, 0, 0, 0, 0.0125, 0.025, 0.0375, 0.05});
   std::vector<double> om;
   WindowSamples(w.omega1, w.omega_centre, w.omega2, 9, &om);
-  ExpectSamples(om, {-0.1 * kPi, -0.075 * kPi, -0.05 * kPi, -0.025 * kPi, 0, 0.025 * kPi,
-                     0.05 * kPi, 0.075 * kPi, 0.1 * kPi});
+  ExpectSamples(
+      om, {-0.1 * kPi, -0.075 * kPi, -0.05 * kPi, -0.025 * kPi, 0, 0.025 * kPi, 0.05 * kPi, 0.075 * kPi, 0.1 * kPi});
 }
 
 TEST(DynamicWindowTest, AtSpeedLimitAndAtTurnLimit) {
@@ -145,8 +145,7 @@ TEST(CurvatureSegmentTest, MatchesGeometryPointToCurvatureSegmentDistance) {
       const CurvatureSegment segment(pose, v, omega, 0.1, t2);
       for (int k = 0; k < 10; ++k) {
         const Vec2 q(coord(rng), coord(rng));
-        EXPECT_NEAR(segment.Distance(q),
-                    geometry::PointToCurvatureSegmentDistance(q, pose, v, omega, 0.1, t2), 1e-9);
+        EXPECT_NEAR(segment.Distance(q), geometry::PointToCurvatureSegmentDistance(q, pose, v, omega, 0.1, t2), 1e-9);
         ++checked;
       }
     }

@@ -22,8 +22,8 @@ double WeightedSum(std::span<const WeightedTerm> terms) {
   return den > 0.0 ? num / den : 0.0;
 }
 
-int ArgMax(std::span<const double> values, TieBreak tie_break,
-           std::span<const double> distance_to_current, double tolerance) {
+int ArgMax(std::span<const double> values, TieBreak tie_break, std::span<const double> distance_to_current,
+           double tolerance) {
   if (values.empty()) return -1;
   int best = 0;
   for (int i = 1; i < static_cast<int>(values.size()); ++i) {

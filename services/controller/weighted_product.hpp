@@ -36,7 +36,7 @@ enum class TieBreak {
 // Index of the maximum of `values` (−1 when empty). Values within `tolerance` of the maximum count
 // as ties. For kClosestToCurrent, `distance_to_current[i]` is option i's distance to the current
 // state (same size as `values`); for kFirstMaximum it is ignored and may be empty.
-int ArgMax(std::span<const double> values, TieBreak tie_break,
-           std::span<const double> distance_to_current = {}, double tolerance = 1e-12);
+int ArgMax(std::span<const double> values, TieBreak tie_break, std::span<const double> distance_to_current = {},
+           double tolerance = 1e-12);
 
 }  // namespace limbic::controller

@@ -34,8 +34,7 @@ TEST(WeightedProductTest, CapLetsLowerPriorityTermsRankRejectedOptions) {
   // Avoidance rejects both options (f_1 = 0); the goal term (f_2 = 1 vs 0) must still rank them.
   const std::vector<WeightedTerm> toward_goal = {{1.0, 0.0}, {0.5, 1.0}};
   const std::vector<WeightedTerm> away = {{1.0, 0.0}, {0.5, 0.0}};
-  EXPECT_DOUBLE_EQ(WeightedProduct(toward_goal, 1.0),
-                   WeightedProduct(away, 1.0));  // uncapped: tie at 0
+  EXPECT_DOUBLE_EQ(WeightedProduct(toward_goal, 1.0), WeightedProduct(away, 1.0));  // uncapped: tie at 0
   // Capped at 0.99: (1 − 0.99)·1 = 0.01 and 0.01·0.5 = 0.005.
   EXPECT_NEAR(WeightedProduct(toward_goal, 0.99), 0.01, 1e-12);
   EXPECT_NEAR(WeightedProduct(away, 0.99), 0.005, 1e-12);
@@ -68,8 +67,7 @@ TEST(ArgMaxTest, ClosestToCurrentAmongTies) {
   const std::vector<double> distinct = {0.1, 0.7, 0.69};
   EXPECT_EQ(ArgMax(distinct, TieBreak::kClosestToCurrent, std::vector<double>{1, 5, 0}),
             1);  // not a tie
-  EXPECT_THROW(ArgMax(values, TieBreak::kClosestToCurrent, std::vector<double>{0.0}),
-               std::invalid_argument);
+  EXPECT_THROW(ArgMax(values, TieBreak::kClosestToCurrent, std::vector<double>{0.0}), std::invalid_argument);
 }
 
 TEST(ArgMaxTest, ValuesWithinToleranceAreTies) {

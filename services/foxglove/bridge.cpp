@@ -4,8 +4,7 @@
 
 namespace limbic::foxglove {
 
-Bridge::Bridge(BridgeOptions options, ClientTransport& transport,
-               std::function<std::string()> native_schema,
+Bridge::Bridge(BridgeOptions options, ClientTransport& transport, std::function<std::string()> native_schema,
                std::vector<std::string> publish_encodings, AcceptFn accept, PublishFn publish)
     : options_(std::move(options)),
       transport_(transport),
@@ -20,9 +19,8 @@ Bridge::Bridge(BridgeOptions options, ClientTransport& transport,
 void Bridge::OnClientOpen(ClientId client) {
   if (clients_.size() >= options_.max_clients) {
     ++stats_.clients_refused;
-    transport_.SendText(
-        client, StatusJson(StatusLevel::kError, "too many clients (max_clients " +
-                                                    std::to_string(options_.max_clients) + ")"));
+    transport_.SendText(client, StatusJson(StatusLevel::kError, "too many clients (max_clients " +
+                                                                    std::to_string(options_.max_clients) + ")"));
     transport_.Drop(client, "too many clients");
     return;
   }
@@ -31,8 +29,7 @@ void Bridge::OnClientOpen(ClientId client) {
   std::vector<std::string> capabilities;
   if (options_.client_publish) capabilities.push_back("clientPublish");
   transport_.SendText(client, ServerInfoJson(options_.name, capabilities,
-                                             options_.client_publish ? publish_encodings_
-                                                                     : std::vector<std::string>{},
+                                             options_.client_publish ? publish_encodings_ : std::vector<std::string>{},
                                              options_.session_id));
   // The spec asks for at least one advertise on connection, even if empty.
   transport_.SendText(client, AdvertiseJson(table_.All()));
@@ -88,8 +85,7 @@ void Bridge::OnClientBinary(ClientId client, const uint8_t* data, size_t size) {
     const ClientMessage m = ParseClientBinary(data, size);
     const ClientChannel* channel = it->second.session.Published(m.channel_id);
     if (!channel)
-      throw ProtocolError("message on client channel " + std::to_string(m.channel_id) +
-                          ", never advertised");
+      throw ProtocolError("message on client channel " + std::to_string(m.channel_id) + ", never advertised");
     const std::string why = publish_(*channel, m.data, m.size);
     if (!why.empty()) throw ProtocolError("'" + channel->topic + "': " + why);
     ++stats_.client_messages_published;
@@ -98,9 +94,8 @@ void Bridge::OnClientBinary(ClientId client, const uint8_t* data, size_t size) {
   }
 }
 
-uint32_t Bridge::Ensure(const std::string& topic, const std::string& encoding,
-                        const std::string& schema_name, const std::string& schema_encoding,
-                        const std::function<std::string()>& schema) {
+uint32_t Bridge::Ensure(const std::string& topic, const std::string& encoding, const std::string& schema_name,
+                        const std::string& schema_encoding, const std::function<std::string()>& schema) {
   const auto offer = table_.Ensure(topic, encoding, schema_name, schema_encoding, schema);
   if (offer.replaced) {
     for (auto& [id, c] : clients_) c.session.ChannelRemoved(*offer.replaced);
@@ -114,8 +109,8 @@ void Bridge::Broadcast(const std::string& text) {
   for (auto& [id, c] : clients_) transport_.SendText(id, text);
 }
 
-void Bridge::OnNative(const std::string& topic, const std::string& schema_name, const uint8_t* data,
-                      size_t size, int64_t stamp_ns, double now_s) {
+void Bridge::OnNative(const std::string& topic, const std::string& schema_name, const uint8_t* data, size_t size,
+                      int64_t stamp_ns, double now_s) {
   const uint32_t id = Ensure(topic, "flatbuffer", schema_name, "flatbuffer", [this] {
     if (!native_schema_) native_schema_ = native_schema_source_();
     return *native_schema_;
@@ -127,13 +122,11 @@ void Bridge::OnDerived(const DerivedMessage& message, int64_t stamp_ns, double n
   const uint32_t id = Ensure(message.topic, "json", message.schema_name, "jsonschema",
                              [&] { return JsonSchemaFor(message.schema_name); });
   if (id != 0) {
-    Forward(id, reinterpret_cast<const uint8_t*>(message.json.data()), message.json.size(),
-            stamp_ns, now_s);
+    Forward(id, reinterpret_cast<const uint8_t*>(message.json.data()), message.json.size(), stamp_ns, now_s);
   }
 }
 
-void Bridge::Forward(uint32_t channel_id, const uint8_t* data, size_t size, int64_t stamp_ns,
-                     double now_s) {
+void Bridge::Forward(uint32_t channel_id, const uint8_t* data, size_t size, int64_t stamp_ns, double now_s) {
   std::vector<ClientId> slow;
   for (auto& [id, c] : clients_) {
     const auto subscription = c.session.SubscriptionFor(channel_id);
@@ -149,8 +142,7 @@ void Bridge::Forward(uint32_t channel_id, const uint8_t* data, size_t size, int6
       case SendBudget::Verdict::kSend:
         break;
     }
-    const auto frame = MessageDataFrame(
-        *subscription, static_cast<uint64_t>(stamp_ns < 0 ? 0 : stamp_ns), data, size);
+    const auto frame = MessageDataFrame(*subscription, static_cast<uint64_t>(stamp_ns < 0 ? 0 : stamp_ns), data, size);
     if (transport_.SendBinary(id, frame.data(), frame.size())) {
       ++stats_.messages_sent;
       stats_.bytes_sent += frame.size();

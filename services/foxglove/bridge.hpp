@@ -58,10 +58,8 @@ class Bridge {
 
   // `native_schema`: the advertised schema of every native channel (base64 of limbic.bfbs), asked
   // for once.
-  Bridge(BridgeOptions options, ClientTransport& transport,
-         std::function<std::string()> native_schema,
-         std::vector<std::string> publish_encodings = {}, AcceptFn accept = {},
-         PublishFn publish = {});
+  Bridge(BridgeOptions options, ClientTransport& transport, std::function<std::string()> native_schema,
+         std::vector<std::string> publish_encodings = {}, AcceptFn accept = {}, PublishFn publish = {});
 
   void OnClientOpen(ClientId client);
   void OnClientClose(ClientId client);
@@ -69,8 +67,8 @@ class Bridge {
   void OnClientBinary(ClientId client, const uint8_t* data, size_t size);
 
   // A verified bus message of type `schema_name` ("limbic.msg.Odometry"), stamped `stamp_ns`.
-  void OnNative(const std::string& topic, const std::string& schema_name, const uint8_t* data,
-                size_t size, int64_t stamp_ns, double now_s);
+  void OnNative(const std::string& topic, const std::string& schema_name, const uint8_t* data, size_t size,
+                int64_t stamp_ns, double now_s);
   void OnDerived(const DerivedMessage& message, int64_t stamp_ns, double now_s);
 
   const BridgeStats& stats() const { return stats_; }
@@ -82,12 +80,10 @@ class Bridge {
     ClientSession session;
     SendBudget budget;
   };
-  uint32_t Ensure(const std::string& topic, const std::string& encoding,
-                  const std::string& schema_name, const std::string& schema_encoding,
-                  const std::function<std::string()>& schema);
+  uint32_t Ensure(const std::string& topic, const std::string& encoding, const std::string& schema_name,
+                  const std::string& schema_encoding, const std::function<std::string()>& schema);
   void Broadcast(const std::string& text);
-  void Forward(uint32_t channel_id, const uint8_t* data, size_t size, int64_t stamp_ns,
-               double now_s);
+  void Forward(uint32_t channel_id, const uint8_t* data, size_t size, int64_t stamp_ns, double now_s);
   void Status(ClientId client, StatusLevel level, const std::string& message);
 
   BridgeOptions options_;

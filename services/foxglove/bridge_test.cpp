@@ -61,9 +61,7 @@ TEST(Bridge, SubscribedClientsGetMessageDataWithTheirSubscriptionId) {
   b.OnNative("r1/odom", "limbic.msg.Odometry", kPayload, sizeof kPayload, 5, 0.0);
   EXPECT_EQ(t.LastText(1)["op"], "advertise");  // late channels are advertised to everyone
   const uint32_t channel = t.LastText(1)["channels"][0]["id"];
-  b.OnClientText(
-      1,
-      json{{"op", "subscribe"}, {"subscriptions", {{{"id", 42}, {"channelId", channel}}}}}.dump());
+  b.OnClientText(1, json{{"op", "subscribe"}, {"subscriptions", {{{"id", 42}, {"channelId", channel}}}}}.dump());
   b.OnNative("r1/odom", "limbic.msg.Odometry", kPayload, sizeof kPayload, 7'000'000'001, 0.1);
   ASSERT_EQ(t.frames[1].size(), 1u);
   EXPECT_TRUE(t.frames[2].empty());
@@ -72,8 +70,7 @@ TEST(Bridge, SubscribedClientsGetMessageDataWithTheirSubscriptionId) {
   EXPECT_EQ(f[0], 0x01);
   EXPECT_EQ(U32(f, 1), 42u);
   EXPECT_EQ(U32(f, 5) | (uint64_t(U32(f, 9)) << 32), 7'000'000'001u);
-  EXPECT_EQ(std::vector<uint8_t>(f.begin() + 13, f.end()),
-            std::vector<uint8_t>(kPayload, kPayload + 8));
+  EXPECT_EQ(std::vector<uint8_t>(f.begin() + 13, f.end()), std::vector<uint8_t>(kPayload, kPayload + 8));
   EXPECT_EQ(b.stats().messages_sent, 1u);
 
   b.OnClientText(1, R"({"op":"unsubscribe","subscriptionIds":[42]})");
@@ -115,11 +112,8 @@ TEST(Bridge, BadRequestsGetAnErrorStatusAndTheClientStays) {
   EXPECT_EQ(t.LastText(1)["level"], 2);
   b.OnClientText(1, R"({"op":"subscribe","subscriptions":[{"id":1,"channelId":77}]})");
   EXPECT_NE(t.LastText(1)["message"].get<std::string>().find("no channel 77"), std::string::npos);
-  b.OnClientText(
-      1,
-      R"({"op":"advertise","channels":[{"id":1,"topic":"r1/goal","encoding":"json","schemaName":"x"}]})");
-  EXPECT_NE(t.LastText(1)["message"].get<std::string>().find("does not accept client publishing"),
-            std::string::npos);
+  b.OnClientText(1, R"({"op":"advertise","channels":[{"id":1,"topic":"r1/goal","encoding":"json","schemaName":"x"}]})");
+  EXPECT_NE(t.LastText(1)["message"].get<std::string>().find("does not accept client publishing"), std::string::npos);
   const uint8_t frame[] = {0x01, 1, 0, 0, 0, '{', '}'};
   b.OnClientBinary(1, frame, sizeof frame);
   EXPECT_EQ(t.LastText(1)["level"], 2);
@@ -133,9 +127,7 @@ TEST(Bridge, ClientPublishingGoesThroughAcceptAndPublish) {
   std::vector<std::string> published;
   Bridge b(
       {}, t, [] { return std::string("BFBS"); }, {"json"},
-      [](const ClientChannel& c) {
-        return c.schema_name == "limbic.msg.NavGoal" ? "" : std::string("not a type");
-      },
+      [](const ClientChannel& c) { return c.schema_name == "limbic.msg.NavGoal" ? "" : std::string("not a type"); },
       [&](const ClientChannel& c, const uint8_t* d, size_t n) {
         std::string body(reinterpret_cast<const char*>(d), n);
         if (body == "bad") return std::string("bad JSON");
@@ -149,8 +141,7 @@ TEST(Bridge, ClientPublishingGoesThroughAcceptAndPublish) {
       1,
       R"({"op":"advertise","channels":[{"id":3,"topic":"r1/goal","encoding":"json","schemaName":"limbic.msg.NavGoal"},
                                                     {"id":4,"topic":"r1/x","encoding":"cdr","schemaName":"limbic.msg.NavGoal"}]})");
-  EXPECT_NE(t.LastText(1)["message"].get<std::string>().find("encoding 'cdr' is not supported"),
-            std::string::npos);
+  EXPECT_NE(t.LastText(1)["message"].get<std::string>().find("encoding 'cdr' is not supported"), std::string::npos);
   const uint8_t good[] = {0x01, 3, 0, 0, 0, '{', '}'};
   b.OnClientBinary(1, good, sizeof good);
   ASSERT_EQ(published.size(), 1u);
@@ -168,8 +159,7 @@ TEST(Bridge, AClientThatStopsReadingLosesMessagesThenIsDroppedWhileOthersCarryOn
   b.OnClientOpen(1);
   b.OnClientOpen(2);
   b.OnNative("r1/odom", "limbic.msg.Odometry", kPayload, sizeof kPayload, 1, 0.0);
-  for (ClientId c : {1, 2})
-    b.OnClientText(c, R"({"op":"subscribe","subscriptions":[{"id":0,"channelId":1}]})");
+  for (ClientId c : {1, 2}) b.OnClientText(c, R"({"op":"subscribe","subscriptions":[{"id":0,"channelId":1}]})");
   t.buffered[1] = 995;  // client 1 stopped reading
   b.OnNative("r1/odom", "limbic.msg.Odometry", kPayload, sizeof kPayload, 2, 1.0);
   EXPECT_EQ(b.stats().messages_skipped, 1u);

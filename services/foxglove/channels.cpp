@@ -3,8 +3,7 @@
 namespace limbic::foxglove {
 
 ChannelTable::Offer ChannelTable::Ensure(const std::string& topic, const std::string& encoding,
-                                         const std::string& schema_name,
-                                         const std::string& schema_encoding,
+                                         const std::string& schema_name, const std::string& schema_encoding,
                                          const std::function<std::string()>& schema) {
   Offer offer;
   auto it = by_topic_.find(topic);
@@ -44,8 +43,7 @@ std::vector<Channel> ChannelTable::All() const {
   return all;
 }
 
-std::vector<std::string> ClientSession::Apply(const SubscribeRequest& r,
-                                              const ChannelTable& table) {
+std::vector<std::string> ClientSession::Apply(const SubscribeRequest& r, const ChannelTable& table) {
   std::vector<std::string> errors;
   for (const auto& s : r.subscriptions) {
     if (!table.Find(s.channel_id)) {
@@ -53,8 +51,7 @@ std::vector<std::string> ClientSession::Apply(const SubscribeRequest& r,
     } else if (channel_of_.count(s.id)) {
       errors.push_back("subscribe: subscription id " + std::to_string(s.id) + " is in use");
     } else if (subscription_of_.count(s.channel_id)) {
-      errors.push_back("subscribe: channel " + std::to_string(s.channel_id) +
-                       " is already subscribed (subscription " +
+      errors.push_back("subscribe: channel " + std::to_string(s.channel_id) + " is already subscribed (subscription " +
                        std::to_string(subscription_of_.at(s.channel_id)) + ")");
     } else {
       channel_of_[s.id] = s.channel_id;
@@ -78,20 +75,17 @@ std::vector<std::string> ClientSession::Apply(const UnsubscribeRequest& r) {
   return errors;
 }
 
-std::vector<std::string> ClientSession::Apply(
-    const ClientAdvertiseRequest& r,
-    const std::function<std::string(const ClientChannel&)>& accept) {
+std::vector<std::string> ClientSession::Apply(const ClientAdvertiseRequest& r,
+                                              const std::function<std::string(const ClientChannel&)>& accept) {
   std::vector<std::string> errors;
   for (const auto& c : r.channels) {
     if (published_.count(c.id)) {
-      errors.push_back("advertise: client channel " + std::to_string(c.id) +
-                       " is already advertised");
+      errors.push_back("advertise: client channel " + std::to_string(c.id) + " is already advertised");
       continue;
     }
     const std::string why = accept(c);
     if (!why.empty()) {
-      errors.push_back("advertise: channel " + std::to_string(c.id) + " on '" + c.topic +
-                       "' refused: " + why);
+      errors.push_back("advertise: channel " + std::to_string(c.id) + " on '" + c.topic + "' refused: " + why);
       continue;
     }
     published_[c.id] = c;
@@ -102,8 +96,7 @@ std::vector<std::string> ClientSession::Apply(
 std::vector<std::string> ClientSession::Apply(const ClientUnadvertiseRequest& r) {
   std::vector<std::string> errors;
   for (uint32_t id : r.channel_ids) {
-    if (!published_.erase(id))
-      errors.push_back("unadvertise: no client channel " + std::to_string(id));
+    if (!published_.erase(id)) errors.push_back("unadvertise: no client channel " + std::to_string(id));
   }
   return errors;
 }

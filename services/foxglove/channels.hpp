@@ -28,9 +28,8 @@ class ChannelTable {
   };
   // The channel for `topic` carrying `schema_name`; creates it (schema() is called only then) when
   // the topic is new or its type changed.
-  Offer Ensure(const std::string& topic, const std::string& encoding,
-               const std::string& schema_name, const std::string& schema_encoding,
-               const std::function<std::string()>& schema);
+  Offer Ensure(const std::string& topic, const std::string& encoding, const std::string& schema_name,
+               const std::string& schema_encoding, const std::function<std::string()>& schema);
 
   const Channel* Find(uint32_t id) const;
   std::vector<Channel> All() const;  // in id order

@@ -19,14 +19,11 @@ TEST(ChannelTable, OneChannelPerTopicSchemaAskedOnce) {
   ASSERT_NE(a.added, nullptr);
   EXPECT_EQ(a.id, 1u);
   EXPECT_EQ(a.added->schema, "SCHEMA");
-  auto again =
-      t.Ensure("r1/odom", "flatbuffer", "limbic.msg.Odometry", "flatbuffer", Schema(&calls));
+  auto again = t.Ensure("r1/odom", "flatbuffer", "limbic.msg.Odometry", "flatbuffer", Schema(&calls));
   EXPECT_EQ(again.id, 1u);
   EXPECT_EQ(again.added, nullptr);
   EXPECT_EQ(calls, 1);
-  EXPECT_EQ(
-      t.Ensure("r1/scan", "flatbuffer", "limbic.msg.RangeScan", "flatbuffer", Schema(&calls)).id,
-      2u);
+  EXPECT_EQ(t.Ensure("r1/scan", "flatbuffer", "limbic.msg.RangeScan", "flatbuffer", Schema(&calls)).id, 2u);
   EXPECT_EQ(t.size(), 2u);
 }
 
@@ -91,19 +88,14 @@ TEST(ClientSession, UnsubscribeAndChannelRemovalForget) {
 
 TEST(ClientSession, ClientChannelsAreAcceptedOrRefusedWithTheReason) {
   ClientSession s;
-  auto accept = [](const ClientChannel& c) {
-    return c.topic == "bad" ? std::string("no") : std::string();
-  };
-  auto errors = s.Apply(ClientAdvertiseRequest{{{1, "r1/goal", "json", "limbic.msg.NavGoal"},
-                                                {2, "bad", "json", "x"}}},
-                        accept);
+  auto accept = [](const ClientChannel& c) { return c.topic == "bad" ? std::string("no") : std::string(); };
+  auto errors =
+      s.Apply(ClientAdvertiseRequest{{{1, "r1/goal", "json", "limbic.msg.NavGoal"}, {2, "bad", "json", "x"}}}, accept);
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_NE(errors[0].find("'bad' refused: no"), std::string::npos) << errors[0];
   ASSERT_NE(s.Published(1), nullptr);
   EXPECT_EQ(s.Published(2), nullptr);
-  EXPECT_EQ(s.Apply(ClientAdvertiseRequest{{{1, "r1/goal", "json", "limbic.msg.NavGoal"}}}, accept)
-                .size(),
-            1u);
+  EXPECT_EQ(s.Apply(ClientAdvertiseRequest{{{1, "r1/goal", "json", "limbic.msg.NavGoal"}}}, accept).size(), 1u);
   EXPECT_TRUE(s.Apply(ClientUnadvertiseRequest{{1}}).empty());
   EXPECT_EQ(s.Published(1), nullptr);
   EXPECT_EQ(s.Apply(ClientUnadvertiseRequest{{1}}).size(), 1u);

@@ -12,8 +12,8 @@ namespace limbic::foxglove {
 
 // Converts a verified message that `route` says feeds a derived channel and returns what to
 // publish. `data` must already be verified as the route's type (the bus does that).
-std::vector<DerivedMessage> Derive(DerivedChannels& derived, const Route& route,
-                                   const uint8_t* data, int64_t stamp_ns, double now_s);
+std::vector<DerivedMessage> Derive(DerivedChannels& derived, const Route& route, const uint8_t* data, int64_t stamp_ns,
+                                   double now_s);
 
 // For recorders (`limbic record --derived`): one recorded bus message in, the derived Foxglove
 // messages it yields out, each with what an MCAP channel needs to carry it. The encodings are the
@@ -33,8 +33,7 @@ class RecordingDeriver {
   explicit RecordingDeriver(DerivedOptions options = {}) : derived_(std::move(options)) {}
   // `data` must be a verified limbic message (what the bus delivers). Messages that feed no derived
   // channel yield nothing.
-  std::vector<Output> OnMessage(const std::string& topic, const uint8_t* data, size_t size,
-                                uint64_t log_time_ns);
+  std::vector<Output> OnMessage(const std::string& topic, const uint8_t* data, size_t size, uint64_t log_time_ns);
   const DerivedChannels& derived() const { return derived_; }
 
  private:

@@ -22,10 +22,9 @@ std::vector<uint8_t> Finish(flatbuffers::FlatBufferBuilder& fbb, flatbuffers::Of
 TEST(FoxgloveConvert, GridMapMessageBecomesTheOccupancyGrid) {
   flatbuffers::FlatBufferBuilder fbb;
   const msg::GridInfo info(0.5, -0.5, 0.25, 2, 1);
-  const auto bytes =
-      Finish(fbb, msg::CreateGridMap(fbb, msg::CreateHeader(fbb, 3'000'000'000), &info,
-                                     fbb.CreateVector(std::vector<double>{0.25, 1.0}),
-                                     fbb.CreateVector(std::vector<double>{0.5, 0.5})));
+  const auto bytes = Finish(fbb, msg::CreateGridMap(fbb, msg::CreateHeader(fbb, 3'000'000'000), &info,
+                                                    fbb.CreateVector(std::vector<double>{0.25, 1.0}),
+                                                    fbb.CreateVector(std::vector<double>{0.5, 0.5})));
   DerivedChannels d({});
   const auto route = RouteOf("r1/map", messages::Traits<msg::GridMap>::kName);
   ASSERT_TRUE(route.has_value());
@@ -45,8 +44,7 @@ TEST(FoxgloveConvert, OdometryAndHumansMessages) {
   DerivedChannels d({});
   flatbuffers::FlatBufferBuilder fbb;
   const msg::Pose2 pose(4.0, -2.0, 0.0);
-  const auto odom =
-      Finish(fbb, msg::CreateOdometry(fbb, msg::CreateHeader(fbb, 1), &pose, 0.3, 0.0));
+  const auto odom = Finish(fbb, msg::CreateOdometry(fbb, msg::CreateHeader(fbb, 1), &pose, 0.3, 0.0));
   const auto tf = Derive(d, *RouteOf("r7/odom", "limbic.msg.Odometry"), odom.data(), 1, 0.0);
   ASSERT_GE(tf.size(), 1u);
   const json t = json::parse(tf[0].json);
@@ -56,8 +54,8 @@ TEST(FoxgloveConvert, OdometryAndHumansMessages) {
 
   flatbuffers::FlatBufferBuilder fbb2;
   const std::vector<msg::HumanState> people{msg::HumanState(3, 1.0, 2.0, 0.3, 0, 0)};
-  const auto humans = Finish(fbb2, msg::CreateHumans(fbb2, msg::CreateHeader(fbb2, 1),
-                                                     fbb2.CreateVectorOfStructs(people)));
+  const auto humans =
+      Finish(fbb2, msg::CreateHumans(fbb2, msg::CreateHeader(fbb2, 1), fbb2.CreateVectorOfStructs(people)));
   const auto h = Derive(d, *RouteOf("humans", "limbic.msg.Humans"), humans.data(), 1, 0.0);
   ASSERT_EQ(h.size(), 1u);
   const json u = json::parse(h[0].json);

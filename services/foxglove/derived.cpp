@@ -15,8 +15,7 @@ using nlohmann::json;
 
 namespace {
 
-static_assert(std::endian::native == std::endian::little,
-              "Grid data is written as little-endian float32");
+static_assert(std::endian::native == std::endian::little, "Grid data is written as little-endian float32");
 
 // --- JSON schemas (the subset of each Foxglove schema this bridge fills; field names and meanings
 // as in Foxglove's schema reference, docs.foxglove.dev "Message schemas") ---
@@ -31,25 +30,17 @@ json Obj(const std::string& title, json properties) {
 json TimeS() { return Obj("time", {{"sec", Int()}, {"nsec", Int()}}); }
 json DurationS() { return Obj("duration", {{"sec", Int()}, {"nsec", Int()}}); }
 json Vec3S() { return Obj("foxglove.Vector3", {{"x", Num()}, {"y", Num()}, {"z", Num()}}); }
-json QuatS() {
-  return Obj("foxglove.Quaternion", {{"x", Num()}, {"y", Num()}, {"z", Num()}, {"w", Num()}});
-}
+json QuatS() { return Obj("foxglove.Quaternion", {{"x", Num()}, {"y", Num()}, {"z", Num()}, {"w", Num()}}); }
 json PoseS() { return Obj("foxglove.Pose", {{"position", Vec3S()}, {"orientation", QuatS()}}); }
-json ColorS() {
-  return Obj("foxglove.Color", {{"r", Num()}, {"g", Num()}, {"b", Num()}, {"a", Num()}});
-}
+json ColorS() { return Obj("foxglove.Color", {{"r", Num()}, {"g", Num()}, {"b", Num()}, {"a", Num()}}); }
 json Point3S() { return Obj("foxglove.Point3", {{"x", Num()}, {"y", Num()}, {"z", Num()}}); }
 
 json SceneUpdateSchema() {
-  const json sphere =
-      Obj("foxglove.SpherePrimitive", {{"pose", PoseS()}, {"size", Vec3S()}, {"color", ColorS()}});
-  const json cube =
-      Obj("foxglove.CubePrimitive", {{"pose", PoseS()}, {"size", Vec3S()}, {"color", ColorS()}});
-  const json cylinder = Obj("foxglove.CylinderPrimitive", {{"pose", PoseS()},
-                                                           {"size", Vec3S()},
-                                                           {"bottom_scale", Num()},
-                                                           {"top_scale", Num()},
-                                                           {"color", ColorS()}});
+  const json sphere = Obj("foxglove.SpherePrimitive", {{"pose", PoseS()}, {"size", Vec3S()}, {"color", ColorS()}});
+  const json cube = Obj("foxglove.CubePrimitive", {{"pose", PoseS()}, {"size", Vec3S()}, {"color", ColorS()}});
+  const json cylinder =
+      Obj("foxglove.CylinderPrimitive",
+          {{"pose", PoseS()}, {"size", Vec3S()}, {"bottom_scale", Num()}, {"top_scale", Num()}, {"color", ColorS()}});
   const json arrow = Obj("foxglove.ArrowPrimitive", {{"pose", PoseS()},
                                                      {"shaft_length", Num()},
                                                      {"shaft_diameter", Num()},
@@ -75,49 +66,44 @@ json SceneUpdateSchema() {
                                                    {"scale_invariant", Bool()},
                                                    {"color", ColorS()},
                                                    {"text", Str()}});
-  const json model = Obj("foxglove.ModelPrimitive",
-                         {{"pose", PoseS()},
-                          {"scale", Vec3S()},
-                          {"color", ColorS()},
-                          {"override_color", Bool()},
-                          {"url", Str()},
-                          {"media_type", Str()},
-                          {"data", {{"type", "string"}, {"contentEncoding", "base64"}}}});
+  const json model = Obj("foxglove.ModelPrimitive", {{"pose", PoseS()},
+                                                     {"scale", Vec3S()},
+                                                     {"color", ColorS()},
+                                                     {"override_color", Bool()},
+                                                     {"url", Str()},
+                                                     {"media_type", Str()},
+                                                     {"data", {{"type", "string"}, {"contentEncoding", "base64"}}}});
   const json entity =
-      Obj("foxglove.SceneEntity",
-          {{"timestamp", TimeS()},
-           {"frame_id", Str()},
-           {"id", Str()},
-           {"lifetime", DurationS()},
-           {"frame_locked", Bool()},
-           {"metadata", Arr(Obj("foxglove.KeyValuePair", {{"key", Str()}, {"value", Str()}}))},
-           {"arrows", Arr(arrow)},
-           {"cubes", Arr(cube)},
-           {"spheres", Arr(sphere)},
-           {"cylinders", Arr(cylinder)},
-           {"lines", Arr(line)},
-           {"triangles", Arr(triangle)},
-           {"texts", Arr(text)},
-           {"models", Arr(model)}});
-  const json deletion =
-      Obj("foxglove.SceneEntityDeletion", {{"timestamp", TimeS()}, {"type", Int()}, {"id", Str()}});
+      Obj("foxglove.SceneEntity", {{"timestamp", TimeS()},
+                                   {"frame_id", Str()},
+                                   {"id", Str()},
+                                   {"lifetime", DurationS()},
+                                   {"frame_locked", Bool()},
+                                   {"metadata", Arr(Obj("foxglove.KeyValuePair", {{"key", Str()}, {"value", Str()}}))},
+                                   {"arrows", Arr(arrow)},
+                                   {"cubes", Arr(cube)},
+                                   {"spheres", Arr(sphere)},
+                                   {"cylinders", Arr(cylinder)},
+                                   {"lines", Arr(line)},
+                                   {"triangles", Arr(triangle)},
+                                   {"texts", Arr(text)},
+                                   {"models", Arr(model)}});
+  const json deletion = Obj("foxglove.SceneEntityDeletion", {{"timestamp", TimeS()}, {"type", Int()}, {"id", Str()}});
   return Obj("foxglove.SceneUpdate", {{"deletions", Arr(deletion)}, {"entities", Arr(entity)}});
 }
 
 json SchemaJson(const std::string& name) {
   if (name == "foxglove.Grid") {
-    const json field =
-        Obj("foxglove.PackedElementField", {{"name", Str()}, {"offset", Int()}, {"type", Int()}});
-    return Obj("foxglove.Grid",
-               {{"timestamp", TimeS()},
-                {"frame_id", Str()},
-                {"pose", PoseS()},
-                {"column_count", Int()},
-                {"cell_size", Obj("foxglove.Vector2", {{"x", Num()}, {"y", Num()}})},
-                {"row_stride", Int()},
-                {"cell_stride", Int()},
-                {"fields", Arr(field)},
-                {"data", {{"type", "string"}, {"contentEncoding", "base64"}}}});
+    const json field = Obj("foxglove.PackedElementField", {{"name", Str()}, {"offset", Int()}, {"type", Int()}});
+    return Obj("foxglove.Grid", {{"timestamp", TimeS()},
+                                 {"frame_id", Str()},
+                                 {"pose", PoseS()},
+                                 {"column_count", Int()},
+                                 {"cell_size", Obj("foxglove.Vector2", {{"x", Num()}, {"y", Num()}})},
+                                 {"row_stride", Int()},
+                                 {"cell_stride", Int()},
+                                 {"fields", Arr(field)},
+                                 {"data", {{"type", "string"}, {"contentEncoding", "base64"}}}});
   }
   if (name == "foxglove.PosesInFrame") {
     return Obj(name, {{"timestamp", TimeS()}, {"frame_id", Str()}, {"poses", Arr(PoseS())}});
@@ -149,15 +135,9 @@ json Time(int64_t ns) {
 }
 json Vec3(double x, double y, double z) { return {{"x", x}, {"y", y}, {"z", z}}; }
 // Rotation about z by `yaw` (rad) as a unit quaternion.
-json Yaw(double yaw) {
-  return {{"x", 0.0}, {"y", 0.0}, {"z", std::sin(yaw / 2)}, {"w", std::cos(yaw / 2)}};
-}
-json Pose(double x, double y, double z, double yaw) {
-  return {{"position", Vec3(x, y, z)}, {"orientation", Yaw(yaw)}};
-}
-json Color(double r, double g, double b, double a) {
-  return {{"r", r}, {"g", g}, {"b", b}, {"a", a}};
-}
+json Yaw(double yaw) { return {{"x", 0.0}, {"y", 0.0}, {"z", std::sin(yaw / 2)}, {"w", std::cos(yaw / 2)}}; }
+json Pose(double x, double y, double z, double yaw) { return {{"position", Vec3(x, y, z)}, {"orientation", Yaw(yaw)}}; }
+json Color(double r, double g, double b, double a) { return {{"r", r}, {"g", g}, {"b", b}, {"a", a}}; }
 
 json Entity(const std::string& frame, const std::string& id, int64_t stamp_ns, bool frame_locked) {
   return {{"timestamp", Time(stamp_ns)},
@@ -183,36 +163,30 @@ json Cylinder(double x, double y, double z, double diameter, double height, json
           {"color", std::move(color)}};
 }
 json Sphere(double x, double y, double z, double diameter, json color) {
-  return {{"pose", Pose(x, y, z, 0)},
-          {"size", Vec3(diameter, diameter, diameter)},
-          {"color", std::move(color)}};
+  return {{"pose", Pose(x, y, z, 0)}, {"size", Vec3(diameter, diameter, diameter)}, {"color", std::move(color)}};
 }
 json Text(double x, double y, double z, const std::string& text) {
   return {{"pose", Pose(x, y, z, 0)}, {"billboard", true},          {"font_size", 14.0},
           {"scale_invariant", true},  {"color", Color(1, 1, 1, 1)}, {"text", text}};
 }
-json DeleteAll(int64_t stamp_ns) {
-  return {{"timestamp", Time(stamp_ns)}, {"type", 1}, {"id", ""}};
-}
+json DeleteAll(int64_t stamp_ns) { return {{"timestamp", Time(stamp_ns)}, {"type", 1}, {"id", ""}}; }
 
 DerivedMessage Make(std::string topic, const char* schema, const json& body) {
   return {std::move(topic), schema, body.dump(-1, ' ', false, json::error_handler_t::replace)};
 }
 
-bool Finite(const geometry::Pose2& p) {
-  return std::isfinite(p.x) && std::isfinite(p.y) && std::isfinite(p.theta);
-}
+bool Finite(const geometry::Pose2& p) { return std::isfinite(p.x) && std::isfinite(p.y) && std::isfinite(p.theta); }
 bool Finite(const geometry::Vec2& v) { return std::isfinite(v.x()) && std::isfinite(v.y()); }
 bool ValidSpec(const geometry::GridSpec& s) {
-  return s.width > 0 && s.height > 0 && std::isfinite(s.resolution) && s.resolution > 0 &&
-         Finite(s.origin) && static_cast<int64_t>(s.width) * s.height <= (int64_t{1} << 26);
+  return s.width > 0 && s.height > 0 && std::isfinite(s.resolution) && s.resolution > 0 && Finite(s.origin) &&
+         static_cast<int64_t>(s.width) * s.height <= (int64_t{1} << 26);
 }
 
 // A Grid with float32 fields, cell (0,0)'s lower-left corner at the spec's origin, rows along +y
 // (the grid index iy·width + ix is Foxglove's row-major order). Non-finite values are written as 0.
 json GridJson(const std::string& frame, const geometry::GridSpec& spec,
-              const std::vector<const std::vector<double>*>& layers,
-              const std::vector<std::string>& names, int64_t stamp_ns) {
+              const std::vector<const std::vector<double>*>& layers, const std::vector<std::string>& names,
+              int64_t stamp_ns) {
   const size_t cells = static_cast<size_t>(spec.CellCount());
   const size_t stride = 4 * layers.size();
   std::vector<uint8_t> data(cells * stride);
@@ -242,8 +216,8 @@ json GridJson(const std::string& frame, const geometry::GridSpec& spec,
 const std::string& JsonSchemaFor(const std::string& schema_name) {
   static const std::map<std::string, std::string> schemas = [] {
     std::map<std::string, std::string> m;
-    for (const char* n : {"foxglove.Grid", "foxglove.PosesInFrame", "foxglove.FrameTransform",
-                          "foxglove.LaserScan", "foxglove.SceneUpdate"}) {
+    for (const char* n : {"foxglove.Grid", "foxglove.PosesInFrame", "foxglove.FrameTransform", "foxglove.LaserScan",
+                          "foxglove.SceneUpdate"}) {
       m[n] = SchemaJson(n).dump();
     }
     return m;
@@ -295,11 +269,9 @@ bool DerivedChannels::Due(std::optional<double>& last_s, double period_s, double
   return true;
 }
 
-std::vector<DerivedMessage> DerivedChannels::OnMap(const std::string& robot,
-                                                   const geometry::GridSpec& spec,
-                                                   const std::vector<double>& p_o,
-                                                   const std::vector<double>& p_e, int64_t stamp_ns,
-                                                   double now_s) {
+std::vector<DerivedMessage> DerivedChannels::OnMap(const std::string& robot, const geometry::GridSpec& spec,
+                                                   const std::vector<double>& p_o, const std::vector<double>& p_e,
+                                                   int64_t stamp_ns, double now_s) {
   const size_t cells = static_cast<size_t>(spec.CellCount());
   if (!ValidSpec(spec) || p_o.size() != cells || (p_e.size() != cells && !p_e.empty())) {
     ++rejected_;
@@ -313,8 +285,7 @@ std::vector<DerivedMessage> DerivedChannels::OnMap(const std::string& robot,
   return MaybeSendMap(robot, map, stamp_ns, now_s);
 }
 
-std::vector<DerivedMessage> DerivedChannels::OnMapPatch(const std::string& robot,
-                                                        const std::vector<MapCell>& cells,
+std::vector<DerivedMessage> DerivedChannels::OnMapPatch(const std::string& robot, const std::vector<MapCell>& cells,
                                                         int64_t stamp_ns, double now_s) {
   auto it = maps_.find(robot);
   if (it == maps_.end()) return {};  // no full map yet: the next latched one brings everything
@@ -331,33 +302,30 @@ std::vector<DerivedMessage> DerivedChannels::OnMapPatch(const std::string& robot
   return MaybeSendMap(robot, map, stamp_ns, now_s);
 }
 
-std::vector<DerivedMessage> DerivedChannels::MaybeSendMap(const std::string& robot, MapState& map,
-                                                          int64_t stamp_ns, double now_s) {
+std::vector<DerivedMessage> DerivedChannels::MaybeSendMap(const std::string& robot, MapState& map, int64_t stamp_ns,
+                                                          double now_s) {
   if (!map.dirty || !Due(map.last_sent_s, options_.grid_period_s, now_s)) return {};
   map.dirty = false;
-  return {Make(
-      Topic(robot, "map"), "foxglove.Grid",
-      GridJson(options_.world_frame, map.spec, {&map.p_o, &map.p_e}, {"p_o", "p_e"}, stamp_ns))};
+  return {Make(Topic(robot, "map"), "foxglove.Grid",
+               GridJson(options_.world_frame, map.spec, {&map.p_o, &map.p_e}, {"p_o", "p_e"}, stamp_ns))};
 }
 
-std::vector<DerivedMessage> DerivedChannels::OnEmotionLayer(const std::string& robot,
-                                                            const geometry::GridSpec& spec,
-                                                            const std::vector<double>& cost,
-                                                            int64_t stamp_ns, double now_s) {
+std::vector<DerivedMessage> DerivedChannels::OnEmotionLayer(const std::string& robot, const geometry::GridSpec& spec,
+                                                            const std::vector<double>& cost, int64_t stamp_ns,
+                                                            double now_s) {
   if (!ValidSpec(spec) || cost.size() != static_cast<size_t>(spec.CellCount())) {
     ++rejected_;
     return {};
   }
   const std::string topic = Topic(robot, "emotion_layer");
   if (!Due(last_sent_[topic], options_.grid_period_s, now_s)) return {};
-  return {Make(topic, "foxglove.Grid",
-               GridJson(options_.world_frame, spec, {&cost}, {"cost"}, stamp_ns))};
+  return {Make(topic, "foxglove.Grid", GridJson(options_.world_frame, spec, {&cost}, {"cost"}, stamp_ns))};
 }
 
-std::vector<DerivedMessage> DerivedChannels::OnEmotionMaps(
-    const std::string& robot, const geometry::GridSpec& spec,
-    const std::vector<std::vector<double>>& maps, const std::vector<std::string>& names,
-    int64_t stamp_ns, double now_s) {
+std::vector<DerivedMessage> DerivedChannels::OnEmotionMaps(const std::string& robot, const geometry::GridSpec& spec,
+                                                           const std::vector<std::vector<double>>& maps,
+                                                           const std::vector<std::string>& names, int64_t stamp_ns,
+                                                           double now_s) {
   std::vector<const std::vector<double>*> layers;
   std::vector<std::string> fields;
   for (size_t k = 0; k < maps.size(); ++k) {
@@ -374,12 +342,11 @@ std::vector<DerivedMessage> DerivedChannels::OnEmotionMaps(
   }
   const std::string topic = Topic(robot, "emotion_maps");
   if (!Due(last_sent_[topic], options_.grid_period_s, now_s)) return {};
-  return {
-      Make(topic, "foxglove.Grid", GridJson(options_.world_frame, spec, layers, fields, stamp_ns))};
+  return {Make(topic, "foxglove.Grid", GridJson(options_.world_frame, spec, layers, fields, stamp_ns))};
 }
 
-std::vector<DerivedMessage> DerivedChannels::OnPath(const std::string& robot,
-                                                    const PlannedPath& path, int64_t stamp_ns) {
+std::vector<DerivedMessage> DerivedChannels::OnPath(const std::string& robot, const PlannedPath& path,
+                                                    int64_t stamp_ns) {
   json poses = json::array();
   for (size_t i = 0; i < path.nodes.size(); ++i) {
     const auto& p = path.nodes[i];
@@ -393,13 +360,11 @@ std::vector<DerivedMessage> DerivedChannels::OnPath(const std::string& robot,
     const double yaw = (q - r).norm() > 0 ? std::atan2(q.y() - r.y(), q.x() - r.x()) : 0.0;
     poses.push_back(Pose(p.x(), p.y(), 0.05, yaw));
   }
-  return {Make(
-      Topic(robot, "path"), "foxglove.PosesInFrame",
-      json{{"timestamp", Time(stamp_ns)}, {"frame_id", options_.world_frame}, {"poses", poses}})};
+  return {Make(Topic(robot, "path"), "foxglove.PosesInFrame",
+               json{{"timestamp", Time(stamp_ns)}, {"frame_id", options_.world_frame}, {"poses", poses}})};
 }
 
-std::vector<DerivedMessage> DerivedChannels::OnOdometry(const std::string& robot,
-                                                        const geometry::Pose2& pose,
+std::vector<DerivedMessage> DerivedChannels::OnOdometry(const std::string& robot, const geometry::Pose2& pose,
                                                         int64_t stamp_ns, double now_s) {
   if (!Finite(pose)) {
     ++rejected_;
@@ -425,14 +390,12 @@ std::vector<DerivedMessage> DerivedChannels::OnOdometry(const std::string& robot
                               {"head_diameter", 0.12},
                               {"color", Color(1, 1, 1, 1)}});
     body["texts"].push_back(Text(0, 0, 0.6, robot));
-    out.push_back(Make(body_topic, "foxglove.SceneUpdate",
-                       json{{"deletions", json::array()}, {"entities", {body}}}));
+    out.push_back(Make(body_topic, "foxglove.SceneUpdate", json{{"deletions", json::array()}, {"entities", {body}}}));
   }
   return out;
 }
 
-std::vector<DerivedMessage> DerivedChannels::OnTruth(const std::string& robot,
-                                                     const geometry::Pose2& pose,
+std::vector<DerivedMessage> DerivedChannels::OnTruth(const std::string& robot, const geometry::Pose2& pose,
                                                      int64_t stamp_ns) {
   if (!Finite(pose)) {
     ++rejected_;
@@ -446,8 +409,7 @@ std::vector<DerivedMessage> DerivedChannels::OnTruth(const std::string& robot,
                     {"rotation", Yaw(pose.theta)}})};
 }
 
-std::vector<DerivedMessage> DerivedChannels::OnScan(const std::string& robot, const RangeScan& scan,
-                                                    int64_t stamp_ns) {
+std::vector<DerivedMessage> DerivedChannels::OnScan(const std::string& robot, const RangeScan& scan, int64_t stamp_ns) {
   // LaserScan needs evenly spaced angles from one origin; the ring's beams start on a circle about
   // the centre and are not evenly spaced. So each beam's end point (origin + range along its
   // direction, robot frame) goes into the bin of its bearing from the centre, at its distance from
@@ -481,8 +443,8 @@ std::vector<DerivedMessage> DerivedChannels::OnScan(const std::string& robot, co
                     {"intensities", intensities}})};
 }
 
-std::vector<DerivedMessage> DerivedChannels::OnGoal(const std::string& robot, bool active,
-                                                    const geometry::Vec2& goal, int64_t stamp_ns) {
+std::vector<DerivedMessage> DerivedChannels::OnGoal(const std::string& robot, bool active, const geometry::Vec2& goal,
+                                                    int64_t stamp_ns) {
   json update{{"deletions", {DeleteAll(stamp_ns)}}, {"entities", json::array()}};
   if (active) {
     if (!Finite(goal)) {
@@ -490,16 +452,14 @@ std::vector<DerivedMessage> DerivedChannels::OnGoal(const std::string& robot, bo
       return {};
     }
     json e = Entity(options_.world_frame, robot + "/goal", stamp_ns, false);
-    e["cylinders"].push_back(
-        Cylinder(goal.x(), goal.y(), 0.01, 0.5, 0.02, Color(0.1, 0.9, 0.2, 0.8)));
+    e["cylinders"].push_back(Cylinder(goal.x(), goal.y(), 0.01, 0.5, 0.02, Color(0.1, 0.9, 0.2, 0.8)));
     e["texts"].push_back(Text(goal.x(), goal.y(), 0.4, "goal"));
     update["entities"].push_back(e);
   }
   return {Make(Topic(robot, "goal"), "foxglove.SceneUpdate", update)};
 }
 
-std::vector<DerivedMessage> DerivedChannels::OnCollision(const std::string& robot,
-                                                         const CollisionEvent& event,
+std::vector<DerivedMessage> DerivedChannels::OnCollision(const std::string& robot, const CollisionEvent& event,
                                                          int64_t stamp_ns) {
   if (!event.new_event) return {};  // published every tick; a hit is drawn once, when it starts
   if (!Finite(event.contact_point)) {
@@ -512,21 +472,19 @@ std::vector<DerivedMessage> DerivedChannels::OnCollision(const std::string& robo
   json update{{"deletions", json::array()}, {"entities", json::array()}};
   if (bumps.size() > options_.max_bumps) {
     // The oldest hit leaves the screen.
-    update["deletions"].push_back(
-        {{"timestamp", Time(stamp_ns)},
-         {"type", 0},
-         {"id", robot + "/bump/" + std::to_string(n - options_.max_bumps - 1)}});
+    update["deletions"].push_back({{"timestamp", Time(stamp_ns)},
+                                   {"type", 0},
+                                   {"id", robot + "/bump/" + std::to_string(n - options_.max_bumps - 1)}});
     bumps.erase(bumps.begin());
   }
   json e = Entity(options_.world_frame, robot + "/bump/" + std::to_string(n - 1), stamp_ns, false);
-  e["spheres"].push_back(Sphere(event.contact_point.x(), event.contact_point.y(), 0.15, 0.15,
-                                Color(1.0, 0.15, 0.1, 0.9)));
+  e["spheres"].push_back(
+      Sphere(event.contact_point.x(), event.contact_point.y(), 0.15, 0.15, Color(1.0, 0.15, 0.1, 0.9)));
   update["entities"].push_back(e);
   return {Make(Topic(robot, "bumps"), "foxglove.SceneUpdate", update)};
 }
 
-std::vector<DerivedMessage> DerivedChannels::OnHumans(const std::vector<Human>& humans,
-                                                      int64_t stamp_ns) {
+std::vector<DerivedMessage> DerivedChannels::OnHumans(const std::vector<Human>& humans, int64_t stamp_ns) {
   // Everyone is redrawn each time: the previous set is deleted first (people may leave the scene).
   json update{{"deletions", {DeleteAll(stamp_ns)}}, {"entities", json::array()}};
   for (const auto& h : humans) {
@@ -535,8 +493,8 @@ std::vector<DerivedMessage> DerivedChannels::OnHumans(const std::vector<Human>& 
       continue;
     }
     json e = Entity(options_.world_frame, "human/" + std::to_string(h.id), stamp_ns, false);
-    e["cylinders"].push_back(Cylinder(h.position.x(), h.position.y(), 0.85, 2 * h.radius, 1.7,
-                                      Color(1.0, 0.6, 0.1, 0.9)));
+    e["cylinders"].push_back(
+        Cylinder(h.position.x(), h.position.y(), 0.85, 2 * h.radius, 1.7, Color(1.0, 0.6, 0.1, 0.9)));
     update["entities"].push_back(e);
   }
   return {Make(Topic("", "humans"), "foxglove.SceneUpdate", update)};

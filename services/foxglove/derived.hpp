@@ -63,9 +63,8 @@ const std::string& JsonSchemaFor(const std::string& schema_name);
 
 struct DerivedOptions {
   std::string world_frame = "world";
-  double grid_period_s = 1.0;  // grids are large: at most one per map and period
-  int scan_bins =
-      360;  // LaserScan angular bins over a full turn (the ring's beams are not evenly spaced)
+  double grid_period_s = 1.0;   // grids are large: at most one per map and period
+  int scan_bins = 360;          // LaserScan angular bins over a full turn (the ring's beams are not evenly spaced)
   size_t max_bumps = 50;        // bumper hits kept on screen
   double robot_radius = 0.35;   // r_R (sim::RobotModel::radius)
   double robot_period_s = 1.0;  // robot body re-sent this often (late joiners see it)
@@ -90,35 +89,26 @@ class DerivedChannels {
   // Each returns what to publish now (often nothing: throttled, or not enough known yet). `now_s`
   // is any monotonic clock of the caller, used only for throttling.
   std::vector<DerivedMessage> OnMap(const std::string& robot, const geometry::GridSpec& spec,
-                                    const std::vector<double>& p_o, const std::vector<double>& p_e,
-                                    int64_t stamp_ns, double now_s);
+                                    const std::vector<double>& p_o, const std::vector<double>& p_e, int64_t stamp_ns,
+                                    double now_s);
   // Cells changed since the last full map (ignored until a full map arrived; out-of-grid indices
   // skipped).
-  std::vector<DerivedMessage> OnMapPatch(const std::string& robot,
-                                         const std::vector<MapCell>& cells, int64_t stamp_ns,
+  std::vector<DerivedMessage> OnMapPatch(const std::string& robot, const std::vector<MapCell>& cells, int64_t stamp_ns,
                                          double now_s);
-  std::vector<DerivedMessage> OnEmotionLayer(const std::string& robot,
-                                             const geometry::GridSpec& spec,
-                                             const std::vector<double>& cost, int64_t stamp_ns,
-                                             double now_s);
+  std::vector<DerivedMessage> OnEmotionLayer(const std::string& robot, const geometry::GridSpec& spec,
+                                             const std::vector<double>& cost, int64_t stamp_ns, double now_s);
   // `maps[k]` is emotion k's map in grid order (`names[k]` names the Grid field).
-  std::vector<DerivedMessage> OnEmotionMaps(const std::string& robot,
-                                            const geometry::GridSpec& spec,
+  std::vector<DerivedMessage> OnEmotionMaps(const std::string& robot, const geometry::GridSpec& spec,
                                             const std::vector<std::vector<double>>& maps,
-                                            const std::vector<std::string>& names, int64_t stamp_ns,
-                                            double now_s);
-  std::vector<DerivedMessage> OnPath(const std::string& robot, const PlannedPath& path,
+                                            const std::vector<std::string>& names, int64_t stamp_ns, double now_s);
+  std::vector<DerivedMessage> OnPath(const std::string& robot, const PlannedPath& path, int64_t stamp_ns);
+  std::vector<DerivedMessage> OnOdometry(const std::string& robot, const geometry::Pose2& pose, int64_t stamp_ns,
+                                         double now_s);
+  std::vector<DerivedMessage> OnTruth(const std::string& robot, const geometry::Pose2& pose, int64_t stamp_ns);
+  std::vector<DerivedMessage> OnScan(const std::string& robot, const RangeScan& scan, int64_t stamp_ns);
+  std::vector<DerivedMessage> OnGoal(const std::string& robot, bool active, const geometry::Vec2& goal,
                                      int64_t stamp_ns);
-  std::vector<DerivedMessage> OnOdometry(const std::string& robot, const geometry::Pose2& pose,
-                                         int64_t stamp_ns, double now_s);
-  std::vector<DerivedMessage> OnTruth(const std::string& robot, const geometry::Pose2& pose,
-                                      int64_t stamp_ns);
-  std::vector<DerivedMessage> OnScan(const std::string& robot, const RangeScan& scan,
-                                     int64_t stamp_ns);
-  std::vector<DerivedMessage> OnGoal(const std::string& robot, bool active,
-                                     const geometry::Vec2& goal, int64_t stamp_ns);
-  std::vector<DerivedMessage> OnCollision(const std::string& robot, const CollisionEvent& event,
-                                          int64_t stamp_ns);
+  std::vector<DerivedMessage> OnCollision(const std::string& robot, const CollisionEvent& event, int64_t stamp_ns);
   std::vector<DerivedMessage> OnHumans(const std::vector<Human>& humans, int64_t stamp_ns);
 
   // Messages refused for non-finite or inconsistent values (a NaN pose, a grid whose size
@@ -134,8 +124,7 @@ class DerivedChannels {
     bool dirty = false;
     std::optional<double> last_sent_s;
   };
-  std::vector<DerivedMessage> MaybeSendMap(const std::string& robot, MapState& map,
-                                           int64_t stamp_ns, double now_s);
+  std::vector<DerivedMessage> MaybeSendMap(const std::string& robot, MapState& map, int64_t stamp_ns, double now_s);
   bool Due(std::optional<double>& last_s, double period_s, double now_s);
 
   DerivedOptions options_;

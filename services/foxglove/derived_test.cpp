@@ -85,7 +85,7 @@ TEST(DerivedChannels, GridsAreThrottledAndPatchesApplyToTheLastFullMap) {
   EXPECT_TRUE(d.OnMapPatch("r1", {{0, 0.9, 0.9}}, 0, 0.0).empty());  // no full map yet
   ASSERT_EQ(d.OnMap("r1", Spec(2, 2), zeros, zeros, 0, 0.0).size(), 1u);
   EXPECT_TRUE(d.OnMapPatch("r1", {{3, 0.75, 0.25}, {7, 1.0, 1.0}}, 0, 0.5).empty());  // throttled
-  EXPECT_EQ(d.rejected(), 1u);                      // index 7 is outside a 2x2 grid
+  EXPECT_EQ(d.rejected(), 1u);                                                        // index 7 is outside a 2x2 grid
   const auto out = d.OnMapPatch("r1", {}, 0, 1.2);  // due, and the earlier patch is pending
   ASSERT_EQ(out.size(), 1u);
   const auto data = Unbase64(json::parse(out[0].json)["data"]);
@@ -98,9 +98,8 @@ TEST(DerivedChannels, InconsistentGridsAreRejected) {
   DerivedChannels d({});
   EXPECT_TRUE(d.OnMap("r1", Spec(3, 2), std::vector<double>(5), {}, 0, 0).empty());
   EXPECT_TRUE(d.OnEmotionLayer("r1", {{0, 0}, -1.0, 2, 2}, std::vector<double>(4), 0, 0).empty());
-  EXPECT_TRUE(d.OnEmotionMaps("r1", Spec(2, 2), {std::vector<double>(4), std::vector<double>(3)},
-                              {"a", "b"}, 0, 0)
-                  .empty());
+  EXPECT_TRUE(
+      d.OnEmotionMaps("r1", Spec(2, 2), {std::vector<double>(4), std::vector<double>(3)}, {"a", "b"}, 0, 0).empty());
   EXPECT_EQ(d.rejected(), 3u);
 }
 
@@ -184,8 +183,7 @@ TEST(DerivedChannels, RangeRingEndPointsLandInTheirBearingBins) {
 
 TEST(DerivedChannels, PeopleGoalAndBumperHitsAreSceneUpdates) {
   DerivedChannels d({.max_bumps = 2});
-  const json people =
-      json::parse(d.OnHumans({{4, {1, 2}, 0.25}, {5, {NAN, 0}, 0.25}}, 0).at(0).json);
+  const json people = json::parse(d.OnHumans({{4, {1, 2}, 0.25}, {5, {NAN, 0}, 0.25}}, 0).at(0).json);
   EXPECT_EQ(people["deletions"][0]["type"], 1);  // ALL: the previous set goes
   ASSERT_EQ(people["entities"].size(), 1u);      // the NaN one is rejected
   EXPECT_EQ(people["entities"][0]["id"], "human/4");
@@ -224,14 +222,13 @@ TEST(DerivedChannels, RoutesNeedTheExpectedTopicAndType) {
 }
 
 TEST(DerivedChannels, EveryWrittenSchemaHasAJsonSchema) {
-  for (const char* name : {"foxglove.Grid", "foxglove.PosesInFrame", "foxglove.FrameTransform",
-                           "foxglove.LaserScan", "foxglove.SceneUpdate"}) {
+  for (const char* name : {"foxglove.Grid", "foxglove.PosesInFrame", "foxglove.FrameTransform", "foxglove.LaserScan",
+                           "foxglove.SceneUpdate"}) {
     const json s = json::parse(JsonSchemaFor(name));
     EXPECT_EQ(s["type"], "object") << name;
   }
   // Foxglove decodes Grid.data from base64 only when the schema says so.
-  EXPECT_EQ(json::parse(JsonSchemaFor("foxglove.Grid"))["properties"]["data"]["contentEncoding"],
-            "base64");
+  EXPECT_EQ(json::parse(JsonSchemaFor("foxglove.Grid"))["properties"]["data"]["contentEncoding"], "base64");
   EXPECT_THROW(JsonSchemaFor("foxglove.Nothing"), std::invalid_argument);
 }
 

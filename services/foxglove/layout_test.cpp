@@ -50,8 +50,7 @@ std::map<std::string, DerivedMessage> BridgeChannels() {
   std::vector<std::string> emotions(affect::kEmotionNames.begin(), affect::kEmotionNames.end());
   add(d.OnMap("r1", spec, g, g, 1, 0));
   add(d.OnEmotionLayer("r1", spec, g, 1, 0));
-  add(d.OnEmotionMaps("r1", spec, std::vector<std::vector<double>>(emotions.size(), g), emotions, 1,
-                      0));
+  add(d.OnEmotionMaps("r1", spec, std::vector<std::vector<double>>(emotions.size(), g), emotions, 1, 0));
   PlannedPath path;
   path.nodes = {{0, 0}, {1, 1}};
   add(d.OnPath("r1", path, 1));
@@ -77,8 +76,7 @@ void MosaicLeaves(const json& node, std::vector<std::string>* leaves) {
     EXPECT_TRUE(key == "direction" || key == "first" || key == "second" || key == "splitPercentage")
         << "mosaic node key " << key;
   }
-  ASSERT_TRUE(node.contains("direction") && node.contains("first") && node.contains("second"))
-      << node.dump();
+  ASSERT_TRUE(node.contains("direction") && node.contains("first") && node.contains("second")) << node.dump();
   EXPECT_TRUE(node["direction"] == "row" || node["direction"] == "column") << node["direction"];
   if (node.contains("splitPercentage")) {
     EXPECT_TRUE(node["splitPercentage"].is_number());
@@ -91,13 +89,10 @@ void MosaicLeaves(const json& node, std::vector<std::string>* leaves) {
 
 TEST(FoxgloveLayout, HasTheShapeOfFoxglovesLayoutData) {
   const json layout = LoadLayout();
-  const std::set<std::string> allowed{"configById",     "globalVariables",
-                                      "userNodes",      "linkedGlobalVariables",
+  const std::set<std::string> allowed{"configById",     "globalVariables", "userNodes", "linkedGlobalVariables",
                                       "playbackConfig", "layout"};
-  for (const auto& [key, value] : layout.items())
-    EXPECT_EQ(allowed.count(key), 1u) << "unknown key " << key;
-  for (const char* key :
-       {"configById", "globalVariables", "userNodes", "playbackConfig", "layout"}) {
+  for (const auto& [key, value] : layout.items()) EXPECT_EQ(allowed.count(key), 1u) << "unknown key " << key;
+  for (const char* key : {"configById", "globalVariables", "userNodes", "playbackConfig", "layout"}) {
     EXPECT_TRUE(layout.contains(key)) << key;
   }
   EXPECT_TRUE(layout["playbackConfig"]["speed"].is_number());
@@ -136,12 +131,10 @@ TEST(FoxgloveLayout, ThreeDPanelShowsOnlyChannelsTheBridgeDerivesInItsWorldFrame
       if (channel->second.schema_name == "foxglove.Grid") {
         for (const auto& f : message["fields"]) fields.insert(f["name"].get<std::string>());
       } else if (channel->second.schema_name == "foxglove.LaserScan") {
-        fields = {"range",
-                  "intensity"};  // what Foxglove colours a LaserScan by (intensities are sent)
+        fields = {"range", "intensity"};  // what Foxglove colours a LaserScan by (intensities are sent)
         EXPECT_TRUE(message.contains("intensities")) << topic;
       }
-      EXPECT_EQ(fields.count(field), 1u)
-          << topic << ": colorField " << field << " is not among its fields";
+      EXPECT_EQ(fields.count(field), 1u) << topic << ": colorField " << field << " is not among its fields";
     }
   }
 }

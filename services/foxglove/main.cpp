@@ -46,29 +46,26 @@ limbic::runtime::ServiceDefinition FoxgloveService() {
         };
         auto state = std::make_shared<State>();
         // All start-up options: the bridge is configured from them when it starts (issue 15).
-        state->listen = ctx.Option(
-            "listen", state->listen,
-            "HOST:PORT of the WebSocket server (127.0.0.1: this host only; 0.0.0.0: every "
-            "interface; port 0: "
-            "any free port, logged). Read at start.");
-        state->topics_prefix = ctx.Option("topics_prefix", state->topics_prefix,
-                                          "bridge only bus topics starting with this (\"\": all)");
-        state->derived = ctx.Option("derived", state->derived,
-                                    "offer the derived Foxglove-schema channels (foxglove/...)");
-        state->client_publish = ctx.Option("client_publish", state->client_publish,
-                                           "let clients publish on the bus (clientPublish)");
-        state->max_clients = ctx.Option("max_clients", state->max_clients,
-                                        "clients served at once; more are refused");
-        state->max_client_buffer_mb = ctx.Option(
-            "max_client_buffer_mb", state->max_client_buffer_mb,
-            "per client: megabytes queued at most; messages beyond are skipped for that client");
-        state->stall_timeout_s = ctx.Option(
-            "stall_timeout_s", state->stall_timeout_s,
-            "a client whose queue stays over half of max_client_buffer_mb this long is dropped");
-        state->grid_period_s = ctx.Option("grid_period_s", state->grid_period_s,
-                                          "derived grids (map, emotions) at most once per period");
-        state->scan_bins =
-            ctx.Option("scan_bins", state->scan_bins, "angular bins of the derived LaserScan");
+        state->listen = ctx.Option("listen", state->listen,
+                                   "HOST:PORT of the WebSocket server (127.0.0.1: this host only; 0.0.0.0: every "
+                                   "interface; port 0: "
+                                   "any free port, logged). Read at start.");
+        state->topics_prefix =
+            ctx.Option("topics_prefix", state->topics_prefix, "bridge only bus topics starting with this (\"\": all)");
+        state->derived =
+            ctx.Option("derived", state->derived, "offer the derived Foxglove-schema channels (foxglove/...)");
+        state->client_publish =
+            ctx.Option("client_publish", state->client_publish, "let clients publish on the bus (clientPublish)");
+        state->max_clients = ctx.Option("max_clients", state->max_clients, "clients served at once; more are refused");
+        state->max_client_buffer_mb =
+            ctx.Option("max_client_buffer_mb", state->max_client_buffer_mb,
+                       "per client: megabytes queued at most; messages beyond are skipped for that client");
+        state->stall_timeout_s =
+            ctx.Option("stall_timeout_s", state->stall_timeout_s,
+                       "a client whose queue stays over half of max_client_buffer_mb this long is dropped");
+        state->grid_period_s =
+            ctx.Option("grid_period_s", state->grid_period_s, "derived grids (map, emotions) at most once per period");
+        state->scan_bins = ctx.Option("scan_bins", state->scan_bins, "angular bins of the derived LaserScan");
         if (ctx.mode() == limbic::runtime::Mode::kLockstep) {
           throw limbic::config::ConfigError(
               "limbic-foxglove serves clients on the wall clock and never joins a lockstep run: "
@@ -87,12 +84,10 @@ limbic::runtime::ServiceDefinition FoxgloveService() {
             if (w.server.host == "localhost") w.server.host = "127.0.0.1";
             w.server.port = static_cast<uint16_t>(port);
           } catch (const std::exception&) {
-            throw limbic::config::ConfigError("listen: '" + state->listen +
-                                              "' is not HOST:PORT (e.g. 127.0.0.1:8765)");
+            throw limbic::config::ConfigError("listen: '" + state->listen + "' is not HOST:PORT (e.g. 127.0.0.1:8765)");
           }
-          if (state->max_clients < 1 || !(state->max_client_buffer_mb > 0) ||
-              !(state->stall_timeout_s > 0) || !(state->grid_period_s >= 0) ||
-              state->scan_bins < 1 || state->scan_bins > 100000) {
+          if (state->max_clients < 1 || !(state->max_client_buffer_mb > 0) || !(state->stall_timeout_s > 0) ||
+              !(state->grid_period_s >= 0) || state->scan_bins < 1 || state->scan_bins > 100000) {
             throw limbic::config::ConfigError(
                 "max_clients >= 1, max_client_buffer_mb > 0, stall_timeout_s > 0, grid_period_s >= "
                 "0 and "
@@ -102,8 +97,7 @@ limbic::runtime::ServiceDefinition FoxgloveService() {
           w.derived_channels = state->derived;
           w.bridge.client_publish = state->client_publish;
           w.bridge.max_clients = static_cast<size_t>(state->max_clients);
-          w.bridge.budget.max_buffered_bytes =
-              static_cast<size_t>(state->max_client_buffer_mb * 1024 * 1024);
+          w.bridge.budget.max_buffered_bytes = static_cast<size_t>(state->max_client_buffer_mb * 1024 * 1024);
           w.bridge.budget.stall_timeout_s = state->stall_timeout_s;
           w.bridge.session_id = std::to_string(limbic::bus::Node::WallNowNs());
           w.derived.grid_period_s = state->grid_period_s;
@@ -119,9 +113,8 @@ limbic::runtime::ServiceDefinition FoxgloveService() {
           } catch (const std::runtime_error& e) {
             throw limbic::config::ConfigError(std::string("listen: ") + e.what());
           }
-          LIMBIC_LOG(kInfo) << "Foxglove WebSocket server on ws://" << w.server.host << ":"
-                            << state->wiring->port() << " (subprotocol foxglove.websocket.v1); bus "
-                            << options.bus;
+          LIMBIC_LOG(kInfo) << "Foxglove WebSocket server on ws://" << w.server.host << ":" << state->wiring->port()
+                            << " (subprotocol foxglove.websocket.v1); bus " << options.bus;
         });
         ctx.AddStep({}, [state](const TickInfo&) {
           if (!state->wiring) return;
@@ -129,26 +122,21 @@ limbic::runtime::ServiceDefinition FoxgloveService() {
           }
         });
         auto stat = [state](auto member) {
-          return [state, member] {
-            return state->wiring ? double(state->wiring->bridge().stats().*member) : 0.0;
-          };
+          return [state, member] { return state->wiring ? double(state->wiring->bridge().stats().*member) : 0.0; };
         };
         using Stats = limbic::foxglove::BridgeStats;
-        ctx.Counter("clients", [state] {
-          return state->wiring ? double(state->wiring->bridge().client_count()) : 0.0;
-        });
-        ctx.Counter("channels", [state] {
-          return state->wiring ? double(state->wiring->bridge().channels().size()) : 0.0;
-        });
+        ctx.Counter("clients",
+                    [state] { return state->wiring ? double(state->wiring->bridge().client_count()) : 0.0; });
+        ctx.Counter("channels",
+                    [state] { return state->wiring ? double(state->wiring->bridge().channels().size()) : 0.0; });
         ctx.Counter("messages_sent", stat(&Stats::messages_sent));
         ctx.Counter("bytes_sent", stat(&Stats::bytes_sent));
         ctx.Counter("messages_skipped", stat(&Stats::messages_skipped));
         ctx.Counter("clients_dropped_slow", stat(&Stats::clients_dropped_slow));
         ctx.Counter("client_messages_published", stat(&Stats::client_messages_published));
         ctx.Counter("bad_requests", stat(&Stats::bad_requests));
-        ctx.Counter("derived_rejected", [state] {
-          return state->wiring ? double(state->wiring->derived().rejected()) : 0.0;
-        });
+        ctx.Counter("derived_rejected",
+                    [state] { return state->wiring ? double(state->wiring->derived().rejected()) : 0.0; });
         ctx.OnStop([state] {
           state->wiring.reset();
           state->node.reset();
@@ -160,6 +148,4 @@ limbic::runtime::ServiceDefinition FoxgloveService() {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  return limbic::runtime::RunServiceMain(argc, argv, FoxgloveService());
-}
+int main(int argc, char** argv) { return limbic::runtime::RunServiceMain(argc, argv, FoxgloveService()); }

@@ -92,8 +92,7 @@ TEST(FoxgloveProcess, BadOptionsAreClearErrorsWithNonZeroExit) {
       {{"--set", "listen=127.0.0.1:70000"}, "is not HOST:PORT"},
       {{"--set", "listen=999.1.1.1:8765"}, "not an IP address"},
       {{"--set", "listen=" + busy}, "cannot listen on " + busy},
-      {{"--set", "max_client_buffer_mb=0", "--set", "listen=127.0.0.1:0"},
-       "max_client_buffer_mb > 0"},
+      {{"--set", "max_client_buffer_mb=0", "--set", "listen=127.0.0.1:0"}, "max_client_buffer_mb > 0"},
       {{"--mode", "lockstep"}, "realtime mode"},
       {{"--set", "no_such_option=1"}, "no_such_option"},
   };
@@ -114,9 +113,9 @@ TEST(FoxgloveProcess, HandshakeNeedsTheFoxgloveSubprotocolThenServerInfoAndAdver
   const std::string bus = "ipc://" + dir / "bus";
   const int port = FreePort();
   ChildProcess broker({Bin("limbic-bus"), "--bus", bus}, dir / "bus.log");
-  ChildProcess bridge({Bin("limbic-foxglove"), "--bus", bus, "--period", "0.02", "--set",
-                       "listen=127.0.0.1:" + std::to_string(port)},
-                      dir / "foxglove.log");
+  ChildProcess bridge(
+      {Bin("limbic-foxglove"), "--bus", bus, "--period", "0.02", "--set", "listen=127.0.0.1:" + std::to_string(port)},
+      dir / "foxglove.log");
   int fd = Connect(port, 15s);
   ASSERT_GE(fd, 0) << bridge.Log();
   const std::string refused = Handshake(fd, "Sec-WebSocket-Protocol: some.other.protocol\r\n");
@@ -128,8 +127,7 @@ TEST(FoxgloveProcess, HandshakeNeedsTheFoxgloveSubprotocolThenServerInfoAndAdver
   const std::string reply = Handshake(fd, "Sec-WebSocket-Protocol: foxglove.websocket.v1\r\n");
   close(fd);
   EXPECT_EQ(reply.rfind("HTTP/1.1 101", 0), 0u) << reply;
-  EXPECT_NE(reply.find("Sec-WebSocket-Protocol: foxglove.websocket.v1"), std::string::npos)
-      << reply;
+  EXPECT_NE(reply.find("Sec-WebSocket-Protocol: foxglove.websocket.v1"), std::string::npos) << reply;
   // RFC 6455 §1.3: the accept key for the sample nonce above.
   EXPECT_NE(reply.find("s3pPLMBiTxaQ9kYGzzhZRbK+xOo="), std::string::npos) << reply;
   EXPECT_NE(reply.find("\"op\":\"serverInfo\""), std::string::npos) << reply;

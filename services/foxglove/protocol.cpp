@@ -8,8 +8,7 @@ namespace limbic::foxglove {
 using nlohmann::json;
 
 std::string ServerInfoJson(const std::string& name, const std::vector<std::string>& capabilities,
-                           const std::vector<std::string>& supported_encodings,
-                           const std::string& session_id) {
+                           const std::vector<std::string>& supported_encodings, const std::string& session_id) {
   json j = {{"op", "serverInfo"},
             {"name", name},
             {"capabilities", capabilities},
@@ -65,9 +64,8 @@ uint32_t Id(const json& j, const char* what) {
   if (!j.is_number_integer() && !j.is_number_unsigned()) {
     throw ProtocolError(std::string(what) + " must be an integer, not " + j.dump());
   }
-  if (j.is_number_unsigned()
-          ? j.get<uint64_t>() > std::numeric_limits<uint32_t>::max()
-          : (j.get<int64_t>() < 0 || j.get<int64_t>() > std::numeric_limits<uint32_t>::max())) {
+  if (j.is_number_unsigned() ? j.get<uint64_t>() > std::numeric_limits<uint32_t>::max()
+                             : (j.get<int64_t>() < 0 || j.get<int64_t>() > std::numeric_limits<uint32_t>::max())) {
     throw ProtocolError(std::string(what) + " " + j.dump() + " is outside 0..4294967295");
   }
   return static_cast<uint32_t>(j.get<uint64_t>());
@@ -75,22 +73,20 @@ uint32_t Id(const json& j, const char* what) {
 
 std::string Text(const json& j, const char* name, const char* op) {
   const json& v = Field(j, name, op);
-  if (!v.is_string())
-    throw ProtocolError(std::string("'") + op + "': '" + name + "' must be a string");
+  if (!v.is_string()) throw ProtocolError(std::string("'") + op + "': '" + name + "' must be a string");
   return v.get<std::string>();
 }
 
 const json& Array(const json& j, const char* name, const char* op) {
   const json& v = Field(j, name, op);
-  if (!v.is_array())
-    throw ProtocolError(std::string("'") + op + "': '" + name + "' must be an array");
+  if (!v.is_array()) throw ProtocolError(std::string("'") + op + "': '" + name + "' must be an array");
   return v;
 }
 
 }  // namespace
 
-std::vector<uint8_t> MessageDataFrame(uint32_t subscription_id, uint64_t receive_time_ns,
-                                      const uint8_t* payload, size_t size) {
+std::vector<uint8_t> MessageDataFrame(uint32_t subscription_id, uint64_t receive_time_ns, const uint8_t* payload,
+                                      size_t size) {
   std::vector<uint8_t> frame;
   frame.reserve(13 + size);
   frame.push_back(0x01);
@@ -109,8 +105,8 @@ ClientRequest ParseClientText(const std::string& text) {
     SubscribeRequest r;
     for (const auto& s : Array(j, "subscriptions", "subscribe")) {
       if (!s.is_object()) throw ProtocolError("'subscribe': each subscription must be an object");
-      r.subscriptions.push_back({Id(Field(s, "id", "subscribe"), "subscription id"),
-                                 Id(Field(s, "channelId", "subscribe"), "channelId")});
+      r.subscriptions.push_back(
+          {Id(Field(s, "id", "subscribe"), "subscription id"), Id(Field(s, "channelId", "subscribe"), "channelId")});
     }
     return r;
   }
@@ -124,17 +120,15 @@ ClientRequest ParseClientText(const std::string& text) {
     ClientAdvertiseRequest r;
     for (const auto& c : Array(j, "channels", "advertise")) {
       if (!c.is_object()) throw ProtocolError("'advertise': each channel must be an object");
-      r.channels.push_back(
-          {Id(Field(c, "id", "advertise"), "channel id"), Text(c, "topic", "advertise"),
-           Text(c, "encoding", "advertise"),
-           c.contains("schemaName") ? Text(c, "schemaName", "advertise") : std::string()});
+      r.channels.push_back({Id(Field(c, "id", "advertise"), "channel id"), Text(c, "topic", "advertise"),
+                            Text(c, "encoding", "advertise"),
+                            c.contains("schemaName") ? Text(c, "schemaName", "advertise") : std::string()});
     }
     return r;
   }
   if (op == "unadvertise") {
     ClientUnadvertiseRequest r;
-    for (const auto& id : Array(j, "channelIds", "unadvertise"))
-      r.channel_ids.push_back(Id(id, "channel id"));
+    for (const auto& id : Array(j, "channelIds", "unadvertise")) r.channel_ids.push_back(Id(id, "channel id"));
     return r;
   }
   throw ProtocolError("op '" + op + "' is not supported by limbic-foxglove");
@@ -142,17 +136,13 @@ ClientRequest ParseClientText(const std::string& text) {
 
 ClientMessage ParseClientBinary(const uint8_t* frame, size_t size) {
   if (size == 0) throw ProtocolError("empty binary message");
-  if (frame[0] != 0x01)
-    throw ProtocolError("binary opcode " + std::to_string(frame[0]) + " is not supported");
-  if (size < 5)
-    throw ProtocolError("client message data of " + std::to_string(size) +
-                        " bytes has no channel id");
+  if (frame[0] != 0x01) throw ProtocolError("binary opcode " + std::to_string(frame[0]) + " is not supported");
+  if (size < 5) throw ProtocolError("client message data of " + std::to_string(size) + " bytes has no channel id");
   return {static_cast<uint32_t>(GetLe(frame + 1, 4)), frame + 5, size - 5};
 }
 
 std::string Base64(const uint8_t* data, size_t size) {
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   std::string out;
   out.reserve((size + 2) / 3 * 4);
   size_t i = 0;

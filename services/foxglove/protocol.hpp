@@ -28,7 +28,7 @@ class ProtocolError : public std::runtime_error {
 struct Channel {
   uint32_t id = 0;
   std::string topic;
-  std::string encoding;  // "flatbuffer" (native bus messages) or "json" (derived Foxglove schemas)
+  std::string encoding;         // "flatbuffer" (native bus messages) or "json" (derived Foxglove schemas)
   std::string schema_name;      // "limbic.msg.Odometry", "foxglove.Grid"
   std::string schema;           // base64 of the .bfbs, or a JSON schema
   std::string schema_encoding;  // "flatbuffer" or "jsonschema"
@@ -37,15 +37,14 @@ struct Channel {
 enum class StatusLevel { kInfo = 0, kWarning = 1, kError = 2 };
 
 std::string ServerInfoJson(const std::string& name, const std::vector<std::string>& capabilities,
-                           const std::vector<std::string>& supported_encodings,
-                           const std::string& session_id);
+                           const std::vector<std::string>& supported_encodings, const std::string& session_id);
 std::string AdvertiseJson(const std::vector<Channel>& channels);
 std::string UnadvertiseJson(const std::vector<uint32_t>& channel_ids);
 std::string StatusJson(StatusLevel level, const std::string& message);
 
 // Binary Message Data frame (opcode 0x01).
-std::vector<uint8_t> MessageDataFrame(uint32_t subscription_id, uint64_t receive_time_ns,
-                                      const uint8_t* payload, size_t size);
+std::vector<uint8_t> MessageDataFrame(uint32_t subscription_id, uint64_t receive_time_ns, const uint8_t* payload,
+                                      size_t size);
 
 // Client text requests.
 struct Subscription {
@@ -70,8 +69,8 @@ struct ClientAdvertiseRequest {
 struct ClientUnadvertiseRequest {
   std::vector<uint32_t> channel_ids;
 };
-using ClientRequest = std::variant<SubscribeRequest, UnsubscribeRequest, ClientAdvertiseRequest,
-                                   ClientUnadvertiseRequest>;
+using ClientRequest =
+    std::variant<SubscribeRequest, UnsubscribeRequest, ClientAdvertiseRequest, ClientUnadvertiseRequest>;
 
 // Parses one client text message. Throws ProtocolError for bad JSON, a missing or mistyped field,
 // an id outside uint32 or an op the bridge does not implement (named in the message).

@@ -17,9 +17,7 @@ double SteadyNowS() {
 class Wiring::Transport : public ClientTransport {
  public:
   WsServer* server = nullptr;
-  bool SendText(ClientId c, const std::string& text) override {
-    return server && server->SendText(c, text);
-  }
+  bool SendText(ClientId c, const std::string& text) override { return server && server->SendText(c, text); }
   bool SendBinary(ClientId c, const uint8_t* data, size_t size) override {
     return server && server->SendBinary(c, data, size);
   }
@@ -46,8 +44,7 @@ Wiring::Wiring(bus::Node& node, WiringOptions options)
     if (c.topic.empty() || c.topic.rfind("foxglove/", 0) == 0)
       return "topic must be a bus topic, not '" + c.topic + "'";
     if (!messages::FindByName(c.schema_name)) {
-      return "schemaName '" + c.schema_name +
-             "' is not a limbic message type (e.g. limbic.msg.NavGoal)";
+      return "schemaName '" + c.schema_name + "' is not a limbic message type (e.g. limbic.msg.NavGoal)";
     }
     return "";
   };
@@ -60,9 +57,8 @@ Wiring::Wiring(bus::Node& node, WiringOptions options)
       return "";
     }
     try {
-      const auto bytes =
-          codec_->json.FromJson(*type, std::string(reinterpret_cast<const char*>(data), size),
-                                ++codec_->seq, node_.name(), node_.incarnation(), false);
+      const auto bytes = codec_->json.FromJson(*type, std::string(reinterpret_cast<const char*>(data), size),
+                                               ++codec_->seq, node_.name(), node_.incarnation(), false);
       node_.SendRaw(c.topic, bytes.data(), bytes.size());
       return "";
     } catch (const std::exception& e) {
@@ -86,9 +82,7 @@ Wiring::Wiring(bus::Node& node, WiringOptions options)
     LIMBIC_LOG(kInfo) << "Foxglove client " << c << " disconnected";
     bridge_->OnClientClose(c);
   };
-  callbacks.on_text = [this](ClientId c, const std::string& text) {
-    bridge_->OnClientText(c, text);
-  };
+  callbacks.on_text = [this](ClientId c, const std::string& text) { bridge_->OnClientText(c, text); };
   callbacks.on_binary = [this](ClientId c, const uint8_t* data, size_t size) {
     bridge_->OnClientBinary(c, data, size);
   };
@@ -98,17 +92,14 @@ Wiring::Wiring(bus::Node& node, WiringOptions options)
   node_.SubscribeAny(options_.topics_prefix, [this](const bus::RawMessage& m) {
     const double now_s = SteadyNowS();
     const int64_t stamp_ns = m.header.stamp_ns();
-    if (options_.native_channels)
-      bridge_->OnNative(m.topic, m.type.name, m.data, m.size, stamp_ns, now_s);
+    if (options_.native_channels) bridge_->OnNative(m.topic, m.type.name, m.data, m.size, stamp_ns, now_s);
     if (!options_.derived_channels) return;
     if (auto route = RouteOf(m.topic, m.type.name)) {
       // With nobody connected, only the map is followed (patches apply to it); the rest is derived
       // again from the next message once a client is there, and advertised then.
-      const bool keeps_state =
-          route->source == DerivedSource::kMap || route->source == DerivedSource::kMapPatch;
+      const bool keeps_state = route->source == DerivedSource::kMap || route->source == DerivedSource::kMapPatch;
       if (bridge_->client_count() == 0 && !keeps_state) return;
-      for (const auto& d : Derive(derived_, *route, m.data, stamp_ns, now_s))
-        bridge_->OnDerived(d, stamp_ns, now_s);
+      for (const auto& d : Derive(derived_, *route, m.data, stamp_ns, now_s)) bridge_->OnDerived(d, stamp_ns, now_s);
     }
   });
 }

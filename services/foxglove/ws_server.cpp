@@ -62,8 +62,7 @@ WsServer::WsServer(Options options, Callbacks callbacks) : impl_(std::make_uniqu
       }
     }
     con->set_status(websocketpp::http::status_code::bad_request);
-    con->set_body("limbic-foxglove speaks the WebSocket subprotocol " + impl_->options.subprotocol +
-                  "\n");
+    con->set_body("limbic-foxglove speaks the WebSocket subprotocol " + impl_->options.subprotocol + "\n");
     return false;
   });
   s.endpoint.set_open_handler([this](websocketpp::connection_hdl hdl) {
@@ -76,25 +75,23 @@ WsServer::WsServer(Options options, Callbacks callbacks) : impl_(std::make_uniqu
   });
   s.endpoint.set_close_handler([this](websocketpp::connection_hdl hdl) { impl_->Forget(hdl); });
   s.endpoint.set_fail_handler([this](websocketpp::connection_hdl hdl) { impl_->Forget(hdl); });
-  s.endpoint.set_message_handler(
-      [this](websocketpp::connection_hdl hdl, Endpoint::message_ptr msg) {
-        auto it = impl_->ids.find(hdl);
-        if (it == impl_->ids.end()) return;
-        const std::string& payload = msg->get_payload();
-        if (msg->get_opcode() == websocketpp::frame::opcode::text) {
-          if (impl_->callbacks.on_text) impl_->callbacks.on_text(it->second, payload);
-        } else if (impl_->callbacks.on_binary) {
-          impl_->callbacks.on_binary(it->second, reinterpret_cast<const uint8_t*>(payload.data()),
-                                     payload.size());
-        }
-      });
+  s.endpoint.set_message_handler([this](websocketpp::connection_hdl hdl, Endpoint::message_ptr msg) {
+    auto it = impl_->ids.find(hdl);
+    if (it == impl_->ids.end()) return;
+    const std::string& payload = msg->get_payload();
+    if (msg->get_opcode() == websocketpp::frame::opcode::text) {
+      if (impl_->callbacks.on_text) impl_->callbacks.on_text(it->second, payload);
+    } else if (impl_->callbacks.on_binary) {
+      impl_->callbacks.on_binary(it->second, reinterpret_cast<const uint8_t*>(payload.data()), payload.size());
+    }
+  });
   websocketpp::lib::error_code ec;
   const auto address = asio::ip::make_address(s.options.host, ec);
   if (ec) throw std::runtime_error("cannot listen on '" + s.options.host + "': not an IP address");
   s.endpoint.listen(asio::ip::tcp::endpoint(address, s.options.port), ec);
   if (ec) {
-    throw std::runtime_error("cannot listen on " + s.options.host + ":" +
-                             std::to_string(s.options.port) + ": " + ec.message());
+    throw std::runtime_error("cannot listen on " + s.options.host + ":" + std::to_string(s.options.port) + ": " +
+                             ec.message());
   }
   asio::error_code aec;
   const auto local = s.endpoint.get_local_endpoint(aec);
@@ -107,8 +104,7 @@ WsServer::~WsServer() {
   Impl& s = *impl_;
   websocketpp::lib::error_code ec;
   s.endpoint.stop_listening(ec);
-  for (auto& [id, hdl] : s.clients)
-    s.endpoint.close(hdl, websocketpp::close::status::going_away, "server stops", ec);
+  for (auto& [id, hdl] : s.clients) s.endpoint.close(hdl, websocketpp::close::status::going_away, "server stops", ec);
   s.callbacks = {};
   // Let the closes go out; then stop whatever is left.
   for (int i = 0; i < 20 && !s.endpoint.stopped(); ++i) s.endpoint.poll();
@@ -119,8 +115,7 @@ uint16_t WsServer::port() const { return impl_->port; }
 
 void WsServer::Poll() {
   impl_->endpoint.poll();
-  if (impl_->endpoint.stopped())
-    impl_->endpoint.reset();  // poll() stops the context when it runs dry
+  if (impl_->endpoint.stopped()) impl_->endpoint.reset();  // poll() stops the context when it runs dry
 }
 
 bool WsServer::SendText(ClientId client, const std::string& text) {

@@ -9,9 +9,9 @@ CollisionEvent CollisionEventDetector::Update(const CollisionEvent& raw, const g
   CollisionEvent out = raw;
   const bool contact = raw.occurred || !raw.sensor_ids.empty();
   out.occurred = contact;
-  out.contact_point = contact ? ContactPointForSwitches(raw.sensor_ids, options_.switch_count,
-                                                        options_.robot_radius, estimate)
-                              : geometry::Vec2::Zero();
+  out.contact_point =
+      contact ? ContactPointForSwitches(raw.sensor_ids, options_.switch_count, options_.robot_radius, estimate)
+              : geometry::Vec2::Zero();
   const bool previous_free = state_.seen_cycle ? !state_.previous_contact : options_.count_contact_at_start;
   bool rearmed = true;
   if (state_.any_contact) {
@@ -51,8 +51,8 @@ geometry::Vec2 ContactPointForSwitches(const std::vector<int>& switch_ids, int s
   geometry::Vec2 sum = geometry::Vec2::Zero();
   for (int id : switch_ids) sum += geometry::UnitVector(2.0 * geometry::kPi * id / switch_count);
   // Opposite switches cancel: fall back to the first switch's direction.
-  const double angle = sum.norm() > 1e-9 ? std::atan2(sum.y(), sum.x())
-                                         : 2.0 * geometry::kPi * switch_ids.front() / switch_count;
+  const double angle =
+      sum.norm() > 1e-9 ? std::atan2(sum.y(), sum.x()) : 2.0 * geometry::kPi * switch_ids.front() / switch_count;
   return pose.ToWorld(robot_radius * geometry::UnitVector(angle));
 }
 

@@ -27,14 +27,14 @@ struct CollisionEventOptions {
 };
 
 struct CollisionEventState {
-  bool seen_cycle = false;      // at least one cycle processed
+  bool seen_cycle = false;  // at least one cycle processed
   bool previous_contact = false;
-  bool any_contact = false;     // a contact cycle has been seen
+  bool any_contact = false;  // a contact cycle has been seen
   double last_contact_time_s = 0.0;
   geometry::Vec2 event_point{0.0, 0.0};  // contact point (estimate frame) where the current event began
-  int64_t cycles = 0;           // cycles processed
-  int64_t contact_cycles = 0;   // cycles with contact ("also log contact cycles")
-  int64_t events = 0;           // contact events (the collision metric)
+  int64_t cycles = 0;                    // cycles processed
+  int64_t contact_cycles = 0;            // cycles with contact ("also log contact cycles")
+  int64_t events = 0;                    // contact events (the collision metric)
 };
 
 // Turns raw bumper contact into collision events, the one rule that the mission's collision metric and the

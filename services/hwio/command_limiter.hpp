@@ -23,12 +23,12 @@ VelocityCommand WheelsToBody(const WheelCommand& wheels, double wheel_separation
                              WheelAssignment assignment = WheelAssignment::kWheel1IsRight);
 
 struct CommandLimiterOptions {
-  double v_max = 1.6;                 // hard |v| limit (m/s): MARVIN at full duty cycle (§2.1)
-  bool allow_reverse = false;         // §8 item 16: v ∈ [0, v_L]; true allows v ≥ −v_max
-  double omega_max = geometry::kPi;   // hard |ω| limit (rad/s); the controller's ω_L is 0.2π, so this is a
-                                      // safety net (half a turn per second), not a tuning knob
-  double wheel_separation = 0.6;      // d_w (m), §8 item 10
-  double wheel_speed_max = 1.6;       // hard |wheel speed| limit (m/s)
+  double v_max = 1.6;                // hard |v| limit (m/s): MARVIN at full duty cycle (§2.1)
+  bool allow_reverse = false;        // §8 item 16: v ∈ [0, v_L]; true allows v ≥ −v_max
+  double omega_max = geometry::kPi;  // hard |ω| limit (rad/s); the controller's ω_L is 0.2π, so this is a
+                                     // safety net (half a turn per second), not a tuning knob
+  double wheel_separation = 0.6;     // d_w (m), §8 item 10
+  double wheel_speed_max = 1.6;      // hard |wheel speed| limit (m/s)
   // true (recommended): if a wheel exceeds wheel_speed_max both wheels are scaled by the same factor, so
   // the turning radius is kept; false: each wheel is clamped on its own (the curvature changes).
   bool preserve_curvature = true;
@@ -37,8 +37,8 @@ struct CommandLimiterOptions {
 
 struct CommandLimiterState {
   int64_t commands = 0;
-  int64_t clamped = 0;     // commands changed by any limit
-  int64_t rejected = 0;    // non-finite commands replaced by a stop
+  int64_t clamped = 0;   // commands changed by any limit
+  int64_t rejected = 0;  // non-finite commands replaced by a stop
 };
 
 struct LimitedCommand {

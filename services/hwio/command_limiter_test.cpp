@@ -79,8 +79,8 @@ TEST(CommandLimiterTest, WheelLimitScalesBothWheelsToKeepCurvature) {
   const LimitedCommand out = limiter.Limit({.v = 1.5, .omega = 1.0});
   EXPECT_DOUBLE_EQ(out.wheels.v_right, 1.6);
   EXPECT_NEAR(out.wheels.v_left, 1.2 * 1.6 / 1.8, 1e-12);  // 1.0667
-  EXPECT_NEAR(out.body.v, 1.5 * 1.6 / 1.8, 1e-12);          // 1.3333
-  EXPECT_NEAR(out.body.omega, 1.6 / 1.8, 1e-12);            // 0.8889
+  EXPECT_NEAR(out.body.v, 1.5 * 1.6 / 1.8, 1e-12);         // 1.3333
+  EXPECT_NEAR(out.body.omega, 1.6 / 1.8, 1e-12);           // 0.8889
   EXPECT_NEAR(out.body.v / out.body.omega, 1.5, 1e-12);
   EXPECT_TRUE(out.clamped);
 }

@@ -27,9 +27,7 @@ bool IsSensorKind(FaultKind k) {
   return k == FaultKind::kSensorStuck || k == FaultKind::kSensorNoise || k == FaultKind::kSensorDropout ||
          k == FaultKind::kSensorBias || k == FaultKind::kSensorSpikes;
 }
-bool IsBumperKind(FaultKind k) {
-  return k == FaultKind::kBumperFalsePositive || k == FaultKind::kBumperMissedContact;
-}
+bool IsBumperKind(FaultKind k) { return k == FaultKind::kBumperFalsePositive || k == FaultKind::kBumperMissedContact; }
 
 // Reading after a fault: clamp to [0, d_max]; at d_max nothing is seen.
 void SetReading(RangeBeam& beam, double range) {
@@ -99,8 +97,7 @@ std::string ValidateFault(const Fault& f) {
       if (!std::isfinite(f.bias)) return "bias must be finite";
       break;
     case FaultKind::kSensorSpikes:
-      if (!(f.spike_probability >= 0.0 && f.spike_probability <= 1.0))
-        return "spike_probability must be in [0, 1]";
+      if (!(f.spike_probability >= 0.0 && f.spike_probability <= 1.0)) return "spike_probability must be in [0, 1]";
       if (!std::isfinite(f.spike_magnitude)) return "spike_magnitude must be finite";
       break;
     case FaultKind::kBumperFalsePositive:
@@ -149,8 +146,8 @@ AddFaultResult FaultInjector::Add(const Fault& fault) {
 }
 
 bool FaultInjector::Clear(const std::string& id) {
-  auto it = std::find_if(state_.slots.begin(), state_.slots.end(),
-                         [&](const FaultSlot& s) { return s.fault.id == id; });
+  auto it =
+      std::find_if(state_.slots.begin(), state_.slots.end(), [&](const FaultSlot& s) { return s.fault.id == id; });
   if (it == state_.slots.end()) return false;
   state_.slots.erase(it);
   ++state_.cleared;

@@ -40,29 +40,29 @@ enum class WheelSide { kBoth, kLeft, kRight };
 // What a fault hits. Beam selection: sensor_id −1 and beam_index −1 = every beam; sensor_id s = every beam
 // of sensor s; beam_index b alone = scan.beams[b]; both = the b-th beam (in scan order) of sensor s.
 struct FaultTarget {
-  std::string robot{};    // robot id; "" or "*" = every robot
+  std::string robot{};  // robot id; "" or "*" = every robot
   int sensor_id = -1;
   int beam_index = -1;
-  int bumper_switch = -1; // 0..7 (0 straight ahead, increasing CCW); false positive needs one
+  int bumper_switch = -1;  // 0..7 (0 straight ahead, increasing CCW); false positive needs one
   WheelSide wheel = WheelSide::kBoth;
 };
 
 // One injected fault, as it travels on the `faults` topic or in a fault script.
 struct Fault {
-  std::string id{};        // unique; adding an id again replaces the fault
+  std::string id{};  // unique; adding an id again replaces the fault
   FaultKind kind = FaultKind::kSensorDropout;
   FaultTarget target{};
-  double start = 0.0;      // s (same clock as Apply's `now`)
-  double duration = 0.0;   // s; active on [start, start + duration); 0 = until cleared
-  uint64_t seed = 0;       // for noise and spikes
+  double start = 0.0;     // s (same clock as Apply's `now`)
+  double duration = 0.0;  // s; active on [start, start + duration); 0 = until cleared
+  uint64_t seed = 0;      // for noise and spikes
   // Kind-specific parameters (unused ones are ignored).
   std::optional<double> stuck_range{};  // kSensorStuck (m); empty = hold the first reading seen
-  double noise_sigma = 0.0;           // kSensorNoise (m), ≥ 0
-  double bias = 0.0;                  // kSensorBias (m)
-  double spike_probability = 0.0;     // kSensorSpikes, in [0, 1]
-  double spike_magnitude = 0.0;       // kSensorSpikes (m), may be negative (phantom obstacle)
-  double slip_factor = 1.0;           // kWheelSlip, ≥ 0
-  double speed_cap = 0.0;             // kSpeedCap (m/s), ≥ 0
+  double noise_sigma = 0.0;             // kSensorNoise (m), ≥ 0
+  double bias = 0.0;                    // kSensorBias (m)
+  double spike_probability = 0.0;       // kSensorSpikes, in [0, 1]
+  double spike_magnitude = 0.0;         // kSensorSpikes (m), may be negative (phantom obstacle)
+  double slip_factor = 1.0;             // kWheelSlip, ≥ 0
+  double speed_cap = 0.0;               // kSpeedCap (m/s), ≥ 0
 };
 
 struct FaultInjectorOptions {
@@ -76,12 +76,12 @@ struct FaultSlot {
   Fault fault{};
   std::mt19937_64 rng{};
   std::normal_distribution<double> normal{0.0, 1.0};  // kSensorNoise draws (keeps its cached pair value)
-  std::vector<std::optional<double>> held{};// kSensorStuck without stuck_range: per scan index
-  int64_t applications = 0;                 // Apply calls in which the fault was active and matched
+  std::vector<std::optional<double>> held{};          // kSensorStuck without stuck_range: per scan index
+  int64_t applications = 0;                           // Apply calls in which the fault was active and matched
 };
 
 struct FaultInjectorState {
-  std::vector<FaultSlot> slots{};// in order of addition (applied in this order)
+  std::vector<FaultSlot> slots{};  // in order of addition (applied in this order)
   int64_t added = 0;
   int64_t replaced = 0;
   int64_t expired = 0;

@@ -147,7 +147,7 @@ TEST(FaultInjectorTest, NoiseHasRequestedSpread) {
     sum += e;
     sum2 += e * e;
   }
-  EXPECT_NEAR(sum / n, 0.0, 0.01);                 // standard error 0.1/√4000 = 0.0016
+  EXPECT_NEAR(sum / n, 0.0, 0.01);  // standard error 0.1/√4000 = 0.0016
   EXPECT_NEAR(std::sqrt(sum2 / n), 0.1, 0.005);
 }
 
@@ -343,10 +343,10 @@ TEST(FaultInjectorTest, ActuatorFaultsChangeTargetedWheels) {
 }
 
 TEST(FaultInjectorTest, KindNamesRoundTrip) {
-  for (FaultKind k : {FaultKind::kSensorStuck, FaultKind::kSensorNoise, FaultKind::kSensorDropout,
-                      FaultKind::kSensorBias, FaultKind::kSensorSpikes, FaultKind::kBumperFalsePositive,
-                      FaultKind::kBumperMissedContact, FaultKind::kWheelSlip, FaultKind::kWheelStall,
-                      FaultKind::kSpeedCap}) {
+  for (FaultKind k :
+       {FaultKind::kSensorStuck, FaultKind::kSensorNoise, FaultKind::kSensorDropout, FaultKind::kSensorBias,
+        FaultKind::kSensorSpikes, FaultKind::kBumperFalsePositive, FaultKind::kBumperMissedContact,
+        FaultKind::kWheelSlip, FaultKind::kWheelStall, FaultKind::kSpeedCap}) {
     EXPECT_EQ(FaultKindFromName(FaultKindName(k)), k);
   }
   EXPECT_FALSE(FaultKindFromName("sensor_melted").has_value());

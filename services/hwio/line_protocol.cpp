@@ -121,11 +121,21 @@ std::optional<ProtocolMessage> ParseLine(std::string_view line, LineError* error
 
 void LineProtocolParser::Count(LineError error) {
   switch (error) {
-    case LineError::kTruncated: ++counters_.truncated; break;
-    case LineError::kBadChecksum: ++counters_.bad_checksum; break;
-    case LineError::kMalformed: ++counters_.malformed; break;
-    case LineError::kUnknownType: ++counters_.unknown_type; break;
-    case LineError::kOverlong: ++counters_.overlong; break;
+    case LineError::kTruncated:
+      ++counters_.truncated;
+      break;
+    case LineError::kBadChecksum:
+      ++counters_.bad_checksum;
+      break;
+    case LineError::kMalformed:
+      ++counters_.malformed;
+      break;
+    case LineError::kUnknownType:
+      ++counters_.unknown_type;
+      break;
+    case LineError::kOverlong:
+      ++counters_.overlong;
+      break;
   }
 }
 

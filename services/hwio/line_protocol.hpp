@@ -19,14 +19,14 @@ enum class LineType : char {
 // One decoded line. Only the fields of `type` are meaningful.
 struct ProtocolMessage {
   LineType type = LineType::kWheels;
-  uint32_t seq = 0;              // sender's line counter, +1 per line, wraps at 2^32
-  int32_t left_mm_s = 0;         // W
-  int32_t right_mm_s = 0;        // W
-  uint32_t board_time_ms = 0;    // E: board clock, wraps at 2^32
-  int32_t ticks_left = 0;        // E: cumulative, wraps at 2^32
-  int32_t ticks_right = 0;       // E
+  uint32_t seq = 0;                  // sender's line counter, +1 per line, wraps at 2^32
+  int32_t left_mm_s = 0;             // W
+  int32_t right_mm_s = 0;            // W
+  uint32_t board_time_ms = 0;        // E: board clock, wraps at 2^32
+  int32_t ticks_left = 0;            // E: cumulative, wraps at 2^32
+  int32_t ticks_right = 0;           // E
   std::vector<int32_t> ranges_mm{};  // R: 0 = nothing within range, else 1..65535
-  uint32_t bumper_bits = 0;      // B: bit i = switch i, 0..255
+  uint32_t bumper_bits = 0;          // B: bit i = switch i, 0..255
 
   bool operator==(const ProtocolMessage&) const = default;
 };

@@ -26,7 +26,10 @@ TEST(LineProtocolTest, FormatsWheelLine) {
 TEST(LineProtocolTest, EveryTypeRoundTrips) {
   const ProtocolMessage messages[] = {
       {.type = LineType::kWheels, .seq = 7, .left_mm_s = -1600, .right_mm_s = 1600},
-      {.type = LineType::kEncoders, .seq = 8, .board_time_ms = 4294967295u, .ticks_left = -2147483647 - 1,
+      {.type = LineType::kEncoders,
+       .seq = 8,
+       .board_time_ms = 4294967295u,
+       .ticks_left = -2147483647 - 1,
        .ticks_right = 2147483647},
       {.type = LineType::kRanges, .seq = 9, .ranges_mm = {0, 400, 65535}},
       {.type = LineType::kBumpers, .seq = 10, .bumper_bits = 255},
@@ -77,17 +80,17 @@ TEST(LineProtocolTest, AcceptsCarriageReturnAndLowercaseHex) {
 // A stream with good and bad lines, fed in awkward chunks: the counts do not depend on chunking.
 TEST(LineProtocolTest, ParserCountsAndSkipsInAnyChunking) {
   std::string stream;
-  stream += WithChecksum("E 0 0 0 0");                 // ok
-  stream += "$B 1 5*00\n";                             // bad checksum
-  stream += "$E 2 100 5";                              // truncated, cut by the next '$'
-  stream += WithChecksum("E 3 100 50 50");             // ok (gap: 1 and 2 not accepted)
-  stream += "noise without start\r\n";                 // truncated (no '$')
-  stream += "\n\r\n";                                  // blank lines: ignored
-  stream += WithChecksum("Q 4 1");                     // unknown type
-  stream += WithChecksum("R 5 2 400 0");               // ok
-  stream += "$W 6 1 2*";                               // truncated at the checksum
+  stream += WithChecksum("E 0 0 0 0");      // ok
+  stream += "$B 1 5*00\n";                  // bad checksum
+  stream += "$E 2 100 5";                   // truncated, cut by the next '$'
+  stream += WithChecksum("E 3 100 50 50");  // ok (gap: 1 and 2 not accepted)
+  stream += "noise without start\r\n";      // truncated (no '$')
+  stream += "\n\r\n";                       // blank lines: ignored
+  stream += WithChecksum("Q 4 1");          // unknown type
+  stream += WithChecksum("R 5 2 400 0");    // ok
+  stream += "$W 6 1 2*";                    // truncated at the checksum
   stream += "\n";
-  stream += WithChecksum("B 7 3");                     // ok
+  stream += WithChecksum("B 7 3");  // ok
   for (size_t chunk : {size_t{1}, size_t{3}, size_t{7}, stream.size()}) {
     LineProtocolParser parser;
     std::vector<ProtocolMessage> got;

@@ -9,8 +9,7 @@ namespace limbic::hwio {
 
 MedianFilter::MedianFilter(MedianFilterOptions options) : options_(options) {
   if (options_.window < 1) {
-    throw std::invalid_argument("MedianFilter: window must be at least 1, got " +
-                                std::to_string(options_.window));
+    throw std::invalid_argument("MedianFilter: window must be at least 1, got " + std::to_string(options_.window));
   }
 }
 

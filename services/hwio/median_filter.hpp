@@ -15,11 +15,11 @@ struct MedianFilterOptions {
 
 // Everything the filter remembers; plain data so a run can be replayed and compared.
 struct MedianFilterState {
-  std::vector<std::vector<double>> history{};// per beam: ring buffer of the last `window` samples (m)
-  std::vector<int> next{};                   // per beam: ring write position
-  std::vector<int> count{};                  // per beam: samples held so far (≤ window)
-  int64_t scans = 0;                         // scans filtered since construction
-  int64_t layout_resets = 0;                 // times the beam count changed and the history was dropped
+  std::vector<std::vector<double>> history{};  // per beam: ring buffer of the last `window` samples (m)
+  std::vector<int> next{};                     // per beam: ring write position
+  std::vector<int> count{};                    // per beam: samples held so far (≤ window)
+  int64_t scans = 0;                           // scans filtered since construction
+  int64_t layout_resets = 0;                   // times the beam count changed and the history was dropped
 };
 
 // Median-filters the raw IR ranges of every beam (§2.5).

@@ -31,9 +31,9 @@ namespace limbic::hwio {
 
 // What a backend took in since its last Poll.
 struct SensorFrame {
-  double stamp = 0.0;        // the `now` of the Poll that produced it (s)
+  double stamp = 0.0;  // the `now` of the Poll that produced it (s)
   bool has_scan = false;
-  RangeScan scan{};          // raw ranges, fixed beam layout
+  RangeScan scan{};  // raw ranges, fixed beam layout
   bool has_contact = false;
   CollisionEvent contact{};  // raw bumper state: occurred, switches, speed before; no contact point (hwio's
                              // CollisionEventDetector places it from the cycle's pose estimate)
@@ -42,15 +42,15 @@ struct SensorFrame {
 };
 
 struct BackendStatus {
-  bool connected = false;                // the link is open and has not failed
-  bool stale = true;                     // no data for the stale timeout (or none yet)
+  bool connected = false;                  // the link is open and has not failed
+  bool stale = true;                       // no data for the stale timeout (or none yet)
   std::optional<double> last_data_time{};  // `now` of the last accepted input (s)
-  int64_t stale_trips = 0;               // times the link went from fresh to stale
-  int64_t frames = 0;                    // frames returned by Poll
-  int64_t accepted_inputs = 0;           // accepted lines or messages
-  int64_t rejected_inputs = 0;           // skipped lines or messages (garbled, truncated, bad checksum, ...)
+  int64_t stale_trips = 0;                 // times the link went from fresh to stale
+  int64_t frames = 0;                      // frames returned by Poll
+  int64_t accepted_inputs = 0;             // accepted lines or messages
+  int64_t rejected_inputs = 0;             // skipped lines or messages (garbled, truncated, bad checksum, ...)
   int64_t commands_sent = 0;
-  std::string last_error{};              // empty when fine
+  std::string last_error{};  // empty when fine
 };
 
 // Abstract robot I/O: wheels out, raw sensors in.

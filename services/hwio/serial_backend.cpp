@@ -63,8 +63,10 @@ struct SerialBackend::Impl {
   void OnEncoders(const ProtocolMessage& m) {
     if (have_encoders) {
       // Differences modulo 2^32 survive counter wrap-around.
-      const auto dl_ticks = static_cast<int32_t>(static_cast<uint32_t>(m.ticks_left) - static_cast<uint32_t>(last_ticks_left));
-      const auto dr_ticks = static_cast<int32_t>(static_cast<uint32_t>(m.ticks_right) - static_cast<uint32_t>(last_ticks_right));
+      const auto dl_ticks =
+          static_cast<int32_t>(static_cast<uint32_t>(m.ticks_left) - static_cast<uint32_t>(last_ticks_left));
+      const auto dr_ticks =
+          static_cast<int32_t>(static_cast<uint32_t>(m.ticks_right) - static_cast<uint32_t>(last_ticks_right));
       const double dt = static_cast<uint32_t>(m.board_time_ms - last_board_ms) / 1000.0;
       const WheelCommand travel{.v_left = dl_ticks / options.ticks_per_metre,
                                 .v_right = dr_ticks / options.ticks_per_metre};

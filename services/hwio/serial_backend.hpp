@@ -15,13 +15,13 @@
 namespace limbic::hwio {
 
 struct SerialBackendOptions {
-  std::string device{};               // e.g. /dev/ttyUSB0 (or a pseudo-terminal in tests)
+  std::string device{};  // e.g. /dev/ttyUSB0 (or a pseudo-terminal in tests)
   unsigned baud_rate = 115200;
-  double ticks_per_metre = 10000.0;   // encoder ticks per metre of wheel travel
-  double wheel_separation = 0.6;      // d_w (m), for odometry (eqs. 4.4–4.5)
+  double ticks_per_metre = 10000.0;                                    // encoder ticks per metre of wheel travel
+  double wheel_separation = 0.6;                                       // d_w (m), for odometry (eqs. 4.4–4.5)
   WheelAssignment wheel_assignment = WheelAssignment::kWheel1IsRight;  // a real board: kWheel1IsRight
-  double stale_timeout = 0.3;         // s without an accepted board line → stale, wheels sent as zero
-  geometry::Pose2 initial_pose{};     // odometry starts here
+  double stale_timeout = 0.3;      // s without an accepted board line → stale, wheels sent as zero
+  geometry::Pose2 initial_pose{};  // odometry starts here
   // Beam k of an R line fills beam_layout[k] (mounting, limits). Empty: a generic ring, beam k with
   // sensor_id k, angle 2πk/n, d_min 0.4 m, d_max 3.0 m. R lines with another count are dropped.
   std::vector<RangeBeam> beam_layout{};
@@ -31,10 +31,10 @@ struct SerialBackendOptions {
 
 struct SerialBackendCounters {
   LineParserCounters parser{};
-  int64_t layout_mismatches = 0;   // R lines whose beam count differs from beam_layout
-  int64_t unexpected_lines = 0;    // W lines coming from the board
+  int64_t layout_mismatches = 0;  // R lines whose beam count differs from beam_layout
+  int64_t unexpected_lines = 0;   // W lines coming from the board
   int64_t wheel_lines_sent = 0;
-  int64_t zero_forced = 0;         // SendWheels calls turned into zeros because the board was stale
+  int64_t zero_forced = 0;  // SendWheels calls turned into zeros because the board was stale
   int64_t write_errors = 0;
   int64_t read_errors = 0;
 };

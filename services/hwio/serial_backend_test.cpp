@@ -44,22 +44,23 @@ TEST(SerialBackendTest, AcceptsValidLinesAndCountsGarbledAndTruncated) {
   FakeBoard board;
   SerialBackend backend(OptionsFor(board));
   std::string stream;
-  stream += Line("E 0 1000 0 0");          // accepted: odometry baseline
-  stream += Line("R 1 3 400 0 2500");      // accepted: 3 beams
-  stream += "$B 2 5*00\n";                 // bad checksum
-  stream += "$E 3 1100 5";                 // truncated (cut by the next line's '$')
-  stream += Line("E 4 1100 500 500");      // accepted: +0.05 m on both wheels in 100 ms
-  stream += "#@!garbage\n";                // truncated (no '$')
-  stream += Line("B 5 5");                 // accepted: switches 0 and 2
-  stream += Line("E 6 1200 1000 1500");    // accepted: left +0.05, right +0.10
-  stream += "$R 7 2 100 200";              // truncated at the very end of a burst...
-  stream += "\n";                          // ...by a line end
-  stream += Line("B 8 0");                 // accepted: sentinel
+  stream += Line("E 0 1000 0 0");        // accepted: odometry baseline
+  stream += Line("R 1 3 400 0 2500");    // accepted: 3 beams
+  stream += "$B 2 5*00\n";               // bad checksum
+  stream += "$E 3 1100 5";               // truncated (cut by the next line's '$')
+  stream += Line("E 4 1100 500 500");    // accepted: +0.05 m on both wheels in 100 ms
+  stream += "#@!garbage\n";              // truncated (no '$')
+  stream += Line("B 5 5");               // accepted: switches 0 and 2
+  stream += Line("E 6 1200 1000 1500");  // accepted: left +0.05, right +0.10
+  stream += "$R 7 2 100 200";            // truncated at the very end of a burst...
+  stream += "\n";                        // ...by a line end
+  stream += Line("B 8 0");               // accepted: sentinel
   board.Send(stream, 7);
 
   std::vector<SensorFrame> frames;
-  PollUntil(backend, 0.0, [&] { return backend.counters().parser.accepted + backend.counters().parser.rejected() >= 10; },
-            &frames);
+  PollUntil(
+      backend, 0.0, [&] { return backend.counters().parser.accepted + backend.counters().parser.rejected() >= 10; },
+      &frames);
   const SerialBackendCounters& c = backend.counters();
   EXPECT_EQ(c.parser.accepted, 6);
   EXPECT_EQ(c.parser.bad_checksum, 1);
@@ -108,7 +109,8 @@ TEST(SerialBackendTest, EncoderCounterWrapIsHandled) {
   board.Send(Line("E 0 4294967200 2147483600 -2147483600"));
   board.Send(Line("E 1 4 -2147483596 2147483596"));  // +100 ms, left +100 ticks, right −100 ticks (wrapped)
   std::vector<SensorFrame> frames;
-  PollUntil(backend, 0.0, [&] { return backend.counters().parser.accepted >= 2; }, &frames);
+  PollUntil(
+      backend, 0.0, [&] { return backend.counters().parser.accepted >= 2; }, &frames);
   EXPECT_NEAR(backend.odometry().v, 0.0, 1e-12);
   EXPECT_NEAR(backend.odometry().omega, (-0.01 - 0.01) / 0.6 / 0.1, 1e-12);  // right − left
 }
@@ -118,7 +120,8 @@ TEST(SerialBackendTest, WheelCommandsArriveAtBoardAndStaleBoardGetsZeros) {
   SerialBackend backend(OptionsFor(board));
   board.Send(Line("E 0 0 0 0"));
   std::vector<SensorFrame> frames;
-  PollUntil(backend, 0.0, [&] { return !frames.empty(); }, &frames);
+  PollUntil(
+      backend, 0.0, [&] { return !frames.empty(); }, &frames);
   ASSERT_EQ(frames.size(), 1u);
 
   backend.SendWheels(0.125, {.v_left = 0.25, .v_right = -0.1});
@@ -168,14 +171,18 @@ TEST(SerialBackendTest, SilentBoardTripsTheLinkWatchdog) {
         time_ms += 125;
         left += m.left_mm_s * 125 * 10 / 1000;  // mm/s · s · ticks/mm (10000 ticks/m)
         right += m.right_mm_s * 125 * 10 / 1000;
-        board.Send(ProtocolMessage{.type = LineType::kEncoders, .seq = seq++, .board_time_ms = time_ms,
-                                   .ticks_left = left, .ticks_right = right});
+        board.Send(ProtocolMessage{.type = LineType::kEncoders,
+                                   .seq = seq++,
+                                   .board_time_ms = time_ms,
+                                   .ticks_left = left,
+                                   .ticks_right = right});
       }
     }
   });
 
   std::vector<SensorFrame> frames;
-  PollUntil(backend, 0.0, [&] { return !frames.empty(); }, &frames);
+  PollUntil(
+      backend, 0.0, [&] { return !frames.empty(); }, &frames);
   ASSERT_EQ(frames.size(), 1u) << "no hello from the board";
   int64_t expected_lines = 0;
   for (int k = 1; k <= kCycles; ++k) {
@@ -184,7 +191,8 @@ TEST(SerialBackendTest, SilentBoardTripsTheLinkWatchdog) {
     ++expected_lines;
     if (k <= kReplies) {
       const size_t before = frames.size();
-      PollUntil(backend, now, [&] { return frames.size() > before; }, &frames);
+      PollUntil(
+          backend, now, [&] { return frames.size() > before; }, &frames);
       ASSERT_EQ(frames.size(), before + 1) << "no reply in cycle " << k;
     } else {
       EXPECT_FALSE(backend.WaitForInput(0.05));
@@ -236,7 +244,8 @@ TEST(SerialBackendTest, RangeLineWithWrongBeamCountIsDropped) {
   SerialBackend backend(options);
   board.Send(Line("R 0 3 1 2 3") + Line("R 1 2 500 800"));
   std::vector<SensorFrame> frames;
-  PollUntil(backend, 0.0, [&] { return backend.counters().parser.accepted >= 2; }, &frames);
+  PollUntil(
+      backend, 0.0, [&] { return backend.counters().parser.accepted >= 2; }, &frames);
   EXPECT_EQ(backend.counters().layout_mismatches, 1);
   ASSERT_FALSE(frames.empty());
   const RangeScan& scan = frames.back().scan;

@@ -17,15 +17,15 @@ struct WatchdogOptions {
 
 struct WatchdogState {
   std::optional<double> last_fresh_stamp{};  // time of the newest command seen (s)
-  bool tripped = false;                    // the last Gate() output zero wheels because of staleness
-  int64_t trips = 0;                       // transitions from fresh (or never-armed) → tripped after a command
-  int64_t stale_outputs = 0;               // Gate() calls that forced zero wheels
+  bool tripped = false;                      // the last Gate() output zero wheels because of staleness
+  int64_t trips = 0;                         // transitions from fresh (or never-armed) → tripped after a command
+  int64_t stale_outputs = 0;                 // Gate() calls that forced zero wheels
 };
 
 struct WatchdogOutput {
-  WheelCommand wheels{};    // the input wheels, or zeros when stale
-  bool stale = false;       // no command yet, or the newest command is at least `timeout` old
-  bool tripped_now = false; // this call is the first stale one after a fresh command
+  WheelCommand wheels{};     // the input wheels, or zeros when stale
+  bool stale = false;        // no command yet, or the newest command is at least `timeout` old
+  bool tripped_now = false;  // this call is the first stale one after a fresh command
 };
 
 // Dead-man gate on a stream of time-stamped commands.

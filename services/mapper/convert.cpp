@@ -16,8 +16,8 @@ MapPatch PatchFromMsg(const msg::GridPatch& m) {
 }
 
 flatbuffers::Offset<msg::GridPatch> PatchToMsg(flatbuffers::FlatBufferBuilder& fbb,
-                                               flatbuffers::Offset<msg::Header> header,
-                                               const geometry::GridSpec& spec, const MapPatch& patch) {
+                                               flatbuffers::Offset<msg::Header> header, const geometry::GridSpec& spec,
+                                               const MapPatch& patch) {
   std::vector<msg::CellUpdate> cells;
   cells.reserve(patch.cells.size());
   for (const auto& c : patch.cells) cells.emplace_back(c.index, c.p_o, c.p_e, c.danger);

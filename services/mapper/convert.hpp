@@ -12,8 +12,8 @@ namespace limbic::mapper {
 
 MapPatch PatchFromMsg(const msg::GridPatch& m);
 flatbuffers::Offset<msg::GridPatch> PatchToMsg(flatbuffers::FlatBufferBuilder& fbb,
-                                               flatbuffers::Offset<msg::Header> header,
-                                               const geometry::GridSpec& spec, const MapPatch& patch);
+                                               flatbuffers::Offset<msg::Header> header, const geometry::GridSpec& spec,
+                                               const MapPatch& patch);
 MapSnapshot SnapshotFromMsg(const msg::GridMap& m);
 flatbuffers::Offset<msg::GridMap> SnapshotToMsg(flatbuffers::FlatBufferBuilder& fbb,
                                                 flatbuffers::Offset<msg::Header> header, const MapSnapshot& s);
@@ -26,8 +26,8 @@ flatbuffers::Offset<msg::GridMap> SnapshotToMsg(flatbuffers::FlatBufferBuilder& 
 class MapFollower {
  public:
   // Call once per tick with what arrived (any may be null). Returns the maps, or null if none yet.
-  const GridMaps* Follow(const geometry::Vec2& world_min, const geometry::Vec2& world_max,
-                         const msg::GridPatch* patch, const msg::GridMap* full);
+  const GridMaps* Follow(const geometry::Vec2& world_min, const geometry::Vec2& world_max, const msg::GridPatch* patch,
+                         const msg::GridMap* full);
   const GridMaps* maps() const { return replica_.has_map() ? &replica_.maps() : nullptr; }
   uint64_t resyncs() const { return resyncs_; }
 

@@ -14,12 +14,10 @@ void CheckGridSpec(const geometry::GridSpec& spec) {
       !std::isfinite(spec.origin.y())) {
     throw std::invalid_argument("GridMaps: resolution must be in [0.01, 100] m and the origin finite");
   }
-  if (spec.width > kMaxGridSide || spec.height > kMaxGridSide ||
-      int64_t{spec.width} * spec.height > kMaxGridCells) {
+  if (spec.width > kMaxGridSide || spec.height > kMaxGridSide || int64_t{spec.width} * spec.height > kMaxGridCells) {
     throw std::invalid_argument("GridMaps: grid of " + std::to_string(spec.width) + " x " +
                                 std::to_string(spec.height) + " cells is above the limit (" +
-                                std::to_string(kMaxGridSide) + " a side, " + std::to_string(kMaxGridCells) +
-                                " cells)");
+                                std::to_string(kMaxGridSide) + " a side, " + std::to_string(kMaxGridCells) + " cells)");
   }
 }
 
@@ -72,8 +70,8 @@ void ApplyPatch(GridMaps& maps, const MapPatch& patch) {
   const int n = maps.CellCount();
   for (const CellPatch& c : patch.cells) {
     if (c.index < 0 || c.index >= n) {
-      throw std::invalid_argument("ApplyPatch: cell index " + std::to_string(c.index) +
-                                  " is off the grid of " + std::to_string(n) + " cells");
+      throw std::invalid_argument("ApplyPatch: cell index " + std::to_string(c.index) + " is off the grid of " +
+                                  std::to_string(n) + " cells");
     }
   }
   for (const CellPatch& c : patch.cells) {
@@ -98,8 +96,7 @@ MapReplica::ApplyResult MapReplica::Apply(const MapPatch& patch) {
   return ApplyResult::kApplied;
 }
 
-double Coverage(const GridMaps& maps, const geometry::Vec2& min, const geometry::Vec2& max,
-                CoverageMetric metric) {
+double Coverage(const GridMaps& maps, const geometry::Vec2& min, const geometry::Vec2& max, CoverageMetric metric) {
   const geometry::GridSpec& s = maps.spec;
   double sum = 0.0;
   int count = 0;

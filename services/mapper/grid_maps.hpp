@@ -9,8 +9,8 @@
 
 namespace limbic::mapper {
 
-inline constexpr double kCellSize = 0.35;          // = robot radius r_R (§4.1)
-inline constexpr double kInitialOccupancy = 0.2;   // p_o of unexplored cells (§7.4.1, §8 item 33)
+inline constexpr double kCellSize = 0.35;           // = robot radius r_R (§4.1)
+inline constexpr double kInitialOccupancy = 0.2;    // p_o of unexplored cells (§7.4.1, §8 item 33)
 inline constexpr double kInitialExploration = 0.0;  // p_e at the start of a run
 
 // Upper bounds on a grid (issue 16): a world or map message is a valid FlatBuffer whatever its bounds,
@@ -27,9 +27,9 @@ void CheckGridSpec(const geometry::GridSpec& spec);
 // spec.CellOfIndex(i); all three vectors have spec.CellCount() entries.
 struct GridMaps {
   geometry::GridSpec spec;
-  std::vector<double> p_o;       // occupancy probability in [0, 1]
-  std::vector<double> p_e;       // exploration in [0, 1], never decays
-  std::vector<uint8_t> danger;   // 0 or 1
+  std::vector<double> p_o;      // occupancy probability in [0, 1]
+  std::vector<double> p_e;      // exploration in [0, 1], never decays
+  std::vector<uint8_t> danger;  // 0 or 1
 
   // Maps over `spec` at their initial values (p_o = initial_p_o, p_e = 0, danger = 0).
   static GridMaps Initial(const geometry::GridSpec& spec, double initial_p_o = kInitialOccupancy);
@@ -43,8 +43,8 @@ struct GridMaps {
 // A grid of `resolution` covering the axis-aligned box [min, max] plus `margin_cells` cells on every side.
 // Throws std::invalid_argument for an empty box, a non-positive resolution or a grid beyond the bounds
 // of CheckGridSpec.
-geometry::GridSpec GridSpecCovering(const geometry::Vec2& min, const geometry::Vec2& max,
-                                    double resolution = kCellSize, int margin_cells = 1);
+geometry::GridSpec GridSpecCovering(const geometry::Vec2& min, const geometry::Vec2& max, double resolution = kCellSize,
+                                    int margin_cells = 1);
 
 // --- Incremental distribution -----------------------------------------------------------------------
 
@@ -82,9 +82,9 @@ void ApplyPatch(GridMaps& maps, const MapPatch& patch);
 class MapReplica {
  public:
   enum class ApplyResult {
-    kApplied,       // patch.base_tick == tick(): applied, tick() is now patch.tick
-    kStale,         // patch.tick <= tick(): already contained, ignored
-    kGap,           // a patch is missing (or no snapshot yet): ignored; wait for / request a snapshot
+    kApplied,  // patch.base_tick == tick(): applied, tick() is now patch.tick
+    kStale,    // patch.tick <= tick(): already contained, ignored
+    kGap,      // a patch is missing (or no snapshot yet): ignored; wait for / request a snapshot
   };
 
   void Reset(const MapSnapshot& snapshot);
@@ -103,8 +103,8 @@ class MapReplica {
 // --- Coverage (spec §8 item 13) ---------------------------------------------------------------------
 
 enum class CoverageMetric {
-  kMeanExploration,      // recommended: mean p_e over the cells inside the bounds (same quantity as eq. 8.10)
-  kFractionExplored,     // alternative: fraction of those cells with p_e > 0.5
+  kMeanExploration,   // recommended: mean p_e over the cells inside the bounds (same quantity as eq. 8.10)
+  kFractionExplored,  // alternative: fraction of those cells with p_e > 0.5
 };
 
 // Exploration coverage over the cells whose centre lies inside [min, max] (the environment bounds).

@@ -302,8 +302,7 @@ MapperOutputs OccupancyMapper::Finish(const MapperInputs& in, std::vector<Vec2>*
   if (cycle_points != nullptr) state_.point_history.push_back(std::move(*cycle_points));
   const int keep = options_.max_buffer_cycles;
   if (static_cast<int>(state_.point_history.size()) > keep) {
-    state_.point_history.erase(state_.point_history.begin(),
-                               state_.point_history.end() - keep);
+    state_.point_history.erase(state_.point_history.begin(), state_.point_history.end() - keep);
   }
   const int n_o = std::clamp(in.params.n_o, 1, keep);
   const size_t first = state_.point_history.size() > static_cast<size_t>(n_o)

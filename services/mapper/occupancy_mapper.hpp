@@ -27,8 +27,8 @@ enum class CollisionPointLifetime {
 };
 
 struct MapperOptions {
-  double robot_radius = 0.35;                 // r_R (m), rule 2 of §4.1
-  double initial_p_o = kInitialOccupancy;     // p_o of unexplored cells
+  double robot_radius = 0.35;              // r_R (m), rule 2 of §4.1
+  double initial_p_o = kInitialOccupancy;  // p_o of unexplored cells
   RobotDiscRule robot_disc = RobotDiscRule::kCellCentre;
   CollisionPointLifetime collision_points = CollisionPointLifetime::kObstacleBuffer;
   // A collision contact point is a detected obstacle point: its cell gets s_o = 1 (rule 3) this cycle.
@@ -42,10 +42,10 @@ struct MapperOptions {
 // Everything the mapper needs for one cycle.
 struct MapperInputs {
   int64_t tick = 0;
-  geometry::Pose2 pose;          // estimated robot pose (odometry), world frame
-  RangeScan scan;                // median-filtered beams in the robot frame
-  CollisionEvent collision;      // contact_point in the world frame
-  ControlParameters params;      // reads eps_1, eps_2, eps_3 and n_o
+  geometry::Pose2 pose;      // estimated robot pose (odometry), world frame
+  RangeScan scan;            // median-filtered beams in the robot frame
+  CollisionEvent collision;  // contact_point in the world frame
+  ControlParameters params;  // reads eps_1, eps_2, eps_3 and n_o
 };
 
 struct MapperOutputs {
@@ -61,8 +61,8 @@ struct MapperState {
   // IR and collision points of the most recent cycles, oldest first (at most max_buffer_cycles entries).
   std::vector<std::vector<geometry::Vec2>> point_history;
   std::vector<geometry::Vec2> permanent_collision_points;  // CollisionPointLifetime::kPermanent only
-  std::vector<uint8_t> dirty;       // per cell: changed since the last patch
-  std::vector<int> dirty_cells;     // indices with dirty = 1, unordered
+  std::vector<uint8_t> dirty;                              // per cell: changed since the last patch
+  std::vector<int> dirty_cells;                            // indices with dirty = 1, unordered
   bool operator==(const MapperState&) const = default;
 };
 
@@ -137,13 +137,13 @@ double MeanExploration(const GridMaps& maps);
 // a non-finite p_o or p_e anywhere makes a sum non-finite (0·inf is NaN too). Bit-identical to
 // MapDensity and MeanExploration (same terms, same order).
 struct MapSums {
-  double p_e = 0.0;       // Σ p_e
-  double p_e_p_o = 0.0;   // Σ p_e·p_o
-  double p_o = 0.0;       // Σ p_o
+  double p_e = 0.0;      // Σ p_e
+  double p_e_p_o = 0.0;  // Σ p_e·p_o
+  double p_o = 0.0;      // Σ p_o
   size_t cells = 0;
   static MapSums Of(const GridMaps& maps);
   bool Finite() const;
-  double Density() const { return p_e > 0.0 ? p_e_p_o / p_e : 0.0; }                   // eq. 8.9
+  double Density() const { return p_e > 0.0 ? p_e_p_o / p_e : 0.0; }  // eq. 8.9
   double MeanExploration() const { return cells ? p_e / static_cast<double>(cells) : 0.0; }
 };
 

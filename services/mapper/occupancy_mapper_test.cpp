@@ -2,14 +2,14 @@
 
 #include <gtest/gtest.h>
 
-#include "services/mapper/testing/occupancy_mapper_peer.hpp"
-
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <map>
 #include <random>
 #include <stdexcept>
+
+#include "services/mapper/testing/occupancy_mapper_peer.hpp"
 
 namespace limbic::mapper {
 namespace {
@@ -28,7 +28,7 @@ MapperInputs BaseInputs(int64_t tick) {
   MapperInputs in;
   in.tick = tick;
   in.pose = {1.3, 1.2, 0.0};
-  in.params.eps_1 = 0.1;   // distinct rates so the direction choice of eq. 5.1 is visible
+  in.params.eps_1 = 0.1;  // distinct rates so the direction choice of eq. 5.1 is visible
   in.params.eps_2 = 0.05;
   in.params.eps_3 = 0.01;
   return in;
@@ -94,8 +94,8 @@ TEST(OccupancyMapper, BeamTraversalFreesCellsAndHitCellIsOccupied) {
   MapperInputs in = BaseInputs(1);
   in.scan.beams.push_back(Beam(0.0, 1.0, true));  // (1.3,1.2) → (2.3,1.2): cells (3..6, 3)
   const MapperOutputs out = mapper.Update(in);
-  const std::map<int, double> expected{{Idx(3, 2), 0.0}, {Idx(3, 3), 0.0}, {Idx(4, 3), 0.0},
-                                       {Idx(5, 3), 0.0}, {Idx(6, 3), 1.0}};
+  const std::map<int, double> expected{
+      {Idx(3, 2), 0.0}, {Idx(3, 3), 0.0}, {Idx(4, 3), 0.0}, {Idx(5, 3), 0.0}, {Idx(6, 3), 1.0}};
   EXPECT_EQ(SoByCell(out.stats), expected);
   EXPECT_DOUBLE_EQ(mapper.maps().p_o[Idx(5, 3)], 0.18);
   // Eq. 5.1 increase with ε_2 = 0.05: 0.05·1 + 0.95·0.2 = 0.24.
@@ -135,8 +135,8 @@ TEST(OccupancyMapper, BeamUsesPoseRotationAndMountingOffset) {
 TEST(OccupancyMapper, ObstaclePointOverridesRobotDiscAndBeamCells) {
   OccupancyMapper mapper(kSpec);
   MapperInputs in = BaseInputs(1);
-  in.scan.beams.push_back(Beam(0.0, 0.2, true));   // hit (1.5, 1.2) in cell (4,3), a robot-disc cell
-  in.scan.beams.push_back(Beam(0.0, 1.0, true));   // passes through (4,3) as free
+  in.scan.beams.push_back(Beam(0.0, 0.2, true));  // hit (1.5, 1.2) in cell (4,3), a robot-disc cell
+  in.scan.beams.push_back(Beam(0.0, 1.0, true));  // passes through (4,3) as free
   const auto so = SoByCell(mapper.Update(in).stats);
   EXPECT_EQ(so.at(Idx(4, 3)), 1.0);
   EXPECT_EQ(so.at(Idx(3, 3)), 0.0);
@@ -400,7 +400,7 @@ TEST(OccupancyMapperRollback, AnOutOfRangeValueIsRefusedLikeANonFiniteOne) {
   MapperOutputs unused;
   OccupancyMapper mapper = MapperAfterThreeCycles(&unused);
   OccupancyMapperTestPeer::SetOccupancy(mapper, Idx(5, 3), 3.0);  // finite, but no probability
-  OccupancyMapperTestPeer::SetDangerValue(mapper, Idx(0, 0), 7);   // far away: found by the repair pass
+  OccupancyMapperTestPeer::SetDangerValue(mapper, Idx(0, 0), 7);  // far away: found by the repair pass
   const MapperOutputs out = mapper.Update(FourthCycle());
   EXPECT_NE(mapper.fault().find("out of [0, 1]: cycle rolled back, 2 bad cell(s)"), std::string::npos)
       << mapper.fault();

@@ -13,11 +13,11 @@ using runtime::TickInfo;
 using runtime::Timing;
 
 struct Options {
-  bool prebuilt_map = false;       // §6.4: start from the true map (undetectable obstacles included)
-  bool danger_pretag = false;      // §6.4 (Ch. 7.6, 9.1.6): undetectable obstacles pre-marked as danger
-  bool wrong_map_all_free = false; // §6.4 (surprise experiment): start from a map that says all is free
-  int full_map_period = 50;        // ticks between latched full maps (late joiners resync from them)
-  std::string coverage = "mean";   // §8 item 13: mean p_e, or "fraction" (p_e > 0.5)
+  bool prebuilt_map = false;        // §6.4: start from the true map (undetectable obstacles included)
+  bool danger_pretag = false;       // §6.4 (Ch. 7.6, 9.1.6): undetectable obstacles pre-marked as danger
+  bool wrong_map_all_free = false;  // §6.4 (surprise experiment): start from a map that says all is free
+  int full_map_period = 50;         // ticks between latched full maps (late joiners resync from them)
+  std::string coverage = "mean";    // §8 item 13: mean p_e, or "fraction" (p_e > 0.5)
 };
 
 struct State {
@@ -30,99 +30,105 @@ struct State {
 }  // namespace
 
 runtime::ServiceDefinition MapperService(MapperStepHook before_update) {
-  return {"mapper", "occupancy, exploration and danger maps; obstacle buffer", [before_update](runtime::ServiceContext& ctx) {
-    auto s = std::make_shared<State>();
-    // The first three choose the map the run starts from: start-up options. The last two are read every
-    // tick: live (issue 15).
-    s->options.prebuilt_map = ctx.Option("prebuilt_map", false, "start from the true map");
-    s->options.danger_pretag = ctx.Option("danger_pretag", false, "pre-mark undetectable obstacles as danger");
-    s->options.wrong_map_all_free = ctx.Option("wrong_map_all_free", false, "start from a map that says all is free");
-    s->options.full_map_period = ctx.LiveParam<int>(
-        "full_map_period", 50, "ticks between latched full maps (0: none; late joiners resync from them)",
-        runtime::AtLeast(0), [s](const int& period) { s->options.full_map_period = period; });
-    s->options.coverage = ctx.LiveParam<std::string>(
-        "coverage", "mean", "coverage metric in map/stats: mean | fraction (§8 item 13)",
-        runtime::OneOf({"mean", "fraction"}), [s](const std::string& metric) { s->options.coverage = metric; });
-    auto world = ctx.AddInput<msg::WorldGeometry>("world", Timing::kPreviousTick, /*required=*/true);
-    auto scan = ctx.AddInput<msg::RangeScan>(ctx.Topic("scan"), Timing::kSameTick);
-    auto odom = ctx.AddInput<msg::Odometry>(ctx.Topic("odom"), Timing::kSameTick);
-    auto collision = ctx.AddInput<msg::CollisionEvent>(ctx.Topic("collision"), Timing::kSameTick);
-    auto params = ctx.AddInput<msg::ControlParams>(ctx.Topic("params"), Timing::kPreviousTick);
-    // Its own latched full map: after a restart (realtime) the mapper carries on from it.
-    auto own_map = ctx.AddInput<msg::GridMap>(ctx.Topic("map"), Timing::kPreviousTick);
-    const bool realtime = ctx.mode() == runtime::Mode::kRealtime;
-    auto patch_out = ctx.AddOutput<msg::GridPatch>(ctx.Topic("map/patch"));
-    auto stats_out = ctx.AddOutput<msg::MapStats>(ctx.Topic("map/stats"));
-    auto obstacles_out = ctx.AddOutput<msg::ObstacleSet>(ctx.Topic("obstacles"));
-    auto full_out = ctx.AddOutput<msg::GridMap>(ctx.Topic("map"), /*latched=*/true);
-    ctx.Counter("cells", [s] { return s->mapper ? static_cast<double>(s->mapper->maps().CellCount()) : 0.0; });
+  return {
+      "mapper", "occupancy, exploration and danger maps; obstacle buffer",
+      [before_update](runtime::ServiceContext& ctx) {
+        auto s = std::make_shared<State>();
+        // The first three choose the map the run starts from: start-up options. The last two are read every
+        // tick: live (issue 15).
+        s->options.prebuilt_map = ctx.Option("prebuilt_map", false, "start from the true map");
+        s->options.danger_pretag = ctx.Option("danger_pretag", false, "pre-mark undetectable obstacles as danger");
+        s->options.wrong_map_all_free =
+            ctx.Option("wrong_map_all_free", false, "start from a map that says all is free");
+        s->options.full_map_period = ctx.LiveParam<int>(
+            "full_map_period", 50, "ticks between latched full maps (0: none; late joiners resync from them)",
+            runtime::AtLeast(0), [s](const int& period) { s->options.full_map_period = period; });
+        s->options.coverage = ctx.LiveParam<std::string>(
+            "coverage", "mean", "coverage metric in map/stats: mean | fraction (§8 item 13)",
+            runtime::OneOf({"mean", "fraction"}), [s](const std::string& metric) { s->options.coverage = metric; });
+        auto world = ctx.AddInput<msg::WorldGeometry>("world", Timing::kPreviousTick, /*required=*/true);
+        auto scan = ctx.AddInput<msg::RangeScan>(ctx.Topic("scan"), Timing::kSameTick);
+        auto odom = ctx.AddInput<msg::Odometry>(ctx.Topic("odom"), Timing::kSameTick);
+        auto collision = ctx.AddInput<msg::CollisionEvent>(ctx.Topic("collision"), Timing::kSameTick);
+        auto params = ctx.AddInput<msg::ControlParams>(ctx.Topic("params"), Timing::kPreviousTick);
+        // Its own latched full map: after a restart (realtime) the mapper carries on from it.
+        auto own_map = ctx.AddInput<msg::GridMap>(ctx.Topic("map"), Timing::kPreviousTick);
+        const bool realtime = ctx.mode() == runtime::Mode::kRealtime;
+        auto patch_out = ctx.AddOutput<msg::GridPatch>(ctx.Topic("map/patch"));
+        auto stats_out = ctx.AddOutput<msg::MapStats>(ctx.Topic("map/stats"));
+        auto obstacles_out = ctx.AddOutput<msg::ObstacleSet>(ctx.Topic("obstacles"));
+        auto full_out = ctx.AddOutput<msg::GridMap>(ctx.Topic("map"), /*latched=*/true);
+        ctx.Counter("cells", [s] { return s->mapper ? static_cast<double>(s->mapper->maps().CellCount()) : 0.0; });
 
-    ctx.AddStep({.outputs = {ctx.Topic("map/patch"), ctx.Topic("map/stats"), ctx.Topic("obstacles")}},
-                [=, &ctx](const TickInfo& tick) {
-      if (!s->mapper) {
-        s->world = convert::FromMsg(*world->Get());
-        const auto spec = GridSpecCovering(s->world.min, s->world.max);
-        s->mapper = std::make_unique<OccupancyMapper>(spec);
-        std::vector<KnownPolygon> polygons;
-        for (const auto& p : s->world.polygons) polygons.push_back({p.vertices, p.detectable});
-        if (s->options.prebuilt_map) s->mapper->LoadMaps(KnownMap(spec, polygons, true));
-        if (const auto* previous = own_map->Get(); realtime && previous != nullptr) {
-          const MapSnapshot snapshot = SnapshotFromMsg(*previous);
-          bool usable = snapshot.maps.spec == spec;
-          try {
-            snapshot.maps.Validate();
-          } catch (const std::exception&) {
-            usable = false;
-          }
-          if (usable) {
-            s->mapper->LoadMaps(snapshot.maps);  // every cell goes out in the next patch
-            LIMBIC_LOG(kInfo) << "restarted: carrying on from the latched map of tick " << snapshot.tick;
-          }
-        }
-        if (s->options.wrong_map_all_free) s->mapper->LoadMaps(AllFreeMap(spec));
-        if (s->options.danger_pretag) {
-          for (const auto& p : polygons) {
-            if (!p.detectable) s->mapper->MarkDangerPolygon(p.vertices);
-          }
-        }
-        LIMBIC_LOG(kInfo) << "map " << spec.width << " x " << spec.height << " cells of " << spec.resolution
-                          << " m over set " << s->world.set << " environment " << s->world.index;
-      }
-      MapperInputs in;
-      in.tick = tick.tick;
-      if (const auto* o = odom->Get()) in.pose = convert::FromMsg(*o).pose;
-      if (const auto* sc = scan->Get()) convert::BeamsFromMsg(sc->beams(), &in.scan);
-      if (const auto* c = collision->Get()) in.collision = convert::FromMsg(*c);
-      if (const auto* p = params->Get()) in.params = convert::FromMsg(*p);
-      if (before_update) before_update(*s->mapper, tick.tick);
-      const MapperOutputs out = s->mapper->Update(in);
-      // A refused cycle (non-finite input, or a result rolled back) still publishes — only good values.
-      if (s->mapper->fault().empty()) ctx.ClearDegraded();
-      else ctx.SetDegraded("mapper: " + s->mapper->fault());
-      const auto& maps = s->mapper->maps();
-      const double coverage =
-          Coverage(maps, s->world.min, s->world.max,
-                   s->options.coverage == "mean" ? CoverageMetric::kMeanExploration : CoverageMetric::kFractionExplored);
-      patch_out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
-        return PatchToMsg(fbb, header, maps.spec, out.patch);
-      });
-      stats_out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
-        std::vector<msg::UpdatedCell> cells;
-        cells.reserve(out.stats.updated_cells.size());
-        for (const auto& c : out.stats.updated_cells) cells.emplace_back(c.index, c.s_o, c.p_o_before);
-        return msg::CreateMapStats(fbb, header, fbb.CreateVectorOfStructs(cells), out.stats.mean_p_e,
-                                   out.stats.density, coverage);
-      });
-      obstacles_out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
-        return msg::CreateObstacleSet(fbb, header, convert::ToMsg(fbb, out.obstacle_points), 0, in.params.n_o);
-      });
-      if (s->options.full_map_period > 0 && tick.tick % s->options.full_map_period == 0) {
-        full_out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
-          return SnapshotToMsg(fbb, header, s->mapper->Snapshot());
-        });
-      }
-    });
-  }};
+        ctx.AddStep(
+            {.outputs = {ctx.Topic("map/patch"), ctx.Topic("map/stats"), ctx.Topic("obstacles")}},
+            [=, &ctx](const TickInfo& tick) {
+              if (!s->mapper) {
+                s->world = convert::FromMsg(*world->Get());
+                const auto spec = GridSpecCovering(s->world.min, s->world.max);
+                s->mapper = std::make_unique<OccupancyMapper>(spec);
+                std::vector<KnownPolygon> polygons;
+                for (const auto& p : s->world.polygons) polygons.push_back({p.vertices, p.detectable});
+                if (s->options.prebuilt_map) s->mapper->LoadMaps(KnownMap(spec, polygons, true));
+                if (const auto* previous = own_map->Get(); realtime && previous != nullptr) {
+                  const MapSnapshot snapshot = SnapshotFromMsg(*previous);
+                  bool usable = snapshot.maps.spec == spec;
+                  try {
+                    snapshot.maps.Validate();
+                  } catch (const std::exception&) {
+                    usable = false;
+                  }
+                  if (usable) {
+                    s->mapper->LoadMaps(snapshot.maps);  // every cell goes out in the next patch
+                    LIMBIC_LOG(kInfo) << "restarted: carrying on from the latched map of tick " << snapshot.tick;
+                  }
+                }
+                if (s->options.wrong_map_all_free) s->mapper->LoadMaps(AllFreeMap(spec));
+                if (s->options.danger_pretag) {
+                  for (const auto& p : polygons) {
+                    if (!p.detectable) s->mapper->MarkDangerPolygon(p.vertices);
+                  }
+                }
+                LIMBIC_LOG(kInfo) << "map " << spec.width << " x " << spec.height << " cells of " << spec.resolution
+                                  << " m over set " << s->world.set << " environment " << s->world.index;
+              }
+              MapperInputs in;
+              in.tick = tick.tick;
+              if (const auto* o = odom->Get()) in.pose = convert::FromMsg(*o).pose;
+              if (const auto* sc = scan->Get()) convert::BeamsFromMsg(sc->beams(), &in.scan);
+              if (const auto* c = collision->Get()) in.collision = convert::FromMsg(*c);
+              if (const auto* p = params->Get()) in.params = convert::FromMsg(*p);
+              if (before_update) before_update(*s->mapper, tick.tick);
+              const MapperOutputs out = s->mapper->Update(in);
+              // A refused cycle (non-finite input, or a result rolled back) still publishes — only good values.
+              if (s->mapper->fault().empty())
+                ctx.ClearDegraded();
+              else
+                ctx.SetDegraded("mapper: " + s->mapper->fault());
+              const auto& maps = s->mapper->maps();
+              const double coverage = Coverage(
+                  maps, s->world.min, s->world.max,
+                  s->options.coverage == "mean" ? CoverageMetric::kMeanExploration : CoverageMetric::kFractionExplored);
+              patch_out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+                return PatchToMsg(fbb, header, maps.spec, out.patch);
+              });
+              stats_out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+                std::vector<msg::UpdatedCell> cells;
+                cells.reserve(out.stats.updated_cells.size());
+                for (const auto& c : out.stats.updated_cells) cells.emplace_back(c.index, c.s_o, c.p_o_before);
+                return msg::CreateMapStats(fbb, header, fbb.CreateVectorOfStructs(cells), out.stats.mean_p_e,
+                                           out.stats.density, coverage);
+              });
+              obstacles_out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+                return msg::CreateObstacleSet(fbb, header, convert::ToMsg(fbb, out.obstacle_points), 0, in.params.n_o);
+              });
+              if (s->options.full_map_period > 0 && tick.tick % s->options.full_map_period == 0) {
+                full_out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+                  return SnapshotToMsg(fbb, header, s->mapper->Snapshot());
+                });
+              }
+            });
+      }};
 }
 
 }  // namespace limbic::mapper

@@ -8,8 +8,7 @@ bool PointInPolygon(const geometry::Vec2& p, std::span<const geometry::Vec2> pol
   for (size_t i = 0, j = poly.size() - 1; i < poly.size(); j = i++) {
     const auto& a = poly[i];
     const auto& b = poly[j];
-    if ((a.y() > p.y()) != (b.y() > p.y()) &&
-        p.x() < (b.x() - a.x()) * (p.y() - a.y()) / (b.y() - a.y()) + a.x()) {
+    if ((a.y() > p.y()) != (b.y() > p.y()) && p.x() < (b.x() - a.x()) * (p.y() - a.y()) / (b.y() - a.y()) + a.x()) {
       inside = !inside;
     }
   }

@@ -154,8 +154,10 @@ void MetricsCollector::OnBusStats(const BusValues& v, double now_s) {
 void MetricsCollector::OnFault(const FaultValues& v, double now_s) {
   ++state_.messages;
   if (v.clear) {
-    if (v.id.empty()) state_.faults.clear();
-    else state_.faults.erase(v.id);
+    if (v.id.empty())
+      state_.faults.clear();
+    else
+      state_.faults.erase(v.id);
     return;
   }
   CollectorState::Fault f;
@@ -182,8 +184,7 @@ std::vector<std::string> MetricsCollector::Robots() const {
 std::vector<MetricFamily> MetricsCollector::Snapshot(double now_s) const {
   // --- Robots ---
   auto stimulus = Family("limbic_robot_stimulus", "Affect stimulus by stage: raw, normalized or damped (spec §5.1).");
-  auto emotion = Family("limbic_robot_emotion",
-                        "Emotion intensity by kind: global, mapped or combined (spec §5.2).");
+  auto emotion = Family("limbic_robot_emotion", "Emotion intensity by kind: global, mapped or combined (spec §5.2).");
   auto mood = Family("limbic_robot_mood", "Mood value (spec §5.3).");
   auto drive = Family("limbic_robot_drive",
                       "Drive value by kind: emotional (D_E) or bounded (D; survival drives lie in [D_min, D_max]).");
@@ -194,8 +195,7 @@ std::vector<MetricFamily> MetricsCollector::Snapshot(double now_s) const {
   auto speed = Family("limbic_robot_speed_meters_per_second", "True linear speed of the robot (ground truth).");
   auto angular = Family("limbic_robot_angular_speed_radians_per_second", "True angular speed (ground truth).");
   auto contact = Family("limbic_robot_in_contact", "1 while the robot touches an obstacle (ground truth).");
-  auto collisions = Family("limbic_robot_collisions_total", "Collision events reported by hwio.",
-                           MetricType::kCounter);
+  auto collisions = Family("limbic_robot_collisions_total", "Collision events reported by hwio.", MetricType::kCounter);
   auto contacts = Family("limbic_robot_contacts_total",
                          "Contact events by what was touched: kind=robot (another robot of the team) or kind=world "
                          "(walls, obstacles, people), from the simulator's ground truth.",
@@ -208,8 +208,8 @@ std::vector<MetricFamily> MetricsCollector::Snapshot(double now_s) const {
   auto plan_hist = Family("limbic_robot_plan_duration_seconds", "Planner compute time, observed on every new plan.",
                           MetricType::kHistogram);
   auto path_ok = Family("limbic_robot_path_success", "1 when the last planning attempt found a path.");
-  auto traversals = Family("limbic_run_traversals_total", "Finished traversals by result: success or failure.",
-                           MetricType::kCounter);
+  auto traversals =
+      Family("limbic_run_traversals_total", "Finished traversals by result: success or failure.", MetricType::kCounter);
   auto run_time = Family("limbic_run_last_completion_time_seconds",
                          "Completion time of the last finished traversal (600 on timeout).");
   auto run_rate = Family("limbic_run_last_collisions_per_minute", "Collision rate of the last finished traversal.");
@@ -222,19 +222,22 @@ std::vector<MetricFamily> MetricsCollector::Snapshot(double now_s) const {
   // Recruitment (issue 20): SHAME per robot for operators (spec affective-recruitment §9.5).
   auto shame = Family("limbic_recruit_shame", "SHAME s_i of a recruiter now (decay since its last HELP applied).");
   auto shame_threshold = Family("limbic_recruit_shame_threshold", "SHAME threshold t: above it the robot answers.");
-  auto recruit_state = Family("limbic_recruit_state", "1 for the recruiter's current responder (UGV) or requester (UAV) state.");
-  auto recruit_tx = Family("limbic_recruit_transmissions_total", "Protocol messages a robot transmitted, per kind: HELP, ACCEPT, RESPONDER, ARRIVAL, AGREE, ACKACK.",
-                           MetricType::kCounter);
+  auto recruit_state =
+      Family("limbic_recruit_state", "1 for the recruiter's current responder (UGV) or requester (UAV) state.");
+  auto recruit_tx =
+      Family("limbic_recruit_transmissions_total",
+             "Protocol messages a robot transmitted, per kind: HELP, ACCEPT, RESPONDER, ARRIVAL, AGREE, ACKACK.",
+             MetricType::kCounter);
   auto recruited = Family("limbic_recruit_recruited_total", "Times the robot was chosen (RESPONDER naming it).",
                           MetricType::kCounter);
-  auto ignored_helps = Family("limbic_recruit_helps_ignored_total", "HELPs the robot heard and did not answer.",
-                              MetricType::kCounter);
-  auto recruit_episodes = Family("limbic_recruit_episodes_total", "Recruitments a requester completed (ACKACK).",
-                                 MetricType::kCounter);
+  auto ignored_helps =
+      Family("limbic_recruit_helps_ignored_total", "HELPs the robot heard and did not answer.", MetricType::kCounter);
+  auto recruit_episodes =
+      Family("limbic_recruit_episodes_total", "Recruitments a requester completed (ACKACK).", MetricType::kCounter);
   auto recruit_wait = Family("limbic_recruit_last_wait_seconds", "Wait of the requester's last recruitment (M2).");
-  auto recruit_rejected = Family("limbic_recruit_rejected_total",
-                                 "Protocol messages counted and ignored, per reason: malformed or out_of_order.",
-                                 MetricType::kCounter);
+  auto recruit_rejected =
+      Family("limbic_recruit_rejected_total",
+             "Protocol messages counted and ignored, per reason: malformed or out_of_order.", MetricType::kCounter);
   const double stale = options_.robot_stale_after_s;
   for (const auto& [name, r] : state_.robots) {
     if (r.recruit && Fresh(r.recruit_s, now_s, stale)) {
@@ -300,9 +303,8 @@ std::vector<MetricFamily> MetricsCollector::Snapshot(double now_s) const {
       Add(path_ok, robot, r.path->success ? 1.0 : 0.0);
     }
     if (r.has_plans) {
-      plan_hist.samples.push_back(
-          Sample{robot, 0.0,
-                 HistogramFromBucketCounts(options_.plan_time_bounds_s, r.plan_time_buckets, r.plan_time_sum_s)});
+      plan_hist.samples.push_back(Sample{
+          robot, 0.0, HistogramFromBucketCounts(options_.plan_time_bounds_s, r.plan_time_buckets, r.plan_time_sum_s)});
     }
     if (r.last_run) {
       const auto& run = *r.last_run;
@@ -320,11 +322,11 @@ std::vector<MetricFamily> MetricsCollector::Snapshot(double now_s) const {
   // --- Services ---
   auto up = Family("limbic_service_up", "1 while the service's heartbeat is fresh and it is not stopping, else 0.");
   auto age = Family("limbic_service_heartbeat_age_seconds", "Time since the service's last heartbeat arrived.");
-  auto loop = Family("limbic_service_loop_time_seconds", "Time a service tick took (all steps).",
-                     MetricType::kHistogram);
+  auto loop =
+      Family("limbic_service_loop_time_seconds", "Time a service tick took (all steps).", MetricType::kHistogram);
   auto loop_last = Family("limbic_service_loop_time_last_seconds", "Time the service's last tick took.");
-  auto overruns = Family("limbic_service_overruns_total", "Ticks that took longer than the period.",
-                         MetricType::kCounter);
+  auto overruns =
+      Family("limbic_service_overruns_total", "Ticks that took longer than the period.", MetricType::kCounter);
   auto tick = Family("limbic_service_tick", "Last tick the service reported.");
   auto degraded = Family("limbic_service_degraded",
                          "1 while the service reports the Degraded or Failing state (a step threw, or it refused a "
@@ -352,16 +354,16 @@ std::vector<MetricFamily> MetricsCollector::Snapshot(double now_s) const {
 
   // --- Bus ---
   auto bus_up = Family("limbic_bus_up", "1 while the broker's bus/stats are fresh, else 0.");
-  auto messages = Family("limbic_bus_messages_total", "Messages the broker forwarded, per topic.",
-                         MetricType::kCounter);
+  auto messages =
+      Family("limbic_bus_messages_total", "Messages the broker forwarded, per topic.", MetricType::kCounter);
   auto bytes = Family("limbic_bus_bytes_total", "Payload bytes the broker forwarded, per topic.", MetricType::kCounter);
   auto drops = Family("limbic_bus_drops_total",
                       "Messages the broker dropped, per topic and reason: malformed, wrong_type (not the topic's "
                       "type), oversize, invalid (a value out of its declared range), gap, fault (an injected "
                       "communication fault).",
                       MetricType::kCounter);
-  auto duplicates = Family("limbic_bus_duplicates_total", "Latched replays already seen, per topic.",
-                           MetricType::kCounter);
+  auto duplicates =
+      Family("limbic_bus_duplicates_total", "Latched replays already seen, per topic.", MetricType::kCounter);
   auto fault_effects = Family("limbic_bus_fault_effects_total",
                               "Messages an injected communication fault delayed, duplicated or corrupted, per topic.",
                               MetricType::kCounter);
@@ -387,9 +389,8 @@ std::vector<MetricFamily> MetricsCollector::Snapshot(double now_s) const {
         for (const auto& [reason, count] : reasons) {
           Add(drops, {{"topic", name}, {"reason", reason}}, static_cast<double>(count));
         }
-        const std::pair<const char*, uint64_t> effects[] = {{"delayed", t.fault_delays},
-                                                            {"duplicated", t.fault_duplicates},
-                                                            {"corrupted", t.fault_corruptions}};
+        const std::pair<const char*, uint64_t> effects[] = {
+            {"delayed", t.fault_delays}, {"duplicated", t.fault_duplicates}, {"corrupted", t.fault_corruptions}};
         for (const auto& [effect, count] : effects) {
           Add(fault_effects, {{"topic", name}, {"effect", effect}}, static_cast<double>(count));
         }
@@ -398,7 +399,8 @@ std::vector<MetricFamily> MetricsCollector::Snapshot(double now_s) const {
   }
 
   // --- Faults ---
-  auto active = Family("limbic_faults_active", "Faults in effect now, per kind and target robot (\"all\": every robot).");
+  auto active =
+      Family("limbic_faults_active", "Faults in effect now, per kind and target robot (\"all\": every robot).");
   auto active_count = Family("limbic_faults_active_count", "Faults in effect now, all kinds together.");
   auto injected = Family("limbic_faults_injected_total", "Fault commands received, per kind.", MetricType::kCounter);
   std::map<std::pair<std::string, std::string>, int> counts;
@@ -415,21 +417,70 @@ std::vector<MetricFamily> MetricsCollector::Snapshot(double now_s) const {
   for (const auto& [kind, n] : state_.faults_injected) Add(injected, {{"kind", kind}}, static_cast<double>(n));
 
   // --- The exporter itself ---
-  auto handled = Family("limbic_exporter_messages_total", "Messages the exporter has turned into metrics.",
-                        MetricType::kCounter);
+  auto handled =
+      Family("limbic_exporter_messages_total", "Messages the exporter has turned into metrics.", MetricType::kCounter);
   auto ignored = Family("limbic_exporter_ignored_total",
                         "Values ignored to keep label sets bounded, per kind: robot, service, topic, fault.",
                         MetricType::kCounter);
   Add(handled, {}, static_cast<double>(state_.messages));
   for (const auto& [kind, n] : state_.ignored) Add(ignored, {{"kind", kind}}, static_cast<double>(n));
 
-  return {stimulus, emotion,   mood,      drive,    drive_min,  drive_max,   affect_model, parameter,  speed,
-          angular,  contact,   collisions, contacts, distance, iteration, iterations,  elapsed,      plan_last,  plan_hist,
-          path_ok,  traversals, run_time,  run_rate, run_speed,  run_cov,     run_exec,     run_dist,   up,
-          age,      loop,      loop_last,  overruns, tick,      degraded,    bus_up,       messages,   bytes,
-          drops,    duplicates, fault_effects, subscribers, latched, active, active_count, injected, handled,
-          ignored,  shame,     shame_threshold, recruit_state, recruit_tx, recruited, ignored_helps,
-          recruit_episodes, recruit_wait, recruit_rejected};
+  return {stimulus,
+          emotion,
+          mood,
+          drive,
+          drive_min,
+          drive_max,
+          affect_model,
+          parameter,
+          speed,
+          angular,
+          contact,
+          collisions,
+          contacts,
+          distance,
+          iteration,
+          iterations,
+          elapsed,
+          plan_last,
+          plan_hist,
+          path_ok,
+          traversals,
+          run_time,
+          run_rate,
+          run_speed,
+          run_cov,
+          run_exec,
+          run_dist,
+          up,
+          age,
+          loop,
+          loop_last,
+          overruns,
+          tick,
+          degraded,
+          bus_up,
+          messages,
+          bytes,
+          drops,
+          duplicates,
+          fault_effects,
+          subscribers,
+          latched,
+          active,
+          active_count,
+          injected,
+          handled,
+          ignored,
+          shame,
+          shame_threshold,
+          recruit_state,
+          recruit_tx,
+          recruited,
+          ignored_helps,
+          recruit_episodes,
+          recruit_wait,
+          recruit_rejected};
 }
 
 std::optional<std::string> RobotOfInstance(const std::string& instance) {
@@ -439,8 +490,8 @@ std::optional<std::string> RobotOfInstance(const std::string& instance) {
 }
 
 const std::vector<std::string>& RobotTopicNames() {
-  static const std::vector<std::string> names = {"affect", "params", "truth", "collision", "path", "mission",
-                                                 "metrics"};
+  static const std::vector<std::string> names = {"affect", "params",  "truth",  "collision",
+                                                 "path",   "mission", "metrics"};
   return names;
 }
 

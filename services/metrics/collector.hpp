@@ -50,8 +50,8 @@ struct CollectorState {
     double path_s = 0;
     std::optional<MissionValues> mission;
     double mission_s = 0;
-    std::optional<RunValues> last_run;        // event-based: kept until the next traversal ends
-    uint64_t collisions = 0;                  // counter (from hwio's event_count)
+    std::optional<RunValues> last_run;  // event-based: kept until the next traversal ends
+    uint64_t collisions = 0;            // counter (from hwio's event_count)
     bool has_collisions = false;
     std::vector<uint64_t> plan_time_buckets;  // per bucket of plan_time_bounds_s, plus +Inf
     double plan_time_sum_s = 0;

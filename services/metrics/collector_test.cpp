@@ -267,7 +267,7 @@ TEST(CollectorTest, FaultsAreActiveFromStartForTheirDurationOrUntilCleared) {
 }
 
 TEST(CollectorTest, PlanTimesFillTheHistogramOnlyOnNewPlans) {
-  MetricsCollector c;  // bounds 0.001, 0.002, 0.005, ...
+  MetricsCollector c;                                   // bounds 0.001, 0.002, 0.005, ...
   c.OnPath("r1", {true, true, 0.00390625, 0.0}, 0.0);   // 2^-8 s: in (0.002, 0.005]
   c.OnPath("r1", {true, false, 0.00390625, 0.0}, 0.1);  // same plan, published again: not observed twice
   c.OnPath("r1", {true, true, 0.001953125, 0.0}, 0.2);  // 2^-9 s: in (0.001, 0.002]

@@ -53,9 +53,8 @@ MissionValues FromMsg(const msg::MissionStatus& m) {
 }
 
 RunValues FromMsg(const msg::RunMetrics& m) {
-  return {m.iteration(),          m.success(),         m.completion_time_s(), m.collisions(),
-          m.collisions_per_min(), m.mean_velocity(),   m.exec_time_ratio(),   m.coverage(),
-          m.distance_travelled()};
+  return {m.iteration(),     m.success(),         m.completion_time_s(), m.collisions(),        m.collisions_per_min(),
+          m.mean_velocity(), m.exec_time_ratio(), m.coverage(),          m.distance_travelled()};
 }
 
 HeartbeatValues FromMsg(const msg::Heartbeat& m) {
@@ -81,8 +80,8 @@ BusValues FromMsg(const msg::BusStats& m) {
     for (const auto* t : *m.topics()) {
       b.topics.push_back(TopicValues{Str(t->topic()), t->messages(), t->bytes(), t->drops_malformed(),
                                      t->drops_wrong_type(), t->drops_oversize(), t->drops_gap(), t->duplicates(),
-                                     t->fault_drops(), t->fault_delays(), t->fault_duplicates(),
-                                     t->fault_corruptions(), t->drops_invalid()});
+                                     t->fault_drops(), t->fault_delays(), t->fault_duplicates(), t->fault_corruptions(),
+                                     t->drops_invalid()});
     }
   }
   return b;

@@ -66,9 +66,8 @@ TEST(MetricsConvertTest, HeartbeatBusStatsAndFault) {
   EXPECT_EQ(h.overruns, 3u);
 
   flatbuffers::FlatBufferBuilder fbb2;
-  std::vector<flatbuffers::Offset<msg::TopicStats>> topics = {
-      msg::CreateTopicStatsDirect(fbb2, "r1/scan", "limbic.msg.RangeScan", "broker", 10, 2000, 1, 2, 3, 4, 5, 0,
-                                  6, 7, 8, 9)};
+  std::vector<flatbuffers::Offset<msg::TopicStats>> topics = {msg::CreateTopicStatsDirect(
+      fbb2, "r1/scan", "limbic.msg.RangeScan", "broker", 10, 2000, 1, 2, 3, 4, 5, 0, 6, 7, 8, 9)};
   const auto& bs = Root(fbb2, msg::CreateBusStatsDirect(fbb2, 0, &topics, 6, 2));
   const BusValues bus = FromMsg(bs);
   ASSERT_EQ(bus.topics.size(), 1u);
@@ -104,8 +103,8 @@ TEST(MetricsConvertTest, TruthCollisionPathMissionRun) {
   const MissionValues mv = FromMsg(Root(d, msg::CreateMissionStatus(d, 0, 2, 10, &goal, 3.5, 20.0, 1, false)));
   EXPECT_EQ(mv.iteration, 2);
   EXPECT_DOUBLE_EQ(mv.distance_to_goal, 3.5);
-  const RunValues rv = FromMsg(Root(e, msg::CreateRunMetricsDirect(e, 0, "r1", "A", 0, 1, 7, "affective", 3, 80.0,
-                                                                   true, 2, 1.5, 0.3, 0.01, 0.6, 24.0, false)));
+  const RunValues rv = FromMsg(Root(e, msg::CreateRunMetricsDirect(e, 0, "r1", "A", 0, 1, 7, "affective", 3, 80.0, true,
+                                                                   2, 1.5, 0.3, 0.01, 0.6, 24.0, false)));
   EXPECT_EQ(rv.iteration, 3);
   EXPECT_DOUBLE_EQ(rv.collisions_per_min, 1.5);
   EXPECT_DOUBLE_EQ(rv.coverage, 0.6);

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstdlib>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <sstream>
 #include <stdexcept>
 
@@ -33,10 +33,14 @@ std::string FormatValue(double v) {
 std::string EscapeLabelValue(const std::string& value) {
   std::string out;
   for (char c : value) {
-    if (c == '\\') out += "\\\\";
-    else if (c == '"') out += "\\\"";
-    else if (c == '\n') out += "\\n";
-    else out += c;
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '"')
+      out += "\\\"";
+    else if (c == '\n')
+      out += "\\n";
+    else
+      out += c;
   }
   return out;
 }
@@ -44,9 +48,12 @@ std::string EscapeLabelValue(const std::string& value) {
 std::string EscapeHelp(const std::string& help) {
   std::string out;
   for (char c : help) {
-    if (c == '\\') out += "\\\\";
-    else if (c == '\n') out += "\\n";
-    else out += c;
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '\n')
+      out += "\\n";
+    else
+      out += c;
   }
   return out;
 }
@@ -126,9 +133,9 @@ std::string RenderText(const std::vector<MetricFamily>& families) {
 }
 
 const std::vector<std::string>& AllowedLabelNames() {
-  static const std::vector<std::string> names = {"robot",  "service", "topic",  "emotion", "drive",
-                                                 "stimulus", "parameter", "kind", "mood", "reason",
-                                                 "result", "model",  "effect", "state"};
+  static const std::vector<std::string> names = {"robot",    "service",   "topic",  "emotion", "drive",
+                                                 "stimulus", "parameter", "kind",   "mood",    "reason",
+                                                 "result",   "model",     "effect", "state"};
   return names;
 }
 

@@ -16,8 +16,8 @@ using Labels = std::vector<std::pair<std::string, std::string>>;  // name -> val
 
 // A histogram sample: cumulative counts per upper bound (the +Inf bucket is `count`).
 struct HistogramValue {
-  std::vector<double> upper_bounds;          // strictly increasing, finite
-  std::vector<uint64_t> cumulative_counts;   // same size as upper_bounds
+  std::vector<double> upper_bounds;         // strictly increasing, finite
+  std::vector<uint64_t> cumulative_counts;  // same size as upper_bounds
   uint64_t count = 0;
   double sum = 0.0;
 };
@@ -25,8 +25,8 @@ struct HistogramValue {
 // One time series of a family.
 struct Sample {
   Labels labels;
-  double value = 0.0;           // gauge or counter
-  HistogramValue histogram;     // histogram families only
+  double value = 0.0;        // gauge or counter
+  HistogramValue histogram;  // histogram families only
 };
 
 // One metric family: a name, its help line, its type and the series it has right now.

@@ -79,8 +79,8 @@ struct RunValues {
 
 // Heartbeat of one service instance.
 struct HeartbeatValues {
-  std::string service;                  // instance, e.g. "r1/planner"
-  bool stopping = false;                // state Stopping: the service is shutting down
+  std::string service;    // instance, e.g. "r1/planner"
+  bool stopping = false;  // state Stopping: the service is shutting down
   bool degraded = false;
   int64_t tick = 0;
   double uptime_s = 0.0;
@@ -118,8 +118,8 @@ struct BusValues {
 // FaultCommand: a fault to inject or clear.
 struct FaultValues {
   std::string id;
-  std::string kind;   // FaultKind name, e.g. "SensorNoise"
-  std::string robot;  // "" = every robot
+  std::string kind;         // FaultKind name, e.g. "SensorNoise"
+  std::string robot;        // "" = every robot
   double delay_s = 0.0;     // from receipt until the fault starts (start_s after the message stamp)
   double duration_s = 0.0;  // 0: until cleared
   bool clear = false;       // clear the fault `id` (all when id is empty)

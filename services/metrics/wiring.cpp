@@ -66,11 +66,10 @@ void Wiring::SubscribeRobot(const std::string& robot) {
     const auto v = FromMsg(m.msg);
     sink_.Update([&](MetricsCollector& c) { c.OnTruth(robot, v, now_s_()); });
   });
-  node_.Subscribe<msg::CollisionEvent>(robot + "/collision",
-                                       [this, robot](const bus::Message<msg::CollisionEvent>& m) {
-                                         const auto v = FromMsg(m.msg);
-                                         sink_.Update([&](MetricsCollector& c) { c.OnCollision(robot, v, now_s_()); });
-                                       });
+  node_.Subscribe<msg::CollisionEvent>(robot + "/collision", [this, robot](const bus::Message<msg::CollisionEvent>& m) {
+    const auto v = FromMsg(m.msg);
+    sink_.Update([&](MetricsCollector& c) { c.OnCollision(robot, v, now_s_()); });
+  });
   node_.Subscribe<msg::Path>(robot + "/path", [this, robot](const bus::Message<msg::Path>& m) {
     const auto v = FromMsg(m.msg);
     sink_.Update([&](MetricsCollector& c) { c.OnPath(robot, v, now_s_()); });

@@ -21,32 +21,32 @@ struct MissionOptions {
 };
 
 struct MissionInputs {
-  double time = 0.0;                // simulated time (s)
-  double dt = 0.1;                  // control period (s)
+  double time = 0.0;  // simulated time (s)
+  double dt = 0.1;    // control period (s)
   geometry::Pose2 true_pose;
-  double true_speed = 0.0;          // m/s
-  bool new_collision = false;       // a contact event started this tick (§8 item 15)
-  double coverage = 0.0;            // cumulative over the run (§8 items 9, 13)
-  double compute_time_s = 0.0;      // control + affect compute time this tick (§8 item 14)
+  double true_speed = 0.0;      // m/s
+  bool new_collision = false;   // a contact event started this tick (§8 item 15)
+  double coverage = 0.0;        // cumulative over the run (§8 items 9, 13)
+  double compute_time_s = 0.0;  // control + affect compute time this tick (§8 item 14)
 };
 
 struct TraversalMetrics {
-  int iteration = 0;                // 1-based
-  double completion_time_s = 0.0;   // timeout_s on failure
+  int iteration = 0;               // 1-based
+  double completion_time_s = 0.0;  // timeout_s on failure
   bool success = false;
   int collisions = 0;
   double collisions_per_min = 0.0;
-  double mean_velocity = 0.0;       // mean true linear speed (m/s)
-  double exec_time_ratio = 0.0;     // compute time / simulated time
+  double mean_velocity = 0.0;    // mean true linear speed (m/s)
+  double exec_time_ratio = 0.0;  // compute time / simulated time
   double coverage = 0.0;
   double distance_travelled = 0.0;  // m
   bool run_finished = false;        // the last traversal of the run
 };
 
 struct MissionOutputs {
-  std::optional<NavigationGoal> new_goal;   // set when the instruction changes
+  std::optional<NavigationGoal> new_goal;  // set when the instruction changes
   std::optional<TraversalMetrics> finished;
-  bool active = false;                      // a traversal is under way
+  bool active = false;  // a traversal is under way
   double distance_to_goal = 0.0;
 };
 

@@ -113,9 +113,9 @@ TEST(MissionTracker, AResumedTrackerCarriesOnTheTraversalUnderWay) {
   EXPECT_FALSE(out.finished);
   out = resumed.Step(At(5.0, 1.1, 1, 0.5));
   ASSERT_TRUE(out.finished);
-  EXPECT_EQ(out.finished->iteration, 2);                       // not 1 again
-  EXPECT_DOUBLE_EQ(out.finished->completion_time_s, 8.0);      // 3 s before the restart + 5 s after
-  EXPECT_EQ(out.finished->collisions, 1);                      // the collision before the restart counts
+  EXPECT_EQ(out.finished->iteration, 2);                   // not 1 again
+  EXPECT_DOUBLE_EQ(out.finished->completion_time_s, 8.0);  // 3 s before the restart + 5 s after
+  EXPECT_EQ(out.finished->collisions, 1);                  // the collision before the restart counts
   EXPECT_EQ(out.new_goal->instruction_id, 3);
 }
 

@@ -17,160 +17,161 @@ const char* MetricsCsvHeader() {
 }
 
 runtime::ServiceDefinition MissionService() {
-  return {"mission", "navigation task: traversals, arrival, timeout, run metrics", [](runtime::ServiceContext& ctx) {
-    using runtime::Timing;
-    struct State {
-      MissionOptions options;
-      std::string run_id = "run";
-      std::string configuration = "affective";
-      int64_t seed = 1;
-      std::string metrics_csv;
-      std::unique_ptr<MissionTracker> tracker;
-      convert::WorldInfo world;
-      MissionOutputs last;
-      int collisions = 0;
-    };
-    auto s = std::make_shared<State>();
-    // The task's rules are live (the tracker reads them every tick); the labels written into the metrics
-    // and the CSV file describe the whole run: start-up options (issue 15).
-    auto apply = [s](auto field) {
-      return [s, field](const auto& value) {
-        MissionOptions changed = s->options;
-        changed.*field = value;
-        if (s->tracker) s->tracker->SetOptions(changed);  // throws (refused) on an invalid combination
-        s->options = changed;
-      };
-    };
-    s->options.iterations = ctx.LiveParam<int>("iterations", s->options.iterations,
-                                               "traversals per run (0: until stopped)", runtime::AtLeast(0),
-                                               apply(&MissionOptions::iterations));
-    s->options.goal_tolerance = ctx.LiveParam<double>("goal_tolerance", s->options.goal_tolerance,
-                                                      "arrival distance (m), §8 item 12", runtime::Positive<double>(),
-                                                      apply(&MissionOptions::goal_tolerance));
-    s->options.timeout_s = ctx.LiveParam<double>("timeout_s", s->options.timeout_s, "traversal timeout (s)",
-                                                 runtime::Positive<double>(), apply(&MissionOptions::timeout_s));
-    s->run_id = ctx.Option<std::string>("run_id", s->run_id, "run identifier written into the metrics");
-    s->configuration =
-        ctx.Option<std::string>("configuration", s->configuration, "configuration label written into the metrics");
-    s->seed = ctx.Option<int64_t>("seed", s->seed, "run seed written into the metrics");
-    s->metrics_csv = ctx.Option<std::string>("metrics_csv", "", "append one CSV row per traversal to this file");
+  return {
+      "mission", "navigation task: traversals, arrival, timeout, run metrics", [](runtime::ServiceContext& ctx) {
+        using runtime::Timing;
+        struct State {
+          MissionOptions options;
+          std::string run_id = "run";
+          std::string configuration = "affective";
+          int64_t seed = 1;
+          std::string metrics_csv;
+          std::unique_ptr<MissionTracker> tracker;
+          convert::WorldInfo world;
+          MissionOutputs last;
+          int collisions = 0;
+        };
+        auto s = std::make_shared<State>();
+        // The task's rules are live (the tracker reads them every tick); the labels written into the metrics
+        // and the CSV file describe the whole run: start-up options (issue 15).
+        auto apply = [s](auto field) {
+          return [s, field](const auto& value) {
+            MissionOptions changed = s->options;
+            changed.*field = value;
+            if (s->tracker) s->tracker->SetOptions(changed);  // throws (refused) on an invalid combination
+            s->options = changed;
+          };
+        };
+        s->options.iterations =
+            ctx.LiveParam<int>("iterations", s->options.iterations, "traversals per run (0: until stopped)",
+                               runtime::AtLeast(0), apply(&MissionOptions::iterations));
+        s->options.goal_tolerance =
+            ctx.LiveParam<double>("goal_tolerance", s->options.goal_tolerance, "arrival distance (m), §8 item 12",
+                                  runtime::Positive<double>(), apply(&MissionOptions::goal_tolerance));
+        s->options.timeout_s = ctx.LiveParam<double>("timeout_s", s->options.timeout_s, "traversal timeout (s)",
+                                                     runtime::Positive<double>(), apply(&MissionOptions::timeout_s));
+        s->run_id = ctx.Option<std::string>("run_id", s->run_id, "run identifier written into the metrics");
+        s->configuration =
+            ctx.Option<std::string>("configuration", s->configuration, "configuration label written into the metrics");
+        s->seed = ctx.Option<int64_t>("seed", s->seed, "run seed written into the metrics");
+        s->metrics_csv = ctx.Option<std::string>("metrics_csv", "", "append one CSV row per traversal to this file");
 
-    auto world = ctx.AddInput<msg::WorldGeometry>("world", Timing::kPreviousTick, /*required=*/true);
-    auto truth = ctx.AddInput<msg::GroundTruth>(ctx.Topic("truth"), Timing::kSameTick);
-    auto collision = ctx.AddInput<msg::CollisionEvent>(ctx.Topic("collision"), Timing::kSameTick);
-    auto stats = ctx.AddInput<msg::MapStats>(ctx.Topic("map/stats"), Timing::kPreviousTick);
-    auto velocity = ctx.AddInput<msg::VelocityState>(ctx.Topic("control/velocity"), Timing::kPreviousTick);
-    auto affect = ctx.AddInput<msg::AffectState>(ctx.Topic("affect"), Timing::kPreviousTick);
-    auto goal_out = ctx.AddOutput<msg::NavGoal>(ctx.Topic("goal"), /*latched=*/true);
-    auto metrics_out = ctx.AddOutput<msg::RunMetrics>(ctx.Topic("metrics"));
-    // Latched: a restarted mission (realtime) resumes from its predecessor's last status (finding 9).
-    auto status_out = ctx.AddOutput<msg::MissionStatus>(ctx.Topic("mission"), /*latched=*/true);
-    auto own_status = ctx.AddInput<msg::MissionStatus>(ctx.Topic("mission"), Timing::kPreviousTick);
-    const bool realtime = ctx.mode() == runtime::Mode::kRealtime;
-    const double speedup = ctx.options().speedup;
-    ctx.Counter("iteration", [s] { return s->tracker ? s->tracker->state().iteration : 0; });
-    const double period = ctx.period_s();
-    const std::string robot = ctx.robot();
+        auto world = ctx.AddInput<msg::WorldGeometry>("world", Timing::kPreviousTick, /*required=*/true);
+        auto truth = ctx.AddInput<msg::GroundTruth>(ctx.Topic("truth"), Timing::kSameTick);
+        auto collision = ctx.AddInput<msg::CollisionEvent>(ctx.Topic("collision"), Timing::kSameTick);
+        auto stats = ctx.AddInput<msg::MapStats>(ctx.Topic("map/stats"), Timing::kPreviousTick);
+        auto velocity = ctx.AddInput<msg::VelocityState>(ctx.Topic("control/velocity"), Timing::kPreviousTick);
+        auto affect = ctx.AddInput<msg::AffectState>(ctx.Topic("affect"), Timing::kPreviousTick);
+        auto goal_out = ctx.AddOutput<msg::NavGoal>(ctx.Topic("goal"), /*latched=*/true);
+        auto metrics_out = ctx.AddOutput<msg::RunMetrics>(ctx.Topic("metrics"));
+        // Latched: a restarted mission (realtime) resumes from its predecessor's last status (finding 9).
+        auto status_out = ctx.AddOutput<msg::MissionStatus>(ctx.Topic("mission"), /*latched=*/true);
+        auto own_status = ctx.AddInput<msg::MissionStatus>(ctx.Topic("mission"), Timing::kPreviousTick);
+        const bool realtime = ctx.mode() == runtime::Mode::kRealtime;
+        const double speedup = ctx.options().speedup;
+        ctx.Counter("iteration", [s] { return s->tracker ? s->tracker->state().iteration : 0; });
+        const double period = ctx.period_s();
+        const std::string robot = ctx.robot();
 
-    ctx.AddStep({.outputs = {ctx.Topic("mission")}}, [=, &ctx](const runtime::TickInfo& tick) {
-      if (!s->tracker) {
-        s->world = convert::FromMsg(*world->Get());
-        // This robot's start and goal in a team (issue 18); a single robot's are the world's own.
-        const auto [start, goal] = s->world.StartAndGoalOf(robot);
-        s->tracker = std::make_unique<MissionTracker>(s->options, start, goal);
-        // Before this process's first status, a latched one is a predecessor's: carry on from it. Its
-        // stamp is wall-clock (realtime), so the time the mission was down counts to the traversal.
-        // Lockstep runs start afresh by definition.
-        if (const auto* saved = own_status->Get(); realtime && saved != nullptr && saved->header() != nullptr) {
-          MissionState state;
-          state.iteration = saved->iteration();
-          state.done = saved->finished();
-          if (saved->goal()) state.goal.goal = convert::FromMsg(*saved->goal());
-          state.goal.instruction_id = saved->finished() ? -1 : saved->iteration();
-          state.goal.distance_at_start = saved->distance_at_start();
-          state.collisions = saved->traversal_collisions();
-          state.speed_sum = saved->speed_sum();
-          state.samples = saved->samples();
-          state.compute_s = saved->compute_s();
-          state.distance = saved->distance();
-          const double down_s = std::max(0.0, (tick.stamp_ns - saved->header()->stamp_ns()) * 1e-9 * speedup);
-          try {
-            s->tracker->Resume(state, saved->elapsed_s() + down_s, tick.time_s);
-            s->collisions = saved->collisions();
-            LIMBIC_LOG(kInfo) << "restarted: resuming traversal " << state.iteration << " after "
-                              << saved->elapsed_s() + down_s << " s (" << down_s << " s of it down)";
-            if (state.iteration > 0) {
-              const NavigationGoal& g = s->tracker->state().goal;
-              goal_out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
-                const msg::Vec2 target = convert::ToMsg(g.goal);
-                return msg::CreateNavGoal(fbb, header, g.instruction_id >= 0, &target, g.instruction_id,
-                                          g.received_at, g.distance_at_start);
-              });
+        ctx.AddStep({.outputs = {ctx.Topic("mission")}}, [=, &ctx](const runtime::TickInfo& tick) {
+          if (!s->tracker) {
+            s->world = convert::FromMsg(*world->Get());
+            // This robot's start and goal in a team (issue 18); a single robot's are the world's own.
+            const auto [start, goal] = s->world.StartAndGoalOf(robot);
+            s->tracker = std::make_unique<MissionTracker>(s->options, start, goal);
+            // Before this process's first status, a latched one is a predecessor's: carry on from it. Its
+            // stamp is wall-clock (realtime), so the time the mission was down counts to the traversal.
+            // Lockstep runs start afresh by definition.
+            if (const auto* saved = own_status->Get(); realtime && saved != nullptr && saved->header() != nullptr) {
+              MissionState state;
+              state.iteration = saved->iteration();
+              state.done = saved->finished();
+              if (saved->goal()) state.goal.goal = convert::FromMsg(*saved->goal());
+              state.goal.instruction_id = saved->finished() ? -1 : saved->iteration();
+              state.goal.distance_at_start = saved->distance_at_start();
+              state.collisions = saved->traversal_collisions();
+              state.speed_sum = saved->speed_sum();
+              state.samples = saved->samples();
+              state.compute_s = saved->compute_s();
+              state.distance = saved->distance();
+              const double down_s = std::max(0.0, (tick.stamp_ns - saved->header()->stamp_ns()) * 1e-9 * speedup);
+              try {
+                s->tracker->Resume(state, saved->elapsed_s() + down_s, tick.time_s);
+                s->collisions = saved->collisions();
+                LIMBIC_LOG(kInfo) << "restarted: resuming traversal " << state.iteration << " after "
+                                  << saved->elapsed_s() + down_s << " s (" << down_s << " s of it down)";
+                if (state.iteration > 0) {
+                  const NavigationGoal& g = s->tracker->state().goal;
+                  goal_out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+                    const msg::Vec2 target = convert::ToMsg(g.goal);
+                    return msg::CreateNavGoal(fbb, header, g.instruction_id >= 0, &target, g.instruction_id,
+                                              g.received_at, g.distance_at_start);
+                  });
+                }
+              } catch (const std::exception& e) {
+                LIMBIC_LOG(kWarning) << "not resuming from the latched mission status: " << e.what();
+              }
             }
-          } catch (const std::exception& e) {
-            LIMBIC_LOG(kWarning) << "not resuming from the latched mission status: " << e.what();
           }
-        }
-      }
-      MissionInputs in;
-      in.time = tick.time_s;
-      in.dt = period;
-      if (const auto* t = truth->Get()) {
-        if (t->pose()) in.true_pose = convert::FromMsg(*t->pose());
-        in.true_speed = t->v();
-      }
-      if (const auto* c = collision->Get()) in.new_collision = c->new_event();
-      if (const auto* st = stats->Get()) in.coverage = st->coverage();
-      if (const auto* v = velocity->Get()) in.compute_time_s += v->compute_time_s();
-      if (const auto* a = affect->Get()) in.compute_time_s += a->compute_time_s();
-      const MissionOutputs out = s->tracker->Step(in);
-      s->collisions += in.new_collision ? 1 : 0;
-      if (out.new_goal) {
-        const NavigationGoal& g = *out.new_goal;
-        goal_out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
-          const msg::Vec2 target = convert::ToMsg(g.goal);
-          return msg::CreateNavGoal(fbb, header, g.instruction_id >= 0, &target, g.instruction_id, g.received_at,
-                                    g.distance_at_start);
+          MissionInputs in;
+          in.time = tick.time_s;
+          in.dt = period;
+          if (const auto* t = truth->Get()) {
+            if (t->pose()) in.true_pose = convert::FromMsg(*t->pose());
+            in.true_speed = t->v();
+          }
+          if (const auto* c = collision->Get()) in.new_collision = c->new_event();
+          if (const auto* st = stats->Get()) in.coverage = st->coverage();
+          if (const auto* v = velocity->Get()) in.compute_time_s += v->compute_time_s();
+          if (const auto* a = affect->Get()) in.compute_time_s += a->compute_time_s();
+          const MissionOutputs out = s->tracker->Step(in);
+          s->collisions += in.new_collision ? 1 : 0;
+          if (out.new_goal) {
+            const NavigationGoal& g = *out.new_goal;
+            goal_out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+              const msg::Vec2 target = convert::ToMsg(g.goal);
+              return msg::CreateNavGoal(fbb, header, g.instruction_id >= 0, &target, g.instruction_id, g.received_at,
+                                        g.distance_at_start);
+            });
+          }
+          if (out.finished) {
+            const TraversalMetrics& m = *out.finished;
+            LIMBIC_LOG(kInfo) << "traversal " << m.iteration
+                              << (m.success ? " reached the goal in " : " timed out after ") << m.completion_time_s
+                              << " s, " << m.collisions << " collisions, mean speed " << m.mean_velocity << " m/s";
+            const std::string set(1, s->world.set);
+            metrics_out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+              return msg::CreateRunMetricsDirect(fbb, header, robot.c_str(), set.c_str(), s->world.index, 0,
+                                                 static_cast<uint64_t>(s->seed), s->configuration.c_str(), m.iteration,
+                                                 m.completion_time_s, m.success, m.collisions, m.collisions_per_min,
+                                                 m.mean_velocity, m.exec_time_ratio, m.coverage, m.distance_travelled,
+                                                 m.run_finished);
+            });
+            if (!s->metrics_csv.empty()) {
+              const bool fresh = !std::filesystem::exists(s->metrics_csv);
+              std::ofstream csv(s->metrics_csv, std::ios::app);
+              if (fresh) csv << MetricsCsvHeader() << "\n";
+              // The execution time ratio is wall-clock dependent; everything else is deterministic.
+              csv << std::setprecision(17) << s->run_id << "," << s->configuration << "," << set << ","
+                  << s->world.index << "," << s->seed << "," << m.iteration << "," << m.completion_time_s << ","
+                  << (m.success ? 1 : 0) << "," << m.collisions << "," << m.collisions_per_min << "," << m.mean_velocity
+                  << "," << m.exec_time_ratio << "," << m.coverage << "," << m.distance_travelled << "\n";
+            }
+            if (m.run_finished) {
+              if (ctx.mode() == runtime::Mode::kLockstep) ctx.RequestRunStop();
+            }
+          }
+          s->last = out;
+          status_out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+            const MissionState& st = s->tracker->state();
+            const msg::Vec2 goal = convert::ToMsg(st.goal.goal);
+            return msg::CreateMissionStatus(fbb, header, st.iteration, s->options.iterations, &goal,
+                                            out.distance_to_goal, tick.time_s - st.started_at, s->collisions, st.done,
+                                            st.collisions, st.speed_sum, st.samples, st.compute_s, st.distance,
+                                            st.goal.distance_at_start);
+          });
         });
-      }
-      if (out.finished) {
-        const TraversalMetrics& m = *out.finished;
-        LIMBIC_LOG(kInfo) << "traversal " << m.iteration << (m.success ? " reached the goal in " : " timed out after ")
-                          << m.completion_time_s << " s, " << m.collisions << " collisions, mean speed "
-                          << m.mean_velocity << " m/s";
-        const std::string set(1, s->world.set);
-        metrics_out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
-          return msg::CreateRunMetricsDirect(fbb, header, robot.c_str(), set.c_str(), s->world.index, 0,
-                                             static_cast<uint64_t>(s->seed), s->configuration.c_str(), m.iteration,
-                                             m.completion_time_s, m.success, m.collisions, m.collisions_per_min,
-                                             m.mean_velocity, m.exec_time_ratio, m.coverage, m.distance_travelled,
-                                             m.run_finished);
-        });
-        if (!s->metrics_csv.empty()) {
-          const bool fresh = !std::filesystem::exists(s->metrics_csv);
-          std::ofstream csv(s->metrics_csv, std::ios::app);
-          if (fresh) csv << MetricsCsvHeader() << "\n";
-          // The execution time ratio is wall-clock dependent; everything else is deterministic.
-          csv << std::setprecision(17) << s->run_id << "," << s->configuration << "," << set << "," << s->world.index
-              << "," << s->seed << "," << m.iteration << "," << m.completion_time_s << "," << (m.success ? 1 : 0) << ","
-              << m.collisions << "," << m.collisions_per_min << "," << m.mean_velocity << "," << m.exec_time_ratio
-              << "," << m.coverage << "," << m.distance_travelled << "\n";
-        }
-        if (m.run_finished) {
-          if (ctx.mode() == runtime::Mode::kLockstep) ctx.RequestRunStop();
-        }
-      }
-      s->last = out;
-      status_out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
-        const MissionState& st = s->tracker->state();
-        const msg::Vec2 goal = convert::ToMsg(st.goal.goal);
-        return msg::CreateMissionStatus(fbb, header, st.iteration, s->options.iterations, &goal, out.distance_to_goal,
-                                        tick.time_s - st.started_at, s->collisions, st.done, st.collisions,
-                                        st.speed_sum, st.samples, st.compute_s, st.distance,
-                                        st.goal.distance_at_start);
-      });
-    });
-  }};
+      }};
 }
 
 }  // namespace limbic::mission

@@ -8,8 +8,7 @@
 
 namespace limbic::planner {
 
-PlanResult AStarPlanner::Plan(const CostLayers& layers, const CostSettings& settings,
-                              const PlanRequest& request) {
+PlanResult AStarPlanner::Plan(const CostLayers& layers, const CostSettings& settings, const PlanRequest& request) {
   field_.Begin(layers, settings);  // validates the layers
   const geometry::GridSpec& spec = layers.maps->spec;
   PlanResult result;
@@ -29,9 +28,9 @@ PlanResult AStarPlanner::Plan(const CostLayers& layers, const CostSettings& sett
   }
   auto padded = [pw](int ix, int iy) { return (iy + 1) * pw + ix + 1; };
 
-  const bool eager = options_.factor_evaluation == FactorEvaluation::kEager ||
-                     (options_.factor_evaluation == FactorEvaluation::kAuto &&
-                      spec.CellCount() <= options_.eager_max_cells);
+  const bool eager =
+      options_.factor_evaluation == FactorEvaluation::kEager ||
+      (options_.factor_evaluation == FactorEvaluation::kAuto && spec.CellCount() <= options_.eager_max_cells);
   double c_min = kInf;
   Node* const nodes = nodes_.data();
   std::vector<double>& row = row_;
@@ -64,9 +63,14 @@ PlanResult AStarPlanner::Plan(const CostLayers& layers, const CostSettings& sett
     int dx, dy, shift;
     double length;
   };
-  Step steps[8] = {{1, 0, 0, 1.0},  {-1, 0, 0, 1.0}, {0, 1, 0, 1.0},  {0, -1, 0, 1.0},
-                   {1, 1, 0, std::numbers::sqrt2}, {-1, 1, 0, std::numbers::sqrt2},
-                   {1, -1, 0, std::numbers::sqrt2}, {-1, -1, 0, std::numbers::sqrt2}};
+  Step steps[8] = {{1, 0, 0, 1.0},
+                   {-1, 0, 0, 1.0},
+                   {0, 1, 0, 1.0},
+                   {0, -1, 0, 1.0},
+                   {1, 1, 0, std::numbers::sqrt2},
+                   {-1, 1, 0, std::numbers::sqrt2},
+                   {1, -1, 0, std::numbers::sqrt2},
+                   {-1, -1, 0, std::numbers::sqrt2}};
   for (Step& s : steps) {
     s.shift = s.dy * pw + s.dx;
     s.length = s.length * res;
@@ -78,8 +82,8 @@ PlanResult AStarPlanner::Plan(const CostLayers& layers, const CostSettings& sett
   // The popped cell's three rows of three nodes (each row spans at most two cache lines).
   const ptrdiff_t row_bytes = static_cast<ptrdiff_t>(pw * sizeof(Node));
   constexpr ptrdiff_t kNode = sizeof(Node);
-  open_.SetPrefetch(nodes, sizeof(Node), {-row_bytes - kNode, -row_bytes + kNode, -kNode, kNode,
-                                          row_bytes - kNode, row_bytes + kNode});
+  open_.SetPrefetch(nodes, sizeof(Node),
+                    {-row_bytes - kNode, -row_bytes + kNode, -kNode, kNode, row_bytes - kNode, row_bytes + kNode});
   nodes[start_index].g = 0.0;
   open_.Push(heuristic(start.ix + 1, start.iy + 1), start_index, static_cast<uint32_t>(start.iy + 1));
   while (!open_.empty()) {

@@ -101,10 +101,9 @@ TEST(AStarPlanner, MatchesDijkstraCostOnRandomGrids) {
     s.cost_base = trial % 3 == 0 ? 10.0 : 10000.0;
     std::vector<double> emo(m.CellCount());
     for (double& e : emo) e = s.mode == FusionMode::kAdditive ? u(rng) - 0.5 : u(rng);
-    const CostLayers layers{&m, s.mode == FusionMode::kProbabilisticOr ? std::span<const double>(emo)
-                                                                        : std::span<const double>(),
-                            s.mode == FusionMode::kAdditive ? std::span<const double>(emo)
-                                                            : std::span<const double>()};
+    const CostLayers layers{
+        &m, s.mode == FusionMode::kProbabilisticOr ? std::span<const double>(emo) : std::span<const double>(),
+        s.mode == FusionMode::kAdditive ? std::span<const double>(emo) : std::span<const double>()};
     const Cell start{static_cast<int>(u(rng) * m.spec.width), static_cast<int>(u(rng) * m.spec.height)};
     const Cell goal{static_cast<int>(u(rng) * m.spec.width), static_cast<int>(u(rng) * m.spec.height)};
     const PlanRequest req{m.spec.Center(start), m.spec.Center(goal), 3.5};
@@ -231,16 +230,16 @@ TEST(AStarPlanner, CrossesWallOnlyWhenNoFreePathExists) {
 TEST(AStarPlanner, FailsOnlyOffGrid) {
   const GridMaps m = WallMaps(false);
   AStarPlanner planner;
-  const PlanResult off_goal = planner.Plan(CostLayers{&m, {}, {}}, CostSettings{},
-                                           PlanRequest{m.spec.Center({2, 1}), {100.0, 1.0}, 0.0});
+  const PlanResult off_goal =
+      planner.Plan(CostLayers{&m, {}, {}}, CostSettings{}, PlanRequest{m.spec.Center({2, 1}), {100.0, 1.0}, 0.0});
   EXPECT_FALSE(off_goal.path.success);
   EXPECT_TRUE(off_goal.path.nodes.empty());
-  const PlanResult off_start = planner.Plan(CostLayers{&m, {}, {}}, CostSettings{},
-                                            PlanRequest{{-0.1, 1.0}, m.spec.Center({2, 1}), 0.0});
+  const PlanResult off_start =
+      planner.Plan(CostLayers{&m, {}, {}}, CostSettings{}, PlanRequest{{-0.1, 1.0}, m.spec.Center({2, 1}), 0.0});
   EXPECT_FALSE(off_start.path.success);
   // Start cell = goal cell: a one-node path of cost 0.
-  const PlanResult same = planner.Plan(CostLayers{&m, {}, {}}, CostSettings{},
-                                       PlanRequest{{0.4, 0.4}, {0.6, 0.6}, 0.0});
+  const PlanResult same =
+      planner.Plan(CostLayers{&m, {}, {}}, CostSettings{}, PlanRequest{{0.4, 0.4}, {0.6, 0.6}, 0.0});
   ASSERT_TRUE(same.path.success);
   ASSERT_EQ(same.path.nodes.size(), 1u);
   EXPECT_EQ(same.path_cost, 0.0);
@@ -253,8 +252,8 @@ TEST(AStarPlanner, StraightLineCostByHand) {
   CostSettings s;
   s.r_f = 0.7;  // uniform map: the filter keeps 0.5 everywhere
   AStarPlanner planner;
-  const PlanResult r = planner.Plan(CostLayers{&m, {}, {}}, s,
-                                    PlanRequest{m.spec.Center({1, 1}), m.spec.Center({5, 1}), 0.0});
+  const PlanResult r =
+      planner.Plan(CostLayers{&m, {}, {}}, s, PlanRequest{m.spec.Center({1, 1}), m.spec.Center({5, 1}), 0.0});
   ASSERT_EQ(r.path.nodes.size(), 5u);
   EXPECT_NEAR(r.path_cost, 140.0, 1e-9);
   EXPECT_DOUBLE_EQ(r.path.max_cost, 0.5);

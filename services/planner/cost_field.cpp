@@ -62,9 +62,8 @@ void CostField::Begin(const CostLayers& layers, const CostSettings& settings) {
                                 " cells, the grid " + std::to_string(n));
   }
   if (!layers.additive_bias.empty() && layers.additive_bias.size() != n) {
-    throw std::invalid_argument("CostField: additive bias layer has " +
-                                std::to_string(layers.additive_bias.size()) + " cells, the grid " +
-                                std::to_string(n));
+    throw std::invalid_argument("CostField: additive bias layer has " + std::to_string(layers.additive_bias.size()) +
+                                " cells, the grid " + std::to_string(n));
   }
   if (!(settings.cost_base >= 1.0)) throw std::invalid_argument("CostField: cost base B must be >= 1");
   layers_ = layers;

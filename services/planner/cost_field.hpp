@@ -39,12 +39,12 @@ struct NonFiniteCostError : std::invalid_argument {
 // The live parameters of the cost (read from ControlParameters each plan).
 struct CostSettings {
   FusionMode mode = FusionMode::kProbabilisticOr;
-  double w_p1 = 1.0;          // W_p1 occupancy
-  double w_p2 = 0.0;          // W_p2 danger
-  double w_p3 = 0.0;          // W_p3 exploration
-  double w_p4 = 0.0;          // W_p4 emotion layer
+  double w_p1 = 1.0;           // W_p1 occupancy
+  double w_p2 = 0.0;           // W_p2 danger
+  double w_p3 = 0.0;           // W_p3 exploration
+  double w_p4 = 0.0;           // W_p4 emotion layer
   double cost_base = 10000.0;  // B of eq. 5.7
-  double r_f = 0.7;           // smoothing radius (m) of eq. 5.8; ≤ 0 turns the filter off (m_f' = m_f)
+  double r_f = 0.7;            // smoothing radius (m) of eq. 5.8; ≤ 0 turns the filter off (m_f' = m_f)
 
   static CostSettings From(const ControlParameters& params, FusionMode mode = FusionMode::kProbabilisticOr);
 };
@@ -78,8 +78,8 @@ class CostField {
   // per cell in the pass that computes m_f anyway).
   void Begin(const CostLayers& layers, const CostSettings& settings);
 
-  double Fused(int ix, int iy) const { return fused_[Padded(ix, iy)]; }  // m_f(x)
-  double Filtered(int ix, int iy) const;                                 // m_f'(x), eq. 5.8
+  double Fused(int ix, int iy) const { return fused_[Padded(ix, iy)]; }                   // m_f(x)
+  double Filtered(int ix, int iy) const;                                                  // m_f'(x), eq. 5.8
   double Factor(int ix, int iy) const { return std::exp(Filtered(ix, iy) * log_base_); }  // eq. 5.7
   double Fused(int index) const;
   double Filtered(int index) const;
@@ -106,8 +106,8 @@ class CostField {
   std::vector<int> kernel_shift_;      // kernel offsets as shifts in the padded array
   std::vector<double> kernel_weight_;  // their weights, largest first
   double kernel_r_f_ = -1.0, kernel_resolution_ = -1.0;
-  int pad_ = 0;           // kernel reach (cells)
-  int padded_width_ = 0;  // width + 2·pad
+  int pad_ = 0;                // kernel reach (cells)
+  int padded_width_ = 0;       // width + 2·pad
   std::vector<double> fused_;  // m_f on the padded grid; padding is 0
   double min_fused_ = 0.0;
 };

@@ -49,14 +49,14 @@ struct PlannerOptions {
 
 // Everything the planner reads in one cycle.
 struct PlannerInputs {
-  double time = 0.0;                     // simulated time (s)
-  geometry::Vec2 robot_position{0, 0};   // estimated position (world)
-  std::optional<NavigationGoal> goal;    // none: idle, nothing is planned
+  double time = 0.0;                       // simulated time (s)
+  geometry::Vec2 robot_position{0, 0};     // estimated position (world)
+  std::optional<NavigationGoal> goal;      // none: idle, nothing is planned
   const mapper::GridMaps* maps = nullptr;  // required when a plan is due
   std::span<const double> emotion_layer;   // Emo(x) (§5.4.2) when OR-fused, empty = none
   std::span<const double> additive_bias;   // c_e when added (FusionMode::kAdditive), empty = none
   FusionMode fusion = FusionMode::kProbabilisticOr;
-  ControlParameters params;              // reads w_p1..w_p4, cost_base, r_f, t_r (live)
+  ControlParameters params;  // reads w_p1..w_p4, cost_base, r_f, t_r (live)
 
   // Routes the affect engine's layer into the cost the way `mode` says.
   void SetEmotionLayer(std::span<const double> cost, FusionMode mode) {
@@ -67,9 +67,9 @@ struct PlannerInputs {
 };
 
 enum class ReplanReason {
-  kNone,      // no plan this cycle (path is the previous one)
-  kNewGoal,   // instruction_id differs from the last planned one (or the first goal)
-  kTimer,     // time − last plan ≥ t_r (t_r = 0: every cycle)
+  kNone,       // no plan this cycle (path is the previous one)
+  kNewGoal,    // instruction_id differs from the last planned one (or the first goal)
+  kTimer,      // time − last plan ≥ t_r (t_r = 0: every cycle)
   kRequested,  // RequestReplan (a live fusion change: the current path was planned under the old one)
 };
 
@@ -88,7 +88,7 @@ struct PlannerState {
   PlannedPath path;
   double path_cost = 0.0;
   bool replan_requested = false;  // RequestReplan since the last plan
-  double held_w_p2 = 0.0;  // DangerWeight::kTraversalMax: max W_p2 since the instruction was received
+  double held_w_p2 = 0.0;         // DangerWeight::kTraversalMax: max W_p2 since the instruction was received
 };
 
 // Keeps the current path and replans when it is due.

@@ -59,8 +59,8 @@ TEST_F(PlannerPolicyTest, ZeroTrReplansEveryCycleAndTrIsReadLive) {
   EXPECT_EQ(planner_.Step(Inputs(0.0, 7, 0.0)).reason, ReplanReason::kNewGoal);
   EXPECT_EQ(planner_.Step(Inputs(0.1, 7, 0.0)).reason, ReplanReason::kTimer);
   EXPECT_EQ(planner_.Step(Inputs(0.2, 7, 0.0)).reason, ReplanReason::kTimer);
-  EXPECT_EQ(planner_.Step(Inputs(0.3, 7, 5.0)).reason, ReplanReason::kNone);   // t_r raised live
-  EXPECT_EQ(planner_.Step(Inputs(5.1, 7, 5.0)).reason, ReplanReason::kNone);   // 4.9 s since 0.2
+  EXPECT_EQ(planner_.Step(Inputs(0.3, 7, 5.0)).reason, ReplanReason::kNone);  // t_r raised live
+  EXPECT_EQ(planner_.Step(Inputs(5.1, 7, 5.0)).reason, ReplanReason::kNone);  // 4.9 s since 0.2
   EXPECT_EQ(planner_.Step(Inputs(5.2, 7, 5.0)).reason, ReplanReason::kTimer);
   EXPECT_EQ(planner_.Step(Inputs(5.3, 7, 0.1)).reason, ReplanReason::kTimer);  // lowered live
 }
@@ -169,16 +169,15 @@ class DoorWithDangerTest : public ::testing::Test {
   // True when the path crosses the wall row through the door cell (centre (0.875, 2.275)).
   static bool ThroughDoor(const PlannerOutputs& out) {
     EXPECT_TRUE(out.path.success);
-    return std::any_of(out.path.nodes.begin(), out.path.nodes.end(), [](const Vec2& n) {
-      return std::abs(n.x() - 0.875) < 1e-9 && std::abs(n.y() - 2.275) < 1e-9;
-    });
+    return std::any_of(out.path.nodes.begin(), out.path.nodes.end(),
+                       [](const Vec2& n) { return std::abs(n.x() - 0.875) < 1e-9 && std::abs(n.y() - 2.275) < 1e-9; });
   }
 
   GridMaps maps_;
 };
 
 TEST_F(DoorWithDangerTest, LiveDangerWeightFlipsThePlanAsTheRobotNearsAndLeavesTheDoor) {
-  Planner planner;  // DangerWeight::kLive, the spec's reading
+  Planner planner;                                               // DangerWeight::kLive, the spec's reading
   EXPECT_TRUE(ThroughDoor(planner.Step(Inputs(0.0, 1, 0.1))));   // far from the door: low introspection
   EXPECT_FALSE(ThroughDoor(planner.Step(Inputs(1.0, 1, 0.9))));  // at the door: W_p2 0.9, detour
   EXPECT_TRUE(ThroughDoor(planner.Step(Inputs(2.0, 1, 0.1))));   // backed off: through the door again

@@ -96,7 +96,7 @@ class MonotoneRadixHeap {
   const char* prefetch_base_ = nullptr;
   size_t prefetch_stride_ = 0;
   std::array<ptrdiff_t, 6> prefetch_offsets_{};
-  uint64_t last_ = 0;      // the last popped key
+  uint64_t last_ = 0;  // the last popped key
   size_t size_ = 0;
 };
 

@@ -9,86 +9,90 @@
 namespace limbic::planner {
 
 runtime::ServiceDefinition PlannerService(PlannerStepHook before_step) {
-  return {"planner", "map fusion, smoothing filter and cost-exponent A*", [before_step](runtime::ServiceContext& ctx) {
-    using runtime::Timing;
-    struct State {
-      std::string fusion = "affect";
-      std::unique_ptr<Planner> planner;
-      mapper::MapFollower maps;
-      convert::WorldInfo world;
-      std::vector<double> layer;
-      double last_plan_time_s = 0.0;
-      uint64_t plans = 0;
-    };
-    auto s = std::make_shared<State>();
-    // Live (issue 15): the step reads s->fusion every tick; the apply step also makes the planner replan
-    // at once, so the path in force is never one planned under the old fusion.
-    s->fusion = ctx.LiveParam<std::string>(
-        "fusion", "affect",
-        "how the emotion layer enters the cost: affect (as the affect model says: the thesis ORs it, eq. "
-        "5.3-5.4; companion2006 adds c_e) | or | additive (force one); live: replans at once",
-        runtime::OneOf({"affect", "or", "additive"}), [s](const std::string& f) {
-          if (f != s->fusion) s->planner->RequestReplan();
-          s->fusion = f;
+  return {
+      "planner", "map fusion, smoothing filter and cost-exponent A*", [before_step](runtime::ServiceContext& ctx) {
+        using runtime::Timing;
+        struct State {
+          std::string fusion = "affect";
+          std::unique_ptr<Planner> planner;
+          mapper::MapFollower maps;
+          convert::WorldInfo world;
+          std::vector<double> layer;
+          double last_plan_time_s = 0.0;
+          uint64_t plans = 0;
+        };
+        auto s = std::make_shared<State>();
+        // Live (issue 15): the step reads s->fusion every tick; the apply step also makes the planner replan
+        // at once, so the path in force is never one planned under the old fusion.
+        s->fusion = ctx.LiveParam<std::string>(
+            "fusion", "affect",
+            "how the emotion layer enters the cost: affect (as the affect model says: the thesis ORs it, eq. "
+            "5.3-5.4; companion2006 adds c_e) | or | additive (force one); live: replans at once",
+            runtime::OneOf({"affect", "or", "additive"}), [s](const std::string& f) {
+              if (f != s->fusion) s->planner->RequestReplan();
+              s->fusion = f;
+            });
+        PlannerOptions options;
+        const std::string danger_weight = ctx.Option<std::string>(
+            "danger_weight", "live",
+            "W_p2 the planner uses: live (every cycle's, spec default) | traversal_max (the largest since the current "
+            "instruction; keeps the plan from flipping with the robot's distance to where it was confused, issue 14)",
+            runtime::OneOf({"live", "traversal_max"}));
+        options.danger_weight = danger_weight == "traversal_max" ? DangerWeight::kTraversalMax : DangerWeight::kLive;
+        s->planner = std::make_unique<Planner>(options);
+
+        auto world = ctx.AddInput<msg::WorldGeometry>("world", Timing::kPreviousTick, /*required=*/true);
+        auto odom = ctx.AddInput<msg::Odometry>(ctx.Topic("odom"), Timing::kSameTick);
+        auto patch = ctx.AddInput<msg::GridPatch>(ctx.Topic("map/patch"), Timing::kSameTick);
+        auto full = ctx.AddInput<msg::GridMap>(ctx.Topic("map"), Timing::kPreviousTick);
+        auto goal = ctx.AddInput<msg::NavGoal>(ctx.Topic("goal"), Timing::kPreviousTick);
+        auto params = ctx.AddInput<msg::ControlParams>(ctx.Topic("params"), Timing::kPreviousTick);
+        auto layer = ctx.AddInput<msg::EmotionLayer>(ctx.Topic("emotion_layer"), Timing::kPreviousTick);
+        auto path_out = ctx.AddOutput<msg::Path>(ctx.Topic("path"));
+        ctx.Counter("plans", [s] { return static_cast<double>(s->plans); });
+        ctx.Counter("plan_time_s", [s] { return s->last_plan_time_s; });
+
+        ctx.AddStep({.outputs = {ctx.Topic("path")}}, [=, &ctx](const runtime::TickInfo& tick) {
+          if (s->world.set == '?') s->world = convert::FromMsg(*world->Get());
+          const mapper::GridMaps* maps = s->maps.Follow(s->world.min, s->world.max, patch->Get(), full->Get());
+          PlannerInputs in;
+          in.time = tick.time_s;
+          in.maps = maps;
+          if (const auto* o = odom->Get()) in.robot_position = convert::FromMsg(*o).pose.Position();
+          if (const auto* g = goal->Get(); g && g->active()) in.goal = convert::FromMsg(*g);
+          if (const auto* p = params->Get()) in.params = convert::FromMsg(*p);
+          s->layer.clear();
+          bool layer_additive = false;
+          if (const auto* l = layer->Get();
+              l && l->cost() && maps && static_cast<int>(l->cost()->size()) == maps->CellCount()) {
+            s->layer.assign(l->cost()->begin(), l->cost()->end());
+            layer_additive = l->additive();
+          }
+          const EmotionFusion choice = s->fusion == "or"         ? EmotionFusion::kOr
+                                       : s->fusion == "additive" ? EmotionFusion::kAdditive
+                                                                 : EmotionFusion::kFollowAffect;
+          in.SetEmotionLayer(s->layer, ChooseFusion(choice, layer_additive));
+          const auto begin = std::chrono::steady_clock::now();
+          if (before_step) before_step(*s->planner, tick.tick);
+          const PlannerOutputs out = s->planner->Step(in);
+          // A refused cycle (non-finite input, state or cost) republishes the last good path: say so.
+          if (s->planner->fault().empty())
+            ctx.ClearDegraded();
+          else
+            ctx.SetDegraded("planner: " + s->planner->fault());
+          if (out.replanned()) {
+            s->last_plan_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+            ++s->plans;
+          }
+          path_out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+            const auto& p = out.path;
+            return msg::CreatePath(fbb, header, p.success, out.replanned(), convert::ToMsg(fbb, p.nodes),
+                                   fbb.CreateVector(p.node_costs), p.max_cost, p.planned_at, s->last_plan_time_s,
+                                   in.goal ? in.goal->instruction_id : -1,
+                                   in.fusion == FusionMode::kAdditive && !s->layer.empty());
+          });
         });
-    PlannerOptions options;
-    const std::string danger_weight = ctx.Option<std::string>(
-        "danger_weight", "live",
-        "W_p2 the planner uses: live (every cycle's, spec default) | traversal_max (the largest since the current "
-        "instruction; keeps the plan from flipping with the robot's distance to where it was confused, issue 14)",
-        runtime::OneOf({"live", "traversal_max"}));
-    options.danger_weight = danger_weight == "traversal_max" ? DangerWeight::kTraversalMax : DangerWeight::kLive;
-    s->planner = std::make_unique<Planner>(options);
-
-    auto world = ctx.AddInput<msg::WorldGeometry>("world", Timing::kPreviousTick, /*required=*/true);
-    auto odom = ctx.AddInput<msg::Odometry>(ctx.Topic("odom"), Timing::kSameTick);
-    auto patch = ctx.AddInput<msg::GridPatch>(ctx.Topic("map/patch"), Timing::kSameTick);
-    auto full = ctx.AddInput<msg::GridMap>(ctx.Topic("map"), Timing::kPreviousTick);
-    auto goal = ctx.AddInput<msg::NavGoal>(ctx.Topic("goal"), Timing::kPreviousTick);
-    auto params = ctx.AddInput<msg::ControlParams>(ctx.Topic("params"), Timing::kPreviousTick);
-    auto layer = ctx.AddInput<msg::EmotionLayer>(ctx.Topic("emotion_layer"), Timing::kPreviousTick);
-    auto path_out = ctx.AddOutput<msg::Path>(ctx.Topic("path"));
-    ctx.Counter("plans", [s] { return static_cast<double>(s->plans); });
-    ctx.Counter("plan_time_s", [s] { return s->last_plan_time_s; });
-
-    ctx.AddStep({.outputs = {ctx.Topic("path")}}, [=, &ctx](const runtime::TickInfo& tick) {
-      if (s->world.set == '?') s->world = convert::FromMsg(*world->Get());
-      const mapper::GridMaps* maps = s->maps.Follow(s->world.min, s->world.max, patch->Get(), full->Get());
-      PlannerInputs in;
-      in.time = tick.time_s;
-      in.maps = maps;
-      if (const auto* o = odom->Get()) in.robot_position = convert::FromMsg(*o).pose.Position();
-      if (const auto* g = goal->Get(); g && g->active()) in.goal = convert::FromMsg(*g);
-      if (const auto* p = params->Get()) in.params = convert::FromMsg(*p);
-      s->layer.clear();
-      bool layer_additive = false;
-      if (const auto* l = layer->Get(); l && l->cost() && maps && static_cast<int>(l->cost()->size()) == maps->CellCount()) {
-        s->layer.assign(l->cost()->begin(), l->cost()->end());
-        layer_additive = l->additive();
-      }
-      const EmotionFusion choice = s->fusion == "or"         ? EmotionFusion::kOr
-                                   : s->fusion == "additive" ? EmotionFusion::kAdditive
-                                                             : EmotionFusion::kFollowAffect;
-      in.SetEmotionLayer(s->layer, ChooseFusion(choice, layer_additive));
-      const auto begin = std::chrono::steady_clock::now();
-      if (before_step) before_step(*s->planner, tick.tick);
-      const PlannerOutputs out = s->planner->Step(in);
-      // A refused cycle (non-finite input, state or cost) republishes the last good path: say so.
-      if (s->planner->fault().empty()) ctx.ClearDegraded();
-      else ctx.SetDegraded("planner: " + s->planner->fault());
-      if (out.replanned()) {
-        s->last_plan_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
-        ++s->plans;
-      }
-      path_out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
-        const auto& p = out.path;
-        return msg::CreatePath(fbb, header, p.success, out.replanned(), convert::ToMsg(fbb, p.nodes),
-                               fbb.CreateVector(p.node_costs), p.max_cost, p.planned_at, s->last_plan_time_s,
-                               in.goal ? in.goal->instruction_id : -1,
-                               in.fusion == FusionMode::kAdditive && !s->layer.empty());
-      });
-    });
-  }};
+      }};
 }
 
 }  // namespace limbic::planner

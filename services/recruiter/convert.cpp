@@ -114,9 +114,8 @@ AgentTelemetry FromMsg(const msg::RecruitState& m) {
   return t;
 }
 
-flatbuffers::Offset<msg::RadioStats> ToMsg(flatbuffers::FlatBufferBuilder& fbb,
-                                           flatbuffers::Offset<msg::Header> header, const RadioCounts& counts,
-                                           const RadioOptions& options) {
+flatbuffers::Offset<msg::RadioStats> ToMsg(flatbuffers::FlatBufferBuilder& fbb, flatbuffers::Offset<msg::Header> header,
+                                           const RadioCounts& counts, const RadioOptions& options) {
   std::vector<flatbuffers::Offset<msg::RadioRobotCounts>> robots;
   for (const auto& [id, per_type] : counts.attempts_by_robot) {
     const auto attempts = fbb.CreateVector(std::vector<uint64_t>(per_type.begin(), per_type.end()));

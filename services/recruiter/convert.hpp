@@ -20,9 +20,8 @@ flatbuffers::Offset<msg::RecruitState> ToMsg(flatbuffers::FlatBufferBuilder& fbb
                                              flatbuffers::Offset<msg::Header> header, const AgentTelemetry& t);
 AgentTelemetry FromMsg(const msg::RecruitState& m);
 
-flatbuffers::Offset<msg::RadioStats> ToMsg(flatbuffers::FlatBufferBuilder& fbb,
-                                           flatbuffers::Offset<msg::Header> header, const RadioCounts& counts,
-                                           const RadioOptions& options);
+flatbuffers::Offset<msg::RadioStats> ToMsg(flatbuffers::FlatBufferBuilder& fbb, flatbuffers::Offset<msg::Header> header,
+                                           const RadioCounts& counts, const RadioOptions& options);
 RadioCounts FromMsg(const msg::RadioStats& m);
 
 }  // namespace limbic::recruit

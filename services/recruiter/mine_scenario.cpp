@@ -71,21 +71,26 @@ struct SimRobot {
 std::vector<RobotSpec> BuildTeam(const ScenarioOptions& o) {
   if (!o.robots.empty()) return o.robots;
   std::vector<RobotSpec> team;
-  RobotSpec uav{.id = 0, .role = RobotSpec::Role::kUav, .speed = o.uav_speed,
-                .area = {0.0, o.grid, 0.0, o.grid, o.lane}, .start_progress = o.uav_start_progress};
+  RobotSpec uav{.id = 0,
+                .role = RobotSpec::Role::kUav,
+                .speed = o.uav_speed,
+                .area = {0.0, o.grid, 0.0, o.grid, o.lane},
+                .start_progress = o.uav_start_progress};
   team.push_back(uav);
   // Scanning UGVs split the grid into equal vertical strips, each starting at its strip's (x0, 0) [I].
   for (int i = 0; i < o.scanning_ugvs; ++i) {
     const double w = o.grid / o.scanning_ugvs;
-    team.push_back({.id = static_cast<RobotId>(1 + i), .role = RobotSpec::Role::kScanningUgv,
-                    .speed = o.ugv_speed, .area = {i * w, (i + 1) * w, 0.0, o.grid, o.lane}});
+    team.push_back({.id = static_cast<RobotId>(1 + i),
+                    .role = RobotSpec::Role::kScanningUgv,
+                    .speed = o.ugv_speed,
+                    .area = {i * w, (i + 1) * w, 0.0, o.grid, o.lane}});
   }
   // Idle UGVs uniformly at random over the grid [D], from the configuration seed.
   std::mt19937_64 rng(o.config_seed);
   std::uniform_real_distribution<double> coord(0.0, o.grid);
   for (int i = 0; i < o.idle_ugvs; ++i) {
-    RobotSpec r{.id = static_cast<RobotId>(1 + o.scanning_ugvs + i), .role = RobotSpec::Role::kIdleUgv,
-                .speed = o.ugv_speed};
+    RobotSpec r{
+        .id = static_cast<RobotId>(1 + o.scanning_ugvs + i), .role = RobotSpec::Role::kIdleUgv, .speed = o.ugv_speed};
     r.start.x = coord(rng);
     r.start.y = coord(rng);
     team.push_back(r);
@@ -234,7 +239,9 @@ ScenarioResult RunMineScenario(const ScenarioOptions& o) {
           sent = true;
           radio.Transmit(m, now, r.position, team_view);
           if (o.record_timeline) {
-            result.timeline.push_back({.t_s = now, .kind = TimelineEvent::Kind::kTransmit, .robot = m.sender,
+            result.timeline.push_back({.t_s = now,
+                                       .kind = TimelineEvent::Kind::kTransmit,
+                                       .robot = m.sender,
                                        .type = m.type,
                                        .other = m.type == MsgType::kResponder ? m.responder_id : m.recipient,
                                        .position = r.position});
@@ -252,8 +259,11 @@ ScenarioResult RunMineScenario(const ScenarioOptions& o) {
             result.timeline.push_back({.t_s = now,
                                        .kind = dec.decision == Decision::kAccept ? TimelineEvent::Kind::kAccept
                                                                                  : TimelineEvent::Kind::kIgnore,
-                                       .robot = r->spec.id, .type = MsgType::kHelp, .other = d.message.sender,
-                                       .shame = dec.shame_after, .position = r->position});
+                                       .robot = r->spec.id,
+                                       .type = MsgType::kHelp,
+                                       .other = d.message.sender,
+                                       .shame = dec.shame_after,
+                                       .position = r->position});
           }
         }
       }
@@ -266,8 +276,11 @@ ScenarioResult RunMineScenario(const ScenarioOptions& o) {
       result.wait_total_s += e.end_s - e.start_s;
       ++result.recruit_counts[e.responder];
       if (o.record_timeline) {
-        result.timeline.push_back({.t_s = now, .kind = TimelineEvent::Kind::kEpisodeEnd, .robot = uav.spec.id,
-                                   .other = e.responder, .position = uav.position});
+        result.timeline.push_back({.t_s = now,
+                                   .kind = TimelineEvent::Kind::kEpisodeEnd,
+                                   .robot = uav.spec.id,
+                                   .other = e.responder,
+                                   .position = uav.position});
       }
     }
     done = static_cast<int>(result.episodes.size()) >= o.episodes;

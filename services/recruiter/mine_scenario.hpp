@@ -29,9 +29,9 @@ struct RobotSpec {
   enum class Role { kUav, kScanningUgv, kIdleUgv };
   RobotId id = 0;
   Role role = Role::kIdleUgv;
-  Position start;            // idle UGVs (scanning robots start on their raster)
-  double speed = 1.0;        // units per second (1 iteration = 1 s, §10 item 12)
-  RasterArea area;           // UAV and scanning UGVs
+  Position start;               // idle UGVs (scanning robots start on their raster)
+  double speed = 1.0;           // units per second (1 iteration = 1 s, §10 item 12)
+  RasterArea area;              // UAV and scanning UGVs
   double start_progress = 0.0;  // arc length already covered on the raster at t = 0
 };
 
@@ -44,18 +44,18 @@ struct ChurnEvent {
 struct ScenarioOptions {
   RecruiterOptions recruiter;  // template for every UGV (strategy, SHAME, timeouts, lease)
   RadioOptions radio;
-  double grid = 100.0;         // [D] 100 × 100
-  double lane = 10.0;          // [I] lane spacing
-  double uav_speed = 3.0;      // [D] units per iteration
-  double ugv_speed = 1.0;      // [D]
-  double end_pause_s = 20.0;   // [D] pause at the end of a raster, UAV and scanning UGVs
+  double grid = 100.0;        // [D] 100 × 100
+  double lane = 10.0;         // [I] lane spacing
+  double uav_speed = 3.0;     // [D] units per iteration
+  double ugv_speed = 1.0;     // [D]
+  double end_pause_s = 20.0;  // [D] pause at the end of a raster, UAV and scanning UGVs
   // Travel before each stop [D 45, 110, 180, 70; I first 0]; with more episodes than entries the
   // intervals after the first repeat (§10 item 27).
   std::vector<double> stop_intervals_s{0.0, 45.0, 110.0, 180.0, 70.0};
-  int episodes = 5;            // [D] 5; fairness 25
+  int episodes = 5;  // [D] 5; fairness 25
   int idle_ugvs = 10;
-  int scanning_ugvs = 2;       // [D] two, over the halves x ∈ [0,50] and [50,100] [I]
-  uint64_t config_seed = 1;    // idle UGV placement (the "starting configuration")
+  int scanning_ugvs = 2;        // [D] two, over the halves x ∈ [0,50] and [50,100] [I]
+  uint64_t config_seed = 1;     // idle UGV placement (the "starting configuration")
   double arrival_radius = 0.5;  // [I]
   double tick_s = 0.1;          // lockstep step (s); the protocol timers resolve to it
   double time_cap_s = 20000.0;  // a simulation still unfinished then is a failure (M4)
@@ -84,14 +84,14 @@ struct ScenarioResult {
   std::vector<RobotSpec> team;
   std::vector<Position> final_positions;  // same order as team
   RadioCounts counts;
-  uint64_t messages = 0;     // M1: every attempted protocol transmission
-  double wait_total_s = 0;   // M2: sum over episodes of ACKACK time − first HELP time
+  uint64_t messages = 0;    // M1: every attempted protocol transmission
+  double wait_total_s = 0;  // M2: sum over episodes of ACKACK time − first HELP time
   std::vector<Episode> episodes;
   std::map<RobotId, int> recruit_counts;  // M3 ν_i for every UGV (zeros included)
   std::vector<RobotId> idle_ugvs;         // the k robots of the bias (§10 item 27: scanning ones excluded)
   bool success = false;                   // M4: all episodes completed before the cap
   double end_s = 0.0;
-  RecruiterCounters totals;               // summed over robots
+  RecruiterCounters totals;  // summed over robots
   std::vector<TimelineEvent> timeline;
 };
 

@@ -92,7 +92,10 @@ TEST(MineScenario, ScanningUgvIsRecruitableOnlyDuringItsPause) {
   o.episodes = 1;
   // A 20-unit raster lane; 10 units left to scan: busy until t = 10, then a 20 s pause.
   o.robots = {{.id = 0, .role = RobotSpec::Role::kUav, .speed = 3.0, .area = {0, 100, 50, 50, 10}},
-              {.id = 1, .role = RobotSpec::Role::kScanningUgv, .speed = 1.0, .area = {0, 20, 45, 45, 10},
+              {.id = 1,
+               .role = RobotSpec::Role::kScanningUgv,
+               .speed = 1.0,
+               .area = {0, 20, 45, 45, 10},
                .start_progress = 10.0}};
   const ScenarioResult r = RunMineScenario(o);
   ASSERT_TRUE(r.success);

@@ -6,12 +6,18 @@ namespace limbic::recruit {
 
 const char* MsgTypeName(MsgType type) {
   switch (type) {
-    case MsgType::kHelp: return "HELP";
-    case MsgType::kAccept: return "ACCEPT";
-    case MsgType::kResponder: return "RESPONDER";
-    case MsgType::kArrival: return "ARRIVAL";
-    case MsgType::kAgree: return "AGREE";
-    case MsgType::kAckAck: return "ACKACK";
+    case MsgType::kHelp:
+      return "HELP";
+    case MsgType::kAccept:
+      return "ACCEPT";
+    case MsgType::kResponder:
+      return "RESPONDER";
+    case MsgType::kArrival:
+      return "ARRIVAL";
+    case MsgType::kAgree:
+      return "AGREE";
+    case MsgType::kAckAck:
+      return "ACKACK";
   }
   return "UNKNOWN";
 }
@@ -23,7 +29,8 @@ std::optional<std::string> Malformed(const Message& m) {
   if (!std::isfinite(m.stamp_s)) return "stamp is not finite";
   const bool addressed = m.type != MsgType::kHelp && m.type != MsgType::kResponder;
   if (addressed && m.recipient == kNoRecipient) return std::string(MsgTypeName(m.type)) + " has no recipient";
-  if (!addressed && m.recipient != kNoRecipient) return std::string(MsgTypeName(m.type)) + " is a broadcast but has a recipient";
+  if (!addressed && m.recipient != kNoRecipient)
+    return std::string(MsgTypeName(m.type)) + " is a broadcast but has a recipient";
   switch (m.type) {
     case MsgType::kHelp:
       if (m.percept.empty()) return "HELP without a percept";
@@ -40,7 +47,8 @@ std::optional<std::string> Malformed(const Message& m) {
       if (!std::isfinite(m.lease_s) || m.lease_s <= 0.0) return "ARRIVAL lease is not a positive number";
       return std::nullopt;
     case MsgType::kAgree:
-    case MsgType::kAckAck: return std::nullopt;
+    case MsgType::kAckAck:
+      return std::nullopt;
   }
   return "unknown message type";
 }

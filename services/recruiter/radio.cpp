@@ -20,8 +20,8 @@ uint64_t RadioCounts::total_attempts() const {
 
 Radio::Radio(const RadioOptions& options) : options_(options), rng_(options.seed) {
   const auto probability = [](double p) { return std::isfinite(p) && p >= 0.0 && p <= 1.0; };
-  for (double p : {options.loss, options.ge_p_good_to_bad, options.ge_p_bad_to_good, options.ge_loss_good,
-                   options.ge_loss_bad}) {
+  for (double p :
+       {options.loss, options.ge_p_good_to_bad, options.ge_p_bad_to_good, options.ge_loss_good, options.ge_loss_bad}) {
     if (!probability(p)) throw std::invalid_argument("radio loss probabilities must be in [0, 1]");
   }
   if (!std::isfinite(options.latency_s) || options.latency_s < 0.0 || !std::isfinite(options.latency_jitter_s) ||

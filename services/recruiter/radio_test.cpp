@@ -60,8 +60,12 @@ TEST(Radio, PerReceiverLossDecidesEachCopy) {
 }
 
 TEST(Radio, GilbertElliottLosesInBursts) {
-  RadioOptions o{.loss_model = RadioOptions::LossModel::kGilbertElliott, .ge_p_good_to_bad = 0.05,
-                 .ge_p_bad_to_good = 0.5, .ge_loss_good = 0.0, .ge_loss_bad = 0.8, .seed = 9};
+  RadioOptions o{.loss_model = RadioOptions::LossModel::kGilbertElliott,
+                 .ge_p_good_to_bad = 0.05,
+                 .ge_p_bad_to_good = 0.5,
+                 .ge_loss_good = 0.0,
+                 .ge_loss_bad = 0.8,
+                 .seed = 9};
   Radio radio(o);
   const int n = 200000;
   int drops = 0, drop_after_drop = 0;

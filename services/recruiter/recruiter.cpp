@@ -23,9 +23,12 @@ Strategy ParseStrategy(const std::string& text) {
 
 const char* StrategyName(Strategy s) {
   switch (s) {
-    case Strategy::kAffective: return "affective";
-    case Strategy::kGreedy: return "greedy";
-    case Strategy::kRandom: return "random";
+    case Strategy::kAffective:
+      return "affective";
+    case Strategy::kGreedy:
+      return "greedy";
+    case Strategy::kRandom:
+      return "random";
   }
   return "?";
 }
@@ -38,22 +41,32 @@ SelectionWindow ParseSelectionWindow(const std::string& text) {
 
 const char* RequesterStateName(RequesterState s) {
   switch (s) {
-    case RequesterState::kIdle: return "IDLE";
-    case RequesterState::kWaitAccept: return "WAIT_ACCEPT";
-    case RequesterState::kWaitArrival: return "WAIT_ARRIVAL";
-    case RequesterState::kWaitAckAck: return "WAIT_ACKACK";
-    case RequesterState::kLeased: return "LEASED";
+    case RequesterState::kIdle:
+      return "IDLE";
+    case RequesterState::kWaitAccept:
+      return "WAIT_ACCEPT";
+    case RequesterState::kWaitArrival:
+      return "WAIT_ARRIVAL";
+    case RequesterState::kWaitAckAck:
+      return "WAIT_ACKACK";
+    case RequesterState::kLeased:
+      return "LEASED";
   }
   return "?";
 }
 
 const char* ResponderStateName(ResponderState s) {
   switch (s) {
-    case ResponderState::kAvailable: return "AVAILABLE";
-    case ResponderState::kPending: return "PENDING";
-    case ResponderState::kEnRoute: return "EN_ROUTE";
-    case ResponderState::kWaitAgree: return "WAIT_AGREE";
-    case ResponderState::kOnTask: return "ON_TASK";
+    case ResponderState::kAvailable:
+      return "AVAILABLE";
+    case ResponderState::kPending:
+      return "PENDING";
+    case ResponderState::kEnRoute:
+      return "EN_ROUTE";
+    case ResponderState::kWaitAgree:
+      return "WAIT_AGREE";
+    case ResponderState::kOnTask:
+      return "ON_TASK";
   }
   return "?";
 }
@@ -72,8 +85,9 @@ Recruiter::Recruiter(RobotId id, const RecruiterOptions& options)
   if (!std::isfinite(options.task_s) || options.task_s < 0.0)
     throw std::invalid_argument("task_s must be a non-negative number");
   if (options.strategy == Strategy::kAffective && !shame_.GuaranteesResponse(options.help_retry_s))
-    throw std::invalid_argument("affective strategy needs c > k(Δ): an available robot would never be "
-                                "guaranteed to answer (spec §3.4)");
+    throw std::invalid_argument(
+        "affective strategy needs c > k(Δ): an available robot would never be "
+        "guaranteed to answer (spec §3.4)");
 }
 
 // --- Requester ------------------------------------------------------------------------------------
@@ -161,15 +175,16 @@ void Recruiter::OnAccept(const Message& m, double now_s) {
     return;
   }
   // ACCEPTs answering any earlier HELP of this episode count [D].
-  auto it = std::find_if(r.candidates.begin(), r.candidates.end(), [&](const Candidate& c) { return c.id == m.sender; });
+  auto it =
+      std::find_if(r.candidates.begin(), r.candidates.end(), [&](const Candidate& c) { return c.id == m.sender; });
   if (it != r.candidates.end()) {
     it->eta_s = m.eta_s;
   } else {
     r.candidates.push_back({m.sender, m.eta_s});
   }
   if (!r.choose_at_s) {
-    r.choose_at_s = options_.selection == SelectionWindow::kFirstPlusGrace ? now_s + options_.accept_grace_s
-                                                                           : r.help_deadline_s;
+    r.choose_at_s =
+        options_.selection == SelectionWindow::kFirstPlusGrace ? now_s + options_.accept_grace_s : r.help_deadline_s;
   }
 }
 
@@ -339,19 +354,32 @@ void Recruiter::OnMessage(const Message& m, double now_s) {
     return;
   }
   switch (m.type) {
-    case MsgType::kHelp: OnHelp(m, now_s); break;
-    case MsgType::kAccept: OnAccept(m, now_s); break;
-    case MsgType::kResponder: OnResponder(m, now_s); break;
-    case MsgType::kArrival: OnArrival(m, now_s); break;
-    case MsgType::kAgree: OnAgree(m, now_s); break;
-    case MsgType::kAckAck: OnAckAck(m, now_s); break;
+    case MsgType::kHelp:
+      OnHelp(m, now_s);
+      break;
+    case MsgType::kAccept:
+      OnAccept(m, now_s);
+      break;
+    case MsgType::kResponder:
+      OnResponder(m, now_s);
+      break;
+    case MsgType::kArrival:
+      OnArrival(m, now_s);
+      break;
+    case MsgType::kAgree:
+      OnAgree(m, now_s);
+      break;
+    case MsgType::kAckAck:
+      OnAckAck(m, now_s);
+      break;
   }
 }
 
 void Recruiter::Tick(double now_s) {
   RequesterData& q = requester_;
   switch (q.state) {
-    case RequesterState::kIdle: break;
+    case RequesterState::kIdle:
+      break;
     case RequesterState::kWaitAccept:
       if (q.choose_at_s && Reached(now_s, *q.choose_at_s)) {
         Choose(now_s);
@@ -382,7 +410,8 @@ void Recruiter::Tick(double now_s) {
   ResponderData& r = responder_;
   switch (r.state) {
     case ResponderState::kAvailable:
-    case ResponderState::kEnRoute: break;
+    case ResponderState::kEnRoute:
+      break;
     case ResponderState::kPending:
     case ResponderState::kWaitAgree:
       if (Reached(now_s, r.deadline_s)) {

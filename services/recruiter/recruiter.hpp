@@ -56,7 +56,7 @@ struct RecruiterOptions {
   // renewal ARRIVAL by the end of each lease + other_timeout_s (§2.3: every transmission expects a reply);
   // without one the responder is presumed lost and the rest of the task is recruited for again.
   double task_s = 0.0;
-  double speed = 1.0;                  // units per second: τ_i = D_i / v_i (§3.5)
+  double speed = 1.0;                             // units per second: τ_i = D_i / v_i (§3.5)
   std::set<std::string> percepts{"polar_range"};  // what this robot can provide (exact match, §1.1)
   uint64_t seed = 1;                              // random selection draws
   size_t dedup_window = 256;                      // msg_ids remembered for duplicate detection
@@ -73,29 +73,29 @@ struct Episode {
   double start_s = 0.0;  // first HELP (restarts do not reset it, §6 M2)
   double end_s = 0.0;    // ACKACK received (§10 item 18)
   RobotId responder = 0;
-  int helps = 0;     // HELP transmissions in the episode
-  int restarts = 0;  // 15 s restarts
+  int helps = 0;             // HELP transmissions in the episode
+  int restarts = 0;          // 15 s restarts
   bool after_lapse = false;  // recruited again because the previous responder's lease lapsed (task_s)
 };
 
 // Everything counted; the "ignored" counters are what the robustness tests check.
 struct RecruiterCounters {
   uint64_t received = 0;
-  uint64_t own_echoes = 0;         // sender == self
-  uint64_t not_for_me = 0;         // addressed to another robot
-  uint64_t duplicates = 0;         // msg_id seen before
-  uint64_t malformed = 0;          // Malformed() said why
-  uint64_t out_of_order = 0;       // valid but unexpected in the current state / for another request
-  uint64_t late_accepts = 0;       // ACCEPT after RESPONDER was sent (§2.4 [I])
-  uint64_t helps_received = 0;     // HELPs evaluated (eligible or not)
+  uint64_t own_echoes = 0;      // sender == self
+  uint64_t not_for_me = 0;      // addressed to another robot
+  uint64_t duplicates = 0;      // msg_id seen before
+  uint64_t malformed = 0;       // Malformed() said why
+  uint64_t out_of_order = 0;    // valid but unexpected in the current state / for another request
+  uint64_t late_accepts = 0;    // ACCEPT after RESPONDER was sent (§2.4 [I])
+  uint64_t helps_received = 0;  // HELPs evaluated (eligible or not)
   uint64_t helps_ineligible = 0;
-  uint64_t helps_ignored = 0;      // eligible HELPs not answered
+  uint64_t helps_ignored = 0;  // eligible HELPs not answered
   uint64_t accepts_sent = 0;
-  uint64_t times_recruited = 0;    // RESPONDER naming this robot
-  uint64_t help_retries = 0;       // requester: HELP after Δ without ACCEPT
-  uint64_t restarts = 0;           // requester: 15 s restarts
-  uint64_t responder_timeouts = 0; // PENDING or WAIT_AGREE expired
-  uint64_t lease_lapses = 0;       // requester: no renewal by lease end + other_timeout_s (task_s)
+  uint64_t times_recruited = 0;     // RESPONDER naming this robot
+  uint64_t help_retries = 0;        // requester: HELP after Δ without ACCEPT
+  uint64_t restarts = 0;            // requester: 15 s restarts
+  uint64_t responder_timeouts = 0;  // PENDING or WAIT_AGREE expired
+  uint64_t lease_lapses = 0;        // requester: no renewal by lease end + other_timeout_s (task_s)
 };
 
 class Recruiter {
@@ -153,14 +153,14 @@ class Recruiter {
     double episode_start_s = 0.0;
     int helps = 0;
     int restarts = 0;
-    double help_deadline_s = 0.0;                // next HELP (Δ timer)
-    std::optional<double> choose_at_s;           // collection timer
+    double help_deadline_s = 0.0;       // next HELP (Δ timer)
+    std::optional<double> choose_at_s;  // collection timer
     std::vector<Candidate> candidates;
     RobotId winner = 0;
-    double deadline_s = 0.0;                     // WAIT_ARRIVAL / WAIT_ACKACK / LEASED (lease end + 15 s)
-    double lease_s = 0.0;                        // the winner's offer (its ARRIVAL)
-    double task_end_s = 0.0;                     // LEASED: the task needs a responder until then
-    bool after_lapse = false;                    // this episode replaces a lapsed lease
+    double deadline_s = 0.0;   // WAIT_ARRIVAL / WAIT_ACKACK / LEASED (lease end + 15 s)
+    double lease_s = 0.0;      // the winner's offer (its ARRIVAL)
+    double task_end_s = 0.0;   // LEASED: the task needs a responder until then
+    bool after_lapse = false;  // this episode replaces a lapsed lease
     // Last completed episode, for lease renewals (ARRIVAL after ACKACK).
     std::optional<std::pair<uint64_t, RobotId>> last_completed;
   };

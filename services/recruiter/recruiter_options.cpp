@@ -96,9 +96,12 @@ void LoadRadioOptions(config::StrictMap& map, RadioOptions* o, std::vector<Robot
     }
   }
   if (map.Optional("loss_per", &text)) {
-    if (text == "transmission") o->granularity = RadioOptions::Granularity::kPerTransmission;
-    else if (text == "receiver") o->granularity = RadioOptions::Granularity::kPerReceiver;
-    else map.Fail("loss_per", "must be transmission or receiver");
+    if (text == "transmission")
+      o->granularity = RadioOptions::Granularity::kPerTransmission;
+    else if (text == "receiver")
+      o->granularity = RadioOptions::Granularity::kPerReceiver;
+    else
+      map.Fail("loss_per", "must be transmission or receiver");
   }
   map.Optional("ge_p_good_to_bad", &o->ge_p_good_to_bad);
   map.Optional("ge_p_bad_to_good", &o->ge_p_bad_to_good);

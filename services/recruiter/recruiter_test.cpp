@@ -31,7 +31,8 @@ struct Team {
     RecruiterOptions uav_options = options;
     uav_options.percepts.clear();
     uav = &net.Add(0, kSite, uav_options);
-    for (size_t i = 0; i < positions.size(); ++i) ugvs.push_back(&net.Add(static_cast<RobotId>(i + 1), positions[i], options));
+    for (size_t i = 0; i < positions.size(); ++i)
+      ugvs.push_back(&net.Add(static_cast<RobotId>(i + 1), positions[i], options));
   }
   bool Recruit(double limit_s = 600.0) {
     if (!uav->RequestHelp("polar_range", kSite, net.now)) return false;
@@ -74,8 +75,7 @@ TEST(Recruiter, AffectiveLoneRobotAtDistanceOneAnswersTheThirdHelp) {
 }
 
 TEST(Recruiter, AffectiveNearRobotAnswersAloneWhileFarOnesStaySilent) {
-  Team team(RecruiterOptions{.strategy = Strategy::kAffective,
-                             .shame = {.fitness = FitnessModel::InverseSquare()}},
+  Team team(RecruiterOptions{.strategy = Strategy::kAffective, .shame = {.fitness = FitnessModel::InverseSquare()}},
             {{51, 50}, {90, 90}, {10, 10}, {50, 90}});
   ASSERT_TRUE(team.Recruit());
   EXPECT_EQ(team.net.Count(MsgType::kAccept), 1);  // only the robot 1 unit away (answers at #2)
@@ -250,10 +250,13 @@ TEST(Recruiter, ResponderLostDuringItsLeaseIsReplacedAtLeaseEndPlusFifteenSecond
   ASSERT_TRUE(team.net.RunUntil([&] { return team.uav->counters().lease_lapses > 0; }, 60.0));
   EXPECT_NEAR(team.net.now - on_task_s, 10.0 + 15.0, 0.15);
   EXPECT_EQ(team.uav->requester_state(), RequesterState::kWaitAccept);
-  ASSERT_TRUE(team.net.RunUntil([&] { return team.uav->requester_state() != RequesterState::kWaitAccept &&
-                                             team.uav->requester_state() != RequesterState::kWaitArrival &&
-                                             team.uav->requester_state() != RequesterState::kWaitAckAck; },
-                                60.0));
+  ASSERT_TRUE(team.net.RunUntil(
+      [&] {
+        return team.uav->requester_state() != RequesterState::kWaitAccept &&
+               team.uav->requester_state() != RequesterState::kWaitArrival &&
+               team.uav->requester_state() != RequesterState::kWaitAckAck;
+      },
+      60.0));
   const std::vector<Episode> replaced = team.uav->TakeCompletedEpisodes();
   ASSERT_EQ(replaced.size(), 1u);
   EXPECT_EQ(replaced[0].responder, 2u);

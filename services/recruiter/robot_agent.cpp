@@ -90,8 +90,8 @@ AgentTelemetry RobotAgent::Telemetry(double now_s) const {
   t.accepts_sent = c.accepts_sent;
   t.times_recruited = c.times_recruited;
   t.episodes_completed = episodes_.size();
-  t.last_wait_s = episodes_.empty() ? std::numeric_limits<double>::quiet_NaN()
-                                    : episodes_.back().end_s - episodes_.back().start_s;
+  t.last_wait_s =
+      episodes_.empty() ? std::numeric_limits<double>::quiet_NaN() : episodes_.back().end_s - episodes_.back().start_s;
   t.transmissions = transmissions_;
   t.malformed = c.malformed;
   t.out_of_order = c.out_of_order;

@@ -25,7 +25,7 @@ struct AgentOptions {
   // Per completed recruitment k (0-based), its own pause instead of pause_after_s (past the end:
   // pause_after_s). `limbic recruit crosscheck` replays the lockstep UAV's schedule with it.
   std::vector<double> pauses_after_s;
-  int episodes = 0;              // stop asking after this many (0: never stop)
+  int episodes = 0;  // stop asking after this many (0: never stop)
   std::string percept = "polar_range";
 };
 

@@ -12,10 +12,16 @@ double FitnessModel::operator()(double eta_s) const {
   const double tau = std::max(eta_s, kMinEta);
   double d = 0.0;
   switch (kind) {
-    case Kind::kZero: d = 0.0; break;
-    case Kind::kLinear: d = a / tau; break;                 // "linear" 0.5/D (§3.5)
-    case Kind::kInverseSquare: d = a / (tau * tau); break;  // "non-linear" 2.5/D² (§3.5)
-    case Kind::kHeuristic:                                   // §3.6: t·m_ideal/m_i − c + k(Δ), c = t/l
+    case Kind::kZero:
+      d = 0.0;
+      break;
+    case Kind::kLinear:
+      d = a / tau;
+      break;  // "linear" 0.5/D (§3.5)
+    case Kind::kInverseSquare:
+      d = a / (tau * tau);
+      break;                // "non-linear" 2.5/D² (§3.5)
+    case Kind::kHeuristic:  // §3.6: t·m_ideal/m_i − c + k(Δ), c = t/l
       d = heuristic_threshold * heuristic_m_ideal / tau - heuristic_threshold / heuristic_l + heuristic_k_delta;
       break;
   }
@@ -36,19 +42,26 @@ FitnessModel::Kind ParseFitnessKind(const std::string& text) {
 
 const char* FitnessKindName(FitnessModel::Kind kind) {
   switch (kind) {
-    case FitnessModel::Kind::kZero: return "zero";
-    case FitnessModel::Kind::kLinear: return "linear";
-    case FitnessModel::Kind::kInverseSquare: return "inverse_square";
-    case FitnessModel::Kind::kHeuristic: return "heuristic";
+    case FitnessModel::Kind::kZero:
+      return "zero";
+    case FitnessModel::Kind::kLinear:
+      return "linear";
+    case FitnessModel::Kind::kInverseSquare:
+      return "inverse_square";
+    case FitnessModel::Kind::kHeuristic:
+      return "heuristic";
   }
   return "?";
 }
 
 const char* DecisionName(Decision d) {
   switch (d) {
-    case Decision::kIneligible: return "ineligible";
-    case Decision::kAccept: return "accept";
-    case Decision::kIgnore: return "ignore";
+    case Decision::kIneligible:
+      return "ineligible";
+    case Decision::kAccept:
+      return "accept";
+    case Decision::kIgnore:
+      return "ignore";
   }
   return "?";
 }

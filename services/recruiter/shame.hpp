@@ -40,10 +40,10 @@ FitnessModel::Kind ParseFitnessKind(const std::string& text);
 const char* FitnessKindName(FitnessModel::Kind kind);
 
 struct ShameParams {
-  double threshold = 0.75;     // t [D]
-  double c = 0.2;              // per-ignore constant [D]
-  double decay_per_s = 0.005;  // k(T) = 0.005·T [D]
-  FitnessModel fitness;        // d(τ) [D: 0.5/D "linear"]
+  double threshold = 0.75;        // t [D]
+  double c = 0.2;                 // per-ignore constant [D]
+  double decay_per_s = 0.005;     // k(T) = 0.005·T [D]
+  FitnessModel fitness;           // d(τ) [D: 0.5/D "linear"]
   bool accrue_while_busy = true;  // §3.4 rule B [I], §10 item 7
 };
 

@@ -3,8 +3,7 @@
 namespace limbic::simulator {
 
 flatbuffers::Offset<msg::WorldGeometry> WorldToMsg(flatbuffers::FlatBufferBuilder& fbb,
-                                                   flatbuffers::Offset<msg::Header> header,
-                                                   const sim::Environment& env,
+                                                   flatbuffers::Offset<msg::Header> header, const sim::Environment& env,
                                                    const std::vector<std::string>& robot_names,
                                                    const std::vector<sim::Placement>& placements) {
   std::vector<flatbuffers::Offset<msg::Polygon>> polygons;
@@ -14,7 +13,7 @@ flatbuffers::Offset<msg::WorldGeometry> WorldToMsg(flatbuffers::FlatBufferBuilde
                                           convert::ToMsg(fbb, o.vertices)));
   }
   const msg::Vec2 min(0, 0), max(env.width, env.height), start = convert::ToMsg(env.start),
-      goal = convert::ToMsg(env.goal);
+                                                         goal = convert::ToMsg(env.goal);
   const char set[2] = {env.set, 0};
   std::vector<flatbuffers::Offset<msg::RobotPlacement>> robots;
   for (size_t i = 0; i < robot_names.size() && i < placements.size(); ++i) {
@@ -22,8 +21,8 @@ flatbuffers::Offset<msg::WorldGeometry> WorldToMsg(flatbuffers::FlatBufferBuilde
     const msg::Vec2 robot_goal = convert::ToMsg(placements[i].goal);
     robots.push_back(msg::CreateRobotPlacement(fbb, fbb.CreateString(robot_names[i]), &robot_start, &robot_goal));
   }
-  return msg::CreateWorldGeometry(fbb, header, fbb.CreateString(set), env.index, env.seed, &min, &max,
-                                  env.block_size, fbb.CreateVector(polygons), &start, &goal, sim::GeometryHash(env),
+  return msg::CreateWorldGeometry(fbb, header, fbb.CreateString(set), env.index, env.seed, &min, &max, env.block_size,
+                                  fbb.CreateVector(polygons), &start, &goal, sim::GeometryHash(env),
                                   robots.empty() ? 0 : fbb.CreateVector(robots));
 }
 

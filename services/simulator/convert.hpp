@@ -8,8 +8,7 @@
 namespace limbic::simulator {
 
 flatbuffers::Offset<msg::WorldGeometry> WorldToMsg(flatbuffers::FlatBufferBuilder& fbb,
-                                                   flatbuffers::Offset<msg::Header> header,
-                                                   const sim::Environment& env,
+                                                   flatbuffers::Offset<msg::Header> header, const sim::Environment& env,
                                                    const std::vector<std::string>& robot_names = {},
                                                    const std::vector<sim::Placement>& placements = {});
 }  // namespace limbic::simulator

@@ -64,12 +64,10 @@ TEST(LimbicSimCli, HelpOnEachCommand) {
 TEST(LimbicSimCli, BadInputGivesOneLineErrorAndNonZeroExit) {
   const std::string out = " --out " + ::testing::TempDir() + "/x.svg";
   for (const std::string& args :
-       {std::string("render --set H --index 0") + out,
-        std::string("render --set C --index 20") + out,
-        std::string("render --set C --index -1") + out,
-        std::string("render --set C --index 1 --bogus 2") + out,
-        std::string("render --set C --index 1 --out /nonexistent-dir/x/env.svg"),
-        std::string("frobnicate"), std::string("list --extra")}) {
+       {std::string("render --set H --index 0") + out, std::string("render --set C --index 20") + out,
+        std::string("render --set C --index -1") + out, std::string("render --set C --index 1 --bogus 2") + out,
+        std::string("render --set C --index 1 --out /nonexistent-dir/x/env.svg"), std::string("frobnicate"),
+        std::string("list --extra")}) {
     const Result r = RunSim(args);
     EXPECT_NE(r.exit_code, 0) << args;
     EXPECT_EQ(Lines(r.output), 1) << args << ": " << r.output;

@@ -62,8 +62,8 @@ int List(const std::vector<std::string>& args) {
   }
   const limbic::sim::GeneratorOptions g;
   std::cout << "Environment sets (" << limbic::sim::kEnvironmentsPerSet << " environments each, "
-            << g.blocks_x * g.block_size << " x " << g.blocks_y * g.block_size << " m, "
-            << g.block_size << " m blocks):\n";
+            << g.blocks_x * g.block_size << " x " << g.blocks_y * g.block_size << " m, " << g.block_size
+            << " m blocks):\n";
   for (char letter : limbic::sim::kSetLetters) {
     const limbic::sim::SetRules r = limbic::sim::RulesForSet(letter);
     std::string sizes;
@@ -71,8 +71,8 @@ int List(const std::vector<std::string>& args) {
       sizes = "no walls";
     } else if (r.random_sizes) {
       char buf[128];
-      std::snprintf(buf, sizeof buf, "walls U[%.1f,%.1f] m, doors U[%.1f,%.1f] m",
-                    r.wall_thickness_min, r.wall_thickness_max, r.door_width_min, r.door_width_max);
+      std::snprintf(buf, sizeof buf, "walls U[%.1f,%.1f] m, doors U[%.1f,%.1f] m", r.wall_thickness_min,
+                    r.wall_thickness_max, r.door_width_min, r.door_width_max);
       sizes = buf;
     } else {
       char buf[128];
@@ -80,9 +80,9 @@ int List(const std::vector<std::string>& args) {
       sizes = buf;
     }
     std::cout << "  " << letter << "  " << sizes << "; humans: "
-              << (r.humans ? std::to_string(g.human_count) + " (r " +
-                                 std::to_string(g.human_radius).substr(0, 4) + " m)"
-                           : std::string("no"))
+              << (r.humans
+                      ? std::to_string(g.human_count) + " (r " + std::to_string(g.human_radius).substr(0, 4) + " m)"
+                      : std::string("no"))
               << "; undetectable obstacles: " << (r.undetectable_obstacles ? "yes" : "no") << "\n"
               << "     " << r.description << "\n";
   }
@@ -100,10 +100,8 @@ int Render(const std::vector<std::string>& args) {
       std::cout << kRenderUsage;
       return 0;
     }
-    const bool takes_value =
-        a == "--set" || a == "--index" || a == "--seed" || a == "--out" || a == "--scale";
-    if (!takes_value)
-      return Fail("unknown flag for 'render': " + a + " (see 'limbic-sim render --help')");
+    const bool takes_value = a == "--set" || a == "--index" || a == "--seed" || a == "--out" || a == "--scale";
+    if (!takes_value) return Fail("unknown flag for 'render': " + a + " (see 'limbic-sim render --help')");
     if (i + 1 >= args.size()) return Fail(a + " needs a value");
     const std::string& v = args[++i];
     if (a == "--set") {
@@ -112,8 +110,7 @@ int Render(const std::vector<std::string>& args) {
       if (!ParseInt(v, &index)) return Fail("--index must be an integer 0-19, got '" + v + "'");
       have_index = true;
     } else if (a == "--seed") {
-      if (!ParseInt(v, &seed) || seed < 0)
-        return Fail("--seed must be a non-negative integer, got '" + v + "'");
+      if (!ParseInt(v, &seed) || seed < 0) return Fail("--seed must be a non-negative integer, got '" + v + "'");
     } else if (a == "--out") {
       out_path = v;
     } else if (a == "--scale") {
@@ -135,22 +132,20 @@ int Render(const std::vector<std::string>& args) {
   }
   if (out_path.empty()) return Fail("render needs --out <file.svg>");
 
-  const limbic::sim::Environment env = limbic::sim::GenerateEnvironment(
-      set[0], static_cast<int>(index), static_cast<uint64_t>(seed));
+  const limbic::sim::Environment env =
+      limbic::sim::GenerateEnvironment(set[0], static_cast<int>(index), static_cast<uint64_t>(seed));
   limbic::sim::SvgOptions svg;
   svg.pixels_per_metre = scale;
-  svg.title =
-      "set " + set + ", environment " + std::to_string(index) + ", seed " + std::to_string(seed);
+  svg.title = "set " + set + ", environment " + std::to_string(index) + ", seed " + std::to_string(seed);
   const std::string text = limbic::sim::RenderSvg(env, svg);
   std::ofstream file(out_path, std::ios::binary);
   if (!file) return Fail("cannot write '" + out_path + "'");
   file << text;
   file.close();
   if (!file) return Fail("cannot write '" + out_path + "'");
-  std::cout << "wrote " << out_path << " (set " << set << ", index " << index << ", seed " << seed
-            << ", " << env.objects.size() << " objects, " << env.doors.size() << " doors, "
-            << env.human_starts.size() << " humans, hash " << std::hex
-            << limbic::sim::GeometryHash(env) << std::dec << ")\n";
+  std::cout << "wrote " << out_path << " (set " << set << ", index " << index << ", seed " << seed << ", "
+            << env.objects.size() << " objects, " << env.doors.size() << " doors, " << env.human_starts.size()
+            << " humans, hash " << std::hex << limbic::sim::GeometryHash(env) << std::dec << ")\n";
   return 0;
 }
 
@@ -171,8 +166,7 @@ int main(int argc, char** argv) {
     }
     if (command == "render") return Render(args);
     if (command == "list") return List(args);
-    return Fail("unknown command '" + command +
-                "' (expected render or list; see 'limbic-sim --help')");
+    return Fail("unknown command '" + command + "' (expected render or list; see 'limbic-sim --help')");
   } catch (const std::exception& e) {
     return Fail(e.what());
   }

@@ -10,14 +10,13 @@
 // State persists across inputs (that is the point: the latched cache, per-source sequence state and
 // per-topic counters see a stream); it is rebuilt every LIMBIC_FUZZ_BUS_RESET inputs (default 100000,
 // 0 = never) so that per-topic maps filled by random topics do not dominate a long run.
-#include <zmq.hpp>
-
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <zmq.hpp>
 
 #include "common/bus/broker.hpp"
 #include "common/bus/bus.hpp"
@@ -53,8 +52,8 @@ std::vector<uint8_t> ProbeMessage(uint64_t seq) {
 
 void SendFrames(zmq::socket_t& socket, const std::vector<std::span<const uint8_t>>& frames) {
   for (size_t i = 0; i < frames.size(); ++i) {
-    const auto flags = i + 1 < frames.size() ? zmq::send_flags::sndmore | zmq::send_flags::dontwait
-                                             : zmq::send_flags::dontwait;
+    const auto flags =
+        i + 1 < frames.size() ? zmq::send_flags::sndmore | zmq::send_flags::dontwait : zmq::send_flags::dontwait;
     (void)socket.send(zmq::const_buffer(frames[i].data(), frames[i].size()), flags);
   }
 }
@@ -65,10 +64,10 @@ struct Rig {
   std::unique_ptr<bus::Broker> broker;
   std::unique_ptr<bus::Node> via_broker;
   std::unique_ptr<bus::Node> direct;
-  std::unique_ptr<zmq::socket_t> raw_front;     // PUB -> broker frontend
-  std::unique_ptr<zmq::socket_t> raw_direct;    // ROUTER bound where `direct` subscribes
-  std::string direct_id;                        // `direct`'s routing id at raw_direct
-  std::unique_ptr<zmq::socket_t> raw_backend;   // DEALER -> broker backend (subscription requests)
+  std::unique_ptr<zmq::socket_t> raw_front;    // PUB -> broker frontend
+  std::unique_ptr<zmq::socket_t> raw_direct;   // ROUTER bound where `direct` subscribes
+  std::string direct_id;                       // `direct`'s routing id at raw_direct
+  std::unique_ptr<zmq::socket_t> raw_backend;  // DEALER -> broker backend (subscription requests)
   uint64_t inputs = 0;
   uint64_t generation = 0;
   uint64_t reset_every = 100000;
@@ -114,8 +113,8 @@ struct Rig {
     while (std::chrono::steady_clock::now() < deadline) {
       const auto probe = ProbeMessage(++probe_seq);
       const std::string topic = "fuzz/probe";
-      const std::vector<std::span<const uint8_t>> frames{
-          {reinterpret_cast<const uint8_t*>(topic.data()), topic.size()}, {probe.data(), probe.size()}};
+      const std::vector<std::span<const uint8_t>> frames{{reinterpret_cast<const uint8_t*>(topic.data()), topic.size()},
+                                                         {probe.data(), probe.size()}};
       SendFrames(*raw_front, frames);
       SendDirect(frames);
       broker->RunOnce(1ms);

@@ -91,7 +91,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     Fail("the rules accepted a hostile message as built", type, "variant " + std::to_string(data[1]));
   }
   // Mutations: (offset, byte) pairs from the rest of the input, into the body (after the identifier).
-  for (size_t i = 9; i + 1 < size && bytes.size() > 8; i += 2) bytes[8 + data[i] * 7919u % (bytes.size() - 8)] = data[i + 1];
+  for (size_t i = 9; i + 1 < size && bytes.size() > 8; i += 2)
+    bytes[8 + data[i] * 7919u % (bytes.size() - 8)] = data[i + 1];
   const std::vector<uint8_t> copy(bytes);  // exact-size heap copy: ASan sees any read past the end
   if (!type.verify(copy.data(), copy.size())) return 0;
   if (!limbic::messages::ValidateValues(type, copy.data(), copy.size()).empty()) return 0;
@@ -104,7 +105,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } catch (const std::exception& e) {
     // Conversions may refuse with an exception the host turns into a step error; only parameters are
     // promised to pass.
-    if (std::string_view(type.identifier) == "CPAR") Fail("accepted parameters fail ValidateParameters", type, e.what());
+    if (std::string_view(type.identifier) == "CPAR")
+      Fail("accepted parameters fail ValidateParameters", type, e.what());
   }
   return 0;
 }

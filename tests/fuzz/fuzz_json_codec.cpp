@@ -38,8 +38,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const auto again = codec->FromJson(type, text, 1, "fuzz", 1, false);
     g_sink = g_sink + again.size();
   } catch (const std::invalid_argument& e) {
-    std::fprintf(stderr, "fuzz_json_codec: ToJson output does not parse back (%s): %s\nJSON: %s\n", type.name,
-                 e.what(), text.c_str());
+    std::fprintf(stderr, "fuzz_json_codec: ToJson output does not parse back (%s): %s\nJSON: %s\n", type.name, e.what(),
+                 text.c_str());
     std::abort();
   }
   return 0;

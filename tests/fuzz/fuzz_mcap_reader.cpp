@@ -19,9 +19,8 @@ volatile uint64_t g_sink = 0;
 void CheckError(const limbic::mcap::FormatError& e, size_t size, const char* where) {
   const std::string what = e.what();
   if (e.offset() > size || what.rfind("at byte " + std::to_string(e.offset()) + ": ", 0) != 0) {
-    std::fprintf(stderr,
-                 "fuzz_mcap_reader: %s error does not name an offset in the %zu-byte file: %s\n",
-                 where, size, what.c_str());
+    std::fprintf(stderr, "fuzz_mcap_reader: %s error does not name an offset in the %zu-byte file: %s\n", where, size,
+                 what.c_str());
     std::abort();
   }
 }
@@ -35,10 +34,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (reader.summary_error()) CheckError(*reader.summary_error(), size, "summary");
     if (const auto& summary = reader.summary()) {
       uint64_t sum = summary->chunk_indexes.size();
-      for (const auto& [id, schema] : summary->schemas)
-        sum += id + schema.data.size() + schema.name.size();
-      for (const auto& [id, channel] : summary->channels)
-        sum += id + channel.topic.size() + channel.metadata.size();
+      for (const auto& [id, schema] : summary->schemas) sum += id + schema.data.size() + schema.name.size();
+      for (const auto& [id, channel] : summary->channels) sum += id + channel.topic.size() + channel.metadata.size();
       g_sink = g_sink + sum;
     }
     const ScanResult result = reader.ReadMessages([&](const MessageView& m) {

@@ -1,7 +1,7 @@
 // libFuzzer target: every registered message type's verifier on arbitrary bytes. Whatever a verifier
 // accepts must be safe to read in full: the schema-driven walk, messages::HeaderOf and the JSON renderer
-// (`limbic echo`) all run on it (the renderer may refuse, with an exception, but not crash). A verifier accepting a buffer whose identifier is not its own, or the
-// registry disagreeing with the verifiers, is a crash too.
+// (`limbic echo`) all run on it (the renderer may refuse, with an exception, but not crash). A verifier accepting a
+// buffer whose identifier is not its own, or the registry disagreeing with the verifiers, is a crash too.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>

@@ -46,17 +46,28 @@ uint64_t ReadScalarAt(reflection::BaseType type, const uint8_t* p) {
   switch (type) {
     case reflection::UType:
     case reflection::Bool:
-    case reflection::UByte: return Bits<uint8_t>(p);
-    case reflection::Byte: return Bits<int8_t>(p);
-    case reflection::Short: return Bits<int16_t>(p);
-    case reflection::UShort: return Bits<uint16_t>(p);
-    case reflection::Int: return Bits<int32_t>(p);
-    case reflection::UInt: return Bits<uint32_t>(p);
-    case reflection::Long: return Bits<int64_t>(p);
-    case reflection::ULong: return Bits<uint64_t>(p);
-    case reflection::Float: return Bits<float>(p);
-    case reflection::Double: return Bits<double>(p);
-    default: std::abort();  // not a scalar: a bug in the walker
+    case reflection::UByte:
+      return Bits<uint8_t>(p);
+    case reflection::Byte:
+      return Bits<int8_t>(p);
+    case reflection::Short:
+      return Bits<int16_t>(p);
+    case reflection::UShort:
+      return Bits<uint16_t>(p);
+    case reflection::Int:
+      return Bits<int32_t>(p);
+    case reflection::UInt:
+      return Bits<uint32_t>(p);
+    case reflection::Long:
+      return Bits<int64_t>(p);
+    case reflection::ULong:
+      return Bits<uint64_t>(p);
+    case reflection::Float:
+      return Bits<float>(p);
+    case reflection::Double:
+      return Bits<double>(p);
+    default:
+      std::abort();  // not a scalar: a bug in the walker
   }
 }
 
@@ -177,10 +188,16 @@ void AppendValue(std::string* out, const reflection::Type& type, reflection::Bas
     return;
   }
   switch (bt) {
-    case reflection::Bool: *out += "true"; return;
+    case reflection::Bool:
+      *out += "true";
+      return;
     case reflection::Float:
-    case reflection::Double: *out += "1.5"; return;
-    case reflection::String: *out += "\"ab\""; return;
+    case reflection::Double:
+      *out += "1.5";
+      return;
+    case reflection::String:
+      *out += "\"ab\"";
+      return;
     case reflection::Obj: {
       const auto& sub = *schema.objects()->Get(type.index());
       if (!sub.is_struct() && depth > 4) {

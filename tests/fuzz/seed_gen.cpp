@@ -59,8 +59,7 @@ int main(int argc, char** argv) {
         Write(verify_dir / (stem + ".bin"), bytes.data(), bytes.size());
         const std::string topic = "fuzz/" + id;
         const std::vector<uint8_t> topic_bytes(topic.begin(), topic.end());
-        const auto framed =
-            limbic::fuzz::EncodeFrames({topic_bytes, bytes}, /*subscribe=*/v.name[0] == 'l');
+        const auto framed = limbic::fuzz::EncodeFrames({topic_bytes, bytes}, /*subscribe=*/v.name[0] == 'l');
         Write(frames_dir / (stem + ".frames"), framed.data(), framed.size());
         std::string json_input(1, static_cast<char>(index));
         json_input += v.json;
@@ -73,11 +72,8 @@ int main(int argc, char** argv) {
     fs::create_directories(hostile_dir);
     for (int type_index = 0; type_index < 32; ++type_index) {
       for (int variant = 0; variant < 6; ++variant) {
-        const uint8_t seed[3] = {static_cast<uint8_t>(type_index), static_cast<uint8_t>(variant),
-                                 0};
-        Write(hostile_dir /
-                  ("h" + std::to_string(type_index) + "_" + std::to_string(variant) + ".bin"),
-              seed, 3);
+        const uint8_t seed[3] = {static_cast<uint8_t>(type_index), static_cast<uint8_t>(variant), 0};
+        Write(hostile_dir / ("h" + std::to_string(type_index) + "_" + std::to_string(variant) + ".bin"), seed, 3);
       }
     }
     // Framing oddities for the bus: one frame, three frames, an empty topic.
@@ -91,12 +87,10 @@ int main(int argc, char** argv) {
     const fs::path mcap_dir = root / "mcap_reader";
     fs::create_directories(mcap_dir);
     for (const auto compression :
-         {limbic::mcap::Compression::kNone, limbic::mcap::Compression::kZstd,
-          limbic::mcap::Compression::kLz4}) {
+         {limbic::mcap::Compression::kNone, limbic::mcap::Compression::kZstd, limbic::mcap::Compression::kLz4}) {
       const std::string name =
-          std::string("w_") + (compression == limbic::mcap::Compression::kNone
-                                   ? "none"
-                                   : limbic::mcap::CompressionName(compression));
+          std::string("w_") +
+          (compression == limbic::mcap::Compression::kNone ? "none" : limbic::mcap::CompressionName(compression));
       const fs::path path = mcap_dir / (name + ".mcap");
       {
         limbic::mcap::Writer w(path.string(), {.compression = compression, .chunk_size = 200});
@@ -115,8 +109,7 @@ int main(int argc, char** argv) {
         w.Close();
       }
       std::ifstream in(path, std::ios::binary);
-      const std::string bytes((std::istreambuf_iterator<char>(in)),
-                              std::istreambuf_iterator<char>());
+      const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
       Write(mcap_dir / (name + "_cut_footer.mcap"), bytes.data(), bytes.size() - 30);
       Write(mcap_dir / (name + "_cut_half.mcap"), bytes.data(), bytes.size() / 2);
     }

@@ -58,11 +58,9 @@ std::string FirstAddressOf(const std::string& name) {
   if (getaddrinfo(name.c_str(), nullptr, &hints, &found) != 0 || found == nullptr) return "";
   char text[INET6_ADDRSTRLEN] = {};
   if (found->ai_family == AF_INET6) {
-    inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6*>(found->ai_addr)->sin6_addr, text,
-              sizeof(text));
+    inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6*>(found->ai_addr)->sin6_addr, text, sizeof(text));
   } else {
-    inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(found->ai_addr)->sin_addr, text,
-              sizeof(text));
+    inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(found->ai_addr)->sin_addr, text, sizeof(text));
   }
   freeaddrinfo(found);
   return text;
@@ -74,9 +72,8 @@ class BindTest : public ::testing::Test {
   // on (the publisher port and the subscriber port must agree).
   std::set<std::string> BrokerListeners(const std::string& host, std::string* log = nullptr) {
     const int port = testing::FreeTcpPortPair();
-    testing::ChildProcess broker(
-        {testing::Bin("limbic-bus"), "--bus", "tcp://" + host + ":" + std::to_string(port)},
-        dir_ / ("bus" + std::to_string(++brokers_) + ".log"));
+    testing::ChildProcess broker({testing::Bin("limbic-bus"), "--bus", "tcp://" + host + ":" + std::to_string(port)},
+                                 dir_ / ("bus" + std::to_string(++brokers_) + ".log"));
     std::set<std::string> front, back;
     testing::WaitFor(
         [&] {
@@ -107,8 +104,7 @@ TEST_F(BindTest, Ipv6LoopbackBindsIpv6LoopbackOnly) {
 
 TEST_F(BindTest, Ip6LocalhostNameBindsWhatItResolvesTo) {
   const std::string ip6_localhost = FirstAddressOf("ip6-localhost");
-  if (ip6_localhost.empty())
-    GTEST_SKIP() << "ip6-localhost does not resolve here (no entry in /etc/hosts)";
+  if (ip6_localhost.empty()) GTEST_SKIP() << "ip6-localhost does not resolve here (no entry in /etc/hosts)";
   EXPECT_EQ(BrokerListeners("ip6-localhost"), std::set<std::string>{ip6_localhost});
 }
 
@@ -134,11 +130,9 @@ TEST_F(BindTest, EveryInterfaceOnlyWhenAskedAndWarnedWithoutCurve) {
 TEST_F(BindTest, UnresolvableHostIsAClearErrorWithStatus2) {
   const int port = testing::FreeTcpPortPair();
   testing::ChildProcess broker(
-      {testing::Bin("limbic-bus"), "--bus", "tcp://no-such-host.invalid:" + std::to_string(port)},
-      dir_ / "bad.log");
+      {testing::Bin("limbic-bus"), "--bus", "tcp://no-such-host.invalid:" + std::to_string(port)}, dir_ / "bad.log");
   EXPECT_EQ(broker.Wait(10s), 2);
-  EXPECT_NE(broker.Log().find("cannot resolve host 'no-such-host.invalid'"), std::string::npos)
-      << broker.Log();
+  EXPECT_NE(broker.Log().find("cannot resolve host 'no-such-host.invalid'"), std::string::npos) << broker.Log();
   EXPECT_TRUE(ListenersOn(port).empty());
 }
 
@@ -162,8 +156,7 @@ TEST_F(BindTest, ExporterListensOnLoopbackUnlessTold) {
   EXPECT_EQ(exporter_listeners({"--listen", "0.0.0.0:" + std::to_string(port)}, port),
             std::set<std::string>{"0.0.0.0"});
   // The default port, if nobody else holds it on this machine.
-  if (!ListenersOn(9464).empty())
-    GTEST_SKIP() << "port 9464 is in use here: the default cannot be checked";
+  if (!ListenersOn(9464).empty()) GTEST_SKIP() << "port 9464 is in use here: the default cannot be checked";
   EXPECT_EQ(exporter_listeners({}, 9464), std::set<std::string>{"127.0.0.1"});
 }
 

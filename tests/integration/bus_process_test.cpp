@@ -23,17 +23,20 @@ class BusProcessTest : public ::testing::Test {
     return std::make_unique<testing::ChildProcess>(args, dir_ / "bus.log");
   }
   std::unique_ptr<testing::ChildProcess> StartTalker(std::vector<std::string> extra = {}) {
-    std::vector<std::string> args{testing::Bin("limbic-toy"), "talker", "--bus", bus_, "--robot", "", "--period", "0.02"};
+    std::vector<std::string> args{
+        testing::Bin("limbic-toy"), "talker", "--bus", bus_, "--robot", "", "--period", "0.02"};
     args.insert(args.end(), extra.begin(), extra.end());
     return std::make_unique<testing::ChildProcess>(args, dir_ / "talker.log");
   }
   // Polls `node` until `done` or the limit.
   template <typename Done>
   bool PollUntil(bus::Node& node, Done done, std::chrono::milliseconds limit) {
-    return testing::WaitFor([&] {
-      node.Poll(5ms);
-      return done();
-    }, limit);
+    return testing::WaitFor(
+        [&] {
+          node.Poll(5ms);
+          return done();
+        },
+        limit);
   }
 
   testing::TempDir dir_;
@@ -50,7 +53,9 @@ TEST_F(BusProcessTest, TrafficCrossesProcesses) {
     EXPECT_EQ(m.header.source()->str(), "talker");
     ++heard;
   });
-  EXPECT_TRUE(PollUntil(node, [&] { return heard >= 20; }, 5s)) << talker->Log() << broker->Log();
+  EXPECT_TRUE(PollUntil(
+      node, [&] { return heard >= 20; }, 5s))
+      << talker->Log() << broker->Log();
   EXPECT_EQ(node.TotalDrops(), 0u);
 }
 
@@ -66,7 +71,8 @@ TEST_F(BusProcessTest, LateJoinerReceivesLatchedValue) {
     value = m.msg.v();
     seq = m.header.seq();
   });
-  ASSERT_TRUE(PollUntil(node, [&] { return seq > 0; }, 3s));
+  ASSERT_TRUE(PollUntil(
+      node, [&] { return seq > 0; }, 3s));
   EXPECT_EQ(seq, 3u);  // the last value, not an old one
 }
 
@@ -76,25 +82,30 @@ TEST_F(BusProcessTest, TrafficResumesAfterKillingBrokerThenPublisher) {
   bus::Node node(context_, bus_, {.name = "watcher"});
   Clock::time_point last_heard{};
   node.Subscribe<msg::VelocityCommand>("chatter", [&](const auto&) { last_heard = Clock::now(); });
-  ASSERT_TRUE(PollUntil(node, [&] { return last_heard != Clock::time_point{}; }, 5s));
+  ASSERT_TRUE(PollUntil(
+      node, [&] { return last_heard != Clock::time_point{}; }, 5s));
 
   // kill -9 the broker, restart it: traffic must resume within 1 s of the restart.
   broker->Signal(SIGKILL);
   broker->Wait(2s);
-  PollUntil(node, [] { return false; }, 300ms);  // clearly down for a while
+  PollUntil(
+      node, [] { return false; }, 300ms);  // clearly down for a while
   const auto broker_restart = Clock::now();
   broker = StartBroker();
-  ASSERT_TRUE(PollUntil(node, [&] { return last_heard > broker_restart; }, 3s));
+  ASSERT_TRUE(PollUntil(
+      node, [&] { return last_heard > broker_restart; }, 3s));
   const double broker_recovery = std::chrono::duration<double>(last_heard - broker_restart).count();
   EXPECT_LT(broker_recovery, 1.0);
 
   // kill -9 the publisher, restart it.
   talker->Signal(SIGKILL);
   talker->Wait(2s);
-  PollUntil(node, [] { return false; }, 300ms);
+  PollUntil(
+      node, [] { return false; }, 300ms);
   const auto talker_restart = Clock::now();
   talker = StartTalker();
-  ASSERT_TRUE(PollUntil(node, [&] { return last_heard > talker_restart; }, 3s));
+  ASSERT_TRUE(PollUntil(
+      node, [&] { return last_heard > talker_restart; }, 3s));
   const double talker_recovery = std::chrono::duration<double>(last_heard - talker_restart).count();
   EXPECT_LT(talker_recovery, 1.0);
   std::cout << "recovery after restart: broker " << broker_recovery * 1000 << " ms, publisher "
@@ -111,9 +122,11 @@ TEST_F(BusProcessTest, TenThousandBadPayloadsAreCountedAndValidTrafficFlows) {
   uint64_t broker_drops = 0;
   victim.Subscribe<msg::BusStats>("bus/stats", [&](const bus::Message<msg::BusStats>& m) {
     broker_drops = 0;
-    for (const auto* t : *m.msg.topics()) broker_drops += t->drops_malformed() + t->drops_wrong_type() + t->drops_oversize();
+    for (const auto* t : *m.msg.topics())
+      broker_drops += t->drops_malformed() + t->drops_wrong_type() + t->drops_oversize();
   });
-  ASSERT_TRUE(PollUntil(victim, [&] { return valid > 0; }, 5s));
+  ASSERT_TRUE(PollUntil(
+      victim, [&] { return valid > 0; }, 5s));
   // Let the evil publisher's connection come up (its first messages would otherwise be lost).
   std::this_thread::sleep_for(300ms);
 
@@ -149,10 +162,14 @@ TEST_F(BusProcessTest, TenThousandBadPayloadsAreCountedAndValidTrafficFlows) {
     if (i % 500 == 0) victim.Poll(0ms);
   }
   const int valid_before = valid;
-  ASSERT_TRUE(PollUntil(victim, [&] {
-    const auto& c = victim.received().at("chatter");
-    return broker_drops + c.drops_wrong_type >= 10000 && valid > valid_before + 10;
-  }, 10s)) << "broker dropped " << broker_drops << ", victim refused " << victim.received().at("chatter").drops_wrong_type;
+  ASSERT_TRUE(PollUntil(
+      victim,
+      [&] {
+        const auto& c = victim.received().at("chatter");
+        return broker_drops + c.drops_wrong_type >= 10000 && valid > valid_before + 10;
+      },
+      10s))
+      << "broker dropped " << broker_drops << ", victim refused " << victim.received().at("chatter").drops_wrong_type;
   // Every bad payload is accounted for exactly once, by the broker: malformed, oversized, and (issue 15,
   // finding 6) the well-formed message of the wrong type too — the topic's type is fixed by the talker.
   EXPECT_EQ(broker_drops, 10000u);
@@ -178,14 +195,18 @@ TEST_F(BusProcessTest, SlowSubscriberNeverBlocksThePublisherAndItsLossesAreCount
     });
   };
   // Warm up: both subscriptions live end to end.
-  ASSERT_TRUE(testing::WaitFor([&] {
-    send(-1);
-    slow.Poll(std::chrono::milliseconds(2));
-    fast.Poll(std::chrono::milliseconds(2));
-    return slow_last > 0 && fast_last > 0;
-  }, 5s));
-  PollUntil(slow, [] { return false; }, 200ms);
-  PollUntil(fast, [] { return false; }, 200ms);
+  ASSERT_TRUE(testing::WaitFor(
+      [&] {
+        send(-1);
+        slow.Poll(std::chrono::milliseconds(2));
+        fast.Poll(std::chrono::milliseconds(2));
+        return slow_last > 0 && fast_last > 0;
+      },
+      5s));
+  PollUntil(
+      slow, [] { return false; }, 200ms);
+  PollUntil(
+      fast, [] { return false; }, 200ms);
   const uint64_t slow_base = slow.received().at("burst").messages + slow.received().at("burst").drops_gap;
   const uint64_t fast_base = fast.received().at("burst").messages + fast.received().at("burst").drops_gap;
   const uint64_t first_seq = fast_last + 1;
@@ -202,15 +223,19 @@ TEST_F(BusProcessTest, SlowSubscriberNeverBlocksThePublisherAndItsLossesAreCount
   reading = false;
   reader.join();
   // Drain everything that made it, then a final message so the tail losses show as a gap too.
-  PollUntil(slow, [] { return false; }, 500ms);
-  PollUntil(fast, [] { return false; }, 300ms);
+  PollUntil(
+      slow, [] { return false; }, 500ms);
+  PollUntil(
+      fast, [] { return false; }, 300ms);
   const uint64_t final_seq = first_seq + kBurst;
-  ASSERT_TRUE(testing::WaitFor([&] {
-    send(1e9);
-    slow.Poll(std::chrono::milliseconds(5));
-    fast.Poll(std::chrono::milliseconds(5));
-    return slow_last >= final_seq && fast_last >= final_seq;
-  }, 5s));
+  ASSERT_TRUE(testing::WaitFor(
+      [&] {
+        send(1e9);
+        slow.Poll(std::chrono::milliseconds(5));
+        fast.Poll(std::chrono::milliseconds(5));
+        return slow_last >= final_seq && fast_last >= final_seq;
+      },
+      5s));
   auto accounted = [&](bus::Node& n, uint64_t base) {
     const auto& c = n.received().at("burst");
     return c.messages + c.drops_gap - base;
@@ -222,8 +247,8 @@ TEST_F(BusProcessTest, SlowSubscriberNeverBlocksThePublisherAndItsLossesAreCount
   // Every message of the burst is either delivered or counted as lost, for both subscribers.
   EXPECT_EQ(accounted(slow, slow_base), slow_last - first_seq + 1);
   EXPECT_EQ(accounted(fast, fast_base), fast_last - first_seq + 1);
-  EXPECT_GT(sc.drops_gap, 0u);            // the slow one lost messages, and knows it
-  EXPECT_GT(fc.messages, sc.messages);    // the fast one was not held back to the slow one's pace
+  EXPECT_GT(sc.drops_gap, 0u);          // the slow one lost messages, and knows it
+  EXPECT_GT(fc.messages, sc.messages);  // the fast one was not held back to the slow one's pace
 }
 
 }  // namespace

@@ -17,8 +17,7 @@ namespace {
 using namespace std::chrono_literals;
 
 // (event, pid) for `process` in the launcher's --events file.
-std::vector<std::pair<std::string, int>> EventsOf(const std::string& path,
-                                                  const std::string& process) {
+std::vector<std::pair<std::string, int>> EventsOf(const std::string& path, const std::string& process) {
   std::vector<std::pair<std::string, int>> events;
   std::ifstream in(path);
   std::string line;
@@ -47,18 +46,15 @@ TEST(LaunchWatchdog, SilentServiceIsRestartedAndMemoryBudgetApplies) {
                              << "watchdog: {bus: \"" << bus << "\", timeout_s: 2}\n"
                              << "backoff: {initial_s: 0.1, max_s: 1, reset_after_s: 10}\n"
                              << "processes:\n"
-                             << "  - name: bus\n    command: [limbic-bus, --bus, \"" << bus
-                             << "\"]\n"
+                             << "  - name: bus\n    command: [limbic-bus, --bus, \"" << bus << "\"]\n"
                              << "    restart: always\n    start_delay_s: 0.3\n"
-                             << "  - name: talker\n    command: [limbic-toy, talker, --bus, \""
-                             << bus << "\", --robot, \"\"]\n    restart: always\n"
-                             << "  - name: probe\n    command: [sh, -c, \"ulimit -v > "
-                             << dir / "limit.txt"
+                             << "  - name: talker\n    command: [limbic-toy, talker, --bus, \"" << bus
+                             << "\", --robot, \"\"]\n    restart: always\n"
+                             << "  - name: probe\n    command: [sh, -c, \"ulimit -v > " << dir / "limit.txt"
                              << "\"]\n"
                              << "    restart: never\n    memory_limit_mb: 64\n";
   const std::string events = dir / "events.jsonl";
-  testing::ChildProcess launch({testing::Bin("limbic"), "launch", launch_file, "--events", events},
-                               dir / "launch.log");
+  testing::ChildProcess launch({testing::Bin("limbic"), "launch", launch_file, "--events", events}, dir / "launch.log");
 
   // The budget reaches the child: 64 MiB = 65536 KiB as the shell reports it.
   ASSERT_TRUE(testing::WaitFor(
@@ -99,12 +95,10 @@ TEST(LaunchWatchdog, SilentServiceIsRestartedAndMemoryBudgetApplies) {
       },
       15s))
       << launch.Log();
-  const double took =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - stopped).count();
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - stopped).count();
   EXPECT_GE(took, 1.5) << "killed before its timeout";
   EXPECT_EQ(kill(new_pid, 0), 0);
-  EXPECT_NE(launch.Log().find("sent no heartbeat on health/talker"), std::string::npos)
-      << launch.Log();
+  EXPECT_NE(launch.Log().find("sent no heartbeat on health/talker"), std::string::npos) << launch.Log();
   // The other processes were left alone.
   for (const auto& [event, p] : EventsOf(events, "bus")) EXPECT_NE(event, "watchdog");
   launch.Signal(SIGINT);
@@ -131,8 +125,7 @@ TEST(LaunchWatchdog, ServiceThatHeartbeatsButStopsPublishingIsRestarted) {
                              << "\", --robot, \"\", --set, count=0, --set, topic=waiting/out]\n"
                              << "    restart: always\n    outputs: [waiting/out]\n";
   const std::string events = dir / "events.jsonl";
-  testing::ChildProcess launch({testing::Bin("limbic"), "launch", launch_file, "--events", events},
-                               dir / "launch.log");
+  testing::ChildProcess launch({testing::Bin("limbic"), "launch", launch_file, "--events", events}, dir / "launch.log");
   int pid = 0;
   ASSERT_TRUE(testing::WaitFor(
       [&] {

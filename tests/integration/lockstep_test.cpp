@@ -45,7 +45,8 @@ std::string RunInProcessPipeline(const testing::TempDir& dir, const std::string&
 std::string RunMultiProcessPipeline(const testing::TempDir& dir, const std::string& bus, const std::string& name) {
   testing::ChildProcess broker({testing::Bin("limbic-bus"), "--bus", bus}, dir / (name + "-bus.log"));
   auto common = [&](const char* role) {
-    return std::vector<std::string>{testing::Bin("limbic-toy"), role, "--bus", bus, "--robot", "", "--mode", "lockstep"};
+    return std::vector<std::string>{
+        testing::Bin("limbic-toy"), role, "--bus", bus, "--robot", "", "--mode", "lockstep"};
   };
   auto source_args = common("source");
   for (const char* a : {"--coordinate", "--participants", kParticipants, "--max-ticks"}) source_args.push_back(a);

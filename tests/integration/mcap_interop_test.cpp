@@ -46,8 +46,7 @@ void WriteTraffic(bag::BagWriter& w, int ticks) {
     const int64_t stamp = int64_t{k} * 100'000'000;
     const uint64_t log_time = 1'800'000'000'000'000'000ull + static_cast<uint64_t>(stamp);
     auto header = [&](const char* source) {
-      return msg::CreateHeader(fbb, stamp, k, static_cast<uint64_t>(k) + 1,
-                               fbb.CreateString(source), false, 42);
+      return msg::CreateHeader(fbb, stamp, k, static_cast<uint64_t>(k) + 1, fbb.CreateString(source), false, 42);
     };
     fbb.Clear();
     {
@@ -77,12 +76,11 @@ void WriteTraffic(bag::BagWriter& w, int ticks) {
     if (k % 10 == 0) {
       fbb.Clear();
       auto h = header("r1/mapper");
-      std::vector<flatbuffers::Offset<msg::Counter>> counters{
-          msg::CreateCounter(fbb, fbb.CreateString("patches"), k)};
-      fbb.Finish(msg::CreateHeartbeat(fbb, h, fbb.CreateString("r1/mapper"),
-                                      msg::ServiceState::Running, fbb.CreateString("lockstep"), k,
-                                      0.1 * k, 0, 0, 0, 0, 0, fbb.CreateVector(counters)),
-                 "HBT1");
+      std::vector<flatbuffers::Offset<msg::Counter>> counters{msg::CreateCounter(fbb, fbb.CreateString("patches"), k)};
+      fbb.Finish(
+          msg::CreateHeartbeat(fbb, h, fbb.CreateString("r1/mapper"), msg::ServiceState::Running,
+                               fbb.CreateString("lockstep"), k, 0.1 * k, 0, 0, 0, 0, 0, fbb.CreateVector(counters)),
+          "HBT1");
       w.Write("health/r1/mapper", fbb.GetBufferPointer(), fbb.GetSize(), log_time + 30);
     }
   }
@@ -92,8 +90,7 @@ class McapInterop : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!NodeAvailable()) {
-      GTEST_SKIP()
-          << "node is not installed: this test runs @mcap/core under node (Debian: nodejs npm)";
+      GTEST_SKIP() << "node is not installed: this test runs @mcap/core under node (Debian: nodejs npm)";
     }
     ASSERT_TRUE(std::filesystem::exists(kInteropDir + "/node_modules/@mcap/core"))
         << "node is installed but the npm packages are not: run `npm ci` in tests/interop/mcap "
@@ -106,8 +103,7 @@ TEST_F(McapInterop, ReferenceReaderReadsEveryKindOfFileLimbicWrites) {
   std::vector<std::string> files;
   for (auto c : {mcap::Compression::kNone, mcap::Compression::kZstd, mcap::Compression::kLz4}) {
     const std::string path =
-        dir_ /
-        (std::string(c == mcap::Compression::kNone ? "none" : mcap::CompressionName(c)) + ".mcap");
+        dir_ / (std::string(c == mcap::Compression::kNone ? "none" : mcap::CompressionName(c)) + ".mcap");
     bag::BagWriter w({.path = path, .compression = c, .chunk_size = 32 * 1024});
     WriteTraffic(w, 300);
     w.Close();
@@ -128,13 +124,11 @@ TEST_F(McapInterop, ReferenceReaderReadsEveryKindOfFileLimbicWrites) {
   std::string output;
   const int status = RunShell(command, &output);
   EXPECT_EQ(status, 0) << output;
-  for (const char* expect :
-       {"\"compression\":[\"none\"]", "\"compression\":[\"zstd\"]", "\"compression\":[\"lz4\"]",
-        "\"messages\":930,\"decoded\":930", "\"schemas\":4"}) {
+  for (const char* expect : {"\"compression\":[\"none\"]", "\"compression\":[\"zstd\"]", "\"compression\":[\"lz4\"]",
+                             "\"messages\":930,\"decoded\":930", "\"schemas\":4"}) {
     EXPECT_NE(output.find(expect), std::string::npos) << expect << " not in:\n" << output;
   }
-  for (const auto& f : files)
-    EXPECT_NE(output.find(f), std::string::npos) << f << " not checked:\n" << output;
+  for (const auto& f : files) EXPECT_NE(output.find(f), std::string::npos) << f << " not checked:\n" << output;
 }
 
 TEST_F(McapInterop, LimbicReadsAFileTheReferenceWriterWrote) {
@@ -145,9 +139,7 @@ TEST_F(McapInterop, LimbicReadsAFileTheReferenceWriterWrote) {
   }
   const std::string theirs = dir_ / "theirs.mcap";
   std::string output;
-  ASSERT_EQ(RunShell("node " + kInteropDir + "/interop.js rewrite " + ours + " " + theirs, &output),
-            0)
-      << output;
+  ASSERT_EQ(RunShell("node " + kInteropDir + "/interop.js rewrite " + ours + " " + theirs, &output), 0) << output;
   struct Seen {
     std::string topic;
     uint64_t log_time, publish_time;
@@ -158,8 +150,7 @@ TEST_F(McapInterop, LimbicReadsAFileTheReferenceWriterWrote) {
   auto read_all = [](const std::string& path, std::string* library) {
     mcap::Reader r(path);
     *library = r.library();
-    EXPECT_TRUE(r.summary()) << path << ": "
-                             << (r.summary_error() ? r.summary_error()->what() : "");
+    EXPECT_TRUE(r.summary()) << path << ": " << (r.summary_error() ? r.summary_error()->what() : "");
     std::vector<Seen> seen;
     const auto result = r.ReadMessages([&](const mcap::MessageView& m) {
       const auto schema = r.schemas().find(m.channel.schema_id);
@@ -169,11 +160,7 @@ TEST_F(McapInterop, LimbicReadsAFileTheReferenceWriterWrote) {
       if (type) {
         EXPECT_TRUE(type->verify(m.data.data(), m.data.size())) << m.channel.topic;
       }
-      seen.push_back({m.channel.topic,
-                      m.log_time,
-                      m.publish_time,
-                      m.sequence,
-                      {m.data.begin(), m.data.end()}});
+      seen.push_back({m.channel.topic, m.log_time, m.publish_time, m.sequence, {m.data.begin(), m.data.end()}});
       return true;
     });
     EXPECT_FALSE(result.error) << result.error->what();
@@ -195,14 +182,10 @@ TEST_F(McapInterop, LimbicReadsAFileTheReferenceWriterWrote) {
 // there.
 TEST_F(McapInterop, ReferenceReaderDecodesTheDerivedFoxgloveChannels) {
   const std::string path = dir_ / "derived.mcap";
-  bag::BagWriter w(
-      {.path = path, .compression = mcap::Compression::kZstd, .chunk_size = 32 * 1024});
+  bag::BagWriter w({.path = path, .compression = mcap::Compression::kZstd, .chunk_size = 32 * 1024});
   bag::DerivedRecorder derived(w);
-  auto record = [&](const std::string& topic, flatbuffers::FlatBufferBuilder& fbb,
-                    uint64_t log_time) {
-    ASSERT_NE(
-        messages::FindByIdentifier(messages::IdentifierOf(fbb.GetBufferPointer(), fbb.GetSize())),
-        nullptr);
+  auto record = [&](const std::string& topic, flatbuffers::FlatBufferBuilder& fbb, uint64_t log_time) {
+    ASSERT_NE(messages::FindByIdentifier(messages::IdentifierOf(fbb.GetBufferPointer(), fbb.GetSize())), nullptr);
     w.Write(topic, fbb.GetBufferPointer(), fbb.GetSize(), log_time);
     derived.OnRecorded(topic, fbb.GetBufferPointer(), fbb.GetSize(), log_time);
   };
@@ -211,8 +194,7 @@ TEST_F(McapInterop, ReferenceReaderDecodesTheDerivedFoxgloveChannels) {
     const int64_t stamp = 1'000'000'000 + int64_t{k} * 100'000'000;
     const uint64_t log_time = 1'800'000'000'000'000'000ull + static_cast<uint64_t>(stamp);
     auto header = [&](flatbuffers::FlatBufferBuilder& fbb) {
-      return msg::CreateHeader(fbb, stamp, k, static_cast<uint64_t>(k) + 1,
-                               fbb.CreateString("test"), false, 42);
+      return msg::CreateHeader(fbb, stamp, k, static_cast<uint64_t>(k) + 1, fbb.CreateString("test"), false, 42);
     };
     flatbuffers::FlatBufferBuilder fbb;
     const msg::GridInfo info(-1.0, -1.0, 0.5, 4, 3);
@@ -225,8 +207,7 @@ TEST_F(McapInterop, ReferenceReaderDecodesTheDerivedFoxgloveChannels) {
     fbb.Clear();
     const msg::Pose2 pose(0.1 * k, 0.2, 0.3);
     h = header(fbb);
-    fbb.Finish(msg::CreateOdometry(fbb, h, &pose, 0.3, 0.0),
-               messages::Traits<msg::Odometry>::kIdentifier);
+    fbb.Finish(msg::CreateOdometry(fbb, h, &pose, 0.3, 0.0), messages::Traits<msg::Odometry>::kIdentifier);
     record("r1/odom", fbb, log_time + 1);
     fbb.Clear();
     const std::vector<msg::Vec2> nodes{{0, 0}, {1, 0.5}, {2, 1}};
@@ -236,8 +217,7 @@ TEST_F(McapInterop, ReferenceReaderDecodesTheDerivedFoxgloveChannels) {
     record("r1/path", fbb, log_time + 2);
     fbb.Clear();
     std::vector<msg::Beam> beams;
-    for (int b = 0; b < 8; ++b)
-      beams.emplace_back(b, 0.0, 0.0, b * 0.785, 0.05, 3.0, 1.0 + 0.1 * b, true);
+    for (int b = 0; b < 8; ++b) beams.emplace_back(b, 0.0, 0.0, b * 0.785, 0.05, 3.0, 1.0 + 0.1 * b, true);
     h = header(fbb);
     fbb.Finish(msg::CreateRangeScan(fbb, h, fbb.CreateVectorOfStructs(beams)),
                messages::Traits<msg::RangeScan>::kIdentifier);
@@ -254,9 +234,8 @@ TEST_F(McapInterop, ReferenceReaderDecodesTheDerivedFoxgloveChannels) {
   std::string output;
   EXPECT_EQ(RunShell("node " + kInteropDir + "/interop.js check " + path, &output), 0) << output;
   for (const char* expect :
-       {"\"foxglove.Grid\":", "\"foxglove.PosesInFrame\":", "\"foxglove.FrameTransform\":",
-        "\"foxglove.LaserScan\":", "\"foxglove.SceneUpdate\":", "\"foxglove/r1/map\"",
-        "\"foxglove/humans\""}) {
+       {"\"foxglove.Grid\":", "\"foxglove.PosesInFrame\":", "\"foxglove.FrameTransform\":", "\"foxglove.LaserScan\":",
+        "\"foxglove.SceneUpdate\":", "\"foxglove/r1/map\"", "\"foxglove/humans\""}) {
     EXPECT_NE(output.find(expect), std::string::npos) << expect << " not in:\n" << output;
   }
   // limbic's own reader and `limbic play` take it too: the derived channels are not bus messages.

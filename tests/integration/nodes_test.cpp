@@ -67,13 +67,12 @@ TEST(LimbicNodes, OneLinePerServiceWithStateRateRestartsAndLastError) {
   const std::string bus = "ipc://" + dir / "bus";
   const std::string launch_file = dir / "launch.yaml";
   auto talker = [&](const std::string& robot, const std::string& extra) {
-    return "  - name: " + robot + "\n    command: [limbic-toy, talker, --bus, \"" + bus +
-           "\", --robot, " + robot + extra + "]\n    restart: always\n";
+    return "  - name: " + robot + "\n    command: [limbic-toy, talker, --bus, \"" + bus + "\", --robot, " + robot +
+           extra + "]\n    restart: always\n";
   };
   std::ofstream(launch_file) << "backoff: {initial_s: 0.1, max_s: 1, reset_after_s: 30}\n"
                              << "processes:\n"
-                             << "  - name: bus\n    command: [limbic-bus, --bus, \"" << bus
-                             << "\"]\n"
+                             << "  - name: bus\n    command: [limbic-bus, --bus, \"" << bus << "\"]\n"
                              << "    restart: always\n    start_delay_s: 0.3\n"
                              << "  - name: sim\n    command: [limbic-simulator, --bus, \"" << bus
                              << "\", --robot, r1]\n    restart: always\n"
@@ -81,8 +80,7 @@ TEST(LimbicNodes, OneLinePerServiceWithStateRateRestartsAndLastError) {
                              << talker("flaky", ", --set, fail_at=3")
                              << talker("crashy", ", --set, \"crash_once=" + dir / "crashed" + "\"");
   const std::string events = dir / "events.jsonl";
-  testing::ChildProcess launch({testing::Bin("limbic"), "launch", launch_file, "--events", events},
-                               dir / "launch.log");
+  testing::ChildProcess launch({testing::Bin("limbic"), "launch", launch_file, "--events", events}, dir / "launch.log");
 
   // The crashy talker dies at its tick 5 and is restarted; then give every service time to tick and
   // heartbeat (the flaky one needs one heartbeat and 10 good ticks to count as recovered).
@@ -127,8 +125,7 @@ TEST(LimbicNodes, OneLinePerServiceWithStateRateRestartsAndLastError) {
 
   const NodeLine& flaky = lines.at("flaky/talker");
   EXPECT_EQ(flaky.state, "ok") << "one failed step, then recovered\n" << text;
-  EXPECT_EQ(flaky.detail, "last error: step flaky/talker failed at tick 3: toy failure at tick 3")
-      << text;
+  EXPECT_EQ(flaky.detail, "last error: step flaky/talker failed at tick 3: toy failure at tick 3") << text;
   EXPECT_EQ(flaky.restarts, "0") << text;
 
   const NodeLine& crashy = lines.at("crashy/talker");
@@ -152,8 +149,7 @@ TEST(LimbicNodes, OneLinePerServiceWithStateRateRestartsAndLastError) {
   ASSERT_EQ(kill(sad_pid, SIGSTOP), 0);
   std::this_thread::sleep_for(1500ms);  // its last heartbeat is behind us
   const std::string out2 = dir / "nodes2.txt";
-  testing::ChildProcess nodes2({testing::Bin("limbic"), "nodes", "--bus", bus, "--wait", "2"},
-                               out2);
+  testing::ChildProcess nodes2({testing::Bin("limbic"), "nodes", "--bus", bus, "--wait", "2"}, out2);
   EXPECT_EQ(nodes2.Wait(20s), 1);
   const std::string text2 = Slurp(out2);
   const auto lines2 = ParseNodes(text2, &header);
@@ -170,18 +166,15 @@ TEST(LimbicNodes, OneLinePerServiceWithStateRateRestartsAndLastError) {
 TEST(LimbicNodes, UnreachableBusIsAClearErrorWithinABoundedTime) {
   testing::TempDir dir;
   const auto begin = std::chrono::steady_clock::now();
-  testing::ChildProcess nodes(
-      {testing::Bin("limbic"), "nodes", "--bus", "ipc://" + dir / "nobody-here"},
-      dir / "nodes.txt");
+  testing::ChildProcess nodes({testing::Bin("limbic"), "nodes", "--bus", "ipc://" + dir / "nobody-here"},
+                              dir / "nodes.txt");
   const int rc = nodes.Wait(30s);
-  const double elapsed =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
   const std::string text = Slurp(dir / "nodes.txt");
   EXPECT_NE(rc, 0) << text;
   EXPECT_NE(rc, -1) << "still running after 30 s\n" << text;
   EXPECT_LT(elapsed, 15.0) << text;
-  EXPECT_NE(text.find("cannot reach the bus at ipc://" + dir / "nobody-here"), std::string::npos)
-      << text;
+  EXPECT_NE(text.find("cannot reach the bus at ipc://" + dir / "nobody-here"), std::string::npos) << text;
 }
 
 TEST(LimbicNodes, BadFlagsAreRefusedWithAMessage) {
@@ -194,8 +187,7 @@ TEST(LimbicNodes, BadFlagsAreRefusedWithAMessage) {
       {{"--wait", "2s"}, "(got '2s')"},
   };
   for (const auto& [flags, message] : cases) {
-    std::vector<std::string> argv = {testing::Bin("limbic"), "nodes", "--bus",
-                                     "ipc://" + dir / "nobody-here"};
+    std::vector<std::string> argv = {testing::Bin("limbic"), "nodes", "--bus", "ipc://" + dir / "nobody-here"};
     argv.insert(argv.end(), flags.begin(), flags.end());
     testing::ChildProcess nodes(argv, dir / "nodes.txt");
     const int rc = nodes.Wait(30s);

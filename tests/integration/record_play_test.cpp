@@ -25,9 +25,7 @@ std::vector<Recorded> ReadRecording(const std::string& path) {
   mcap::Reader r(path);
   std::vector<Recorded> out;
   const auto result = r.ReadMessages([&](const mcap::MessageView& m) {
-    out.push_back({m.channel.topic,
-                   r.schemas().at(m.channel.schema_id).name,
-                   {m.data.begin(), m.data.end()}});
+    out.push_back({m.channel.topic, r.schemas().at(m.channel.schema_id).name, {m.data.begin(), m.data.end()}});
     return true;
   });
   EXPECT_FALSE(result.error) << result.error->what();
@@ -36,8 +34,7 @@ std::vector<Recorded> ReadRecording(const std::string& path) {
 
 class RecordPlay : public ::testing::Test {
  protected:
-  std::unique_ptr<testing::ChildProcess> Start(const std::string& log,
-                                               std::vector<std::string> argv) {
+  std::unique_ptr<testing::ChildProcess> Start(const std::string& log, std::vector<std::string> argv) {
     return std::make_unique<testing::ChildProcess>(std::move(argv), dir_ / log);
   }
   std::vector<std::string> Limbic(std::vector<std::string> args) {
@@ -49,8 +46,7 @@ class RecordPlay : public ::testing::Test {
   // Runs a limbic command to its end; returns the exit status, the output in *log.
   // `args` with or without the executable (Limbic() adds it and --bus).
   int RunLimbic(const std::string& name, std::vector<std::string> args, std::string* log) {
-    if (args.empty() || args[0] != testing::Bin("limbic"))
-      args.insert(args.begin(), testing::Bin("limbic"));
+    if (args.empty() || args[0] != testing::Bin("limbic")) args.insert(args.begin(), testing::Bin("limbic"));
     testing::ChildProcess p(args, dir_ / (name + ".log"));
     const int status = p.Wait(60s);
     *log = p.Log();
@@ -63,15 +59,13 @@ class RecordPlay : public ::testing::Test {
 
 TEST_F(RecordPlay, RecordsInspectsAndPlaysBackTheSameBytes) {
   auto broker = Start("bus.log", {testing::Bin("limbic-bus"), "--bus", bus_});
-  auto talker = Start("talker.log", {testing::Bin("limbic-toy"), "talker", "--bus", bus_, "--robot",
-                                     "", "--period", "0.02"});
+  auto talker =
+      Start("talker.log", {testing::Bin("limbic-toy"), "talker", "--bus", bus_, "--robot", "", "--period", "0.02"});
   const std::string a = dir_ / "a.mcap";
   std::string log;
-  ASSERT_EQ(RunLimbic("record_a",
-                      Limbic({"record", "chatter", "--out", a, "--duration", "2", "--compression",
-                              "lz4"}),
-                      &log),
-            0)
+  ASSERT_EQ(
+      RunLimbic("record_a", Limbic({"record", "chatter", "--out", a, "--duration", "2", "--compression", "lz4"}), &log),
+      0)
       << log;
   EXPECT_NE(log.find("dropped 0"), std::string::npos) << log;
   talker->Signal(SIGTERM);
@@ -87,8 +81,7 @@ TEST_F(RecordPlay, RecordsInspectsAndPlaysBackTheSameBytes) {
   EXPECT_NE(log.find("limbic.msg.VelocityCommand"), std::string::npos) << log;
   EXPECT_NE(log.find("messages:    " + std::to_string(recorded.size())), std::string::npos) << log;
   EXPECT_NE(log.find("(lz4)"), std::string::npos) << log;
-  ASSERT_EQ(RunLimbic("echo", {"bag", "echo", a, "chatter", "--count", "2", "--compact"}, &log), 0)
-      << log;
+  ASSERT_EQ(RunLimbic("echo", {"bag", "echo", a, "chatter", "--count", "2", "--compact"}, &log), 0) << log;
   EXPECT_EQ(std::count(log.begin(), log.end(), '\n'), 2) << log;
   EXPECT_NE(log.find("\"source\": \"talker\""), std::string::npos) << log;
   EXPECT_NE(RunLimbic("echo_missing", {"bag", "echo", a, "nope"}, &log), 0);
@@ -97,13 +90,10 @@ TEST_F(RecordPlay, RecordsInspectsAndPlaysBackTheSameBytes) {
   // Play it back as fast as possible while a second recorder listens: the same bytes arrive.
   const std::string b = dir_ / "b.mcap";
   auto recorder = Start("record_b.log", Limbic({"record", "--all", "--out", b, "--duration", "8"}));
-  ASSERT_TRUE(testing::WaitFor(
-      [&] { return recorder->Log().find("recording every topic") != std::string::npos; }, 10s))
+  ASSERT_TRUE(testing::WaitFor([&] { return recorder->Log().find("recording every topic") != std::string::npos; }, 10s))
       << recorder->Log();
   ASSERT_EQ(RunLimbic("play", Limbic({"play", a, "--rate", "0"}), &log), 0) << log;
-  EXPECT_NE(log.find("limbic play: " + std::to_string(recorded.size()) + " messages"),
-            std::string::npos)
-      << log;
+  EXPECT_NE(log.find("limbic play: " + std::to_string(recorded.size()) + " messages"), std::string::npos) << log;
   recorder->Signal(SIGINT);
   ASSERT_EQ(recorder->Wait(20s), 0) << recorder->Log();
   std::vector<Recorded> replayed;
@@ -111,8 +101,7 @@ TEST_F(RecordPlay, RecordsInspectsAndPlaysBackTheSameBytes) {
     if (m.topic == "chatter") replayed.push_back(std::move(m));
   }
   ASSERT_EQ(replayed.size(), recorded.size());
-  for (size_t i = 0; i < recorded.size(); ++i)
-    EXPECT_EQ(replayed[i].data, recorded[i].data) << "message " << i;
+  for (size_t i = 0; i < recorded.size(); ++i) EXPECT_EQ(replayed[i].data, recorded[i].data) << "message " << i;
 }
 
 // `limbic record --derived` (issue 17): beside the bus messages, the channels the Foxglove bridge
@@ -123,16 +112,12 @@ TEST_F(RecordPlay, RecordsTheDerivedFoxgloveChannelsWhenAsked) {
   const std::string a = dir_ / "derived.mcap";
   std::string log;
   EXPECT_EQ(RunLimbic("help", {"record", "--help"}, &log), 0);
-  if (log.find("--derived") == std::string::npos)
-    GTEST_SKIP() << "limbic built without the Foxglove bridge";
-  auto recorder =
-      Start("record.log", Limbic({"record", "--all", "--derived", "--out", a, "--duration", "6"}));
-  ASSERT_TRUE(testing::WaitFor(
-      [&] { return recorder->Log().find("recording every topic") != std::string::npos; }, 10s))
+  if (log.find("--derived") == std::string::npos) GTEST_SKIP() << "limbic built without the Foxglove bridge";
+  auto recorder = Start("record.log", Limbic({"record", "--all", "--derived", "--out", a, "--duration", "6"}));
+  ASSERT_TRUE(testing::WaitFor([&] { return recorder->Log().find("recording every topic") != std::string::npos; }, 10s))
       << recorder->Log();
   ASSERT_EQ(RunLimbic("pub",
-                      Limbic({"pub", "r1/odom",
-                              R"({"pose": {"x": 1.5, "y": -2, "theta": 0.5}, "v": 0.2})", "--type",
+                      Limbic({"pub", "r1/odom", R"({"pose": {"x": 1.5, "y": -2, "theta": 0.5}, "v": 0.2})", "--type",
                               "Odometry", "--rate", "20", "--count", "20"}),
                       &log),
             0)
@@ -164,9 +149,7 @@ TEST_F(RecordPlay, RecordsTheDerivedFoxgloveChannelsWhenAsked) {
   EXPECT_EQ(tf, 20);
   ASSERT_EQ(RunLimbic("play", Limbic({"play", a, "--rate", "0"}), &log), 0) << log;
   // The JSON channels stay in the file.
-  EXPECT_NE(log.find("limbic play: " + std::to_string(bus_messages) + " messages"),
-            std::string::npos)
-      << log;
+  EXPECT_NE(log.find("limbic play: " + std::to_string(bus_messages) + " messages"), std::string::npos) << log;
 }
 
 TEST_F(RecordPlay, PlayDrivesTheLockstepClockWhenAsked) {
@@ -174,23 +157,17 @@ TEST_F(RecordPlay, PlayDrivesTheLockstepClockWhenAsked) {
   const std::string a = dir_ / "a.mcap";
   std::string log;
   {
-    auto talker = Start("talker.log", {testing::Bin("limbic-toy"), "talker", "--bus", bus_,
-                                       "--robot", "", "--period", "0.02"});
-    ASSERT_EQ(
-        RunLimbic("record_a", Limbic({"record", "chatter", "--out", a, "--duration", "2"}), &log),
-        0)
-        << log;
+    auto talker =
+        Start("talker.log", {testing::Bin("limbic-toy"), "talker", "--bus", bus_, "--robot", "", "--period", "0.02"});
+    ASSERT_EQ(RunLimbic("record_a", Limbic({"record", "chatter", "--out", a, "--duration", "2"}), &log), 0) << log;
   }
   const double duration = bag::Summarize({a}).DurationS();
   ASSERT_GT(duration, 1.0);
   const std::string b = dir_ / "clock.mcap";
   auto recorder = Start("record_b.log", Limbic({"record", "clock", "--out", b, "--duration", "8"}));
-  ASSERT_TRUE(testing::WaitFor(
-      [&] { return recorder->Log().find("recording matching") != std::string::npos; }, 10s))
+  ASSERT_TRUE(testing::WaitFor([&] { return recorder->Log().find("recording matching") != std::string::npos; }, 10s))
       << recorder->Log();
-  ASSERT_EQ(
-      RunLimbic("play", Limbic({"play", a, "--rate", "0", "--clock", "--period", "0.5"}), &log), 0)
-      << log;
+  ASSERT_EQ(RunLimbic("play", Limbic({"play", a, "--rate", "0", "--clock", "--period", "0.5"}), &log), 0) << log;
   recorder->Signal(SIGINT);
   ASSERT_EQ(recorder->Wait(20s), 0) << recorder->Log();
   // One lockstep tick per 0.5 s of recorded time: ticks 0, 1, ... up to the last message.
@@ -204,8 +181,7 @@ TEST_F(RecordPlay, PlayDrivesTheLockstepClockWhenAsked) {
     ticks.push_back(clock->header()->tick());
     return true;
   });
-  ASSERT_EQ(ticks.size(), static_cast<size_t>(duration / 0.5) + 1)
-      << "recording of " << duration << " s";
+  ASSERT_EQ(ticks.size(), static_cast<size_t>(duration / 0.5) + 1) << "recording of " << duration << " s";
   for (size_t i = 0; i < ticks.size(); ++i) EXPECT_EQ(ticks[i], static_cast<int64_t>(i));
 }
 
@@ -215,18 +191,16 @@ TEST_F(RecordPlay, DamagedFilesAndBadFlagsGetClearErrors) {
   const std::string a = dir_ / "a.mcap";
   {
     auto broker = Start("bus.log", {testing::Bin("limbic-bus"), "--bus", bus_});
-    auto talker = Start("talker.log", {testing::Bin("limbic-toy"), "talker", "--bus", bus_,
-                                       "--robot", "", "--period", "0.01"});
+    auto talker =
+        Start("talker.log", {testing::Bin("limbic-toy"), "talker", "--bus", bus_, "--robot", "", "--period", "0.01"});
     ASSERT_EQ(RunLimbic("record",
-                        Limbic({"record", "--all", "--out", a, "--duration", "2", "--compression",
-                                "none", "--chunk-kb", "4"}),
+                        Limbic({"record", "--all", "--out", a, "--duration", "2", "--compression", "none", "--chunk-kb",
+                                "4"}),
                         &log),
               0)
         << log;
     // A full disk is a clear error, and a non-zero exit.
-    EXPECT_NE(RunLimbic("record_full",
-                        Limbic({"record", "--all", "--out", "/dev/full", "--duration", "1"}), &log),
-              0);
+    EXPECT_NE(RunLimbic("record_full", Limbic({"record", "--all", "--out", "/dev/full", "--duration", "1"}), &log), 0);
     EXPECT_NE(log.find("No space left on device"), std::string::npos) << log;
   }
   mcap::Reader whole(a);
@@ -235,8 +209,7 @@ TEST_F(RecordPlay, DamagedFilesAndBadFlagsGetClearErrors) {
   ASSERT_GE(chunks.size(), 3u);
   std::filesystem::resize_file(a, chunks.back().chunk_start_offset + 100);
   EXPECT_EQ(RunLimbic("info_cut", {"bag", "info", a}, &log), 1) << log;
-  EXPECT_NE(log.find("at byte " + std::to_string(chunks.back().chunk_start_offset) + ": truncated"),
-            std::string::npos)
+  EXPECT_NE(log.find("at byte " + std::to_string(chunks.back().chunk_start_offset) + ": truncated"), std::string::npos)
       << log;
   EXPECT_NE(log.find("chatter"), std::string::npos) << log;  // what came before is still summarised
   // Not a recording at all.
@@ -247,8 +220,7 @@ TEST_F(RecordPlay, DamagedFilesAndBadFlagsGetClearErrors) {
   EXPECT_NE(log.find("no recording at"), std::string::npos) << log;
   EXPECT_NE(RunLimbic("bad_rate", {"play", a, "--rate", "-2", "--bus", bus_}, &log), 0);
   EXPECT_NE(log.find("--rate"), std::string::npos) << log;
-  EXPECT_NE(RunLimbic("bad_compression",
-                      {"record", "--all", "--out", dir_ / "x.mcap", "--compression", "gzip"}, &log),
+  EXPECT_NE(RunLimbic("bad_compression", {"record", "--all", "--out", dir_ / "x.mcap", "--compression", "gzip"}, &log),
             0);
   EXPECT_NE(log.find("unknown compression 'gzip'"), std::string::npos) << log;
   EXPECT_NE(RunLimbic("no_out", {"record", "--all"}, &log), 0);

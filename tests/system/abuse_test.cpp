@@ -70,17 +70,15 @@ std::vector<uint8_t> Payload(size_t padding, bool latched) {
   flatbuffers::FlatBufferBuilder fbb;
   auto header = msg::CreateHeaderDirect(fbb, bus::Node::WallNowNs(), 1, 1, "evil", latched, 7);
   const std::string filler(padding, 'x');
-  fbb.Finish(
-      msg::CreateHeartbeatDirect(fbb, header, "evil", msg::ServiceState::Running, filler.c_str()),
-      messages::Traits<msg::Heartbeat>::kIdentifier);
+  fbb.Finish(msg::CreateHeartbeatDirect(fbb, header, "evil", msg::ServiceState::Running, filler.c_str()),
+             messages::Traits<msg::Heartbeat>::kIdentifier);
   return {fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()};
 }
 
 // A subscriber speaking the broker's subscriber protocol by hand (a DEALER: "\x01PREFIX" subscribes,
 // see common/bus/broker.hpp), so a test can subscribe and then never read, or count every copy it
 // is sent (a bus::Node drops duplicates).
-std::unique_ptr<zmq::socket_t> RawSubscriber(zmq::context_t& context, const std::string& bus,
-                                             bool reads = true) {
+std::unique_ptr<zmq::socket_t> RawSubscriber(zmq::context_t& context, const std::string& bus, bool reads = true) {
   auto s = std::make_unique<zmq::socket_t>(context, zmq::socket_type::dealer);
   s->set(zmq::sockopt::linger, 0);
   if (!reads) {
@@ -118,10 +116,10 @@ class AbuseTest : public ::testing::Test {
     std::vector<std::string> argv{testing::Bin("limbic-bus"), "--bus", bus_};
     argv.insert(argv.end(), broker_flags.begin(), broker_flags.end());
     broker_ = std::make_unique<testing::ChildProcess>(argv, dir_ / "bus.log");
-    talker_ = std::make_unique<testing::ChildProcess>(
-        std::vector<std::string>{testing::Bin("limbic-toy"), "talker", "--bus", bus_, "--robot", "",
-                                 "--period", "0.02"},
-        dir_ / "talker.log");
+    talker_ =
+        std::make_unique<testing::ChildProcess>(std::vector<std::string>{testing::Bin("limbic-toy"), "talker", "--bus",
+                                                                         bus_, "--robot", "", "--period", "0.02"},
+                                                dir_ / "talker.log");
     client_ = std::make_unique<bus::Node>(context_, bus_, bus::NodeOptions{.name = "admitted"});
     client_->Subscribe<msg::VelocityCommand>("chatter", [this](const auto&) { ++chatter_; });
     client_->Subscribe<msg::Heartbeat>("health/bus", [this](const bus::Message<msg::Heartbeat>& m) {
@@ -166,10 +164,9 @@ class AbuseTest : public ::testing::Test {
   }
 
   void Figure(const std::string& attack, const std::string& extra = "") {
-    std::cout << "[figure] " << attack << ": broker VmRSS " << std::fixed << std::setprecision(1)
-              << baseline_rss_ << " MB before, " << peak_rss_ << " MB peak, "
-              << VmRssMb(broker_->pid()) << " MB after; fds " << baseline_fds_ << " before, "
-              << peak_fds_ << " peak, " << FdCount(broker_->pid()) << " after"
+    std::cout << "[figure] " << attack << ": broker VmRSS " << std::fixed << std::setprecision(1) << baseline_rss_
+              << " MB before, " << peak_rss_ << " MB peak, " << VmRssMb(broker_->pid()) << " MB after; fds "
+              << baseline_fds_ << " before, " << peak_fds_ << " peak, " << FdCount(broker_->pid()) << " after"
               << (extra.empty() ? "" : "; " + extra) << "\n";
   }
 
@@ -190,15 +187,13 @@ class AbuseTest : public ::testing::Test {
 // lives.
 TEST_F(AbuseTest, HugeNThetaOnParamsIsRefusedAndTheControllerLives) {
   StartStack();
-  testing::ChildProcess simulator(
-      {testing::Bin("limbic-simulator"), "--bus", bus_, "--set", "set=B"}, dir_ / "simulator.log");
-  testing::ChildProcess controller({testing::Bin("limbic-controller"), "--bus", bus_},
-                                   dir_ / "controller.log");
+  testing::ChildProcess simulator({testing::Bin("limbic-simulator"), "--bus", bus_, "--set", "set=B"},
+                                  dir_ / "simulator.log");
+  testing::ChildProcess controller({testing::Bin("limbic-controller"), "--bus", bus_}, dir_ / "controller.log");
   ASSERT_TRUE(testing::WaitFor(
       [&] {
         std::this_thread::sleep_for(100ms);
-        return controller.Log().find("n_theta") != std::string::npos ||
-               ParamGet("r1/controller") == 0;
+        return controller.Log().find("n_theta") != std::string::npos || ParamGet("r1/controller") == 0;
       },
       20s))
       << controller.Log();
@@ -208,8 +203,10 @@ TEST_F(AbuseTest, HugeNThetaOnParamsIsRefusedAndTheControllerLives) {
   ControlParameters p;
   p.n_theta = 2000000000;
   flatbuffers::FlatBufferBuilder fbb;
-  fbb.Finish(convert::ToMsg(fbb, msg::CreateHeader(fbb, bus::Node::WallNowNs(), -1, 1, fbb.CreateString("evil"), /*latched=*/true), p),
-             "PARM");
+  fbb.Finish(
+      convert::ToMsg(
+          fbb, msg::CreateHeader(fbb, bus::Node::WallNowNs(), -1, 1, fbb.CreateString("evil"), /*latched=*/true), p),
+      "PARM");
   std::this_thread::sleep_for(300ms);  // the evil connection comes up
   const double controller_before = VmRssMb(controller.pid());
   double controller_peak = controller_before;
@@ -231,8 +228,8 @@ TEST_F(AbuseTest, HugeNThetaOnParamsIsRefusedAndTheControllerLives) {
   EXPECT_LT(controller_peak, 300.0) << "the controller grew: MB";
   EXPECT_EQ(ParamGet("r1/controller"), 0);
   EXPECT_TRUE(Serving(3s));
-  std::cout << "[figure] huge n_theta: controller VmRSS " << std::fixed << std::setprecision(1)
-            << controller_before << " MB before, " << controller_peak << " MB peak; alive\n";
+  std::cout << "[figure] huge n_theta: controller VmRSS " << std::fixed << std::setprecision(1) << controller_before
+            << " MB before, " << controller_peak << " MB peak; alive\n";
   Figure("huge n_theta");
 }
 
@@ -241,8 +238,7 @@ TEST_F(AbuseTest, SilentConnectionFloodIsClosedAndClientsAreServed) {
   constexpr int kConnections = 1100;
   rlimit limit{};
   getrlimit(RLIMIT_NOFILE, &limit);
-  if (limit.rlim_max < kConnections + 200)
-    GTEST_SKIP() << "this test needs " << kConnections + 200 << " descriptors";
+  if (limit.rlim_max < kConnections + 200) GTEST_SKIP() << "this test needs " << kConnections + 200 << " descriptors";
   if (limit.rlim_cur < kConnections + 200) {
     limit.rlim_cur = limit.rlim_max;
     setrlimit(RLIMIT_NOFILE, &limit);
@@ -286,15 +282,13 @@ TEST_F(AbuseTest, SilentConnectionFloodIsClosedAndClientsAreServed) {
   }
   const int accepted = peak_fds_ - baseline_fds_;
   EXPECT_GT(accepted, 500) << "the flood never reached the broker";
-  EXPECT_GE(closed, accepted * 9 / 10)
-      << "the broker did not close the silent connections it accepted";
+  EXPECT_GE(closed, accepted * 9 / 10) << "the broker did not close the silent connections it accepted";
   const double flood_s = std::chrono::duration<double>(Clock::now() - flood_start).count();
   EXPECT_TRUE(broker_->Running());
   EXPECT_EQ(ParamGet("talker"), 0);
-  Figure("1,100 silent connections",
-         std::to_string(heard) + " chatter messages delivered in 3 s during the flood; " +
-             std::to_string(closed) + " connections closed by the broker within " +
-             std::to_string(static_cast<int>(flood_s)) + " s");
+  Figure("1,100 silent connections", std::to_string(heard) + " chatter messages delivered in 3 s during the flood; " +
+                                         std::to_string(closed) + " connections closed by the broker within " +
+                                         std::to_string(static_cast<int>(flood_s)) + " s");
 }
 
 // 3. Invented topic names: new topics keep working during and after the flood.
@@ -326,10 +320,9 @@ TEST_F(AbuseTest, TopicFloodNeverLocksOutNewTopics) {
   EXPECT_EQ(ParamGet("talker"), 0);
   EXPECT_TRUE(Serving(3s));
   EXPECT_LT(peak_rss_, baseline_rss_ + 100.0);
-  Figure("5,000 invented topics",
-         "topics in the table " + std::to_string(static_cast<int>(bus_counters_["topics"])) +
-             ", untracked messages forwarded " +
-             std::to_string(static_cast<int>(bus_counters_["untracked_messages"])));
+  Figure("5,000 invented topics", "topics in the table " + std::to_string(static_cast<int>(bus_counters_["topics"])) +
+                                      ", untracked messages forwarded " +
+                                      std::to_string(static_cast<int>(bus_counters_["untracked_messages"])));
 }
 
 // 4. One large latched payload under many names, then a subscription repeated many times.
@@ -376,13 +369,11 @@ TEST_F(AbuseTest, LatchedFloodStaysWithinTheLatchedBudget) {
   EXPECT_TRUE(Serving(3s));
   EXPECT_EQ(ParamGet("talker"), 0);
   Figure("latched flood (1,000 x 134 KB) and 200 repeated subscriptions",
-         "latched bytes " +
-             std::to_string(static_cast<long>(bus_counters_["latched_bytes"] / 1024 / 1024)) +
+         "latched bytes " + std::to_string(static_cast<long>(bus_counters_["latched_bytes"] / 1024 / 1024)) +
              " MB, evicted " + std::to_string(static_cast<long>(bus_counters_["latched_evicted"])) +
-             ", replayed to the repeating subscriber " +
-             std::to_string(replayed_bytes / 1024 / 1024) + " MB in 3 s, replays deferred " +
-             std::to_string(static_cast<long>(bus_counters_["replays_deferred"])) + ", dropped over queue budgets " +
-             std::to_string(static_cast<long>(bus_counters_["subscriber_drops"])));
+             ", replayed to the repeating subscriber " + std::to_string(replayed_bytes / 1024 / 1024) +
+             " MB in 3 s, replays deferred " + std::to_string(static_cast<long>(bus_counters_["replays_deferred"])) +
+             ", dropped over queue budgets " + std::to_string(static_cast<long>(bus_counters_["subscriber_drops"])));
 }
 
 // 4b. Many subscribers subscribe to one latched topic within the same 100 ms: each gets the latched
@@ -477,15 +468,13 @@ TEST_P(SlowSubscriberTest, SubscriberThatNeverReadsIsBoundedInBytesAndFreed) {
   Figure("subscriber that never reads (" + std::to_string(count) + " x " + std::to_string(payload_bytes / 1024) +
              " KiB, --queue-bytes " + queue_bytes + ")",
          std::to_string(static_cast<int>(with_stuck)) + " MB while it was connected, held for it " +
-             std::to_string(held_mb) + " MB, dropped for it " + std::to_string(drops) + " of " +
-             std::to_string(count));
+             std::to_string(held_mb) + " MB, dropped for it " + std::to_string(drops) + " of " + std::to_string(count));
 }
 
 std::string PayloadName(const ::testing::TestParamInfo<size_t>& param) {
   return std::to_string(param.param / 1024) + "KiB";
 }
-INSTANTIATE_TEST_SUITE_P(PayloadSizes, SlowSubscriberTest, ::testing::Values(134u * 1024, 1024u * 1024),
-                         PayloadName);
+INSTANTIATE_TEST_SUITE_P(PayloadSizes, SlowSubscriberTest, ::testing::Values(134u * 1024, 1024u * 1024), PayloadName);
 
 }  // namespace
 }  // namespace limbic

@@ -27,15 +27,29 @@ using namespace std::chrono_literals;
 
 // Every topic a service of the stack subscribes, with its type.
 const std::vector<std::pair<std::string, std::string>>& AttackedTopics() {
-  static const std::vector<std::pair<std::string, std::string>> topics = {
-      {"world", "WorldGeometry"},       {"faults", "FaultCommand"},           {"r1/ranges_raw", "RawRanges"},
-      {"r1/bumpers_raw", "Bumpers"},   {"r1/truth", "GroundTruth"},          {"r1/wheels", "WheelCommand"},
-      {"r1/cmd_vel", "VelocityCommand"}, {"r1/scan", "RangeScan"},           {"r1/collision", "CollisionEvent"},
-      {"r1/odom", "Odometry"},         {"r1/map", "GridMap"},                {"r1/map/patch", "GridPatch"},
-      {"r1/map/stats", "MapStats"},    {"r1/obstacles", "ObstacleSet"},      {"r1/goal", "NavGoal"},
-      {"r1/path", "Path"},             {"r1/control/direction", "DirectionalState"},
-      {"r1/params", "ControlParams"},  {"r1/emotion_layer", "EmotionLayer"}, {"r1/affect/snapshot", "AffectSnapshot"},
-      {"r1/metrics", "RunMetrics"},    {"r1/mission", "MissionStatus"},      {"humans", "Humans"}};
+  static const std::vector<std::pair<std::string, std::string>> topics = {{"world", "WorldGeometry"},
+                                                                          {"faults", "FaultCommand"},
+                                                                          {"r1/ranges_raw", "RawRanges"},
+                                                                          {"r1/bumpers_raw", "Bumpers"},
+                                                                          {"r1/truth", "GroundTruth"},
+                                                                          {"r1/wheels", "WheelCommand"},
+                                                                          {"r1/cmd_vel", "VelocityCommand"},
+                                                                          {"r1/scan", "RangeScan"},
+                                                                          {"r1/collision", "CollisionEvent"},
+                                                                          {"r1/odom", "Odometry"},
+                                                                          {"r1/map", "GridMap"},
+                                                                          {"r1/map/patch", "GridPatch"},
+                                                                          {"r1/map/stats", "MapStats"},
+                                                                          {"r1/obstacles", "ObstacleSet"},
+                                                                          {"r1/goal", "NavGoal"},
+                                                                          {"r1/path", "Path"},
+                                                                          {"r1/control/direction", "DirectionalState"},
+                                                                          {"r1/params", "ControlParams"},
+                                                                          {"r1/emotion_layer", "EmotionLayer"},
+                                                                          {"r1/affect/snapshot", "AffectSnapshot"},
+                                                                          {"r1/metrics", "RunMetrics"},
+                                                                          {"r1/mission", "MissionStatus"},
+                                                                          {"humans", "Humans"}};
   return topics;
 }
 
@@ -149,8 +163,8 @@ TEST(Adversarial, LockstepStackSurvivesThirtySecondsOfHostileMessagesAndReachesI
     }
   }
   ASSERT_EQ(alive, 0u) << "the run did not end within 240 s";
-  for (size_t i = 0; i < hosts.size(); ++i) EXPECT_EQ(status[i], 0) << hosts[i]->context().instance() << ": "
-                                                                    << hosts[i]->last_error();
+  for (size_t i = 0; i < hosts.size(); ++i)
+    EXPECT_EQ(status[i], 0) << hosts[i]->context().instance() << ": " << hosts[i]->last_error();
   EXPECT_GE(attacked_tick, attack_ticks - 1);
   EXPECT_GT(monitor.checked, 1000u);
   EXPECT_TRUE(monitor.violations.empty()) << monitor.violations.front();
@@ -170,9 +184,9 @@ TEST(Adversarial, LockstepStackSurvivesThirtySecondsOfHostileMessagesAndReachesI
   // The robot reaches its goal afterwards: the second traversal starts after the attack.
   ASSERT_EQ(monitor.traversals.size(), 2u);
   EXPECT_TRUE(monitor.traversals[1].second) << "the traversal after the attack did not reach the goal";
-  std::cout << "lockstep: " << attacker.total() << " hostile messages, all dropped and counted; "
-            << monitor.checked << " service messages checked finite; traversals reached: "
-            << monitor.traversals[0].second << ", " << monitor.traversals[1].second << "\n";
+  std::cout << "lockstep: " << attacker.total() << " hostile messages, all dropped and counted; " << monitor.checked
+            << " service messages checked finite; traversals reached: " << monitor.traversals[0].second << ", "
+            << monitor.traversals[1].second << "\n";
 }
 
 TEST(Adversarial, RealtimeStackSurvivesHostileMessagesThroughTheBroker) {
@@ -249,8 +263,8 @@ TEST(Adversarial, RealtimeStackSurvivesHostileMessagesThroughTheBroker) {
   for (const auto& [service, state] : monitor.health) {
     EXPECT_NE(state, msg::ServiceState::Failing) << service;
   }
-  EXPECT_TRUE(reached_after) << "no traversal reached the goal by 50 s after the attack ("
-                             << monitor.traversals.size() << " traversals in all)";
+  EXPECT_TRUE(reached_after) << "no traversal reached the goal by 50 s after the attack (" << monitor.traversals.size()
+                             << " traversals in all)";
   std::filesystem::remove_all(dir);
 }
 

@@ -77,8 +77,8 @@ TEST(AffectSystem, SetGUndetectableObstaclesRaisePainErrorConfusionAndIntrospect
   const double w_theta2 = MaxOf(s, [](const Sample& x) { return x.params.w_theta2; });
   const double w_p2 = MaxOf(s, [](const Sample& x) { return x.params.w_p2; });
   std::cout << "set G #0, 5 traversals, " << s.size() << " ticks: max pain " << pain << ", error " << error
-            << ", confusion " << confusion << ", introspection " << introspection << ", W_v2 " << w_v2
-            << ", W_theta2 " << w_theta2 << ", W_p2 " << w_p2 << "\n";
+            << ", confusion " << confusion << ", introspection " << introspection << ", W_v2 " << w_v2 << ", W_theta2 "
+            << w_theta2 << ", W_p2 " << w_p2 << "\n";
   EXPECT_GT(pain, first.stimuli[2] + 0.1);
   EXPECT_GT(error, first.stimuli[8] + 0.1);
   EXPECT_GT(confusion, first.emotions[6] + 0.05);

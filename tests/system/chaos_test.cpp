@@ -17,8 +17,8 @@
 
 #include <deque>
 #include <fstream>
-#include <limits>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <set>
 #include <thread>
@@ -83,11 +83,11 @@ TEST(ChaosTest, KillEveryServiceInTurnAndTheMissionStillCompletes) {
   const std::string bus = "ipc://" + dir / "bus";
   const std::string events_path = dir / "events.jsonl";
   const int metrics_port = testing::FreeTcpPortPair();
-  testing::ChildProcess launcher({testing::Bin("limbic"), "launch", testing::SourceDir() + "/deploy/demo.yaml",
-                                  "--events", events_path, "--var", "bus=" + bus, "--var", "speedup=2", "--var",
-                                  "iterations=1", "--var", "set=B", "--var",
-                                  "metrics_listen=127.0.0.1:" + std::to_string(metrics_port)},
-                                 dir / "launch.log");
+  testing::ChildProcess launcher(
+      {testing::Bin("limbic"), "launch", testing::SourceDir() + "/deploy/demo.yaml", "--events", events_path, "--var",
+       "bus=" + bus, "--var", "speedup=2", "--var", "iterations=1", "--var", "set=B", "--var",
+       "metrics_listen=127.0.0.1:" + std::to_string(metrics_port)},
+      dir / "launch.log");
   zmq::context_t context;
   bus::Node node(context, bus, {.name = "chaos-watch", .curve = {}});
 
@@ -157,15 +157,19 @@ TEST(ChaosTest, KillEveryServiceInTurnAndTheMissionStillCompletes) {
 
   // Process name in the launch file -> instance name in its heartbeat topic.
   const std::vector<std::pair<std::string, std::string>> victims{
-      {"simulator", "simulator"}, {"hwio", "r1/hwio"},   {"mapper", "r1/mapper"},
+      {"simulator", "simulator"}, {"hwio", "r1/hwio"},     {"mapper", "r1/mapper"},
       {"planner", "r1/planner"},  {"affect", "r1/affect"}, {"controller", "r1/controller"},
-      {"mission", "r1/mission"},  {"metrics", "metrics"}, {"bus", "bus"}};
-  ASSERT_TRUE(poll_until([&] {
-    for (const auto& [process, instance] : victims) {
-      if (!health.count(instance)) return false;
-    }
-    return true;
-  }, 30s)) << "not every service came up:\n" << launcher.Log();
+      {"mission", "r1/mission"},  {"metrics", "metrics"},  {"bus", "bus"}};
+  ASSERT_TRUE(poll_until(
+      [&] {
+        for (const auto& [process, instance] : victims) {
+          if (!health.count(instance)) return false;
+        }
+        return true;
+      },
+      30s))
+      << "not every service came up:\n"
+      << launcher.Log();
   // Let the robot get going.
   poll_until([] { return false; }, 3s);
   ASSERT_GT(moving_wheels, 0u) << "the robot is not moving:\n" << launcher.Log();
@@ -218,8 +222,9 @@ TEST(ChaosTest, KillEveryServiceInTurnAndTheMissionStillCompletes) {
 
   EXPECT_TRUE(completed) << "no successful RunMetrics (" << metrics_seen << " seen)\n" << launcher.Log();
   EXPECT_EQ(violations, 0u) << first_violation;
-  std::cout << "[chaos] wheel messages while moving: " << moving_wheels << ", oldest command driving them: "
-            << worst_age_s << " s (limit " << kWatchdogS + kTransportMarginS << " s)" << std::endl;
+  std::cout << "[chaos] wheel messages while moving: " << moving_wheels
+            << ", oldest command driving them: " << worst_age_s << " s (limit " << kWatchdogS + kTransportMarginS
+            << " s)" << std::endl;
   for (const auto& [process, s] : recovery_s) {
     ::testing::Test::RecordProperty("recovery_" + process + "_ms", static_cast<int>(s * 1000));
   }

@@ -29,9 +29,9 @@ void Publish(bus::Publisher<msg::VelocityCommand>& pub, double v) {
 TEST(CurveTest, OnlyAdmittedKeysPublishAndSubscribe) {
   testing::TempDir dir;
   {
-    testing::ChildProcess keys({testing::Bin("limbic"), "keys", "generate", "--out", dir / "keys", "bus", "robot",
-                                "workstation"},
-                               dir / "keys.log");
+    testing::ChildProcess keys(
+        {testing::Bin("limbic"), "keys", "generate", "--out", dir / "keys", "bus", "robot", "workstation"},
+        dir / "keys.log");
     ASSERT_EQ(keys.Wait(10s), 0) << keys.Log();
   }
   struct stat st {};
@@ -49,8 +49,8 @@ TEST(CurveTest, OnlyAdmittedKeysPublishAndSubscribe) {
 
   const int port = testing::FreeTcpPortPair();
   const std::string bus = "tcp://127.0.0.1:" + std::to_string(port);
-  testing::ChildProcess broker({testing::Bin("limbic-bus"), "--bus", bus, "--curve-server", dir / "keys/bus.server.yaml"},
-                               dir / "bus.log");
+  testing::ChildProcess broker(
+      {testing::Bin("limbic-bus"), "--bus", bus, "--curve-server", dir / "keys/bus.server.yaml"}, dir / "bus.log");
   zmq::context_t context;
   bus::Node good_pub(context, bus, {.name = "robot", .curve = robot});
   bus::Node good_sub(context, bus, {.name = "workstation", .curve = workstation});
@@ -92,9 +92,7 @@ TEST(CurveTest, OnlyAdmittedKeysPublishAndSubscribe) {
 TEST(CurveTest, KeyFileErrorsNameTheFileAndTheKey) {
   testing::TempDir dir;
   EXPECT_THROW(LoadCurveClientKeys(dir / "missing.yaml"), config::ConfigError);
-  {
-    std::ofstream(dir / "partial.yaml") << "server_public: abc\nclient_public: def\n";
-  }
+  { std::ofstream(dir / "partial.yaml") << "server_public: abc\nclient_public: def\n"; }
   try {
     LoadCurveClientKeys(dir / "partial.yaml");
     ADD_FAILURE() << "a key file without client_secret was accepted";
@@ -115,8 +113,8 @@ TEST(CurveTest, CliCommandsUseCurveKeys) {
   }
   const int port = testing::FreeTcpPortPair();
   const std::string bus = "tcp://127.0.0.1:" + std::to_string(port);
-  testing::ChildProcess broker({testing::Bin("limbic-bus"), "--bus", bus, "--curve-server", dir / "keys/bus.server.yaml"},
-                               dir / "bus.log");
+  testing::ChildProcess broker(
+      {testing::Bin("limbic-bus"), "--bus", bus, "--curve-server", dir / "keys/bus.server.yaml"}, dir / "bus.log");
   zmq::context_t context;
   bus::Node talker(context, bus, {.name = "robot", .curve = LoadCurveClientKeys(dir / "keys/robot.client.yaml")});
   auto chatter = talker.Advertise<msg::VelocityCommand>("chatter");
@@ -129,9 +127,9 @@ TEST(CurveTest, CliCommandsUseCurveKeys) {
     }
   });
 
-  testing::ChildProcess with_keys({testing::Bin("limbic"), "topics", "--bus", bus, "--curve-keys",
-                                   dir / "keys/robot.client.yaml"},
-                                  dir / "with.log");
+  testing::ChildProcess with_keys(
+      {testing::Bin("limbic"), "topics", "--bus", bus, "--curve-keys", dir / "keys/robot.client.yaml"},
+      dir / "with.log");
   const int with_rc = with_keys.Wait(20s);
   testing::ChildProcess without_keys({testing::Bin("limbic"), "topics", "--bus", bus}, dir / "without.log");
   const int without_rc = without_keys.Wait(20s);

@@ -7,8 +7,8 @@
 #include <sstream>
 #include <thread>
 
-#include "tests/testing/process.hpp"
 #include "common/runtime/in_process.hpp"
+#include "tests/testing/process.hpp"
 #include "tools/stack/stack.hpp"
 
 namespace limbic {
@@ -81,8 +81,8 @@ TEST(Determinism, SameRunMetricsInProcessOverIpcAndOverTcp) {
     spec.metrics_csv = dir / (name + "-ipc.csv");
     const auto ipc = RunSeparateProcesses(spec, "ipc://" + dir / (name + "-bus"), dir, name + "-ipc");
     spec.metrics_csv = dir / (name + "-tcp.csv");
-    const auto tcp = RunSeparateProcesses(spec, "tcp://127.0.0.1:" + std::to_string(testing::FreeTcpPortPair()), dir,
-                                         name + "-tcp");
+    const auto tcp =
+        RunSeparateProcesses(spec, "tcp://127.0.0.1:" + std::to_string(testing::FreeTcpPortPair()), dir, name + "-tcp");
     EXPECT_EQ(ipc, inproc) << name;
     EXPECT_EQ(tcp, inproc) << name;
     std::cout << name << " (" << c.config << "): " << inproc[1] << "\n";
@@ -143,10 +143,11 @@ runtime::ServiceDefinition FaulterService() {
                 double magnitude, probability;
                 uint64_t seed;
               };
-              const Rule rules[] = {{"drop-wheels", msg::FaultKind::CommDrop, "r1/wheels", 0, 0.3, 11},
-                                    {"delay-direction", msg::FaultKind::CommDelay, "r1/control/direction", 0.25, 0, 0},
-                                    {"dup-affect", msg::FaultKind::CommDuplicate, "r1/affect", 0, 0.5, 12},
-                                    {"corrupt-velocity", msg::FaultKind::CommCorrupt, "r1/control/velocity", 1, 0.2, 13}};
+              const Rule rules[] = {
+                  {"drop-wheels", msg::FaultKind::CommDrop, "r1/wheels", 0, 0.3, 11},
+                  {"delay-direction", msg::FaultKind::CommDelay, "r1/control/direction", 0.25, 0, 0},
+                  {"dup-affect", msg::FaultKind::CommDuplicate, "r1/affect", 0, 0.5, 12},
+                  {"corrupt-velocity", msg::FaultKind::CommCorrupt, "r1/control/velocity", 1, 0.2, 13}};
               for (const Rule& r : rules) {
                 out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
                   return msg::CreateFaultCommandDirect(fbb, header, r.id, r.kind, "r1", -1, -1, -1, r.topic, nullptr,

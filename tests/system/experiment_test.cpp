@@ -100,8 +100,7 @@ TEST(Experiment, SmokeRunsResumesAndShardsMergeToTheSameRows) {
   EXPECT_NE(first.log.find("time ok: successful traversals only"), std::string::npos) << first.log;
   const Result per = RunExperiment({"report", out, "--per-traversal"}, tmp / "per.log");
   ASSERT_EQ(per.status, 0) << per.log;
-  EXPECT_NE(per.log.find("per traversal: every run has a single traversal"), std::string::npos)
-      << per.log;
+  EXPECT_NE(per.log.find("per traversal: every run has a single traversal"), std::string::npos) << per.log;
 
   // 2. Again: everything is done, nothing runs, runs.csv is untouched.
   const std::string before = ReadFile(out + "/runs.csv");
@@ -111,9 +110,11 @@ TEST(Experiment, SmokeRunsResumesAndShardsMergeToTheSameRows) {
   EXPECT_EQ(ReadFile(out + "/runs.csv"), before);
 
   // 3. Shards 1/2 and 2/2, merged, give the same rows (exec_time_ratio is wall-clock based).
-  const Result s1 = RunExperiment({"run", "smoke", "--jobs", "1", "--shard", "1/2", "--out", tmp / "s1"}, tmp / "s1.log");
+  const Result s1 =
+      RunExperiment({"run", "smoke", "--jobs", "1", "--shard", "1/2", "--out", tmp / "s1"}, tmp / "s1.log");
   ASSERT_EQ(s1.status, 0) << s1.log;
-  const Result s2 = RunExperiment({"run", "smoke", "--jobs", "1", "--shard", "2/2", "--out", tmp / "s2"}, tmp / "s2.log");
+  const Result s2 =
+      RunExperiment({"run", "smoke", "--jobs", "1", "--shard", "2/2", "--out", tmp / "s2"}, tmp / "s2.log");
   ASSERT_EQ(s2.status, 0) << s2.log;
   EXPECT_EQ(experiment::ReadRuns(tmp / "s1/runs.csv").rows.size(), 1u);
   EXPECT_EQ(experiment::ReadRuns(tmp / "s2/runs.csv").rows.size(), 1u);
@@ -146,8 +147,7 @@ TEST(Experiment, BadInputFailsWithOneClearLine) {
       {{"frobnicate"}, "unknown command 'frobnicate'"},
       {{"report", tmp / "missing"}, "no such directory"},
       {{"report", tmp / "missing", "--per-travesal"}, "unknown option '--per-travesal'"},
-      {{"report", tmp / "missing", "--failure-pictures", "many"},
-       "--failure-pictures expects a positive integer"},
+      {{"report", tmp / "missing", "--failure-pictures", "many"}, "--failure-pictures expects a positive integer"},
   };
   int i = 0;
   for (const auto& c : cases) {
@@ -171,8 +171,8 @@ TEST(Experiment, InterruptKeepsFinishedRunsAndAReRunCompletesTheRest) {
     testing::ChildProcess child({testing::Bin("limbic-experiment"), "run", "smoke", "--jobs", "1", "--out", out},
                                 tmp / "interrupted.log");
     // Ctrl-C as soon as the first run is in runs.csv (the second is then in flight or done).
-    ASSERT_TRUE(testing::WaitFor([&] { return !child.Running() || fs::exists(out + "/runs.csv"); },
-                                 std::chrono::minutes(3)));
+    ASSERT_TRUE(
+        testing::WaitFor([&] { return !child.Running() || fs::exists(out + "/runs.csv"); }, std::chrono::minutes(3)));
     child.Signal(SIGINT);
     const int status = child.Wait(std::chrono::minutes(3));
     EXPECT_TRUE(status == 130 || status == 0) << status << "\n" << child.Log();

@@ -84,8 +84,8 @@ TEST(FaultAffectSystem, StuckAndDroppedFrontSensorsRaiseMismatchAndConfusion) {
   ASSERT_GT(clean.size(), 250u);
   ASSERT_GT(faulted.size(), 250u);
   const double until = std::min(clean.back().t, faulted.back().t) + 1e-9;
-  std::cout << "clean run: " << clean.size() << " ticks to t = " << clean.back().t << " s; faulted run: "
-            << faulted.size() << " ticks to t = " << faulted.back().t << " s\n";
+  std::cout << "clean run: " << clean.size() << " ticks to t = " << clean.back().t
+            << " s; faulted run: " << faulted.size() << " ticks to t = " << faulted.back().t << " s\n";
   auto report = [&](const char* what, auto f) {
     const double a = MeanOver(clean, 20.0, until, f), b = MeanOver(faulted, 20.0, until, f);
     const double a_end = f(clean.back()), b_end = f(faulted.back());

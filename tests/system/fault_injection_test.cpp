@@ -57,7 +57,9 @@ TEST_F(FaultInjectionTest, SensorDropoutOnOneBeamReachesTheScan) {
     for (const msg::Beam* b : *m.msg.beams()) last.push_back(*b);
     ++scans;
   });
-  ASSERT_TRUE(PollUntil(node, [&] { return scans >= 5; }, 15s)) << hwio->Log() << sim->Log();
+  ASSERT_TRUE(PollUntil(
+      node, [&] { return scans >= 5; }, 15s))
+      << hwio->Log() << sim->Log();
   // A beam that sees something before the fault.
   int beam = -1;
   for (size_t i = 0; i < last.size() && beam < 0; ++i) {
@@ -69,19 +71,24 @@ TEST_F(FaultInjectionTest, SensorDropoutOnOneBeamReachesTheScan) {
   // while the other valid beams keep reading.
   int consecutive = 0;
   const uint64_t at_inject = scans;
-  ASSERT_TRUE(PollUntil(node, [&, seen = scans]() mutable {
-    if (scans == seen) return false;
-    seen = scans;
-    const auto& b = last[beam];
-    consecutive = (!b.valid() && b.range() == b.d_max()) ? consecutive + 1 : 0;
-    return consecutive >= 5;
-  }, 10s)) << "beam " << beam << " still reads " << last[beam].range() << " after " << scans - at_inject << " scans";
+  ASSERT_TRUE(PollUntil(
+      node,
+      [&, seen = scans]() mutable {
+        if (scans == seen) return false;
+        seen = scans;
+        const auto& b = last[beam];
+        consecutive = (!b.valid() && b.range() == b.d_max()) ? consecutive + 1 : 0;
+        return consecutive >= 5;
+      },
+      10s))
+      << "beam " << beam << " still reads " << last[beam].range() << " after " << scans - at_inject << " scans";
   int other_valid = 0;
   for (size_t i = 0; i < last.size(); ++i) other_valid += (static_cast<int>(i) != beam && last[i].valid());
   EXPECT_GT(other_valid, 0);
   // Clearing restores the beam.
   ASSERT_EQ(Inject({"--clear", "drop1"}), 0);
-  EXPECT_TRUE(PollUntil(node, [&] { return last[beam].valid(); }, 10s));
+  EXPECT_TRUE(PollUntil(
+      node, [&] { return last[beam].valid(); }, 10s));
 }
 
 TEST_F(FaultInjectionTest, KillServiceEndsTheNamedInstanceOnly) {
@@ -92,7 +99,9 @@ TEST_F(FaultInjectionTest, KillServiceEndsTheNamedInstanceOnly) {
   int heartbeats_r1 = 0, heartbeats_r2 = 0;
   node.Subscribe<msg::Heartbeat>("health/r1/hwio", [&](const auto&) { ++heartbeats_r1; });
   node.Subscribe<msg::Heartbeat>("health/r2/hwio", [&](const auto&) { ++heartbeats_r2; });
-  ASSERT_TRUE(PollUntil(node, [&] { return heartbeats_r1 > 0 && heartbeats_r2 > 0; }, 15s)) << hwio->Log();
+  ASSERT_TRUE(PollUntil(
+      node, [&] { return heartbeats_r1 > 0 && heartbeats_r2 > 0; }, 15s))
+      << hwio->Log();
   ASSERT_EQ(Inject({"kill_service", "--service", "r1/hwio"}), 0);
   EXPECT_EQ(hwio->Wait(5s), 128 + SIGKILL) << hwio->Log();
   std::this_thread::sleep_for(500ms);
@@ -113,11 +122,15 @@ TEST_F(FaultInjectionTest, CommDropOfHalfLosesAboutHalfOfTheTopic) {
     }
   });
   // Connections up: one message gets through.
-  ASSERT_TRUE(PollUntil(receiver, [&] {
-    pub.Publish(0, -1, [](auto& fbb, auto header) { return msg::CreateVelocityCommand(fbb, header, 0.0, 0.0); });
-    std::this_thread::sleep_for(20ms);
-    return heard > 0;
-  }, 10s)) << broker->Log();
+  ASSERT_TRUE(PollUntil(
+      receiver,
+      [&] {
+        pub.Publish(0, -1, [](auto& fbb, auto header) { return msg::CreateVelocityCommand(fbb, header, 0.0, 0.0); });
+        std::this_thread::sleep_for(20ms);
+        return heard > 0;
+      },
+      10s))
+      << broker->Log();
   ASSERT_EQ(Inject({"comm_drop", "--topic", "chatter", "--probability", "0.5", "--seed", "3"}), 0);
   receiver.Poll(100ms);
   const auto before = receiver.received().at("chatter");
@@ -128,7 +141,8 @@ TEST_F(FaultInjectionTest, CommDropOfHalfLosesAboutHalfOfTheTopic) {
     std::this_thread::sleep_for(200us);
   }
   // Each message after the first lost one shows as a gap once a later one arrives.
-  PollUntil(receiver, [] { return false; }, 1s);
+  PollUntil(
+      receiver, [] { return false; }, 1s);
   const auto after = receiver.received().at("chatter");
   const double arrived = static_cast<double>(after.messages - before.messages);
   const double gaps = static_cast<double>(after.drops_gap - before.drops_gap);
@@ -137,7 +151,8 @@ TEST_F(FaultInjectionTest, CommDropOfHalfLosesAboutHalfOfTheTopic) {
   EXPECT_LT(arrived, 1150);
   EXPECT_NEAR(arrived + gaps, n, 20);  // everything is accounted for: delivered or a gap
   // The broker counts what its fault dropped: exactly what did not arrive.
-  PollUntil(receiver, [&] { return static_cast<double>(broker_fault_drops) >= n - arrived; }, 3s);
+  PollUntil(
+      receiver, [&] { return static_cast<double>(broker_fault_drops) >= n - arrived; }, 3s);
   EXPECT_EQ(static_cast<double>(broker_fault_drops), n - arrived);
   ASSERT_EQ(Inject({"--clear", "comm_drop"}), 0);
 }

@@ -41,8 +41,8 @@ struct RunRecord {
 // Runs the stack (set B environment 0, seed 3) for `ticks` ticks, recording digest(message) per tick of
 // `topic`, with `set` sent at tick kSetAt if given.
 template <typename T>
-RunRecord RunObserving(const std::string& topic, std::function<std::string(const T&)> digest, std::optional<LiveSet> set,
-                 std::vector<std::string> options = {}, int64_t ticks = 120) {
+RunRecord RunObserving(const std::string& topic, std::function<std::string(const T&)> digest,
+                       std::optional<LiveSet> set, std::vector<std::string> options = {}, int64_t ticks = 120) {
   auto run = std::make_shared<RunRecord>();
   stack::StackSpec spec;
   spec.set = 'B';
@@ -52,29 +52,33 @@ RunRecord RunObserving(const std::string& topic, std::function<std::string(const
   spec.options = std::move(options);
   auto services = stack::BuildStack(spec);
   const std::string instance = set ? (set->service == "simulator" ? set->service : "r1/" + set->service) : "";
-  runtime::ServiceDefinition probe{"probe", "test probe: observes a topic, sends one param set", [=](runtime::ServiceContext& ctx) {
-    ctx.OnMessage<T>(topic, [=](const bus::Message<T>& m) { run->by_tick[m.header.tick()] += digest(m.msg) + ";"; });
-    std::shared_ptr<runtime::Output<msg::ParameterRequest>> request;
-    if (set) {
-      request = ctx.AddOutput<msg::ParameterRequest>("param/" + instance);
-      ctx.OnMessage<msg::ParameterReply>("param/" + instance + "/reply", [=](const bus::Message<msg::ParameterReply>& m) {
-        run->reply.received = true;
-        run->reply.ok = m.msg.ok();
-        run->reply.error = m.msg.error() ? m.msg.error()->str() : "";
-        if (m.msg.values()) {
-          for (const auto* v : *m.msg.values()) {
-            if (v->name() && v->name()->str() == set->name && v->value()) run->reply.applied = v->value()->str();
-          }
+  runtime::ServiceDefinition probe{
+      "probe", "test probe: observes a topic, sends one param set", [=](runtime::ServiceContext& ctx) {
+        ctx.OnMessage<T>(topic,
+                         [=](const bus::Message<T>& m) { run->by_tick[m.header.tick()] += digest(m.msg) + ";"; });
+        std::shared_ptr<runtime::Output<msg::ParameterRequest>> request;
+        if (set) {
+          request = ctx.AddOutput<msg::ParameterRequest>("param/" + instance);
+          ctx.OnMessage<msg::ParameterReply>("param/" + instance + "/reply",
+                                             [=](const bus::Message<msg::ParameterReply>& m) {
+                                               run->reply.received = true;
+                                               run->reply.ok = m.msg.ok();
+                                               run->reply.error = m.msg.error() ? m.msg.error()->str() : "";
+                                               if (m.msg.values()) {
+                                                 for (const auto* v : *m.msg.values()) {
+                                                   if (v->name() && v->name()->str() == set->name && v->value())
+                                                     run->reply.applied = v->value()->str();
+                                                 }
+                                               }
+                                             });
         }
-      });
-    }
-    ctx.AddStep({}, [=](const runtime::TickInfo& tick) {
-      if (!set || tick.tick != kSetAt) return;
-      request->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
-        return msg::CreateParameterRequestDirect(fbb, header, 7, set->name.c_str(), set->value.c_str(), true);
-      });
-    });
-  }};
+        ctx.AddStep({}, [=](const runtime::TickInfo& tick) {
+          if (!set || tick.tick != kSetAt) return;
+          request->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+            return msg::CreateParameterRequestDirect(fbb, header, 7, set->name.c_str(), set->value.c_str(), true);
+          });
+        });
+      }};
   runtime::HostedService p{probe, {}};
   p.options.robot = "r1";
   services.push_back(p);
@@ -126,13 +130,15 @@ std::string Num(double v) {
 
 std::string PathDigest(const msg::Path& p) {
   std::string d = std::string(p.replanned() ? "R" : "-") + Num(p.max_cost());
-  if (p.node_costs()) for (const double c : *p.node_costs()) d += "," + Num(c);
+  if (p.node_costs())
+    for (const double c : *p.node_costs()) d += "," + Num(c);
   return d;
 }
 
 std::string DirectionDigest(const msg::DirectionalState& d) {
   std::string out = Num(d.theta_target());
-  if (d.wander()) for (const double w : *d.wander()) out += "," + Num(w);
+  if (d.wander())
+    for (const double w : *d.wander()) out += "," + Num(w);
   return out;
 }
 
@@ -147,7 +153,7 @@ TEST(LiveParams, ControllerTieBreakIsAppliedLive) {
   // change here; DirectionalControllerTest.ALiveTieBreakChangeDecidesTheNextTie shows it on a tie. This
   // checks the set reaches the running service and is reported as applied.
   const RunRecord changed = RunObserving<msg::DirectionalState>("r1/control/direction", DirectionDigest,
-                                                          LiveSet{"controller", "tie_break", "closest"}, {}, 40);
+                                                                LiveSet{"controller", "tie_break", "closest"}, {}, 40);
   ASSERT_TRUE(changed.reply.received);
   EXPECT_TRUE(changed.reply.ok) << changed.reply.error;
   EXPECT_EQ(changed.reply.applied, "closest");
@@ -164,8 +170,9 @@ TEST(LiveParams, ControllerSeedRedrawsTheWander) {
 }
 
 TEST(LiveParams, MapperCoverageSwitchesTheMetric) {
-  ExpectLiveEffect<msg::MapStats>("r1/map/stats", [](const msg::MapStats& s) { return Num(s.coverage()); },
-                                  {"mapper", "coverage", "fraction"}, "fraction");
+  ExpectLiveEffect<msg::MapStats>(
+      "r1/map/stats", [](const msg::MapStats& s) { return Num(s.coverage()); }, {"mapper", "coverage", "fraction"},
+      "fraction");
 }
 
 TEST(LiveParams, MapperFullMapPeriodSetsHowOftenTheFullMapIsLatched) {
@@ -185,7 +192,8 @@ TEST(LiveParams, MissionGoalToleranceEndsTheTraversalWhenReached) {
     return std::to_string(m.iteration()) + (m.success() ? " reached" : " failed");
   };
   const RunRecord base = RunObserving<msg::RunMetrics>("r1/metrics", digest, std::nullopt);
-  const RunRecord changed = RunObserving<msg::RunMetrics>("r1/metrics", digest, LiveSet{"mission", "goal_tolerance", "100"});
+  const RunRecord changed =
+      RunObserving<msg::RunMetrics>("r1/metrics", digest, LiveSet{"mission", "goal_tolerance", "100"});
   EXPECT_TRUE(base.by_tick.empty());
   ASSERT_EQ(changed.by_tick.size(), 1u);
   EXPECT_LE(changed.by_tick.begin()->first, kSetAt + 2);
@@ -209,7 +217,8 @@ TEST(LiveParams, MissionIterationsDecidesWhetherTheRunGoesOn) {
   };
   const std::vector<std::string> options{"mission.timeout_s=3"};
   const RunRecord base = RunObserving<msg::RunMetrics>("r1/metrics", digest, std::nullopt, options);
-  const RunRecord changed = RunObserving<msg::RunMetrics>("r1/metrics", digest, LiveSet{"mission", "iterations", "3"}, options);
+  const RunRecord changed =
+      RunObserving<msg::RunMetrics>("r1/metrics", digest, LiveSet{"mission", "iterations", "3"}, options);
   EXPECT_TRUE(changed.reply.ok) << changed.reply.error;
   std::string b, c;
   for (const auto& [t, d] : base.by_tick) b += d;
@@ -231,11 +240,13 @@ TEST(LiveParams, InvalidValuesOptionsAndUnknownNamesAreRefused) {
   ASSERT_TRUE(option.reply.received);
   EXPECT_FALSE(option.reply.ok);
   EXPECT_NE(option.reply.error.find("--set index=VALUE"), std::string::npos) << option.reply.error;
-  const RunRecord unknown = RunObserving<msg::Path>("r1/path", digest, LiveSet{"controller", "tiebreak", "closest"}, {}, 40);
+  const RunRecord unknown =
+      RunObserving<msg::Path>("r1/path", digest, LiveSet{"controller", "tiebreak", "closest"}, {}, 40);
   ASSERT_TRUE(unknown.reply.received);
   EXPECT_FALSE(unknown.reply.ok);
   EXPECT_NE(unknown.reply.error.find("tie_break"), std::string::npos) << unknown.reply.error;
-  const RunRecord nan = RunObserving<msg::Path>("r1/path", digest, LiveSet{"mission", "goal_tolerance", ".nan"}, {}, 40);
+  const RunRecord nan =
+      RunObserving<msg::Path>("r1/path", digest, LiveSet{"mission", "goal_tolerance", ".nan"}, {}, 40);
   ASSERT_TRUE(nan.reply.received);
   EXPECT_FALSE(nan.reply.ok);
   EXPECT_NE(nan.reply.error.find("finite"), std::string::npos) << nan.reply.error;

@@ -17,7 +17,8 @@ stack::LocalisationRecord RunBlind(char set, int index, std::vector<std::string>
   spec.iterations = 1;
   spec.affect_config = "constant";
   spec.max_ticks = 3000;  // 300 s, blind from 5 s on
-  spec.options = {std::string("hwio.fault_script=") + LIMBIC_SOURCE_ROOT + "/tests/system/data/blind_robot_faults.yaml"};
+  spec.options = {std::string("hwio.fault_script=") + LIMBIC_SOURCE_ROOT +
+                  "/tests/system/data/blind_robot_faults.yaml"};
   for (auto& o : extra_options) spec.options.push_back(std::move(o));
   spec.recording = std::make_shared<stack::Recording>();
   spec.recorder_options.localisation = true;

@@ -35,8 +35,8 @@ TEST(Navigation, ReachesTheGoalInASetBEnvironmentWithEquilibriumParameters) {
   const auto rows = ReadCsv(spec.metrics_csv);
   ASSERT_EQ(rows.size(), 2u) << "expected a header and one traversal";
   EXPECT_EQ(rows[1][7], "1") << "the traversal did not succeed: completion time " << rows[1][6];
-  std::cout << "set B #0: completion " << rows[1][6] << " s, collisions " << rows[1][8] << ", mean speed " << rows[1][10]
-            << " m/s\n";
+  std::cout << "set B #0: completion " << rows[1][6] << " s, collisions " << rows[1][8] << ", mean speed "
+            << rows[1][10] << " m/s\n";
 }
 
 }  // namespace

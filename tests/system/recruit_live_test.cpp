@@ -88,7 +88,9 @@ TEST_F(RecruitLiveTest, KilledResponderIsReplacedAndBadMessagesAreCountedAndIgno
   bus::Node node(context_, bus_, {.name = "watcher", .curve = {}});
   std::map<int, Seen> seen;
   WatchStates(node, seen, {0, 1, 2});
-  ASSERT_TRUE(PollUntil(node, [&] { return seen.count(1) && seen.count(2); }, 20s)) << r1->Log() << r2->Log();
+  ASSERT_TRUE(PollUntil(
+      node, [&] { return seen.count(1) && seen.count(2); }, 20s))
+      << r1->Log() << r2->Log();
 
   // Bad input on r2's receive topic: an ACCEPT with a NaN ETA (refused at the bus boundary as `invalid`,
   // issue 15: it never reaches the recruiter; the protocol layer's own malformed-message counting is
@@ -109,36 +111,41 @@ TEST_F(RecruitLiveTest, KilledResponderIsReplacedAndBadMessagesAreCountedAndIgno
       return b.Finish();
     });
   };
-  ASSERT_TRUE(PollUntil(node,
-                        [&] {
-                          {
-                            flatbuffers::FlatBufferBuilder fbb;
-                            const auto header = msg::CreateHeader(fbb, 0, -1, ++seq, fbb.CreateString("test"));
-                            msg::RecruitMessageBuilder b(fbb);
-                            b.add_header(header);
-                            b.add_type(msg::RecruitType::ACCEPT);
-                            b.add_sender_id(9);
-                            b.add_recipient_id(2);
-                            b.add_eta_s(std::nan(""));
-                            fbb.Finish(b.Finish(), "RCMS");
-                            node.SendRaw("rc/rx/2", fbb.GetBufferPointer(), fbb.GetSize());
-                          }
-                          send(msg::RecruitType::AGREE, 0.0);
-                          node.SendRaw("rc/rx/2", "garbage", 7);
-                          return seen[2].out_of_order >= 1;
-                        },
-                        20s))
+  ASSERT_TRUE(PollUntil(
+      node,
+      [&] {
+        {
+          flatbuffers::FlatBufferBuilder fbb;
+          const auto header = msg::CreateHeader(fbb, 0, -1, ++seq, fbb.CreateString("test"));
+          msg::RecruitMessageBuilder b(fbb);
+          b.add_header(header);
+          b.add_type(msg::RecruitType::ACCEPT);
+          b.add_sender_id(9);
+          b.add_recipient_id(2);
+          b.add_eta_s(std::nan(""));
+          fbb.Finish(b.Finish(), "RCMS");
+          node.SendRaw("rc/rx/2", fbb.GetBufferPointer(), fbb.GetSize());
+        }
+        send(msg::RecruitType::AGREE, 0.0);
+        node.SendRaw("rc/rx/2", "garbage", 7);
+        return seen[2].out_of_order >= 1;
+      },
+      20s))
       << r2->Log();
   EXPECT_EQ(seen[2].responder_state, "AVAILABLE") << "bad messages must change nothing";
 
   // The UAV asks for help once; kill -9 r1 as soon as it is on its way.
   auto uav = Robot("r0", {"role=uav", "x=50", "y=50", "strategy=greedy", "episodes=1", "first_request_s=1"});
-  ASSERT_TRUE(PollUntil(node, [&] { return seen[1].responder_state == "EN_ROUTE"; }, 30s)) << uav->Log() << r1->Log();
+  ASSERT_TRUE(PollUntil(
+      node, [&] { return seen[1].responder_state == "EN_ROUTE"; }, 30s))
+      << uav->Log() << r1->Log();
   r1->Signal(SIGKILL);
   EXPECT_EQ(r1->Wait(5s), 128 + SIGKILL);
   // Restart at ETA + 15 s after RESPONDER (26.5 s simulated), r2 then drives 25 units: ~52 s simulated.
-  ASSERT_TRUE(PollUntil(node, [&] { return seen[0].episodes >= 1; }, 60s))
-      << "the requester waited forever\n" << uav->Log() << r2->Log() << radio->Log();
+  ASSERT_TRUE(PollUntil(
+      node, [&] { return seen[0].episodes >= 1; }, 60s))
+      << "the requester waited forever\n"
+      << uav->Log() << r2->Log() << radio->Log();
   EXPECT_GE(seen[0].restarts, 1u);
   EXPECT_EQ(seen[0].requester_state, "IDLE");
   EXPECT_EQ(seen[2].times_recruited, 1u);
@@ -164,14 +171,15 @@ TEST_F(RecruitLiveTest, ResponderKilledDuringItsLeaseIsReplacedAfterTheLeasePlus
   bus::Node node(context_, bus_, {.name = "watcher", .curve = {}});
   std::map<int, Seen> seen;
   WatchStates(node, seen, {0, 1, 2});
-  ASSERT_TRUE(PollUntil(node, [&] { return seen.count(1) && seen.count(2); }, 20s)) << r1->Log() << r2->Log();
-  auto uav = Robot("r0", {"role=uav", "x=50", "y=50", "strategy=greedy", "episodes=1", "first_request_s=1",
-                          "task_s=60"});
+  ASSERT_TRUE(PollUntil(
+      node, [&] { return seen.count(1) && seen.count(2); }, 20s))
+      << r1->Log() << r2->Log();
+  auto uav =
+      Robot("r0", {"role=uav", "x=50", "y=50", "strategy=greedy", "episodes=1", "first_request_s=1", "task_s=60"});
 
   // Kill r1 once its own status says it holds the lease, and the requester's says it holds it too.
   const auto leased = [&] { return seen[1].responder_state == "ON_TASK" && seen[0].requester_state == "LEASED"; };
-  ASSERT_TRUE(PollUntil(node, leased, 30s))
-      << uav->Log() << r1->Log();
+  ASSERT_TRUE(PollUntil(node, leased, 30s)) << uav->Log() << r1->Log();
   ASSERT_EQ(seen[0].episodes, 1u);
   ASSERT_EQ(seen[1].times_recruited, 1u);
   r1->Signal(SIGKILL);
@@ -181,20 +189,26 @@ TEST_F(RecruitLiveTest, ResponderKilledDuringItsLeaseIsReplacedAfterTheLeasePlus
 
   // The lease (10 s) ends and no renewal ARRIVAL comes within 15 s: the requester asks again. Wall time
   // is simulated time / 8; it cannot be sooner than the 15 s grace, nor much later than lease + 15 s.
-  ASSERT_TRUE(PollUntil(node, [&] { return seen[0].lease_lapses >= 1; }, 30s))
-      << "the requester waited forever for a dead responder\n" << uav->Log() << radio->Log();
+  ASSERT_TRUE(PollUntil(
+      node, [&] { return seen[0].lease_lapses >= 1; }, 30s))
+      << "the requester waited forever for a dead responder\n"
+      << uav->Log() << radio->Log();
   const double lapse_wall_s = std::chrono::duration<double>(Clock::now() - killed).count();
   const double speedup = std::stod(kSpeedup);
-  std::printf("re-recruitment began %.2f s (wall) after kill -9; expected %.2f..%.2f s\n", lapse_wall_s,
-              15.0 / speedup, 25.0 / speedup);
+  std::printf("re-recruitment began %.2f s (wall) after kill -9; expected %.2f..%.2f s\n", lapse_wall_s, 15.0 / speedup,
+              25.0 / speedup);
   EXPECT_GE(lapse_wall_s, 15.0 / speedup - 0.3);
   EXPECT_LE(lapse_wall_s, (10.0 + 15.0) / speedup + 3.0);
   // r2 is recruited (a second episode), serves the rest of the task with its renewals, and the
   // requester is free again: task end = first ACKACK + 60 s, ~32 s simulated after r2's ACKACK.
-  ASSERT_TRUE(PollUntil(node, [&] { return seen[0].episodes >= 2; }, 30s)) << uav->Log() << r2->Log();
+  ASSERT_TRUE(PollUntil(
+      node, [&] { return seen[0].episodes >= 2; }, 30s))
+      << uav->Log() << r2->Log();
   EXPECT_EQ(seen[2].times_recruited, 1u);
   EXPECT_EQ(seen[2].responder_state, "ON_TASK");
-  ASSERT_TRUE(PollUntil(node, [&] { return seen[0].requester_state == "IDLE"; }, 30s)) << uav->Log();
+  ASSERT_TRUE(PollUntil(
+      node, [&] { return seen[0].requester_state == "IDLE"; }, 30s))
+      << uav->Log();
   EXPECT_EQ(seen[0].lease_lapses, 1u);
   EXPECT_EQ(seen[0].episodes, 2u);
   EXPECT_TRUE(r2->Running()) << r2->Log();
@@ -210,10 +224,10 @@ TEST(RecruitCrosscheck, LiveRunAgreesWithTheLockstepSimulator) {
   testing::TempDir dir;
   for (const std::string loss : {"0", "0.1"}) {
     const bool lossless = loss == "0";
-    testing::ChildProcess check({testing::Bin("limbic-recruit"), "crosscheck", "--strategy",
-                                 lossless ? "greedy" : "affective", "--loss", loss, "--episodes", lossless ? "1" : "2",
-                                 "--draws", "500", "--bus", "ipc://" + dir / ("bus" + loss)},
-                                dir / ("crosscheck" + loss + ".log"));
+    testing::ChildProcess check(
+        {testing::Bin("limbic-recruit"), "crosscheck", "--strategy", lossless ? "greedy" : "affective", "--loss", loss,
+         "--episodes", lossless ? "1" : "2", "--draws", "500", "--bus", "ipc://" + dir / ("bus" + loss)},
+        dir / ("crosscheck" + loss + ".log"));
     const int status = check.Wait(90s);
     const std::string log = check.Log();
     std::printf("%s\n", log.c_str());

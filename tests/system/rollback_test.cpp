@@ -32,15 +32,13 @@ struct Monitor {
   std::vector<std::string> violations;
   // Per service ("mapper", "planner"): the Degraded reasons heard, in order, and the last state.
   std::map<std::string, std::vector<std::string>> degraded;
-  std::map<std::string, std::vector<msg::ServiceState>>
-      states;                                       // every heartbeat's state, in order
-  std::map<std::string, int64_t> degraded_at_tick;  // the first Degraded heartbeat's tick
-  std::vector<bool> traversals;                     // success per traversal
+  std::map<std::string, std::vector<msg::ServiceState>> states;  // every heartbeat's state, in order
+  std::map<std::string, int64_t> degraded_at_tick;               // the first Degraded heartbeat's tick
+  std::vector<bool> traversals;                                  // success per traversal
   void Attach(bus::Node& node) {
     node.SubscribeAny("", [this](const bus::RawMessage& m) {
       ++checked;
-      if (const std::string bad = testing::FindNonFinite(m.type, m.data);
-          !bad.empty() && violations.size() < 20) {
+      if (const std::string bad = testing::FindNonFinite(m.type, m.data); !bad.empty() && violations.size() < 20) {
         violations.push_back(m.topic + ": " + bad);
       }
       if (m.topic.rfind("health/", 0) == 0 && std::string_view(m.type.identifier) == "HBT1") {
@@ -55,8 +53,7 @@ struct Monitor {
           }
         }
       }
-      if (m.topic == "r1/metrics")
-        traversals.push_back(flatbuffers::GetRoot<msg::RunMetrics>(m.data)->success());
+      if (m.topic == "r1/metrics") traversals.push_back(flatbuffers::GetRoot<msg::RunMetrics>(m.data)->success());
     });
   }
 };
@@ -120,24 +117,22 @@ TEST(Rollback, MapperAndPlannerRollBackReportDegradedOnTheBusAndTheRobotArrives)
   ASSERT_EQ(alive, 0u) << "the run did not end within 240 s";
   for (size_t i = 0; i < hosts.size(); ++i) {
     EXPECT_EQ(status[i], 0) << hosts[i]->context().instance() << ": " << hosts[i]->last_error();
-    EXPECT_EQ(hosts[i]->step_errors(), 0u)
-        << "a rollback is no step failure: " << hosts[i]->last_error();
+    EXPECT_EQ(hosts[i]->step_errors(), 0u) << "a rollback is no step failure: " << hosts[i]->last_error();
   }
   ASSERT_EQ(mapper_poisoned, 1);
   ASSERT_EQ(planner_poisoned, 1);
 
   // Said on the bus, with the reason, after the poisoning and not before.
   ASSERT_FALSE(monitor.degraded["mapper"].empty()) << "the mapper never reported itself degraded";
-  EXPECT_NE(monitor.degraded["mapper"].front().find(
-                "mapper: map sums not finite: cycle rolled back, 1 bad cell(s) "
-                "reset to unexplored"),
+  EXPECT_NE(monitor.degraded["mapper"].front().find("mapper: map sums not finite: cycle rolled back, 1 bad cell(s) "
+                                                    "reset to unexplored"),
             std::string::npos)
       << monitor.degraded["mapper"].front();
   EXPECT_GE(monitor.degraded_at_tick["mapper"], kMapperPoisonTick);
   ASSERT_FALSE(monitor.degraded["planner"].empty()) << "the planner never reported itself degraded";
-  EXPECT_NE(monitor.degraded["planner"].front().find(
-                "planner: state path cost not finite: restored the last good path"),
-            std::string::npos)
+  EXPECT_NE(
+      monitor.degraded["planner"].front().find("planner: state path cost not finite: restored the last good path"),
+      std::string::npos)
       << monitor.degraded["planner"].front();
   EXPECT_GE(monitor.degraded_at_tick["planner"], kPlannerPoisonTick);
   // ... and ok again once the good cycles carry on: a Running heartbeat after the Degraded ones.
@@ -154,8 +149,7 @@ TEST(Rollback, MapperAndPlannerRollBackReportDegradedOnTheBusAndTheRobotArrives)
   ASSERT_EQ(monitor.traversals.size(), 1u);
   EXPECT_TRUE(monitor.traversals[0]) << "the robot did not reach its goal after the rollbacks";
   std::cout << "mapper degraded heartbeats: " << monitor.degraded["mapper"].size()
-            << " (first: " << monitor.degraded["mapper"].front()
-            << "); planner: " << monitor.degraded["planner"].size()
+            << " (first: " << monitor.degraded["mapper"].front() << "); planner: " << monitor.degraded["planner"].size()
             << " (first: " << monitor.degraded["planner"].front() << "); " << monitor.checked
             << " messages checked finite\n";
 }

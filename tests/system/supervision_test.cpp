@@ -78,14 +78,15 @@ std::string Describe(const std::vector<int>& pids) {
 // A small launch file: the broker and two realtime toy services.
 std::string WriteToyLaunchFile(const testing::TempDir& dir) {
   const std::string path = dir / "toy.yaml";
-  std::ofstream(path) << "vars: {bus: ipc://" << (dir / "bus") << "}\n"
-                      << "backoff: {initial_s: 0.25, max_s: 1, reset_after_s: 10}\n"
-                      << "stop_timeout_s: 3\n"
-                      << "processes:\n"
-                      << "  - {name: bus, command: [limbic-bus, --bus, \"{bus}\"], restart: always, start_delay_s: 0.3}\n"
-                      << "  - {name: one, command: [limbic-toy, talker, --bus, \"{bus}\"], restart: always}\n"
-                      << "  - {name: two, command: [limbic-toy, talker, --bus, \"{bus}\", --set, topic=chatter2],"
-                      << " restart: always}\n";
+  std::ofstream(path)
+      << "vars: {bus: ipc://" << (dir / "bus") << "}\n"
+      << "backoff: {initial_s: 0.25, max_s: 1, reset_after_s: 10}\n"
+      << "stop_timeout_s: 3\n"
+      << "processes:\n"
+      << "  - {name: bus, command: [limbic-bus, --bus, \"{bus}\"], restart: always, start_delay_s: 0.3}\n"
+      << "  - {name: one, command: [limbic-toy, talker, --bus, \"{bus}\"], restart: always}\n"
+      << "  - {name: two, command: [limbic-toy, talker, --bus, \"{bus}\", --set, topic=chatter2],"
+      << " restart: always}\n";
   return path;
 }
 
@@ -212,8 +213,7 @@ TEST(Supervision, ARestartedMissionResumesTheTraversalUnderWay) {
     return done();
   };
   // Well into the first traversal (6 simulated seconds).
-  ASSERT_TRUE(poll_until([&] { return !statuses.empty() && statuses.back().elapsed_s > 6.0; }, 60s))
-      << launcher.Log();
+  ASSERT_TRUE(poll_until([&] { return !statuses.empty() && statuses.back().elapsed_s > 6.0; }, 60s)) << launcher.Log();
   int mission_pid = 0;
   {
     std::ifstream in(events);
@@ -227,7 +227,8 @@ TEST(Supervision, ARestartedMissionResumesTheTraversalUnderWay) {
   const Status before = statuses.back();
   ASSERT_EQ(kill(mission_pid, SIGKILL), 0);
   ASSERT_TRUE(poll_until([&] { return statuses.back().incarnation != before.incarnation; }, 30s))
-      << "the mission did not come back:\n" << launcher.Log();
+      << "the mission did not come back:\n"
+      << launcher.Log();
   const Status after = statuses.back();
   EXPECT_EQ(after.iteration, before.iteration) << "the restarted mission numbered its traversal afresh";
   EXPECT_GE(after.elapsed_s, before.elapsed_s) << "the restarted mission started the traversal's clock afresh";
@@ -245,11 +246,11 @@ TEST(ParamCli, GetWorksOnEveryServiceAndBadSetsAreRefused) {
   const std::string bus = "ipc://" + dir / "bus";
   const std::string events = dir / "events.jsonl";
   const int port = testing::FreeTcpPortPair();
-  testing::ChildProcess launcher({testing::Bin("limbic"), "launch", testing::SourceDir() + "/deploy/demo.yaml",
-                                  "--events", events, "--var", "bus=" + bus, "--var", "set=B", "--var",
-                                  "metrics_listen=127.0.0.1:" + std::to_string(port)},
-                                 dir / "launch.log");
-  const std::vector<std::string> services{"simulator", "r1/hwio", "r1/mapper", "r1/planner",
+  testing::ChildProcess launcher(
+      {testing::Bin("limbic"), "launch", testing::SourceDir() + "/deploy/demo.yaml", "--events", events, "--var",
+       "bus=" + bus, "--var", "set=B", "--var", "metrics_listen=127.0.0.1:" + std::to_string(port)},
+      dir / "launch.log");
+  const std::vector<std::string> services{"simulator", "r1/hwio",       "r1/mapper",  "r1/planner",
                                           "r1/affect", "r1/controller", "r1/mission", "metrics"};
   {
     zmq::context_t context;

@@ -16,10 +16,14 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // One bad number per variant: NaN, +inf, -inf, huge.
 double Bad(int variant, uint64_t noise) {
   switch ((variant + noise) % 4) {
-    case 0: return kNaN;
-    case 1: return kInf;
-    case 2: return -kInf;
-    default: return (noise % 2 ? -1.0 : 1.0) * 1e300;
+    case 0:
+      return kNaN;
+    case 1:
+      return kInf;
+    case 2:
+      return -kInf;
+    default:
+      return (noise % 2 ? -1.0 : 1.0) * 1e300;
   }
 }
 
@@ -39,11 +43,21 @@ flatbuffers::Offset<void> Untyped(flatbuffers::Offset<T> o) {
 std::vector<msg::Beam> Beams(int variant, uint64_t noise) {
   std::vector<msg::Beam> beams(8, msg::Beam(0, 0.1, 0.0, 0.0, 0.04, 0.8, 0.5, true));
   switch (variant % 5) {
-    case 0: beams[3] = msg::Beam(0, 0.1, 0.0, 0.0, 0.04, 0.8, Bad(variant, noise), true); break;
-    case 1: beams[2] = msg::Beam(0, 0.1, 0.0, 0.0, 0.04, -0.8, 0.5, true); break;         // negative reach
-    case 2: beams[5] = msg::Beam(-5, 0.1, 0.0, 0.0, 0.04, 0.8, 0.5, true); break;          // sensor id
-    case 3: beams[0] = msg::Beam(0, 0.1, 0.0, Bad(variant, noise), 0.04, 0.8, 0.5, true); break;
-    default: beams.assign(5000, msg::Beam(1, 0.0, 0.0, 0.0, 0.0, 1.0, 0.5, true)); break;  // too many
+    case 0:
+      beams[3] = msg::Beam(0, 0.1, 0.0, 0.0, 0.04, 0.8, Bad(variant, noise), true);
+      break;
+    case 1:
+      beams[2] = msg::Beam(0, 0.1, 0.0, 0.0, 0.04, -0.8, 0.5, true);
+      break;  // negative reach
+    case 2:
+      beams[5] = msg::Beam(-5, 0.1, 0.0, 0.0, 0.04, 0.8, 0.5, true);
+      break;  // sensor id
+    case 3:
+      beams[0] = msg::Beam(0, 0.1, 0.0, Bad(variant, noise), 0.04, 0.8, 0.5, true);
+      break;
+    default:
+      beams.assign(5000, msg::Beam(1, 0.0, 0.0, 0.0, 0.0, 1.0, 0.5, true));
+      break;  // too many
   }
   return beams;
 }
@@ -83,146 +97,193 @@ flatbuffers::Offset<void> HostileParams(FBB& fbb, HeaderOffset h, int v, uint64_
 
 const std::map<std::string, Entry>& Table() {
   static const std::map<std::string, Entry> table = {
-      {"CLCK", {2, [](FBB& fbb, HeaderOffset h, int v, uint64_t n) {
-                  return Untyped(msg::CreateClock(fbb, h, v % 2 ? -0.1 : Bad(v, n), true));
-                }}},
-      {"FALT", {4, [](FBB& fbb, HeaderOffset h, int v, uint64_t n) {
-                  return Untyped(msg::CreateFaultCommandDirect(
-                      fbb, h, "hostile", msg::FaultKind::SensorNoise, "r1", -1, -1, v == 1 ? 7 : -1, nullptr, nullptr,
-                      0.0, v == 2 ? -5.0 : 1.0, v == 3 ? Bad(v, n) : 0.1, v == 0 ? 2.0 : 0.5));
-                }}},
-      {"WRLD", {3, [](FBB& fbb, HeaderOffset h, int v, uint64_t n) {
-                  const msg::Vec2 lo(v == 0 ? Bad(v, n) : 0.0, 0.0), hi(v == 1 ? -5.0 : 10.0, 10.0);
-                  std::vector<msg::Vec2> vertices{msg::Vec2(1, 1), msg::Vec2(2, v == 2 ? Bad(v, n) : 1.0),
-                                                  msg::Vec2(2, 2)};
-                  std::vector<flatbuffers::Offset<msg::Polygon>> polygons{
-                      msg::CreatePolygonDirect(fbb, 1, msg::ObjectProperty::Static, "wall", &vertices)};
-                  return Untyped(msg::CreateWorldGeometryDirect(fbb, h, "B", 0, 1, &lo, &hi, 1.0, &polygons, &lo, &hi));
-                }}},
-      {"HUMN", {2, [](FBB& fbb, HeaderOffset h, int v, uint64_t n) {
-                  std::vector<msg::HumanState> humans{msg::HumanState(1, v == 0 ? Bad(v, n) : 1.0, 1.0,
-                                                                      v == 1 ? -0.3 : 0.3, 0.0, 0.0)};
-                  return Untyped(msg::CreateHumansDirect(fbb, h, &humans));
-                }}},
-      {"TRUE", {2, [](FBB& fbb, HeaderOffset h, int v, uint64_t n) {
-                  const msg::Pose2 pose(v == 0 ? Bad(v, n) : 1.0, 1.0, 0.0);
-                  return Untyped(msg::CreateGroundTruthDirect(fbb, h, "r1", &pose, v == 1 ? Bad(v, n) : 0.0, 0.0));
-                }}},
-      {"RAWR", {5, [](FBB& fbb, HeaderOffset h, int v, uint64_t n) {
-                  auto beams = Beams(v, n);
-                  return Untyped(msg::CreateRawRangesDirect(fbb, h, &beams));
-                }}},
-      {"SCAN", {5, [](FBB& fbb, HeaderOffset h, int v, uint64_t n) {
-                  auto beams = Beams(v, n);
-                  return Untyped(msg::CreateRangeScanDirect(fbb, h, &beams));
-                }}},
-      {"BUMP", {3, [](FBB& fbb, HeaderOffset h, int v, uint64_t n) {
-                  // (A bumper reports switches only: no contact point to poison.)
-                  std::vector<int32_t> switches = v == 0 ? std::vector<int32_t>{9}
-                                                  : v == 1 ? std::vector<int32_t>{-1}
-                                                           : std::vector<int32_t>{0};
-                  return Untyped(msg::CreateBumpersDirect(fbb, h, true, &switches, v == 2 ? Bad(v, n) : 0.2));
-                }}},
-      {"COLL", {4, [](FBB& fbb, HeaderOffset h, int v, uint64_t n) {
-                  std::vector<int32_t> switches = v == 0 ? std::vector<int32_t>{0, 1, 2, 3, 4, 5, 6, 7, 0, 1}
-                                                  : v == 1 ? std::vector<int32_t>{8}
-                                                           : std::vector<int32_t>{2};
-                  const msg::Vec2 point(1.0, v == 2 ? Bad(v, n) : 1.0);
-                  return Untyped(msg::CreateCollisionEventDirect(fbb, h, true, true, &switches, &point,
-                                                                 v == 3 ? Bad(v, n) : 0.2, 1));
-                }}},
-      {"ODOM", {3, [](FBB& fbb, HeaderOffset h, int v, uint64_t n) {
-                  const msg::Pose2 pose(v == 0 ? Bad(v, n) : 1.0, 1.0, v == 1 ? Bad(v, n) : 0.0);
-                  return Untyped(msg::CreateOdometry(fbb, h, &pose, v == 2 ? Bad(v, n) : 0.1, 0.0));
-                }}},
-      {"WHEL", {2, [](FBB& fbb, HeaderOffset h, int v, uint64_t n) {
-                  return Untyped(msg::CreateWheelCommand(fbb, h, v == 0 ? Bad(v, n) : 0.1, v == 1 ? Bad(v, n) : 0.1));
-                }}},
-      {"CMDV", {2, [](FBB& fbb, HeaderOffset h, int v, uint64_t n) {
-                  return Untyped(msg::CreateVelocityCommand(fbb, h, v == 0 ? Bad(v, n) : 0.1, v == 1 ? Bad(v, n) : 0.0));
-                }}},
-      {"GMAP", {6, [](FBB& fbb, HeaderOffset h, int v, uint64_t n) {
-                  int w = 4, hgt = 4;
-                  double resolution = 0.35;
-                  std::vector<double> p_o(16, 0.5), p_e(16, 0.0);
-                  std::vector<uint8_t> danger(16, 0);
-                  if (v == 0) p_o[5] = Bad(v, n);
-                  if (v == 1) p_o.resize(15);                   // mis-sized
-                  if (v == 2) p_o.clear();                      // empty
-                  if (v == 3) w = hgt = 100000;                 // 10^10 cells: a 80 GB allocation
-                  if (v == 4) resolution = -0.35;               // negative
-                  if (v == 5) p_e[3] = 2.0;                     // not a probability
-                  const msg::GridInfo info(0.0, 0.0, resolution, w, hgt);
-                  return Untyped(msg::CreateGridMapDirect(fbb, h, &info, &p_o, &p_e, &danger));
-                }}},
-      {"GPAT", {4, [](FBB& fbb, HeaderOffset h, int v, uint64_t n) {
-                  const msg::GridInfo info(0.0, 0.0, 0.35, 40, 30);
-                  std::vector<msg::CellUpdate> cells{msg::CellUpdate(v == 0 ? -1 : v == 1 ? 1200 : 7,
-                                                                     v == 2 ? Bad(v, n) : 0.5, v == 3 ? -0.5 : 0.1, 0)};
-                  return Untyped(msg::CreateGridPatchDirect(fbb, h, &info, &cells, -1));
-                }}},
-      {"MSTA", {4, [](FBB& fbb, HeaderOffset h, int v, uint64_t n) {
-                  std::vector<msg::UpdatedCell> cells{msg::UpdatedCell(v == 0 ? -3 : 1, 1.0, 0.5)};
-                  return Untyped(msg::CreateMapStatsDirect(fbb, h, &cells, v == 1 ? Bad(v, n) : 0.1,
-                                                           v == 2 ? Bad(v, n) : 0.1, v == 3 ? 7.0 : 0.1));
-                }}},
-      {"OBST", {3, [](FBB& fbb, HeaderOffset h, int v, uint64_t n) {
-                  std::vector<msg::Vec2> points{msg::Vec2(1, 1), msg::Vec2(v == 0 ? Bad(v, n) : 2.0, 1)};
-                  return Untyped(msg::CreateObstacleSetDirect(fbb, h, &points, &points, v == 1 ? -1 : v == 2 ? 1000000 : 5));
-                }}},
-      {"GOAL", {4, [](FBB& fbb, HeaderOffset h, int v, uint64_t n) {
-                  // Finding 1: {"goal": {"x": nan, "y": 1}}.
-                  const msg::Vec2 goal(v == 0 ? Bad(v, n) : 3.0, v == 1 ? Bad(v, n) : 1.0);
-                  return Untyped(msg::CreateNavGoal(fbb, h, true, v == 3 ? nullptr : &goal, v == 2 ? -5 : 5, 0.0, 1.0));
-                }}},
-      {"PATH", {4, [](FBB& fbb, HeaderOffset h, int v, uint64_t n) {
-                  std::vector<msg::Vec2> nodes{msg::Vec2(1, 1), msg::Vec2(v == 0 ? Bad(v, n) : 2.0, 2)};
-                  std::vector<double> costs = v == 1 ? std::vector<double>{0.1} : std::vector<double>{0.1, 0.2};
-                  return Untyped(msg::CreatePathDirect(fbb, h, true, true, &nodes, &costs, v == 2 ? Bad(v, n) : 0.2,
-                                                       0.0, v == 3 ? -1.0 : 0.001, 5));
-                }}},
-      {"DIRS", {3, [](FBB& fbb, HeaderOffset h, int v, uint64_t n) {
-                  std::vector<double> headings{0.0, 1.0, 2.0}, d_o{3.0, 3.0, v == 1 ? Bad(v, n) : 3.0};
-                  if (v == 0) d_o.pop_back();  // mis-sized per-heading term
-                  return Untyped(msg::CreateDirectionalStateDirect(fbb, h, v == 2 ? Bad(v, n) : 0.0, &headings, &d_o));
-                }}},
-      {"VELS", {2, [](FBB& fbb, HeaderOffset h, int v, uint64_t n) {
-                  std::vector<double> vs{0.0, 0.5}, ws{-0.1, 0.1}, objective(v == 0 ? 3 : 4, 0.5);
-                  return Untyped(msg::CreateVelocityStateDirect(fbb, h, v == 1 ? Bad(v, n) : 0.1, 0.0, 0, 0.5, -0.1,
-                                                                0.1, &vs, &ws, &objective, 0.001));
-                }}},
+      {"CLCK",
+       {2, [](FBB& fbb, HeaderOffset h, int v,
+              uint64_t n) { return Untyped(msg::CreateClock(fbb, h, v % 2 ? -0.1 : Bad(v, n), true)); }}},
+      {"FALT",
+       {4,
+        [](FBB& fbb, HeaderOffset h, int v, uint64_t n) {
+          return Untyped(msg::CreateFaultCommandDirect(fbb, h, "hostile", msg::FaultKind::SensorNoise, "r1", -1, -1,
+                                                       v == 1 ? 7 : -1, nullptr, nullptr, 0.0, v == 2 ? -5.0 : 1.0,
+                                                       v == 3 ? Bad(v, n) : 0.1, v == 0 ? 2.0 : 0.5));
+        }}},
+      {"WRLD",
+       {3,
+        [](FBB& fbb, HeaderOffset h, int v, uint64_t n) {
+          const msg::Vec2 lo(v == 0 ? Bad(v, n) : 0.0, 0.0), hi(v == 1 ? -5.0 : 10.0, 10.0);
+          std::vector<msg::Vec2> vertices{msg::Vec2(1, 1), msg::Vec2(2, v == 2 ? Bad(v, n) : 1.0), msg::Vec2(2, 2)};
+          std::vector<flatbuffers::Offset<msg::Polygon>> polygons{
+              msg::CreatePolygonDirect(fbb, 1, msg::ObjectProperty::Static, "wall", &vertices)};
+          return Untyped(msg::CreateWorldGeometryDirect(fbb, h, "B", 0, 1, &lo, &hi, 1.0, &polygons, &lo, &hi));
+        }}},
+      {"HUMN",
+       {2,
+        [](FBB& fbb, HeaderOffset h, int v, uint64_t n) {
+          std::vector<msg::HumanState> humans{
+              msg::HumanState(1, v == 0 ? Bad(v, n) : 1.0, 1.0, v == 1 ? -0.3 : 0.3, 0.0, 0.0)};
+          return Untyped(msg::CreateHumansDirect(fbb, h, &humans));
+        }}},
+      {"TRUE",
+       {2,
+        [](FBB& fbb, HeaderOffset h, int v, uint64_t n) {
+          const msg::Pose2 pose(v == 0 ? Bad(v, n) : 1.0, 1.0, 0.0);
+          return Untyped(msg::CreateGroundTruthDirect(fbb, h, "r1", &pose, v == 1 ? Bad(v, n) : 0.0, 0.0));
+        }}},
+      {"RAWR",
+       {5,
+        [](FBB& fbb, HeaderOffset h, int v, uint64_t n) {
+          auto beams = Beams(v, n);
+          return Untyped(msg::CreateRawRangesDirect(fbb, h, &beams));
+        }}},
+      {"SCAN",
+       {5,
+        [](FBB& fbb, HeaderOffset h, int v, uint64_t n) {
+          auto beams = Beams(v, n);
+          return Untyped(msg::CreateRangeScanDirect(fbb, h, &beams));
+        }}},
+      {"BUMP",
+       {3,
+        [](FBB& fbb, HeaderOffset h, int v, uint64_t n) {
+          // (A bumper reports switches only: no contact point to poison.)
+          std::vector<int32_t> switches = v == 0   ? std::vector<int32_t>{9}
+                                          : v == 1 ? std::vector<int32_t>{-1}
+                                                   : std::vector<int32_t>{0};
+          return Untyped(msg::CreateBumpersDirect(fbb, h, true, &switches, v == 2 ? Bad(v, n) : 0.2));
+        }}},
+      {"COLL",
+       {4,
+        [](FBB& fbb, HeaderOffset h, int v, uint64_t n) {
+          std::vector<int32_t> switches = v == 0   ? std::vector<int32_t>{0, 1, 2, 3, 4, 5, 6, 7, 0, 1}
+                                          : v == 1 ? std::vector<int32_t>{8}
+                                                   : std::vector<int32_t>{2};
+          const msg::Vec2 point(1.0, v == 2 ? Bad(v, n) : 1.0);
+          return Untyped(
+              msg::CreateCollisionEventDirect(fbb, h, true, true, &switches, &point, v == 3 ? Bad(v, n) : 0.2, 1));
+        }}},
+      {"ODOM",
+       {3,
+        [](FBB& fbb, HeaderOffset h, int v, uint64_t n) {
+          const msg::Pose2 pose(v == 0 ? Bad(v, n) : 1.0, 1.0, v == 1 ? Bad(v, n) : 0.0);
+          return Untyped(msg::CreateOdometry(fbb, h, &pose, v == 2 ? Bad(v, n) : 0.1, 0.0));
+        }}},
+      {"WHEL",
+       {2,
+        [](FBB& fbb, HeaderOffset h, int v, uint64_t n) {
+          return Untyped(msg::CreateWheelCommand(fbb, h, v == 0 ? Bad(v, n) : 0.1, v == 1 ? Bad(v, n) : 0.1));
+        }}},
+      {"CMDV",
+       {2,
+        [](FBB& fbb, HeaderOffset h, int v, uint64_t n) {
+          return Untyped(msg::CreateVelocityCommand(fbb, h, v == 0 ? Bad(v, n) : 0.1, v == 1 ? Bad(v, n) : 0.0));
+        }}},
+      {"GMAP",
+       {6,
+        [](FBB& fbb, HeaderOffset h, int v, uint64_t n) {
+          int w = 4, hgt = 4;
+          double resolution = 0.35;
+          std::vector<double> p_o(16, 0.5), p_e(16, 0.0);
+          std::vector<uint8_t> danger(16, 0);
+          if (v == 0) p_o[5] = Bad(v, n);
+          if (v == 1) p_o.resize(15);      // mis-sized
+          if (v == 2) p_o.clear();         // empty
+          if (v == 3) w = hgt = 100000;    // 10^10 cells: a 80 GB allocation
+          if (v == 4) resolution = -0.35;  // negative
+          if (v == 5) p_e[3] = 2.0;        // not a probability
+          const msg::GridInfo info(0.0, 0.0, resolution, w, hgt);
+          return Untyped(msg::CreateGridMapDirect(fbb, h, &info, &p_o, &p_e, &danger));
+        }}},
+      {"GPAT",
+       {4,
+        [](FBB& fbb, HeaderOffset h, int v, uint64_t n) {
+          const msg::GridInfo info(0.0, 0.0, 0.35, 40, 30);
+          std::vector<msg::CellUpdate> cells{msg::CellUpdate(v == 0   ? -1
+                                                             : v == 1 ? 1200
+                                                                      : 7,
+                                                             v == 2 ? Bad(v, n) : 0.5, v == 3 ? -0.5 : 0.1, 0)};
+          return Untyped(msg::CreateGridPatchDirect(fbb, h, &info, &cells, -1));
+        }}},
+      {"MSTA",
+       {4,
+        [](FBB& fbb, HeaderOffset h, int v, uint64_t n) {
+          std::vector<msg::UpdatedCell> cells{msg::UpdatedCell(v == 0 ? -3 : 1, 1.0, 0.5)};
+          return Untyped(msg::CreateMapStatsDirect(fbb, h, &cells, v == 1 ? Bad(v, n) : 0.1, v == 2 ? Bad(v, n) : 0.1,
+                                                   v == 3 ? 7.0 : 0.1));
+        }}},
+      {"OBST",
+       {3,
+        [](FBB& fbb, HeaderOffset h, int v, uint64_t n) {
+          std::vector<msg::Vec2> points{msg::Vec2(1, 1), msg::Vec2(v == 0 ? Bad(v, n) : 2.0, 1)};
+          return Untyped(msg::CreateObstacleSetDirect(fbb, h, &points, &points, v == 1 ? -1 : v == 2 ? 1000000 : 5));
+        }}},
+      {"GOAL",
+       {4,
+        [](FBB& fbb, HeaderOffset h, int v, uint64_t n) {
+          // Finding 1: {"goal": {"x": nan, "y": 1}}.
+          const msg::Vec2 goal(v == 0 ? Bad(v, n) : 3.0, v == 1 ? Bad(v, n) : 1.0);
+          return Untyped(msg::CreateNavGoal(fbb, h, true, v == 3 ? nullptr : &goal, v == 2 ? -5 : 5, 0.0, 1.0));
+        }}},
+      {"PATH",
+       {4,
+        [](FBB& fbb, HeaderOffset h, int v, uint64_t n) {
+          std::vector<msg::Vec2> nodes{msg::Vec2(1, 1), msg::Vec2(v == 0 ? Bad(v, n) : 2.0, 2)};
+          std::vector<double> costs = v == 1 ? std::vector<double>{0.1} : std::vector<double>{0.1, 0.2};
+          return Untyped(msg::CreatePathDirect(fbb, h, true, true, &nodes, &costs, v == 2 ? Bad(v, n) : 0.2, 0.0,
+                                               v == 3 ? -1.0 : 0.001, 5));
+        }}},
+      {"DIRS",
+       {3,
+        [](FBB& fbb, HeaderOffset h, int v, uint64_t n) {
+          std::vector<double> headings{0.0, 1.0, 2.0}, d_o{3.0, 3.0, v == 1 ? Bad(v, n) : 3.0};
+          if (v == 0) d_o.pop_back();  // mis-sized per-heading term
+          return Untyped(msg::CreateDirectionalStateDirect(fbb, h, v == 2 ? Bad(v, n) : 0.0, &headings, &d_o));
+        }}},
+      {"VELS",
+       {2,
+        [](FBB& fbb, HeaderOffset h, int v, uint64_t n) {
+          std::vector<double> vs{0.0, 0.5}, ws{-0.1, 0.1}, objective(v == 0 ? 3 : 4, 0.5);
+          return Untyped(msg::CreateVelocityStateDirect(fbb, h, v == 1 ? Bad(v, n) : 0.1, 0.0, 0, 0.5, -0.1, 0.1, &vs,
+                                                        &ws, &objective, 0.001));
+        }}},
       {"CPAR", {5, HostileParams}},
-      {"AFCT", {2, [](FBB& fbb, HeaderOffset h, int v, uint64_t n) {
-                  std::vector<double> drives{0.5, 0.5, v == 0 ? Bad(v, n) : 0.5, 0.5, 0.0, 0.0};
-                  std::vector<double> emotions(v == 1 ? 100 : 7, 0.1);  // too many
-                  return Untyped(msg::CreateAffectStateDirect(fbb, h, "affective", nullptr, nullptr, nullptr, nullptr,
-                                                              nullptr, &emotions, nullptr, nullptr, &drives));
-                }}},
-      {"EMOL", {3, [](FBB& fbb, HeaderOffset h, int v, uint64_t n) {
-                  const msg::GridInfo info(0.0, 0.0, 0.35, 4, 4);
-                  std::vector<double> cost(v == 1 ? 15 : 16, 0.1);
-                  if (v == 0) cost[2] = Bad(v, n);
-                  if (v == 2) cost[2] = 5.0;
-                  return Untyped(msg::CreateEmotionLayerDirect(fbb, h, &info, &cost, false));
-                }}},
-      {"AFSN", {2, [](FBB& fbb, HeaderOffset h, int v, uint64_t n) {
-                  const msg::GridInfo info(0.0, 0.0, 0.35, 4, 4);
-                  std::vector<double> moods{v == 0 ? Bad(v, n) : 0.1, 0.1};
-                  std::vector<double> values(v == 1 ? 3 : 16, 0.0);
-                  std::vector<flatbuffers::Offset<msg::EmotionMapValues>> maps{
-                      msg::CreateEmotionMapValuesDirect(fbb, &values)};
-                  return Untyped(msg::CreateAffectSnapshotDirect(fbb, h, "affective", &info, 10, nullptr, nullptr,
-                                                                 false, 0, 0, 0, &maps, &moods));
-                }}},
-      {"RUNM", {2, [](FBB& fbb, HeaderOffset h, int v, uint64_t n) {
-                  return Untyped(msg::CreateRunMetricsDirect(fbb, h, "r1", "B", 0, 1, 1, "x", 1,
-                                                             v == 0 ? Bad(v, n) : 10.0, true, 0, 0.0, 0.3, 0.01,
-                                                             v == 1 ? 3.0 : 0.5));
-                }}},
-      {"MSTS", {2, [](FBB& fbb, HeaderOffset h, int v, uint64_t n) {
-                  const msg::Vec2 goal(v == 0 ? Bad(v, n) : 1.0, 1.0);
-                  return Untyped(msg::CreateMissionStatus(fbb, h, 1, 2, &goal, v == 1 ? -3.0 : 1.0));
-                }}},
+      {"AFCT",
+       {2,
+        [](FBB& fbb, HeaderOffset h, int v, uint64_t n) {
+          std::vector<double> drives{0.5, 0.5, v == 0 ? Bad(v, n) : 0.5, 0.5, 0.0, 0.0};
+          std::vector<double> emotions(v == 1 ? 100 : 7, 0.1);  // too many
+          return Untyped(msg::CreateAffectStateDirect(fbb, h, "affective", nullptr, nullptr, nullptr, nullptr, nullptr,
+                                                      &emotions, nullptr, nullptr, &drives));
+        }}},
+      {"EMOL",
+       {3,
+        [](FBB& fbb, HeaderOffset h, int v, uint64_t n) {
+          const msg::GridInfo info(0.0, 0.0, 0.35, 4, 4);
+          std::vector<double> cost(v == 1 ? 15 : 16, 0.1);
+          if (v == 0) cost[2] = Bad(v, n);
+          if (v == 2) cost[2] = 5.0;
+          return Untyped(msg::CreateEmotionLayerDirect(fbb, h, &info, &cost, false));
+        }}},
+      {"AFSN",
+       {2,
+        [](FBB& fbb, HeaderOffset h, int v, uint64_t n) {
+          const msg::GridInfo info(0.0, 0.0, 0.35, 4, 4);
+          std::vector<double> moods{v == 0 ? Bad(v, n) : 0.1, 0.1};
+          std::vector<double> values(v == 1 ? 3 : 16, 0.0);
+          std::vector<flatbuffers::Offset<msg::EmotionMapValues>> maps{msg::CreateEmotionMapValuesDirect(fbb, &values)};
+          return Untyped(msg::CreateAffectSnapshotDirect(fbb, h, "affective", &info, 10, nullptr, nullptr, false, 0, 0,
+                                                         0, &maps, &moods));
+        }}},
+      {"RUNM",
+       {2,
+        [](FBB& fbb, HeaderOffset h, int v, uint64_t n) {
+          return Untyped(msg::CreateRunMetricsDirect(fbb, h, "r1", "B", 0, 1, 1, "x", 1, v == 0 ? Bad(v, n) : 10.0,
+                                                     true, 0, 0.0, 0.3, 0.01, v == 1 ? 3.0 : 0.5));
+        }}},
+      {"MSTS",
+       {2,
+        [](FBB& fbb, HeaderOffset h, int v, uint64_t n) {
+          const msg::Vec2 goal(v == 0 ? Bad(v, n) : 1.0, 1.0);
+          return Untyped(msg::CreateMissionStatus(fbb, h, 1, 2, &goal, v == 1 ? -3.0 : 1.0));
+        }}},
   };
   return table;
 }

@@ -66,7 +66,8 @@ int FreeTcpPortPair() {
 
 TempDir::TempDir() {
   std::random_device rd;
-  path_ = std::filesystem::temp_directory_path() / ("limbic-test-" + std::to_string(getpid()) + "-" + std::to_string(rd()));
+  path_ =
+      std::filesystem::temp_directory_path() / ("limbic-test-" + std::to_string(getpid()) + "-" + std::to_string(rd()));
   std::filesystem::create_directories(path_);
 }
 TempDir::~TempDir() {

@@ -126,7 +126,8 @@ runtime::ServiceDefinition TalkerService() {
             auto out = ctx.AddOutput<msg::VelocityCommand>(state->topic, state->latched);
             ctx.AddStep({}, [=, &ctx](const TickInfo& tick) {
               if (!state->degraded.empty()) ctx.SetDegraded(state->degraded);
-              if (tick.tick == state->fail_at) throw std::runtime_error("toy failure at tick " + std::to_string(tick.tick));
+              if (tick.tick == state->fail_at)
+                throw std::runtime_error("toy failure at tick " + std::to_string(tick.tick));
               if (!state->crash_once.empty() && tick.tick == 5 && !std::ifstream(state->crash_once)) {
                 std::ofstream(state->crash_once) << "crashed\n";
                 std::cerr << "talker: crashing once (crash_once)" << std::endl;
@@ -149,8 +150,8 @@ runtime::ServiceDefinition ListenerService() {
 }
 
 const runtime::ServiceDefinition* FindToyService(const std::string& name) {
-  static const std::vector<runtime::ServiceDefinition> all = {SourceService(), ScaleService(),  SinkService(),
-                                                              LoopAService(),  LoopBService(),  TalkerService(),
+  static const std::vector<runtime::ServiceDefinition> all = {SourceService(),  ScaleService(), SinkService(),
+                                                              LoopAService(),   LoopBService(), TalkerService(),
                                                               ListenerService()};
   for (const auto& d : all) {
     if (d.name == name) return &d;

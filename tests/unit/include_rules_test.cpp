@@ -47,8 +47,8 @@ TEST(IncludeRules, AlgorithmFilesAvoidTransportClocksAndGlobalRandomness) {
       const std::string text = Read(entry.path());
       ++checked;
       for (const char* forbidden : {"#include <zmq", "#include \"zmq", "#include <flatbuffers", "#include \"messages/",
-                                    "#include \"common/bus/", "#include \"common/runtime/", "system_clock",
-                                    "std::rand", "random_device", "srand("}) {
+                                    "#include \"common/bus/", "#include \"common/runtime/", "system_clock", "std::rand",
+                                    "random_device", "srand("}) {
         EXPECT_EQ(text.find(forbidden), std::string::npos) << rel << " has " << forbidden;
       }
       if (rel != "services/hwio/serial_backend.cpp") {

@@ -14,8 +14,7 @@ Player::Player(std::vector<std::string> files, PlayOptions options, SendFn send,
       tick_fn_(std::move(tick)),
       timer_(options_.rate) {
   CheckOptions(options_);
-  if (options_.drive_clock && !tick_fn_)
-    throw std::invalid_argument("bag::Player: drive_clock needs a tick function");
+  if (options_.drive_clock && !tick_fn_) throw std::invalid_argument("bag::Player: drive_clock needs a tick function");
 }
 
 void Player::CheckOptions(const PlayOptions& options) {

@@ -16,8 +16,7 @@ std::vector<std::string> ResolveBagFiles(const std::string& path) {
     if (!std::filesystem::is_regular_file(part)) break;
     files.push_back(part);
   }
-  if (files.empty())
-    throw std::runtime_error("no recording at " + path + " (nor " + SplitPath(path, 0) + ")");
+  if (files.empty()) throw std::runtime_error("no recording at " + path + " (nor " + SplitPath(path, 0) + ")");
   return files;
 }
 
@@ -57,8 +56,7 @@ BagSummary Summarize(const std::vector<std::string>& files) {
   return s;
 }
 
-std::vector<std::string> ForEachMessage(const std::vector<std::string>& files,
-                                        const ReadOptions& options,
+std::vector<std::string> ForEachMessage(const std::vector<std::string>& files, const ReadOptions& options,
                                         const std::function<bool(const BagMessage&)>& fn) {
   if (options.start_s && options.end_s && *options.start_s > *options.end_s) {
     throw std::invalid_argument("--start is after --end");
@@ -76,14 +74,13 @@ std::vector<std::string> ForEachMessage(const std::vector<std::string>& files,
       if (options.start_s && t < *options.start_s) return true;
       if (options.end_s && t > *options.end_s) return go_on = false;
       auto it = selected.find(m.channel.id);
-      if (it == selected.end())
-        it = selected.emplace(m.channel.id, options.topics.Matches(m.channel.topic)).first;
+      if (it == selected.end()) it = selected.emplace(m.channel.id, options.topics.Matches(m.channel.topic)).first;
       if (!it->second) return true;
       const auto schema = reader.schemas().find(m.channel.schema_id);
       static const std::string kUnknown = "?";
       const std::string& type = schema == reader.schemas().end() ? kUnknown : schema->second.name;
-      go_on = fn(BagMessage{m.channel.topic, type, m.channel.message_encoding, m.sequence,
-                            m.log_time, m.publish_time, m.data});
+      go_on = fn(BagMessage{m.channel.topic, type, m.channel.message_encoding, m.sequence, m.log_time, m.publish_time,
+                            m.data});
       return go_on;
     });
     if (result.error) problems.push_back(file + ": " + result.error->what());

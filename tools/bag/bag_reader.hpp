@@ -63,8 +63,7 @@ struct ReadOptions {
 // Calls `fn` for each selected message of `files` in order; `fn` returning false stops. Returns the
 // damage found ("FILE: at byte N: what"), empty for clean files. Throws std::invalid_argument for
 // a start after the end.
-std::vector<std::string> ForEachMessage(const std::vector<std::string>& files,
-                                        const ReadOptions& options,
+std::vector<std::string> ForEachMessage(const std::vector<std::string>& files, const ReadOptions& options,
                                         const std::function<bool(const BagMessage&)>& fn);
 
 // When a played message is due: recorded gaps divided by the rate (rate 0: as fast as possible).

@@ -18,15 +18,12 @@ namespace limbic::bag {
 namespace {
 
 std::string TempPath(const std::string& name) {
-  return (std::filesystem::temp_directory_path() /
-          ("bag_test_" + std::to_string(::getpid()) + "_" + name))
-      .string();
+  return (std::filesystem::temp_directory_path() / ("bag_test_" + std::to_string(::getpid()) + "_" + name)).string();
 }
 
 std::vector<uint8_t> Odometry(int64_t stamp_ns, uint64_t seq, double v) {
   flatbuffers::FlatBufferBuilder fbb;
-  auto header =
-      msg::CreateHeader(fbb, stamp_ns, /*tick=*/seq, seq, fbb.CreateString("r1/hwio"), false, 7);
+  auto header = msg::CreateHeader(fbb, stamp_ns, /*tick=*/seq, seq, fbb.CreateString("r1/hwio"), false, 7);
   msg::OdometryBuilder b(fbb);
   b.add_header(header);
   b.add_v(v);
@@ -98,8 +95,7 @@ TEST(BagWriter, WritesChannelsOfOtherSchemasBesideLimbicOnes) {
     WriteSample(w);
     const BagWriter::OtherSchema grid{"foxglove.Grid", "jsonschema", {'{', '}'}};
     const std::string json = R"({"frame_id":"map"})";
-    const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(json.data()),
-                                         json.size());
+    const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(json.data()), json.size());
     w.WriteOther("/foxglove/map", grid, "json", bytes, kT0 + 5, kT0 + 4);
     w.WriteOther("/foxglove/map", grid, "json", bytes, kT0 + 6, kT0 + 6);
   }
@@ -127,10 +123,7 @@ TEST(BagWriter, SplitsBySizeIntoCompleteFilesThatReadAsOneRecording) {
   const std::string path = TempPath("split.mcap");
   std::vector<std::string> files;
   {
-    BagWriter w({.path = path,
-                 .compression = mcap::Compression::kNone,
-                 .chunk_size = 4096,
-                 .split_bytes = 8000});
+    BagWriter w({.path = path, .compression = mcap::Compression::kNone, .chunk_size = 4096, .split_bytes = 8000});
     WriteSample(w);
     w.Close();
     files = w.files();
@@ -183,8 +176,7 @@ TEST(BagReader, TruncatedRecordingIsSummarisedUpToTheDamage) {
   EXPECT_GT(s.messages, 0u);
   EXPECT_LT(s.messages, 300u);
   ASSERT_EQ(s.problems.size(), 1u);
-  EXPECT_NE(s.problems[0].find(path + ": at byte " + std::to_string(last.chunk_start_offset) +
-                               ": truncated"),
+  EXPECT_NE(s.problems[0].find(path + ": at byte " + std::to_string(last.chunk_start_offset) + ": truncated"),
             std::string::npos)
       << s.problems[0];
   std::filesystem::remove(path);
@@ -211,8 +203,7 @@ TEST(BagReader, SelectsTopicsAndATimeWindow) {
   EXPECT_EQ(times.size(), 41u);
   EXPECT_EQ(times.front(), kT0 + 2'000'000'000ull);
   options.start_s = 5.0;
-  EXPECT_THROW(ForEachMessage({path}, options, [](const BagMessage&) { return true; }),
-               std::invalid_argument);
+  EXPECT_THROW(ForEachMessage({path}, options, [](const BagMessage&) { return true; }), std::invalid_argument);
   std::filesystem::remove(path);
 }
 
@@ -245,15 +236,13 @@ TEST(AsyncRecorder, ASlowDiskDropsAndCountsInsteadOfBlocking) {
   std::atomic<int> writes{0};
   AsyncRecorder recorder(
       [&](const AsyncRecorder::Item&) {
-        std::this_thread::sleep_for(
-            std::chrono::milliseconds(20));  // a disk far slower than the bus
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));  // a disk far slower than the bus
         ++writes;
       },
       /*max_queue_bytes=*/8 * 1024);
   const std::vector<uint8_t> payload(1024, 1);
   int accepted = 0;
-  for (int i = 0; i < 200; ++i)
-    accepted += recorder.Push("r1/scan", payload.data(), payload.size(), i);
+  for (int i = 0; i < 200; ++i) accepted += recorder.Push("r1/scan", payload.data(), payload.size(), i);
   // The queue holds 8 messages; the writer can have taken at most a few more meanwhile.
   EXPECT_LT(accepted, 200);
   recorder.Finish();
@@ -273,8 +262,7 @@ TEST(AsyncRecorder, AWriteErrorStopsRecordingWithItsMessage) {
   for (int i = 0; i < 10; ++i) recorder.Push("t", payload.data(), payload.size(), i);
   recorder.Finish();
   ASSERT_TRUE(recorder.error());
-  EXPECT_NE(recorder.error()->find("No space left on device"), std::string::npos)
-      << *recorder.error();
+  EXPECT_NE(recorder.error()->find("No space left on device"), std::string::npos) << *recorder.error();
   EXPECT_EQ(recorder.written(), 3u);
   EXPECT_EQ(recorder.dropped(), 7u);
   EXPECT_FALSE(recorder.Push("t", payload.data(), payload.size(), 11));
@@ -290,11 +278,9 @@ TEST(Player, SendsBusMessagesOnlyAndTicksOncePerRecordedPeriod) {
     WriteSample(w);  // r1/odom, r2/odom, clock at 10 Hz for 10 s
     const std::string json = R"({"timestamp":{"sec":0,"nsec":0}})";
     for (int k = 0; k < 5; ++k) {
-      w.WriteOther(
-          "foxglove/r1/tf",
-          {.name = "foxglove.FrameTransform", .encoding = "jsonschema", .data = {'{', '}'}}, "json",
-          std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(json.data()), json.size()),
-          kT0 + k * 1'000'000'000ull, kT0);
+      w.WriteOther("foxglove/r1/tf", {.name = "foxglove.FrameTransform", .encoding = "jsonschema", .data = {'{', '}'}},
+                   "json", std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(json.data()), json.size()),
+                   kT0 + k * 1'000'000'000ull, kT0);
     }
     const auto ack = Odometry(1, 1, 0.0);  // any payload: the topic alone keeps it out
     w.Write("lockstep/ack", ack.data(), ack.size(), kT0 + 5);
@@ -327,9 +313,8 @@ TEST(Player, SendsBusMessagesOnlyAndTicksOncePerRecordedPeriod) {
   EXPECT_GE(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(99));
   EXPECT_THROW(Player({path}, {.rate = -1}, [](const std::string&, std::span<const uint8_t>) {}),
                std::invalid_argument);
-  EXPECT_THROW(
-      Player({path}, {.drive_clock = true}, [](const std::string&, std::span<const uint8_t>) {}),
-      std::invalid_argument);  // a clock needs a tick function
+  EXPECT_THROW(Player({path}, {.drive_clock = true}, [](const std::string&, std::span<const uint8_t>) {}),
+               std::invalid_argument);  // a clock needs a tick function
   std::filesystem::remove(path);
 }
 

@@ -23,11 +23,16 @@ enum class OptionKind { kBool, kNumber, kGoalSource, kPath };
 
 const std::map<std::string, OptionKind>& OptionKinds() {
   static const std::map<std::string, OptionKind> kinds = {
-      {"prebuilt_map", OptionKind::kBool},         {"danger_pretag", OptionKind::kBool},
-      {"wrong_map_all_free", OptionKind::kBool},   {"human_flee_extension", OptionKind::kBool},
-      {"velocity_goal_source", OptionKind::kGoalSource}, {"goal_tolerance", OptionKind::kNumber},
-      {"timeout", OptionKind::kNumber},             {"fault_script", OptionKind::kPath},
-      {"map_point_inset", OptionKind::kNumber},     {"hold_danger_weight", OptionKind::kBool},
+      {"prebuilt_map", OptionKind::kBool},
+      {"danger_pretag", OptionKind::kBool},
+      {"wrong_map_all_free", OptionKind::kBool},
+      {"human_flee_extension", OptionKind::kBool},
+      {"velocity_goal_source", OptionKind::kGoalSource},
+      {"goal_tolerance", OptionKind::kNumber},
+      {"timeout", OptionKind::kNumber},
+      {"fault_script", OptionKind::kPath},
+      {"map_point_inset", OptionKind::kNumber},
+      {"hold_danger_weight", OptionKind::kBool},
   };
   return kinds;
 }
@@ -129,8 +134,7 @@ std::vector<double> LoadValues(StrictMap& sweep, const std::string& key) {
   if (values.empty()) sweep.Fail(key, "must not be empty");
   std::set<std::string> seen;
   for (double v : values) {
-    if (!seen.insert(FormatNumber(v)).second)
-      sweep.Fail(key, "repeats the value " + FormatNumber(v));
+    if (!seen.insert(FormatNumber(v)).second) sweep.Fail(key, "repeats the value " + FormatNumber(v));
   }
   return values;
 }
@@ -164,8 +168,7 @@ Sweep LoadSweep(StrictMap& map) {
       if (it == OptionKinds().end() || it->second != OptionKind::kNumber)
         map.Fail(where, "'" + name + "' is not a numeric option");
     } else if (!IsParameterName(target.path)) {
-      map.Fail(where, "'" + target.path +
-                          "' is neither a ControlParameters field, affect.<key> nor option.<name>");
+      map.Fail(where, "'" + target.path + "' is neither a ControlParameters field, affect.<key> nor option.<name>");
     }
     sweep.targets.push_back(target);
   }
@@ -244,19 +247,17 @@ bool IsParameterName(const std::string& name, bool* is_int) {
   return false;
 }
 
-void ApplyParameterOverrides(const std::map<std::string, double>& overrides,
-                             ControlParameters* params) {
+void ApplyParameterOverrides(const std::map<std::string, double>& overrides, ControlParameters* params) {
   for (const auto& [name, value] : overrides) {
     bool is_int = false;
-    if (!IsParameterName(name, &is_int))
-      throw std::invalid_argument("'" + name + "' is not a ControlParameters field");
+    if (!IsParameterName(name, &is_int)) throw std::invalid_argument("'" + name + "' is not a ControlParameters field");
     if (is_int && value != std::round(value))
       throw std::invalid_argument("'" + name + "' must be an integer, got " + FormatNumber(value));
     bool done = false;
-#define LIMBIC_FIELD(type, field)                                         \
-  if (!done && name == #field) {                                          \
+#define LIMBIC_FIELD(type, field)                                          \
+  if (!done && name == #field) {                                           \
     params->field = static_cast<type>(is_int ? std::round(value) : value); \
-    done = true;                                                          \
+    done = true;                                                           \
   }
     LIMBIC_CONTROL_PARAMETER_FIELDS(LIMBIC_FIELD)
 #undef LIMBIC_FIELD
@@ -314,7 +315,8 @@ ExperimentDefinition LoadExperiment(const std::string& path) {
                            std::to_string(out->size()));
       }
       for (const auto& p : *out) {
-        if (p.size() < min_n || p.size() > max_n) team.Fail(key, min_n == max_n ? "entries are [x, y]" : "entries are [x, y] or [x, y, theta]");
+        if (p.size() < min_n || p.size() > max_n)
+          team.Fail(key, min_n == max_n ? "entries are [x, y]" : "entries are [x, y] or [x, y, theta]");
         for (double v : p) {
           if (!std::isfinite(v)) team.Fail(key, "must hold finite numbers");
         }
@@ -411,11 +413,9 @@ ExperimentDefinition FindExperiment(const std::string& name_or_path, const std::
     if (p.stem().string() == name_or_path || relative == name_or_path) matches.push_back(file);
   }
   if (matches.empty())
-    throw ConfigError("no experiment named '" + name_or_path + "' in " + dir +
-                      " (limbic experiment list shows them)");
+    throw ConfigError("no experiment named '" + name_or_path + "' in " + dir + " (limbic experiment list shows them)");
   if (matches.size() > 1)
-    throw ConfigError("experiment name '" + name_or_path + "' is ambiguous: " + matches[0] + ", " +
-                      matches[1]);
+    throw ConfigError("experiment name '" + name_or_path + "' is ambiguous: " + matches[0] + ", " + matches[1]);
   return LoadExperiment(matches[0]);
 }
 
@@ -425,8 +425,8 @@ std::string DescribeExperiment(const ExperimentDefinition& d) {
   out << "seed: " << d.seed << "  environment_seed: " << d.environment_seed << "\n";
   out << "sets: ";
   for (char s : d.sets) out << s;
-  out << "  environments: " << d.environments.size() << "  runs_per_environment: "
-      << d.runs_per_environment << "  iterations: " << d.iterations << "\n";
+  out << "  environments: " << d.environments.size() << "  runs_per_environment: " << d.runs_per_environment
+      << "  iterations: " << d.iterations << "\n";
   if (d.team.count > 1) {
     out << "robots: " << d.team.count << "  starts: " << (d.team.starts.empty() ? "placed" : d.team.StartsOption())
         << "  goals: " << (d.team.goals.empty() ? "placed" : d.team.GoalsOption()) << "\n";

@@ -36,11 +36,11 @@ struct Sweep {
 
 // One configuration compared in an experiment.
 struct Configuration {
-  std::string label;                            // [A-Za-z0-9_]+, unique within the experiment
-  std::string affect = kNoAffect;               // affect configuration name ("constant", ...) or "none"
-  std::map<std::string, double> parameters;     // ControlParameters field -> value
-  std::vector<std::string> affect_overrides;    // "key.path=value", applied after the named file
-  std::map<std::string, std::string> options;   // mission/controller/world options (kOptionNames)
+  std::string label;                           // [A-Za-z0-9_]+, unique within the experiment
+  std::string affect = kNoAffect;              // affect configuration name ("constant", ...) or "none"
+  std::map<std::string, double> parameters;    // ControlParameters field -> value
+  std::vector<std::string> affect_overrides;   // "key.path=value", applied after the named file
+  std::map<std::string, std::string> options;  // mission/controller/world options (kOptionNames)
 };
 
 // Several robots in one world (issue 18 item 1): `robots: {count: 3, starts: [[x, y, theta], ...], goals:
@@ -49,7 +49,7 @@ struct Configuration {
 // environment of the experiment. The runs' results (runs.csv, report) follow robot r1; each robot's
 // collisions with robots and with the world are in its ground truth.
 struct Team {
-  int count = 1;                          // 1..16
+  int count = 1;                            // 1..16
   std::vector<std::vector<double>> starts;  // empty, or count entries of x, y[, theta]
   std::vector<std::vector<double>> goals;   // empty, or count entries of x, y
   // "x,y,theta;..." and "x,y;..." as the simulator's starts/goals options take them ("" when not given).
@@ -59,11 +59,11 @@ struct Team {
 
 // A whole experiment, as loaded (defaults already merged into every configuration).
 struct ExperimentDefinition {
-  std::string name;         // equals the file stem; what `limbic experiment run NAME` takes
-  std::string description;  // what it reproduces and every choice made where §6.4 is ambiguous
-  std::string chapter;      // "6", "7", "9", "10", "companion" or "test"
-  std::string source;       // file it was loaded from
-  uint64_t seed = 1;        // base seed of the run seeds
+  std::string name;               // equals the file stem; what `limbic experiment run NAME` takes
+  std::string description;        // what it reproduces and every choice made where §6.4 is ambiguous
+  std::string chapter;            // "6", "7", "9", "10", "companion" or "test"
+  std::string source;             // file it was loaded from
+  uint64_t seed = 1;              // base seed of the run seeds
   uint64_t environment_seed = 1;  // world seed of sim::GenerateEnvironment (same worlds everywhere)
   std::vector<char> sets;         // 'A'..'G'
   std::vector<int> environments;  // 0..19
@@ -107,13 +107,11 @@ std::vector<std::string> ListExperimentFiles(const std::string& dir = DefaultExp
 
 // Finds an experiment by name (file stem, e.g. "ch10_integrated"), by "<chapter dir>/<name>", or by a
 // path ending in .yaml. Throws config::ConfigError when it is missing or ambiguous.
-ExperimentDefinition FindExperiment(const std::string& name_or_path,
-                                    const std::string& dir = DefaultExperimentDir());
+ExperimentDefinition FindExperiment(const std::string& name_or_path, const std::string& dir = DefaultExperimentDir());
 
 // Writes every ControlParameters field named in `overrides` into `params`; throws
 // std::invalid_argument for an unknown field or a non-integral value for an int field.
-void ApplyParameterOverrides(const std::map<std::string, double>& overrides,
-                             ControlParameters* params);
+void ApplyParameterOverrides(const std::map<std::string, double>& overrides, ControlParameters* params);
 
 // True when `name` is a ControlParameters field; `is_int` tells whether it is an int field.
 bool IsParameterName(const std::string& name, bool* is_int = nullptr);

@@ -24,8 +24,7 @@ std::string WriteTemp(const std::string& name, const std::string& text) {
   return path.string();
 }
 
-constexpr char kMinimal[] =
-    "name: tiny\nchapter: test\ndescription: d\nseed: 5\nsets: [B]\niterations: 1\n";
+constexpr char kMinimal[] = "name: tiny\nchapter: test\ndescription: d\nseed: 5\nsets: [B]\niterations: 1\n";
 
 // Every shipped file loads through the real loader, and every run it expands to loads its affect
 // configuration (with the run's overrides) through the affect engine's own strict loader.
@@ -49,8 +48,7 @@ TEST(ExperimentDefinition, EveryShippedExperimentLoads) {
       std::string key = r.affect;
       for (const auto& o : overrides) key += "|" + o;
       if (!checked.insert(key).second) continue;
-      EXPECT_NO_THROW(affect::LoadAffectConfig(r.affect, affect::DefaultConfigDir(), overrides))
-          << r.run_id;
+      EXPECT_NO_THROW(affect::LoadAffectConfig(r.affect, affect::DefaultConfigDir(), overrides)) << r.run_id;
     }
   }
 }
@@ -157,44 +155,41 @@ TEST(ExperimentDefinition, MisspelledParameterAndOptionFail) {
     LoadExperiment(WriteTemp("tiny", base + "    parameters: {w_v9: 1}\n"));
     FAIL();
   } catch (const config::ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find("configurations[0].parameters.w_v9"), std::string::npos)
-        << e.what();
+    EXPECT_NE(std::string(e.what()).find("configurations[0].parameters.w_v9"), std::string::npos) << e.what();
   }
-  EXPECT_THROW(LoadExperiment(WriteTemp("tiny", base + "    options: {prebuilt_mapp: true}\n")),
-               config::ConfigError);
-  EXPECT_THROW(LoadExperiment(WriteTemp("tiny", base + "    options: {prebuilt_map: yes}\n")),
-               config::ConfigError);
-  EXPECT_THROW(LoadExperiment(WriteTemp("tiny", base + "    parameters: {n_v: 3.5}\n")),
-               config::ConfigError);
+  EXPECT_THROW(LoadExperiment(WriteTemp("tiny", base + "    options: {prebuilt_mapp: true}\n")), config::ConfigError);
+  EXPECT_THROW(LoadExperiment(WriteTemp("tiny", base + "    options: {prebuilt_map: yes}\n")), config::ConfigError);
+  EXPECT_THROW(LoadExperiment(WriteTemp("tiny", base + "    parameters: {n_v: 3.5}\n")), config::ConfigError);
   EXPECT_THROW(LoadExperiment(WriteTemp("tiny", base + "sweep: {name: x, set: [w_v99], values: [1]}\n")),
                config::ConfigError);
   // affect sweep without an affect engine
-  EXPECT_THROW(LoadExperiment(WriteTemp(
-                   "tiny", base + "sweep: {name: x, set: [affect.drives.safety.fixed], values: [1]}\n")),
-               config::ConfigError);
+  EXPECT_THROW(
+      LoadExperiment(WriteTemp("tiny", base + "sweep: {name: x, set: [affect.drives.safety.fixed], values: [1]}\n")),
+      config::ConfigError);
 }
 
 TEST(ExperimentDefinition, BadValuesFail) {
-  EXPECT_THROW(LoadExperiment(WriteTemp("tiny", "name: tiny\nchapter: test\ndescription: d\nseed: 5\n"
-                                                "sets: [H]\niterations: 1\n")),
+  EXPECT_THROW(LoadExperiment(WriteTemp("tiny",
+                                        "name: tiny\nchapter: test\ndescription: d\nseed: 5\n"
+                                        "sets: [H]\niterations: 1\n")),
                config::ConfigError);
   EXPECT_THROW(LoadExperiment(WriteTemp("tiny", std::string(kMinimal) + "environments: [0, 20]\n")),
                config::ConfigError);
   EXPECT_THROW(LoadExperiment(WriteTemp("other", kMinimal)), config::ConfigError);  // name != stem
-  EXPECT_THROW(LoadExperiment(WriteTemp("tiny", std::string(kMinimal) +
-                                                    "sweep: {name: x, set: [w_v1], values: [1, 1]}\n")),
-               config::ConfigError);
+  EXPECT_THROW(
+      LoadExperiment(WriteTemp("tiny", std::string(kMinimal) + "sweep: {name: x, set: [w_v1], values: [1, 1]}\n")),
+      config::ConfigError);
 }
 
 TEST(ExperimentDefinition, DefaultsMergeAndRangesExpand) {
-  const auto d = LoadExperiment(WriteTemp(
-      "tiny", std::string(kMinimal) +
-                  "environments: {first: 3, last: 5}\n"
-                  "defaults:\n  affect: constant\n  parameters: {r_o: 0.25, n_theta: 30}\n"
-                  "  affect_overrides: [\"moods.positive.weight=2\"]\n"
-                  "configurations:\n  - label: a\n  - label: b\n    parameters: {r_o: 0.3}\n"
-                  "    affect_overrides: [\"moods.negative.weight=2\"]\n"
-                  "sweep: {name: v, set: [v_limit], values: {start: 0.4, stop: 1.0, step: 0.2}}\n"));
+  const auto d = LoadExperiment(
+      WriteTemp("tiny", std::string(kMinimal) +
+                            "environments: {first: 3, last: 5}\n"
+                            "defaults:\n  affect: constant\n  parameters: {r_o: 0.25, n_theta: 30}\n"
+                            "  affect_overrides: [\"moods.positive.weight=2\"]\n"
+                            "configurations:\n  - label: a\n  - label: b\n    parameters: {r_o: 0.3}\n"
+                            "    affect_overrides: [\"moods.negative.weight=2\"]\n"
+                            "sweep: {name: v, set: [v_limit], values: {start: 0.4, stop: 1.0, step: 0.2}}\n"));
   EXPECT_EQ(d.environments, (std::vector<int>{3, 4, 5}));
   ASSERT_EQ(d.configurations.size(), 2u);
   EXPECT_EQ(d.configurations[0].affect, "constant");

@@ -82,8 +82,7 @@ size_t TruncateTornTail(const std::string& path) {
   off_t keep = 0;
   char block[4096];
   for (off_t end = st.st_size; end > 0 && keep == 0;) {
-    const off_t start =
-        end > static_cast<off_t>(sizeof(block)) ? end - static_cast<off_t>(sizeof(block)) : 0;
+    const off_t start = end > static_cast<off_t>(sizeof(block)) ? end - static_cast<off_t>(sizeof(block)) : 0;
     const ssize_t n = pread(fd, block, static_cast<size_t>(end - start), start);
     if (n <= 0) break;
     for (ssize_t i = n - 1; i >= 0; --i) {

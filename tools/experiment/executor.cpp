@@ -63,7 +63,8 @@ stack::StackSpec StackSpecFor(const RunSpec& run) {
     } else if (name == "goal_tolerance") {
       spec.options.push_back("mission.goal_tolerance=" + FormatNumber(OptionNumber(run, name, 0.35)));
     } else if (name == "hold_danger_weight") {
-      spec.options.push_back(std::string("planner.danger_weight=") + (Bool(value) == "true" ? "traversal_max" : "live"));
+      spec.options.push_back(std::string("planner.danger_weight=") +
+                             (Bool(value) == "true" ? "traversal_max" : "live"));
     } else if (name == "map_point_inset") {
       spec.options.push_back("controller.map_point_inset=" + FormatNumber(OptionNumber(run, name, 0.0)));
     } else if (name == "timeout") {
@@ -248,14 +249,14 @@ ExecutionSummary ExecuteRuns(const std::vector<RunSpec>& runs, const ExecutorOpt
       } else if (outcome.ok) {
         try {
           // Traces first: a run whose rows are in runs.csv always has its trace files.
-          if (outcome.trace) WriteRunTrace((fs::path(options.out_dir) / TraceFileName(run->run_id)).string(), *outcome.trace);
+          if (outcome.trace)
+            WriteRunTrace((fs::path(options.out_dir) / TraceFileName(run->run_id)).string(), *outcome.trace);
           if (outcome.affect) {
             WriteAffectTrace((fs::path(options.out_dir) / AffectTraceFileName(run->run_id)).string(), *outcome.affect);
           }
           if (outcome.failures) {
-            WriteFailureTrace(
-                (fs::path(options.out_dir) / FailureTraceFileName(run->run_id)).string(),
-                *outcome.failures);
+            WriteFailureTrace((fs::path(options.out_dir) / FailureTraceFileName(run->run_id)).string(),
+                              *outcome.failures);
           }
           appender.Append(outcome.rows);
         } catch (const std::exception& e) {

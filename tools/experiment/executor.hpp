@@ -24,20 +24,20 @@ namespace limbic::experiment {
 // wrong_map_all_free → mapper; human_flee_extension → simulator.humans_flee; velocity_goal_source
 // (path | goal_bearing) → controller.velocity_goal (directional | goal_bearing); goal_tolerance and
 // timeout → mission; map_point_inset → controller.map_point_inset; hold_danger_weight →
-// planner.danger_weight (traversal_max | live). max_ticks is a safety stop well past iterations × timeout. No recorder is set.
-// Throws std::invalid_argument for an option the executor does not know.
+// planner.danger_weight (traversal_max | live). max_ticks is a safety stop well past iterations × timeout. No recorder
+// is set. Throws std::invalid_argument for an option the executor does not know.
 stack::StackSpec StackSpecFor(const RunSpec& run);
 
 // Everything one run produced.
 struct RunOutcome {
-  bool ok = false;          // every traversal reported and the stack exited cleanly
-  bool abandoned = false;   // stopped from outside before it finished
-  bool config_error = false;  // the stack refused its configuration (every run would fail alike)
-  bool step_error = false;    // a service's step threw: the run ended with status `error` (issue 15)
-  std::string error;        // why not ok
-  std::vector<IterationRow> rows;       // one per traversal (only when ok)
-  std::optional<RunTrace> trace;        // when run.record_trace
-  std::optional<AffectTrace> affect;    // when run.record_trace
+  bool ok = false;                       // every traversal reported and the stack exited cleanly
+  bool abandoned = false;                // stopped from outside before it finished
+  bool config_error = false;             // the stack refused its configuration (every run would fail alike)
+  bool step_error = false;               // a service's step threw: the run ended with status `error` (issue 15)
+  std::string error;                     // why not ok
+  std::vector<IterationRow> rows;        // one per traversal (only when ok)
+  std::optional<RunTrace> trace;         // when run.record_trace
+  std::optional<AffectTrace> affect;     // when run.record_trace
   std::optional<FailureTrace> failures;  // when a traversal failed (every run, traced or not)
   double wall_s = 0.0;
 };
@@ -59,17 +59,17 @@ RunOutcome ExecuteRun(const RunSpec& run, const std::atomic<bool>& abandon, cons
 std::string RecordingFileName(const std::string& run_id);
 
 struct ExecutorOptions {
-  int jobs = 0;         // parallel runs; 0 = std::thread::hardware_concurrency()
-  std::string out_dir;  // runs.csv and trace files go here (must exist)
+  int jobs = 0;               // parallel runs; 0 = std::thread::hardware_concurrency()
+  std::string out_dir;        // runs.csv and trace files go here (must exist)
   StackCustomizer customize;  // tests: see ExecuteRun
 };
 
 struct ExecutionSummary {
-  int finished = 0;   // runs whose rows were appended
-  int failed = 0;     // runs that ended without all their traversals (not appended: a re-run retries)
-  int errored = 0;    // runs a failing step ended: one status=error row with the message in runs.csv
-  int abandoned = 0;  // runs stopped by `abandon`
-  int not_started = 0;  // runs never started because of `stop_new` or a configuration error
+  int finished = 0;                 // runs whose rows were appended
+  int failed = 0;                   // runs that ended without all their traversals (not appended: a re-run retries)
+  int errored = 0;                  // runs a failing step ended: one status=error row with the message in runs.csv
+  int abandoned = 0;                // runs stopped by `abandon`
+  int not_started = 0;              // runs never started because of `stop_new` or a configuration error
   std::vector<std::string> errors;  // "run_id: reason", first few
   double wall_s = 0.0;
 };

@@ -34,8 +34,11 @@ RunSpec ChapterSixRun() {
   run.config = "velocity";
   run.affect = kNoAffect;
   run.parameters = {{"w_v4", 0.3}, {"w_v3", 0.0}, {"n_v", 5}};
-  run.options = {{"velocity_goal_source", "goal_bearing"}, {"prebuilt_map", "true"},
-                 {"human_flee_extension", "false"}, {"goal_tolerance", "0.5"}, {"timeout", "120"}};
+  run.options = {{"velocity_goal_source", "goal_bearing"},
+                 {"prebuilt_map", "true"},
+                 {"human_flee_extension", "false"},
+                 {"goal_tolerance", "0.5"},
+                 {"timeout", "120"}};
   run.iterations = 2;
   return run;
 }
@@ -195,7 +198,8 @@ TEST(ExecuteRun, WritesTheRunsRecordingWhenAsked) {
   run.options = {{"timeout", "3"}};  // 30 ticks
   run.iterations = 1;
   run.record_bag = true;
-  const std::string dir = (std::filesystem::temp_directory_path() / ("exec_bag_" + std::to_string(::getpid()))).string();
+  const std::string dir =
+      (std::filesystem::temp_directory_path() / ("exec_bag_" + std::to_string(::getpid()))).string();
   const std::string path = dir + "/" + RecordingFileName(run.run_id);
   std::atomic<bool> abandon{false};
   ASSERT_TRUE(ExecuteRun(run, abandon, path).ok);
@@ -229,8 +233,7 @@ TEST(ExecuteRuns, AnUntracedRunKeepsThePathsOfItsFailedTraversals) {
   fs::remove_all(dir);
   fs::create_directories(dir);
   std::atomic<bool> stop{false}, abandon{false};
-  const ExecutionSummary summary =
-      ExecuteRuns({run}, {.jobs = 1, .out_dir = dir.string()}, stop, abandon);
+  const ExecutionSummary summary = ExecuteRuns({run}, {.jobs = 1, .out_dir = dir.string()}, stop, abandon);
   ASSERT_EQ(summary.finished, 1) << (summary.errors.empty() ? "" : summary.errors[0]);
   EXPECT_FALSE(fs::exists(dir / TraceFileName(run.run_id))) << "not traced";
   ASSERT_TRUE(fs::exists(dir / FailureTraceFileName(run.run_id)));
@@ -250,8 +253,7 @@ TEST(ExecuteRuns, AnUntracedRunKeepsThePathsOfItsFailedTraversals) {
     ASSERT_GE(f.samples.size(), 1u);
     EXPECT_NEAR(f.samples.back().t - f.samples.front().t, 3.0, 0.1 + 1e-9);
     // The file keeps the path to 1 mm.
-    EXPECT_NEAR(std::hypot(f.samples.back().x - f.goal_x, f.samples.back().y - f.goal_y),
-                f.distance_to_goal, 1e-3);
+    EXPECT_NEAR(std::hypot(f.samples.back().x - f.goal_x, f.samples.back().y - f.goal_y), f.distance_to_goal, 1e-3);
     EXPECT_GT(f.distance_to_goal, 0.35) << "a timeout, not an arrival";
   }
   EXPECT_EQ(failed.traversals[0].samples.front().t, 0.0);

@@ -15,8 +15,7 @@ ControlParameters RunSpec::Parameters() const {
 
 std::vector<std::string> RunSpec::AffectOverrides() const {
   std::vector<std::string> out = affect_overrides;
-  for (const auto& [name, value] : parameters)
-    out.push_back("base_parameters." + name + "=" + FormatNumber(value));
+  for (const auto& [name, value] : parameters) out.push_back("base_parameters." + name + "=" + FormatNumber(value));
   return out;
 }
 
@@ -76,8 +75,7 @@ std::vector<RunSpec> Expand(const ExperimentDefinition& d) {
                 }
               }
             }
-            r.run_id = id + "-" + std::string(1, set) + "-" + std::to_string(env) + "-" +
-                       std::to_string(repeat);
+            r.run_id = id + "-" + std::string(1, set) + "-" + std::to_string(env) + "-" + std::to_string(repeat);
             if (!ids.insert(r.run_id).second)
               throw std::invalid_argument(d.source + ": two runs share the id '" + r.run_id + "'");
             runs.push_back(std::move(r));
@@ -111,8 +109,7 @@ void ParseShard(const std::string& text, int* k, int* n) {
   } catch (const std::exception&) {
     throw std::invalid_argument("--shard expects K/N (e.g. 2/8), got '" + text + "'");
   }
-  if (*n < 1 || *k < 1 || *k > *n)
-    throw std::invalid_argument("--shard " + text + ": need 1 <= K <= N");
+  if (*n < 1 || *k < 1 || *k > *n) throw std::invalid_argument("--shard " + text + ": need 1 <= K <= N");
 }
 
 }  // namespace limbic::experiment

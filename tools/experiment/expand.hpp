@@ -19,19 +19,19 @@ struct RunSpec {
   std::string run_id;  // "<config>[-<sweep value>]-<set>-<env>-<repeat>", stable and unique
   int index = 0;       // position in the expansion (sharding key)
   char set = 'B';
-  int env = 0;     // environment index 0..19
-  int repeat = 0;  // 0..runs_per_environment-1
+  int env = 0;                    // environment index 0..19
+  int repeat = 0;                 // 0..runs_per_environment-1
   uint64_t environment_seed = 1;  // sim::GenerateEnvironment(set, env, environment_seed)
-  uint64_t seed = 0;  // run seed (world noise, humans, wander): f(base seed, set, env, repeat) only,
-                      // so every configuration and swept value sees the same worlds
-  std::string config;  // configuration label
-  std::string sweep;   // "name=value" ("" without a sweep)
-  double sweep_value = 0.0;  // the swept value (0 without a sweep)
+  uint64_t seed = 0;              // run seed (world noise, humans, wander): f(base seed, set, env, repeat) only,
+                                  // so every configuration and swept value sees the same worlds
+  std::string config;             // configuration label
+  std::string sweep;              // "name=value" ("" without a sweep)
+  double sweep_value = 0.0;       // the swept value (0 without a sweep)
   std::map<std::string, double> sweep_assignments;  // target path -> value set by the sweep
-  std::string affect;  // affect configuration name, or "none" (kNoAffect)
-  std::map<std::string, double> parameters;  // ControlParameters overrides (sweep included)
-  std::vector<std::string> affect_overrides;  // "key.path=value" (sweep "affect.*" targets included)
-  std::map<std::string, std::string> options;  // option name -> value (sweep "option.*" included)
+  std::string affect;                               // affect configuration name, or "none" (kNoAffect)
+  std::map<std::string, double> parameters;         // ControlParameters overrides (sweep included)
+  std::vector<std::string> affect_overrides;        // "key.path=value" (sweep "affect.*" targets included)
+  std::map<std::string, std::string> options;       // option name -> value (sweep "option.*" included)
   int iterations = 1;
   Team team;                  // robots in the world (results follow r1)
   bool record_trace = false;  // write trace_<run_id>.csv and affect_<run_id>.csv

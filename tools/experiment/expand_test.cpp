@@ -55,8 +55,7 @@ TEST(Expand, SweepAssignmentsAndRunIds) {
   EXPECT_DOUBLE_EQ(r.sweep_value, 0.5);
   EXPECT_TRUE(r.OptionEnabled("wrong_map_all_free"));
   EXPECT_DOUBLE_EQ(r.sweep_assignments.at("affect.drives.action.weight"), 0.5);
-  EXPECT_EQ(r.affect_overrides,
-            (std::vector<std::string>{"drives.action.weight=0.5", "drives.safety.weight=0.5"}));
+  EXPECT_EQ(r.affect_overrides, (std::vector<std::string>{"drives.action.weight=0.5", "drives.safety.weight=0.5"}));
 }
 
 TEST(Expand, AffectOverridesCarryParameters) {
@@ -64,8 +63,7 @@ TEST(Expand, AffectOverridesCarryParameters) {
   r.affect = "affective";
   r.affect_overrides = {"moods.positive.weight=2"};
   r.parameters = {{"w_p4", 0.25}};
-  EXPECT_EQ(r.AffectOverrides(),
-            (std::vector<std::string>{"moods.positive.weight=2", "base_parameters.w_p4=0.25"}));
+  EXPECT_EQ(r.AffectOverrides(), (std::vector<std::string>{"moods.positive.weight=2", "base_parameters.w_p4=0.25"}));
 }
 
 TEST(Expand, TraceRunsPerGroup) {

@@ -122,8 +122,7 @@ std::atomic<bool> g_abandon{false};
 
 void OnSignal(int) {
   if (!g_stop_new.exchange(true)) {
-    static const char kMsg[] =
-        "\ninterrupt: finishing the runs in flight (Ctrl-C again to abandon them)...\n";
+    static const char kMsg[] = "\ninterrupt: finishing the runs in flight (Ctrl-C again to abandon them)...\n";
     (void)!write(2, kMsg, sizeof kMsg - 1);
   } else if (!g_abandon.exchange(true)) {
     static const char kMsg[] = "\ninterrupt: abandoning the runs in flight...\n";
@@ -192,9 +191,8 @@ std::string Fixed(double v, int decimals) {
 
 // The short table printed at the end: All (and Final) per configuration, swept value and set; with
 // `per_traversal`, the per-traversal table after it.
-void PrintSummaryTable(const std::vector<IterationRow>& rows,
-                       const std::vector<std::string>& config_order, bool per_traversal,
-                       std::ostream& out) {
+void PrintSummaryTable(const std::vector<IterationRow>& rows, const std::vector<std::string>& config_order,
+                       bool per_traversal, std::ostream& out) {
   const auto summary = Summarize(rows, config_order);
   out << SummaryTableText(summary);
   if (per_traversal) {
@@ -204,15 +202,14 @@ void PrintSummaryTable(const std::vector<IterationRow>& rows,
 }
 
 // Writes and prints the report of `dir`; returns false (after an error line) if it fails.
-bool WriteReport(const std::string& dir, const std::vector<std::string>& config_order,
-                 bool print_table, bool per_traversal = false, int failure_pictures = -1) {
+bool WriteReport(const std::string& dir, const std::vector<std::string>& config_order, bool print_table,
+                 bool per_traversal = false, int failure_pictures = -1) {
   ReportOptions options;
   options.config_order = config_order;
   if (failure_pictures >= 0) options.max_failure_pictures = failure_pictures;
   const ReportResult result = Report(dir, options);
   if (print_table) {
-    PrintSummaryTable(ReadRuns((fs::path(dir) / "runs.csv").string()).rows, config_order,
-                      per_traversal, std::cout);
+    PrintSummaryTable(ReadRuns((fs::path(dir) / "runs.csv").string()).rows, config_order, per_traversal, std::cout);
   }
   std::cout << result.runs << " runs, " << result.rows << " rows";
   if (result.skipped_lines) std::cout << " (" << result.skipped_lines << " torn lines ignored)";
@@ -221,10 +218,8 @@ bool WriteReport(const std::string& dir, const std::vector<std::string>& config_
               << " skipped (ending before their '# end' line):";
     for (const auto& f : result.cut_traces) std::cout << " " << fs::path(f).filename().string();
   }
-  std::cout << "\n  runs:    " << (fs::path(dir) / "runs.csv").string()
-            << "\n  summary: " << result.summary_csv;
-  if (!result.per_traversal_csv.empty())
-    std::cout << "\n  per traversal: " << result.per_traversal_csv;
+  std::cout << "\n  runs:    " << (fs::path(dir) / "runs.csv").string() << "\n  summary: " << result.summary_csv;
+  if (!result.per_traversal_csv.empty()) std::cout << "\n  per traversal: " << result.per_traversal_csv;
   std::cout << "\n  report:  " << result.report_html << "\n";
   return true;
 }
@@ -262,7 +257,8 @@ int CmdList(const std::vector<std::string>& args) {
   for (const auto& file : files) {
     try {
       const ExperimentDefinition d = LoadExperiment(file);
-      const std::string runs = std::to_string(d.RunCount()) + (d.iterations > 1 ? "x" + std::to_string(d.iterations) : "");
+      const std::string runs =
+          std::to_string(d.RunCount()) + (d.iterations > 1 ? "x" + std::to_string(d.iterations) : "");
       std::cout << std::left << std::setw(40) << d.name << std::setw(11) << d.chapter << std::setw(13) << runs
                 << FirstSentence(d.description, 90) << "\n";
     } catch (const std::exception& e) {
@@ -363,8 +359,7 @@ int CmdRun(const std::vector<std::string>& args) {
   const RunsFile existing = ReadRuns(runs_csv);  // throws on a foreign header
   for (const auto& row : existing.rows) {
     if (row.experiment != definition.name) {
-      throw std::runtime_error(out_dir + " holds results of experiment '" + row.experiment +
-                               "'; choose another --out");
+      throw std::runtime_error(out_dir + " holds results of experiment '" + row.experiment + "'; choose another --out");
     }
   }
   if (const size_t torn = TruncateTornTail(runs_csv)) {
@@ -379,8 +374,8 @@ int CmdRun(const std::vector<std::string>& args) {
   const int skipped = static_cast<int>(runs.size() - todo.size());
   const int workers = jobs > 0 ? jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 
-  std::cerr << definition.name << " (chapter " << definition.chapter << ", " << definition.source << "): "
-            << total_runs << " runs x " << definition.iterations << " traversals";
+  std::cerr << definition.name << " (chapter " << definition.chapter << ", " << definition.source << "): " << total_runs
+            << " runs x " << definition.iterations << " traversals";
   if (!shard_text.empty()) std::cerr << ", shard " << shard_k << "/" << shard_n << " = " << runs.size() << " runs";
   if (limit > 0) std::cerr << ", first " << limit;
   std::cerr << "; " << skipped << " already done, " << todo.size() << " to run with " << workers << " jobs -> "
@@ -450,8 +445,8 @@ int CmdMerge(const std::vector<std::string>& args) {
   }
   PrepareOutputDir(out_dir);
   const MergeResult merged = Merge(dirs, out_dir);
-  std::cout << "merged " << dirs.size() << " directories of " << merged.experiment << ": " << merged.runs
-            << " runs, " << merged.rows << " rows";
+  std::cout << "merged " << dirs.size() << " directories of " << merged.experiment << ": " << merged.runs << " runs, "
+            << merged.rows << " rows";
   if (merged.duplicate_runs) std::cout << ", " << merged.duplicate_runs << " duplicate runs dropped";
   std::cout << ", " << merged.trace_files << " trace files\n";
   WriteReport(out_dir, {}, /*print_table=*/false);
@@ -474,8 +469,7 @@ int CmdReport(const std::vector<std::string>& args) {
       continue;
     }
     if (TakeFlag(args, &i, "--failure-pictures", &value)) {
-      failure_pictures = value == "all" ? std::numeric_limits<int>::max()
-                                        : ParsePositive("--failure-pictures", value);
+      failure_pictures = value == "all" ? std::numeric_limits<int>::max() : ParsePositive("--failure-pictures", value);
       continue;
     }
     if (a.rfind("-", 0) == 0) throw UsageError("report: unknown option '" + a + "' (see --help)");
@@ -492,8 +486,8 @@ int Main(int argc, char** argv) {
   IgnoreFileSizeSignal();
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || IsHelp(args[0])) {
-    (args.empty() ? std::cerr : std::cout) << kMainHelp << DefaultExperimentDir()
-                                           << " (LIMBIC_EXPERIMENTS_DIR overrides).\n";
+    (args.empty() ? std::cerr : std::cout)
+        << kMainHelp << DefaultExperimentDir() << " (LIMBIC_EXPERIMENTS_DIR overrides).\n";
     return args.empty() ? kUsageError : 0;
   }
   const std::string command = args[0];

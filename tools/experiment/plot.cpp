@@ -19,10 +19,10 @@ std::string Num(double v) {
 
 // Maps data to pixels for one plot.
 struct Frame {
-  double x0, x1, y0, y1;       // data range (y in log10 when log_y)
-  double px0, px1, py0, py1;   // pixel box (py0 bottom, py1 top)
+  double x0, x1, y0, y1;      // data range (y in log10 when log_y)
+  double px0, px1, py0, py1;  // pixel box (py0 bottom, py1 top)
   bool log_y = false;
-  double floor_value = 1e-3;   // what <= 0 becomes on a log axis
+  double floor_value = 1e-3;  // what <= 0 becomes on a log axis
 
   double Y(double v) const {
     if (log_y) v = std::log10(std::max(v, floor_value));
@@ -45,8 +45,8 @@ void Range(double* lo, double* hi) {
 
 std::string Header(const PlotOptions& o) {
   std::ostringstream s;
-  s << "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"plot\" width=\"" << o.width
-    << "\" height=\"" << o.height << "\" viewBox=\"0 0 " << o.width << " " << o.height
+  s << "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"plot\" width=\"" << o.width << "\" height=\"" << o.height
+    << "\" viewBox=\"0 0 " << o.width << " " << o.height
     << "\" font-family=\"Helvetica, Arial, sans-serif\" font-size=\"11\">\n"
     << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
   if (!o.title.empty())
@@ -58,8 +58,8 @@ std::string Header(const PlotOptions& o) {
 // Axes, grid lines, ticks and labels.
 std::string Axes(const Frame& f, const PlotOptions& o) {
   std::ostringstream s;
-  s << "<rect x=\"" << Num(f.px0) << "\" y=\"" << Num(f.py1) << "\" width=\"" << Num(f.px1 - f.px0)
-    << "\" height=\"" << Num(f.py0 - f.py1) << "\" fill=\"none\" stroke=\"#444\"/>\n";
+  s << "<rect x=\"" << Num(f.px0) << "\" y=\"" << Num(f.py1) << "\" width=\"" << Num(f.px1 - f.px0) << "\" height=\""
+    << Num(f.py0 - f.py1) << "\" fill=\"none\" stroke=\"#444\"/>\n";
   // y ticks
   std::vector<double> yt;
   double ystep = 1;
@@ -73,20 +73,19 @@ std::string Axes(const Frame& f, const PlotOptions& o) {
   for (double t : yt) {
     const double value = f.log_y ? std::pow(10.0, t) : t;
     const double py = f.py0 - (t - f.y0) / (f.y1 - f.y0) * (f.py0 - f.py1);
-    s << "<line x1=\"" << Num(f.px0) << "\" x2=\"" << Num(f.px1) << "\" y1=\"" << Num(py)
-      << "\" y2=\"" << Num(py) << "\" stroke=\"#e3e3e3\"/>\n";
-    s << "<line x1=\"" << Num(f.px0 - 4) << "\" x2=\"" << Num(f.px0) << "\" y1=\"" << Num(py)
-      << "\" y2=\"" << Num(py) << "\" stroke=\"#444\"/>\n";
-    s << "<text x=\"" << Num(f.px0 - 6) << "\" y=\"" << Num(py + 3.5)
-      << "\" text-anchor=\"end\">" << Escape(TickLabel(value, f.log_y ? value : ystep))
-      << "</text>\n";
+    s << "<line x1=\"" << Num(f.px0) << "\" x2=\"" << Num(f.px1) << "\" y1=\"" << Num(py) << "\" y2=\"" << Num(py)
+      << "\" stroke=\"#e3e3e3\"/>\n";
+    s << "<line x1=\"" << Num(f.px0 - 4) << "\" x2=\"" << Num(f.px0) << "\" y1=\"" << Num(py) << "\" y2=\"" << Num(py)
+      << "\" stroke=\"#444\"/>\n";
+    s << "<text x=\"" << Num(f.px0 - 6) << "\" y=\"" << Num(py + 3.5) << "\" text-anchor=\"end\">"
+      << Escape(TickLabel(value, f.log_y ? value : ystep)) << "</text>\n";
   }
   // x ticks
   if (!o.x_categories.empty()) {
     for (size_t i = 0; i < o.x_categories.size(); ++i) {
       const double px = f.X(static_cast<double>(i));
-      s << "<line x1=\"" << Num(px) << "\" x2=\"" << Num(px) << "\" y1=\"" << Num(f.py0)
-        << "\" y2=\"" << Num(f.py0 + 4) << "\" stroke=\"#444\"/>\n";
+      s << "<line x1=\"" << Num(px) << "\" x2=\"" << Num(px) << "\" y1=\"" << Num(f.py0) << "\" y2=\"" << Num(f.py0 + 4)
+        << "\" stroke=\"#444\"/>\n";
       s << "<text x=\"" << Num(px) << "\" y=\"" << Num(f.py0 + 16) << "\" text-anchor=\"middle\">"
         << Escape(o.x_categories[i]) << "</text>\n";
     }
@@ -95,46 +94,43 @@ std::string Axes(const Frame& f, const PlotOptions& o) {
     const double xstep = xt.size() > 1 ? xt[1] - xt[0] : 1;
     for (double t : xt) {
       const double px = f.X(t);
-      s << "<line x1=\"" << Num(px) << "\" x2=\"" << Num(px) << "\" y1=\"" << Num(f.py1)
-        << "\" y2=\"" << Num(f.py0) << "\" stroke=\"#f0f0f0\"/>\n";
-      s << "<line x1=\"" << Num(px) << "\" x2=\"" << Num(px) << "\" y1=\"" << Num(f.py0)
-        << "\" y2=\"" << Num(f.py0 + 4) << "\" stroke=\"#444\"/>\n";
+      s << "<line x1=\"" << Num(px) << "\" x2=\"" << Num(px) << "\" y1=\"" << Num(f.py1) << "\" y2=\"" << Num(f.py0)
+        << "\" stroke=\"#f0f0f0\"/>\n";
+      s << "<line x1=\"" << Num(px) << "\" x2=\"" << Num(px) << "\" y1=\"" << Num(f.py0) << "\" y2=\"" << Num(f.py0 + 4)
+        << "\" stroke=\"#444\"/>\n";
       s << "<text x=\"" << Num(px) << "\" y=\"" << Num(f.py0 + 16) << "\" text-anchor=\"middle\">"
         << Escape(TickLabel(t, xstep)) << "</text>\n";
     }
   }
   if (!o.x_label.empty())
-    s << "<text x=\"" << Num((f.px0 + f.px1) / 2) << "\" y=\"" << Num(f.py0 + 34)
-      << "\" text-anchor=\"middle\">" << Escape(o.x_label) << "</text>\n";
+    s << "<text x=\"" << Num((f.px0 + f.px1) / 2) << "\" y=\"" << Num(f.py0 + 34) << "\" text-anchor=\"middle\">"
+      << Escape(o.x_label) << "</text>\n";
   std::string ylabel = o.y_label;
   if (f.log_y) ylabel += " (log; 0 at bottom)";
   if (!ylabel.empty())
-    s << "<text transform=\"translate(14," << Num((f.py0 + f.py1) / 2)
-      << ") rotate(-90)\" text-anchor=\"middle\">" << Escape(ylabel) << "</text>\n";
+    s << "<text transform=\"translate(14," << Num((f.py0 + f.py1) / 2) << ") rotate(-90)\" text-anchor=\"middle\">"
+      << Escape(ylabel) << "</text>\n";
   return s.str();
 }
 
-std::string Legend(const std::vector<std::pair<std::string, std::string>>& entries,
-                   const std::vector<bool>& filled, const Frame& f,
-                   const std::vector<bool>& dashed = {}) {
+std::string Legend(const std::vector<std::pair<std::string, std::string>>& entries, const std::vector<bool>& filled,
+                   const Frame& f, const std::vector<bool>& dashed = {}) {
   std::ostringstream s;
   double y = f.py1 + 6;
   const double x = f.px1 + 12;
   for (size_t i = 0; i < entries.size(); ++i) {
     if (entries[i].first.empty()) continue;
     if (filled[i]) {
-      s << "<rect x=\"" << Num(x) << "\" y=\"" << Num(y) << "\" width=\"14\" height=\"9\" fill=\""
-        << entries[i].second << "\" fill-opacity=\"0.5\" stroke=\"" << entries[i].second << "\"/>\n";
+      s << "<rect x=\"" << Num(x) << "\" y=\"" << Num(y) << "\" width=\"14\" height=\"9\" fill=\"" << entries[i].second
+        << "\" fill-opacity=\"0.5\" stroke=\"" << entries[i].second << "\"/>\n";
     } else {
-      s << "<line x1=\"" << Num(x) << "\" x2=\"" << Num(x + 14) << "\" y1=\"" << Num(y + 4.5)
-        << "\" y2=\"" << Num(y + 4.5) << "\" stroke=\"" << entries[i].second
-        << "\" stroke-width=\"2.2\""
+      s << "<line x1=\"" << Num(x) << "\" x2=\"" << Num(x + 14) << "\" y1=\"" << Num(y + 4.5) << "\" y2=\""
+        << Num(y + 4.5) << "\" stroke=\"" << entries[i].second << "\" stroke-width=\"2.2\""
         << (i < dashed.size() && dashed[i] ? " stroke-dasharray=\"4,2\"" : "") << "/>\n";
     }
     std::string label = entries[i].first;
     if (label.size() > 22) label = label.substr(0, 21) + "…";
-    s << "<text x=\"" << Num(x + 19) << "\" y=\"" << Num(y + 8.5) << "\">" << Escape(label)
-      << "</text>\n";
+    s << "<text x=\"" << Num(x + 19) << "\" y=\"" << Num(y + 8.5) << "\">" << Escape(label) << "</text>\n";
     y += 15;
   }
   return s.str();
@@ -153,9 +149,8 @@ Frame MakeFrame(const PlotOptions& o, bool legend) {
 }  // namespace
 
 const std::string& PaletteColour(int i) {
-  static const std::vector<std::string> palette = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
-                                                   "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
-                                                   "#bcbd22", "#17becf"};
+  static const std::vector<std::string> palette = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
+                                                   "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
   return palette[static_cast<size_t>(std::abs(i)) % palette.size()];
 }
 
@@ -196,21 +191,31 @@ std::string Escape(const std::string& text) {
   std::string out;
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
 }
 
-std::string LinePlot(const std::vector<Series>& series, const PlotOptions& o,
-                     const std::vector<Band>& bands) {
-  const bool legend = o.legend && (series.size() + bands.size() > 1 ||
-                                   (series.size() == 1 && !series[0].label.empty()));
+std::string LinePlot(const std::vector<Series>& series, const PlotOptions& o, const std::vector<Band>& bands) {
+  const bool legend =
+      o.legend && (series.size() + bands.size() > 1 || (series.size() == 1 && !series[0].label.empty()));
   Frame f = MakeFrame(o, legend);
   const double inf = std::numeric_limits<double>::infinity();
   double xlo = inf, xhi = -inf, ylo = inf, yhi = -inf, min_positive = inf;
@@ -288,8 +293,8 @@ std::string LinePlot(const std::vector<Series>& series, const PlotOptions& o,
     std::string pts;
     for (size_t i = 0; i < b.x.size(); ++i) pts += Num(f.X(b.x[i])) + "," + Num(f.Y(b.hi[i])) + " ";
     for (size_t i = b.x.size(); i-- > 0;) pts += Num(f.X(b.x[i])) + "," + Num(f.Y(b.lo[i])) + " ";
-    s << "<polygon points=\"" << pts << "\" fill=\"" << b.colour << "\" fill-opacity=\""
-      << b.opacity << "\" stroke=\"none\"/>\n";
+    s << "<polygon points=\"" << pts << "\" fill=\"" << b.colour << "\" fill-opacity=\"" << b.opacity
+      << "\" stroke=\"none\"/>\n";
     legend_entries.push_back({b.label, b.colour});
     filled.push_back(true);
     dashed.push_back(false);
@@ -302,20 +307,16 @@ std::string LinePlot(const std::vector<Series>& series, const PlotOptions& o,
     dashed.push_back(se.dashed);
     // Error bars: [lo, hi] when given, else ±err.
     const bool interval = !se.lo.empty() && !se.hi.empty();
-    for (size_t i = 0;
-         i < (interval ? std::min(se.lo.size(), se.hi.size()) : se.err.size()) && i < se.y.size();
-         ++i) {
+    for (size_t i = 0; i < (interval ? std::min(se.lo.size(), se.hi.size()) : se.err.size()) && i < se.y.size(); ++i) {
       const double low = interval ? se.lo[i] : se.y[i] - se.err[i];
       const double high = interval ? se.hi[i] : se.y[i] + se.err[i];
-      if (!std::isfinite(se.y[i]) || !std::isfinite(low) || !std::isfinite(high) || !(high > low))
-        continue;
+      if (!std::isfinite(se.y[i]) || !std::isfinite(low) || !std::isfinite(high) || !(high > low)) continue;
       const double px = f.X(se.x[i]);
       // Clamped to the plot box (a fixed 0..100 % axis, a log axis).
       const double a = std::clamp(f.Y(low), f.py1, f.py0);
       const double b = std::clamp(f.Y(high), f.py1, f.py0);
-      s << "<path d=\"M" << Num(px) << "," << Num(a) << "V" << Num(b) << "M" << Num(px - 3) << ","
-        << Num(a) << "h6M" << Num(px - 3) << "," << Num(b) << "h6\" stroke=\"" << colour
-        << "\" stroke-opacity=\"0.7\" fill=\"none\"/>\n";
+      s << "<path d=\"M" << Num(px) << "," << Num(a) << "V" << Num(b) << "M" << Num(px - 3) << "," << Num(a) << "h6M"
+        << Num(px - 3) << "," << Num(b) << "h6\" stroke=\"" << colour << "\" stroke-opacity=\"0.7\" fill=\"none\"/>\n";
     }
     if (se.line) {
       std::string d;
@@ -329,15 +330,14 @@ std::string LinePlot(const std::vector<Series>& series, const PlotOptions& o,
         pen = true;
       }
       if (!d.empty())
-        s << "<path d=\"" << d << "\" fill=\"none\" stroke=\"" << colour << "\" stroke-width=\""
-          << se.line_width << "\" stroke-linejoin=\"round\""
-          << (se.dashed ? " stroke-dasharray=\"5,3\"" : "") << "/>\n";
+        s << "<path d=\"" << d << "\" fill=\"none\" stroke=\"" << colour << "\" stroke-width=\"" << se.line_width
+          << "\" stroke-linejoin=\"round\"" << (se.dashed ? " stroke-dasharray=\"5,3\"" : "") << "/>\n";
     }
     if (se.markers) {
       for (size_t i = 0; i < se.x.size() && i < se.y.size(); ++i) {
         if (!std::isfinite(se.y[i])) continue;
-        s << "<circle cx=\"" << Num(f.X(se.x[i])) << "\" cy=\"" << Num(f.Y(se.y[i]))
-          << "\" r=\"2.8\" fill=\"" << colour << "\"/>\n";
+        s << "<circle cx=\"" << Num(f.X(se.x[i])) << "\" cy=\"" << Num(f.Y(se.y[i])) << "\" r=\"2.8\" fill=\"" << colour
+          << "\"/>\n";
       }
     }
   }
@@ -347,8 +347,7 @@ std::string LinePlot(const std::vector<Series>& series, const PlotOptions& o,
   return s.str();
 }
 
-std::string HistogramPlot(const std::vector<HistogramSeries>& series, int bins,
-                          const PlotOptions& o) {
+std::string HistogramPlot(const std::vector<HistogramSeries>& series, int bins, const PlotOptions& o) {
   bins = std::max(1, bins);
   double lo = std::numeric_limits<double>::infinity(), hi = -lo;
   for (const auto& h : series) {
@@ -378,8 +377,7 @@ std::string HistogramPlot(const std::vector<HistogramSeries>& series, int bins,
   f.x1 = hi;
   const auto ticks = NiceTicks(0, most);
   f.y0 = 0;
-  f.y1 = ticks.size() > 1 ? std::ceil(most / (ticks[1] - ticks[0]) - 1e-9) * (ticks[1] - ticks[0])
-                          : most;
+  f.y1 = ticks.size() > 1 ? std::ceil(most / (ticks[1] - ticks[0]) - 1e-9) * (ticks[1] - ticks[0]) : most;
   if (f.y1 < most) f.y1 = most;
   PlotOptions axes = o;
   axes.log_y = false;
@@ -390,10 +388,8 @@ std::string HistogramPlot(const std::vector<HistogramSeries>& series, int bins,
   std::vector<bool> filled;
   const double n = static_cast<double>(std::max<size_t>(1, series.size()));
   for (size_t k = 0; k < series.size(); ++k) {
-    const std::string colour =
-        series[k].colour.empty() ? PaletteColour(static_cast<int>(k)) : series[k].colour;
-    entries.push_back({series[k].label + " (n=" + std::to_string(series[k].values.size()) + ")",
-                       colour});
+    const std::string colour = series[k].colour.empty() ? PaletteColour(static_cast<int>(k)) : series[k].colour;
+    entries.push_back({series[k].label + " (n=" + std::to_string(series[k].values.size()) + ")", colour});
     filled.push_back(true);
     for (int b = 0; b < bins; ++b) {
       if (!counts[k][b]) continue;
@@ -402,8 +398,7 @@ std::string HistogramPlot(const std::vector<HistogramSeries>& series, int bins,
       const double w = (f.X(lo + width) - f.X(lo)) / n;
       const double y = f.Y(counts[k][b]);
       s << "<rect x=\"" << Num(x0) << "\" y=\"" << Num(y) << "\" width=\"" << Num(std::max(0.5, w - 0.6))
-        << "\" height=\"" << Num(f.py0 - y) << "\" fill=\"" << colour
-        << "\" fill-opacity=\"0.75\"/>\n";
+        << "\" height=\"" << Num(f.py0 - y) << "\" fill=\"" << colour << "\" fill-opacity=\"0.75\"/>\n";
     }
   }
   if (legend) s << Legend(entries, filled, f);

@@ -18,7 +18,7 @@ struct Series {
   // asymmetric interval such as a binomial confidence interval. Used instead of err when given.
   std::vector<double> lo, hi;
   bool dashed = false;
-  std::string colour;       // "" = next palette colour
+  std::string colour;  // "" = next palette colour
   bool line = true;
   bool markers = true;
   double line_width = 1.6;
@@ -64,8 +64,7 @@ struct HistogramSeries {
 
 // Histograms over common bins (`bins` equal bins over the pooled range), the series' bars side by
 // side inside each bin; y = count.
-std::string HistogramPlot(const std::vector<HistogramSeries>& series, int bins,
-                          const PlotOptions& options);
+std::string HistogramPlot(const std::vector<HistogramSeries>& series, int bins, const PlotOptions& options);
 
 // Escapes & < > " ' for SVG/HTML text.
 std::string Escape(const std::string& text);

@@ -69,8 +69,7 @@ TEST(Plot, AsymmetricIntervalsAndDashedLines) {
   b.label = "other";
   b.dashed = false;
   const std::string two = LinePlot({a, b}, o);
-  EXPECT_EQ(Count(two, "stroke-dasharray=\"4,2\""), 1)
-      << "only the dashed series' legend line is dashed";
+  EXPECT_EQ(Count(two, "stroke-dasharray=\"4,2\""), 1) << "only the dashed series' legend line is dashed";
   a.lo = {100, 50, 0};  // zero-width intervals draw no bar
   a.hi = {100, 50, 0};
   EXPECT_EQ(Count(LinePlot({a}, o), "stroke-opacity=\"0.7\""), 0);

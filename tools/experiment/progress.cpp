@@ -22,8 +22,7 @@ std::string FormatDuration(double seconds) {
   return b;
 }
 
-ProgressBar::ProgressBar(int total, std::ostream& out, bool tty, std::string label,
-                         double plain_interval_s)
+ProgressBar::ProgressBar(int total, std::ostream& out, bool tty, std::string label, double plain_interval_s)
     : total_(std::max(0, total)),
       out_(out),
       tty_(tty),
@@ -39,8 +38,8 @@ std::string ProgressBar::Line(int done, double elapsed_s) const {
   bar += std::string(static_cast<size_t>(kWidth - filled), '-');
   const double rate = elapsed_s > 0 ? done / elapsed_s : 0.0;
   char b[200];
-  std::snprintf(b, sizeof b, "[%s] %d/%d %.1f%% %.2f runs/s elapsed %s ETA %s", bar.c_str(), done,
-                total_, 100.0 * fraction, rate, FormatDuration(elapsed_s).c_str(),
+  std::snprintf(b, sizeof b, "[%s] %d/%d %.1f%% %.2f runs/s elapsed %s ETA %s", bar.c_str(), done, total_,
+                100.0 * fraction, rate, FormatDuration(elapsed_s).c_str(),
                 done >= total_ ? "0s"
                 : rate > 0     ? FormatDuration((total_ - done) / rate).c_str()
                                : "?");
@@ -69,16 +68,14 @@ void ProgressBar::Update(int done) {
 
 void ProgressBar::Increment() {
   std::lock_guard<std::mutex> lock(mutex_);
-  UpdateLocked(done_ + 1,
-               std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count());
+  UpdateLocked(done_ + 1, std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count());
 }
 
 void ProgressBar::Finish() {
   std::lock_guard<std::mutex> lock(mutex_);
   if (finished_) return;
   finished_ = true;
-  const double elapsed =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   if (tty_) {
     out_ << '\r' << Line(done_, elapsed) << "\x1b[K\n" << std::flush;
   } else if (last_print_s_ < last_elapsed_s_ || done_ < total_) {

@@ -16,8 +16,7 @@ class ProgressBar {
  public:
   // `tty`: redraw one line in place; otherwise print a line every `plain_interval_s` seconds (and at
   // the end). `label` prefixes the line (e.g. the experiment name).
-  ProgressBar(int total, std::ostream& out, bool tty, std::string label = "",
-              double plain_interval_s = 10.0);
+  ProgressBar(int total, std::ostream& out, bool tty, std::string label = "", double plain_interval_s = 10.0);
 
   // The line for `done` of total after `elapsed_s` seconds, e.g.
   // "ch10_integrated [########------] 512/1400 36.6% 2.31 runs/s elapsed 3m41s ETA 6m24s".

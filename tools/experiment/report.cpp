@@ -1,7 +1,5 @@
 #include "tools/experiment/report.hpp"
 
-#include "tools/experiment/durable_file.hpp"
-
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -17,6 +15,7 @@
 #include "sim/environment.hpp"
 #include "sim/render_svg.hpp"
 #include "tools/experiment/definition.hpp"
+#include "tools/experiment/durable_file.hpp"
 #include "tools/experiment/plot.hpp"
 
 namespace limbic::experiment {
@@ -28,9 +27,9 @@ using plot::Escape;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // Metrics shown in plots and the table (distance is in summary.csv only).
-constexpr std::array<Metric, 8> kShown = {
-    Metric::kCompletionTime,   Metric::kSuccessTime,  Metric::kSuccessRate,   Metric::kCollisions,
-    Metric::kCollisionsPerMin, Metric::kMeanVelocity, Metric::kExecTimeRatio, Metric::kCoverage};
+constexpr std::array<Metric, 8> kShown = {Metric::kCompletionTime, Metric::kSuccessTime,      Metric::kSuccessRate,
+                                          Metric::kCollisions,     Metric::kCollisionsPerMin, Metric::kMeanVelocity,
+                                          Metric::kExecTimeRatio,  Metric::kCoverage};
 
 const char* kCss = R"(
 body{font-family:Helvetica,Arial,sans-serif;margin:24px auto;max-width:1180px;color:#222;background:#fafafa}
@@ -58,13 +57,18 @@ std::string Fmt(double v, int decimals = 3) {
 
 int Decimals(Metric m) {
   switch (m) {
-    case Metric::kCompletionTime: return 1;
+    case Metric::kCompletionTime:
+      return 1;
     case Metric::kSuccessTime:
       return 1;
-    case Metric::kSuccessRate: return 0;
-    case Metric::kCollisions: return 2;
-    case Metric::kCoverage: return 3;
-    default: return 3;
+    case Metric::kSuccessRate:
+      return 0;
+    case Metric::kCollisions:
+      return 2;
+    case Metric::kCoverage:
+      return 3;
+    default:
+      return 3;
   }
 }
 
@@ -79,9 +83,8 @@ std::string SweepName(const std::vector<IterationRow>& rows) {
 // "47/50 · 94.0 % [83.8–97.9]"
 std::string SuccessCell(const Proportion& p) {
   if (p.trials == 0) return "–";
-  return std::to_string(p.successes) + "/" + std::to_string(p.trials) + " · " +
-         Fmt(100.0 * p.estimate, 1) + " % [" + Fmt(100.0 * p.low, 1) + "–" +
-         Fmt(100.0 * p.high, 1) + "]";
+  return std::to_string(p.successes) + "/" + std::to_string(p.trials) + " · " + Fmt(100.0 * p.estimate, 1) + " % [" +
+         Fmt(100.0 * p.low, 1) + "–" + Fmt(100.0 * p.high, 1) + "]";
 }
 
 std::string SummaryTable(const std::vector<SummaryRow>& summary, bool has_sweep, bool many_sets) {
@@ -129,8 +132,7 @@ struct Curve {
 
 // Points at the mean with ±1 sd bars; for the success rate (values 0 or 100) the proportion with
 // its 95 % Wilson interval instead (an sd of 0/1 values says little, and nothing at 0 or 100 %).
-std::vector<plot::Series> CurvesToSeries(const std::vector<Curve>& curves,
-                                         bool proportion = false) {
+std::vector<plot::Series> CurvesToSeries(const std::vector<Curve>& curves, bool proportion = false) {
   std::vector<plot::Series> out;
   for (const auto& c : curves) {
     plot::Series s;
@@ -138,8 +140,7 @@ std::vector<plot::Series> CurvesToSeries(const std::vector<Curve>& curves,
     for (const auto& [x, v] : c.values) {
       s.x.push_back(x);
       if (proportion) {
-        const int k =
-            static_cast<int>(std::count_if(v.begin(), v.end(), [](double y) { return y > 50.0; }));
+        const int k = static_cast<int>(std::count_if(v.begin(), v.end(), [](double y) { return y > 50.0; }));
         const Proportion p = WilsonInterval(k, static_cast<int>(v.size()));
         s.y.push_back(100.0 * p.estimate);
         s.lo.push_back(100.0 * p.low);
@@ -166,8 +167,8 @@ std::string RenderPathSvg(const RunTrace& trace) {
   const sim::Environment env = sim::GenerateEnvironment(trace.set, trace.env, trace.environment_seed);
   sim::SvgOptions options;
   options.pixels_per_metre = 26;
-  options.title = "run " + trace.run_id + " (set " + std::string(1, trace.set) + ", environment " +
-                  std::to_string(trace.env) + ")";
+  options.title =
+      "run " + trace.run_id + " (set " + std::string(1, trace.set) + ", environment " + std::to_string(trace.env) + ")";
   if (!trace.occupancy.empty()) {
     sim::OccupancyOverlay occupancy;
     occupancy.grid = trace.grid;
@@ -225,8 +226,7 @@ std::string RenderAffectPanels(const AffectTrace& trace) {
   }
   {
     std::vector<plot::Series> s;
-    for (int i = 0; i < 2; ++i)
-      s.push_back(series(kMoodLabels[i], [i](const AffectSample& a) { return a.moods[i]; }));
+    for (int i = 0; i < 2; ++i) s.push_back(series(kMoodLabels[i], [i](const AffectSample& a) { return a.moods[i]; }));
     s[0].colour = "#2ca02c";
     s[1].colour = "#d62728";
     o.title = "Moods";
@@ -281,8 +281,7 @@ double MovedOverLast(const std::vector<TrajectorySample>& path, double window_s)
   double moved = 0.0;
   for (size_t i = path.size(); i-- > 0;) {
     moved = std::max(moved, std::hypot(path[i].x - end.x, path[i].y - end.y));
-    if (path[i].t < end.t - window_s)
-      break;  // the last pose kept before the window: included, then stop
+    if (path[i].t < end.t - window_s) break;  // the last pose kept before the window: included, then stop
   }
   return moved;
 }
@@ -290,10 +289,8 @@ double MovedOverLast(const std::vector<TrajectorySample>& path, double window_s)
 FailureKind ClassifyFailure(const FailedTraversal* traversal, int collisions, int contact_cycles) {
   if (collisions >= kPinnedCollisions || contact_cycles >= kPinnedContactCycles) return FailureKind::kPinned;
   if (traversal == nullptr || traversal->samples.empty()) return FailureKind::kUnknown;
-  if (MovedOverLast(traversal->samples, kStillWindowS) >= kStillMetres)
-    return FailureKind::kWandering;
-  return traversal->distance_to_goal < kNearGoalMetres ? FailureKind::kStoppedNearGoal
-                                                       : FailureKind::kStopped;
+  if (MovedOverLast(traversal->samples, kStillWindowS) >= kStillMetres) return FailureKind::kWandering;
+  return traversal->distance_to_goal < kNearGoalMetres ? FailureKind::kStoppedNearGoal : FailureKind::kStopped;
 }
 
 std::string RenderFailurePathSvg(const FailureTrace& run, const FailedTraversal& traversal) {
@@ -327,17 +324,14 @@ std::string PerTraversalBySet(const std::vector<SummaryRow>& summary, const std:
     for (const auto& config : configs) {
       std::set<std::string> sweeps;
       for (const auto& r : summary) {
-        if (r.scope == Scope::kIteration && r.set == set && r.config == config)
-          sweeps.insert(r.sweep);
+        if (r.scope == Scope::kIteration && r.set == set && r.config == config) sweeps.insert(r.sweep);
       }
       curves += sweeps.size();
     }
     for (const auto& config : configs) {
-      std::map<std::string, std::vector<const SummaryRow*>>
-          by_sweep;  // swept value → rows in traversal order
+      std::map<std::string, std::vector<const SummaryRow*>> by_sweep;  // swept value → rows in traversal order
       for (const auto& r : summary) {
-        if (r.scope == Scope::kIteration && r.set == set && r.config == config)
-          by_sweep[r.sweep].push_back(&r);
+        if (r.scope == Scope::kIteration && r.set == set && r.config == config) by_sweep[r.sweep].push_back(&r);
       }
       for (const auto& [sweep, rows] : by_sweep) {
         const std::string label = has_sweep ? config + " · " + sweep : config;
@@ -351,8 +345,7 @@ std::string PerTraversalBySet(const std::vector<SummaryRow>& summary, const std:
         all.markers = false;
         // Side by side (±0.06 of a traversal per curve) so that the intervals do not hide each
         // other.
-        const double dodge = 0.12 * (static_cast<double>(success.size()) -
-                                     0.5 * (static_cast<double>(curves) - 1.0));
+        const double dodge = 0.12 * (static_cast<double>(success.size()) - 0.5 * (static_cast<double>(curves) - 1.0));
         for (const SummaryRow* r : rows) {
           rate.x.push_back(r->iteration + dodge);
           rate.y.push_back(100.0 * r->success.estimate);
@@ -431,8 +424,8 @@ std::string PerTraversalTable(const std::vector<SummaryRow>& summary, bool has_s
             s << "<td>" << r.success.successes << "/" << r.success.trials << "</td>";
             break;
           case 1:
-            s << "<td class=\"ci\">" << Fmt(100.0 * r.success.estimate, 1) << " ["
-              << Fmt(100.0 * r.success.low, 1) << "–" << Fmt(100.0 * r.success.high, 1) << "]</td>";
+            s << "<td class=\"ci\">" << Fmt(100.0 * r.success.estimate, 1) << " [" << Fmt(100.0 * r.success.low, 1)
+              << "–" << Fmt(100.0 * r.success.high, 1) << "]</td>";
             break;
           case 2:
             s << "<td>" << (ok.n ? Fmt(ok.mean, 1) : "–") << "</td>";
@@ -448,8 +441,7 @@ std::string PerTraversalTable(const std::vector<SummaryRow>& summary, bool has_s
   };
   for (const auto& r : summary) {
     if (r.scope != Scope::kIteration) continue;
-    if (group == nullptr || group->config != r.config || group->sweep != r.sweep ||
-        group->set != r.set) {
+    if (group == nullptr || group->config != r.config || group->sweep != r.sweep || group->set != r.set) {
       flush();
       group = &r;
     }
@@ -479,15 +471,13 @@ std::string FailuresSection(const ReportInputs& in, const std::vector<SummaryRow
   }
   std::ostringstream h;
   h << "<h2 id=\"failures\">Failed traversals</h2>\n";
-  for (const auto& e : in.failure_file_errors)
-    h << "<p class=\"warn\">Unreadable: " << Escape(e) << "</p>\n";
+  for (const auto& e : in.failure_file_errors) h << "<p class=\"warn\">Unreadable: " << Escape(e) << "</p>\n";
   if (failed.empty()) {
     h << "<p>No traversal failed (" << in.rows.size() << " traversals).</p>\n";
     return h.str();
   }
   // (run, traversal) → its recorded path, if any.
-  std::map<std::pair<std::string, int>, std::pair<const FailureTrace*, const FailedTraversal*>>
-      paths;
+  std::map<std::pair<std::string, int>, std::pair<const FailureTrace*, const FailedTraversal*>> paths;
   for (const auto& run : in.failures) {
     for (const auto& t : run.traversals) paths[{run.run_id, t.iteration}] = {&run, &t};
   }
@@ -496,8 +486,8 @@ std::string FailuresSection(const ReportInputs& in, const std::vector<SummaryRow
        "collisions: "
        "<b>pinned</b> = "
     << kPinnedCollisions << "+ collision events in the traversal or " << kPinnedContactCycles / 10
-    << "+ s in contact; <b>stopped</b> = moved less than "
-    << FormatNumber(kStillMetres) << " m over its last " << FormatNumber(kStillWindowS)
+    << "+ s in contact; <b>stopped</b> = moved less than " << FormatNumber(kStillMetres) << " m over its last "
+    << FormatNumber(kStillWindowS)
     << " s, <b>within 1 m of the goal</b> or further away; <b>wandering</b> = still moving at the "
        "timeout. "
        "A rough guide for reading the pictures, not a diagnosis.</p>\n";
@@ -511,8 +501,7 @@ std::string FailuresSection(const ReportInputs& in, const std::vector<SummaryRow
 
   // Counts per configuration and set.
   constexpr std::array<FailureKind, 5> kinds = {FailureKind::kPinned, FailureKind::kStoppedNearGoal,
-                                                FailureKind::kStopped, FailureKind::kWandering,
-                                                FailureKind::kUnknown};
+                                                FailureKind::kStopped, FailureKind::kWandering, FailureKind::kUnknown};
   std::map<std::tuple<std::string, std::string, char>, std::array<int, 5>> counts;
   std::vector<FailureKind> kind_of;
   for (const IterationRow* r : failed) {
@@ -532,9 +521,8 @@ std::string FailuresSection(const ReportInputs& in, const std::vector<SummaryRow
     if (it == counts.end() || !listed.insert(key).second) continue;
     int total = 0;
     for (int c : it->second) total += c;
-    h << "<tr><td class=\"key\">" << Escape(r.config)
-      << (r.sweep.empty() ? "" : " · " + Escape(r.sweep)) << "</td><td>" << r.set << "</td><td>"
-      << total << "</td>";
+    h << "<tr><td class=\"key\">" << Escape(r.config) << (r.sweep.empty() ? "" : " · " + Escape(r.sweep)) << "</td><td>"
+      << r.set << "</td><td>" << total << "</td>";
     for (int c : it->second) h << "<td>" << c << "</td>";
     h << "</tr>\n";
   }
@@ -552,14 +540,11 @@ std::string FailuresSection(const ReportInputs& in, const std::vector<SummaryRow
   }
   std::set<size_t> pictured;
   std::vector<size_t> picture_order;
-  for (size_t round = 0; static_cast<int>(picture_order.size()) < options.max_failure_pictures;
-       ++round) {
+  for (size_t round = 0; static_cast<int>(picture_order.size()) < options.max_failure_pictures; ++round) {
     bool any = false;
     for (const auto& key : group_order) {
       const auto& list = by_group[key];
-      if (round >= list.size() ||
-          static_cast<int>(picture_order.size()) >= options.max_failure_pictures)
-        continue;
+      if (round >= list.size() || static_cast<int>(picture_order.size()) >= options.max_failure_pictures) continue;
       any = true;
       picture_order.push_back(list[round]);
       pictured.insert(list[round]);
@@ -577,11 +562,10 @@ std::string FailuresSection(const ReportInputs& in, const std::vector<SummaryRow
     const IterationRow& r = *failed[i];
     const auto it = paths.find({r.run_id, r.iteration});
     const FailedTraversal* t = it == paths.end() ? nullptr : it->second.second;
-    h << "<tr><td>" << i + 1 << "</td><td class=\"left\">" << Escape(r.run_id)
-      << "</td><td class=\"left\">" << Escape(r.config) << "</td><td>" << r.set << "</td><td>"
-      << r.env << "</td><td>" << r.seed << "</td><td>" << r.iteration << "</td><td>"
-      << (t ? Fmt(t->distance_to_goal, 2) : "–") << "</td><td>" << r.collisions << "</td><td>"
-      << r.contact_cycles << "</td><td>" << Fmt(r.distance_travelled, 1) << "</td><td>"
+    h << "<tr><td>" << i + 1 << "</td><td class=\"left\">" << Escape(r.run_id) << "</td><td class=\"left\">"
+      << Escape(r.config) << "</td><td>" << r.set << "</td><td>" << r.env << "</td><td>" << r.seed << "</td><td>"
+      << r.iteration << "</td><td>" << (t ? Fmt(t->distance_to_goal, 2) : "–") << "</td><td>" << r.collisions
+      << "</td><td>" << r.contact_cycles << "</td><td>" << Fmt(r.distance_travelled, 1) << "</td><td>"
       << (t && !t->samples.empty() ? Fmt(MovedOverLast(t->samples, kStillWindowS), 2) : "–")
       << "</td><td class=\"left\">" << FailureKindName(kind_of[i]) << "</td><td>";
     if (pictured.count(i)) {
@@ -593,13 +577,11 @@ std::string FailuresSection(const ReportInputs& in, const std::vector<SummaryRow
   }
   h << "</table>\n";
   if (!picture_order.empty()) {
-    h << "<p class=\"meta\">Paths of " << picture_order.size() << " of " << failed.size()
-      << " failed traversals";
+    h << "<p class=\"meta\">Paths of " << picture_order.size() << " of " << failed.size() << " failed traversals";
     size_t with_path = 0;
     for (const auto& [key, list] : by_group) with_path += list.size();
     if (picture_order.size() < with_path)
-      h << " (at most " << options.max_failure_pictures
-        << ", the configuration-and-set groups in turn; every path "
+      h << " (at most " << options.max_failure_pictures << ", the configuration-and-set groups in turn; every path "
         << "is in the failed_*.csv files)";
     h << ": the true path (red) from where the traversal began to the cross where it stood at the "
          "timeout; the "
@@ -611,10 +593,9 @@ std::string FailuresSection(const ReportInputs& in, const std::vector<SummaryRow
       const IterationRow& r = *failed[i];
       const auto& [run, t] = paths.at({r.run_id, r.iteration});
       h << "<figure class=\"fail\" id=\"" << FailureAnchor(r.run_id, r.iteration) << "\">"
-        << RenderFailurePathSvg(*run, *t) << "<figcaption>#" << i + 1 << " · " << Escape(r.config)
-        << " · set " << r.set << " env " << r.env << " · stopped " << Fmt(t->distance_to_goal, 2)
-        << " m from the goal, " << r.collisions << " collisions · " << FailureKindName(kind_of[i])
-        << "</figcaption></figure>\n";
+        << RenderFailurePathSvg(*run, *t) << "<figcaption>#" << i + 1 << " · " << Escape(r.config) << " · set " << r.set
+        << " env " << r.env << " · stopped " << Fmt(t->distance_to_goal, 2) << " m from the goal, " << r.collisions
+        << " collisions · " << FailureKindName(kind_of[i]) << "</figcaption></figure>\n";
     }
     h << "</div>\n";
   }
@@ -651,8 +632,7 @@ std::string RenderReportHtml(const ReportInputs& in, const ReportOptions& option
   h << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>limbic experiment "
     << Escape(experiment) << "</title>\n<style>" << kCss << "</style></head><body>\n";
   h << "<h1>Experiment " << Escape(experiment) << "</h1>\n";
-  h << "<p class=\"meta\">" << run_ids.size() << " runs, " << rows.size()
-    << " traversals; configurations: ";
+  h << "<p class=\"meta\">" << run_ids.size() << " runs, " << rows.size() << " traversals; configurations: ";
   for (size_t i = 0; i < configs.size(); ++i) h << (i ? ", " : "") << Escape(configs[i]);
   h << "; sets: ";
   for (char s : set_letters) h << s;
@@ -706,9 +686,9 @@ std::string RenderReportHtml(const ReportInputs& in, const ReportOptions& option
         const std::string label = has_sweep ? label_of(r, true) : r.config;
         Curve& c = curves[label];
         c.label = label;
-        const double x = has_sweep ? r.sweep_value
-                                   : static_cast<double>(std::find(letters.begin(), letters.end(), r.set) -
-                                                         letters.begin());
+        const double x = has_sweep
+                             ? r.sweep_value
+                             : static_cast<double>(std::find(letters.begin(), letters.end(), r.set) - letters.begin());
         // Coverage once per run: its last traversal carries the cumulative value.
         if (m == Metric::kCoverage && r.iteration != last_iteration[r.run_id]) continue;
         if (!Counts(r, m)) continue;
@@ -752,8 +732,7 @@ std::string RenderReportHtml(const ReportInputs& in, const ReportOptions& option
       if (m == Metric::kSuccessRate) o.y_max = 100;
       h << plot::LinePlot(CurvesToSeries(ordered(curves), m == Metric::kSuccessRate), o);
     }
-    h << "</div>\n<p class=\"meta\">Pooled over "
-      << (split_sets ? "environments" : "sets and environments")
+    h << "</div>\n<p class=\"meta\">Pooled over " << (split_sets ? "environments" : "sets and environments")
       << (has_sweep ? " and swept values" : "")
       << "; bars: ±1 standard deviation (success: 95 % Wilson interval).</p>\n";
     h << PerTraversalBySet(summary, set_letters, configs, has_sweep);
@@ -875,8 +854,7 @@ ReportResult Report(const std::string& dir, const ReportOptions& options) {
   result.report_html = (fs::path(dir) / "report.html").string();
   const auto summary = Summarize(in.rows, options.config_order);
   WriteSummaryCsv(result.summary_csv, summary);
-  if (std::any_of(summary.begin(), summary.end(),
-                  [](const SummaryRow& r) { return r.scope == Scope::kIteration; })) {
+  if (std::any_of(summary.begin(), summary.end(), [](const SummaryRow& r) { return r.scope == Scope::kIteration; })) {
     result.per_traversal_csv = (fs::path(dir) / "per_traversal.csv").string();
     WritePerTraversalCsv(result.per_traversal_csv, summary);
   }

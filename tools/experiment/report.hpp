@@ -15,8 +15,8 @@ namespace limbic::experiment {
 
 struct ReportOptions {
   std::vector<std::string> config_order;  // configurations listed first, in this order
-  int max_paths = 4;        // example paths drawn (trace files, in run-id order)
-  int max_affect_runs = 2;  // affect time series drawn
+  int max_paths = 4;                      // example paths drawn (trace files, in run-id order)
+  int max_affect_runs = 2;                // affect time series drawn
   int histogram_bins = 20;
   // Path pictures in the failures section (every failure is listed in its table either way). About
   // 16 KB of SVG each: 500 keep a report of a badly failing experiment under ~10 MB.
@@ -30,10 +30,9 @@ struct ReportInputs {
   std::vector<IterationRow> rows;
   std::vector<RunTrace> paths;
   std::vector<AffectTrace> affect;
-  std::vector<FailureTrace> failures;  // failed_*.csv of the folder
-  std::vector<std::string>
-      failure_file_errors;  // failed_*.csv that could not be read: "file: reason"
-  std::vector<std::string> recordings;  // MCAP files relative to the report (recordings/<run_id>.mcap)
+  std::vector<FailureTrace> failures;            // failed_*.csv of the folder
+  std::vector<std::string> failure_file_errors;  // failed_*.csv that could not be read: "file: reason"
+  std::vector<std::string> recordings;           // MCAP files relative to the report (recordings/<run_id>.mcap)
 };
 
 // A rough class of where and how a failed traversal stopped, from its recorded path and collisions
@@ -85,7 +84,7 @@ struct ReportResult {
   std::string report_html;
   int rows = 0;
   int runs = 0;
-  int skipped_lines = 0;  // torn or malformed runs.csv records ignored
+  int skipped_lines = 0;                // torn or malformed runs.csv records ignored
   std::vector<std::string> cut_traces;  // trace files that end before their end marker: skipped
 };
 

@@ -46,8 +46,8 @@ std::vector<IterationRow> Synthetic(const std::string& experiment, bool sweep, i
                 r.sweep = "W_v4=" + FormatNumber(v);
                 r.sweep_value = v;
               }
-              r.run_id = config + (sweep ? "-" + FormatNumber(v) : "") + "-" + std::string(1, set) +
-                         "-" + std::to_string(env) + "-" + std::to_string(rep);
+              r.run_id = config + (sweep ? "-" + FormatNumber(v) : "") + "-" + std::string(1, set) + "-" +
+                         std::to_string(env) + "-" + std::to_string(rep);
               r.iteration = it;
               const double base = config == "affective" ? 90 - 6 * it : 80;
               r.completion_time_s = std::clamp(base + 40 * v + 15 * noise(rng), 20.0, 600.0);
@@ -83,7 +83,9 @@ RunTrace SyntheticTrace(const std::string& run_id, char set, int env) {
     const double wiggle = 1.5 * std::sin(f * 9.0);
     const double x = world.start.x() + f * (world.goal.x() - world.start.x());
     const double y = world.start.y() + f * (world.goal.y() - world.start.y()) + wiggle * (1 - f) * f * 4;
-    t.samples.push_back({0.1 * i, 1, x, y, std::atan2(world.goal.y() - world.start.y(), world.goal.x() - world.start.x()) + 0.3 * std::cos(f * 9.0)});
+    t.samples.push_back(
+        {0.1 * i, 1, x, y,
+         std::atan2(world.goal.y() - world.start.y(), world.goal.x() - world.start.x()) + 0.3 * std::cos(f * 9.0)});
   }
   t.grid.origin = {0, 0};
   t.grid.resolution = 0.35;
@@ -93,8 +95,10 @@ RunTrace SyntheticTrace(const std::string& run_id, char set, int env) {
   for (const auto& o : world.objects) {
     double x0 = 1e9, y0 = 1e9, x1 = -1e9, y1 = -1e9;
     for (const auto& v : o.vertices) {
-      x0 = std::min(x0, v.x()); y0 = std::min(y0, v.y());
-      x1 = std::max(x1, v.x()); y1 = std::max(y1, v.y());
+      x0 = std::min(x0, v.x());
+      y0 = std::min(y0, v.y());
+      x1 = std::max(x1, v.x());
+      y1 = std::max(y1, v.y());
     }
     for (int iy = 0; iy < t.grid.height; ++iy)
       for (int ix = 0; ix < t.grid.width; ++ix) {
@@ -124,8 +128,7 @@ AffectTrace SyntheticAffect(const std::string& run_id) {
   return a;
 }
 
-fs::path WriteSyntheticDir(const std::string& name, bool sweep, int iterations,
-                           const std::vector<char>& sets) {
+fs::path WriteSyntheticDir(const std::string& name, bool sweep, int iterations, const std::vector<char>& sets) {
   const fs::path dir = fs::temp_directory_path() / name;
   fs::remove_all(dir);
   fs::create_directories(dir);
@@ -181,7 +184,7 @@ TEST(Report, SweepReportRendersFromRunsDirectory) {
   EXPECT_TRUE(result.per_traversal_csv.empty()) << "one traversal per run: no per-traversal file";
   EXPECT_FALSE(fs::exists(dir / "per_traversal.csv"));
   EXPECT_EQ(html.find("<script"), std::string::npos);
-  EXPECT_EQ(html.find("http://") , html.find("http://www.w3.org/2000/svg"));  // no external assets
+  EXPECT_EQ(html.find("http://"), html.find("http://www.w3.org/2000/svg"));  // no external assets
   EXPECT_EQ(html.find("nan"), std::string::npos);
   EXPECT_TRUE(fs::exists(result.summary_csv));
 }
@@ -201,9 +204,8 @@ TEST(Report, Chapter10StyleReportHasPerTraversalCurves) {
   // The per-traversal table: per (config, set) 4 lines (arrived/runs, %, both times) of 9
   // traversals.
   EXPECT_EQ(Count(html, "success, arrived/runs"), 2 * 3);
-  EXPECT_EQ(Count(html, "<td>6/6</td>") + Count(html, "<td>5/6</td>") +
-                Count(html, "<td>4/6</td>") + Count(html, "<td>3/6</td>") +
-                Count(html, "<td>2/6</td>") + Count(html, "<td>1/6</td>") +
+  EXPECT_EQ(Count(html, "<td>6/6</td>") + Count(html, "<td>5/6</td>") + Count(html, "<td>4/6</td>") +
+                Count(html, "<td>3/6</td>") + Count(html, "<td>2/6</td>") + Count(html, "<td>1/6</td>") +
                 Count(html, "<td>0/6</td>"),
             2 * 3 * 9);
   ASSERT_FALSE(result.per_traversal_csv.empty());
@@ -269,8 +271,7 @@ std::vector<IterationRow> RunsWithFailures() {
   return rows;
 }
 
-FailureTrace FailureOf(const std::string& run_id, int env, int iteration, double distance,
-                       bool still) {
+FailureTrace FailureOf(const std::string& run_id, int env, int iteration, double distance, bool still) {
   const sim::Environment world = sim::GenerateEnvironment('B', env, 1);
   FailureTrace t;
   t.run_id = run_id;
@@ -287,8 +288,7 @@ FailureTrace FailureOf(const std::string& run_id, int env, int iteration, double
   // on.
   for (int i = 0; i <= 100; ++i) {
     const double a = 0.01 * i;
-    f.samples.push_back({1.0 * i, iteration,
-                         world.start.x() + a * (world.goal.x() - world.start.x()) * 0.9,
+    f.samples.push_back({1.0 * i, iteration, world.start.x() + a * (world.goal.x() - world.start.x()) * 0.9,
                          world.start.y() + a * (world.goal.y() - world.start.y()) * 0.9, 0.3});
   }
   if (still) {
@@ -362,8 +362,7 @@ TEST(Report, FailuresSectionListsEachFailedTraversalWithItsPath) {
   capped.max_failure_pictures = 1;
   ReportInputs inputs;
   inputs.rows = RunsWithFailures();
-  inputs.failures = {FailureOf("constant-B-0-0", 0, 2, 7.25, false),
-                     FailureOf("affective-B-1-0", 1, 3, 0.6, true)};
+  inputs.failures = {FailureOf("constant-B-0-0", 0, 2, 7.25, false), FailureOf("affective-B-1-0", 1, 3, 0.6, true)};
   const std::string one = RenderReportHtml(inputs, capped);
   EXPECT_EQ(Count(one, "id=\"trajectory-end\""), 1);
   EXPECT_NE(one.find("in failed_affective-B-1-0.csv"), std::string::npos);
@@ -380,13 +379,11 @@ TEST(Report, AnOldFolderWithoutFailedPathsSaysSoAndStillListsTheFailures) {
   const std::string html((std::istreambuf_iterator<char>(in)), {});
   EXPECT_NE(html.find("This folder has no failed_*.csv"), std::string::npos);
   EXPECT_EQ(Count(html, "not recorded"), 2);
-  EXPECT_NE(html.find(FailureKindName(FailureKind::kPinned)), std::string::npos)
-      << "collisions are in runs.csv";
+  EXPECT_NE(html.find(FailureKindName(FailureKind::kPinned)), std::string::npos) << "collisions are in runs.csv";
   EXPECT_EQ(Count(html, "id=\"trajectory-end\""), 0);
 
   // A broken failed_*.csv is named; the report is still written.
-  std::ofstream(dir / "failed_constant-B-0-0.csv")
-      << "# limbic failed traversals v1\n# run_id,x\n1,2,3,4\n# end\n";
+  std::ofstream(dir / "failed_constant-B-0-0.csv") << "# limbic failed traversals v1\n# run_id,x\n1,2,3,4\n# end\n";
   const ReportResult again = Report(dir.string());
   std::ifstream in2(again.report_html);
   const std::string html2((std::istreambuf_iterator<char>(in2)), {});
@@ -406,8 +403,7 @@ TEST(Report, NoFailureSaysSo) {
   for (auto& r : rows) r.success = true;
   ReportInputs inputs;
   inputs.rows = rows;
-  EXPECT_NE(RenderReportHtml(inputs).find("No traversal failed (6 traversals)."),
-            std::string::npos);
+  EXPECT_NE(RenderReportHtml(inputs).find("No traversal failed (6 traversals)."), std::string::npos);
 }
 
 TEST(Report, MissingRunsIsAnError) {

@@ -51,14 +51,12 @@ bool ParseRow(const std::vector<std::string>& f, IterationRow* row, size_t colum
   if (f[3].size() != 1) return false;
   row->set = f[3][0];
   int success = 0;
-  const bool ok = ParseInteger(f[4], &row->env) && ParseInteger(f[5], &row->repeat) &&
-                  ParseInteger(f[6], &row->seed) && ParseDouble(f[8], &row->sweep_value) &&
-                  ParseInteger(f[9], &row->iteration) && ParseDouble(f[10], &row->completion_time_s) &&
-                  ParseInteger(f[11], &success) && ParseInteger(f[12], &row->collisions) &&
-                  ParseDouble(f[13], &row->collisions_per_min) &&
-                  ParseDouble(f[14], &row->mean_velocity) &&
-                  ParseDouble(f[15], &row->exec_time_ratio) && ParseDouble(f[16], &row->coverage) &&
-                  ParseDouble(f[17], &row->distance_travelled) &&
+  const bool ok = ParseInteger(f[4], &row->env) && ParseInteger(f[5], &row->repeat) && ParseInteger(f[6], &row->seed) &&
+                  ParseDouble(f[8], &row->sweep_value) && ParseInteger(f[9], &row->iteration) &&
+                  ParseDouble(f[10], &row->completion_time_s) && ParseInteger(f[11], &success) &&
+                  ParseInteger(f[12], &row->collisions) && ParseDouble(f[13], &row->collisions_per_min) &&
+                  ParseDouble(f[14], &row->mean_velocity) && ParseDouble(f[15], &row->exec_time_ratio) &&
+                  ParseDouble(f[16], &row->coverage) && ParseDouble(f[17], &row->distance_travelled) &&
                   ParseInteger(f[18], &row->contact_cycles);
   row->sweep = f[7];
   row->success = success != 0;
@@ -70,12 +68,27 @@ std::string HeaderLine() { return CsvLine(RunsCsvColumns()); }
 }  // namespace
 
 const std::vector<std::string>& RunsCsvColumns() {
-  static const std::vector<std::string> columns = {
-      "run_id",        "experiment",         "config",        "set",
-      "env",           "repeat",             "seed",          "sweep",
-      "sweep_value",   "iteration",          "completion_time_s", "success",
-      "collisions",    "collisions_per_min", "mean_velocity", "exec_time_ratio",
-      "coverage",      "distance_travelled", "contact_cycles",     "status",        "error"};
+  static const std::vector<std::string> columns = {"run_id",
+                                                   "experiment",
+                                                   "config",
+                                                   "set",
+                                                   "env",
+                                                   "repeat",
+                                                   "seed",
+                                                   "sweep",
+                                                   "sweep_value",
+                                                   "iteration",
+                                                   "completion_time_s",
+                                                   "success",
+                                                   "collisions",
+                                                   "collisions_per_min",
+                                                   "mean_velocity",
+                                                   "exec_time_ratio",
+                                                   "coverage",
+                                                   "distance_travelled",
+                                                   "contact_cycles",
+                                                   "status",
+                                                   "error"};
   return columns;
 }
 
@@ -147,14 +160,27 @@ std::vector<std::vector<std::string>> ParseCsv(const std::string& text, bool* la
 }
 
 std::string FormatRow(const IterationRow& r) {
-  return CsvLine({r.run_id, r.experiment, r.config, std::string(1, r.set), std::to_string(r.env),
-                  std::to_string(r.repeat), std::to_string(r.seed), r.sweep,
-                  FormatNumber(r.sweep_value), std::to_string(r.iteration),
-                  FormatNumber(r.completion_time_s), r.success ? "1" : "0",
-                  std::to_string(r.collisions), FormatNumber(r.collisions_per_min),
-                  FormatNumber(r.mean_velocity), FormatNumber(r.exec_time_ratio),
-                  FormatNumber(r.coverage), FormatNumber(r.distance_travelled),
-                  std::to_string(r.contact_cycles), r.status, r.error});
+  return CsvLine({r.run_id,
+                  r.experiment,
+                  r.config,
+                  std::string(1, r.set),
+                  std::to_string(r.env),
+                  std::to_string(r.repeat),
+                  std::to_string(r.seed),
+                  r.sweep,
+                  FormatNumber(r.sweep_value),
+                  std::to_string(r.iteration),
+                  FormatNumber(r.completion_time_s),
+                  r.success ? "1" : "0",
+                  std::to_string(r.collisions),
+                  FormatNumber(r.collisions_per_min),
+                  FormatNumber(r.mean_velocity),
+                  FormatNumber(r.exec_time_ratio),
+                  FormatNumber(r.coverage),
+                  FormatNumber(r.distance_travelled),
+                  std::to_string(r.contact_cycles),
+                  r.status,
+                  r.error});
 }
 
 RunsFile ReadRuns(const std::string& path) {
@@ -167,8 +193,7 @@ RunsFile ReadRuns(const std::string& path) {
   const auto& current = RunsCsvColumns();
   const bool legacy = records[0] == std::vector<std::string>(current.begin(), current.begin() + kLegacyColumns);
   if (records[0] != current && !legacy)
-    throw std::runtime_error(path + ": the header is not that of a limbic runs.csv (" +
-                             CsvLine(records[0]) + ")");
+    throw std::runtime_error(path + ": the header is not that of a limbic runs.csv (" + CsvLine(records[0]) + ")");
   const size_t columns = records[0].size();
   std::map<std::pair<std::string, int>, size_t> position;
   for (size_t i = 1; i < records.size(); ++i) {
@@ -261,9 +286,8 @@ MergeResult Merge(const std::vector<std::string>& dirs, const std::string& out_d
         result.experiment = r.experiment;
         experiment_source = path;
       } else if (r.experiment != result.experiment) {
-        throw std::runtime_error("cannot merge different experiments: " + experiment_source +
-                                 " has '" + result.experiment + "', " + path + " has '" +
-                                 r.experiment + "'");
+        throw std::runtime_error("cannot merge different experiments: " + experiment_source + " has '" +
+                                 result.experiment + "', " + path + " has '" + r.experiment + "'");
       }
       if (kept.count(r.run_id) && !here.count(r.run_id)) {
         dropped.insert(r.run_id);
@@ -284,9 +308,7 @@ MergeResult Merge(const std::vector<std::string>& dirs, const std::string& out_d
     for (const auto& entry : fs::directory_iterator(dir)) {
       const std::string name = entry.path().filename().string();
       if (!entry.is_regular_file() || !name.ends_with(".csv")) continue;
-      if (!name.starts_with("trace_") && !name.starts_with("affect_") &&
-          !name.starts_with("failed_"))
-        continue;
+      if (!name.starts_with("trace_") && !name.starts_with("affect_") && !name.starts_with("failed_")) continue;
       const fs::path target = fs::path(out_dir) / name;
       if (fs::exists(target)) continue;
       fs::copy_file(entry.path(), target);

@@ -19,9 +19,9 @@ struct IterationRow {
   int env = 0;
   int repeat = 0;
   uint64_t seed = 0;
-  std::string sweep;         // "name=value" ("" without a sweep)
-  double sweep_value = 0.0;  // numeric value of the swept quantity
-  int iteration = 1;         // 1-based traversal number
+  std::string sweep;               // "name=value" ("" without a sweep)
+  double sweep_value = 0.0;        // numeric value of the swept quantity
+  int iteration = 1;               // 1-based traversal number
   double completion_time_s = 0.0;  // 600 on timeout
   bool success = false;
   int collisions = 0;               // contact events (§8 item 15)
@@ -53,9 +53,9 @@ std::string FormatRow(const IterationRow& row);  // one CSV line, no terminator
 
 // Rows read from a runs.csv.
 struct RunsFile {
-  std::vector<IterationRow> rows;  // status ok, file order; a later (run_id, iteration) replaces an earlier one
+  std::vector<IterationRow> rows;    // status ok, file order; a later (run_id, iteration) replaces an earlier one
   std::vector<IterationRow> errors;  // status error: runs that ended with a failing step (not data)
-  int skipped_lines = 0;           // malformed or torn records (e.g. a write cut by a kill)
+  int skipped_lines = 0;             // malformed or torn records (e.g. a write cut by a kill)
 };
 
 // Reads a runs.csv. A missing file gives no rows. Throws std::runtime_error for a header that is
@@ -90,10 +90,10 @@ std::set<std::string> FinishedRuns(const std::string& runs_csv, int iterations);
 
 struct MergeResult {
   std::string experiment;
-  int rows = 0;             // rows written
-  int runs = 0;             // distinct run ids written
-  int duplicate_runs = 0;   // run ids dropped because an earlier directory had them
-  int trace_files = 0;      // trace_*.csv, affect_*.csv and failed_*.csv copied
+  int rows = 0;            // rows written
+  int runs = 0;            // distinct run ids written
+  int duplicate_runs = 0;  // run ids dropped because an earlier directory had them
+  int trace_files = 0;     // trace_*.csv, affect_*.csv and failed_*.csv copied
 };
 
 // Concatenates <dir>/runs.csv of every dir into <out_dir>/runs.csv (created), keeping each run_id

@@ -1,7 +1,6 @@
 #include "tools/experiment/results.hpp"
 
 #include <gtest/gtest.h>
-
 #include <signal.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
@@ -54,8 +53,7 @@ IterationRow Row(const std::string& id, int iteration, const std::string& experi
 }
 
 TEST(Csv, QuotingFollowsRfc4180) {
-  EXPECT_EQ(CsvLine({"a", "b,c", "say \"hi\"", "line\nbreak", ""}),
-            "a,\"b,c\",\"say \"\"hi\"\"\",\"line\nbreak\",");
+  EXPECT_EQ(CsvLine({"a", "b,c", "say \"hi\"", "line\nbreak", ""}), "a,\"b,c\",\"say \"\"hi\"\"\",\"line\nbreak\",");
   bool complete = false;
   const auto records = ParseCsv("a,\"b,c\",\"say \"\"hi\"\"\",\"line\nbreak\",\r\nx,y\n", &complete);
   ASSERT_EQ(records.size(), 2u);

@@ -17,7 +17,6 @@
 namespace limbic::experiment {
 namespace {
 
-
 // Statistics of one scope over the rows of one group (rows of several runs).
 SummaryRow Aggregate(const std::vector<const IterationRow*>& rows) {
   SummaryRow out;
@@ -26,15 +25,13 @@ SummaryRow Aggregate(const std::vector<const IterationRow*>& rows) {
   std::map<std::string, const IterationRow*> last_of_run;  // coverage once per run
   for (const IterationRow* r : rows) {
     for (Metric m : kAllMetrics) {
-      if (m != Metric::kCoverage && Counts(*r, m))
-        values[static_cast<int>(m)].push_back(MetricValue(*r, m));
+      if (m != Metric::kCoverage && Counts(*r, m)) values[static_cast<int>(m)].push_back(MetricValue(*r, m));
     }
     successes += r->success ? 1 : 0;
     auto& last = last_of_run[r->run_id];
     if (!last || r->iteration > last->iteration) last = r;
   }
-  for (const auto& [id, r] : last_of_run)
-    values[static_cast<int>(Metric::kCoverage)].push_back(r->coverage);
+  for (const auto& [id, r] : last_of_run) values[static_cast<int>(Metric::kCoverage)].push_back(r->coverage);
   for (int i = 0; i < kNumMetrics; ++i) out.stats[i] = Describe(values[i]);
   out.runs = static_cast<int>(last_of_run.size());
   out.success = WilsonInterval(successes, static_cast<int>(rows.size()));
@@ -45,16 +42,24 @@ SummaryRow Aggregate(const std::vector<const IterationRow*>& rows) {
 
 double MetricValue(const IterationRow& r, Metric m) {
   switch (m) {
-    case Metric::kCompletionTime: return r.completion_time_s;
+    case Metric::kCompletionTime:
+      return r.completion_time_s;
     case Metric::kSuccessTime:
       return r.completion_time_s;
-    case Metric::kSuccessRate: return r.success ? 100.0 : 0.0;
-    case Metric::kCollisions: return r.collisions;
-    case Metric::kCollisionsPerMin: return r.collisions_per_min;
-    case Metric::kMeanVelocity: return r.mean_velocity;
-    case Metric::kExecTimeRatio: return r.exec_time_ratio;
-    case Metric::kCoverage: return r.coverage;
-    case Metric::kDistance: return r.distance_travelled;
+    case Metric::kSuccessRate:
+      return r.success ? 100.0 : 0.0;
+    case Metric::kCollisions:
+      return r.collisions;
+    case Metric::kCollisionsPerMin:
+      return r.collisions_per_min;
+    case Metric::kMeanVelocity:
+      return r.mean_velocity;
+    case Metric::kExecTimeRatio:
+      return r.exec_time_ratio;
+    case Metric::kCoverage:
+      return r.coverage;
+    case Metric::kDistance:
+      return r.distance_travelled;
   }
   return 0.0;
 }
@@ -88,16 +93,24 @@ Proportion WilsonInterval(int successes, int trials, double z) {
 
 const char* MetricKey(Metric m) {
   switch (m) {
-    case Metric::kCompletionTime: return "completion_time_s";
+    case Metric::kCompletionTime:
+      return "completion_time_s";
     case Metric::kSuccessTime:
       return "success_time_s";
-    case Metric::kSuccessRate: return "success_rate_pct";
-    case Metric::kCollisions: return "collisions";
-    case Metric::kCollisionsPerMin: return "collisions_per_min";
-    case Metric::kMeanVelocity: return "mean_velocity";
-    case Metric::kExecTimeRatio: return "exec_time_ratio";
-    case Metric::kCoverage: return "coverage";
-    case Metric::kDistance: return "distance_travelled";
+    case Metric::kSuccessRate:
+      return "success_rate_pct";
+    case Metric::kCollisions:
+      return "collisions";
+    case Metric::kCollisionsPerMin:
+      return "collisions_per_min";
+    case Metric::kMeanVelocity:
+      return "mean_velocity";
+    case Metric::kExecTimeRatio:
+      return "exec_time_ratio";
+    case Metric::kCoverage:
+      return "coverage";
+    case Metric::kDistance:
+      return "distance_travelled";
   }
   return "";
 }
@@ -108,13 +121,20 @@ const char* MetricTitle(Metric m) {
       return "Completion time, timeouts as 600 s (s)";
     case Metric::kSuccessTime:
       return "Completion time, successful traversals (s)";
-    case Metric::kSuccessRate: return "Success rate (%)";
-    case Metric::kCollisions: return "Collisions";
-    case Metric::kCollisionsPerMin: return "Collisions per minute";
-    case Metric::kMeanVelocity: return "Mean velocity (m/s)";
-    case Metric::kExecTimeRatio: return "Execution time ratio";
-    case Metric::kCoverage: return "Exploration coverage";
-    case Metric::kDistance: return "Distance travelled (m)";
+    case Metric::kSuccessRate:
+      return "Success rate (%)";
+    case Metric::kCollisions:
+      return "Collisions";
+    case Metric::kCollisionsPerMin:
+      return "Collisions per minute";
+    case Metric::kMeanVelocity:
+      return "Mean velocity (m/s)";
+    case Metric::kExecTimeRatio:
+      return "Execution time ratio";
+    case Metric::kCoverage:
+      return "Exploration coverage";
+    case Metric::kDistance:
+      return "Distance travelled (m)";
   }
   return "";
 }
@@ -138,15 +158,17 @@ Stat Describe(std::vector<double> values) {
 
 std::string SummaryRow::ScopeName() const {
   switch (scope) {
-    case Scope::kAll: return "All";
-    case Scope::kFinal: return "Final";
-    case Scope::kIteration: return "iteration " + std::to_string(iteration);
+    case Scope::kAll:
+      return "All";
+    case Scope::kFinal:
+      return "Final";
+    case Scope::kIteration:
+      return "iteration " + std::to_string(iteration);
   }
   return "";
 }
 
-std::vector<SummaryRow> Summarize(const std::vector<IterationRow>& rows,
-                                  const std::vector<std::string>& config_order) {
+std::vector<SummaryRow> Summarize(const std::vector<IterationRow>& rows, const std::vector<std::string>& config_order) {
   auto config_rank = [&](const std::string& c) {
     const auto it = std::find(config_order.begin(), config_order.end(), c);
     return static_cast<int>(it - config_order.begin());  // unknown: config_order.size()
@@ -193,14 +215,11 @@ std::vector<SummaryRow> Summarize(const std::vector<IterationRow>& rows,
 }
 
 std::string SummaryCsvText(const std::vector<SummaryRow>& summary) {
-  std::vector<std::string> header = {"config", "sweep", "sweep_value", "set", "scope", "iteration",
-                                     "runs"};
+  std::vector<std::string> header = {"config", "sweep", "sweep_value", "set", "scope", "iteration", "runs"};
   for (Metric m : kAllMetrics) {
-    for (const char* part : {"_n", "_mean", "_sd", "_median"})
-      header.push_back(std::string(MetricKey(m)) + part);
+    for (const char* part : {"_n", "_mean", "_sd", "_median"}) header.push_back(std::string(MetricKey(m)) + part);
   }
-  for (const char* column : {"successes", "success_ci95_low_pct", "success_ci95_high_pct"})
-    header.push_back(column);
+  for (const char* column : {"successes", "success_ci95_low_pct", "success_ci95_high_pct"}) header.push_back(column);
   std::string text = CsvLine(header) + "\n";
   for (const auto& r : summary) {
     std::vector<std::string> f = {r.config,
@@ -226,23 +245,21 @@ std::string SummaryCsvText(const std::vector<SummaryRow>& summary) {
 }
 
 std::string PerTraversalCsvText(const std::vector<SummaryRow>& summary) {
-  std::string text = CsvLine({"config", "sweep", "sweep_value", "set", "traversal", "traversals",
-                              "successes", "success_pct", "success_ci95_low_pct",
-                              "success_ci95_high_pct", "time_timeouts_as_600_mean_s",
-                              "time_successful_n", "time_successful_mean_s", "collisions_mean"}) +
-                     "\n";
+  std::string text =
+      CsvLine({"config", "sweep", "sweep_value", "set", "traversal", "traversals", "successes", "success_pct",
+               "success_ci95_low_pct", "success_ci95_high_pct", "time_timeouts_as_600_mean_s", "time_successful_n",
+               "time_successful_mean_s", "collisions_mean"}) +
+      "\n";
   auto pct = [](double p) { return std::isfinite(p) ? FormatNumber(100.0 * p) : std::string(); };
   for (const auto& r : summary) {
     if (r.scope != Scope::kIteration) continue;
     const Stat& ok = r.Get(Metric::kSuccessTime);
-    text +=
-        CsvLine({r.config, r.sweep, FormatNumber(r.sweep_value), std::string(1, r.set),
-                 std::to_string(r.iteration), std::to_string(r.success.trials),
-                 std::to_string(r.success.successes), pct(r.success.estimate), pct(r.success.low),
-                 pct(r.success.high), FormatNumber(r.Get(Metric::kCompletionTime).mean),
-                 std::to_string(ok.n), ok.n ? FormatNumber(ok.mean) : "",
-                 FormatNumber(r.Get(Metric::kCollisions).mean)}) +
-        "\n";
+    text += CsvLine({r.config, r.sweep, FormatNumber(r.sweep_value), std::string(1, r.set), std::to_string(r.iteration),
+                     std::to_string(r.success.trials), std::to_string(r.success.successes), pct(r.success.estimate),
+                     pct(r.success.low), pct(r.success.high), FormatNumber(r.Get(Metric::kCompletionTime).mean),
+                     std::to_string(ok.n), ok.n ? FormatNumber(ok.mean) : "",
+                     FormatNumber(r.Get(Metric::kCollisions).mean)}) +
+            "\n";
   }
   return text;
 }
@@ -269,13 +286,10 @@ std::string Pad(const std::string& text, size_t width, bool left) {
 // "94.0 [91.2-96.0]": success in % with its 95 % Wilson interval.
 std::string SuccessWithInterval(const Proportion& p) {
   if (p.trials == 0) return "-";
-  return Fixed(100.0 * p.estimate, 1) + " [" + Fixed(100.0 * p.low, 1) + "-" +
-         Fixed(100.0 * p.high, 1) + "]";
+  return Fixed(100.0 * p.estimate, 1) + " [" + Fixed(100.0 * p.low, 1) + "-" + Fixed(100.0 * p.high, 1) + "]";
 }
 
-std::string MeanSd(const Stat& s) {
-  return s.n ? Fixed(s.mean, 1) + " (" + Fixed(s.sd, 1) + ")" : "-";
-}
+std::string MeanSd(const Stat& s) { return s.n ? Fixed(s.mean, 1) + " (" + Fixed(s.sd, 1) + ")" : "-"; }
 
 }  // namespace
 
@@ -288,21 +302,16 @@ std::string SummaryTableText(const std::vector<SummaryRow>& summary) {
   }
   std::string out = Pad("configuration", config_width, true);
   if (has_sweep) out += Pad("value", 12, true);
-  out += Pad("set", 4, true) + Pad("scope", 7, true) + Pad("runs", 6, false) +
-         Pad("ok/n", 11, false) + Pad("success % [95% CI]", 21, false) +
-         Pad("time s (sd)", 15, false) + Pad("time ok s (sd)", 16, false) +
-         Pad("coll/min", 10, false) + Pad("v m/s", 8, false) + Pad("cover", 7, false) +
-         Pad("exec", 8, false) + "\n";
+  out += Pad("set", 4, true) + Pad("scope", 7, true) + Pad("runs", 6, false) + Pad("ok/n", 11, false) +
+         Pad("success % [95% CI]", 21, false) + Pad("time s (sd)", 15, false) + Pad("time ok s (sd)", 16, false) +
+         Pad("coll/min", 10, false) + Pad("v m/s", 8, false) + Pad("cover", 7, false) + Pad("exec", 8, false) + "\n";
   for (const auto& s : summary) {
     if (s.scope == Scope::kIteration) continue;
     out += Pad(s.config, config_width, true);
     if (has_sweep) out += Pad(s.sweep.substr(s.sweep.find('=') + 1), 12, true);
-    out += Pad(std::string(1, s.set), 4, true) + Pad(s.ScopeName(), 7, true) +
-           Pad(std::to_string(s.runs), 6, false) +
-           Pad(std::to_string(s.success.successes) + "/" + std::to_string(s.success.trials), 11,
-               false) +
-           Pad(SuccessWithInterval(s.success), 21, false) +
-           Pad(MeanSd(s.Get(Metric::kCompletionTime)), 15, false) +
+    out += Pad(std::string(1, s.set), 4, true) + Pad(s.ScopeName(), 7, true) + Pad(std::to_string(s.runs), 6, false) +
+           Pad(std::to_string(s.success.successes) + "/" + std::to_string(s.success.trials), 11, false) +
+           Pad(SuccessWithInterval(s.success), 21, false) + Pad(MeanSd(s.Get(Metric::kCompletionTime)), 15, false) +
            Pad(MeanSd(s.Get(Metric::kSuccessTime)), 16, false) +
            Pad(Fixed(s.Get(Metric::kCollisionsPerMin).mean, 2), 10, false) +
            Pad(Fixed(s.Get(Metric::kMeanVelocity).mean, 3), 8, false) +
@@ -326,8 +335,8 @@ std::string PerTraversalTableText(const std::vector<SummaryRow>& summary) {
   int most = 0;
   for (const auto& r : summary) {
     if (r.scope != Scope::kIteration) continue;
-    if (groups.empty() || groups.back().first->config != r.config ||
-        groups.back().first->sweep != r.sweep || groups.back().first->set != r.set) {
+    if (groups.empty() || groups.back().first->config != r.config || groups.back().first->sweep != r.sweep ||
+        groups.back().first->set != r.set) {
       groups.push_back({&r, {}});
     }
     groups.back().by_traversal[r.iteration] = &r;
@@ -347,29 +356,23 @@ std::string PerTraversalTableText(const std::vector<SummaryRow>& summary) {
   for (int k = 1; k <= most; ++k) out += Pad(std::to_string(k), cell, false);
   out += "\n";
   for (const auto& g : groups) {
-    const std::vector<std::pair<std::string, std::function<std::string(const SummaryRow&)>>> lines =
-        {
-            {"success %", [](const SummaryRow& r) { return Fixed(100.0 * r.success.estimate, 1); }},
-            {"  95% CI",
-             [](const SummaryRow& r) {
-               return r.success.trials
-                          ? Fixed(100.0 * r.success.low, 0) + "-" + Fixed(100.0 * r.success.high, 0)
-                          : "-";
-             }},
-            {"time s, timeouts as 600",
-             [](const SummaryRow& r) { return Fixed(r.Get(Metric::kCompletionTime).mean, 1); }},
-            {"time s, successful",
-             [](const SummaryRow& r) {
-               const Stat& ok = r.Get(Metric::kSuccessTime);
-               return ok.n ? Fixed(ok.mean, 1) : std::string("-");
-             }},
-        };
+    const std::vector<std::pair<std::string, std::function<std::string(const SummaryRow&)>>> lines = {
+        {"success %", [](const SummaryRow& r) { return Fixed(100.0 * r.success.estimate, 1); }},
+        {"  95% CI",
+         [](const SummaryRow& r) {
+           return r.success.trials ? Fixed(100.0 * r.success.low, 0) + "-" + Fixed(100.0 * r.success.high, 0) : "-";
+         }},
+        {"time s, timeouts as 600", [](const SummaryRow& r) { return Fixed(r.Get(Metric::kCompletionTime).mean, 1); }},
+        {"time s, successful",
+         [](const SummaryRow& r) {
+           const Stat& ok = r.Get(Metric::kSuccessTime);
+           return ok.n ? Fixed(ok.mean, 1) : std::string("-");
+         }},
+    };
     for (size_t i = 0; i < lines.size(); ++i) {
       out += Pad(i == 0 ? g.first->config : "", config_width, true);
-      if (has_sweep)
-        out += Pad(i == 0 ? g.first->sweep.substr(g.first->sweep.find('=') + 1) : "", 12, true);
-      out +=
-          Pad(i == 0 ? std::string(1, g.first->set) : "", 4, true) + Pad(lines[i].first, 26, true);
+      if (has_sweep) out += Pad(i == 0 ? g.first->sweep.substr(g.first->sweep.find('=') + 1) : "", 12, true);
+      out += Pad(i == 0 ? std::string(1, g.first->set) : "", 4, true) + Pad(lines[i].first, 26, true);
       for (int k = 1; k <= most; ++k) {
         const auto it = g.by_traversal.find(k);
         out += Pad(it == g.by_traversal.end() ? "-" : lines[i].second(*it->second), cell, false);

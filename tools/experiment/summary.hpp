@@ -21,8 +21,8 @@ enum class Metric {
   kCollisionsPerMin,  // reported as the mean (§6.1), the median is often 0
   kMeanVelocity,      // m/s
   kExecTimeRatio,     // compute ÷ simulated time
-  kCoverage,  // once per run: the run's cumulative coverage at its last traversal in the scope
-  kDistance,  // m
+  kCoverage,          // once per run: the run's cumulative coverage at its last traversal in the scope
+  kDistance,          // m
 };
 inline constexpr int kNumMetrics = 9;
 inline constexpr std::array<Metric, kNumMetrics> kAllMetrics = {
@@ -69,7 +69,7 @@ enum class Scope { kAll, kFinal, kIteration };
 
 struct SummaryRow {
   std::string config;
-  std::string sweep;         // "name=value" or ""
+  std::string sweep;  // "name=value" or ""
   double sweep_value = 0.0;
   char set = 'B';
   Scope scope = Scope::kAll;

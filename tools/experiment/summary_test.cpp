@@ -9,8 +9,8 @@
 namespace limbic::experiment {
 namespace {
 
-IterationRow Row(const std::string& id, const std::string& config, int it, double time, bool ok,
-                 double cpm, double coverage) {
+IterationRow Row(const std::string& id, const std::string& config, int it, double time, bool ok, double cpm,
+                 double coverage) {
   IterationRow r;
   r.run_id = id;
   r.experiment = "e";
@@ -54,7 +54,7 @@ TEST(Summarize, AllFinalAndPerIteration) {
   EXPECT_DOUBLE_EQ(all.Get(Metric::kCompletionTime).median, 175.0);
   // Σ(x − 233.33)² = 198333.33 → sd = √(198333.33 / 5)
   EXPECT_NEAR(all.Get(Metric::kCompletionTime).sd, std::sqrt(198333.3333333 / 5.0), 1e-6);
-  EXPECT_DOUBLE_EQ(all.Get(Metric::kSuccessRate).mean, 50.0);  // 3 of 6, in %
+  EXPECT_DOUBLE_EQ(all.Get(Metric::kSuccessRate).mean, 50.0);      // 3 of 6, in %
   EXPECT_DOUBLE_EQ(all.Get(Metric::kCollisionsPerMin).mean, 1.0);  // (0+1+2+3+0+0)/6
   EXPECT_DOUBLE_EQ(all.Get(Metric::kCollisionsPerMin).median, 0.5);
   // coverage once per run, the cumulative value at the last traversal: 0.5 and 0.7
@@ -186,8 +186,7 @@ TEST(SummaryTableText, LabelsBothTimesAndGivesSuccessWithItsInterval) {
   EXPECT_NE(text.find("116.7 ("), std::string::npos) << text;
   EXPECT_NE(text.find("timeout counted as 600 s"), std::string::npos);
   EXPECT_NE(text.find("time ok: successful traversals only"), std::string::npos);
-  EXPECT_EQ(text.find("iteration"), std::string::npos)
-      << "per-traversal rows are not in the short table";
+  EXPECT_EQ(text.find("iteration"), std::string::npos) << "per-traversal rows are not in the short table";
 }
 
 TEST(PerTraversalTableText, OneColumnPerTraversalAndADashWithoutSuccess) {
@@ -228,8 +227,7 @@ TEST(Summarize, GroupsByConfigSweepAndSetInOrder) {
 
 TEST(Summarize, CsvHasOneLinePerRowAndTheStats) {
   const std::string text = SummaryCsvText(Summarize(TwoRuns()));
-  EXPECT_EQ(text.rfind("config,sweep,sweep_value,set,scope,iteration,runs,completion_time_s_n,", 0),
-            0u);
+  EXPECT_EQ(text.rfind("config,sweep,sweep_value,set,scope,iteration,runs,completion_time_s_n,", 0), 0u);
   EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 6);
   EXPECT_NE(text.find("a,,0,C,All,0,2,6,233.33333333333334,"), std::string::npos) << text;
   EXPECT_NE(text.find("a,,0,C,Final,0,2,4,312.5,"), std::string::npos);

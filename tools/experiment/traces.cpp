@@ -30,8 +30,7 @@ std::vector<std::string> SplitComma(const std::string& line) {
 double ToDouble(const std::string& s, const std::string& path, int line) {
   double v = 0;
   const auto r = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (s.empty() || r.ec != std::errc() || r.ptr != s.data() + s.size())
-    Bad(path, line, "'" + s + "' is not a number");
+  if (s.empty() || r.ec != std::errc() || r.ptr != s.data() + s.size()) Bad(path, line, "'" + s + "' is not a number");
   return v;
 }
 
@@ -47,8 +46,8 @@ uint64_t ToU64(const std::string& s, const std::string& path, int line) {
 // copy interrupted): reported as cut, so the report can skip it instead of failing on its content.
 void RequireEnd(const std::string& path, const std::vector<std::string>& lines, bool ended_with_newline) {
   if (lines.empty() || lines.back() != kEndMarker || !ended_with_newline) {
-    throw TraceCutError(path + ": cut (ends at line " + std::to_string(lines.size()) + " before its '" +
-                        kEndMarker + "' line)");
+    throw TraceCutError(path + ": cut (ends at line " + std::to_string(lines.size()) + " before its '" + kEndMarker +
+                        "' line)");
   }
 }
 
@@ -87,13 +86,12 @@ std::vector<std::string> AffectColumns() {
 
 }  // namespace
 
-const std::array<const char*, 9> kStimulusLabels = {"danger",  "stuck",    "pain",
-                                                    "achievement", "density", "learning",
-                                                    "mismatch", "cost",     "error"};
+const std::array<const char*, 9> kStimulusLabels = {"danger",   "stuck",    "pain", "achievement", "density",
+                                                    "learning", "mismatch", "cost", "error"};
 const std::array<const char*, 7> kEmotionLabels = {"anger",     "fear",     "happiness", "sadness",
                                                    "curiosity", "surprise", "confusion"};
 const std::array<const char*, 2> kMoodLabels = {"positive", "negative"};
-const std::array<const char*, 6> kDriveLabels = {"safety", "speed",  "efficiency",
+const std::array<const char*, 6> kDriveLabels = {"safety",      "speed",  "efficiency",
                                                  "exploration", "action", "introspection"};
 
 bool TraceFileComplete(const std::string& path) {
@@ -112,17 +110,14 @@ std::string FailureTraceFileName(const std::string& run_id) { return "failed_" +
 
 PathDecimator::PathDecimator(double spacing_m, size_t max_points)
     : initial_spacing_(spacing_m), spacing_(spacing_m), max_points_(max_points) {
-  if (!(spacing_m > 0) || max_points < 2)
-    throw std::invalid_argument("PathDecimator: spacing > 0 and 2+ points");
+  if (!(spacing_m > 0) || max_points < 2) throw std::invalid_argument("PathDecimator: spacing > 0 and 2+ points");
 }
 
 void PathDecimator::Add(const TrajectorySample& pose) {
   if (!std::isfinite(pose.x) || !std::isfinite(pose.y)) return;  // a broken pose is not a place
   last_ = pose;
   has_last_ = true;
-  if (!points_.empty() &&
-      std::hypot(pose.x - points_.back().x, pose.y - points_.back().y) < spacing_)
-    return;
+  if (!points_.empty() && std::hypot(pose.x - points_.back().x, pose.y - points_.back().y) < spacing_) return;
   points_.push_back(pose);
   has_last_ = false;
   if (points_.size() < max_points_) return;
@@ -150,20 +145,18 @@ std::vector<TrajectorySample> PathDecimator::Take() {
 
 void WriteRunTrace(const std::string& path, const RunTrace& t) {
   if (!t.occupancy.empty() && static_cast<int>(t.occupancy.size()) != t.grid.CellCount())
-    throw std::invalid_argument(path + ": occupancy has " + std::to_string(t.occupancy.size()) +
-                                " values for a " + std::to_string(t.grid.width) + "x" +
-                                std::to_string(t.grid.height) + " grid");
+    throw std::invalid_argument(path + ": occupancy has " + std::to_string(t.occupancy.size()) + " values for a " +
+                                std::to_string(t.grid.width) + "x" + std::to_string(t.grid.height) + " grid");
   std::string s = "# limbic run trace v1\n";
-  s += "# run_id," + t.run_id + "\n# set," + std::string(1, t.set) + "\n# index," +
-       std::to_string(t.env) + "\n# environment_seed," + std::to_string(t.environment_seed) +
-       "\n# seed," + std::to_string(t.seed) + "\n";
+  s += "# run_id," + t.run_id + "\n# set," + std::string(1, t.set) + "\n# index," + std::to_string(t.env) +
+       "\n# environment_seed," + std::to_string(t.environment_seed) + "\n# seed," + std::to_string(t.seed) + "\n";
   s += "# grid," + FormatNumber(t.grid.origin.x()) + "," + FormatNumber(t.grid.origin.y()) + "," +
-       FormatNumber(t.grid.resolution) + "," + std::to_string(t.grid.width) + "," +
-       std::to_string(t.grid.height) + "\n";
+       FormatNumber(t.grid.resolution) + "," + std::to_string(t.grid.width) + "," + std::to_string(t.grid.height) +
+       "\n";
   s += "t,iteration,x,y,theta\n";
   for (const auto& p : t.samples) {
-    s += FormatNumber(p.t) + "," + std::to_string(p.iteration) + "," + FormatNumber(p.x) + "," +
-         FormatNumber(p.y) + "," + FormatNumber(p.theta) + "\n";
+    s += FormatNumber(p.t) + "," + std::to_string(p.iteration) + "," + FormatNumber(p.x) + "," + FormatNumber(p.y) +
+         "," + FormatNumber(p.theta) + "\n";
   }
   if (!t.occupancy.empty()) {
     s += "# p_o\n";
@@ -196,11 +189,16 @@ RunTrace ReadRunTrace(const std::string& path) {
       if (line.rfind("# ", 0) != 0) Bad(path, ln, "expected a '# key,value' header line");
       const auto f = SplitComma(line.substr(2));
       if (f.size() < 2) Bad(path, ln, "expected '# key,value'");
-      if (f[0] == "run_id") t.run_id = f[1];
-      else if (f[0] == "set" && f[1].size() == 1) t.set = f[1][0];
-      else if (f[0] == "index") t.env = static_cast<int>(ToU64(f[1], path, ln));
-      else if (f[0] == "environment_seed") t.environment_seed = ToU64(f[1], path, ln);
-      else if (f[0] == "seed") t.seed = ToU64(f[1], path, ln);
+      if (f[0] == "run_id")
+        t.run_id = f[1];
+      else if (f[0] == "set" && f[1].size() == 1)
+        t.set = f[1][0];
+      else if (f[0] == "index")
+        t.env = static_cast<int>(ToU64(f[1], path, ln));
+      else if (f[0] == "environment_seed")
+        t.environment_seed = ToU64(f[1], path, ln);
+      else if (f[0] == "seed")
+        t.seed = ToU64(f[1], path, ln);
       else if (f[0] == "grid" && f.size() == 6) {
         t.grid.origin = {ToDouble(f[1], path, ln), ToDouble(f[2], path, ln)};
         t.grid.resolution = ToDouble(f[3], path, ln);
@@ -218,19 +216,18 @@ RunTrace ReadRunTrace(const std::string& path) {
       const auto f = SplitComma(line);
       if (f.size() != 5) Bad(path, ln, "expected 5 values (t,iteration,x,y,theta)");
       t.samples.push_back({ToDouble(f[0], path, ln), static_cast<int>(ToDouble(f[1], path, ln)),
-                           ToDouble(f[2], path, ln), ToDouble(f[3], path, ln),
-                           ToDouble(f[4], path, ln)});
+                           ToDouble(f[2], path, ln), ToDouble(f[3], path, ln), ToDouble(f[4], path, ln)});
     } else {
       const auto f = SplitComma(line);
       if (row >= t.grid.height || static_cast<int>(f.size()) != t.grid.width)
         Bad(path, ln, "occupancy row does not match the grid size");
-      for (int ix = 0; ix < t.grid.width; ++ix)
-        t.occupancy[t.grid.Index({ix, row})] = ToDouble(f[ix], path, ln);
+      for (int ix = 0; ix < t.grid.width; ++ix) t.occupancy[t.grid.Index({ix, row})] = ToDouble(f[ix], path, ln);
       ++row;
     }
   }
   if (section == kHeader) Bad(path, static_cast<int>(lines.size()), "no sample header");
-  if (section == kGrid && row != t.grid.height) Bad(path, static_cast<int>(lines.size()), "occupancy grid is incomplete");
+  if (section == kGrid && row != t.grid.height)
+    Bad(path, static_cast<int>(lines.size()), "occupancy grid is incomplete");
   return t;
 }
 
@@ -260,8 +257,7 @@ AffectTrace ReadAffectTrace(const std::string& path) {
     const int ln = static_cast<int>(i) + 1;
     if (lines[i].empty()) continue;
     const auto f = SplitComma(lines[i]);
-    if (f.size() != columns.size())
-      Bad(path, ln, "expected " + std::to_string(columns.size()) + " values");
+    if (f.size() != columns.size()) Bad(path, ln, "expected " + std::to_string(columns.size()) + " values");
     std::vector<double> v;
     for (const auto& x : f) v.push_back(ToDouble(x, path, ln));
     AffectSample a;
@@ -296,12 +292,11 @@ std::string Milli(double v) {
 
 void WriteFailureTrace(const std::string& path, const FailureTrace& t) {
   std::string s = "# limbic failed traversals v1\n";
-  s += "# run_id," + t.run_id + "\n# set," + std::string(1, t.set) + "\n# index," +
-       std::to_string(t.env) + "\n# environment_seed," + std::to_string(t.environment_seed) +
-       "\n# seed," + std::to_string(t.seed) + "\n";
+  s += "# run_id," + t.run_id + "\n# set," + std::string(1, t.set) + "\n# index," + std::to_string(t.env) +
+       "\n# environment_seed," + std::to_string(t.environment_seed) + "\n# seed," + std::to_string(t.seed) + "\n";
   for (const auto& f : t.traversals) {
-    s += "traversal," + std::to_string(f.iteration) + "," + FormatNumber(f.goal_x) + "," +
-         FormatNumber(f.goal_y) + "," + FormatNumber(f.distance_to_goal) + "\n";
+    s += "traversal," + std::to_string(f.iteration) + "," + FormatNumber(f.goal_x) + "," + FormatNumber(f.goal_y) +
+         "," + FormatNumber(f.distance_to_goal) + "\n";
     for (const auto& p : f.samples) {
       s += Milli(p.t) + "," + Milli(p.x) + "," + Milli(p.y) + "," + Milli(p.theta) + "\n";
     }
@@ -311,8 +306,7 @@ void WriteFailureTrace(const std::string& path, const FailureTrace& t) {
 
 FailureTrace ReadFailureTrace(const std::string& path) {
   const auto lines = ReadLines(path);
-  if (lines.empty() || lines[0] != "# limbic failed traversals v1")
-    Bad(path, 1, "not a limbic failed-traversal file");
+  if (lines.empty() || lines[0] != "# limbic failed traversals v1") Bad(path, 1, "not a limbic failed-traversal file");
   FailureTrace t;
   for (size_t i = 1; i < lines.size(); ++i) {
     const int ln = static_cast<int>(i) + 1;
@@ -338,8 +332,7 @@ FailureTrace ReadFailureTrace(const std::string& path) {
     }
     const auto f = SplitComma(line);
     if (f[0] == "traversal") {
-      if (f.size() != 5)
-        Bad(path, ln, "expected traversal,<iteration>,<goal_x>,<goal_y>,<distance_to_goal>");
+      if (f.size() != 5) Bad(path, ln, "expected traversal,<iteration>,<goal_x>,<goal_y>,<distance_to_goal>");
       FailedTraversal ft;
       ft.iteration = static_cast<int>(ToU64(f[1], path, ln));
       ft.goal_x = ToDouble(f[2], path, ln);
@@ -351,8 +344,8 @@ FailureTrace ReadFailureTrace(const std::string& path) {
     if (t.traversals.empty()) Bad(path, ln, "a path point before any 'traversal' line");
     if (f.size() != 4) Bad(path, ln, "expected 4 values (t,x,y,theta)");
     FailedTraversal& ft = t.traversals.back();
-    ft.samples.push_back({ToDouble(f[0], path, ln), ft.iteration, ToDouble(f[1], path, ln),
-                          ToDouble(f[2], path, ln), ToDouble(f[3], path, ln)});
+    ft.samples.push_back({ToDouble(f[0], path, ln), ft.iteration, ToDouble(f[1], path, ln), ToDouble(f[2], path, ln),
+                          ToDouble(f[3], path, ln)});
   }
   if (t.run_id.empty()) Bad(path, 2, "no run_id");
   return t;

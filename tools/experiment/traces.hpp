@@ -41,8 +41,8 @@ struct RunTrace {
   uint64_t environment_seed = 1;
   uint64_t seed = 0;
   std::vector<TrajectorySample> samples;
-  geometry::GridSpec grid;          // of the final occupancy grid
-  std::vector<double> occupancy;    // p_o per cell, index = grid.Index(cell); may be empty
+  geometry::GridSpec grid;        // of the final occupancy grid
+  std::vector<double> occupancy;  // p_o per cell, index = grid.Index(cell); may be empty
 };
 
 // One affect sample (every control cycle or a subsample).
@@ -73,9 +73,8 @@ struct AffectTrace {
 struct FailedTraversal {
   int iteration = 1;
   double goal_x = 0.0, goal_y = 0.0;
-  double distance_to_goal = 0.0;  // true distance from the goal when the traversal timed out (m)
-  std::vector<TrajectorySample>
-      samples;  // decimated by PathDecimator; the last one is where it stopped
+  double distance_to_goal = 0.0;          // true distance from the goal when the traversal timed out (m)
+  std::vector<TrajectorySample> samples;  // decimated by PathDecimator; the last one is where it stopped
 };
 
 // The failed traversals of one run.
@@ -128,8 +127,8 @@ extern const std::array<const char*, 7> kEmotionLabels;
 extern const std::array<const char*, 2> kMoodLabels;
 extern const std::array<const char*, 6> kDriveLabels;
 
-std::string TraceFileName(const std::string& run_id);        // "trace_<run_id>.csv"
-std::string AffectTraceFileName(const std::string& run_id);  // "affect_<run_id>.csv"
+std::string TraceFileName(const std::string& run_id);         // "trace_<run_id>.csv"
+std::string AffectTraceFileName(const std::string& run_id);   // "affect_<run_id>.csv"
 std::string FailureTraceFileName(const std::string& run_id);  // "failed_<run_id>.csv"
 
 // Every trace file ends with this line; a file without it was cut.

@@ -18,8 +18,7 @@ TrajectorySample At(double t, double x, double y) { return {t, 1, x, y, 0.0}; }
 
 TEST(PathDecimator, AStandingRobotKeepsItsFirstAndLastPose) {
   PathDecimator path(0.1, 1000);
-  for (int i = 0; i < 6000; ++i)
-    path.Add(At(0.1 * i, 2.0, 3.0 + 1e-4 * (i % 3)));  // 600 s pinned, jittering
+  for (int i = 0; i < 6000; ++i) path.Add(At(0.1 * i, 2.0, 3.0 + 1e-4 * (i % 3)));  // 600 s pinned, jittering
   const auto kept = path.Take();
   ASSERT_EQ(kept.size(), 2u);
   EXPECT_EQ(kept.front().t, 0.0);
@@ -128,16 +127,12 @@ TEST(FailureTrace, RoundTripsAndRejectsBrokenFiles) {
     return (dir / "bad.csv").string();
   };
   EXPECT_THROW(ReadFailureTrace(bad("# limbic run trace v1\n")), std::runtime_error);
-  EXPECT_THROW(ReadFailureTrace(bad("# limbic failed traversals v1\n# run_id,x\n1,2,3,4\n")),
+  EXPECT_THROW(ReadFailureTrace(bad("# limbic failed traversals v1\n# run_id,x\n1,2,3,4\n")), std::runtime_error);
+  EXPECT_THROW(ReadFailureTrace(bad("# limbic failed traversals v1\n# run_id,x\ntraversal,1,0,0,nan?\n")),
                std::runtime_error);
-  EXPECT_THROW(
-      ReadFailureTrace(bad("# limbic failed traversals v1\n# run_id,x\ntraversal,1,0,0,nan?\n")),
-      std::runtime_error);
-  EXPECT_THROW(
-      ReadFailureTrace(bad("# limbic failed traversals v1\n# run_id,x\ntraversal,1,0,0,1\n1,2\n")),
-      std::runtime_error);
-  EXPECT_THROW(ReadFailureTrace(bad("# limbic failed traversals v1\ntraversal,1,0,0,1\n")),
+  EXPECT_THROW(ReadFailureTrace(bad("# limbic failed traversals v1\n# run_id,x\ntraversal,1,0,0,1\n1,2\n")),
                std::runtime_error);
+  EXPECT_THROW(ReadFailureTrace(bad("# limbic failed traversals v1\ntraversal,1,0,0,1\n")), std::runtime_error);
   EXPECT_THROW(ReadFailureTrace((dir / "missing.csv").string()), std::runtime_error);
 }
 

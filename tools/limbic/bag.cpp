@@ -65,8 +65,7 @@ std::vector<std::string> SplitCommas(const std::string& text) {
 double CpuSeconds() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
-  return usage.ru_utime.tv_sec + usage.ru_stime.tv_sec +
-         (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6;
+  return usage.ru_utime.tv_sec + usage.ru_stime.tv_sec + (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6;
 }
 
 const char* kRecordUsage =
@@ -128,8 +127,8 @@ examples:
 
 int Record(const Args& args) {
   ArgReader reader(args,
-                   {"--out", "--duration", "--split-size", "--chunk-kb", "--compression",
-                    "--queue-mb", "--bus", "--curve-keys", "--connect-timeout"},
+                   {"--out", "--duration", "--split-size", "--chunk-kb", "--compression", "--queue-mb", "--bus",
+                    "--curve-keys", "--connect-timeout"},
                    {"--help", "--all", "--derived"});
   if (reader.Has("--help")) {
     std::cout << kRecordUsage;
@@ -137,8 +136,7 @@ int Record(const Args& args) {
   }
   if (!reader.Has("--out")) throw std::invalid_argument("--out FILE.mcap is required (see --help)");
   if (reader.Has("--all") == !reader.positional().empty()) {
-    throw std::invalid_argument(
-        "give --all or topic patterns, not both and not neither (see --help)");
+    throw std::invalid_argument("give --all or topic patterns, not both and not neither (see --help)");
   }
   const bag::TopicFilter filter(reader.positional());
   const double duration = ParseNumber("--duration", reader.Get("--duration", "0"));
@@ -146,14 +144,12 @@ int Record(const Args& args) {
   const double queue_mb = ParseNumber("--queue-mb", reader.Get("--queue-mb", "64"));
   const double chunk_kb = ParseNumber("--chunk-kb", reader.Get("--chunk-kb", "1024"));
   if (duration < 0 || split_mb < 0 || queue_mb <= 0 || chunk_kb <= 0) {
-    throw std::invalid_argument(
-        "--duration, --split-size, --chunk-kb and --queue-mb must be positive");
+    throw std::invalid_argument("--duration, --split-size, --chunk-kb and --queue-mb must be positive");
   }
-  bag::BagOptions options{
-      .path = reader.Get("--out"),
-      .compression = mcap::ParseCompression(reader.Get("--compression", "zstd")),
-      .chunk_size = static_cast<size_t>(chunk_kb * 1024),
-      .split_bytes = static_cast<uint64_t>(split_mb * 1e6)};
+  bag::BagOptions options{.path = reader.Get("--out"),
+                          .compression = mcap::ParseCompression(reader.Get("--compression", "zstd")),
+                          .chunk_size = static_cast<size_t>(chunk_kb * 1024),
+                          .split_bytes = static_cast<uint64_t>(split_mb * 1e6)};
 
   const double connect_s = ParseNumber("--connect-timeout", reader.Get("--connect-timeout", "3"));
   Session session(reader.Get("--bus", DefaultBus()), "limbic-record",
@@ -165,8 +161,7 @@ int Record(const Args& args) {
   if (reader.Has("--derived")) derived.emplace(writer);
 #else
   if (reader.Has("--derived"))
-    throw std::invalid_argument(
-        "--derived: this limbic was built without the Foxglove bridge (services/foxglove)");
+    throw std::invalid_argument("--derived: this limbic was built without the Foxglove bridge (services/foxglove)");
 #endif
   // Derived channels are computed on the writer thread, like the writing itself: never on the
   // bus's.
@@ -174,9 +169,7 @@ int Record(const Args& args) {
       [&](const bag::AsyncRecorder::Item& item) {
         writer.Write(item.topic, item.payload.data(), item.payload.size(), item.log_time_ns);
 #ifdef LIMBIC_HAVE_FOXGLOVE
-        if (derived)
-          derived->OnRecorded(item.topic, item.payload.data(), item.payload.size(),
-                              item.log_time_ns);
+        if (derived) derived->OnRecorded(item.topic, item.payload.data(), item.payload.size(), item.log_time_ns);
 #endif
       },
       static_cast<size_t>(queue_mb * 1e6));
@@ -188,8 +181,8 @@ int Record(const Args& args) {
   }
   std::signal(SIGINT, OnSignal);
   std::signal(SIGTERM, OnSignal);
-  std::cerr << "limbic record: recording " << (filter.all() ? "every topic" : "matching topics")
-            << " to " << options.path << " (Ctrl-C to stop)\n";
+  std::cerr << "limbic record: recording " << (filter.all() ? "every topic" : "matching topics") << " to "
+            << options.path << " (Ctrl-C to stop)\n";
   const auto start = SteadyClock::now();
   const double cpu_start = CpuSeconds();
   auto next_report = start + 5s;
@@ -199,8 +192,8 @@ int Record(const Args& args) {
     if (duration > 0 && std::chrono::duration<double>(now - start).count() >= duration) break;
     if (now >= next_report) {
       next_report += 5s;
-      std::cerr << "limbic record: " << recorder.written() << " messages, "
-                << HumanBytes(writer.bytes()) << ", dropped " << recorder.dropped() << "\n";
+      std::cerr << "limbic record: " << recorder.written() << " messages, " << HumanBytes(writer.bytes())
+                << ", dropped " << recorder.dropped() << "\n";
     }
   }
   recorder.Finish();
@@ -218,12 +211,10 @@ int Record(const Args& args) {
   // sequence gaps seen by its node.
   uint64_t gaps = 0;
   for (const auto& [topic, c] : session.node().received()) gaps += c.drops_gap;
-  std::cerr << "limbic record: " << recorder.written() << " messages ("
-            << HumanBytes(writer.bytes()) << ") in " << files.str() << "; dropped "
-            << recorder.dropped() << " (disk too slow or failed), " << gaps
-            << " lost on the bus (sequence gaps); " << std::fixed << std::setprecision(2) << cpu
-            << " s CPU in " << wall << " s (" << std::setprecision(1)
-            << (wall > 0 ? 100.0 * cpu / wall : 0.0) << " % of a core)\n";
+  std::cerr << "limbic record: " << recorder.written() << " messages (" << HumanBytes(writer.bytes()) << ") in "
+            << files.str() << "; dropped " << recorder.dropped() << " (disk too slow or failed), " << gaps
+            << " lost on the bus (sequence gaps); " << std::fixed << std::setprecision(2) << cpu << " s CPU in " << wall
+            << " s (" << std::setprecision(1) << (wall > 0 ? 100.0 * cpu / wall : 0.0) << " % of a core)\n";
   if (error) {
     std::cerr << "limbic record: stopped: " << *error << "; " << writer.files().back()
               << " reads back up to its last complete chunk\n";
@@ -233,15 +224,13 @@ int Record(const Args& args) {
 }
 
 int Play(const Args& args) {
-  ArgReader reader(args,
-                   {"--rate", "--topics", "--start", "--end", "--period", "--bus", "--curve-keys"},
+  ArgReader reader(args, {"--rate", "--topics", "--start", "--end", "--period", "--bus", "--curve-keys"},
                    {"--help", "--loop", "--clock"});
   if (reader.Has("--help")) {
     std::cout << kPlayUsage;
     return 0;
   }
-  if (reader.positional().size() != 1)
-    throw std::invalid_argument("give one recording FILE (see --help)");
+  if (reader.positional().size() != 1) throw std::invalid_argument("give one recording FILE (see --help)");
   const auto files = bag::ResolveBagFiles(reader.positional()[0]);
   bag::ReadOptions options{.topics = bag::TopicFilter(SplitCommas(reader.Get("--topics", "")))};
   if (reader.Has("--start")) options.start_s = ParseNumber("--start", reader.Get("--start"));
@@ -269,14 +258,11 @@ int Play(const Args& args) {
   auto clock_pub = node.Advertise<msg::Clock>("clock");
   bag::Player player(
       files, play,
-      [&](const std::string& topic, std::span<const uint8_t> data) {
-        node.SendRaw(topic, data.data(), data.size());
-      },
+      [&](const std::string& topic, std::span<const uint8_t> data) { node.SendRaw(topic, data.data(), data.size()); },
       [&](int64_t tick) {
-        clock_pub.Publish(tick * play.period_ns, tick,
-                          [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
-                            return msg::CreateClock(fbb, header, period, /*lockstep=*/true);
-                          });
+        clock_pub.Publish(tick * play.period_ns, tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+          return msg::CreateClock(fbb, header, period, /*lockstep=*/true);
+        });
       });
   std::this_thread::sleep_for(200ms);  // let the PUB socket connect before the first message
   std::signal(SIGINT, OnSignal);
@@ -284,16 +270,14 @@ int Play(const Args& args) {
 
   const auto begin = SteadyClock::now();
   do {
-    for (const auto& p : player.PlayPass(g_stop))
-      std::cerr << "limbic play: " << p << " (played what came before)\n";
+    for (const auto& p : player.PlayPass(g_stop)) std::cerr << "limbic play: " << p << " (played what came before)\n";
   } while (reader.Has("--loop") && !g_stop);
   const double seconds = std::chrono::duration<double>(SteadyClock::now() - begin).count();
   const uint64_t played = player.played();
   // The node's sockets close with linger 0: give ZeroMQ a moment to hand over what is still queued.
   std::this_thread::sleep_for(500ms);
-  std::cerr << "limbic play: " << played << " messages in " << std::fixed << std::setprecision(2)
-            << seconds << " s (" << std::setprecision(0) << (seconds > 0 ? played / seconds : 0.0)
-            << " msg/s)\n";
+  std::cerr << "limbic play: " << played << " messages in " << std::fixed << std::setprecision(2) << seconds << " s ("
+            << std::setprecision(0) << (seconds > 0 ? played / seconds : 0.0) << " msg/s)\n";
   return 0;
 }
 
@@ -309,19 +293,18 @@ int Info(const std::string& path) {
             << "duration:    " << std::fixed << std::setprecision(2) << s.DurationS() << " s\n"
             << "messages:    " << s.messages << " in " << s.chunks << " chunks\n"
             << "topics:      " << s.topics.size() << "\n\n";
-  std::cout << std::left << std::setw(30) << "TOPIC" << std::setw(30) << "TYPE" << std::right
-            << std::setw(10) << "COUNT" << std::setw(12) << "RATE" << std::setw(12) << "SIZE"
+  std::cout << std::left << std::setw(30) << "TOPIC" << std::setw(30) << "TYPE" << std::right << std::setw(10)
+            << "COUNT" << std::setw(12) << "RATE" << std::setw(12) << "SIZE"
             << "\n";
   for (const auto& [topic, t] : s.topics) {
     std::ostringstream rate;
     rate << std::fixed << std::setprecision(1) << t.RateHz() << " Hz";
-    std::cout << std::left << std::setw(30) << topic << std::setw(30) << t.type << std::right
-              << std::setw(10) << t.messages << std::setw(12) << rate.str() << std::setw(12)
-              << HumanBytes(static_cast<double>(t.bytes)) << "\n";
+    std::cout << std::left << std::setw(30) << topic << std::setw(30) << t.type << std::right << std::setw(10)
+              << t.messages << std::setw(12) << rate.str() << std::setw(12) << HumanBytes(static_cast<double>(t.bytes))
+              << "\n";
   }
   for (const auto& p : s.problems) {
-    std::cerr << "limbic bag info: damaged: " << p
-              << "\n  (the figures above cover what could be read before it)\n";
+    std::cerr << "limbic bag info: damaged: " << p << "\n  (the figures above cover what could be read before it)\n";
   }
   return s.problems.empty() ? 0 : 1;
 }
@@ -333,8 +316,8 @@ int Echo(const std::string& path, const std::string& topic, const ArgReader& rea
   long printed = 0;
   uint64_t bad = 0;
   bool seen_topic = false;
-  const auto problems = bag::ForEachMessage(
-      files, {.topics = bag::TopicFilter({topic})}, [&](const bag::BagMessage& m) {
+  const auto problems =
+      bag::ForEachMessage(files, {.topics = bag::TopicFilter({topic})}, [&](const bag::BagMessage& m) {
         if (m.topic != topic) return true;  // a glob character in TOPIC: echo exact names only
         seen_topic = true;
         const messages::MessageType* type = messages::FindByName(m.type);
@@ -342,12 +325,10 @@ int Echo(const std::string& path, const std::string& topic, const ArgReader& rea
         // names.
         if (type == nullptr || !type->verify(m.data.data(), m.data.size())) {
           if (bad++ == 0)
-            std::cerr << "limbic bag echo: a message on " << topic << " does not verify as "
-                      << m.type << "; skipped\n";
+            std::cerr << "limbic bag echo: a message on " << topic << " does not verify as " << m.type << "; skipped\n";
           return true;
         }
-        std::cout << codec.ToJson(*type, m.data.data(), m.data.size(), reader.Has("--compact"))
-                  << std::endl;
+        std::cout << codec.ToJson(*type, m.data.data(), m.data.size(), reader.Has("--compact")) << std::endl;
         ++printed;
         return count < 0 || printed < count;
       });

@@ -130,9 +130,9 @@ TEST(TeamLaunch, ExpandsTheDemoFileToOneStackPerRobotAroundOneSimulator) {
 }
 
 TEST(TopicGroups, GlobalFirstThenEachRobotInNaturalOrder) {
-  const std::vector<std::string> topics{"clock",     "health/r1/planner", "humans",   "r1/affect",  "r1/map",
-                                        "r10/truth", "r10/scan",          "r2/odom",  "r2/goal",    "world",
-                                        "param/r2/mapper", "rc/state/3",  "faults"};
+  const std::vector<std::string> topics{"clock",           "health/r1/planner", "humans",  "r1/affect", "r1/map",
+                                        "r10/truth",       "r10/scan",          "r2/odom", "r2/goal",   "world",
+                                        "param/r2/mapper", "rc/state/3",        "faults"};
   const auto groups = GroupTopicsByRobot(topics);
   ASSERT_EQ(groups.size(), 4u);
   EXPECT_EQ(groups[0].first, "");

@@ -8,13 +8,13 @@
 
 #include <array>
 #include <atomic>
-#include <sstream>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <map>
+#include <sstream>
 
 #include "common/bus/bus.hpp"
 #include "tools/limbic/commands.hpp"
@@ -167,10 +167,11 @@ int main(int argc, char** argv) {
   }
   std::unique_ptr<ArgReader> reader;
   try {
-    reader = std::make_unique<ArgReader>(
-        args, std::vector<std::string>{"--set", "--index", "--config", "--speedup", "--duration", "--bus", "--metrics", "--faults",
-                                       "--record", "--robots"},
-        std::vector<std::string>{"--help"});
+    reader =
+        std::make_unique<ArgReader>(args,
+                                    std::vector<std::string>{"--set", "--index", "--config", "--speedup", "--duration",
+                                                             "--bus", "--metrics", "--faults", "--record", "--robots"},
+                                    std::vector<std::string>{"--help"});
   } catch (const std::exception& e) {
     std::cerr << "limbic demo: " << e.what() << "\n";
     return 2;
@@ -192,8 +193,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string robots_text = reader->Get("--robots", "1");
-  if (robots_text.empty() || robots_text.size() > 2 || robots_text.find_first_not_of("0123456789") != std::string::npos ||
-      std::stoi(robots_text) < 1 || std::stoi(robots_text) > 16) {
+  if (robots_text.empty() || robots_text.size() > 2 ||
+      robots_text.find_first_not_of("0123456789") != std::string::npos || std::stoi(robots_text) < 1 ||
+      std::stoi(robots_text) > 16) {
     std::cerr << "limbic demo: --robots must be 1..16 (got '" << robots_text << "')\n";
     return 2;
   }
@@ -254,7 +256,8 @@ int main(int argc, char** argv) {
       freopen(record_log.c_str(), "w", stdout);
       dup2(fileno(stdout), STDERR_FILENO);
       const std::string limbic = SelfDir() + "/limbic";
-      std::vector<std::string> a{limbic, "record", "--all", "--out", record_path, "--bus", bus, "--connect-timeout", "30"};
+      std::vector<std::string> a{limbic, "record", "--all", "--out", record_path, "--bus", bus, "--connect-timeout",
+                                 "30"};
       std::vector<char*> c;
       for (auto& s : a) c.push_back(s.data());
       c.push_back(nullptr);
@@ -284,8 +287,8 @@ int main(int argc, char** argv) {
   sa.sa_handler = OnSignal;
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
-  sigaction(SIGHUP, &sa, nullptr);   // the terminal closed: stop everything as on Ctrl-C
-  signal(SIGPIPE, SIG_IGN);          // ... and writing to it must not kill the demo before it has
+  sigaction(SIGHUP, &sa, nullptr);  // the terminal closed: stop everything as on Ctrl-C
+  signal(SIGPIPE, SIG_IGN);         // ... and writing to it must not kill the demo before it has
 
   std::cout << "limbic demo: set " << set << " environment " << index << ", " << reader->Get("--config", "affective")
             << ", speed-up " << speedup << (robots > 1 ? ", robots r1..r" + robots_text : std::string())
@@ -362,9 +365,10 @@ int main(int argc, char** argv) {
   node.Subscribe<limbic::msg::RunMetrics>("r1/metrics", [&](const auto& m) {
     live.rows.push_back({"r1", m.msg.iteration(), m.msg.completion_time_s(), m.msg.success(), m.msg.collisions(),
                          m.msg.mean_velocity()});
- std::cout << (tty ? "\r\033[K" : "") << "  traversal " << m.msg.iteration() << (m.msg.success() ? ": reached the goal in " : ": timed out after ")
-              << std::fixed << std::setprecision(1) << m.msg.completion_time_s() << " s, " << m.msg.collisions()
-              << " collisions" << std::endl;
+    std::cout << (tty ? "\r\033[K" : "") << "  traversal " << m.msg.iteration()
+              << (m.msg.success() ? ": reached the goal in " : ": timed out after ") << std::fixed
+              << std::setprecision(1) << m.msg.completion_time_s() << " s, " << m.msg.collisions() << " collisions"
+              << std::endl;
   });
   node.SubscribeAny("health/", [&](const limbic::bus::RawMessage& m) {
     live.services[m.header.source()->str()] = std::chrono::steady_clock::now();
@@ -398,7 +402,8 @@ int main(int argc, char** argv) {
                 (state == limbic::msg::ServiceState::Failing ? "failing" : "degraded") +
                 (reason.empty() ? "" : " (" + reason + ")");
     }
-    const int dominant = static_cast<int>(std::max_element(live.emotions.begin(), live.emotions.end()) - live.emotions.begin());
+    const int dominant =
+        static_cast<int>(std::max_element(live.emotions.begin(), live.emotions.end()) - live.emotions.begin());
     std::ostringstream line;
     line << std::fixed << std::setprecision(1) << "t " << std::setw(6) << live.sim_time << " s  traversal "
          << live.iteration << "  to goal " << std::setw(4) << live.distance << " m  v " << std::setprecision(2)
@@ -418,7 +423,11 @@ int main(int argc, char** argv) {
     return line.str();
   };
   const limbic::cli::LoopEnd end = limbic::cli::RunStatusLoop(
-      {.node = &node, .launcher = launcher, .signal = &g_signal, .duration_s = duration, .render = render,
+      {.node = &node,
+       .launcher = launcher,
+       .signal = &g_signal,
+       .duration_s = duration,
+       .render = render,
        .stop =
            [&] {
              nothing_up = live.services.empty() && std::chrono::steady_clock::now() - start > kNothingUpAfter;
@@ -452,8 +461,8 @@ int main(int argc, char** argv) {
   const int launcher_code = WIFEXITED(launcher_status) ? WEXITSTATUS(launcher_status) : 128 + WTERMSIG(launcher_status);
   auto failures = StartFailures(run_dir + "/events.jsonl");
   if (nothing_up) {
-    std::string text = "no service reached the bus at " + bus + " within " +
-                       std::to_string(kNothingUpAfter.count()) + " s";
+    std::string text =
+        "no service reached the bus at " + bus + " within " + std::to_string(kNothingUpAfter.count()) + " s";
     for (const auto& line : LastProblems(log_path, 3)) text += "\n  " + line;
     failures.push_back(text);
   }
@@ -463,7 +472,8 @@ int main(int argc, char** argv) {
   double total_time = 0;
   int successes = 0, collisions = 0;
   for (const auto& r : live.rows) {
-    std::cout << (robots > 1 ? "  " + std::string(std::max<size_t>(5, r.robot.size()) - r.robot.size(), ' ') + r.robot : "")
+    std::cout << (robots > 1 ? "  " + std::string(std::max<size_t>(5, r.robot.size()) - r.robot.size(), ' ') + r.robot
+                             : "")
               << "  " << std::setw(9) << r.iteration << std::setw(10) << std::setprecision(1) << r.time << std::setw(9)
               << (r.success ? "yes" : "no") << std::setw(12) << r.collisions << std::setw(18) << std::setprecision(2)
               << r.speed << "\n";

@@ -139,8 +139,10 @@ int InjectCommand(const Args& args) {
   }
   int wheel = -1;
   const std::string wheel_name = reader.Get("--wheel", "both");
-  if (wheel_name == "left") wheel = 0;
-  else if (wheel_name == "right") wheel = 1;
+  if (wheel_name == "left")
+    wheel = 0;
+  else if (wheel_name == "right")
+    wheel = 1;
   else if (wheel_name != "both") {
     std::cerr << "limbic inject: --wheel must be left, right or both, got '" << wheel_name << "'\n";
     return 2;
@@ -174,8 +176,9 @@ int InjectCommand(const Args& args) {
     std::cerr << "limbic inject: kill_service needs --service\n";
     return 2;
   }
-  if (!clear && (kind == msg::FaultKind::CommDrop || kind == msg::FaultKind::CommDuplicate ||
-                 kind == msg::FaultKind::CommCorrupt || kind == msg::FaultKind::SensorSpikes) &&
+  if (!clear &&
+      (kind == msg::FaultKind::CommDrop || kind == msg::FaultKind::CommDuplicate ||
+       kind == msg::FaultKind::CommCorrupt || kind == msg::FaultKind::SensorSpikes) &&
       probability <= 0) {
     std::cerr << "limbic inject: " << pos[0] << " needs --probability above 0\n";
     return 2;
@@ -201,8 +204,7 @@ int InjectCommand(const Args& args) {
   // Watch our own command come back through the broker: proof it was delivered.
   bool echoed = false;
   node.Subscribe<msg::FaultCommand>("faults", [&](const bus::Message<msg::FaultCommand>& m) {
-    if (m.header.incarnation() == node.incarnation() && m.header.source() &&
-        m.header.source()->str() == node.name()) {
+    if (m.header.incarnation() == node.incarnation() && m.header.source() && m.header.source()->str() == node.name()) {
       echoed = true;
     }
   });

@@ -30,9 +30,12 @@ void InstallSignals() {
 std::string HumanRate(double bytes_per_s) {
   std::ostringstream out;
   out << std::fixed << std::setprecision(1);
-  if (bytes_per_s >= 1e6) out << bytes_per_s / 1e6 << " MB/s";
-  else if (bytes_per_s >= 1e3) out << bytes_per_s / 1e3 << " kB/s";
-  else out << bytes_per_s << " B/s";
+  if (bytes_per_s >= 1e6)
+    out << bytes_per_s / 1e6 << " MB/s";
+  else if (bytes_per_s >= 1e3)
+    out << bytes_per_s / 1e3 << " kB/s";
+  else
+    out << bytes_per_s << " B/s";
   return out.str();
 }
 
@@ -105,7 +108,8 @@ std::string ArgReader::Get(const std::string& flag, const std::string& fallback)
 int TopicsCommand(const Args& args) {
   ArgReader reader(args, {"--bus", "--curve-keys"}, {"--help"});
   if (reader.Has("--help")) {
-    std::cout << "usage: limbic topics [--bus ADDR] [--curve-keys FILE]\n\nLists every topic the broker has seen: message type, rate and\n"
+    std::cout << "usage: limbic topics [--bus ADDR] [--curve-keys FILE]\n\nLists every topic the broker has seen: "
+                 "message type, rate and\n"
                  "bandwidth over about one second, and payloads it dropped, by reason: malformed, wrong_type (not\n"
                  "the topic's type, fixed by its first publisher), oversize, invalid (a value out of its declared\n"
                  "range, e.g. a NaN goal), fault (an injected communication fault). With more than one robot on the\n"
@@ -122,8 +126,9 @@ int TopicsCommand(const Args& args) {
   session.NextStats(2500ms);
   const double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const auto& second = session.topics();
-  std::cout << std::left << std::setw(28) << "TOPIC" << std::setw(30) << "TYPE" << std::right << std::setw(10)
-            << "RATE" << std::setw(14) << "BANDWIDTH" << std::setw(10) << "DROPS" << "  REASONS\n";
+  std::cout << std::left << std::setw(28) << "TOPIC" << std::setw(30) << "TYPE" << std::right << std::setw(10) << "RATE"
+            << std::setw(14) << "BANDWIDTH" << std::setw(10) << "DROPS"
+            << "  REASONS\n";
   // Grouped by robot (issue 18): global topics first, then each robot's under a heading.
   std::vector<std::string> names;
   for (const auto& [topic, info] : second) names.push_back(topic);
@@ -141,8 +146,8 @@ int TopicsCommand(const Args& args) {
       std::ostringstream r;
       r << std::fixed << std::setprecision(1) << rate << " Hz";
       std::cout << std::left << std::setw(28) << topic << std::setw(30) << type << std::right << std::setw(10)
-                << r.str() << std::setw(14) << HumanRate(bw) << std::setw(10) << info.drops << "  "
-                << DropReasons(info) << "\n";
+                << r.str() << std::setw(14) << HumanRate(bw) << std::setw(10) << info.drops << "  " << DropReasons(info)
+                << "\n";
     }
   }
   return 0;
@@ -217,25 +222,39 @@ int NodesCommand(const Args& args) {
     return 1;
   }
   std::cout << std::left << std::setw(22) << "SERVICE" << std::setw(10) << "STATE" << std::right << std::setw(9)
-            << "RATE" << std::setw(10) << "RESTARTS" << "  DETAIL\n";
+            << "RATE" << std::setw(10) << "RESTARTS"
+            << "  DETAIL\n";
   int unhealthy = 0;
   for (const auto& [name, n] : nodes) {
     std::string state = "silent";
     if (n.heartbeats > 0) {
       switch (n.state) {
-        case msg::ServiceState::Running: state = "ok"; break;
-        case msg::ServiceState::Degraded: state = "degraded"; break;
-        case msg::ServiceState::Failing: state = "failing"; break;
-        case msg::ServiceState::Stopping: state = "stopping"; break;
-        default: state = "starting"; break;
+        case msg::ServiceState::Running:
+          state = "ok";
+          break;
+        case msg::ServiceState::Degraded:
+          state = "degraded";
+          break;
+        case msg::ServiceState::Failing:
+          state = "failing";
+          break;
+        case msg::ServiceState::Stopping:
+          state = "stopping";
+          break;
+        default:
+          state = "starting";
+          break;
       }
     }
     if (state == "degraded" || state == "failing" || state == "silent") ++unhealthy;
     std::ostringstream rate;
     const double dt = std::chrono::duration<double>(n.last - n.first).count();
-    if (n.heartbeats >= 2 && dt > 0) rate << std::fixed << std::setprecision(1) << (n.last_tick - n.first_tick) / dt << " Hz";
-    else rate << "-";
-    const std::string detail = !n.reason.empty() ? n.reason : (n.last_error.empty() ? "" : "last error: " + n.last_error);
+    if (n.heartbeats >= 2 && dt > 0)
+      rate << std::fixed << std::setprecision(1) << (n.last_tick - n.first_tick) / dt << " Hz";
+    else
+      rate << "-";
+    const std::string detail =
+        !n.reason.empty() ? n.reason : (n.last_error.empty() ? "" : "last error: " + n.last_error);
     std::cout << std::left << std::setw(22) << name << std::setw(10) << state << std::right << std::setw(9)
               << rate.str() << std::setw(10) << (n.restarts >= 0 ? std::to_string(static_cast<int>(n.restarts)) : "-")
               << "  " << detail << "\n";
@@ -296,7 +315,8 @@ int HzCommand(const Args& args) {
   session.node().SubscribeAny(topic, [&](const bus::RawMessage& m) {
     if (m.topic != topic) return;
     const auto now = std::chrono::steady_clock::now();
-    if (last != std::chrono::steady_clock::time_point{}) intervals.push_back(std::chrono::duration<double>(now - last).count());
+    if (last != std::chrono::steady_clock::time_point{})
+      intervals.push_back(std::chrono::duration<double>(now - last).count());
     last = now;
     ++total;
   });
@@ -330,11 +350,13 @@ int HzCommand(const Args& args) {
 int PubCommand(const Args& args) {
   ArgReader reader(args, {"--bus", "--curve-keys", "--type", "--rate", "--count"}, {"--help", "--latched"});
   if (reader.Has("--help") || reader.positional().size() != 2) {
-    std::cout << "usage: limbic pub TOPIC JSON [--type TYPE] [--rate HZ] [--count N] [--latched] [--bus ADDR] [--curve-keys FILE]\n\n"
-                 "Publishes JSON as a message on TOPIC (once by default). TYPE defaults to the type the broker\n"
-                 "has seen on the topic; the header is filled in unless the JSON has one. A message whose values\n"
-                 "break its type's rules (NaN, out of range, mis-sized vectors) is refused, naming the field. Example:\n"
-                 "  limbic pub r1/goal '{\"active\": true, \"goal\": {\"x\": 3, \"y\": 2}}' --type NavGoal\n";
+    std::cout
+        << "usage: limbic pub TOPIC JSON [--type TYPE] [--rate HZ] [--count N] [--latched] [--bus ADDR] [--curve-keys "
+           "FILE]\n\n"
+           "Publishes JSON as a message on TOPIC (once by default). TYPE defaults to the type the broker\n"
+           "has seen on the topic; the header is filled in unless the JSON has one. A message whose values\n"
+           "break its type's rules (NaN, out of range, mis-sized vectors) is refused, naming the field. Example:\n"
+           "  limbic pub r1/goal '{\"active\": true, \"goal\": {\"x\": 3, \"y\": 2}}' --type NavGoal\n";
     return reader.Has("--help") ? 0 : 2;
   }
   const std::string topic = reader.positional()[0];
@@ -421,7 +443,8 @@ int ParamCommand(const Args& args) {
   const bool get = pos.size() >= 2 && pos[0] == "get" && pos.size() <= 3;
   const bool set = pos.size() == 4 && pos[0] == "set";
   if (reader.Has("--help") || (!get && !set)) {
-    std::cout << "usage: limbic param get SERVICE [NAME] | limbic param set SERVICE NAME VALUE [--bus ADDR] [--curve-keys FILE]\n\n"
+    std::cout << "usage: limbic param get SERVICE [NAME] | limbic param set SERVICE NAME VALUE [--bus ADDR] "
+                 "[--curve-keys FILE]\n\n"
                  "Lists the settings of a running service, or changes a live one. SERVICE is its instance name as\n"
                  "in `limbic topics` (health/SERVICE), e.g. r1/planner. VALUE is YAML (2.5, true, [1, 2]).\n"
                  "Each setting is either live (changed while running: validated, then applied to the algorithm)\n"
@@ -439,8 +462,7 @@ int ParamCommand(const Args& args) {
                   bus::CurveKeysFromFlagOrEnvironment(reader.Get("--curve-keys", "")));
   session.Connect();
   if (!session.topics().count("health/" + service)) {
-    std::cerr << "limbic param: no service '" << service << "' on the bus (no heartbeat on health/" << service
-              << ")\n";
+    std::cerr << "limbic param: no service '" << service << "' on the bus (no heartbeat on health/" << service << ")\n";
     return 1;
   }
   std::random_device rd;
@@ -448,32 +470,32 @@ int ParamCommand(const Args& args) {
   auto request = session.node().Advertise<msg::ParameterRequest>("param/" + service);
   bool replied = false;
   int status = 0;
-  session.node().Subscribe<msg::ParameterReply>("param/" + service + "/reply",
-                                                [&](const bus::Message<msg::ParameterReply>& m) {
-    if (m.msg.request_id() != request_id || replied) return;
-    replied = true;
-    if (!m.msg.ok()) {
-      std::cerr << "limbic param: " << (m.msg.error() ? m.msg.error()->str() : "refused") << "\n";
-      status = 1;
-      return;
-    }
-    if (m.msg.values()) {
-      auto text = [](const flatbuffers::String* s) { return s ? s->str() : std::string(); };
-      for (const auto* v : *m.msg.values()) {
-        if (set) {
-          // What the service applied (its value after the set), not what was asked.
-          std::cout << service << ": " << text(v->name()) << " = " << text(v->value()) << " (applied)\n";
-          continue;
+  session.node().Subscribe<msg::ParameterReply>(
+      "param/" + service + "/reply", [&](const bus::Message<msg::ParameterReply>& m) {
+        if (m.msg.request_id() != request_id || replied) return;
+        replied = true;
+        if (!m.msg.ok()) {
+          std::cerr << "limbic param: " << (m.msg.error() ? m.msg.error()->str() : "refused") << "\n";
+          status = 1;
+          return;
         }
-        const std::string kind = text(v->kind());
-        const std::string range = text(v->range());
-        std::cout << text(v->name()) << " = " << text(v->value()) << "  [" << (kind.empty() ? "?" : kind)
-                  << (range.empty() ? "" : ": " + range) << "]";
-        if (name.empty()) std::cout << "  (" << text(v->type()) << ") " << text(v->doc());
-        std::cout << "\n";
-      }
-    }
-  });
+        if (m.msg.values()) {
+          auto text = [](const flatbuffers::String* s) { return s ? s->str() : std::string(); };
+          for (const auto* v : *m.msg.values()) {
+            if (set) {
+              // What the service applied (its value after the set), not what was asked.
+              std::cout << service << ": " << text(v->name()) << " = " << text(v->value()) << " (applied)\n";
+              continue;
+            }
+            const std::string kind = text(v->kind());
+            const std::string range = text(v->range());
+            std::cout << text(v->name()) << " = " << text(v->value()) << "  [" << (kind.empty() ? "?" : kind)
+                      << (range.empty() ? "" : ": " + range) << "]";
+            if (name.empty()) std::cout << "  (" << text(v->type()) << ") " << text(v->doc());
+            std::cout << "\n";
+          }
+        }
+      });
   std::this_thread::sleep_for(200ms);
   const double timeout = std::stod(reader.Get("--timeout", "3"));
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout);

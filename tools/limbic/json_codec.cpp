@@ -49,12 +49,16 @@ std::vector<uint8_t> JsonCodec::FromJson(const messages::MessageType& type, cons
     for (size_t i = brace; i < text.size(); ++i) {
       const char c = text[i];
       if (in_string) {
-        if (c == '\\') ++i;
-        else if (c == '"') in_string = false;
+        if (c == '\\')
+          ++i;
+        else if (c == '"')
+          in_string = false;
         continue;
       }
-      if (c == '{' || c == '[') ++depth;
-      else if (c == '}' || c == ']') --depth;
+      if (c == '{' || c == '[')
+        ++depth;
+      else if (c == '}' || c == ']')
+        --depth;
       else if (c == '"') {
         if (depth == 1 && text.compare(i, 8, "\"header\"") == 0) has_header = true;
         in_string = true;

@@ -85,10 +85,8 @@ Both hold secrets (mode 0600). Example:
   server += "server_secret: \"" + keys[0].secret_key + "\"\nallowed_clients:\n";
   for (size_t i = 1; i < keys.size(); ++i) server += "  - \"" + keys[i].public_key + "\"  # " + names[i] + "\n";
   if (keys.size() == 1) server += "  []\n";
-  WriteFile(dir / (names[0] + ".server.yaml"), keys.size() == 1 ? "server_secret: \"" + keys[0].secret_key +
-                                                                      "\"\nallowed_clients: []\n"
-                                                                : server,
-            0600);
+  WriteFile(dir / (names[0] + ".server.yaml"),
+            keys.size() == 1 ? "server_secret: \"" + keys[0].secret_key + "\"\nallowed_clients: []\n" : server, 0600);
   for (size_t i = 1; i < keys.size(); ++i) {
     std::string client = "# --curve-keys for the services using the key '" + names[i] + "'\n";
     client += "server_public: \"" + keys[0].public_key + "\"\n";

@@ -115,7 +115,7 @@ struct Running {
   bool watchdog_kill = false;  // killed by a watchdog: reported as such
   const char* watchdog_what = "";
   const char* color = "";
-  std::string last_line;        // of its output, for start-failure reports
+  std::string last_line;  // of its output, for start-failure reports
   std::string last_error_line;
   bool start_failure_reported = false;
 };
@@ -316,7 +316,8 @@ class Launcher {
           << p.restarts + 1 << ")";
       Say(msg.str());
       p.waiting_restart = true;
-      p.restart_at = SteadyClock::now() + std::chrono::duration_cast<SteadyClock::duration>(std::chrono::duration<double>(delay));
+      p.restart_at =
+          SteadyClock::now() + std::chrono::duration_cast<SteadyClock::duration>(std::chrono::duration<double>(delay));
     }
     return false;
   }
@@ -488,7 +489,8 @@ class Launcher {
   void Summary() {
     std::ostringstream out;
     out << "ran " << std::fixed << std::setprecision(1) << Elapsed() << " s;";
-    for (const auto& p : procs_) out << " " << p.spec->name << ": " << p.restarts << " restart" << (p.restarts == 1 ? "" : "s") << ";";
+    for (const auto& p : procs_)
+      out << " " << p.spec->name << ": " << p.restarts << " restart" << (p.restarts == 1 ? "" : "s") << ";";
     Say(out.str());
   }
 
@@ -542,9 +544,12 @@ examples:
   // Collect every --var (ArgReader keeps the last; read them all here).
   for (size_t i = 0; i < args.size(); ++i) {
     std::string v;
-    if (args[i] == "--var" && i + 1 < args.size()) v = args[i + 1];
-    else if (args[i].rfind("--var=", 0) == 0) v = args[i].substr(6);
-    else continue;
+    if (args[i] == "--var" && i + 1 < args.size())
+      v = args[i + 1];
+    else if (args[i].rfind("--var=", 0) == 0)
+      v = args[i].substr(6);
+    else
+      continue;
     const auto eq = v.find('=');
     if (eq == std::string::npos) {
       std::cerr << "limbic launch: --var needs NAME=VALUE, got '" << v << "'\n";
@@ -571,8 +576,8 @@ examples:
       return 2;
     }
   }
-  if (!reader.Get("--until").empty() &&
-      std::none_of(file.processes.begin(), file.processes.end(), [&](const auto& p) { return p.name == reader.Get("--until"); })) {
+  if (!reader.Get("--until").empty() && std::none_of(file.processes.begin(), file.processes.end(),
+                                                     [&](const auto& p) { return p.name == reader.Get("--until"); })) {
     std::cerr << "limbic launch: --until names no process of " << reader.positional()[0] << "\n";
     return 2;
   }

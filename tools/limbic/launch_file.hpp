@@ -9,7 +9,7 @@ namespace limbic::cli {
 
 struct ProcessSpec {
   std::string name;
-  std::vector<std::string> command;  // argv; a bare name is looked up beside `limbic`, then in PATH
+  std::vector<std::string> command;    // argv; a bare name is looked up beside `limbic`, then in PATH
   std::string restart = "on-failure";  // always | on-failure | never
   double start_delay_s = 0.0;          // pause after starting it (e.g. the broker)
   std::map<std::string, std::string> env;
@@ -32,10 +32,10 @@ struct ProcessSpec {
 // Watching heartbeats on the bus the processes use (issue 16: a planner at 14 GB had stopped
 // publishing without crashing and was never restarted).
 struct Watchdog {
-  std::string bus;         // empty: no watchdog
+  std::string bus;  // empty: no watchdog
   double timeout_s = 10.0;
   double output_timeout_s = 5.0;  // default for processes that list `outputs`
-  std::string curve_keys;  // client keys when the broker requires CURVE
+  std::string curve_keys;         // client keys when the broker requires CURVE
 };
 
 struct Backoff {

@@ -25,8 +25,8 @@ Session::Session(const std::string& address, const std::string& name, bus::Curve
         info.drops_oversize = t->drops_oversize();
         info.drops_invalid = t->drops_invalid();
         info.drops_fault = t->fault_drops();
-        info.drops = info.drops_malformed + info.drops_wrong_type + info.drops_oversize + info.drops_invalid +
-                     info.drops_fault;
+        info.drops =
+            info.drops_malformed + info.drops_wrong_type + info.drops_oversize + info.drops_invalid + info.drops_fault;
         topics_[t->topic()->str()] = info;
       }
     }

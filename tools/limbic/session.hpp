@@ -26,8 +26,7 @@ struct TopicInfo {
 class Session {
  public:
   // `curve`: client keys for a broker that requires CURVE (see CurveKeysFromFlagOrEnvironment).
-  explicit Session(const std::string& address, const std::string& name = "limbic-cli",
-                   bus::CurveClientKeys curve = {});
+  explicit Session(const std::string& address, const std::string& name = "limbic-cli", bus::CurveClientKeys curve = {});
   // Waits for the broker's statistics; throws std::runtime_error "cannot reach the bus at ..." if none.
   void Connect(std::chrono::milliseconds timeout = std::chrono::milliseconds(3000));
   // Topics the broker has seen, from its latest statistics.

@@ -18,11 +18,9 @@ std::string TeamLaunchYaml(const std::string& path, int robots) {
   } catch (const std::exception& e) {
     throw config::ConfigError(path + ": " + e.what());
   }
-  if (!root["processes"] || !root["processes"].IsSequence())
-    throw config::ConfigError(path + ": no processes list");
-  static const std::set<std::string> kPerRobot{"limbic-hwio",       "limbic-mapper",
-                                               "limbic-planner",    "limbic-affect",
-                                               "limbic-controller", "limbic-mission"};
+  if (!root["processes"] || !root["processes"].IsSequence()) throw config::ConfigError(path + ": no processes list");
+  static const std::set<std::string> kPerRobot{"limbic-hwio",   "limbic-mapper",     "limbic-planner",
+                                               "limbic-affect", "limbic-controller", "limbic-mission"};
   std::string names;
   for (int i = 1; i <= robots; ++i) names += (i > 1 ? ",r" : "r") + std::to_string(i);
   YAML::Node processes(YAML::NodeType::Sequence);

@@ -11,8 +11,7 @@ namespace {
 bool NaturalLess(const std::string& a, const std::string& b) {
   size_t i = 0, j = 0;
   while (i < a.size() && j < b.size()) {
-    if (std::isdigit(static_cast<unsigned char>(a[i])) &&
-        std::isdigit(static_cast<unsigned char>(b[j]))) {
+    if (std::isdigit(static_cast<unsigned char>(a[i])) && std::isdigit(static_cast<unsigned char>(b[j]))) {
       size_t ie = i, je = j;
       while (ie < a.size() && std::isdigit(static_cast<unsigned char>(a[ie]))) ++ie;
       while (je < b.size() && std::isdigit(static_cast<unsigned char>(b[je]))) ++je;
@@ -35,8 +34,7 @@ bool NaturalLess(const std::string& a, const std::string& b) {
 std::vector<std::pair<std::string, std::vector<std::string>>> GroupTopicsByRobot(
     const std::vector<std::string>& topics) {
   static const std::set<std::string> kGlobal{"health", "param", "lockstep", "bus", "foxglove"};
-  static const std::set<std::string> kRobotTopics{"truth",  "odom",   "scan",
-                                                  "wheels", "affect", "mission"};
+  static const std::set<std::string> kRobotTopics{"truth", "odom", "scan", "wheels", "affect", "mission"};
   std::set<std::string> robots;
   for (const auto& t : topics) {
     const auto slash = t.find('/');

@@ -79,9 +79,9 @@ std::string Number(double v) {
 }  // namespace
 
 int CrosscheckMain(const std::vector<std::string>& args) {
-  std::map<std::string, std::string> opt{{"--strategy", "affective"}, {"--loss", "0.1"}, {"--idle", "12"},
-                                         {"--episodes", "5"}, {"--config", "1"}, {"--seed", "1"},
-                                         {"--draws", "200"}, {"--speedup", "10"}, {"--bus", ""}};
+  std::map<std::string, std::string> opt{{"--strategy", "affective"}, {"--loss", "0.1"},   {"--idle", "12"},
+                                         {"--episodes", "5"},         {"--config", "1"},   {"--seed", "1"},
+                                         {"--draws", "200"},          {"--speedup", "10"}, {"--bus", ""}};
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--help" || args[i] == "-h") {
       std::cout << kCrosscheckHelp;
@@ -111,8 +111,8 @@ int CrosscheckMain(const std::vector<std::string>& args) {
     std::cerr << "limbic recruit crosscheck: bad option value (" << e.what() << "; see --help)\n";
     return 2;
   }
-  if (!(o.radio.loss >= 0 && o.radio.loss <= 1) || o.idle_ugvs < 1 || o.idle_ugvs > 50 || o.episodes < 1 ||
-      draws < 1 || !(speedup > 0)) {
+  if (!(o.radio.loss >= 0 && o.radio.loss <= 1) || o.idle_ugvs < 1 || o.idle_ugvs > 50 || o.episodes < 1 || draws < 1 ||
+      !(speedup > 0)) {
     std::cerr << "limbic recruit crosscheck: --loss in [0, 1], --idle 1..50, --episodes >= 1, --draws >= 1, "
                  "--speedup > 0\n";
     return 2;
@@ -187,9 +187,8 @@ int CrosscheckMain(const std::vector<std::string>& args) {
           w << (k ? "," : "") << "[" << Number(stops[k].x) << "," << Number(stops[k].y) << "]";
         for (size_t k = 0; k < pauses.size(); ++k) p << (k ? "," : "") << Number(pauses[k]);
         f << ", --set, role=uav, --set, \"x=" << Number(stops[0].x) << "\", --set, \"y=" << Number(stops[0].y)
-          << "\", --set, speed=1e9, --set, \"waypoints=[" << w.str() << "]\", --set, \"pauses_after_s=["
-          << p.str() << "]\", --set, \"first_request_s=" << Number(first_request_s) << "\", --set, episodes="
-          << o.episodes;
+          << "\", --set, speed=1e9, --set, \"waypoints=[" << w.str() << "]\", --set, \"pauses_after_s=[" << p.str()
+          << "]\", --set, \"first_request_s=" << Number(first_request_s) << "\", --set, episodes=" << o.episodes;
       } else {
         f << ", --set, \"x=" << Number(r.start.x) << "\", --set, \"y=" << Number(r.start.y) << "\"";
       }
@@ -197,10 +196,11 @@ int CrosscheckMain(const std::vector<std::string>& args) {
     }
     if (!f) throw std::runtime_error("cannot write " + run_dir + "/launch.yaml");
   }
-  std::printf("crosscheck: strategy %s, %zu robots, loss %.2f, configuration %llu, seed %llu; live at speed-up %g "
-              "(logs: %s)\n",
-              choice.label.c_str(), ref.team.size(), o.radio.loss, static_cast<unsigned long long>(o.config_seed),
-              static_cast<unsigned long long>(o.radio.seed), speedup, run_dir.c_str());
+  std::printf(
+      "crosscheck: strategy %s, %zu robots, loss %.2f, configuration %llu, seed %llu; live at speed-up %g "
+      "(logs: %s)\n",
+      choice.label.c_str(), ref.team.size(), o.radio.loss, static_cast<unsigned long long>(o.config_seed),
+      static_cast<unsigned long long>(o.radio.seed), speedup, run_dir.c_str());
   std::fflush(stdout);
 
   struct sigaction sa {};
@@ -237,13 +237,17 @@ int CrosscheckMain(const std::vector<std::string>& args) {
     std::optional<std::chrono::steady_clock::time_point> done_at;
     int launcher_status = 0;
     const cli::LoopEnd end = cli::RunStatusLoop(
-        {.node = &node, .launcher = launcher, .signal = &g_crosscheck_signal, .duration_s = limit_wall_s,
-         .render = [&] {
-           std::ostringstream s;
-           s << "  live: " << up.size() << "/" << ref.team.size() << " robots up, " << uav_episodes << "/"
-             << o.episodes << " recruitments\n";
-           return s.str();
-         },
+        {.node = &node,
+         .launcher = launcher,
+         .signal = &g_crosscheck_signal,
+         .duration_s = limit_wall_s,
+         .render =
+             [&] {
+               std::ostringstream s;
+               s << "  live: " << up.size() << "/" << ref.team.size() << " robots up, " << uav_episodes << "/"
+                 << o.episodes << " recruitments\n";
+               return s.str();
+             },
          // Done: every episode completed, then 1.5 s more for the radio's last counts (1 Hz simulated).
          .stop =
              [&] {

@@ -66,8 +66,9 @@ std::string Bar(double shame, double threshold) {
 }  // namespace
 
 int DemoMain(const std::vector<std::string>& args) {
-  std::map<std::string, std::string> opt{{"--strategy", "affective"}, {"--loss", "0.1"}, {"--speedup", "4"},
-                                         {"--duration", "0"}, {"--bus", ""}, {"--metrics", "127.0.0.1:9464"}};
+  std::map<std::string, std::string> opt{
+      {"--strategy", "affective"}, {"--loss", "0.1"}, {"--speedup", "4"},
+      {"--duration", "0"},         {"--bus", ""},     {"--metrics", "127.0.0.1:9464"}};
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--help" || args[i] == "-h") {
       std::cout << kHelp;
@@ -104,11 +105,11 @@ int DemoMain(const std::vector<std::string>& args) {
   const std::string log_path = run_dir + "/processes.log";
 
   // Like `limbic demo`: the launcher, and with it every recruiter, dies with this command however it ends.
-  const pid_t launcher = cli::StartLauncher(
-      {DeployFile(), "--events", run_dir + "/events.jsonl", "--var", "bus=" + bus, "--var", "strategy=" + strategy,
-       "--var", "loss=" + opt["--loss"], "--var", "speedup=" + opt["--speedup"], "--var",
-       "metrics_listen=" + opt["--metrics"]},
-      log_path);
+  const pid_t launcher =
+      cli::StartLauncher({DeployFile(), "--events", run_dir + "/events.jsonl", "--var", "bus=" + bus, "--var",
+                          "strategy=" + strategy, "--var", "loss=" + opt["--loss"], "--var",
+                          "speedup=" + opt["--speedup"], "--var", "metrics_listen=" + opt["--metrics"]},
+                         log_path);
   struct sigaction sa {};
   sa.sa_handler = OnSignal;
   sigaction(SIGINT, &sa, nullptr);
@@ -178,8 +179,8 @@ int DemoMain(const std::vector<std::string>& args) {
       out << "  r" << id << " " << std::setw(3) << v.role << " (" << std::setw(5) << std::setprecision(1) << v.x << ","
           << std::setw(5) << v.y << ") ";
       if (v.role == "uav") {
-        out << std::setw(13) << v.requester << "  recruitments " << v.episodes << "  last wait "
-            << std::setprecision(1) << v.last_wait << " s";
+        out << std::setw(13) << v.requester << "  recruitments " << v.episodes << "  last wait " << std::setprecision(1)
+            << v.last_wait << " s";
       } else {
         out << std::setw(11) << v.responder << "  shame " << std::setprecision(2) << v.shame << " "
             << Bar(v.shame, v.threshold) << (v.shame > v.threshold ? " ashamed" : "        ") << "  tx " << v.tx
@@ -197,7 +198,8 @@ int DemoMain(const std::vector<std::string>& args) {
   if (end != cli::LoopEnd::kLauncherEnded) cli::StopLauncher(launcher);
   std::cout << "\nRecruitments:\n";
   for (const auto& [id, v] : robots)
-    if (v.role == "ugv") std::cout << "  r" << id << ": recruited " << v.recruited << ", ignored " << v.ignored << " HELPs\n";
+    if (v.role == "ugv")
+      std::cout << "  r" << id << ": recruited " << v.recruited << ", ignored " << v.ignored << " HELPs\n";
   std::cout << "process logs: " << log_path << "\n";
   return 0;
 }

@@ -94,9 +94,12 @@ void LoadScenario(StrictMap map, ScenarioOptions* o) {
     }
   }
   if (map.Optional("loss_per", &text)) {
-    if (text == "transmission") radio.granularity = RadioOptions::Granularity::kPerTransmission;
-    else if (text == "receiver") radio.granularity = RadioOptions::Granularity::kPerReceiver;
-    else map.Fail("loss_per", "must be transmission or receiver");
+    if (text == "transmission")
+      radio.granularity = RadioOptions::Granularity::kPerTransmission;
+    else if (text == "receiver")
+      radio.granularity = RadioOptions::Granularity::kPerReceiver;
+    else
+      map.Fail("loss_per", "must be transmission or receiver");
   }
   map.Optional("ge_p_good_to_bad", &radio.ge_p_good_to_bad);
   map.Optional("ge_p_bad_to_good", &radio.ge_p_bad_to_good);
@@ -337,9 +340,9 @@ void WriteRows(const std::string& path, const std::vector<RecruitRow>& rows) {
     out << r.experiment << "," << r.condition << "," << r.strategy << "," << r.configuration << "," << r.repetition
         << "," << r.messages;
     for (uint64_t t : r.by_type) out << "," << t;
-    out << "," << r.dropped << "," << r.wait_total_s << "," << (r.success ? 1 : 0) << "," << r.episodes << ","
-        << r.bias << "," << r.recruit_counts << "," << r.restarts << "," << r.help_retries << "," << r.malformed
-        << "," << r.out_of_order << "," << r.end_s << "\n";
+    out << "," << r.dropped << "," << r.wait_total_s << "," << (r.success ? 1 : 0) << "," << r.episodes << "," << r.bias
+        << "," << r.recruit_counts << "," << r.restarts << "," << r.help_retries << "," << r.malformed << ","
+        << r.out_of_order << "," << r.end_s << "\n";
   }
   if (!out) throw std::runtime_error("failed writing " + path);
 }

@@ -27,21 +27,21 @@ struct StrategyChoice {
 StrategyChoice StrategyByName(const std::string& name);  // throws std::invalid_argument
 
 struct RecruitExperiment {
-  std::string name;         // file stem
+  std::string name;  // file stem
   std::string description;
-  std::string section;      // spec section, e.g. "7.1"
+  std::string section;           // spec section, e.g. "7.1"
   std::string kind = "compare";  // compare | fairness | use_case
   std::string source;
   std::vector<std::string> strategies;
-  std::string variable;              // "" or idle_ugvs | loss | mode: one condition per value
+  std::string variable;  // "" or idle_ugvs | loss | mode: one condition per value
   std::vector<std::string> values;
-  int configurations = 1;            // starting configurations (placement seeds)
+  int configurations = 1;  // starting configurations (placement seeds)
   int first_configuration = 1;
-  int repetitions = 1;               // runs per configuration (radio and selection seeds)
+  int repetitions = 1;  // runs per configuration (radio and selection seeds)
   uint64_t seed = 1;
-  double alpha = 0.01;               // family-wise level of the rank-sum tests
-  int comparisons = 1;               // Bonferroni divisor (30 team size, 15 loss)
-  ScenarioOptions scenario;          // the `scenario:` block over the §5.1 defaults
+  double alpha = 0.01;                            // family-wise level of the rank-sum tests
+  int comparisons = 1;                            // Bonferroni divisor (30 team size, 15 loss)
+  ScenarioOptions scenario;                       // the `scenario:` block over the §5.1 defaults
   std::map<std::string, std::string> case_notes;  // use cases: what to look at in the picture
 
   int RunCount() const;
@@ -68,14 +68,14 @@ std::vector<RecruitRun> Expand(const RecruitExperiment& experiment);
 struct RecruitRow {
   std::string experiment, condition, strategy;
   int configuration = 0, repetition = 0;
-  uint64_t messages = 0;                     // M1
+  uint64_t messages = 0;  // M1
   std::array<uint64_t, kMsgTypeCount> by_type{};
   uint64_t dropped = 0;
-  double wait_total_s = 0.0;                 // M2
-  bool success = false;                      // M4
+  double wait_total_s = 0.0;  // M2
+  bool success = false;       // M4
   int episodes = 0;
-  int bias = 0;                              // M3 over the idle UGVs
-  std::string recruit_counts;                // "id:count;..." for every UGV
+  int bias = 0;                // M3 over the idle UGVs
+  std::string recruit_counts;  // "id:count;..." for every UGV
   uint64_t restarts = 0, help_retries = 0, malformed = 0, out_of_order = 0;
   double end_s = 0.0;
 };

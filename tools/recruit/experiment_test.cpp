@@ -25,12 +25,12 @@ TEST(RecruitExperiment, EveryShippedDefinitionLoadsAndTheCountsAddUp) {
     counts[e.name] = e.RunCount();
     EXPECT_EQ(static_cast<int>(Expand(e).size()), e.RunCount()) << e.name;
   }
-  EXPECT_EQ(counts.at("recruit_team_size"), 600);          // 4 × 5 × 30
-  EXPECT_EQ(counts.at("recruit_message_loss"), 180);       // 4 × 3 × 5 × 3
-  EXPECT_EQ(counts.at("recruit_unicast"), 18);             // 9 unicast + 9 paired broadcast
+  EXPECT_EQ(counts.at("recruit_team_size"), 600);     // 4 × 5 × 30
+  EXPECT_EQ(counts.at("recruit_message_loss"), 180);  // 4 × 3 × 5 × 3
+  EXPECT_EQ(counts.at("recruit_unicast"), 18);        // 9 unicast + 9 paired broadcast
   EXPECT_EQ(counts.at("recruit_use_case_opportunistic"), 3);
   EXPECT_EQ(counts.at("recruit_use_case_stealth"), 1);
-  EXPECT_EQ(counts.at("recruit_fairness"), 40);            // 4 × 10
+  EXPECT_EQ(counts.at("recruit_fairness"), 40);  // 4 × 10
 }
 
 TEST(RecruitExperiment, StrategiesSharePlacementsAndDraws) {
@@ -102,10 +102,10 @@ TEST(RecruitExperiment, BadDefinitionsAreRefusedWithTheKeyNamed) {
   EXPECT_NE(message(write("b", "name: b\n" + head + "strategies: [auction]\n")).find("auction"), std::string::npos);
   EXPECT_NE(message(write("c", "name: c\n" + head + "strategies: [greedy]\nscenario: {loss: 1.5}\n")).find("loss"),
             std::string::npos);
-  EXPECT_NE(message(write("d", "name: d\n" + head +
-                                   "strategies: [greedy]\nvary: {variable: idle_ugvs, values: [\"ten\"]}\n"))
-                .find("ten"),
-            std::string::npos);
+  EXPECT_NE(
+      message(write("d", "name: d\n" + head + "strategies: [greedy]\nvary: {variable: idle_ugvs, values: [\"ten\"]}\n"))
+          .find("ten"),
+      std::string::npos);
   EXPECT_NE(message(write("e", "name: wrong\n" + head + "strategies: [greedy]\n")).find("file name"),
             std::string::npos);
   EXPECT_NE(message((dir / "missing.yaml").string()).find("missing"), std::string::npos);

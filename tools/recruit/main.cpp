@@ -200,8 +200,8 @@ int CmdRun(const std::vector<std::string>& args) {
   WriteOutputs(out, experiments, rows);
   int failures = 0;
   for (const auto& r : rows) failures += !r.success;
-  std::printf("%zu simulations in %.2f s with %d jobs; %d did not complete every episode\n", rows.size(), seconds,
-              jobs, failures);
+  std::printf("%zu simulations in %.2f s with %d jobs; %d did not complete every episode\n", rows.size(), seconds, jobs,
+              failures);
   std::printf("wrote %s/runs.csv, %s/summary.md, %s/report.html\n", out.c_str(), out.c_str(), out.c_str());
   return 0;
 }

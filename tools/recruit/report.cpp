@@ -18,11 +18,20 @@ std::string Esc(const std::string& s) {
   std::string out;
   for (char c : s) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -37,8 +46,10 @@ std::string Fixed(double v, int digits) {
 
 std::string PValue(double p) {
   std::ostringstream s;
-  if (p < 1e-4) s << std::scientific << std::setprecision(1) << p;
-  else s << std::fixed << std::setprecision(4) << p;
+  if (p < 1e-4)
+    s << std::scientific << std::setprecision(1) << p;
+  else
+    s << std::fixed << std::setprecision(4) << p;
   return s.str();
 }
 
@@ -82,16 +93,19 @@ struct PairTest {
   double rel_messages, rel_wait;  // 1 − mean_a / mean_b
 };
 
-std::vector<PairTest> Pairs(const RecruitExperiment& e, const Cell* (*get)(const Table&, const std::string&,
-                                                                            const std::string&),
-                            const Table& t, const std::string& condition) {
+std::vector<PairTest> Pairs(const RecruitExperiment& e,
+                            const Cell* (*get)(const Table&, const std::string&, const std::string&), const Table& t,
+                            const std::string& condition) {
   std::vector<PairTest> out;
   for (size_t i = 0; i < e.strategies.size(); ++i) {
     for (size_t j = i + 1; j < e.strategies.size(); ++j) {
       const Cell* a = get(t, condition, e.strategies[i]);
       const Cell* b = get(t, condition, e.strategies[j]);
       if (!a || !b || a->n == 0 || b->n == 0) continue;
-      PairTest p{e.strategies[i], e.strategies[j], RankSum(a->messages, b->messages).p, RankSum(a->wait, b->wait).p,
+      PairTest p{e.strategies[i],
+                 e.strategies[j],
+                 RankSum(a->messages, b->messages).p,
+                 RankSum(a->wait, b->wait).p,
                  RelativeImprovement(Summarise(a->messages).mean, Summarise(b->messages).mean),
                  RelativeImprovement(Summarise(a->wait).mean, Summarise(b->wait).mean)};
       out.push_back(p);
@@ -128,7 +142,8 @@ std::string TextSummary(const RecruitExperiment& e, const std::vector<RecruitRow
   const double threshold = BonferroniThreshold(e.alpha, e.comparisons);
   std::ostringstream out;
   out << "### " << e.name << " (spec §" << e.section << ", " << rows.size() << " simulations)\n\n";
-  out << "| condition | strategy | n | messages mean (sd) | messages median | wait s mean (sd) | success | bias mean |\n";
+  out << "| condition | strategy | n | messages mean (sd) | messages median | wait s mean (sd) | success | bias mean "
+         "|\n";
   out << "|---|---|---|---|---|---|---|---|\n";
   for (const auto& c : t.conditions) {
     for (const auto& s : e.strategies) {
@@ -143,7 +158,8 @@ std::string TextSummary(const RecruitExperiment& e, const std::vector<RecruitRow
   if (e.strategies.size() > 1 && e.kind != "use_case") {
     out << "\nRank-sum p-values (two-sided, tie and continuity corrected); * = below the Bonferroni threshold "
         << PValue(threshold) << " (" << e.alpha << "/" << e.comparisons << "). Relative = 1 − mean_A/mean_B.\n\n";
-    out << "| condition | A vs B | p messages | p wait | relative messages | relative wait |\n|---|---|---|---|---|---|\n";
+    out << "| condition | A vs B | p messages | p wait | relative messages | relative wait "
+           "|\n|---|---|---|---|---|---|\n";
     for (const auto& c : t.conditions) {
       for (const PairTest& p : Pairs(e, GetCell, t, c)) {
         out << "| " << ConditionLabel(e, c) << " | " << Label(p.a) << " vs " << Label(p.b) << " | "
@@ -165,7 +181,8 @@ std::string TextSummary(const RecruitExperiment& e, const std::vector<RecruitRow
     }
   }
   if (e.kind == "fairness" || e.kind == "use_case") {
-    out << "\n| strategy | configuration | recruit counts (robot:count) | bias B | messages | wait s |\n|---|---|---|---|---|---|\n";
+    out << "\n| strategy | configuration | recruit counts (robot:count) | bias B | messages | wait s "
+           "|\n|---|---|---|---|---|---|\n";
     for (const RecruitRow& r : rows) {
       out << "| " << Label(r.strategy) << " | " << r.configuration << " | " << r.recruit_counts << " | " << r.bias
           << " | " << r.messages << " | " << Fixed(r.wait_total_s, 1) << " |\n";
@@ -227,9 +244,9 @@ std::string BoxPlot(const std::vector<BoxGroup>& groups, const std::vector<std::
   }
   for (size_t i = 0; i < labels.size(); ++i) {
     const double ly = top + 10 + 18 * i;
-    s << "<rect x='" << width - right + 14 << "' y='" << ly - 9 << "' width='12' height='12' fill='"
-      << kColours[i % 6] << "' fill-opacity='0.6'/><text x='" << width - right + 32 << "' y='" << ly + 1 << "'>"
-      << Esc(labels[i]) << "</text>\n";
+    s << "<rect x='" << width - right + 14 << "' y='" << ly - 9 << "' width='12' height='12' fill='" << kColours[i % 6]
+      << "' fill-opacity='0.6'/><text x='" << width - right + 32 << "' y='" << ly + 1 << "'>" << Esc(labels[i])
+      << "</text>\n";
   }
   s << "</svg>\n";
   return s.str();
@@ -254,7 +271,8 @@ std::string HtmlSection(const RecruitExperiment& e, const std::vector<RecruitRow
       s << "<tr>";
       std::stringstream cells(line.substr(1));
       std::string cell;
-      while (std::getline(cells, cell, '|')) s << (in_table ? "<td>" : "<th>") << Esc(cell) << (in_table ? "</td>" : "</th>");
+      while (std::getline(cells, cell, '|'))
+        s << (in_table ? "<td>" : "<th>") << Esc(cell) << (in_table ? "</td>" : "</th>");
       s << "</tr>\n";
       in_table = true;
     } else {
@@ -273,9 +291,10 @@ std::string HtmlSection(const RecruitExperiment& e, const std::vector<RecruitRow
         BoxGroup g{ConditionLabel(e, c), {}};
         for (const auto& st : e.strategies) {
           const Cell* cell = GetCell(t, c, st);
-          g.samples.push_back(!cell ? std::vector<double>{}
-                                    : metric == 0 ? cell->messages
-                                                  : metric == 1 ? cell->wait : cell->bias);
+          g.samples.push_back(!cell         ? std::vector<double>{}
+                              : metric == 0 ? cell->messages
+                              : metric == 1 ? cell->wait
+                                            : cell->bias);
         }
         groups.push_back(g);
       }
@@ -344,9 +363,11 @@ std::string UseCasePicture(const ScenarioResult& r, const std::string& title) {
     const char* fill = spec.role == RobotSpec::Role::kScanningUgv ? "#e69f00" : "#0072b2";
     s << "<circle cx='" << px(p.x) << "' cy='" << py(p.y) << "' r='6' fill='" << fill << "'/>\n";
     if (spec.id == recruited)
-      s << "<circle cx='" << px(p.x) << "' cy='" << py(p.y) << "' r='11' fill='none' stroke='#d55e00' stroke-width='2'/>\n";
+      s << "<circle cx='" << px(p.x) << "' cy='" << py(p.y)
+        << "' r='11' fill='none' stroke='#d55e00' stroke-width='2'/>\n";
     if (ignored.count(spec.id) && !accepted.count(spec.id))
-      s << "<path d='M" << px(p.x) - 8 << "," << py(p.y) - 8 << " l16,16 m0,-16 l-16,16' stroke='#c00' stroke-width='2'/>\n";
+      s << "<path d='M" << px(p.x) - 8 << "," << py(p.y) - 8
+        << " l16,16 m0,-16 l-16,16' stroke='#c00' stroke-width='2'/>\n";
     s << "<text x='" << px(p.x) + 9 << "' y='" << py(p.y) - 8 << "'>r" << spec.id << " (" << transmissions[spec.id]
       << " tx)</text>\n";
   }
@@ -357,8 +378,9 @@ std::string UseCasePicture(const ScenarioResult& r, const std::string& title) {
     << "' y='58' fill='#0072b2'>● idle UGV</text><text x='" << lx << "' y='76' fill='#e69f00'>● scanning UGV</text>"
     << "<text x='" << lx << "' y='94' fill='#009e73'>— sent ACCEPT</text><text x='" << lx
     << "' y='112' fill='#c00'>✕ ignored HELP</text><text x='" << lx << "' y='130' fill='#d55e00'>○ recruited</text>"
-    << "<text x='" << lx << "' y='160'>wait " << Fixed(r.episodes.empty() ? NAN : r.episodes[0].end_s - r.episodes[0].start_s, 1)
-    << " s</text><text x='" << lx << "' y='178'>messages " << r.messages << "</text>\n</svg>\n";
+    << "<text x='" << lx << "' y='160'>wait "
+    << Fixed(r.episodes.empty() ? NAN : r.episodes[0].end_s - r.episodes[0].start_s, 1) << " s</text><text x='" << lx
+    << "' y='178'>messages " << r.messages << "</text>\n</svg>\n";
   return s.str();
 }
 

@@ -14,11 +14,11 @@ namespace limbic::recruit {
 int Bias(const std::vector<int>& counts, int requests);
 
 struct RankSumResult {
-  double w = 0.0;        // sum of the ranks of x in the pooled sample (average ranks for ties)
-  double mean_w = 0.0;   // n_x (n_x + n_y + 1) / 2
-  double sigma = 0.0;    // tie-corrected standard deviation
-  double z = 0.0;        // (W − μ_W − 0.5·sign(W − μ_W)) / σ
-  double p = 1.0;        // erfc(|z| / √2), two-sided
+  double w = 0.0;       // sum of the ranks of x in the pooled sample (average ranks for ties)
+  double mean_w = 0.0;  // n_x (n_x + n_y + 1) / 2
+  double sigma = 0.0;   // tie-corrected standard deviation
+  double z = 0.0;       // (W − μ_W − 0.5·sign(W − μ_W)) / σ
+  double p = 1.0;       // erfc(|z| / √2), two-sided
 };
 // Two-sided Wilcoxon rank-sum (§6 M5). Both samples need at least one value (std::invalid_argument
 // otherwise); NaN values are rejected the same way. When every value is equal (σ = 0), p = 1.

@@ -9,12 +9,12 @@ namespace limbic::recruit {
 namespace {
 
 TEST(RecruitStatistics, BiasMatchesTheSpecDefinition) {
-  EXPECT_EQ(Bias({5, 5, 5, 5, 5}, 25), 0);   // perfectly even
-  EXPECT_EQ(Bias({0, 7, 6, 6, 6}, 25), 5);   // "simply ignoring one of the idle robots": 2 + 1 + 1 + 1
+  EXPECT_EQ(Bias({5, 5, 5, 5, 5}, 25), 0);  // perfectly even
+  EXPECT_EQ(Bias({0, 7, 6, 6, 6}, 25), 5);  // "simply ignoring one of the idle robots": 2 + 1 + 1 + 1
   EXPECT_EQ(Bias({0, 0, 0, 0, 25}, 25), 20);
   EXPECT_EQ(Bias({4, 6, 6, 4, 5}, 25), 2);
-  EXPECT_EQ(Bias({2, 3}, 4), 1);             // μ = 2: f = 0, ⌊1⌋
-  EXPECT_EQ(Bias({1, 1, 3}, 5), 1);          // μ = 5/3: ⌊3 − 1.667⌋ = 1
+  EXPECT_EQ(Bias({2, 3}, 4), 1);     // μ = 2: f = 0, ⌊1⌋
+  EXPECT_EQ(Bias({1, 1, 3}, 5), 1);  // μ = 5/3: ⌊3 − 1.667⌋ = 1
   EXPECT_THROW(Bias({}, 5), std::invalid_argument);
 }
 

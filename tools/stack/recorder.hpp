@@ -22,7 +22,7 @@ struct RecorderOptions {
   double trajectory_period_s = 0.1;  // sample spacing in simulated time (≥ the control period)
   bool affect = false;               // affect samples
   double affect_period_s = 0.5;
-  bool map = false;  // follow the mapper's patches and keep the final occupancy grid (costs a replica)
+  bool map = false;           // follow the mapper's patches and keep the final occupancy grid (costs a replica)
   bool localisation = false;  // compare hwio's pose estimate (<robot>/odom) with the truth every tick
   // Keep each traversal's path thinned in memory (experiment::PathDecimator) and hand over the
   // paths of the traversals that time out, with where they stopped: the report's failures section
@@ -37,8 +37,8 @@ struct LocalisationRecord {
   double max_position_error_m = 0.0;  // max |estimate − truth| over those ticks
   double max_heading_error_rad = 0.0;
   double final_position_error_m = 0.0;
-  int64_t contact_cycles = 0;         // ticks the true robot was in contact
-  uint64_t pushes = 0;                // pushes by people (ground truth)
+  int64_t contact_cycles = 0;  // ticks the true robot was in contact
+  uint64_t pushes = 0;         // pushes by people (ground truth)
 };
 
 // One finished traversal as the mission published it (r1/metrics), plus the cycles in contact
@@ -56,11 +56,10 @@ struct Recording {
   int64_t ticks = 0;                          // ticks the recorder stepped
   std::vector<experiment::TrajectorySample> trajectory;
   std::vector<experiment::AffectSample> affect;
-  geometry::GridSpec grid;         // of `occupancy`
-  std::vector<double> occupancy;   // p_o at the end of the run (empty unless options.map)
-  LocalisationRecord localisation;  // filled when options.localisation
-  std::vector<experiment::FailedTraversal>
-      failed;  // traversals that timed out (options.failed_paths)
+  geometry::GridSpec grid;                          // of `occupancy`
+  std::vector<double> occupancy;                    // p_o at the end of the run (empty unless options.map)
+  LocalisationRecord localisation;                  // filled when options.localisation
+  std::vector<experiment::FailedTraversal> failed;  // traversals that timed out (options.failed_paths)
 };
 
 // The recorder service for the robot it is hosted for. Same-tick inputs: <robot>/truth,

@@ -76,9 +76,10 @@ std::vector<ServicePlan> Plan(const StackSpec& spec) {
   for (const auto& r : names) add(affect::AffectService(), r, affect);
   for (const auto& r : names) add(controller::ControllerService(), r, {"seed=" + SeedText(spec.seed)});
   for (const auto& r : names) {
-    std::vector<std::string> mission{"iterations=" + std::to_string(spec.iterations), "run_id=" + spec.run_id,
-                                     "configuration=" + (spec.configuration.empty() ? spec.affect_config : spec.configuration),
-                                     "seed=" + SeedText(spec.seed)};
+    std::vector<std::string> mission{
+        "iterations=" + std::to_string(spec.iterations), "run_id=" + spec.run_id,
+        "configuration=" + (spec.configuration.empty() ? spec.affect_config : spec.configuration),
+        "seed=" + SeedText(spec.seed)};
     if (!spec.metrics_csv.empty()) mission.push_back("metrics_csv=" + MetricsCsvFor(spec, r));
     add(mission::MissionService(), r, mission);
   }
@@ -88,7 +89,8 @@ std::vector<ServicePlan> Plan(const StackSpec& spec) {
 }  // namespace
 
 std::vector<std::string> RobotNames(const StackSpec& spec) {
-  if (spec.robots < 1) throw config::ConfigError("stack: robots must be at least 1 (got " + std::to_string(spec.robots) + ")");
+  if (spec.robots < 1)
+    throw config::ConfigError("stack: robots must be at least 1 (got " + std::to_string(spec.robots) + ")");
   if (spec.robots == 1) return {spec.robot};
   std::vector<std::string> names;
   for (int i = 1; i <= spec.robots; ++i) names.push_back("r" + std::to_string(i));
@@ -155,10 +157,18 @@ std::vector<std::pair<std::string, std::vector<std::string>>> StackCommands(cons
   std::vector<std::pair<std::string, std::vector<std::string>>> commands;
   const std::string participants = Join(Participants(spec));
   for (auto& plan : Plan(spec)) {
-    std::vector<std::string> argv{bin_dir + "/limbic-" + plan.definition.name, "--bus", bus, "--robot", plan.robot,
-                                  "--mode", "lockstep", "--period", std::to_string(spec.period_s)};
+    std::vector<std::string> argv{bin_dir + "/limbic-" + plan.definition.name,
+                                  "--bus",
+                                  bus,
+                                  "--robot",
+                                  plan.robot,
+                                  "--mode",
+                                  "lockstep",
+                                  "--period",
+                                  std::to_string(spec.period_s)};
     if (plan.definition.name == "simulator") {
-      for (const auto& a : {std::string("--coordinate"), std::string("--participants"), participants}) argv.push_back(a);
+      for (const auto& a : {std::string("--coordinate"), std::string("--participants"), participants})
+        argv.push_back(a);
       if (spec.max_ticks >= 0) {
         argv.push_back("--max-ticks");
         argv.push_back(std::to_string(spec.max_ticks));
@@ -173,8 +183,9 @@ std::vector<std::pair<std::string, std::vector<std::string>>> StackCommands(cons
       argv.push_back(set);
     }
     // One name per process: a team's services are told apart by their robot.
-    commands.emplace_back(spec.robots > 1 && plan.definition.name != "simulator" ? plan.robot + "-" + plan.definition.name
-                                                                                  : plan.definition.name,
+    commands.emplace_back(spec.robots > 1 && plan.definition.name != "simulator"
+                              ? plan.robot + "-" + plan.definition.name
+                              : plan.definition.name,
                           argv);
   }
   return commands;
@@ -194,7 +205,8 @@ int RunInProcess(const StackSpec& spec, const std::atomic<bool>& stop, std::stri
   runtime::InProcessStats stats;
   auto services = BuildStack(spec);
   if (spec.customize) spec.customize(services);
-  const int status = runtime::RunInProcess(address.str(), std::move(services), stop, runtime::InProcessOptions{}, &stats);
+  const int status =
+      runtime::RunInProcess(address.str(), std::move(services), stop, runtime::InProcessOptions{}, &stats);
   if (error) {
     error->clear();
     for (const auto& e : stats.errors) *error += (error->empty() ? "" : "; ") + e;

@@ -19,7 +19,7 @@ struct StackSpec {
   char set = 'B';
   int index = 0;
   uint64_t env_seed = 1;  // as limbic-sim and the experiment definitions
-  uint64_t seed = 1;                     // run seed: noise, humans, wander
+  uint64_t seed = 1;      // run seed: noise, humans, wander
   std::string robot = "r1";
   // A team in one world (issue 18): robots r1..rN, each with its own hwio, mapper, planner, affect,
   // controller and mission under its namespace; one simulator. 1: the single robot named `robot`. Starts
@@ -32,9 +32,9 @@ struct StackSpec {
   // Further options per service, "service.key=value" (e.g. "mapper.prebuilt_map=true").
   std::vector<std::string> options;
   std::string run_id = "run";
-  std::string configuration = "";        // label in the metrics (default: affect_config)
-  std::string metrics_csv;               // mission appends one row per traversal
-  int64_t max_ticks = -1;                // safety stop (-1: until the mission ends the run)
+  std::string configuration = "";  // label in the metrics (default: affect_config)
+  std::string metrics_csv;         // mission appends one row per traversal
+  int64_t max_ticks = -1;          // safety stop (-1: until the mission ends the run)
   double period_s = 0.1;
   // In-process runs only: when set, a `recorder` participant collects the run's results into it
   // (what it records besides the metrics: `recorder_options`). Ignored by StackCommands.

@@ -10,15 +10,9 @@
 namespace limbic::mapper {
 
 struct OccupancyMapperTestPeer {
-  static void SetOccupancy(OccupancyMapper& m, int index, double p_o) {
-    m.state_.maps.p_o.at(index) = p_o;
-  }
-  static void SetExploration(OccupancyMapper& m, int index, double p_e) {
-    m.state_.maps.p_e.at(index) = p_e;
-  }
-  static void SetDangerValue(OccupancyMapper& m, int index, uint8_t d) {
-    m.state_.maps.danger.at(index) = d;
-  }
+  static void SetOccupancy(OccupancyMapper& m, int index, double p_o) { m.state_.maps.p_o.at(index) = p_o; }
+  static void SetExploration(OccupancyMapper& m, int index, double p_e) { m.state_.maps.p_e.at(index) = p_e; }
+  static void SetDangerValue(OccupancyMapper& m, int index, uint8_t d) { m.state_.maps.danger.at(index) = d; }
 };
 
 }  // namespace limbic::mapper

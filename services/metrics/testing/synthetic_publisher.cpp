@@ -44,9 +44,12 @@ int main(int argc, char** argv) {
       return 2;
     }
     const std::string value = argv[++i];
-    if (arg == "--bus") bus = value;
-    else if (arg == "--robot") robot = value;
-    else if (arg == "--duration") duration_s = std::stod(value);
+    if (arg == "--bus")
+      bus = value;
+    else if (arg == "--robot")
+      robot = value;
+    else if (arg == "--duration")
+      duration_s = std::stod(value);
     else {
       std::cerr << "limbic-metrics-synthetic: unknown option '" << arg << "' (see --help)\n";
       return 2;
@@ -125,25 +128,25 @@ int main(int argc, char** argv) {
     if (tick % 10 == 0) {
       mission.Publish(now_ns, tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
         const msg::Vec2 goal(10, 0);
-        return msg::CreateMissionStatus(fbb, header, iteration, 10, &goal, 10.0 - std::fmod(t, 10.0),
-                                        std::fmod(t, 5.0), static_cast<int>(collisions), false);
+        return msg::CreateMissionStatus(fbb, header, iteration, 10, &goal, 10.0 - std::fmod(t, 10.0), std::fmod(t, 5.0),
+                                        static_cast<int>(collisions), false);
       });
       for (int i = 0; i < 10; ++i) ++buckets[2 + (tick / 10 + i) % 4];
       const int64_t seconds = tick / 10;
       for (auto& [instance, pub] : heartbeats) {
         if (instance.ends_with("/hwio") && seconds >= 4) continue;  // falls silent: up must turn 0
         pub.Publish(now_ns, tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
-          return msg::CreateHeartbeatDirect(fbb, header, instance.c_str(), msg::ServiceState::Running, "realtime",
-                                            tick, t, 0.0015, 0.0012, 0.004, &buckets, seconds / 5);
+          return msg::CreateHeartbeatDirect(fbb, header, instance.c_str(), msg::ServiceState::Running, "realtime", tick,
+                                            t, 0.0015, 0.0012, 0.004, &buckets, seconds / 5);
         });
       }
       node.SendRaw(robot + "/garbage", "not a flatbuffer", 16);  // the broker drops it as malformed
     }
     if (tick % 50 == 49) {
       run.Publish(now_ns, tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
-        return msg::CreateRunMetricsDirect(fbb, header, robot.c_str(), "A", 0, 1, 7, "synthetic", iteration, 5.0 * iteration,
-                                           iteration % 3 != 0, static_cast<int>(collisions), 2.0, 0.35, 0.01,
-                                           0.1 * iteration, 1.7, false);
+        return msg::CreateRunMetricsDirect(fbb, header, robot.c_str(), "A", 0, 1, 7, "synthetic", iteration,
+                                           5.0 * iteration, iteration % 3 != 0, static_cast<int>(collisions), 2.0, 0.35,
+                                           0.01, 0.1 * iteration, 1.7, false);
       });
       ++iteration;
     }

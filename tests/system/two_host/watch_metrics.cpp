@@ -15,10 +15,14 @@ int main(int argc, char** argv) {
   double timeout_s = 180;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i], value = argv[i + 1];
-    if (flag == "--bus") bus = value;
-    else if (flag == "--curve-keys") keys_file = value;
-    else if (flag == "--robot") robot = value;
-    else if (flag == "--timeout") timeout_s = std::stod(value);
+    if (flag == "--bus")
+      bus = value;
+    else if (flag == "--curve-keys")
+      keys_file = value;
+    else if (flag == "--robot")
+      robot = value;
+    else if (flag == "--timeout")
+      timeout_s = std::stod(value);
     else {
       std::cerr << "two-host-watch: unknown option " << flag << "\n";
       return 2;
@@ -36,9 +40,8 @@ int main(int argc, char** argv) {
   uint64_t heartbeats = 0;
   node.SubscribeAny("health/", [&](const limbic::bus::RawMessage&) { ++heartbeats; });
   node.Subscribe<limbic::msg::RunMetrics>(robot + "/metrics", [&](const auto& m) {
-    std::cout << "two-host-watch: RunMetrics from " << m.header.source()->str() << ": success "
-              << m.msg.success() << ", completion " << m.msg.completion_time_s() << " s, collisions "
-              << m.msg.collisions() << std::endl;
+    std::cout << "two-host-watch: RunMetrics from " << m.header.source()->str() << ": success " << m.msg.success()
+              << ", completion " << m.msg.completion_time_s() << " s, collisions " << m.msg.collisions() << std::endl;
     result = m.msg.success() ? 0 : 1;
   });
   const auto start = std::chrono::steady_clock::now();

@@ -10,7 +10,7 @@
 //   SendRaw
 //                      (the cheapest publisher there is) through bus::Broker (the class behind
 //                      limbic-bus, on its own thread and context, verifying every payload) to a
-//                      plain ZeroMQ SUB socket that only counts (the cheapest subscriber), first
+//                      plain ZeroMQ DEALER subscriber that only counts (the cheapest subscriber), first
 //                      send to last arrival. Publisher and subscriber cost next to nothing, so the
 //                      broker is what limits.
 //   replay_msgs_per_s  the same messages recorded with bag::BagWriter (zstd, 1 MiB chunks: what
@@ -125,11 +125,14 @@ class BrokerRig {
     std::atomic<int64_t> received{0}, last_ns{0};
     std::atomic<bool> ready{false}, give_up{false};
     std::thread reader([&] {
-      zmq::socket_t sub(sub_context_, zmq::socket_type::sub);
+      // The broker's subscriber protocol by hand (a DEALER; "\x01PREFIX" subscribes, see
+      // common/bus/broker.hpp): the cheapest subscriber that still gets every message.
+      zmq::socket_t sub(sub_context_, zmq::socket_type::dealer);
       sub.set(zmq::sockopt::linger, 0);
       sub.set(zmq::sockopt::rcvhwm, 0);
       sub.connect(bus::ResolveBusAddress(address_).backend);
-      sub.set(zmq::sockopt::subscribe, "bench/");
+      const std::string subscribe = std::string(1, '\x01') + "bench/";
+      sub.send(zmq::buffer(subscribe), zmq::send_flags::none);
       zmq::message_t topic, body;
       const auto deadline = Clock::now() + 120s;
       while (Clock::now() < deadline && !give_up.load()) {
@@ -138,7 +141,13 @@ class BrokerRig {
           zmq::poll(items, 1, 10ms);
           continue;
         }
-        if (!topic.more() || !sub.recv(body)) continue;
+        if (!topic.more()) {  // a control frame: a ping, or "resubscribe" from a broker that lost us
+          if (topic.size() == 1 && topic.data<char>()[0] == '\x01') {
+            sub.send(zmq::buffer(subscribe), zmq::send_flags::none);
+          }
+          continue;
+        }
+        if (!sub.recv(body)) continue;
         while (body.more()) (void)sub.recv(body);
         if (topic.to_string_view() == "bench/warm") {
           ready = true;

@@ -271,6 +271,14 @@ class ServiceContext {
     unreported_degraded_reason_ = degraded_reason_;
   }
   void ClearDegraded() { degraded_reason_.clear(); }
+  // The per-cycle report of an algorithm object's `fault()` (empty: this cycle was good): degraded with
+  // "who: fault", or cleared. One place for what every service's step does after its algorithm ran.
+  void ReportFault(const std::string& who, const std::string& fault) {
+    if (fault.empty())
+      ClearDegraded();
+    else
+      SetDegraded(who + ": " + fault);
+  }
   const std::string& degraded_reason() const { return degraded_reason_; }
   // Requests a clean stop of this host (e.g. a mission that has finished).
   void RequestStop() { stop_requested_ = true; }

@@ -286,10 +286,9 @@ TEST(Host, HeartbeatsTellDegradedFailingAndRecovery) {
                             if (*degrade_once) {
                               ctx.SetDegraded("mapper: map sums not finite: cycle rolled back");
                               *degrade_once = false;
-                            } else if (degrade->empty())
-                              ctx.ClearDegraded();
-                            else
-                              ctx.SetDegraded(*degrade);
+                            } else {
+                              ctx.ReportFault("affect", *degrade);  // what every service's step does
+                            }
                             if (*throwing) throw std::invalid_argument("n_theta must be at least 1 (got 0)");
                           });
                         }};
@@ -339,7 +338,7 @@ TEST(Host, HeartbeatsTellDegradedFailingAndRecovery) {
   *degrade = "affect state not finite: kept the last good one";
   run_for(1);
   EXPECT_EQ(state, msg::ServiceState::Degraded);
-  EXPECT_EQ(reason, *degrade);
+  EXPECT_EQ(reason, "affect: " + *degrade);
   degrade->clear();
   run_for(1);
   EXPECT_EQ(state, msg::ServiceState::Running);

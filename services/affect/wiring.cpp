@@ -127,10 +127,7 @@ runtime::ServiceDefinition AffectService() {
                   if (maps && maps->spec == s->engine->grid()) in.p_e = maps->p_e;
                   const AffectOutputs out = s->engine->Step(in);
                   // A refused cycle (non-finite input or result) republishes the last good outputs: say so.
-                  if (s->engine->fault().empty())
-                    ctx.ClearDegraded();
-                  else
-                    ctx.SetDegraded("affect: " + s->engine->fault());
+                  ctx.ReportFault("affect", s->engine->fault());
                   s->last_compute_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
                   params_out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
                     return convert::ToMsg(fbb, header, out.parameters);

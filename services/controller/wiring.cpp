@@ -124,10 +124,7 @@ runtime::ServiceDefinition ControllerService() {
                       speed_scale = 0.5;
                   }
                   const ControllerOutput& out = s->controller->Tick(in, p);
-                  if (s->controller->fault().empty())
-                    ctx.ClearDegraded();
-                  else
-                    ctx.SetDegraded("controller: " + s->controller->fault());
+                  ctx.ReportFault("controller", s->controller->fault());
                   VelocityCommand command = out.command;
                   command.v *= speed_scale;
                   if (speed_scale == 0.0) command.omega = 0.0;

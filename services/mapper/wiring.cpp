@@ -101,10 +101,7 @@ runtime::ServiceDefinition MapperService(MapperStepHook before_update) {
               if (before_update) before_update(*s->mapper, tick.tick);
               const MapperOutputs out = s->mapper->Update(in);
               // A refused cycle (non-finite input, or a result rolled back) still publishes — only good values.
-              if (s->mapper->fault().empty())
-                ctx.ClearDegraded();
-              else
-                ctx.SetDegraded("mapper: " + s->mapper->fault());
+              ctx.ReportFault("mapper", s->mapper->fault());
               const auto& maps = s->mapper->maps();
               const double coverage = Coverage(
                   maps, s->world.min, s->world.max,

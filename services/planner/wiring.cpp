@@ -76,10 +76,7 @@ runtime::ServiceDefinition PlannerService(PlannerStepHook before_step) {
           if (before_step) before_step(*s->planner, tick.tick);
           const PlannerOutputs out = s->planner->Step(in);
           // A refused cycle (non-finite input, state or cost) republishes the last good path: say so.
-          if (s->planner->fault().empty())
-            ctx.ClearDegraded();
-          else
-            ctx.SetDegraded("planner: " + s->planner->fault());
+          ctx.ReportFault("planner", s->planner->fault());
           if (out.replanned()) {
             s->last_plan_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
             ++s->plans;

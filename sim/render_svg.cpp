@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include "common/markup/escape.hpp"
+
 namespace limbic::sim {
 namespace {
 
@@ -12,29 +14,6 @@ std::string Num(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.2f", v);
   return buf;
-}
-
-std::string Escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '&':
-        out += "&amp;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
 }
 
 const char* FillFor(const WorldObject& o) {
@@ -72,7 +51,7 @@ std::string RenderSvg(const Environment& env, const SvgOptions& opt) {
       << "\" viewBox=\"0 0 " << Num(total_w) << " " << Num(total_h) << "\" font-family=\"sans-serif\">\n";
   out << "<rect x=\"0\" y=\"0\" width=\"" << Num(total_w) << "\" height=\"" << Num(total_h) << "\" fill=\"white\"/>\n";
   if (!opt.title.empty()) {
-    out << "<text x=\"" << Num(m) << "\" y=\"" << Num(m + 12) << "\" font-size=\"15\">" << Escape(opt.title)
+    out << "<text x=\"" << Num(m) << "\" y=\"" << Num(m + 12) << "\" font-size=\"15\">" << markup::Escape(opt.title)
         << "</text>\n";
   }
 

@@ -187,32 +187,6 @@ std::string TickLabel(double value, double step) {
   return buffer;
 }
 
-std::string Escape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
 std::string LinePlot(const std::vector<Series>& series, const PlotOptions& o, const std::vector<Band>& bands) {
   const bool legend =
       o.legend && (series.size() + bands.size() > 1 || (series.size() == 1 && !series[0].label.empty()));

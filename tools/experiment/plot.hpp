@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "common/markup/escape.hpp"
+
 namespace limbic::experiment::plot {
 
 // One line (and/or markers) with optional symmetric error bars.
@@ -66,7 +68,7 @@ struct HistogramSeries {
 // side inside each bin; y = count.
 std::string HistogramPlot(const std::vector<HistogramSeries>& series, int bins, const PlotOptions& options);
 
-// Escapes & < > " ' for SVG/HTML text.
-std::string Escape(const std::string& text);
+// Escapes & < > " ' for SVG/HTML text (the shared escape).
+using markup::Escape;
 
 }  // namespace limbic::experiment::plot

@@ -7,35 +7,13 @@
 #include <set>
 #include <sstream>
 
+#include "common/markup/escape.hpp"
 #include "tools/recruit/statistics.hpp"
 
 namespace limbic::recruit {
 namespace {
 
 const char* kColours[] = {"#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00"};
-
-std::string Esc(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
 
 std::string Fixed(double v, int digits) {
   if (std::isnan(v)) return "n/a";
@@ -208,7 +186,8 @@ std::string BoxPlot(const std::vector<BoxGroup>& groups, const std::vector<std::
   s << std::fixed << std::setprecision(1);
   s << "<svg xmlns='http://www.w3.org/2000/svg' width='" << width << "' height='" << height
     << "' font-family='sans-serif' font-size='11'>\n";
-  s << "<text x='" << width / 2 << "' y='16' text-anchor='middle' font-size='13'>" << Esc(title) << "</text>\n";
+  s << "<text x='" << width / 2 << "' y='16' text-anchor='middle' font-size='13'>" << markup::Escape(title)
+    << "</text>\n";
   s << "<line x1='" << left << "' y1='" << top << "' x2='" << left << "' y2='" << top + plot_h << "' stroke='#333'/>\n";
   s << "<line x1='" << left << "' y1='" << top + plot_h << "' x2='" << left + plot_w << "' y2='" << top + plot_h
     << "' stroke='#333'/>\n";
@@ -219,14 +198,14 @@ std::string BoxPlot(const std::vector<BoxGroup>& groups, const std::vector<std::
       << "' stroke='#eee'/><text x='" << left - 6 << "' y='" << y(v) + 4 << "' text-anchor='end'>"
       << (hi - lo > 20 ? Fixed(v, 0) : Fixed(v, 2)) << "</text>\n";
   }
-  s << "<text transform='translate(14," << top + plot_h / 2 << ") rotate(-90)' text-anchor='middle'>" << Esc(y_label)
-    << "</text>\n";
+  s << "<text transform='translate(14," << top + plot_h / 2 << ") rotate(-90)' text-anchor='middle'>"
+    << markup::Escape(y_label) << "</text>\n";
   const double group_w = plot_w / std::max<size_t>(1, groups.size());
   const size_t k = std::max<size_t>(1, labels.size());
   for (size_t g = 0; g < groups.size(); ++g) {
     const double gx = left + g * group_w;
     s << "<text x='" << gx + group_w / 2 << "' y='" << top + plot_h + 16 << "' text-anchor='middle'>"
-      << Esc(groups[g].label) << "</text>\n";
+      << markup::Escape(groups[g].label) << "</text>\n";
     for (size_t i = 0; i < groups[g].samples.size() && i < k; ++i) {
       const Summary sm = Summarise(groups[g].samples[i]);
       if (sm.n == 0) continue;
@@ -245,8 +224,8 @@ std::string BoxPlot(const std::vector<BoxGroup>& groups, const std::vector<std::
   for (size_t i = 0; i < labels.size(); ++i) {
     const double ly = top + 10 + 18 * i;
     s << "<rect x='" << width - right + 14 << "' y='" << ly - 9 << "' width='12' height='12' fill='" << kColours[i % 6]
-      << "' fill-opacity='0.6'/><text x='" << width - right + 32 << "' y='" << ly + 1 << "'>" << Esc(labels[i])
-      << "</text>\n";
+      << "' fill-opacity='0.6'/><text x='" << width - right + 32 << "' y='" << ly + 1 << "'>"
+      << markup::Escape(labels[i]) << "</text>\n";
   }
   s << "</svg>\n";
   return s.str();
@@ -256,9 +235,10 @@ std::string HtmlSection(const RecruitExperiment& e, const std::vector<RecruitRow
                         const std::vector<std::string>& pictures) {
   const Table t = Collect(e, rows);
   std::ostringstream s;
-  s << "<section><h2>" << Esc(e.name) << " <small>(spec §" << Esc(e.section) << ", " << rows.size()
-    << " simulations)</small></h2>\n<p>" << Esc(e.description) << "</p>\n";
-  for (const auto& [key, note] : e.case_notes) s << "<p><b>" << Esc(key) << ":</b> " << Esc(note) << "</p>\n";
+  s << "<section><h2>" << markup::Escape(e.name) << " <small>(spec §" << markup::Escape(e.section) << ", "
+    << rows.size() << " simulations)</small></h2>\n<p>" << markup::Escape(e.description) << "</p>\n";
+  for (const auto& [key, note] : e.case_notes)
+    s << "<p><b>" << markup::Escape(key) << ":</b> " << markup::Escape(note) << "</p>\n";
   // The markdown tables, rendered as HTML tables.
   std::istringstream text(TextSummary(e, rows));
   std::string line;
@@ -272,13 +252,13 @@ std::string HtmlSection(const RecruitExperiment& e, const std::vector<RecruitRow
       std::stringstream cells(line.substr(1));
       std::string cell;
       while (std::getline(cells, cell, '|'))
-        s << (in_table ? "<td>" : "<th>") << Esc(cell) << (in_table ? "</td>" : "</th>");
+        s << (in_table ? "<td>" : "<th>") << markup::Escape(cell) << (in_table ? "</td>" : "</th>");
       s << "</tr>\n";
       in_table = true;
     } else {
       if (in_table) s << "</table>\n";
       in_table = false;
-      if (!line.empty()) s << "<p>" << Esc(line) << "</p>\n";
+      if (!line.empty()) s << "<p>" << markup::Escape(line) << "</p>\n";
     }
   }
   if (in_table) s << "</table>\n";
@@ -309,10 +289,10 @@ std::string HtmlSection(const RecruitExperiment& e, const std::vector<RecruitRow
 
 std::string HtmlPage(const std::string& title, const std::vector<std::string>& sections) {
   std::ostringstream s;
-  s << "<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>" << Esc(title)
+  s << "<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>" << markup::Escape(title)
     << "</title><style>body{font-family:sans-serif;max-width:1100px;margin:auto}table{border-collapse:collapse;"
        "margin:8px 0}td,th{border:1px solid #ccc;padding:2px 6px;font-size:12px}svg{margin:6px}</style></head><body>"
-    << "<h1>" << Esc(title) << "</h1>\n";
+    << "<h1>" << markup::Escape(title) << "</h1>\n";
   for (const auto& section : sections) s << section;
   s << "</body></html>\n";
   return s.str();
@@ -351,7 +331,7 @@ std::string UseCasePicture(const ScenarioResult& r, const std::string& title) {
   s << std::fixed << std::setprecision(1);
   s << "<svg xmlns='http://www.w3.org/2000/svg' width='" << size + 170 << "' height='" << size
     << "' font-family='sans-serif' font-size='11'>\n<text x='" << size / 2 << "' y='14' text-anchor='middle' "
-    << "font-size='12'>" << Esc(title) << "</text>\n<rect x='" << margin << "' y='" << margin << "' width='"
+    << "font-size='12'>" << markup::Escape(title) << "</text>\n<rect x='" << margin << "' y='" << margin << "' width='"
     << size - 2 * margin << "' height='" << size - 2 * margin << "' fill='#fafafa' stroke='#999'/>\n";
   for (size_t i = 0; i < r.team.size(); ++i) {
     const RobotSpec& spec = r.team[i];

@@ -44,8 +44,8 @@ TEST(Registry, EveryRootTableOfTheSchemaIsRegisteredWithItsIdentifier) {
 // generated <Type>Identifier() and this test does not compile.
 TEST(Registry, StandardFileIdentifierAgreesWithTheRegistryForEveryType) {
   size_t checked = 0;
-#define LIMBIC_CHECK_STANDARD_IDENTIFIER(Type, Id)                     \
-  EXPECT_STREQ(msg::Type##Identifier(), Id) << #Type;                   \
+#define LIMBIC_CHECK_STANDARD_IDENTIFIER(Type, Id)                       \
+  EXPECT_STREQ(msg::Type##Identifier(), Id) << #Type;                    \
   EXPECT_STREQ(msg::Type##Identifier(), Traits<msg::Type>::kIdentifier); \
   ++checked;
   LIMBIC_MESSAGE_TYPES(LIMBIC_CHECK_STANDARD_IDENTIFIER)

@@ -58,21 +58,30 @@ def endpoints(address):
 
 
 def load_curve_keys(path):
-    """server_public, client_public, client_secret (Z85) from a key file of `limbic keys generate` (YAML, one
-    `name: value` per line)."""
+    """server_public, client_public, client_secret (Z85) from a client key file of `limbic keys generate` (YAML:
+    `name: "value"` lines and # comments; Z85 keys contain '#' and ':', so values are read as quoted)."""
     keys = {}
     try:
         with open(path, encoding="utf-8") as f:
-            for line in f:
-                line = line.split("#", 1)[0].strip()
-                if ":" in line:
-                    name, _, value = line.partition(":")
-                    keys[name.strip()] = value.strip().strip("'\"")
+            lines = f.read().splitlines()
     except OSError as e:
         raise BusError(f"CURVE key file {path}: {e.strerror}") from None
+    for line in lines:
+        name, colon, value = line.strip().partition(":")
+        if not colon or name.startswith("#"):
+            continue
+        value = value.strip()
+        if value[:1] in ("'", '"') and value[0] in value[1:]:
+            value = value[1:value.index(value[0], 1)]
+        else:
+            value = value.split(" #", 1)[0].strip()
+        keys[name.strip()] = value
     missing = [k for k in ("server_public", "client_public", "client_secret") if not keys.get(k)]
     if missing:
         raise BusError(f"CURVE key file {path}: missing {', '.join(missing)}")
+    bad = [k for k in ("server_public", "client_public", "client_secret") if len(keys[k]) != 40]
+    if bad:
+        raise BusError(f"CURVE key file {path}: {', '.join(bad)} is not a 40-character Z85 key")
     return keys
 
 
@@ -287,9 +296,17 @@ class Bus:
             # duplicates of what an earlier subscription of this Bus received.
             for key in [k for k in self._sources if sub.matches(k[0])]:
                 del self._sources[key]
-            self._sub.send(b"\x01" + sub.prefix.encode(), flags=zmq.DONTWAIT)
+            self._control(b"\x01" + sub.prefix.encode())
         sub.users += 1
         return sub
+
+    def _control(self, frame):
+        # Never blocks, like bus::Node: a DEALER without a ready connection (no broker yet, a CURVE handshake that
+        # failed) refuses at once; the keepalive and the broker's resubscribe request repair what was lost.
+        try:
+            self._sub.send(frame, flags=zmq.DONTWAIT)
+        except zmq.ZMQError:
+            pass
 
     def _unsubscribe(self, topic):
         sub = self._subs.get(topic)
@@ -299,10 +316,7 @@ class Bus:
         if sub.users <= 0:
             del self._subs[topic]
             if not any(s.prefix == sub.prefix for s in self._subs.values()):
-                try:
-                    self._sub.send(b"\x00" + sub.prefix.encode(), flags=zmq.DONTWAIT)
-                except zmq.ZMQError:
-                    pass
+                self._control(b"\x00" + sub.prefix.encode())
 
     def _next(self, sub, timeout, decode):
         deadline = None if timeout is None else time.monotonic() + timeout
@@ -322,7 +336,7 @@ class Bus:
         if now >= self._next_keepalive:
             # An empty frame: a broker that does not know this connection (it restarted) asks for the
             # subscriptions again ("\x01"), answered in _receive.
-            self._sub.send(b"", flags=zmq.DONTWAIT)
+            self._control(b"")
             self._next_keepalive = now + self.KEEPALIVE_S
         if now >= self._next_resend:
             for topic, payload in self._latched.items():
@@ -342,7 +356,7 @@ class Bus:
             # Control from the broker: b"\x00" ping (nothing to do), b"\x01" resubscribe.
             if frames[0] == b"\x01":
                 for prefix in {s.prefix for s in self._subs.values()}:
-                    self._sub.send(b"\x01" + prefix.encode(), flags=zmq.DONTWAIT)
+                    self._control(b"\x01" + prefix.encode())
             return
         topic = frames[0].decode("utf-8", "replace")
         if len(frames) != 2:

@@ -248,6 +248,50 @@ class LiveStack(unittest.TestCase):
                     self.assertIn(str(len(ms)), line.split(), line)
 
 
+class Curve(unittest.TestCase):
+    """A CURVE broker on tcp loopback (its own limbic-bus): a client with admitted keys reaches it, one without keys
+    or with keys it does not list gets the clear 'cannot reach' error."""
+
+    def test_admitted_keys_reach_a_curve_broker_and_others_do_not(self):
+        if not BIN:
+            self.skipTest("LIMBIC_BIN_DIR is not set")
+        with tempfile.TemporaryDirectory() as work:
+            limbic_cli = os.path.join(BIN, "limbic")
+            subprocess.run([limbic_cli, "keys", "generate", "--out", work, "robot", "ws"], check=True,
+                           capture_output=True, timeout=30)
+            subprocess.run([limbic_cli, "keys", "generate", "--out", os.path.join(work, "other"), "robot", "ws"],
+                           check=True, capture_output=True, timeout=30)
+            import socket
+            with socket.socket() as s:
+                s.bind(("127.0.0.1", 0))
+                port = s.getsockname()[1]
+            address = f"tcp://127.0.0.1:{port}"
+            broker = subprocess.Popen([os.path.join(BIN, "limbic-bus"), "--bus", address, "--curve-server",
+                                       os.path.join(work, "robot.server.yaml")], stdout=subprocess.DEVNULL,
+                                      stderr=subprocess.DEVNULL)
+            try:
+                with limbic.Bus(address, curve_keys=os.path.join(work, "ws.client.yaml"), timeout=5) as bus:
+                    self.assertGreaterEqual(bus.stats().subscribers, 1)
+                    # Publishing works through CURVE too: the broker counts it.
+                    bus.publish("python/curve", {"v": 0.25}, type="VelocityCommand")
+                    counted = None
+                    for _ in range(4):
+                        counted = bus.topics().get("python/curve")
+                        if counted:
+                            break
+                    self.assertIsNotNone(counted)
+                    self.assertEqual(counted.messages, 1)
+                with self.assertRaisesRegex(limbic.BusError, "cannot reach the bus"):
+                    limbic.Bus(address, timeout=1.5)
+                with self.assertRaisesRegex(limbic.BusError, "cannot reach the bus"):
+                    limbic.Bus(address, curve_keys=os.path.join(work, "other", "ws.client.yaml"), timeout=1.5)
+                with self.assertRaisesRegex(limbic.BusError, "missing server_public, client_public, client_secret"):
+                    limbic.Bus(address, curve_keys=os.path.join(work, "robot.server.yaml"))
+            finally:
+                broker.terminate()
+                broker.wait(timeout=10)
+
+
 class ExperimentFiles(unittest.TestCase):
     """runs.csv and the recordings of a real experiment (`recorded_smoke`: two lockstep runs, every message
     recorded, ~5 s), read back into plain Python structures."""

@@ -171,6 +171,29 @@ class Client(unittest.TestCase):
             finally:
                 bus.close()
 
+    def test_curve_key_files(self):
+        from limbic.bus import load_curve_keys
+        with tempfile.TemporaryDirectory() as work:
+            path = os.path.join(work, "ws.client.yaml")
+            with open(path, "w") as f:  # as `limbic keys generate` writes it; Z85 keys may hold '#' and ':'
+                f.write('# --curve-keys for the services using the key \'ws\'\n'
+                        'server_public: "oi@wPZd{gtmNyE<tSTtWzlZ%.P:L]dV!@f!LhMD&"\n'
+                        'client_public: "@nCLl.IhcLKkq(+@.?S}XB#Y1>a:P=.Ggo4}{vz{"\n'
+                        'client_secret: "KTed0}hL=y>.2kCmAussY3OoueVeF$<zvYe4g0gt"\n')
+            keys = load_curve_keys(path)
+            self.assertEqual(keys["client_public"], "@nCLl.IhcLKkq(+@.?S}XB#Y1>a:P=.Ggo4}{vz{")
+            self.assertEqual(keys["server_public"], "oi@wPZd{gtmNyE<tSTtWzlZ%.P:L]dV!@f!LhMD&")
+            with open(path, "w") as f:
+                f.write('server_public: "short"\nclient_public: "x"\n')
+            with self.assertRaisesRegex(limbic.BusError, "missing client_secret"):
+                load_curve_keys(path)
+            with open(path, "a") as f:
+                f.write('client_secret: "y"\n')
+            with self.assertRaisesRegex(limbic.BusError, "not a 40-character Z85 key"):
+                load_curve_keys(path)
+            with self.assertRaisesRegex(limbic.BusError, "No such file"):
+                load_curve_keys(os.path.join(work, "none.yaml"))
+
     def test_no_address_is_a_clear_error(self):
         saved = os.environ.pop("LIMBIC_BUS", None)
         try:

@@ -185,11 +185,15 @@ class McapReader:
             s = self.schemas.get(ch.schema_id)
             type_name = s.name if s else ""
             data = None
-            if ch.message_encoding == "flatbuffer" and type_name.startswith("limbic.msg."):
-                type_name = type_name[len("limbic.msg."):]
-                if decode:
-                    data = schema.decode(payload, type_name)
-            elif ch.message_encoding == "json" and decode:
-                data = json.loads(payload)
+            try:
+                if ch.message_encoding == "flatbuffer" and type_name.startswith("limbic.msg."):
+                    type_name = type_name[len("limbic.msg."):]
+                    if decode:
+                        data = schema.decode(payload, type_name)
+                elif ch.message_encoding == "json" and decode:
+                    data = json.loads(payload)
+            except Exception as e:  # a damaged payload (Python's FlatBuffers has no verifier), bad JSON
+                raise McapError(f"{self.path}: message on '{ch.topic}' (record at byte {offset}) does not decode as "
+                                f"{type_name or ch.message_encoding}: {e}") from None
             return McapMessage(ch.topic, type_name, log_time, publish_time, sequence, data, bytes(payload))
         return None

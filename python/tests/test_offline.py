@@ -213,11 +213,13 @@ def string(s):
     return struct.pack("<I", len(b)) + b
 
 
-def mcap_file(compression="", crc_ok=True, truncate=0, compression_name=None):
+def mcap_file(compression="", crc_ok=True, truncate=0, compression_name=None, damage_payload=False):
     """A small MCAP file as the spec lays it out: a schema, a channel and two Odometry messages in one chunk."""
     odom = [limbic.encode("Odometry", {"header": {"source": "r1/hwio", "seq": i + 1}, "pose": {"x": 1.0 + i, "y": 2.0,
                                                                                                "theta": 0.0}, "v": 0.5})
             for i in range(2)]
+    if damage_payload:  # the root offset points past the end; the CRC still matches (written after)
+        odom[1] = b"\xff\xff\x00\x00ODOM" + odom[1][8:]
     inner = record(0x03, struct.pack("<H", 1) + string("limbic.msg.Odometry") + string("flatbuffer") +
                    struct.pack("<I", 3) + b"bfb")
     inner += record(0x04, struct.pack("<HH", 1, 1) + string("r1/odom") + string("flatbuffer") + struct.pack("<I", 0))
@@ -275,6 +277,8 @@ class Mcap(unittest.TestCase):
             self.read(b"hello world, not a recording")
         with self.assertRaisesRegex(McapError, "No such file"):
             McapReader("/nonexistent/run.mcap")
+        with self.assertRaisesRegex(McapError, "message on 'r1/odom' .* does not decode as Odometry"):
+            self.read(mcap_file(damage_payload=True))
         with self.assertRaisesRegex(McapError, r"uses compression 'brotli' \(supported: none, zstd, lz4\)"):
             self.read(mcap_file(compression_name="brotli"))
 

@@ -9,9 +9,10 @@ Needs Debian's python3-zmq and python3-flatbuffers; python3-zstandard and python
 The wire protocol it implements is docs/protocol.md.
 """
 from .bus import Bus, BusError, Message, ParamError, Timeout, endpoints
-from .mcap import McapError, McapReader
+from .mcap import McapError, McapReader, read_recording, recording_files
 from .runs import read_csv, read_runs_csv
 from .schema import Record, SchemaError, conventional_type, decode, encode
 
-__all__ = ["Bus", "BusError", "Message", "ParamError", "Timeout", "endpoints", "McapError", "McapReader", "read_csv",
+__all__ = ["Bus", "BusError", "Message", "ParamError", "Timeout", "endpoints", "McapError", "McapReader",
+           "read_recording", "recording_files", "read_csv",
            "read_runs_csv", "Record", "SchemaError", "conventional_type", "decode", "encode"]

@@ -14,6 +14,7 @@ with the byte offset; messages before the damage have been yielded.
 """
 import collections
 import json
+import os
 import struct
 import zlib
 
@@ -87,6 +88,26 @@ class _Cursor:
             key = self.string()
             out[key] = self.string()
         return out
+
+
+def recording_files(path):
+    """The files of a recording, as `limbic bag info` and `limbic play` take it: FILE.mcap if it exists, else its split
+    parts FILE_000.mcap, FILE_001.mcap, ... in order. McapError if there is neither."""
+    if os.path.exists(path):
+        return [path]
+    stem = path[:-len(".mcap")] if path.endswith(".mcap") else path
+    parts = []
+    while os.path.exists(f"{stem}_{len(parts):03d}.mcap"):
+        parts.append(f"{stem}_{len(parts):03d}.mcap")
+    if not parts:
+        raise McapError(f"no recording at {path} (nor {stem}_000.mcap)")
+    return parts
+
+
+def read_recording(path, topics=None, decode=True):
+    """Every message of a recording, one file or a split series (recording_files), in file order."""
+    for file in recording_files(path):
+        yield from McapReader(file).messages(topics, decode)
 
 
 class McapReader:

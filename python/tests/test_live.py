@@ -247,6 +247,30 @@ class LiveStack(unittest.TestCase):
                     self.assertIsNotNone(line, f"{topic} missing from limbic bag info:\n{info}")
                     self.assertIn(str(len(ms)), line.split(), line)
 
+    def test_a_split_recording_reads_back_as_one(self):
+        if not BIN:
+            self.skipTest("LIMBIC_BIN_DIR is not set")
+        with tempfile.TemporaryDirectory() as work:
+            path = os.path.join(work, "split.mcap")
+            # Emotion layers (18 kB at 10 Hz), maps and scans, uncompressed: 0.25 MB parts give several files in 5 s.
+            subprocess.run([os.path.join(BIN, "limbic"), "record", "r1/*", "world", "--out", path, "--duration", "5",
+                            "--split-size", "0.25", "--chunk-kb", "64", "--compression", "none", "--bus", BUS],
+                           check=True, capture_output=True, timeout=30)
+            files = limbic.recording_files(path)
+            self.assertGreaterEqual(len(files), 2, os.listdir(work))
+            self.assertEqual([os.path.basename(f) for f in files],
+                             [f"split_{i:03d}.mcap" for i in range(len(files))])
+            counts = {}
+            for m in limbic.read_recording(path, decode=False):
+                counts[m.topic] = counts.get(m.topic, 0) + 1
+            info = subprocess.run([os.path.join(BIN, "limbic"), "bag", "info", path], check=True,
+                                  capture_output=True, text=True, timeout=60).stdout
+            listed = {l.split()[0]: int(l.split()[2]) for l in info.splitlines()
+                      if len(l.split()) >= 3 and l.split()[0] in counts}
+            self.assertEqual(listed, counts)
+            with self.assertRaisesRegex(limbic.McapError, "no recording at .*none.mcap"):
+                limbic.recording_files(os.path.join(work, "none.mcap"))
+
 
 class Curve(unittest.TestCase):
     """A CURVE broker on tcp loopback (its own limbic-bus): a client with admitted keys reaches it, one without keys

@@ -163,11 +163,11 @@ class Bus:
         self.address = address
         self.name = name
         frontend, backend = endpoints(address)
+        curve_keys = curve_keys or os.environ.get("LIMBIC_CURVE_KEYS") or None
+        keys = load_curve_keys(curve_keys) if curve_keys else None
         self._context = zmq.Context()
         self._pub = self._context.socket(zmq.PUB)
         self._sub = self._context.socket(zmq.DEALER)
-        curve_keys = curve_keys or os.environ.get("LIMBIC_CURVE_KEYS") or None
-        keys = load_curve_keys(curve_keys) if curve_keys else None
         for s in (self._pub, self._sub):
             s.setsockopt(zmq.LINGER, 0)
             s.setsockopt(zmq.RECONNECT_IVL, 100)
@@ -237,6 +237,8 @@ class Bus:
         self.send_raw(topic, payload)
         if latched:
             self._latched[topic] = payload
+        else:
+            self._latched.pop(topic, None)  # no longer re-sent
         return payload
 
     def send_raw(self, topic, payload):

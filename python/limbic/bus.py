@@ -154,7 +154,7 @@ class Bus:
 
     KEEPALIVE_S = 1.0       # bus::NodeOptions::keepalive
     LATCHED_RESEND_S = 1.0  # bus::NodeOptions::latched_resend
-    QUEUE_LIMIT = 10000     # messages held per subscription before the oldest are dropped (counted as gap)
+    QUEUE_LIMIT = 10000     # messages held per subscription not read yet; beyond it the oldest go (seen as a gap)
 
     def __init__(self, address=None, name="python", curve_keys=None, timeout=3.0):
         address = address or os.environ.get("LIMBIC_BUS")
@@ -367,8 +367,7 @@ class Bus:
         for sub in self._subs.values():
             if sub.matches(topic):
                 if len(sub.queue) >= self.QUEUE_LIMIT:
-                    sub.queue.popleft()
-                    self.drops[topic]["gap"] += 1
+                    sub.queue.popleft()  # the oldest; its sequence number shows as a gap when the next is read
                 sub.queue.append((topic, frames[1]))
 
     def _decode(self, topic, payload, decode):

@@ -171,6 +171,23 @@ class Client(unittest.TestCase):
             finally:
                 bus.close()
 
+    def test_an_unread_subscription_keeps_the_newest_messages(self):
+        with tempfile.TemporaryDirectory() as work:
+            bus = limbic.Bus(f"ipc://{work}/bus", timeout=None)
+            try:
+                bus.QUEUE_LIMIT = 2
+                sub = bus.subscribe("r1/odom", timeout=0.1)
+                for seq in (1, 2, 3):
+                    bus._receive([b"r1/odom", limbic.encode("Odometry", {"header": {"source": "h", "seq": seq}})])
+                self.assertEqual([m.header.seq for m in (next(sub), next(sub))], [2, 3])
+                with self.assertRaisesRegex(limbic.Timeout, "no message on 'r1/odom' within 0.1 s"):
+                    next(sub)
+                sub.close()
+                with self.assertRaises(StopIteration):
+                    next(sub)
+            finally:
+                bus.close()
+
     def test_curve_key_files(self):
         from limbic.bus import load_curve_keys
         with tempfile.TemporaryDirectory() as work:

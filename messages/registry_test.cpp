@@ -38,6 +38,38 @@ TEST(Registry, EveryRootTableOfTheSchemaIsRegisteredWithItsIdentifier) {
   }
 }
 
+// Every type's identifier is also declared the standard FlatBuffers way (`file_identifier` beside `root_type` in
+// messages/<group>/<type>.fbs), so the code flatc generates for any language knows it. Here it must agree with the
+// registry, and so with the `identifier` attribute (test above). A registered type without a file of its own has no
+// generated <Type>Identifier() and this test does not compile.
+TEST(Registry, StandardFileIdentifierAgreesWithTheRegistryForEveryType) {
+  size_t checked = 0;
+#define LIMBIC_CHECK_STANDARD_IDENTIFIER(Type, Id)                       \
+  EXPECT_STREQ(msg::Type##Identifier(), Id) << #Type;                    \
+  EXPECT_STREQ(msg::Type##Identifier(), Traits<msg::Type>::kIdentifier); \
+  ++checked;
+  LIMBIC_MESSAGE_TYPES(LIMBIC_CHECK_STANDARD_IDENTIFIER)
+#undef LIMBIC_CHECK_STANDARD_IDENTIFIER
+  EXPECT_EQ(checked, AllTypes().size());
+}
+
+// A buffer finished by the generated helper (what a client in another language does with its generated code) passes
+// the bus's own check, and one finished with another type's identifier does not.
+TEST(Registry, BufferFinishedByTheGeneratedHelperPassesTheBusCheck) {
+  flatbuffers::FlatBufferBuilder fbb;
+  auto header = msg::CreateHeaderDirect(fbb, 1000, -1, 1, "python");
+  const msg::Vec2 goal(3.0, 2.0);
+  msg::FinishNavGoalBuffer(fbb, msg::CreateNavGoal(fbb, header, true, &goal, 99));
+  EXPECT_TRUE(msg::NavGoalBufferHasIdentifier(fbb.GetBufferPointer()));
+  EXPECT_TRUE(Verify<msg::NavGoal>(fbb.GetBufferPointer(), fbb.GetSize()));
+  EXPECT_EQ(IdentifierOf(fbb.GetBufferPointer(), fbb.GetSize()), "GOAL");
+
+  flatbuffers::FlatBufferBuilder other;
+  auto other_header = msg::CreateHeaderDirect(other, 1000, -1, 1, "python");
+  other.Finish(msg::CreateNavGoal(other, other_header, true, &goal, 99), msg::PathIdentifier());
+  EXPECT_FALSE(Verify<msg::NavGoal>(other.GetBufferPointer(), other.GetSize()));
+}
+
 TEST(Registry, VerifiesGoodAndRejectsBadBuffers) {
   flatbuffers::FlatBufferBuilder fbb;
   auto header = msg::CreateHeaderDirect(fbb, 1000, 7, 1, "test");

@@ -10,6 +10,8 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libwebsocketpp-dev nlohmann-json3-dev
   libzstd-dev liblz4-dev zlib1g-dev
+  # The Python client (python/limbic) and its tests: the bus, the generated message classes, compressed recordings.
+  python3 python3-zmq python3-flatbuffers python3-zstandard python3-lz4
 )
 # Extra packages for some tests/tools, named by the caller: tools/setup-debian.sh prometheus iproute2
 packages+=("$@")

@@ -401,7 +401,8 @@ std::vector<MetricFamily> MetricsCollector::Snapshot(double now_s) const {
   // --- Faults ---
   auto active =
       Family("limbic_faults_active", "Faults in effect now, per kind and target robot (\"all\": every robot).");
-  auto active_count = Family("limbic_faults_active_count", "Faults in effect now, all kinds together.");
+  // Named limbic_faults_active_count until issue 22: promtool reserves _count for histograms and summaries.
+  auto active_count = Family("limbic_faults_in_effect", "Faults in effect now, all kinds together.");
   auto injected = Family("limbic_faults_injected_total", "Fault commands received, per kind.", MetricType::kCounter);
   std::map<std::pair<std::string, std::string>, int> counts;
   for (const auto& key : state_.fault_series) counts[key] = 0;

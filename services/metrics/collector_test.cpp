@@ -83,6 +83,15 @@ TEST(MetricModelTest, NamingCheckCatchesViolations) {
                                    {"x_total", "h", MetricType::kGauge, {}},
                                    {"limbic_ok", "h", MetricType::kGauge, {Sample{{{"pid", "1"}}, 1, {}}}}};
   EXPECT_EQ(CheckNaming(bad).size(), 4u);  // no _total; no prefix and _total on a gauge; unbounded label
+  // promtool's rule: _count, _sum and _bucket only on the series of a histogram or summary.
+  std::vector<MetricFamily> reserved = {{"limbic_faults_active_count", "h", MetricType::kGauge, {}},
+                                        {"limbic_x_sum", "h", MetricType::kGauge, {}},
+                                        {"limbic_loop_seconds_bucket", "h", MetricType::kGauge, {}},
+                                        {"limbic_loop_seconds", "h", MetricType::kHistogram, {}}};
+  EXPECT_EQ(CheckNaming(reserved),
+            (std::vector<std::string>{"limbic_faults_active_count: _count is reserved for histograms and summaries",
+                                      "limbic_x_sum: _sum is reserved for histograms and summaries",
+                                      "limbic_loop_seconds_bucket: _bucket is reserved for histograms and summaries"}));
 }
 
 TEST(CollectorTest, EveryFamilyFollowsTheNamingRules) {
@@ -253,16 +262,16 @@ TEST(CollectorTest, FaultsAreActiveFromStartForTheirDurationOrUntilCleared) {
   std::string text = RenderText(c.Snapshot(11.0));
   EXPECT_TRUE(Contains(text, "limbic_faults_active{kind=\"SensorNoise\",robot=\"r1\"} 0"));
   EXPECT_TRUE(Contains(text, "limbic_faults_active{kind=\"CommDrop\",robot=\"all\"} 1"));
-  EXPECT_TRUE(Contains(text, "limbic_faults_active_count 1"));
+  EXPECT_TRUE(Contains(text, "limbic_faults_in_effect 1"));
   text = RenderText(c.Snapshot(12.0));
   EXPECT_TRUE(Contains(text, "limbic_faults_active{kind=\"SensorNoise\",robot=\"r1\"} 1"));
-  EXPECT_TRUE(Contains(text, "limbic_faults_active_count 2"));
+  EXPECT_TRUE(Contains(text, "limbic_faults_in_effect 2"));
   text = RenderText(c.Snapshot(17.0));
   EXPECT_TRUE(Contains(text, "limbic_faults_active{kind=\"SensorNoise\",robot=\"r1\"} 0"));
   c.OnFault({"drop", "", "", 0.0, 0.0, true}, 18.0);
   text = RenderText(c.Snapshot(18.0));
   EXPECT_TRUE(Contains(text, "limbic_faults_active{kind=\"CommDrop\",robot=\"all\"} 0"));
-  EXPECT_TRUE(Contains(text, "limbic_faults_active_count 0"));
+  EXPECT_TRUE(Contains(text, "limbic_faults_in_effect 0"));
   EXPECT_TRUE(Contains(text, "limbic_faults_injected_total{kind=\"CommDrop\"} 1"));
 }
 

@@ -149,6 +149,12 @@ std::vector<std::string> CheckNaming(const std::vector<MetricFamily>& families) 
     if (f.type == MetricType::kCounter && !total) problems.push_back(f.name + ": counter without _total");
     if (f.type != MetricType::kCounter && total) problems.push_back(f.name + ": _total on a non-counter");
     if (f.help.empty()) problems.push_back(f.name + ": no help text");
+    // promtool check metrics (issue 22): these suffixes belong to the series a histogram or summary expands into.
+    for (const char* reserved : {"_count", "_sum", "_bucket"}) {
+      if (f.type != MetricType::kHistogram && EndsWith(f.name, reserved)) {
+        problems.push_back(f.name + ": " + reserved + " is reserved for histograms and summaries");
+      }
+    }
     for (const auto& s : f.samples) {
       for (const auto& [k, v] : s.labels) {
         if (std::find(allowed.begin(), allowed.end(), k) == allowed.end()) {

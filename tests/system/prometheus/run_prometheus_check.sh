@@ -137,8 +137,16 @@ fi
 # Evaluate while the exporter was up: now, or 1.5 s before the stack ended (after that, series go stale).
 eval_time="$(python3 -c 'import time; print(time.time() - (1.5 if "'"$stack_status"'" else 0))')"
 
-echo "== querying $PROM_URL (\$robot = $ROBOT)"
 status=0
+# Prometheus's own lint on the live page (issue 22 item 6); metrics_promtool_lint does the same on its own.
+if command -v promtool >/dev/null && [[ -z "$stack_status" ]]; then
+  echo "== promtool check metrics on http://$LIMBIC_METRICS_LISTEN/metrics"
+  if curl -fsS "http://$LIMBIC_METRICS_LISTEN/metrics" -o "$WORK/page.txt" &&
+     ! promtool check metrics <"$WORK/page.txt" >"$WORK/lint.txt" 2>&1; then
+    echo "FAIL: promtool check metrics:"; cat "$WORK/lint.txt"; status=1
+  fi
+fi
+echo "== querying $PROM_URL (\$robot = $ROBOT)"
 python3 "$HERE/check_queries.py" query "$PROM_URL" "$eval_time" "$ROBOT" "$ROOT/deploy/grafana/queries.txt" || status=1
 if [[ ${#expect_files[@]} -gt 0 ]]; then
   echo "== stack-specific expectations: ${expect_files[*]}"

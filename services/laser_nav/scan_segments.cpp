@@ -1,5 +1,7 @@
 #include "services/laser_nav/scan_segments.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -7,27 +9,62 @@
 namespace limbic::laser {
 namespace {
 
-inline int Wrap(int a) { return ((a % kBeams) + kBeams) % kBeams; }
+// Beam indices here stay within (−360, 720): a compare is cheaper than a modulo.
+inline int Wrap(int a) { return a < 0 ? a + kBeams : (a >= kBeams ? a - kBeams : a); }
 inline bool Hit(const RangeScan& s, int a) { return s[Wrap(a)] < kMaxRangeCm; }
-inline Vec2 Point(const RangeScan& s, int a) { return static_cast<double>(s[Wrap(a)]) * BeamUnitVectors()[Wrap(a)]; }
+
+// The scan's points (robot-relative), computed once per scan.
+using ScanPoints = std::array<Vec2, kBeams>;
+
+void ToPoints(const RangeScan& s, ScanPoints* points) {
+  const auto& u = BeamUnitVectors();
+  for (int a = 0; a < kBeams; ++a) (*points)[a] = static_cast<double>(s[a]) * u[a];
+}
 
 // Shortest distance between the scan points of obstacles a and b; stops early (returning a value below
-// `enough`) as soon as a pair closer than `enough` is found. Scans b's beams from the end facing a and
-// a's from the end facing b, where the nearest pair usually is. `pa`/`pb` receive the pair.
-double ShortestDistance(const RangeScan& s, const ScanObstacle& a, const ScanObstacle& b, double enough, Vec2* pa,
+// `enough`) as soon as a pair closer than `enough` is found. Walks a's beams from the end facing b, and
+// skips every block of 8 of b's beams whose bounding box is already farther than the best pair (the
+// brute force over all pairs was most of the controller's cycle when walls were long runs).
+double ShortestDistance(const ScanPoints& pts, const ScanObstacle& a, const ScanObstacle& b, double enough, Vec2* pa,
                         Vec2* pb) {
+  constexpr int kBlock = 8;
+  struct Box {
+    int first, count;
+    double x0, x1, y0, y1;
+  };
+  std::array<Box, kBeams / kBlock + 1> boxes;
+  int n_boxes = 0;
+  for (int j = 0; j < b.count; j += kBlock) {
+    Box box{j, std::min(kBlock, b.count - j), 1e300, -1e300, 1e300, -1e300};
+    for (int k = 0; k < box.count; ++k) {
+      const Vec2 q = pts[Wrap(b.first + j + k)];
+      box.x0 = std::min(box.x0, q.x);
+      box.x1 = std::max(box.x1, q.x);
+      box.y0 = std::min(box.y0, q.y);
+      box.y1 = std::max(box.y1, q.y);
+    }
+    boxes[n_boxes++] = box;
+  }
+  std::array<Vec2, kBeams> bq;
+  for (int k = 0; k < b.count; ++k) bq[k] = pts[Wrap(b.first + k)];
   double best2 = std::numeric_limits<double>::infinity();
   const double enough2 = enough * enough;
   for (int i = a.count - 1; i >= 0; --i) {
-    const Vec2 p = Point(s, a.first + i);
-    for (int j = 0; j < b.count; ++j) {
-      const Vec2 q = Point(s, b.first + j);
-      const double d2 = (p.x - q.x) * (p.x - q.x) + (p.y - q.y) * (p.y - q.y);
-      if (d2 < best2) {
-        best2 = d2;
-        *pa = p;
-        *pb = q;
-        if (d2 < enough2) return std::sqrt(d2);
+    const Vec2 p = pts[Wrap(a.first + i)];
+    for (int m = 0; m < n_boxes; ++m) {
+      const Box& box = boxes[m];
+      const double dx = std::max({box.x0 - p.x, 0.0, p.x - box.x1});
+      const double dy = std::max({box.y0 - p.y, 0.0, p.y - box.y1});
+      if (dx * dx + dy * dy >= best2) continue;
+      for (int k = 0; k < box.count; ++k) {
+        const Vec2 q = bq[box.first + k];
+        const double d2 = (p.x - q.x) * (p.x - q.x) + (p.y - q.y) * (p.y - q.y);
+        if (d2 < best2) {
+          best2 = d2;
+          *pa = p;
+          *pb = q;
+          if (d2 < enough2) return std::sqrt(d2);
+        }
       }
     }
   }
@@ -78,6 +115,8 @@ std::vector<ScanObstacle> ResolveScanObstacles(const RangeScan& s, const Segment
 std::vector<ExitGap> FindExitGaps(const RangeScan& s, const SegmentOptions& o) {
   std::vector<ExitGap> gaps;
   const std::vector<ScanObstacle> obstacles = ResolveScanObstacles(s, o);
+  ScanPoints pts;
+  if (obstacles.size() >= 2) ToPoints(s, &pts);
   // Gaps between angularly adjacent obstacles (clockwise neighbours, the last with the first).
   // Two obstacles are each other's neighbour on both sides, with one shortest segment: one pair.
   const size_t n = obstacles.size();
@@ -86,7 +125,7 @@ std::vector<ExitGap> FindExitGaps(const RangeScan& s, const SegmentOptions& o) {
     const ScanObstacle& a = obstacles[i];
     const ScanObstacle& b = obstacles[(i + 1) % n];
     Vec2 pa, pb;
-    const double width = ShortestDistance(s, a, b, o.min_exit_width_cm, &pa, &pb);
+    const double width = ShortestDistance(pts, a, b, o.min_exit_width_cm, &pa, &pb);
     if (width < o.min_exit_width_cm) continue;
     const Vec2 mid = 0.5 * (pa + pb);
     gaps.push_back({mid, BearingOf(mid), width, false});

@@ -9,14 +9,32 @@
 namespace limbic::laser {
 namespace {
 
-// Distance along u from p (inside the box) to the box's boundary.
-double WallRange(Vec2 p, Vec2 u, double width, double height) {
-  double t = kMaxRangeCm;
-  if (u.x > 1e-12) t = std::min(t, (width - p.x) / u.x);
-  if (u.x < -1e-12) t = std::min(t, -p.x / u.x);
-  if (u.y > 1e-12) t = std::min(t, (height - p.y) / u.y);
-  if (u.y < -1e-12) t = std::min(t, -p.y / u.y);
-  return t;
+// |1/u(a)| per beam (huge where a component vanishes), so the walls cost multiplications only.
+struct InverseBeams {
+  std::array<double, kBeams> ix{}, iy{};
+  InverseBeams() {
+    const auto& u = BeamUnitVectors();
+    for (int a = 0; a < kBeams; ++a) {
+      ix[a] = 1.0 / std::max(std::fabs(u[a].x), 1e-300);
+      iy[a] = 1.0 / std::max(std::fabs(u[a].y), 1e-300);
+    }
+  }
+};
+
+// Distances from p (inside the box) to the room's walls along every beam, capped at the laser's range.
+// Beams of one compass quadrant meet the same two walls, so each quadrant is one branch-free loop.
+void WallRanges(Vec2 p, double width, double height, ExactScan* out) {
+  static const InverseBeams inv;
+  const double east = width - p.x, west = p.x, north = height - p.y, south = p.y;
+  auto quadrant = [&](int first, double x_wall, double y_wall) {
+    for (int a = first; a < first + 90; ++a) {
+      (*out)[a] = static_cast<float>(std::min({kMaxRangeCm, x_wall * inv.ix[a], y_wall * inv.iy[a]}));
+    }
+  };
+  quadrant(0, east, north);    // 0..89°: north-east
+  quadrant(90, east, south);   // 90..179°: south-east
+  quadrant(180, west, south);  // 180..269°: south-west
+  quadrant(270, west, north);  // 270..359°: north-west
 }
 
 }  // namespace
@@ -43,12 +61,15 @@ const char* LaserErrorModelName(LaserErrorModel model) {
 void CastExact(const World& world, Vec2 p, ExactScan* ranges, std::array<int16_t, kBeams>* hit) {
   const auto& u = BeamUnitVectors();
   const bool outside = !(p.x > 0.0 && p.y > 0.0 && p.x < world.width && p.y < world.height);  // NaN: outside
-  for (int a = 0; a < kBeams; ++a) {
-    const double w = outside ? 0.0 : WallRange(p, u[a], world.width, world.height);
-    (*ranges)[a] = static_cast<float>(w);
-    if (hit) (*hit)[a] = outside || w < kMaxRangeCm ? kWall : kNothing;
+  if (outside) {
+    ranges->fill(0.0f);
+    if (hit) hit->fill(kWall);
+    return;
   }
-  if (outside) return;
+  WallRanges(p, world.width, world.height, ranges);
+  if (hit) {
+    for (int a = 0; a < kBeams; ++a) (*hit)[a] = (*ranges)[a] < kMaxRangeCm ? kWall : kNothing;
+  }
   for (size_t i = 0; i < world.obstacles.size(); ++i) {
     const Circle& c = world.obstacles[i];
     const Vec2 d{c.cx - p.x, c.cy - p.y};
@@ -59,15 +80,16 @@ void CastExact(const World& world, Vec2 p, ExactScan* ranges, std::array<int16_t
       if (hit) hit->fill(static_cast<int16_t>(i));
       return;
     }
+    const double reach = kMaxRangeCm + c.r;
+    if (dist2 >= reach * reach) continue;  // out of range: no square root, no trigonometry
     const double dist = std::sqrt(dist2);
-    if (dist - c.r >= kMaxRangeCm) continue;
     // Eq. 3-1: the beams inside the visible half-angle asin(r/D) around the centre bearing.
     const double half = std::asin(c.r / dist) * kRadToDeg;
     const double centre = BearingOf(d);
     const int first = static_cast<int>(std::ceil(centre - half));
     const int last = static_cast<int>(std::floor(centre + half));
     for (int k = first; k <= last; ++k) {
-      const int a = ((k % kBeams) + kBeams) % kBeams;
+      const int a = k < 0 ? k + kBeams : (k >= kBeams ? k - kBeams : k);  // first ≥ −90, last < 450
       const double b = u[a].x * d.x + u[a].y * d.y;
       const double disc = b * b - (dist2 - r2);
       if (disc < 0.0 || b <= 0.0) continue;
@@ -95,23 +117,23 @@ LaserScanner::LaserScanner(const World& world, const LaserOptions& options, uint
   }
 }
 
-int LaserScanner::NextError() {
-  // U{−e..e} from 16-bit slices of a SplitMix64 stream: 4 draws per 64 bits (bias < 2^-12 for e = 2),
-  // platform-independent and far cheaper than a std distribution per beam.
-  if (error_bits_left_ == 0) {
+void LaserScanner::DrawErrors() {
+  // U{−e..e} for every beam from 16-bit slices of a SplitMix64 stream, 4 per 64 bits, mapped onto
+  // 0..span−1 by multiply-shift (bias < 2^-13 for e = 2): platform-independent, and one pass of 90
+  // draws instead of a std distribution per beam.
+  const auto span = static_cast<uint32_t>(2 * options_.error_cm + 1);
+  for (int a = 0; a < kBeams; a += 4) {
     rng_state_ += 0x9e3779b97f4a7c15ULL;
-    error_bits_ = sim::SplitMix64(rng_state_);
-    error_bits_left_ = 4;
+    uint64_t bits = sim::SplitMix64(rng_state_);
+    for (int k = 0; k < 4; ++k, bits >>= 16) {
+      errors_[a + k] = static_cast<int8_t>(static_cast<int>(((bits & 0xffffu) * span) >> 16) - options_.error_cm);
+    }
   }
-  const auto slice = static_cast<uint32_t>(error_bits_ & 0xffffu);
-  error_bits_ >>= 16;
-  --error_bits_left_;
-  const int span = 2 * options_.error_cm + 1;
-  return static_cast<int>(slice % static_cast<uint32_t>(span)) - options_.error_cm;
 }
 
 void LaserScanner::Scan(Vec2 p, RangeScan* out, ExactScan* exact) {
   const bool use_error = options_.error_model != LaserErrorModel::kNone && options_.error_cm > 0;
+  if (use_error && options_.error_model == LaserErrorModel::kUniform) DrawErrors();
   if (options_.cache && p.x > 0.0 && p.y > 0.0 && p.x < world_.width && p.y < world_.height) {
     const int i = std::min(cache_n_ - 1, static_cast<int>(p.x / cache_cell_));
     const int j = std::min(cache_n_ - 1, static_cast<int>(p.y / cache_cell_));
@@ -127,7 +149,7 @@ void LaserScanner::Scan(Vec2 p, RangeScan* out, ExactScan* exact) {
     }
     for (int a = 0; a < kBeams; ++a) {
       int v = bytes[a];
-      if (use_error && v < kMaxRangeCm) v = std::clamp(v + NextError(), 0, static_cast<int>(kMaxRangeCm));
+      if (use_error && v < kMaxRangeCm) v = std::clamp(v + errors_[a], 0, static_cast<int>(kMaxRangeCm));
       (*out)[a] = static_cast<uint8_t>(v);
       if (exact) (*exact)[a] = static_cast<float>(bytes[a]);
     }
@@ -139,7 +161,7 @@ void LaserScanner::Scan(Vec2 p, RangeScan* out, ExactScan* exact) {
     int e = 0;
     if (use_error && hit_[a] != kNothing) {
       if (options_.error_model == LaserErrorModel::kUniform) {
-        e = NextError();
+        e = errors_[a];
       } else {  // thesis_approx: a fixed bias per (obstacle, beam)
         const uint64_t key = (static_cast<uint64_t>(static_cast<uint16_t>(hit_[a])) << 16) | static_cast<uint64_t>(a);
         e = static_cast<int>(sim::SplitMix64(key) % static_cast<uint64_t>(2 * options_.error_cm + 1)) -
@@ -147,8 +169,10 @@ void LaserScanner::Scan(Vec2 p, RangeScan* out, ExactScan* exact) {
       }
     }
     // A beam that hits nothing reads 250 exactly (§1.5.1); a hit is rounded with its error and clamped.
-    const long v = hit_[a] == kNothing ? static_cast<long>(kMaxRangeCm) : std::lround(l + e);
-    (*out)[a] = static_cast<uint8_t>(std::clamp(v, 0L, static_cast<long>(kMaxRangeCm)));
+    // (Rounding half up by truncation: l + e + 0.5 is clamped at 0 first, so it is never negative.)
+    const double x = l + e + 0.5;
+    const int v = hit_[a] == kNothing ? static_cast<int>(kMaxRangeCm) : (x <= 0.0 ? 0 : static_cast<int>(x));
+    (*out)[a] = static_cast<uint8_t>(std::min(v, static_cast<int>(kMaxRangeCm)));
   }
   if (exact) *exact = exact_;
 }

@@ -60,13 +60,12 @@ class LaserScanner {
   int64_t cache_misses() const { return cache_misses_; }
 
  private:
-  int NextError();
+  void DrawErrors();  // errors_ for every beam of this scan (uniform model)
 
   const World& world_;
   LaserOptions options_;
   uint64_t rng_state_;
-  uint64_t error_bits_ = 0;
-  int error_bits_left_ = 0;
+  std::array<int8_t, kBeams> errors_{};
   std::array<int16_t, kBeams> hit_{};
   ExactScan exact_{};
   // Cache: cells × 360 noise-free bytes, with a filled flag per cell (§1.5.4, 220 × 220 × 360 B).

@@ -180,6 +180,15 @@ TEST(LaserCli, SmokeExperimentWritesRowsSummaryAndPictures) {
       << text;
   EXPECT_NE(Read(out / "w.svg").find("<svg"), std::string::npos);
   EXPECT_EQ(RunCommand(exe + " frobnicate", &text), 2);
+  // `limbic experiment` lists the laser experiments and hands them to `limbic laser`.
+  const std::string runner = std::string(LIMBIC_BUILD_BIN_DIR) + "/limbic-experiment";
+  if (fs::exists(runner)) {
+    EXPECT_EQ(RunCommand(runner + " list", &text), 0) << text;
+    EXPECT_NE(text.find("laser_e3_case_based"), std::string::npos);
+    const fs::path via = out / "via";
+    EXPECT_EQ(RunCommand(runner + " run laser_smoke --jobs 1 --out " + via.string(), &text), 0) << text;
+    EXPECT_EQ(Read(via / "runs.csv"), runs);
+  }
   fs::remove_all(out);
   fs::remove_all(again);
 }

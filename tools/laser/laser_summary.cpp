@@ -100,8 +100,12 @@ LaserSummary Summarise(const LaserExperiment& e, const std::vector<EpisodeRow>& 
       }
       if (cell.worlds == 0) continue;
       cell.solved_pct = Scaled(WilsonInterval(cell.solved, cell.worlds), 100.0);
+      // t intervals of a handful of values can reach past the quantity's range: clip them to it.
       cell.efficiency_pct = MeanInterval(eff);
+      cell.efficiency_pct.low = std::max(0.0, cell.efficiency_pct.low);
+      cell.efficiency_pct.high = std::min(100.0, cell.efficiency_pct.high);
       cell.time_s = MeanInterval(time);
+      cell.time_s.low = std::max(0.0, cell.time_s.low);
       cell.collisions_per_episode = collisions / cell.worlds;
       cell.performance_index =
           cell.solved > 0 ? PerformanceIndex(cell.solved_pct.mean, cell.efficiency_pct.mean, cell.time_s.mean) : 0.0;

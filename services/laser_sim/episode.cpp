@@ -99,10 +99,10 @@ void LaserEpisode::Sense() {
   o.encoder_right = static_cast<int64_t>(std::llround(wheel_right_cm_ * kCountsPerCm));
 }
 
-void LaserEpisode::Advance(double desired_heading_deg) {
+void LaserEpisode::Advance(double desired_heading_deg, double speed_cap_cms) {
   if (done_) return;
   const MotionState before = state_;
-  MotionState next = StepMotion(state_, desired_heading_deg, frame_.ranges, options_.motion);
+  MotionState next = StepMotion(state_, desired_heading_deg, frame_.ranges, options_.motion, nullptr, speed_cap_cms);
   double clearance = 0.0;
   const bool hit = Collides(next.x_cm, next.y_cm, &clearance);
   if (hit) {

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -59,9 +60,9 @@ class LaserEpisode {
   // What the robot senses at the current cycle.
   const SensorFrame& frame() const { return frame_; }
   bool done() const { return done_; }
-  // Moves the robot one cycle toward `desired_heading_deg` (NaN keeps the heading) and senses again.
-  // Does nothing once done().
-  void Advance(double desired_heading_deg);
+  // Moves the robot one cycle toward `desired_heading_deg` (NaN keeps the heading), at most at
+  // `speed_cap_cms` (0 stops), and senses again. Does nothing once done().
+  void Advance(double desired_heading_deg, double speed_cap_cms = std::numeric_limits<double>::infinity());
 
   EpisodeResult Result() const;
   const MotionState& truth() const { return state_; }

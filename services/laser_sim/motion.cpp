@@ -47,7 +47,7 @@ double FreeTravelDistance(const RangeScan& scan, double heading_deg, const Motio
 }
 
 MotionState StepMotion(const MotionState& s, double desired_heading_deg, const RangeScan& scan, const MotionOptions& o,
-                       MotionCommand* command) {
+                       MotionCommand* command, double speed_cap_cms) {
   const double r = o.robot_radius_cm;
   // 1. Heading error (a non-finite request keeps the heading: e = 0).
   const double e_deg = std::isfinite(desired_heading_deg) ? Wrap180(desired_heading_deg - s.heading_deg) : 0.0;
@@ -59,7 +59,8 @@ MotionState StepMotion(const MotionState& s, double desired_heading_deg, const R
   const double v_facing = o.v_max_cms * std::max(0.0, std::cos(e));
   const double v_stop = std::sqrt(2.0 * o.a_max_cms2 * std::max(0.0, f - r - o.stop_margin_cm));
   const double v_turn = o.a_c_max_cms2 / std::max(std::fabs(omega_cmd), 1e-9);
-  const double v_cmd = std::min({v_facing, v_stop, v_turn});
+  const double cap = speed_cap_cms >= 0.0 ? speed_cap_cms : 0.0;  // NaN and negatives stop
+  const double v_cmd = std::min({v_facing, v_stop, v_turn, cap});
   // 4. Wheel speeds, clamped to the wheels' maximum.
   const double vl_target = std::clamp(v_cmd + omega_cmd * r, -o.v_wheel_max_cms, o.v_wheel_max_cms);
   const double vr_target = std::clamp(v_cmd - omega_cmd * r, -o.v_wheel_max_cms, o.v_wheel_max_cms);

@@ -11,6 +11,8 @@
 // Outputs: the next MotionState after one control cycle (dt = 10 ms), and the commands used.
 #pragma once
 
+#include <limits>
+
 #include "services/laser_sim/laser_types.hpp"
 
 namespace limbic::laser {
@@ -55,9 +57,11 @@ struct MotionCommand {
 double FreeTravelDistance(const RangeScan& scan, double heading_deg, const MotionOptions& options);
 
 // One cycle of the motion law (§1.7.2 steps 1–7) toward `desired_heading_deg`. A non-finite desired
-// heading keeps the current heading (the controller had no resultant). Returns the new state;
-// `command` (optional) receives the intermediate commands.
+// heading keeps the current heading (the controller had no resultant). `speed_cap_cms` (§5.2
+// HeadingCommand) caps v_cmd further (0: stop; NaN counts as 0). Returns the new state; `command`
+// (optional) receives the intermediate commands.
 MotionState StepMotion(const MotionState& state, double desired_heading_deg, const RangeScan& scan,
-                       const MotionOptions& options, MotionCommand* command = nullptr);
+                       const MotionOptions& options, MotionCommand* command = nullptr,
+                       double speed_cap_cms = std::numeric_limits<double>::infinity());
 
 }  // namespace limbic::laser

@@ -87,6 +87,19 @@ TEST(Motion, SpeedAllowsStoppingBeforeTheObstacleAhead) {
   EXPECT_NEAR(n.v_cms(), 100.0 - 1.7, 1e-9);  // braking is limited to a_max as well
 }
 
+TEST(Motion, SpeedCapLimitsAndZeroStops) {
+  const MotionOptions o;
+  MotionState s;
+  s.v_left_cms = s.v_right_cms = 50.0;
+  MotionCommand cmd;
+  StepMotion(s, 0.0, Open(), o, &cmd, 30.0);
+  EXPECT_EQ(cmd.v_cmd_cms, 30.0);
+  StepMotion(s, 0.0, Open(), o, &cmd, 0.0);
+  EXPECT_EQ(cmd.v_cmd_cms, 0.0);
+  StepMotion(s, 0.0, Open(), o, &cmd, std::numeric_limits<double>::quiet_NaN());
+  EXPECT_EQ(cmd.v_cmd_cms, 0.0);
+}
+
 TEST(Motion, NonFiniteHeadingKeepsTheHeading) {
   const MotionOptions o;
   MotionState s;

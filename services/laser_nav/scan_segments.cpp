@@ -13,57 +13,78 @@ namespace {
 inline int Wrap(int a) { return a < 0 ? a + kBeams : (a >= kBeams ? a - kBeams : a); }
 inline bool Hit(const RangeScan& s, int a) { return s[Wrap(a)] < kMaxRangeCm; }
 
-// The scan's points (robot-relative), computed once per scan.
-using ScanPoints = std::array<Vec2, kBeams>;
+// The scan's points (robot-relative), computed once per scan and stored twice over (720 entries), so
+// every run of beams, even one across bearing 0, is contiguous. Trivial types: no zero-filling of
+// arrays that are written before they are read (it was a third of the exit-gap search).
+struct Point {
+  double x, y;
+};
+using ScanPoints = std::array<Point, 2 * kBeams>;
 
 void ToPoints(const RangeScan& s, ScanPoints* points) {
   const auto& u = BeamUnitVectors();
-  for (int a = 0; a < kBeams; ++a) (*points)[a] = static_cast<double>(s[a]) * u[a];
+  for (int a = 0; a < kBeams; ++a) {
+    const Point p{s[a] * u[a].x, s[a] * u[a].y};
+    (*points)[a] = p;
+    (*points)[a + kBeams] = p;
+  }
 }
 
 // Shortest distance between the scan points of obstacles a and b; stops early (returning a value below
-// `enough`) as soon as a pair closer than `enough` is found. Walks a's beams from the end facing b, and
-// skips every block of 8 of b's beams whose bounding box is already farther than the best pair (the
-// brute force over all pairs was most of the controller's cycle when walls were long runs).
+// `enough`) as soon as a pair closer than `enough` is found. Both runs are cut into blocks of 8 beams
+// with bounding boxes, and a pair of blocks whose boxes are already farther apart than the best pair is
+// skipped (the brute force over all pairs was most of the controller's cycle when walls made long runs).
+// a's blocks are taken from its end facing b, b's from its start, where the nearest pair usually is.
+struct Block {
+  int first, count;  // into the run's points
+  double x0, x1, y0, y1;
+};
+constexpr int kBlock = 8;
+using Blocks = std::array<Block, kBeams / kBlock + 1>;
+
+int MakeBlocks(const Point* run, int count, Blocks* blocks) {
+  int n = 0;
+  for (int j = 0; j < count; j += kBlock) {
+    Block b{j, std::min(kBlock, count - j), run[j].x, run[j].x, run[j].y, run[j].y};
+    for (int k = j + 1; k < j + b.count; ++k) {
+      b.x0 = std::min(b.x0, run[k].x);
+      b.x1 = std::max(b.x1, run[k].x);
+      b.y0 = std::min(b.y0, run[k].y);
+      b.y1 = std::max(b.y1, run[k].y);
+    }
+    (*blocks)[n++] = b;
+  }
+  return n;
+}
+
+double BoxGap2(const Block& a, const Block& b) {
+  const double dx = std::max({a.x0 - b.x1, 0.0, b.x0 - a.x1});
+  const double dy = std::max({a.y0 - b.y1, 0.0, b.y0 - a.y1});
+  return dx * dx + dy * dy;
+}
+
 double ShortestDistance(const ScanPoints& pts, const ScanObstacle& a, const ScanObstacle& b, double enough, Vec2* pa,
                         Vec2* pb) {
-  constexpr int kBlock = 8;
-  struct Box {
-    int first, count;
-    double x0, x1, y0, y1;
-  };
-  std::array<Box, kBeams / kBlock + 1> boxes;
-  int n_boxes = 0;
-  for (int j = 0; j < b.count; j += kBlock) {
-    Box box{j, std::min(kBlock, b.count - j), 1e300, -1e300, 1e300, -1e300};
-    for (int k = 0; k < box.count; ++k) {
-      const Vec2 q = pts[Wrap(b.first + j + k)];
-      box.x0 = std::min(box.x0, q.x);
-      box.x1 = std::max(box.x1, q.x);
-      box.y0 = std::min(box.y0, q.y);
-      box.y1 = std::max(box.y1, q.y);
-    }
-    boxes[n_boxes++] = box;
-  }
-  std::array<Vec2, kBeams> bq;
-  for (int k = 0; k < b.count; ++k) bq[k] = pts[Wrap(b.first + k)];
+  const Point* ra = &pts[a.first];
+  const Point* rb = &pts[b.first];
+  Blocks ba, bb;
+  const int na = MakeBlocks(ra, a.count, &ba);
+  const int nb = MakeBlocks(rb, b.count, &bb);
   double best2 = std::numeric_limits<double>::infinity();
   const double enough2 = enough * enough;
-  for (int i = a.count - 1; i >= 0; --i) {
-    const Vec2 p = pts[Wrap(a.first + i)];
-    for (int m = 0; m < n_boxes; ++m) {
-      const Box& box = boxes[m];
-      const double dx = std::max({box.x0 - p.x, 0.0, p.x - box.x1});
-      const double dy = std::max({box.y0 - p.y, 0.0, p.y - box.y1});
-      if (dx * dx + dy * dy >= best2) continue;
-      for (int k = 0; k < box.count; ++k) {
-        const Vec2 q = bq[box.first + k];
-        const double d2 = (p.x - q.x) * (p.x - q.x) + (p.y - q.y) * (p.y - q.y);
-        if (d2 < best2) {
-          best2 = d2;
-          *pa = p;
-          *pb = q;
-          if (d2 < enough2) return std::sqrt(d2);
+  for (int i = na - 1; i >= 0; --i) {
+    for (int j = 0; j < nb; ++j) {
+      if (BoxGap2(ba[i], bb[j]) >= best2) continue;
+      for (int p = ba[i].first + ba[i].count - 1; p >= ba[i].first; --p) {
+        for (int q = bb[j].first; q < bb[j].first + bb[j].count; ++q) {
+          const double dx = ra[p].x - rb[q].x, dy = ra[p].y - rb[q].y;
+          const double d2 = dx * dx + dy * dy;
+          if (d2 < best2) {
+            best2 = d2;
+            *pa = {ra[p].x, ra[p].y};
+            *pb = {rb[q].x, rb[q].y};
+            if (d2 < enough2) return std::sqrt(d2);
+          }
         }
       }
     }

@@ -83,6 +83,9 @@ World DrawWorld(double density_pct, uint64_t seed, const WorldOptions& o) {
     const Vec2 centre{c.cx, c.cy};
     if (DistanceToHalfDisc(centre, w.start, o.free_radius_cm, /*north=*/true) < c.r) continue;
     if (DistanceToHalfDisc(centre, w.goal, o.free_radius_cm, /*north=*/false) < c.r) continue;
+    // The half-discs open away from the walls; the robot's own disc at the start and the goal must be free
+    // on the wall side too (a disc just south of the start would pin the robot before it moves).
+    if (Norm(centre - w.start) < c.r + o.robot_radius_cm || Norm(centre - w.goal) < c.r + o.robot_radius_cm) continue;
     size_t added = 0;
     ForCellsInDisc(centre, c.r, n, o.cell_cm, [&](size_t k) { added += occupied[k] ? 0 : 1; });
     if (static_cast<double>(covered + added) / total > ceiling) continue;  // overshoot: keep drawing smaller ones

@@ -41,6 +41,9 @@ TEST(LaserWorld, GeneratedWorldsFollowSpec12) {
         if (c.cy <= w.goal.y) {
           EXPECT_GE(std::hypot(c.cx - w.goal.x, c.cy - w.goal.y), 50.0 + c.r);
         }
+        // The robot fits at the start and at the goal, on the wall side too.
+        EXPECT_GE(std::hypot(c.cx - w.start.x, c.cy - w.start.y), 15.0 + c.r);
+        EXPECT_GE(std::hypot(c.cx - w.goal.x, c.cy - w.goal.y), 15.0 + c.r);
       }
       // A path exists, and it is at least the straight line between the start and goal cells.
       const FloodResult flood = OptimalPath(w);
@@ -48,6 +51,15 @@ TEST(LaserWorld, GeneratedWorldsFollowSpec12) {
       EXPECT_DOUBLE_EQ(flood.length_cm, w.optimal_path_cm);
       EXPECT_GE(w.optimal_path_cm, std::hypot(w.goal.x - w.start.x, w.goal.y - w.start.y) - 2 * 3.0 * std::sqrt(2.0));
     }
+  }
+}
+
+TEST(LaserWorld, TheRobotFitsAtTheStartOfEveryWorld) {
+  // World 25 of the 15 % library once had a disc just south of the start (outside the north-opening
+  // half-disc) that the robot's 15 cm body overlapped.
+  for (int index = 20; index < 30; ++index) {
+    const World w = GenerateWorld(15, index);
+    for (const Circle& c : w.obstacles) EXPECT_GE(std::hypot(c.cx - w.start.x, c.cy - w.start.y), 15.0 + c.r) << index;
   }
 }
 

@@ -12,6 +12,7 @@
 #include "messages/affect_generated.h"
 #include "messages/common_generated.h"
 #include "messages/core_generated.h"
+#include "messages/laser_generated.h"
 #include "messages/mission_generated.h"
 #include "messages/navigation_generated.h"
 #include "messages/recruitment_generated.h"
@@ -55,7 +56,12 @@
   X(MissionStatus, "MSTS")      \
   X(RecruitMessage, "RCMS")     \
   X(RecruitState, "RCST")       \
-  X(RadioStats, "RCRS")
+  X(RadioStats, "RCRS")         \
+  X(LaserScan, "LSCN")          \
+  X(LaserOdometry, "LODO")      \
+  X(LaserGoal, "LGOL")          \
+  X(HeadingCommand, "LHDG")     \
+  X(LaserTruth, "LTRU")
 
 namespace limbic::messages {
 

@@ -542,6 +542,51 @@ void Rule(Check& c, const msg::RadioStats& m) {
   c.Probability("loss", m.loss());
 }
 
+// The laser navigator (services/laser_sim, services/laser_nav; spec reactive-topological §5.2).
+constexpr double kLaserRoomCm = 1e6;  // positions in cm: far beyond any room, finite
+
+void Rule(Check& c, const msg::LaserScan& m) {
+  if (m.ranges_cm() == nullptr || m.ranges_cm()->size() != 360) {
+    c.Fail("ranges_cm", "must hold 360 ranges", m.ranges_cm() ? m.ranges_cm()->size() : 0);
+    return;
+  }
+  c.Range("max_range_cm", m.max_range_cm(), 1, 255);
+  c.Range("robot_heading_deg", m.robot_heading_deg(), 0.0, 360.0);
+}
+
+void Rule(Check& c, const msg::LaserOdometry& m) {
+  c.Finite("x_cm", m.x_cm(), kLaserRoomCm);
+  c.Finite("y_cm", m.y_cm(), kLaserRoomCm);
+  c.Range("heading_deg", m.heading_deg(), 0.0, 360.0);
+  c.Finite("turn_rate_dps", m.turn_rate_dps(), 1e6);
+  c.Finite("v_cms", m.v_cms(), 1e4);
+  c.Finite("a_cms2", m.a_cms2(), 1e6);
+  c.Finite("v_left_cms", m.v_left_cms(), 1e4);
+  c.Finite("v_right_cms", m.v_right_cms(), 1e4);
+}
+
+void Rule(Check& c, const msg::LaserGoal& m) {
+  c.Finite("goal_x_cm", m.goal_x_cm(), kLaserRoomCm);
+  c.Finite("goal_y_cm", m.goal_y_cm(), kLaserRoomCm);
+  c.Range("time_limit_s", m.time_limit_s(), 0.0, 1e9);
+}
+
+void Rule(Check& c, const msg::HeadingCommand& m) {
+  // NaN is the schema's "keep the heading"; anything else is a finite bearing (any turn count).
+  if (!std::isnan(m.desired_heading_deg())) c.Finite("desired_heading_deg", m.desired_heading_deg(), 1e6);
+  if (!(m.speed_cap_cms() >= 0.0)) c.Fail("speed_cap_cms", "must be >= 0 (inf: no cap)", m.speed_cap_cms());
+  c.Range("active_case", m.active_case(), -1, 63);
+}
+
+void Rule(Check& c, const msg::LaserTruth& m) {
+  c.Finite("x_cm", m.x_cm(), kLaserRoomCm);
+  c.Finite("y_cm", m.y_cm(), kLaserRoomCm);
+  c.Range("heading_deg", m.heading_deg(), 0.0, 360.0);
+  c.Range("path_cm", m.path_cm(), 0.0, 1e12);
+  c.Range("closest_contact_cm", m.closest_contact_cm(), -kLaserRoomCm, kLaserRoomCm);
+  c.Range("time_s", m.time_s(), 0.0, 1e12);
+}
+
 template <typename T>
 std::string ValidateTyped(const uint8_t* data) {
   const T& m = *flatbuffers::GetRoot<T>(data);

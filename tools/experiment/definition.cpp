@@ -393,8 +393,9 @@ std::vector<std::string> ListExperimentFiles(const std::string& dir) {
   std::vector<std::string> files;
   if (!fs::is_directory(dir)) throw ConfigError(dir + ": no such experiments directory");
   for (auto it = fs::recursive_directory_iterator(dir); it != fs::recursive_directory_iterator(); ++it) {
-    // experiments/recruitment holds `limbic recruit` definitions (another format, another runner).
-    if (it->is_directory() && it->path().filename() == kRecruitmentDir) {
+    // experiments/recruitment and experiments/laser hold `limbic recruit` and `limbic laser` definitions
+    // (other formats, other runners).
+    if (it->is_directory() && (it->path().filename() == kRecruitmentDir || it->path().filename() == kLaserDir)) {
       it.disable_recursion_pending();
       continue;
     }

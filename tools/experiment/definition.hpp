@@ -102,7 +102,11 @@ std::string DefaultExperimentDir();
 // experiment`; ListExperimentFiles skips it.
 inline constexpr char kRecruitmentDir[] = "recruitment";
 
-// Every *.yaml under `dir` (recursively, except kRecruitmentDir), sorted by path.
+// The sub-folder of laser navigator experiments (spec reactive-topological §4), run by `limbic laser
+// experiment`; ListExperimentFiles skips it too.
+inline constexpr char kLaserDir[] = "laser";
+
+// Every *.yaml under `dir` (recursively, except kRecruitmentDir and kLaserDir), sorted by path.
 std::vector<std::string> ListExperimentFiles(const std::string& dir = DefaultExperimentDir());
 
 // Finds an experiment by name (file stem, e.g. "ch10_integrated"), by "<chapter dir>/<name>", or by a

@@ -278,16 +278,31 @@ int CmdList(const std::vector<std::string>& args) {
       std::cout << std::left << std::setw(40) << n << std::setw(11) << "recruit" << std::setw(13) << "-"
                 << "affective recruitment (limbic experiment run " << n << " runs limbic recruit)\n";
   }
+  // The laser navigator's experiments likewise (`limbic laser experiment`: in-process episodes, E1–E3).
+  const fs::path laser = fs::path(DefaultExperimentDir()) / kLaserDir;
+  if (fs::is_directory(laser)) {
+    std::vector<std::string> names;
+    for (const auto& entry : fs::directory_iterator(laser))
+      if (entry.path().extension() == ".yaml") names.push_back(entry.path().stem().string());
+    std::sort(names.begin(), names.end());
+    for (const auto& n : names)
+      std::cout << std::left << std::setw(40) << n << std::setw(11) << "laser" << std::setw(13) << "-"
+                << "laser navigator (limbic experiment run " << n << " runs limbic laser)\n";
+  }
   return bad ? 1 : 0;
 }
 
-// A recruitment experiment named here runs through `limbic recruit experiment run` (its own runner).
+// A recruitment (laser) experiment named here runs through `limbic recruit (laser) experiment run`, its
+// own runner.
 void RunRecruitmentIfNamed(const std::vector<std::string>& args) {
   if (args.empty() || args[0].rfind("--", 0) == 0) return;
-  if (!fs::exists(fs::path(DefaultExperimentDir()) / kRecruitmentDir / (args[0] + ".yaml"))) return;
+  const bool recruitment = fs::exists(fs::path(DefaultExperimentDir()) / kRecruitmentDir / (args[0] + ".yaml"));
+  const bool laser = fs::exists(fs::path(DefaultExperimentDir()) / kLaserDir / (args[0] + ".yaml"));
+  if (!recruitment && !laser) return;
   std::error_code ec;
   const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  const std::string recruit = (ec ? fs::path(".") : self.parent_path()).string() + "/limbic-recruit";
+  const std::string recruit =
+      (ec ? fs::path(".") : self.parent_path()).string() + (laser ? "/limbic-laser" : "/limbic-recruit");
   std::vector<std::string> argv{recruit, "experiment", "run"};
   argv.insert(argv.end(), args.begin(), args.end());
   std::vector<char*> c;

@@ -1,0 +1,73 @@
+#include "services/laser_nav/environment_info.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace limbic::laser {
+
+EnvironmentTracker::EnvironmentTracker(const EnvironmentOptions& options) : options_(options) {}
+
+void EnvironmentTracker::ResetWander() { reset_pending_ = true; }
+
+const EnvironmentInfo& EnvironmentTracker::Update(const SensorFrame& f) {
+  const RangeScan& r = f.ranges;
+  const double s = options_.sensing_cm;
+  const double d = options_.d_cm;
+  EnvironmentInfo& e = info_;
+  // Eq. 4-4 and 4-5 (r_0 ≡ r_360: beam 0's predecessor is beam 359).
+  int clutter = 0, density = 0;
+  int prev = r[kBeams - 1];
+  for (int a = 0; a < kBeams; ++a) {
+    const int v = r[a];
+    clutter += (v - prev > d) ? 1 : 0;
+    density += (v < s) ? 1 : 0;
+    prev = v;
+  }
+  e.clutter = clutter;
+  e.density = density;
+  e.density_pct = 100.0 * density / kBeams;
+  // Eq. 4-6: f over the 71 beams within ±35° of the heading.
+  const int h = static_cast<int>(std::lround(Wrap360(f.odom.heading_deg))) % kBeams;
+  int closest = 255;
+  for (int k = -options_.proximity_half_fov_deg; k <= options_.proximity_half_fov_deg; ++k) {
+    closest = std::min<int>(closest, r[((h + k) % kBeams + kBeams) % kBeams]);
+  }
+  e.ofd_cm = closest;
+  e.proximity = e.ofd_cm >= s ? -1 : (e.ofd_cm >= d ? 0 : 1);
+  // Eq. 4-7: Wander since the case started, from the odometric position.
+  const Vec2 p{f.odom.x_cm, f.odom.y_cm};
+  if (reset_pending_ || !have_position_) {
+    case_start_ = p;
+    path_cm_ = 0.0;
+    reset_pending_ = false;
+  } else {
+    path_cm_ += Norm(p - last_position_);
+  }
+  last_position_ = p;
+  have_position_ = true;
+  e.wander = path_cm_ > 1e-9 ? std::clamp(1.0 - Norm(p - case_start_) / path_cm_, 0.0, 1.0) : 0.0;
+  // The goal: bearing and range from the odometric position; the beams within ±3° of its bearing.
+  const Vec2 to_goal = f.goal - p;
+  e.goal_range_cm = Norm(to_goal);
+  e.goal_bearing_deg = BearingOf(to_goal);
+  const int g = static_cast<int>(std::lround(e.goal_bearing_deg)) % kBeams;
+  int corridor_min = 255;
+  for (int k = -options_.goal_corridor_deg; k <= options_.goal_corridor_deg; ++k) {
+    corridor_min = std::min<int>(corridor_min, r[((g + k) % kBeams + kBeams) % kBeams]);
+  }
+  const bool facing = AngDiff(f.odom.heading_deg, e.goal_bearing_deg) <= options_.facing_tolerance_deg;
+  e.clear_to_goal = facing && corridor_min >= std::min(e.goal_range_cm, s);
+  e.senses_goal = e.goal_range_cm <= s && corridor_min >= e.goal_range_cm;
+  e.goal_nearby = e.goal_range_cm <= s && !e.senses_goal;
+  // Nomovement: |v| below the threshold continuously for the period.
+  if (std::fabs(f.odom.v_cms) < options_.still_speed_cms) {
+    if (!still_) still_since_s_ = f.time_s;
+    still_ = true;
+  } else {
+    still_ = false;
+  }
+  e.nomovement = still_ && f.time_s - still_since_s_ >= options_.still_time_s - 1e-9;
+  return e;
+}
+
+}  // namespace limbic::laser

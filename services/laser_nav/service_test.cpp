@@ -1,0 +1,100 @@
+// The laser simulator and the reactive controller as services on an in-process bus, in lockstep: the
+// run ends when the episode does, and it is the same run as the library's loop (same seeds, same ticks).
+#include <gtest/gtest.h>
+
+#include <mutex>
+
+#include "common/runtime/in_process.hpp"
+#include "services/laser_nav/controllers.hpp"
+#include "services/laser_nav/wiring.hpp"
+#include "services/laser_sim/episode.hpp"
+#include "services/laser_sim/wiring.hpp"
+
+namespace limbic::laser {
+namespace {
+
+struct Seen {
+  std::mutex mutex;
+  int64_t truths = 0;
+  double x = 0, y = 0, time_s = 0;
+  bool done = false, solved = false;
+  uint32_t collisions = 0;
+  int64_t headings = 0;
+  int8_t last_case = -1;
+};
+
+runtime::ServiceDefinition Probe(std::shared_ptr<Seen> seen) {
+  return {"probe", "records the ground truth", [seen](runtime::ServiceContext& ctx) {
+            ctx.OnMessage<msg::LaserTruth>("r1/laser/truth", [seen](const bus::Message<msg::LaserTruth>& m) {
+              std::lock_guard<std::mutex> lock(seen->mutex);
+              ++seen->truths;
+              seen->x = m.msg.x_cm();
+              seen->y = m.msg.y_cm();
+              seen->time_s = m.msg.time_s();
+              seen->done = m.msg.done();
+              seen->solved = m.msg.solved();
+              seen->collisions = m.msg.collisions();
+            });
+            ctx.OnMessage<msg::HeadingCommand>("r1/laser/heading", [seen](const bus::Message<msg::HeadingCommand>& m) {
+              std::lock_guard<std::mutex> lock(seen->mutex);
+              ++seen->headings;
+              seen->last_case = m.msg.active_case();
+            });
+          }};
+}
+
+TEST(LaserServices, LockstepRunIsTheLibraryLoop) {
+  auto seen = std::make_shared<Seen>();
+  runtime::HostedService sim{LaserSimService(), {}};
+  sim.options.period_s = 0.01;
+  sim.options.coordinate = true;
+  sim.options.participants = {"r1/laser_sim", "r1/laser_nav"};
+  sim.options.max_ticks = 5000;
+  sim.options.overrides = {"density=20", "index=2", "seed=4", "time_limit_s=15", "laser_error=uniform"};
+  runtime::HostedService nav{LaserNavService(), {}};
+  nav.options.period_s = 0.01;
+  nav.options.overrides = {"controller=cbr", "seed=9"};
+  runtime::HostedService probe{Probe(seen), {}};
+  probe.options.robot = "";
+  std::atomic<bool> stop{false};
+  runtime::InProcessStats stats;
+  ASSERT_EQ(runtime::RunInProcess("inproc://laser_services", {sim, nav, probe}, stop, {}, &stats), 0)
+      << (stats.errors.empty() ? "" : stats.errors.front());
+
+  // The same episode through the library: world, seeds and options as above.
+  const World world = GenerateWorld(20, 2);
+  EpisodeOptions eo;
+  eo.time_limit_s = 15;
+  LaserEpisode episode(world, eo, 4);
+  CbrOptions co;
+  co.seed = 9;
+  CaseBasedController controller(co);
+  while (!episode.done()) episode.Advance(controller.Step(episode.frame()));
+  const EpisodeResult r = episode.Result();
+
+  std::lock_guard<std::mutex> lock(seen->mutex);
+  EXPECT_TRUE(seen->done);
+  EXPECT_EQ(seen->solved, r.solved);
+  EXPECT_DOUBLE_EQ(seen->time_s, r.time_s);
+  EXPECT_DOUBLE_EQ(seen->x, episode.truth().x_cm);
+  EXPECT_DOUBLE_EQ(seen->y, episode.truth().y_cm);
+  EXPECT_EQ(seen->collisions, r.collisions);
+  EXPECT_GE(seen->truths, r.cycles);
+  EXPECT_GE(seen->last_case, 0);
+  EXPECT_LE(stats.ticks, r.cycles + 2);
+}
+
+TEST(LaserServices, BadOptionsAreRefusedAtStart) {
+  runtime::HostedService sim{LaserSimService(), {}};
+  sim.options.coordinate = true;
+  sim.options.participants = {"r1/laser_sim"};
+  sim.options.overrides = {"density=50"};
+  std::atomic<bool> stop{false};
+  EXPECT_THROW(runtime::RunInProcess("inproc://laser_bad", {sim}, stop), config::ConfigError);
+  runtime::HostedService nav{LaserNavService(), {}};
+  nav.options.overrides = {"controller=neural"};
+  EXPECT_THROW(runtime::RunInProcess("inproc://laser_bad2", {nav}, stop), config::ConfigError);
+}
+
+}  // namespace
+}  // namespace limbic::laser

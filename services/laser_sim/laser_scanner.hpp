@@ -1,0 +1,79 @@
+// The simulated 360° laser range-finder (spec reactive-topological §1.5): one beam per compass degree
+// from the robot centre, ranges in whole centimetres up to 250 (250 = no return), ±2 cm error.
+//
+// Geometry (§1.5.2, thesis Eq. 3-1…3-3): an obstacle of radius r whose centre is D from the robot shows
+// the visible half-angle φ_max = asin(r/D) (Eq. 3-1's bearing offset at the tangent points), and a beam
+// at offset φ meets its surface at l(φ) = D cos φ − sqrt(r² − D² sin² φ) — Eq. 3-3's
+// l = sqrt((d + r − x)² + y²) with y = sqrt(r² − x²) (Eq. 3-2) solved exactly instead of the thesis'
+// approximate inversion. So only the beams inside ±φ_max of each obstacle within range are tested, as
+// the thesis did by extracting each obstacle's "visible curvature" (Fig. 3-3); the walls are the
+// inside of the room's box.
+//
+// Inputs: World, robot centre (cm), LaserOptions (error model, cache), a seed for the error draws.
+// Outputs: RangeScan (uint8 cm, index = bearing), and the exact float ranges (ground truth).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "services/laser_sim/laser_types.hpp"
+#include "services/laser_sim/laser_world.hpp"
+
+namespace limbic::laser {
+
+// §1.5.3: "uniform" e ~ U{−e_max..e_max} per beam per scan (default); "none" e = 0; "thesis_approx" a
+// fixed bias in [−e_max, e_max] per (obstacle, beam) that mimics the thesis' approximate inversion.
+enum class LaserErrorModel { kNone, kUniform, kThesisApprox };
+LaserErrorModel ParseLaserErrorModel(const std::string& name);  // throws std::invalid_argument
+const char* LaserErrorModelName(LaserErrorModel model);
+
+struct LaserOptions {
+  LaserErrorModel error_model = LaserErrorModel::kUniform;
+  int error_cm = 2;    // ±2 cm: "only accurate to seven bits" [T]
+  bool cache = false;  // §1.5.4: lazily filled 3 cm grid of noise-free scans (uniform and none only)
+};
+
+using ExactScan = std::array<float, kBeams>;
+
+// What a beam hit: an obstacle index >= 0, a wall (kWall), or nothing within range (kNothing).
+inline constexpr int16_t kWall = -1;
+inline constexpr int16_t kNothing = -2;
+
+// Exact ranges from p (cm, world frame) for the 360 beams, capped at 250; `hit` (optional) says what
+// each beam hit. A robot centre inside an obstacle or outside the room reads 0 everywhere.
+void CastExact(const World& world, Vec2 p, ExactScan* ranges, std::array<int16_t, kBeams>* hit = nullptr);
+
+class LaserScanner {
+ public:
+  // Throws std::invalid_argument for error_cm outside 0..10 or a cache with thesis_approx errors.
+  LaserScanner(const World& world, const LaserOptions& options, uint64_t seed);
+
+  // One scan from p: quantised bytes (§1.5.3: clamp(round(l + e), 0, 250); no return reads 250) and,
+  // if `exact` is given, the exact ranges (with the cache: the ranges at the cell centre).
+  void Scan(Vec2 p, RangeScan* out, ExactScan* exact = nullptr);
+
+  const LaserOptions& options() const { return options_; }
+  int64_t cache_hits() const { return cache_hits_; }
+  int64_t cache_misses() const { return cache_misses_; }
+
+ private:
+  void DrawErrors();  // errors_ for every beam of this scan (uniform model)
+
+  const World& world_;
+  LaserOptions options_;
+  uint64_t rng_state_;
+  std::array<int8_t, kBeams> errors_{};
+  std::array<int16_t, kBeams> hit_{};
+  ExactScan exact_{};
+  // Cache: cells × 360 noise-free bytes, with a filled flag per cell (§1.5.4, 220 × 220 × 360 B).
+  int cache_n_ = 0;
+  double cache_cell_ = 3.0;
+  std::vector<uint8_t> cache_;
+  std::vector<uint8_t> cache_filled_;
+  int64_t cache_hits_ = 0, cache_misses_ = 0;
+};
+
+}  // namespace limbic::laser

@@ -1,0 +1,438 @@
+#include "tools/laser/laser_experiment.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include "common/config/config.hpp"
+#include "sim/random.hpp"
+#include "tools/laser/laser_render.hpp"
+#include "tools/laser/laser_summary.hpp"
+
+namespace limbic::laser {
+namespace {
+
+namespace fs = std::filesystem;
+using config::ConfigError;
+using config::StrictMap;
+
+double ToNumber(const std::string& key, const std::string& text, const std::string& source) {
+  try {
+    size_t used = 0;
+    const double v = std::stod(text, &used);
+    if (used == text.size() && std::isfinite(v)) return v;
+  } catch (const std::exception&) {
+  }
+  throw ConfigError(source + ": '" + key + "' must be a finite number, got '" + text + "'");
+}
+
+bool ToBool(const std::string& key, const std::string& text, const std::string& source) {
+  if (text == "true") return true;
+  if (text == "false") return false;
+  throw ConfigError(source + ": '" + key + "' must be true or false, got '" + text + "'");
+}
+
+// Applies one controller setting (from the `static:`/`cbr:` block or a sweep) to a configuration.
+void ApplySetting(const std::string& controller, const std::string& key, const std::string& value,
+                  const std::string& source, LaserConfiguration* c) {
+  auto number = [&] { return ToNumber(key, value, source); };
+  try {
+    if (controller == "static") {
+      ControlGains& g = c->static_options.gains;
+      ObstacleWeightOptions& w = c->static_options.weight;
+      if (key == "gg")
+        g.gg = number();
+      else if (key == "og")
+        g.og = number();
+      else if (key == "ng")
+        g.ng = number();
+      else if (key == "np_s")
+        g.np_s = number();
+      else if (key == "s_cm")
+        g.s_cm = number();
+      else if (key == "weight_form")
+        w.form = ParseWeightForm(value);
+      else if (key == "k_obs")
+        w.k_obs = number();
+      else if (key == "w_contact")
+        w.w_contact = number();
+      else
+        throw ConfigError(source + ": unknown static controller key '" + key + "'");
+      return;
+    }
+    CbrOptions& o = c->cbr_options;
+    if (key == "weight_form")
+      o.weight.form = ParseWeightForm(value);
+    else if (key == "k_obs")
+      o.weight.k_obs = number();
+    else if (key == "w_contact")
+      o.weight.w_contact = number();
+    else if (key == "np_unit_s")
+      o.match.np_unit_s = number();
+    else if (key == "selection_period_s")
+      o.selection_period_s = number();
+    else if (key == "long_period_s")
+      o.long_period_s = number();
+    else if (key == "wallcrawl_literal_match")
+      o.match.wallcrawl_literal_match = ToBool(key, value, source);
+    else if (key == "binaries") {
+      if (value == "minus_one_dont_care")
+        o.match.binaries = BinaryEncoding::kMinusOneDontCare;
+      else if (value == "zero_dont_care")
+        o.match.binaries = BinaryEncoding::kZeroDontCare;
+      else
+        throw ConfigError(source + ": 'binaries' must be minus_one_dont_care or zero_dont_care");
+    } else {
+      throw ConfigError(source + ": unknown cbr controller key '" + key + "'");
+    }
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError(source + ": '" + key + "': " + e.what());
+  }
+}
+
+std::string SettingLabel(const std::string& key, const std::string& value) {
+  std::string k = key;
+  if (k == "gg" || k == "og" || k == "ng") std::transform(k.begin(), k.end(), k.begin(), ::toupper);
+  return k + "=" + value;
+}
+
+std::string FileSafe(const std::string& s) {
+  std::string out;
+  for (char c : s) out += std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' ? c : '_';
+  return out;
+}
+
+std::string Num(double v) {
+  std::ostringstream s;
+  s << std::setprecision(10) << v;
+  return s.str();
+}
+
+}  // namespace
+
+int64_t LaserExperiment::EpisodeCount() const {
+  const int64_t worlds_total = static_cast<int64_t>(densities.size()) * worlds;
+  return kind == "worlds" ? worlds_total : worlds_total * static_cast<int64_t>(configurations.size());
+}
+
+LaserExperiment LoadLaserExperiment(const std::string& path) {
+  StrictMap map(config::LoadFile(path), path);
+  LaserExperiment e;
+  e.source = path;
+  e.name = map.Required<std::string>("name");
+  if (e.name != fs::path(path).stem().string()) {
+    throw ConfigError(path + ": 'name' must equal the file name (" + fs::path(path).stem().string() + ")");
+  }
+  map.Optional("section", &e.section);
+  map.Optional("description", &e.description);
+  map.Optional("kind", &e.kind);
+  if (e.kind != "worlds" && e.kind != "episodes") map.Fail("kind", "must be worlds or episodes");
+  map.Optional("controller", &e.controller);
+  if (e.controller != "static" && e.controller != "cbr") map.Fail("controller", "must be static or cbr");
+  map.Optional("seed", &e.seed);
+  map.Optional("library_salt", &e.library_salt);
+  if (map.Has("densities")) e.densities = map.Required<std::vector<double>>("densities");
+  if (e.densities.empty()) map.Fail("densities", "must list at least one density");
+  for (double d : e.densities) {
+    if (!(d >= kMinDensityPct && d <= kMaxDensityPct)) map.Fail("densities", "must be within 15..35 %");
+  }
+  {
+    StrictMap w = map.Child("worlds");
+    w.Optional("first", &e.first_world);
+    w.Optional("count", &e.worlds);
+    if (e.first_world < 0 || e.worlds < 1) map.Fail("worlds", "needs first >= 0 and count >= 1");
+  }
+  {
+    StrictMap ep = map.Child("episode");
+    ep.Optional("time_limit_s", &e.episode.time_limit_s);
+    ep.Optional("goal_radius_cm", &e.episode.goal_radius_cm);
+    ep.Optional("slip_fraction", &e.episode.slip_fraction);
+    std::string error_model;
+    if (ep.Optional("laser_error", &error_model)) {
+      try {
+        e.episode.laser.error_model = ParseLaserErrorModel(error_model);
+      } catch (const std::invalid_argument& err) {
+        ep.Fail("laser_error", err.what());
+      }
+    }
+    ep.Optional("laser_cache", &e.episode.laser.cache);
+    ep.Optional("v_max_cms", &e.episode.motion.v_max_cms);
+    e.episode.motion.v_wheel_max_cms = e.episode.motion.v_max_cms;
+    ep.Optional("k_heading_per_s", &e.episode.motion.k_heading_per_s);
+    try {
+      ValidateEpisodeOptions(e.episode);
+    } catch (const std::invalid_argument& err) {
+      throw ConfigError(path + ": episode: " + err.what());
+    }
+  }
+  map.Optional("trajectories", &e.trajectories);
+  LaserConfiguration base;
+  base.label = e.controller;
+  if (map.Has(e.controller)) {
+    StrictMap block = map.Child(e.controller);
+    for (const std::string& key : block.Keys()) {
+      ApplySetting(e.controller, key, block.Required<std::string>(key), path, &base);
+    }
+  }
+  const std::string other = e.controller == "static" ? "cbr" : "static";
+  if (map.Has(other)) map.Fail(other, "is for the other controller (controller: " + e.controller + ")");
+  e.configurations = {base};
+  if (map.Has("sweep")) {
+    StrictMap sweep = map.Child("sweep");
+    for (const std::string& key : sweep.Keys()) {
+      const auto values = sweep.Required<std::vector<std::string>>(key);
+      if (values.empty()) sweep.Fail(key, "needs at least one value");
+      e.sweep_keys.push_back(key);
+      std::vector<LaserConfiguration> next;
+      for (const LaserConfiguration& c : e.configurations) {
+        for (const std::string& v : values) {
+          LaserConfiguration n = c;
+          ApplySetting(e.controller, key, v, path, &n);
+          n.label = (c.label == e.controller ? "" : c.label + " ") + SettingLabel(key, v);
+          next.push_back(n);
+        }
+      }
+      e.configurations = std::move(next);
+    }
+  }
+  map.Finish();
+  for (const LaserConfiguration& c : e.configurations) {
+    try {
+      if (e.controller == "static")
+        ValidateStaticOptions(c.static_options);
+      else
+        ValidateCbrOptions(c.cbr_options);
+    } catch (const std::invalid_argument& err) {
+      throw ConfigError(path + ": configuration " + c.label + ": " + err.what());
+    }
+  }
+  return e;
+}
+
+std::string DefaultLaserExperimentDir() {
+  if (const char* env = std::getenv("LIMBIC_LASER_EXPERIMENTS_DIR"); env && *env) return env;
+#ifdef LIMBIC_LASER_SOURCE_ROOT
+  return std::string(LIMBIC_LASER_SOURCE_ROOT) + "/experiments/laser";
+#else
+  return "experiments/laser";
+#endif
+}
+
+std::vector<std::string> ListLaserExperimentFiles(const std::string& dir) {
+  if (!fs::is_directory(dir)) throw ConfigError(dir + ": no such experiments directory");
+  std::vector<std::string> files;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.is_regular_file() && entry.path().extension() == ".yaml") files.push_back(entry.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+LaserExperiment FindLaserExperiment(const std::string& name_or_path, const std::string& dir) {
+  if (name_or_path.ends_with(".yaml")) return LoadLaserExperiment(name_or_path);
+  const fs::path file = fs::path(dir) / (name_or_path + ".yaml");
+  if (!fs::exists(file)) {
+    throw ConfigError("no laser experiment named '" + name_or_path + "' in " + dir +
+                      " (limbic laser experiment list shows them)");
+  }
+  return LoadLaserExperiment(file.string());
+}
+
+uint64_t EpisodeSeed(uint64_t experiment_seed, double density, int world) {
+  return sim::DeriveSeed(experiment_seed, WorldSeed(density, world, 0x1a5e7));
+}
+
+EpisodeRow RunLaserEpisode(const LaserExperiment& experiment, const LaserConfiguration& configuration,
+                           const World& world, uint64_t seed, bool keep_trajectory) {
+  EpisodeOptions options = experiment.episode;
+  options.trajectory_every = keep_trajectory ? 10 : 0;
+  LaserEpisode episode(world, options, seed);
+  EpisodeRow row;
+  row.configuration = configuration.label;
+  row.density = world.density_pct;
+  row.world = world.id;
+  row.seed = seed;
+  if (experiment.controller == "static") {
+    StaticOptions o = configuration.static_options;
+    o.seed = sim::DeriveSeed(seed, 3);
+    StaticController c(o);
+    while (!episode.done()) episode.Advance(c.Step(episode.frame()));
+    row.rejected_frames = c.rejected_frames();
+  } else {
+    CbrOptions o = configuration.cbr_options;
+    o.seed = sim::DeriveSeed(seed, 3);
+    CaseBasedController c(o);
+    while (!episode.done()) episode.Advance(c.Step(episode.frame()));
+    row.case_switches = c.switches();
+    for (int64_t n : c.cycles_in_case()) row.time_in_case_s.push_back(static_cast<double>(n) * kControlPeriodS);
+    row.rejected_frames = c.rejected_frames();
+  }
+  row.result = episode.Result();
+  return row;
+}
+
+namespace {
+
+void WriteFile(const fs::path& path, const std::string& text) {
+  std::ofstream out(path);
+  if (!(out << text) || !out.flush()) throw std::runtime_error("cannot write " + path.string());
+}
+
+std::string RunsCsv(const LaserExperiment& e, const std::vector<EpisodeRow>& rows) {
+  std::ostringstream s;
+  s << "experiment,configuration,density,world,seed,solved,time_s,path_cm,optimal_cm,efficiency,collisions,"
+       "closest_contact_cm,final_goal_distance_cm,cycles,case_switches,rejected_frames";
+  const CaseLibrary cases = AppendixA();
+  if (e.controller == "cbr") {
+    for (const Case& c : cases) s << ",t_" << c.name;
+  }
+  s << "\n";
+  for (const EpisodeRow& r : rows) {
+    const EpisodeResult& x = r.result;
+    s << e.name << "," << r.configuration << "," << Num(r.density) << "," << r.world << "," << r.seed << ","
+      << (x.solved ? 1 : 0) << "," << Num(x.time_s) << "," << Num(x.path_cm) << "," << Num(x.optimal_cm) << ","
+      << Num(x.efficiency) << "," << x.collisions << "," << Num(x.closest_contact_cm) << ","
+      << Num(x.final_goal_distance_cm) << "," << x.cycles << "," << r.case_switches << "," << r.rejected_frames;
+    if (e.controller == "cbr") {
+      for (size_t i = 0; i < cases.size(); ++i) s << "," << Num(i < r.time_in_case_s.size() ? r.time_in_case_s[i] : 0);
+    }
+    s << "\n";
+  }
+  return s.str();
+}
+
+std::string WorldsCsv(const LaserExperiment& e, const std::vector<WorldRow>& rows) {
+  std::ostringstream s;
+  s << "experiment,density,world,realised_pct,optimal_path_cm,obstacles,attempts\n";
+  for (const WorldRow& r : rows) {
+    s << e.name << "," << Num(r.density) << "," << r.world << "," << Num(r.realised_pct) << ","
+      << Num(r.optimal_path_cm) << "," << r.obstacles << "," << r.attempts << "\n";
+  }
+  return s.str();
+}
+
+}  // namespace
+
+RunOutput RunLaserExperiment(const LaserExperiment& e, const RunOptions& options) {
+  const auto started = std::chrono::steady_clock::now();
+  const int worlds = options.limit_worlds > 0 ? std::min(options.limit_worlds, e.worlds) : e.worlds;
+  struct Task {
+    double density;
+    int world;
+  };
+  std::vector<Task> tasks;
+  for (double d : e.densities)
+    for (int w = 0; w < worlds; ++w) tasks.push_back({d, e.first_world + w});
+  struct TaskResult {
+    WorldRow world;
+    std::vector<EpisodeRow> episodes;
+    std::string error;
+  };
+  std::vector<TaskResult> results(tasks.size());
+  std::atomic<size_t> next{0};
+  std::atomic<size_t> done{0};
+  std::mutex progress_mutex;
+  const bool episodes = e.kind == "episodes";
+  auto worker = [&] {
+    for (size_t t = next++; t < tasks.size(); t = next++) {
+      TaskResult& r = results[t];
+      try {
+        const World world = GenerateWorld(tasks[t].density, tasks[t].world, e.library_salt, e.world);
+        r.world = {tasks[t].density,
+                   tasks[t].world,
+                   world.realised_pct,
+                   world.optimal_path_cm,
+                   static_cast<int>(world.obstacles.size()),
+                   world.attempts};
+        if (episodes) {
+          const bool traced =
+              tasks[t].density == e.densities.front() && tasks[t].world - e.first_world < e.trajectories;
+          const uint64_t seed = EpisodeSeed(e.seed, tasks[t].density, tasks[t].world);
+          for (const LaserConfiguration& c : e.configurations) {
+            r.episodes.push_back(RunLaserEpisode(e, c, world, seed, traced));
+          }
+          if (traced && !options.out_dir.empty()) {
+            const FloodResult flood = OptimalPath(world, e.world);
+            for (const EpisodeRow& row : r.episodes) {
+              RenderLayers layers;
+              std::ostringstream title;
+              title << e.name << " " << row.configuration << ": " << Num(row.density) << " % world No. "
+                    << row.world + 1 << (row.result.solved ? ", solved in " : ", not solved, ")
+                    << Num(std::round(row.result.time_s * 10) / 10) << " s, efficiency "
+                    << Num(std::round(row.result.efficiency * 1000) / 10) << " %";
+              layers.title = title.str();
+              layers.optimal_path = flood.path;
+              layers.trajectory = row.result.trajectory;
+              WriteFile(fs::path(options.out_dir) / ("trajectory_" + FileSafe(row.configuration) + "_d" +
+                                                     Num(row.density) + "_w" + std::to_string(row.world + 1) + ".svg"),
+                        RenderWorldSvg(world, layers));
+            }
+          }
+          for (EpisodeRow& row : r.episodes) row.result.trajectory.clear();
+        }
+      } catch (const std::exception& ex) {
+        r.error = ex.what();
+      }
+      const size_t n = ++done;
+      if (options.progress) {
+        std::lock_guard<std::mutex> lock(progress_mutex);
+        if (n == tasks.size() || n % std::max<size_t>(1, tasks.size() / 50) == 0) {
+          std::cerr << "\r" << e.name << ": " << n << "/" << tasks.size() << " worlds" << std::flush;
+        }
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int j = 0; j < std::max(1, options.jobs); ++j) threads.emplace_back(worker);
+  for (auto& th : threads) th.join();
+  if (options.progress) std::cerr << "\n";
+  RunOutput out;
+  std::vector<std::string> errors;
+  for (size_t t = 0; t < results.size(); ++t) {
+    if (!results[t].error.empty()) {
+      errors.push_back(Num(tasks[t].density) + " % world " + std::to_string(tasks[t].world) + ": " + results[t].error);
+      continue;
+    }
+    out.worlds.push_back(results[t].world);
+    for (auto& row : results[t].episodes) out.episodes.push_back(std::move(row));
+  }
+  // Rows in configuration order, then density and world (the tasks' order within a configuration).
+  std::stable_sort(out.episodes.begin(), out.episodes.end(), [&](const EpisodeRow& a, const EpisodeRow& b) {
+    auto index = [&](const std::string& label) {
+      for (size_t i = 0; i < e.configurations.size(); ++i)
+        if (e.configurations[i].label == label) return i;
+      return e.configurations.size();
+    };
+    return index(a.configuration) < index(b.configuration);
+  });
+  out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (!options.out_dir.empty()) {
+    const fs::path dir(options.out_dir);
+    if (episodes) {
+      WriteFile(dir / "runs.csv", RunsCsv(e, out.episodes));
+      const LaserSummary summary = Summarise(e, out.episodes);
+      WriteFile(dir / "summary.csv", SummaryCsv(summary));
+      WriteFile(dir / "summary.md", SummaryMarkdown(e, summary));
+    } else {
+      WriteFile(dir / "worlds.csv", WorldsCsv(e, out.worlds));
+      WriteFile(dir / "summary.csv", WorldSummaryCsv(out.worlds));
+      WriteFile(dir / "summary.md", WorldSummaryMarkdown(e, out.worlds));
+    }
+  }
+  if (!errors.empty()) {
+    std::string msg = std::to_string(errors.size()) + " world(s) failed: " + errors.front();
+    throw std::runtime_error(msg);
+  }
+  return out;
+}
+
+}  // namespace limbic::laser

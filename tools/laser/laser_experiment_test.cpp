@@ -1,0 +1,197 @@
+#include "tools/laser/laser_experiment.hpp"
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "common/config/config.hpp"
+#include "tools/laser/laser_render.hpp"
+#include "tools/laser/laser_summary.hpp"
+
+namespace limbic::laser {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path TempDir(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("laser_test_" + name + "_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::string WriteYaml(const fs::path& dir, const std::string& name, const std::string& body) {
+  const fs::path file = dir / (name + ".yaml");
+  std::ofstream(file) << "name: " << name << "\n" << body;
+  return file.string();
+}
+
+std::string Read(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Runs a command; returns its exit status and its stdout+stderr.
+int RunCommand(const std::string& command, std::string* output) {
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+  char buffer[4096];
+  output->clear();
+  while (size_t n = fread(buffer, 1, sizeof buffer, pipe)) output->append(buffer, n);
+  const int status = pclose(pipe);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST(LaserSummary, WilsonAndTIntervals) {
+  const Interval w = WilsonInterval(8, 10);
+  EXPECT_DOUBLE_EQ(w.mean, 0.8);
+  EXPECT_NEAR(w.low, 0.4902, 1e-4);
+  EXPECT_NEAR(w.high, 0.9433, 1e-4);
+  EXPECT_DOUBLE_EQ(WilsonInterval(10, 10).high, 1.0);
+  EXPECT_EQ(WilsonInterval(0, 0).n, 0);
+  const Interval m = MeanInterval({1, 2, 3});
+  EXPECT_DOUBLE_EQ(m.mean, 2.0);
+  EXPECT_NEAR(m.high - m.mean, 4.303 / std::sqrt(3.0), 1e-9);  // t(2) · s/√n
+  EXPECT_EQ(MeanInterval({5}).low, 5.0);
+  EXPECT_EQ(MeanInterval({}).n, 0);
+}
+
+TEST(LaserSummary, PerformanceIndexOfEq43AndTheNormalisedSum) {
+  EXPECT_DOUBLE_EQ(PerformanceIndex(100, 100, 10), 9e7);
+  EXPECT_DOUBLE_EQ(PerformanceIndex(50, 80, 20), 2500.0 * 80 * 80);
+  LaserExperiment e;
+  e.densities = {15, 35};
+  e.configurations = {{"a"}, {"b"}};
+  auto row = [](const std::string& c, double d, bool solved, double eff, double t) {
+    EpisodeRow r;
+    r.configuration = c;
+    r.density = d;
+    r.result.solved = solved;
+    r.result.efficiency = eff;
+    r.result.time_s = t;
+    return r;
+  };
+  // a: both solved at 15 %, one of two at 35 %; b: one of two at 15 %, both at 35 % (slower).
+  const std::vector<EpisodeRow> rows = {row("a", 15, true, 0.9, 10), row("a", 15, true, 0.9, 10),
+                                        row("a", 35, true, 0.8, 20), row("a", 35, false, 0, 200),
+                                        row("b", 15, true, 0.9, 10), row("b", 15, false, 0, 200),
+                                        row("b", 35, true, 0.8, 40), row("b", 35, true, 0.8, 40)};
+  const LaserSummary s = Summarise(e, rows);
+  ASSERT_EQ(s.cells.size(), 4u);
+  EXPECT_DOUBLE_EQ(s.cells[0].performance_index, PerformanceIndex(100, 90, 10));
+  EXPECT_DOUBLE_EQ(s.cells[1].performance_index, PerformanceIndex(50, 80, 20));
+  EXPECT_DOUBLE_EQ(s.cells[3].performance_index, PerformanceIndex(100, 80, 40));
+  EXPECT_DOUBLE_EQ(s.cells[0].normalised_index, 1.0);
+  EXPECT_DOUBLE_EQ(s.cells[2].normalised_index, 0.25);  // 50² vs 100² at equal efficiency and time
+  EXPECT_DOUBLE_EQ(s.cells[3].normalised_index, 1.0);
+  EXPECT_NEAR(s.totals[0].summed_normalised_index, 1.0 + PerformanceIndex(50, 80, 20) / PerformanceIndex(100, 80, 40),
+              1e-12);
+  EXPECT_DOUBLE_EQ(s.totals[1].summed_normalised_index, 1.25);
+  EXPECT_EQ(s.optimum, "a");  // 1 + 1/3 against 0.25 + 1
+  EXPECT_NE(SummaryMarkdown(e, s).find("Optimum configuration: **a**"), std::string::npos);
+}
+
+TEST(LaserExperimentDefinition, SweepExpandsAndEveryShippedFileLoads) {
+  const fs::path dir = TempDir("defs");
+  const LaserExperiment e = LoadLaserExperiment(
+      WriteYaml(dir, "sweep", "controller: static\nsweep: {og: [3, 5], ng: [1, 2, 3]}\nworlds: {count: 2}\n"));
+  ASSERT_EQ(e.configurations.size(), 6u);
+  EXPECT_EQ(e.configurations[0].label, "OG=3 NG=1");
+  EXPECT_EQ(e.configurations[5].static_options.gains.og, 5);
+  EXPECT_EQ(e.configurations[5].static_options.gains.ng, 3);
+  EXPECT_EQ(e.EpisodeCount(), 5 * 2 * 6);
+  int shipped = 0;
+  for (const auto& file : ListLaserExperimentFiles(std::string(LIMBIC_SOURCE_ROOT) + "/experiments/laser")) {
+    EXPECT_NO_THROW(LoadLaserExperiment(file)) << file;
+    ++shipped;
+  }
+  EXPECT_GE(shipped, 4);
+  fs::remove_all(dir);
+}
+
+TEST(LaserExperimentDefinition, BadDefinitionsNameTheKey) {
+  const fs::path dir = TempDir("bad");
+  auto fails_with = [&](const std::string& name, const std::string& body, const std::string& needle) {
+    try {
+      LoadLaserExperiment(WriteYaml(dir, name, body));
+      ADD_FAILURE() << name << " loaded";
+    } catch (const config::ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  };
+  fails_with("typo", "controler: static\n", "controler");
+  fails_with("density", "densities: [10]\n", "densities");
+  fails_with("nan_gain", "static: {og: .nan}\n", "og");
+  fails_with("form", "sweep: {weight_form: [cubic]}\n", "weight_form");
+  fails_with("other", "controller: cbr\nstatic: {og: 3}\n", "static");
+  fails_with("tgg", "static: {tgg: 2}\n", "tgg");
+  fails_with("limit", "episode: {time_limit_s: -1}\n", "time_limit_s");
+  fails_with("kind", "kind: movies\n", "kind");
+  EXPECT_THROW(LoadLaserExperiment((dir / "missing.yaml").string()), config::ConfigError);
+  fs::remove_all(dir);
+}
+
+TEST(LaserRender, DrawsObstaclesPathsAndScan) {
+  const World w = GenerateWorld(15, 0);
+  RenderLayers layers;
+  layers.title = "a <b>";
+  layers.optimal_path = OptimalPath(w).path;
+  layers.trajectory = {{w.start.x, w.start.y}, {w.start.x, w.start.y + 50}};
+  const std::string svg = RenderWorldSvg(w, layers);
+  size_t circles = 0;
+  for (size_t p = svg.find("<circle"); p != std::string::npos; p = svg.find("<circle", p + 1)) ++circles;
+  EXPECT_EQ(circles, w.obstacles.size() + 1);  // obstacles and the start
+  EXPECT_NE(svg.find("magenta"), std::string::npos);
+  EXPECT_NE(svg.find("blue"), std::string::npos);
+  EXPECT_NE(svg.find("a &lt;b&gt;"), std::string::npos);
+}
+
+// The runner end to end through `limbic laser` (seconds): rows, summary, pictures, and its errors.
+TEST(LaserCli, SmokeExperimentWritesRowsSummaryAndPictures) {
+  const std::string exe = std::string(LIMBIC_BUILD_BIN_DIR) + "/limbic-laser";
+  const fs::path out = TempDir("smoke");
+  std::string text;
+  ASSERT_EQ(RunCommand(exe + " experiment run laser_smoke --jobs 2 --out " + out.string(), &text), 0) << text;
+  const std::string runs = Read(out / "runs.csv");
+  EXPECT_EQ(std::count(runs.begin(), runs.end(), '\n'), 1 + 2 * 3 * 2);  // header + densities × worlds × OG
+  EXPECT_NE(Read(out / "summary.md").find("OG=5"), std::string::npos);
+  EXPECT_NE(text.find("Optimum configuration"), std::string::npos);
+  EXPECT_TRUE(fs::exists(out / "trajectory_OG_3_d15_w1.svg"));
+  // The same seeds give the same rows.
+  const fs::path again = TempDir("smoke2");
+  ASSERT_EQ(RunCommand(exe + " experiment run laser_smoke --jobs 1 --out " + again.string(), &text), 0) << text;
+  EXPECT_EQ(Read(again / "runs.csv"), runs);
+  EXPECT_EQ(RunCommand(exe + " experiment run no_such_thing --out " + out.string(), &text), 2);
+  EXPECT_NE(text.find("no laser experiment named 'no_such_thing'"), std::string::npos) << text;
+  EXPECT_EQ(RunCommand(exe + " experiment run laser_smoke --jobs 0", &text), 2);
+  EXPECT_EQ(RunCommand(exe + " world --density 50 --index 1", &text), 2);
+  EXPECT_NE(text.find("outside 15..35"), std::string::npos) << text;
+  EXPECT_EQ(RunCommand(exe + " world --world " + (out / "missing.txt").string(), &text), 1);
+  EXPECT_EQ(
+      RunCommand(exe + " render --density 20 --index 3 --controller cbr --out " + (out / "w.svg").string(), &text), 0)
+      << text;
+  EXPECT_NE(Read(out / "w.svg").find("<svg"), std::string::npos);
+  EXPECT_EQ(RunCommand(exe + " frobnicate", &text), 2);
+  // `limbic experiment` lists the laser experiments and hands them to `limbic laser`.
+  const std::string runner = std::string(LIMBIC_BUILD_BIN_DIR) + "/limbic-experiment";
+  if (fs::exists(runner)) {
+    EXPECT_EQ(RunCommand(runner + " list", &text), 0) << text;
+    EXPECT_NE(text.find("laser_e3_case_based"), std::string::npos);
+    const fs::path via = out / "via";
+    EXPECT_EQ(RunCommand(runner + " run laser_smoke --jobs 1 --out " + via.string(), &text), 0) << text;
+    EXPECT_EQ(Read(via / "runs.csv"), runs);
+  }
+  fs::remove_all(out);
+  fs::remove_all(again);
+}
+
+}  // namespace
+}  // namespace limbic::laser

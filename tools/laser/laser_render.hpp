@@ -1,0 +1,25 @@
+// SVG pictures of laser worlds (spec reactive-topological §1.9 "figures"): the room, its obstacles, the
+// start and the goal (a small square box), the flood's optimal path (magenta), a trajectory (blue) and
+// the laser's hits from one pose (red dots). 1 px per cm, north up.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "services/laser_sim/laser_types.hpp"
+#include "services/laser_sim/laser_world.hpp"
+
+namespace limbic::laser {
+
+struct RenderLayers {
+  std::string title;
+  std::vector<Vec2> optimal_path;
+  std::vector<Vec2> trajectory;
+  bool show_scan = false;
+  Vec2 scan_origin;
+  RangeScan scan{};
+};
+
+std::string RenderWorldSvg(const World& world, const RenderLayers& layers);
+
+}  // namespace limbic::laser

@@ -1,0 +1,229 @@
+#include "tools/laser/laser_summary.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <iomanip>
+#include <map>
+#include <sstream>
+
+namespace limbic::laser {
+namespace {
+
+constexpr double kZ95 = 1.959963984540054;
+
+// Two-sided 95 % Student t quantiles for 1..30 degrees of freedom; the normal value beyond.
+double T95(int df) {
+  static constexpr double kTable[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+                                      2.201,  2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+                                      2.080,  2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
+  if (df < 1) return 0.0;
+  return df <= 30 ? kTable[df - 1] : kZ95;
+}
+
+std::string Fixed(double v, int decimals) {
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(decimals) << v;
+  return s.str();
+}
+
+std::string Ci(const Interval& i, int decimals) {
+  if (i.n == 0) return "-";
+  return Fixed(i.mean, decimals) + " [" + Fixed(i.low, decimals) + ", " + Fixed(i.high, decimals) + "]";
+}
+
+std::string DensityText(double d) {
+  std::ostringstream s;
+  s << d;
+  return s.str();
+}
+
+Interval Scaled(Interval i, double k) {
+  i.mean *= k;
+  i.low *= k;
+  i.high *= k;
+  return i;
+}
+
+}  // namespace
+
+Interval WilsonInterval(int k, int n) {
+  Interval i;
+  i.n = n;
+  if (n <= 0) return i;
+  const double p = static_cast<double>(k) / n;
+  const double z2 = kZ95 * kZ95;
+  const double denom = 1.0 + z2 / n;
+  const double centre = (p + z2 / (2.0 * n)) / denom;
+  const double half = kZ95 * std::sqrt(p * (1.0 - p) / n + z2 / (4.0 * n * n)) / denom;
+  i.mean = p;
+  i.low = std::max(0.0, centre - half);
+  i.high = std::min(1.0, centre + half);
+  return i;
+}
+
+Interval MeanInterval(const std::vector<double>& v) {
+  Interval i;
+  i.n = static_cast<int>(v.size());
+  if (v.empty()) return i;
+  double sum = 0.0;
+  for (double x : v) sum += x;
+  i.mean = sum / i.n;
+  double ss = 0.0;
+  for (double x : v) ss += (x - i.mean) * (x - i.mean);
+  const double half = i.n > 1 ? T95(i.n - 1) * std::sqrt(ss / (i.n - 1) / i.n) : 0.0;
+  i.low = i.mean - half;
+  i.high = i.mean + half;
+  return i;
+}
+
+double PerformanceIndex(double solved_pct, double efficiency_pct, double average_time_s) {
+  return solved_pct * solved_pct * efficiency_pct * (100.0 - average_time_s);  // Eq. 4-3
+}
+
+LaserSummary Summarise(const LaserExperiment& e, const std::vector<EpisodeRow>& rows) {
+  LaserSummary s;
+  for (const LaserConfiguration& c : e.configurations) {
+    for (double d : e.densities) {
+      CellSummary cell;
+      cell.configuration = c.label;
+      cell.density = d;
+      std::vector<double> eff, time;
+      double collisions = 0.0;
+      for (const EpisodeRow& r : rows) {
+        if (r.configuration != c.label || r.density != d) continue;
+        ++cell.worlds;
+        collisions += r.result.collisions;
+        if (!r.result.solved) continue;
+        ++cell.solved;
+        eff.push_back(100.0 * r.result.efficiency);
+        time.push_back(r.result.time_s);
+      }
+      if (cell.worlds == 0) continue;
+      cell.solved_pct = Scaled(WilsonInterval(cell.solved, cell.worlds), 100.0);
+      // t intervals of a handful of values can reach past the quantity's range: clip them to it.
+      cell.efficiency_pct = MeanInterval(eff);
+      cell.efficiency_pct.low = std::max(0.0, cell.efficiency_pct.low);
+      cell.efficiency_pct.high = std::min(100.0, cell.efficiency_pct.high);
+      cell.time_s = MeanInterval(time);
+      cell.time_s.low = std::max(0.0, cell.time_s.low);
+      cell.collisions_per_episode = collisions / cell.worlds;
+      cell.performance_index =
+          cell.solved > 0 ? PerformanceIndex(cell.solved_pct.mean, cell.efficiency_pct.mean, cell.time_s.mean) : 0.0;
+      s.cells.push_back(cell);
+    }
+  }
+  // A35: normalise by the best index at each density, then sum per configuration.
+  std::map<double, double> best;
+  for (const CellSummary& c : s.cells) best[c.density] = std::max(best[c.density], c.performance_index);
+  for (CellSummary& c : s.cells) c.normalised_index = best[c.density] > 0 ? c.performance_index / best[c.density] : 0;
+  double top = -1.0;
+  for (const LaserConfiguration& conf : e.configurations) {
+    ConfigurationTotal t{conf.label, 0.0};
+    for (const CellSummary& c : s.cells)
+      if (c.configuration == conf.label) t.summed_normalised_index += c.normalised_index;
+    if (t.summed_normalised_index > top) {
+      top = t.summed_normalised_index;
+      s.optimum = conf.label;
+    }
+    s.totals.push_back(t);
+  }
+  return s;
+}
+
+std::string SummaryCsv(const LaserSummary& s) {
+  std::ostringstream out;
+  out << "configuration,density,worlds,solved,solved_pct,solved_pct_low,solved_pct_high,efficiency_pct,"
+         "efficiency_pct_low,efficiency_pct_high,time_s,time_s_low,time_s_high,collisions_per_episode,"
+         "performance_index,normalised_index\n";
+  out << std::setprecision(8);
+  for (const CellSummary& c : s.cells) {
+    out << c.configuration << "," << c.density << "," << c.worlds << "," << c.solved << "," << c.solved_pct.mean << ","
+        << c.solved_pct.low << "," << c.solved_pct.high << "," << c.efficiency_pct.mean << "," << c.efficiency_pct.low
+        << "," << c.efficiency_pct.high << "," << c.time_s.mean << "," << c.time_s.low << "," << c.time_s.high << ","
+        << c.collisions_per_episode << "," << c.performance_index << "," << c.normalised_index << "\n";
+  }
+  return out.str();
+}
+
+std::string SummaryMarkdown(const LaserExperiment& e, const LaserSummary& s) {
+  std::ostringstream out;
+  out << "# " << e.name << (e.section.empty() ? "" : " (" + e.section + ")") << "\n\n" << e.description << "\n\n";
+  out << "Controller `" << e.controller << "`, densities";
+  for (double d : e.densities) out << " " << DensityText(d) << " %";
+  out << "; 95 % intervals: Wilson (solved), Student t (efficiency, time of solved worlds).\n\n";
+  out << "| configuration | density | solved % | efficiency % (solved) | time s (solved) | collisions/episode | "
+         "PI (Eq. 4-3) | normalised |\n|---|---|---|---|---|---|---|---|\n";
+  for (const CellSummary& c : s.cells) {
+    out << "| " << c.configuration << " | " << DensityText(c.density) << " | " << c.solved << "/" << c.worlds << " = "
+        << Ci(c.solved_pct, 1) << " | " << Ci(c.efficiency_pct, 1) << " | " << Ci(c.time_s, 1) << " | "
+        << Fixed(c.collisions_per_episode, 2) << " | " << Fixed(c.performance_index / 1e6, 3) << "e6 | "
+        << Fixed(c.normalised_index, 3) << " |\n";
+  }
+  if (s.totals.size() > 1) {
+    out << "\n| configuration | summed normalised PI |\n|---|---|\n";
+    std::vector<ConfigurationTotal> sorted = s.totals;
+    std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
+      return a.summed_normalised_index > b.summed_normalised_index;
+    });
+    for (const auto& t : sorted)
+      out << "| " << t.configuration << " | " << Fixed(t.summed_normalised_index, 3) << " |\n";
+    out << "\nOptimum configuration: **" << s.optimum << "**\n";
+  }
+  return out.str();
+}
+
+namespace {
+
+struct WorldCell {
+  double density;
+  Interval realised, optimal, obstacles, attempts;
+};
+
+std::vector<WorldCell> WorldCells(const std::vector<WorldRow>& rows) {
+  std::vector<double> densities;
+  for (const WorldRow& r : rows)
+    if (std::find(densities.begin(), densities.end(), r.density) == densities.end()) densities.push_back(r.density);
+  std::vector<WorldCell> cells;
+  for (double d : densities) {
+    std::vector<double> realised, optimal, obstacles, attempts;
+    for (const WorldRow& r : rows) {
+      if (r.density != d) continue;
+      realised.push_back(r.realised_pct);
+      optimal.push_back(r.optimal_path_cm);
+      obstacles.push_back(r.obstacles);
+      attempts.push_back(r.attempts);
+    }
+    cells.push_back(
+        {d, MeanInterval(realised), MeanInterval(optimal), MeanInterval(obstacles), MeanInterval(attempts)});
+  }
+  return cells;
+}
+
+}  // namespace
+
+std::string WorldSummaryCsv(const std::vector<WorldRow>& rows) {
+  std::ostringstream out;
+  out << "density,worlds,realised_pct,realised_pct_low,realised_pct_high,optimal_path_cm,optimal_low,optimal_high,"
+         "obstacles,obstacles_low,obstacles_high,attempts\n";
+  out << std::setprecision(8);
+  for (const WorldCell& c : WorldCells(rows)) {
+    out << c.density << "," << c.realised.n << "," << c.realised.mean << "," << c.realised.low << "," << c.realised.high
+        << "," << c.optimal.mean << "," << c.optimal.low << "," << c.optimal.high << "," << c.obstacles.mean << ","
+        << c.obstacles.low << "," << c.obstacles.high << "," << c.attempts.mean << "\n";
+  }
+  return out.str();
+}
+
+std::string WorldSummaryMarkdown(const LaserExperiment& e, const std::vector<WorldRow>& rows) {
+  std::ostringstream out;
+  out << "# " << e.name << (e.section.empty() ? "" : " (" + e.section + ")") << "\n\n" << e.description << "\n\n";
+  out << "| density | worlds | realised density % | optimal path cm | obstacles | draws per world |\n"
+         "|---|---|---|---|---|---|\n";
+  for (const WorldCell& c : WorldCells(rows)) {
+    out << "| " << DensityText(c.density) << " | " << c.realised.n << " | " << Ci(c.realised, 2) << " | "
+        << Ci(c.optimal, 1) << " | " << Ci(c.obstacles, 1) << " | " << Fixed(c.attempts.mean, 2) << " |\n";
+  }
+  return out.str();
+}
+
+}  // namespace limbic::laser

@@ -1,0 +1,337 @@
+// limbic-laser (`limbic laser ...`): the laser navigator of spec reactive-topological — its experiments
+// (E1–E3), one world, one episode, and pictures of worlds with trajectories.
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/config/config.hpp"
+#include "tools/laser/laser_experiment.hpp"
+#include "tools/laser/laser_render.hpp"
+#include "tools/laser/laser_summary.hpp"
+
+namespace limbic::laser {
+namespace {
+
+namespace fs = std::filesystem;
+
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+const char* kUsage = R"(usage: limbic laser <command> [options]
+
+The laser navigator (spec reactive-topological): 660 cm rooms of circular obstacles at 15–35 % density, a
+360-beam laser and compass, and reactive controllers at 100 Hz — static (Eq. 4-1) and case-based (Appendix A).
+
+commands:
+  experiment list                          the laser experiments (E1–E3): name, section, episodes
+  experiment run NAME [--jobs N] [--out DIR] [--limit-worlds N]
+                                           run one; writes DIR/runs.csv (E1: worlds.csv), summary.csv,
+                                           summary.md and trajectory_*.svg; prints the summary
+  world --density D --index I [--salt S] [--out FILE]
+                                           generate one world (and save it as text)
+  episode --density D --index I [--controller static|cbr] [--seed N] [--laser-error M] [--out FILE.svg]
+                                           one episode: its metrics, and optionally its picture
+  render (--density D --index I [--salt S] | --world FILE) --out FILE.svg [--controller static|cbr]
+                                           a world with its optimal path (magenta) and, with a
+                                           controller, the robot's trajectory (blue) and first scan (red)
+
+examples:
+  limbic laser experiment list
+  limbic laser experiment run laser_e3_case_based --jobs 2 --limit-worlds 20 --out /tmp/e3
+  limbic laser world --density 25 --index 134 --out w135.txt
+  limbic laser episode --density 15 --index 0 --controller cbr
+  limbic laser render --density 20 --index 68 --controller cbr --out world69.svg
+)";
+
+bool IsHelp(const std::string& a) { return a == "--help" || a == "-h" || a == "help"; }
+
+std::string Value(const std::vector<std::string>& args, size_t* i) {
+  if (*i + 1 >= args.size()) throw UsageError(args[*i] + " needs a value");
+  return args[++*i];
+}
+
+double ParseNumber(const std::string& flag, const std::string& text) {
+  try {
+    size_t used = 0;
+    const double v = std::stod(text, &used);
+    if (used == text.size() && std::isfinite(v)) return v;
+  } catch (const std::exception&) {
+  }
+  throw UsageError(flag + " expects a number, got '" + text + "'");
+}
+
+int ParseInt(const std::string& flag, const std::string& text, int min) {
+  try {
+    size_t used = 0;
+    const int v = std::stoi(text, &used);
+    if (used == text.size() && v >= min) return v;
+  } catch (const std::exception&) {
+  }
+  throw UsageError(flag + " expects an integer >= " + std::to_string(min) + ", got '" + text + "'");
+}
+
+void Write(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  if (!(out << text) || !out.flush()) throw std::runtime_error("cannot write " + path);
+}
+
+int CmdExperimentList() {
+  std::cout << std::left << std::setw(28) << "NAME" << std::setw(10) << "SECTION" << std::setw(12) << "EPISODES"
+            << "DESCRIPTION\n";
+  int bad = 0;
+  for (const std::string& file : ListLaserExperimentFiles()) {
+    try {
+      const LaserExperiment e = LoadLaserExperiment(file);
+      std::string d = e.description;
+      for (char& c : d)
+        if (c == '\n') c = ' ';
+      if (d.size() > 80) d = d.substr(0, 77) + "...";
+      std::cout << std::left << std::setw(28) << e.name << std::setw(10) << e.section << std::setw(12)
+                << e.EpisodeCount() << d << "\n";
+    } catch (const std::exception& ex) {
+      ++bad;
+      std::cerr << "limbic laser: error: " << ex.what() << "\n";
+    }
+  }
+  return bad ? 1 : 0;
+}
+
+int CmdExperimentRun(const std::vector<std::string>& args) {
+  std::string name, out_dir;
+  RunOptions options;
+  options.jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (IsHelp(args[i])) {
+      std::cout << kUsage;
+      return 0;
+    } else if (args[i] == "--jobs") {
+      options.jobs = ParseInt("--jobs", Value(args, &i), 1);
+    } else if (args[i] == "--out") {
+      out_dir = Value(args, &i);
+    } else if (args[i] == "--limit-worlds") {
+      options.limit_worlds = ParseInt("--limit-worlds", Value(args, &i), 1);
+    } else if (args[i].rfind("-", 0) == 0) {
+      throw UsageError("experiment run: unknown option '" + args[i] + "' (see --help)");
+    } else if (name.empty()) {
+      name = args[i];
+    } else {
+      throw UsageError("experiment run takes one name, got '" + name + "' and '" + args[i] + "'");
+    }
+  }
+  if (name.empty()) throw UsageError("experiment run needs a name (limbic laser experiment list)");
+  LaserExperiment e;
+  try {
+    e = FindLaserExperiment(name);
+  } catch (const config::ConfigError& err) {
+    throw UsageError(err.what());
+  }
+  if (out_dir.empty()) out_dir = "results/" + e.name;
+  std::error_code ec;
+  fs::create_directories(out_dir, ec);
+  if (ec || !fs::is_directory(out_dir)) throw std::runtime_error("cannot create output directory " + out_dir);
+  options.out_dir = out_dir;
+  const int worlds = options.limit_worlds > 0 ? std::min(options.limit_worlds, e.worlds) : e.worlds;
+  std::cerr << e.name << " (" << e.source << "): " << e.densities.size() << " densities x " << worlds << " worlds"
+            << (e.kind == "episodes" ? " x " + std::to_string(e.configurations.size()) + " configurations" : "")
+            << " with " << options.jobs << " jobs -> " << out_dir << "\n";
+  const RunOutput out = RunLaserExperiment(e, options);
+  std::ifstream summary(fs::path(out_dir) / "summary.md");
+  std::cout << summary.rdbuf();
+  std::cout << "\n"
+            << (e.kind == "episodes" ? out.episodes.size() : out.worlds.size())
+            << (e.kind == "episodes" ? " episodes" : " worlds") << " in " << std::fixed << std::setprecision(1)
+            << out.wall_s << " s; results in " << out_dir << "\n";
+  return 0;
+}
+
+struct WorldChoice {
+  double density = 15;
+  int index = 0;
+  uint64_t salt = 1;
+  std::string file;
+  bool given = false;
+};
+
+// Takes --density/--index/--salt/--world at args[*i]; returns whether it did.
+bool TakeWorldFlag(const std::vector<std::string>& args, size_t* i, WorldChoice* w) {
+  const std::string& a = args[*i];
+  if (a == "--density") {
+    w->density = ParseNumber(a, Value(args, i));
+  } else if (a == "--index") {
+    w->index = ParseInt(a, Value(args, i), 0);
+  } else if (a == "--salt") {
+    w->salt = static_cast<uint64_t>(ParseInt(a, Value(args, i), 0));
+  } else if (a == "--world") {
+    w->file = Value(args, i);
+  } else {
+    return false;
+  }
+  w->given = true;
+  return true;
+}
+
+World MakeWorld(const WorldChoice& w) {
+  if (!w.file.empty()) {
+    std::ifstream in(w.file);
+    if (!in) throw std::runtime_error(w.file + ": cannot open");
+    World world = LoadWorld(in, w.file);
+    if (world.optimal_path_cm <= 0.0) world.optimal_path_cm = OptimalPath(world).length_cm;
+    return world;
+  }
+  try {
+    return GenerateWorld(w.density, w.index, w.salt);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+}
+
+void PrintWorld(const World& w) {
+  std::cout << "world: density " << w.density_pct << " % (realised " << std::fixed << std::setprecision(2)
+            << w.realised_pct << " %), index " << w.id << " (No. " << w.id + 1 << "), " << w.obstacles.size()
+            << " obstacles, start (" << w.start.x << ", " << w.start.y << "), goal (" << w.goal.x << ", " << w.goal.y
+            << "), optimal path " << w.optimal_path_cm << " cm, draws " << w.attempts << "\n";
+}
+
+int CmdWorld(const std::vector<std::string>& args) {
+  WorldChoice choice;
+  std::string out;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (IsHelp(args[i])) {
+      std::cout << kUsage;
+      return 0;
+    }
+    if (TakeWorldFlag(args, &i, &choice)) continue;
+    if (args[i] == "--out") {
+      out = Value(args, &i);
+      continue;
+    }
+    throw UsageError("world: unknown option '" + args[i] + "' (see --help)");
+  }
+  const World w = MakeWorld(choice);
+  PrintWorld(w);
+  if (!out.empty()) {
+    std::ostringstream text;
+    SaveWorld(w, text);
+    Write(out, text.str());
+    std::cout << "saved " << out << "\n";
+  }
+  return 0;
+}
+
+// `episode` and `render` share their flags: a world, a controller, a seed, an SVG file.
+int CmdEpisodeOrRender(const std::vector<std::string>& args, bool render) {
+  WorldChoice choice;
+  std::string controller = render ? "" : "cbr", out, laser_error = "uniform";
+  uint64_t seed = 1;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (IsHelp(args[i])) {
+      std::cout << kUsage;
+      return 0;
+    }
+    if (TakeWorldFlag(args, &i, &choice)) continue;
+    if (args[i] == "--controller") {
+      controller = Value(args, &i);
+      if (controller != "static" && controller != "cbr") throw UsageError("--controller must be static or cbr");
+    } else if (args[i] == "--seed") {
+      seed = static_cast<uint64_t>(ParseInt("--seed", Value(args, &i), 0));
+    } else if (args[i] == "--laser-error") {
+      laser_error = Value(args, &i);
+    } else if (args[i] == "--out") {
+      out = Value(args, &i);
+    } else {
+      throw UsageError(std::string(render ? "render" : "episode") + ": unknown option '" + args[i] + "'");
+    }
+  }
+  if (render && out.empty()) throw UsageError("render needs --out FILE.svg");
+  if (render && !choice.given) throw UsageError("render needs --density D --index I or --world FILE");
+  LaserExperiment e;
+  e.name = render ? "render" : "episode";
+  try {
+    e.episode.laser.error_model = ParseLaserErrorModel(laser_error);
+  } catch (const std::invalid_argument& err) {
+    throw UsageError(err.what());
+  }
+  const World w = MakeWorld(choice);
+  PrintWorld(w);
+  RenderLayers layers;
+  layers.optimal_path = OptimalPath(w).path;
+  layers.title =
+      "density " + std::to_string(static_cast<int>(w.density_pct)) + " %, world No. " + std::to_string(w.id + 1);
+  if (!controller.empty()) {
+    e.controller = controller;
+    LaserConfiguration c;
+    c.label = controller;
+    const EpisodeRow row = RunLaserEpisode(e, c, w, seed, !out.empty());
+    const EpisodeResult& r = row.result;
+    std::cout << controller << ": " << (r.solved ? "solved" : "not solved") << " in " << std::setprecision(2)
+              << r.time_s << " s, path " << r.path_cm << " cm (optimal " << r.optimal_cm << "), efficiency "
+              << 100.0 * r.efficiency << " %, collisions " << r.collisions << ", closest contact "
+              << r.closest_contact_cm << " cm, final distance to goal " << r.final_goal_distance_cm << " cm";
+    if (controller == "cbr") std::cout << ", case switches " << row.case_switches;
+    std::cout << "\n";
+    if (controller == "cbr") {
+      const CaseLibrary cases = AppendixA();
+      std::cout << "time per case:";
+      for (size_t k = 0; k < cases.size(); ++k)
+        std::cout << " " << cases[k].name << " " << row.time_in_case_s[k] << " s";
+      std::cout << "\n";
+    }
+    layers.trajectory = r.trajectory;
+    layers.title += ", " + controller + (r.solved ? " (solved)" : " (not solved)");
+    LaserScanner scanner(w, {LaserErrorModel::kNone, 2, false}, 1);
+    scanner.Scan(w.start, &layers.scan);
+    layers.scan_origin = w.start;
+    layers.show_scan = true;
+  }
+  if (!out.empty()) {
+    Write(out, RenderWorldSvg(w, layers));
+    std::cout << "wrote " << out << "\n";
+  }
+  return 0;
+}
+
+int Main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || IsHelp(args[0])) {
+    (args.empty() ? std::cerr : std::cout) << kUsage;
+    return args.empty() ? 2 : 0;
+  }
+  const std::string command = args[0];
+  args.erase(args.begin());
+  try {
+    if (command == "experiment") {
+      if (args.empty()) throw UsageError("experiment needs list or run");
+      const std::string sub = args[0];
+      args.erase(args.begin());
+      if (sub == "list") return CmdExperimentList();
+      if (sub == "run") return CmdExperimentRun(args);
+      if (IsHelp(sub)) {
+        std::cout << kUsage;
+        return 0;
+      }
+      throw UsageError("unknown experiment command '" + sub + "' (list | run)");
+    }
+    if (command == "world") return CmdWorld(args);
+    if (command == "episode") return CmdEpisodeOrRender(args, false);
+    if (command == "render") return CmdEpisodeOrRender(args, true);
+    throw UsageError("unknown command '" + command + "' (experiment | world | episode | render; see --help)");
+  } catch (const UsageError& e) {
+    std::cerr << "limbic laser: error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "limbic laser: error: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace
+}  // namespace limbic::laser
+
+int main(int argc, char** argv) { return limbic::laser::Main(argc, argv); }

@@ -29,6 +29,33 @@ bool InsidePolygon(const Vec2& p, const std::vector<Vec2>& v) {
 
 }  // namespace
 
+std::optional<Vec2> DangerPointFor(const MapperOptions& options, const geometry::Pose2& pose, const Vec2& contact,
+                                   const std::vector<Vec2>& sensed) {
+  if (options.danger_point == DangerPoint::kContact) return contact;
+  const Vec2 robot = pose.Position();
+  const Vec2 offset = contact - robot;
+  if (!(offset.norm() > 1e-9))
+    return options.danger_point == DangerPoint::kSurface ? std::optional<Vec2>(contact) : std::nullopt;
+  const Vec2 direction = offset.normalized();
+  const double half_sector = geometry::kPi / std::max(1, options.bumper_switches);
+  const double cos_half = std::cos(std::min(half_sector, 0.5 * geometry::kPi - 1e-6));
+  const double reach = (options.robot_radius + 0.01) / cos_half;  // see the header: 1 cm = §2.2 item 7's shift
+  // The nearest sensed point in the sector within reach (first found on a tie: cycles oldest first).
+  std::optional<Vec2> nearest;
+  double nearest_distance = reach;
+  for (const Vec2& pt : sensed) {
+    const Vec2 d = pt - robot;
+    const double distance = d.norm();
+    if (!(distance <= nearest_distance) || distance < 1e-9) continue;
+    if (d.dot(direction) < distance * std::cos(half_sector)) continue;  // outside the sector
+    if (nearest && distance == nearest_distance) continue;
+    nearest = pt;
+    nearest_distance = distance;
+  }
+  if (nearest || options.danger_point == DangerPoint::kSensed) return nearest;
+  return robot + std::max(offset.norm(), reach) * direction;  // pushed outward, never pulled in
+}
+
 Vec2 BeamHitPoint(const geometry::Pose2& pose, const RangeBeam& beam) {
   const Vec2 origin = pose.ToWorld(beam.origin_local);
   return origin + beam.range * geometry::UnitVector(pose.theta + beam.angle_local);
@@ -89,6 +116,7 @@ std::string NonFiniteInput(const MapperInputs& in) {
 
 OccupancyMapper::OccupancyMapper(const GridSpec& spec, const MapperOptions& options) : options_(options) {
   if (options_.max_buffer_cycles < 1) throw std::invalid_argument("MapperOptions: max_buffer_cycles must be >= 1");
+  if (options_.bumper_switches < 1) throw std::invalid_argument("MapperOptions: bumper_switches must be >= 1");
   state_.maps = GridMaps::Initial(spec, options_.initial_p_o);
   state_.dirty.assign(static_cast<size_t>(spec.CellCount()), 0);
   s_o_.assign(static_cast<size_t>(spec.CellCount()), kNotFlagged);
@@ -119,6 +147,7 @@ void OccupancyMapper::LoadMaps(const GridMaps& maps) {
 void OccupancyMapper::Reset() {
   state_.maps = GridMaps::Initial(state_.maps.spec, options_.initial_p_o);
   state_.point_history.clear();
+  state_.sensed_in_history.clear();
   state_.permanent_collision_points.clear();
   for (int i = 0; i < state_.maps.CellCount(); ++i) MarkDirty(i);
 }
@@ -166,7 +195,8 @@ MapperOutputs OccupancyMapper::Update(const MapperInputs& in) {
     if (s_o_[index] < s_o) s_o_[index] = s_o;
   };
 
-  // Points detected this cycle (world frame), for rule 3 and the obstacle buffer.
+  // Points detected this cycle (world frame), for rule 3 and the obstacle buffer: the range-sensor points first,
+  // then the collision point if any.
   std::vector<Vec2> cycle_points;
   cycle_points.reserve(in.scan.beams.size() + 1);
 
@@ -178,6 +208,8 @@ MapperOutputs OccupancyMapper::Update(const MapperInputs& in) {
     geometry::TraverseCells(spec, origin, end, [&](const Cell& c) { flag(spec.Index(c), 0); });
     if (beam.valid) cycle_points.push_back(end);
   }
+
+  const size_t sensed_this_cycle = cycle_points.size();
 
   // Rule 2: cells within r_R of the robot get s_o = 0.
   const Vec2 robot = in.pose.Position();
@@ -205,8 +237,18 @@ MapperOutputs OccupancyMapper::Update(const MapperInputs& in) {
   // Collision: danger map, obstacle buffer and (optionally) rule 3.
   if (in.collision.occurred) {
     const Vec2& cp = in.collision.contact_point;
-    const Cell c = spec.CellOf(cp);
-    if (spec.Contains(c)) SetDanger(spec.Index(c));
+    std::vector<Vec2> sensed = cycle_points;  // this cycle's range-sensor points (no collision point yet)
+    if (options_.danger_point != DangerPoint::kContact) {
+      for (size_t k = 0; k < state_.point_history.size(); ++k) {
+        const auto& cycle = state_.point_history[k];
+        sensed.insert(sensed.end(), cycle.begin(), cycle.begin() + static_cast<long>(state_.sensed_in_history[k]));
+      }
+    }
+    const std::optional<Vec2> danger = DangerPointFor(options_, in.pose, cp, sensed);
+    if (danger) {
+      const Cell c = spec.CellOf(*danger);
+      if (spec.Contains(c)) SetDanger(spec.Index(c));
+    }
     if (options_.collision_points == CollisionPointLifetime::kPermanent) {
       state_.permanent_collision_points.push_back(cp);
     }
@@ -267,7 +309,7 @@ MapperOutputs OccupancyMapper::Update(const MapperInputs& in) {
   fault_.clear();
   out.stats.mean_p_e = sums.MeanExploration();
   out.stats.density = sums.Density();
-  return Finish(in, &cycle_points, std::move(out.stats));
+  return Finish(in, &cycle_points, std::move(out.stats), sensed_this_cycle);
 }
 
 int OccupancyMapper::RollBack() {
@@ -293,16 +335,21 @@ int OccupancyMapper::RollBack() {
   return reset;
 }
 
-MapperOutputs OccupancyMapper::Finish(const MapperInputs& in, std::vector<Vec2>* cycle_points, MapUpdateStats stats) {
+MapperOutputs OccupancyMapper::Finish(const MapperInputs& in, std::vector<Vec2>* cycle_points, MapUpdateStats stats,
+                                      size_t sensed_points) {
   const GridMaps& maps = state_.maps;
   MapperOutputs out;
   out.stats = std::move(stats);
 
   // Obstacle point buffer (ObstacleSet).
-  if (cycle_points != nullptr) state_.point_history.push_back(std::move(*cycle_points));
+  if (cycle_points != nullptr) {
+    state_.sensed_in_history.push_back(std::min(sensed_points, cycle_points->size()));
+    state_.point_history.push_back(std::move(*cycle_points));
+  }
   const int keep = options_.max_buffer_cycles;
   if (static_cast<int>(state_.point_history.size()) > keep) {
     state_.point_history.erase(state_.point_history.begin(), state_.point_history.end() - keep);
+    state_.sensed_in_history.erase(state_.sensed_in_history.begin(), state_.sensed_in_history.end() - keep);
   }
   const int n_o = std::clamp(in.params.n_o, 1, keep);
   const size_t first = state_.point_history.size() > static_cast<size_t>(n_o)

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,20 @@ enum class CollisionPointLifetime {
   kPermanent,       // alternative: every collision point of the run stays in the buffer
 };
 
+// Which point of a collision marks the danger map (issue 14). §2.4 defines the collision point as a point of
+// the obstacle (the segment midpoint, or the midpoint of the segment's intersections with the robot circle)
+// and uses it to "mark the danger map". A bumper robot does not know that point: hwio places the contact
+// point on the chassis at the closed switches' direction (estimate frame), up to π/n off the true direction
+// (n switches) and so up to ~6 cm inside the free space beside the obstacle. With 0.35 m cells that is often
+// the free cell next to the obstacle, and at a narrow passage the danger cell then sits inside the passage.
+enum class DangerPoint {
+  kSurface,  // recommended (§2.4's collision point is on the obstacle): the estimate of the obstacle's surface
+             // point in the closed switches' sector, see DangerPointFor
+  kContact,  // the contact point as received (the switch position on the chassis); the reading before issue 14
+  kSensed,   // only where the range sensors saw the obstacle: the nearest sensed point in the sector, else no
+             // danger cell (so an obstacle the sensors cannot see is never marked)
+};
+
 struct MapperOptions {
   double robot_radius = 0.35;              // r_R (m), rule 2 of §4.1
   double initial_p_o = kInitialOccupancy;  // p_o of unexplored cells
@@ -37,6 +52,10 @@ struct MapperOptions {
   // Cycles of history kept so that a live increase of n_o (efficiency drive 7 → 1 and back) shows points
   // that are already old; n_o is clamped to [1, max_buffer_cycles].
   int max_buffer_cycles = 16;
+  DangerPoint danger_point = DangerPoint::kSurface;
+  // Bumper switches evenly spaced around the chassis (§2.4: 8, every 45°): a closed switch says the contact lies
+  // within ±π/bumper_switches of its direction. Only DangerPoint::kSurface and kSensed read it.
+  int bumper_switches = 8;
 };
 
 // Everything the mapper needs for one cycle.
@@ -60,6 +79,9 @@ struct MapperState {
   GridMaps maps;
   // IR and collision points of the most recent cycles, oldest first (at most max_buffer_cycles entries).
   std::vector<std::vector<geometry::Vec2>> point_history;
+  // Per point_history entry: how many of its points (the leading ones) are range-sensor points; the rest are
+  // collision points (DangerPoint::kSurface looks for the sensed ones only).
+  std::vector<size_t> sensed_in_history;
   std::vector<geometry::Vec2> permanent_collision_points;  // CollisionPointLifetime::kPermanent only
   std::vector<uint8_t> dirty;                              // per cell: changed since the last patch
   std::vector<int> dirty_cells;                            // indices with dirty = 1, unordered
@@ -109,7 +131,9 @@ class OccupancyMapper {
   void SetDanger(int index);
   // The outputs of a cycle once the maps are final: the obstacle buffer (with `cycle_points` pushed
   // unless null: a refused cycle leaves the buffer as it was), the patch, and the tick advanced.
-  MapperOutputs Finish(const MapperInputs& in, std::vector<geometry::Vec2>* cycle_points, MapUpdateStats stats);
+  // `sensed_points`: how many leading points of `cycle_points` the range sensors saw.
+  MapperOutputs Finish(const MapperInputs& in, std::vector<geometry::Vec2>* cycle_points, MapUpdateStats stats,
+                       size_t sensed_points = 0);
   // Undoes the cycle's cell changes (undo_) and resets any cell still non-finite or out of range to
   // its initial value. Returns the number of cells so reset.
   int RollBack();
@@ -124,6 +148,20 @@ class OccupancyMapper {
   std::vector<CellPatch> undo_;
   std::string fault_;
 };
+
+// Where a collision marks the danger map (DangerPoint; world frame), or nothing. `contact` is the contact point
+// hwio placed on the chassis (radius r_R, direction of the closed switches), `sensed` the range-sensor points
+// of the recent cycles (from the obstacle buffer's history, this cycle included; collision points left out).
+// kSurface: the nearest sensed point in the contact's sector (within ±π/n of its direction, n =
+//   bumper_switches) no further from the robot than the sector's reach below: the obstacle's surface as the
+//   sensors saw it. Else (an obstacle the sensors do not see, §3.1 limited_visibility) the contact pushed
+//   outward along its ray to the sector's reach, (r_R + 0.01)/cos(π/n) (a contact already further out stays): a flat
+//   face touching the chassis anywhere in the sector crosses the ray no further out than r_R/cos(π/n), and the
+//   collision response (§2.2 item 7) put the robot 1 cm back from it, so this point lies on or beyond the face — in the
+//   obstacle, not in the free space beside it (for 8 switches 3.9 cm beyond the chassis).
+// kContact: `contact`. kSensed: the sensed point of kSurface, else nothing.
+std::optional<geometry::Vec2> DangerPointFor(const MapperOptions& options, const geometry::Pose2& pose,
+                                             const geometry::Vec2& contact, const std::vector<geometry::Vec2>& sensed);
 
 // The world-frame obstacle point of a valid beam seen from `pose`.
 geometry::Vec2 BeamHitPoint(const geometry::Pose2& pose, const RangeBeam& beam);

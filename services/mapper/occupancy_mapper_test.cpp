@@ -227,6 +227,112 @@ TEST(OccupancyMapper, ObstacleBufferKeepsLastNoCycles) {
   }
 }
 
+// Issue 14, recorded in set G, environment 10, seed 1001, traversal 1 (tick 1491): an obstacle the sensors cannot
+// see, x ∈ [8.126, 8.741], y ∈ [7.054, 7.430], leaves a 0.974 m gap above a wall whose face is at y = 6.08. The
+// robot (published pose after the collision response) touches the obstacle's corner (8.126, 7.054) at 55° off
+// its heading; switch 1 (45°) closes, and hwio places the contact point on the chassis at (8.1485, 6.9896): 1 cm
+// below the edge y = 7.0 of the 0.35 m grid. That cell, [8.05, 8.4] × [6.65, 7.0], centre y = 6.825, lies in the
+// gap: a danger cell there closes the passage in the map (§4.4 a_m with r_o around the centre).
+const GridSpec kG10Spec{{0, 0}, 0.35, 58, 35};
+const geometry::Pose2 kG10Pose{7.865812570725, 6.783195612658, -0.154743299812};
+const geometry::Cell kGapCell{23, 19};       // [8.05, 8.4] × [6.65, 7.0]: in the gap
+const geometry::Cell kObstacleCell{23, 20};  // [8.05, 8.4] × [7.0, 7.35]: centre (8.225, 7.175) in the obstacle
+
+MapperInputs G10Contact(int64_t tick) {
+  MapperInputs in;
+  in.tick = tick;
+  in.pose = kG10Pose;
+  in.collision.occurred = true;
+  in.collision.new_event = true;
+  in.collision.sensor_ids = {1};
+  in.collision.contact_point = kG10Pose.ToWorld(0.35 * geometry::UnitVector(kPi / 4));  // what hwio sends
+  return in;
+}
+
+TEST(DangerPoint, G10ContactPointOnTheChassisLiesInTheGap) {
+  const MapperInputs in = G10Contact(1);
+  EXPECT_NEAR(in.collision.contact_point.x(), 8.148487, 1e-6);  // as recorded on r1/collision
+  EXPECT_NEAR(in.collision.contact_point.y(), 6.989581, 1e-6);
+  MapperOptions contact;
+  contact.danger_point = DangerPoint::kContact;
+  OccupancyMapper mapper(kG10Spec, contact);
+  mapper.Update(in);
+  EXPECT_EQ(mapper.maps().danger[kG10Spec.Index(kGapCell)], 1);
+  EXPECT_EQ(mapper.maps().danger[kG10Spec.Index(kObstacleCell)], 0);
+}
+
+TEST(DangerPoint, G10SurfaceEstimateMarksTheObstacleCellNotTheGap) {
+  OccupancyMapper mapper(kG10Spec);  // the default: DangerPoint::kSurface
+  const MapperOutputs out = mapper.Update(G10Contact(1));
+  EXPECT_EQ(mapper.maps().danger[kG10Spec.Index(kObstacleCell)], 1);
+  EXPECT_EQ(mapper.maps().danger[kG10Spec.Index(kGapCell)], 0);
+  int danger_cells = 0;
+  for (uint8_t d : mapper.maps().danger) danger_cells += d;
+  EXPECT_EQ(danger_cells, 1);
+  // The point: on the contact's ray at (r_R + 0.01)/cos(22.5°) = 0.38966 m from the robot.
+  const auto point = DangerPointFor(MapperOptions{}, kG10Pose, G10Contact(1).collision.contact_point, {});
+  ASSERT_TRUE(point.has_value());
+  EXPECT_NEAR((*point - kG10Pose.Position()).norm(), 0.36 / std::cos(kPi / 8), 1e-12);
+  // Only the danger map moves: the obstacle buffer and rule 3 still take the contact point as received.
+  ASSERT_EQ(out.obstacle_points.size(), 1u);
+  EXPECT_EQ(out.obstacle_points[0], G10Contact(1).collision.contact_point);
+  EXPECT_EQ(SoByCell(out.stats).at(kG10Spec.Index(kGapCell)), 1.0);
+}
+
+TEST(DangerPoint, ASensedPointInTheSectorIsTheSurface) {
+  // A wall the sensors see, at 0.37 m in the switch's direction and 3° off it.
+  MapperInputs in = G10Contact(1);
+  const double beam_angle = kPi / 4 + 3 * kPi / 180;
+  in.scan.beams.push_back(Beam(beam_angle, 0.37, true));  // beam origin at the robot centre
+  const Vec2 seen = kG10Pose.ToWorld(0.37 * geometry::UnitVector(beam_angle));
+  for (DangerPoint mode : {DangerPoint::kSurface, DangerPoint::kSensed}) {
+    MapperOptions options;
+    options.danger_point = mode;
+    OccupancyMapper mapper(kG10Spec, options);
+    mapper.Update(in);
+    int danger_cells = 0;
+    for (uint8_t d : mapper.maps().danger) danger_cells += d;
+    EXPECT_EQ(danger_cells, 1);
+    EXPECT_EQ(mapper.maps().danger[kG10Spec.Index(kG10Spec.CellOf(seen))], 1);
+  }
+  // Points outside the sector (30° off) or beyond its reach (0.40 m) are not the surface the robot touched.
+  const Vec2 contact = in.collision.contact_point;
+  MapperOptions sensed;
+  sensed.danger_point = DangerPoint::kSensed;
+  const Vec2 off_sector = kG10Pose.ToWorld(0.36 * geometry::UnitVector(kPi / 4 + kPi / 6));
+  const Vec2 too_far = kG10Pose.ToWorld(0.40 * geometry::UnitVector(kPi / 4));
+  EXPECT_FALSE(DangerPointFor(sensed, kG10Pose, contact, {off_sector, too_far}).has_value());
+  // The nearest of two in the sector wins.
+  const Vec2 near = kG10Pose.ToWorld(0.355 * geometry::UnitVector(kPi / 4 - 0.2));
+  const auto chosen = DangerPointFor(sensed, kG10Pose, contact, {seen, near, off_sector});
+  ASSERT_TRUE(chosen.has_value());
+  EXPECT_EQ(*chosen, near);
+}
+
+TEST(DangerPoint, SensedOnlyLeavesAnUnseenObstacleUnmarkedAndOldCollisionPointsAreNotSensed) {
+  MapperOptions sensed;
+  sensed.danger_point = DangerPoint::kSensed;
+  OccupancyMapper mapper(kG10Spec, sensed);
+  mapper.Update(G10Contact(1));  // its contact point enters the obstacle buffer's history
+  MapperInputs again = G10Contact(2);
+  again.pose.x += 0.005;  // the previous contact point is now in the sector, within reach
+  EXPECT_TRUE(DangerPointFor(sensed, again.pose, again.collision.contact_point, {G10Contact(1).collision.contact_point})
+                  .has_value());
+  const MapperOutputs out = mapper.Update(again);
+  EXPECT_EQ(out.obstacle_points.size(), 2u);               // both contact points are in the buffer ...
+  for (uint8_t d : mapper.maps().danger) EXPECT_EQ(d, 0);  // ... but neither counts as seen by the sensors
+}
+
+TEST(DangerPoint, AContactFurtherOutIsNotPulledIn) {
+  const Vec2 robot{1.3, 1.2};
+  const auto p = DangerPointFor(MapperOptions{}, {robot.x(), robot.y(), 0.0}, {1.75, 1.2}, {});
+  ASSERT_TRUE(p.has_value());
+  EXPECT_EQ(*p, Vec2(1.75, 1.2));
+  MapperOptions bad;
+  bad.bumper_switches = 0;
+  EXPECT_THROW(OccupancyMapper(kSpec, bad), std::invalid_argument);
+}
+
 TEST(OccupancyMapper, DangerTagsForPointAndPolygon) {
   OccupancyMapper mapper(kSpec);
   mapper.MarkDanger({0.5, 0.5});   // cell (1, 1)

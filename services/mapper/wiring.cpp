@@ -18,7 +18,14 @@ struct Options {
   bool wrong_map_all_free = false;  // §6.4 (surprise experiment): start from a map that says all is free
   int full_map_period = 50;         // ticks between latched full maps (late joiners resync from them)
   std::string coverage = "mean";    // §8 item 13: mean p_e, or "fraction" (p_e > 0.5)
+  MapperOptions mapper;             // the algorithm's options (danger_point)
 };
+
+DangerPoint DangerPointOf(const std::string& name) {
+  if (name == "contact") return DangerPoint::kContact;
+  if (name == "sensed") return DangerPoint::kSensed;
+  return DangerPoint::kSurface;
+}
 
 struct State {
   Options options;
@@ -46,6 +53,12 @@ runtime::ServiceDefinition MapperService(MapperStepHook before_update) {
         s->options.coverage = ctx.LiveParam<std::string>(
             "coverage", "mean", "coverage metric in map/stats: mean | fraction (§8 item 13)",
             runtime::OneOf({"mean", "fraction"}), [s](const std::string& metric) { s->options.coverage = metric; });
+        s->options.mapper.danger_point = DangerPointOf(ctx.Option<std::string>(
+            "danger_point", "surface",
+            "where a collision marks the danger map (issue 14): surface (§2.4's collision point, on the obstacle: "
+            "the nearest sensed point in the closed switches' sector, else just beyond the chassis) | contact (the "
+            "switch position on the chassis) | sensed (only where the range sensors saw the obstacle)",
+            runtime::OneOf({"surface", "contact", "sensed"})));
         auto world = ctx.AddInput<msg::WorldGeometry>("world", Timing::kPreviousTick, /*required=*/true);
         auto scan = ctx.AddInput<msg::RangeScan>(ctx.Topic("scan"), Timing::kSameTick);
         auto odom = ctx.AddInput<msg::Odometry>(ctx.Topic("odom"), Timing::kSameTick);
@@ -66,7 +79,7 @@ runtime::ServiceDefinition MapperService(MapperStepHook before_update) {
               if (!s->mapper) {
                 s->world = convert::FromMsg(*world->Get());
                 const auto spec = GridSpecCovering(s->world.min, s->world.max);
-                s->mapper = std::make_unique<OccupancyMapper>(spec);
+                s->mapper = std::make_unique<OccupancyMapper>(spec, s->options.mapper);
                 std::vector<KnownPolygon> polygons;
                 for (const auto& p : s->world.polygons) polygons.push_back({p.vertices, p.detectable});
                 if (s->options.prebuilt_map) s->mapper->LoadMaps(KnownMap(spec, polygons, true));

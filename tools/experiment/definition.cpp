@@ -19,7 +19,7 @@ namespace fs = std::filesystem;
 using config::ConfigError;
 using config::StrictMap;
 
-enum class OptionKind { kBool, kNumber, kGoalSource, kPath };
+enum class OptionKind { kBool, kNumber, kGoalSource, kPath, kDangerPoint };
 
 const std::map<std::string, OptionKind>& OptionKinds() {
   static const std::map<std::string, OptionKind> kinds = {
@@ -33,6 +33,7 @@ const std::map<std::string, OptionKind>& OptionKinds() {
       {"fault_script", OptionKind::kPath},
       {"map_point_inset", OptionKind::kNumber},
       {"hold_danger_weight", OptionKind::kBool},
+      {"danger_point", OptionKind::kDangerPoint},
   };
   return kinds;
 }
@@ -54,6 +55,9 @@ std::string CheckOption(const std::string& name, std::string* value) {
     case OptionKind::kGoalSource:
       if (*value == "path" || *value == "goal_bearing") return "";
       return "must be path or goal_bearing, got '" + *value + "'";
+    case OptionKind::kDangerPoint:
+      if (*value == "surface" || *value == "contact" || *value == "sensed") return "";
+      return "must be surface, contact or sensed, got '" + *value + "'";
     case OptionKind::kNumber: {
       char* end = nullptr;
       const double v = std::strtod(value->c_str(), &end);

@@ -88,7 +88,8 @@ struct ExperimentDefinition {
 // bearing fed straight to the velocity layer, Ch. 6). Numbers: goal_tolerance (m, default 0.35),
 // timeout (s, default 600); boolean hold_danger_weight (planner W_p2 = max since the instruction); number
 // map_point_inset (m taken off r_o around the map's virtual obstacle points,
-// default 0 = spec; issue 14).
+// default 0 = spec; issue 14); enumeration danger_point = surface | contact | sensed (where a collision
+// marks the danger map, mapper default surface; issue 14).
 const std::vector<std::string>& OptionNames();
 
 // Loads one definition file. Throws config::ConfigError naming the file and key for unknown keys,

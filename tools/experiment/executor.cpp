@@ -67,6 +67,12 @@ stack::StackSpec StackSpecFor(const RunSpec& run) {
                              (Bool(value) == "true" ? "traversal_max" : "live"));
     } else if (name == "map_point_inset") {
       spec.options.push_back("controller.map_point_inset=" + FormatNumber(OptionNumber(run, name, 0.0)));
+    } else if (name == "danger_point") {
+      if (value != "surface" && value != "contact" && value != "sensed") {
+        throw std::invalid_argument(run.run_id + ": danger_point must be surface, contact or sensed, got '" + value +
+                                    "'");
+      }
+      spec.options.push_back("mapper.danger_point=" + value);
     } else if (name == "timeout") {
       spec.options.push_back("mission.timeout_s=" + FormatNumber(OptionNumber(run, name, 600.0)));
     } else {

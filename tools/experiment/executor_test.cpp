@@ -79,6 +79,13 @@ TEST(StackSpecFor, PathGoalSourceIsTheDirectionalTargetAndUnknownOptionsAreRefus
   EXPECT_TRUE(Has(StackSpecFor(run).options, "planner.danger_weight=live"));
   run.options = {{"map_point_inset", "-1"}};
   EXPECT_THROW(StackSpecFor(run), std::invalid_argument);
+  // Where a collision marks the danger map (the mapper's danger_point).
+  for (const char* point : {"surface", "contact", "sensed"}) {
+    run.options = {{"danger_point", point}};
+    EXPECT_TRUE(Has(StackSpecFor(run).options, std::string("mapper.danger_point=") + point));
+  }
+  run.options = {{"danger_point", "switch"}};
+  EXPECT_THROW(StackSpecFor(run), std::invalid_argument);
 }
 
 TEST(NoAffectConfiguration, PublishesTheDefaultsPlusTheOverridesUnmodulated) {

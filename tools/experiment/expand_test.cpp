@@ -26,6 +26,16 @@ TEST(Expand, Chapter10Counts) {
   for (const auto& [key, n] : per) EXPECT_EQ(n, 100);
   EXPECT_EQ(runs[0].run_id, "constant-A-0-0");
   EXPECT_EQ(runs[0].affect, "constant");
+  // Issue 14's decision: the affective robot takes the map-point inset; the constant one runs the stack as it is.
+  for (const auto& r : runs) {
+    const auto inset = r.options.find("map_point_inset");
+    if (r.config == "affective") {
+      ASSERT_NE(inset, r.options.end()) << r.run_id;
+      EXPECT_EQ(inset->second, "0.175") << r.run_id;
+    } else {
+      EXPECT_TRUE(r.options.empty()) << r.run_id;
+    }
+  }
 }
 
 TEST(Expand, SeedsEqualAcrossConfigurationsAndSweepValues) {

@@ -169,4 +169,28 @@ std::vector<Placement> PlaceTeam(const Environment& env, const std::vector<doubl
   return out;
 }
 
+std::vector<std::string> SplitList(const std::string& text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    std::string item = text.substr(start, comma - start);
+    const auto first = item.find_first_not_of(" \t");
+    if (first != std::string::npos) out.push_back(item.substr(first, item.find_last_not_of(" \t") - first + 1));
+    start = comma + 1;
+  }
+  return out;
+}
+
+std::vector<std::string> BodiesPerRobot(const std::string& text, size_t robots, const std::string& fallback) {
+  std::vector<std::string> names = SplitList(text);
+  if (names.empty()) return std::vector<std::string>(robots, fallback);
+  if (names.size() == 1) return std::vector<std::string>(robots, names[0]);
+  if (names.size() != robots) {
+    throw std::invalid_argument("bodies: " + std::to_string(names.size()) + " names for " + std::to_string(robots) +
+                                " robots (give one for all, or one per robot)");
+  }
+  return names;
+}
+
 }  // namespace limbic::sim

@@ -48,6 +48,14 @@ std::vector<Placement> TeamPlacements(const Environment& env, const std::vector<
                                       const std::string& starts, const std::string& goals,
                                       const TeamLayoutOptions& options = {});
 
+// Comma-separated items, empty ones dropped ("marvin,itchy" → {marvin, itchy}).
+std::vector<std::string> SplitList(const std::string& text);
+
+// The body description name of each of `robots` robots from a comma-separated list (issue 18 item 2): empty →
+// every robot is `fallback`; one name → every robot has it; else exactly one name per robot. Throws
+// std::invalid_argument naming the counts.
+std::vector<std::string> BodiesPerRobot(const std::string& text, size_t robots, const std::string& fallback);
+
 // Robot names r1..rN (the topic namespaces of a team of `count`); throws std::invalid_argument for
 // count < 1.
 std::vector<std::string> TeamNames(int count);

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "sim/render_svg.hpp"
 #include "sim/robot.hpp"
 #include "sim/testing/open_area.hpp"
 #include "sim/world.hpp"
@@ -168,6 +169,33 @@ TEST(WorldBodies, AStartOverlappingAWallIsRefused) {
   World world(Room(), {});
   EXPECT_THROW(world.AddRobot({14.7, 6, 0}, o), std::invalid_argument);  // the front is 0.35 m ahead
   EXPECT_NO_THROW(world.AddRobot({14.7, 6, 0.5 * kPi}, o));              // turned, it is 0.26 m wide
+}
+
+}  // namespace
+}  // namespace limbic::sim
+
+namespace limbic::sim {
+namespace {
+
+TEST(RenderBodies, EachRobotIsDrawnWithItsOutline) {
+  SvgOptions svg;
+  BodyOverlay tank;
+  tank.body = robot::LoadRobotDescription("tank", kRobotDir).body;
+  tank.pose = {3, 3, 0};
+  tank.goal = Vec2(10, 3);
+  tank.label = "r1 tank";
+  BodyOverlay marvin;  // the default body
+  marvin.pose = {5, 3, 0};
+  svg.bodies = {tank, marvin};
+  const std::string text = RenderSvg(Room(), svg);
+  size_t polygons = 0;
+  for (size_t at = text.find("class=\"body\""); at != std::string::npos; at = text.find("class=\"body\"", at + 1))
+    ++polygons;
+  EXPECT_EQ(polygons, 2u);
+  EXPECT_NE(text.find("r1 tank"), std::string::npos);
+  EXPECT_NE(text.find("class=\"goal\""), std::string::npos);
+  // The tank's corner (3.35, 3.26) at 40 px/m: x = 20 + 3.35·40 = 154.00.
+  EXPECT_NE(text.find("154.00,"), std::string::npos);
 }
 
 }  // namespace

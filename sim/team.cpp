@@ -145,18 +145,19 @@ std::vector<Placement> PlaceTeam(const Environment& env, const std::vector<doubl
   };
   for (size_t i = 1; i < radii.size(); ++i) {
     const double r = radii[i];
+    const double path_r = i < options.path_radii.size() ? options.path_radii[i] : r;
     // A start connected to the environment's start and a goal connected to the environment's goal
     // are connected to each other when the environment's start and goal are (checked once for this
     // body: the generator guarantees it only for its own robot radius).
-    if (!HasFreePath(env, env.start, env.goal, r, options.path_resolution)) {
-      throw std::invalid_argument("robot " + std::to_string(i + 1) + " (radius " + std::to_string(r) +
+    if (!HasFreePath(env, env.start, env.goal, path_r, options.path_resolution)) {
+      throw std::invalid_argument("robot " + std::to_string(i + 1) + " (radius " + std::to_string(path_r) +
                                   " m) has no free path from the start to the goal of environment " +
                                   std::string(1, env.set) + std::to_string(env.index));
     }
     auto pick = [&](const Vec2& anchor, const char* what) {
       for (const Vec2& d : offsets) {
         const Vec2 c = anchor + d;
-        if (free(c, r) && HasFreePath(env, c, anchor, r, options.path_resolution)) return c;
+        if (free(c, r) && HasFreePath(env, c, anchor, path_r, options.path_resolution)) return c;
       }
       throw fail(i, what);
     };

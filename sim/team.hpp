@@ -22,6 +22,10 @@ struct TeamLayoutOptions {
   double spacing = 0.9;          // m, grid step of the candidate positions (the simulator's old side-by-side step)
   double search_radius = 6;      // m, how far from the environment's start (goal) a robot may be placed
   double path_resolution = 0.1;  // m, flood-fill grid of the start–goal free-path check (HasFreePath)
+  // Per robot, the radius of the free-path check when it differs from the radius a start must keep free (a body
+  // whose reference point is off its centre, e.g. a tricycle's rear axle: the circumscribed radius about the
+  // centre). Empty or shorter than the team: the body radius.
+  std::vector<double> path_radii;
 };
 
 // Places `radii.size()` robots (robot i has body radius radii[i]) in `env`. Robot 0 takes the

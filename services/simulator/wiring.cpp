@@ -111,11 +111,13 @@ runtime::ServiceDefinition SimulatorService() {
         if (names.empty()) throw config::ConfigError("simulator: robots must name at least one robot");
         std::vector<sim::RobotOptions> robot_models;
         std::vector<double> reach;  // each body's extent about its start pose, for the team placement
+        sim::TeamLayoutOptions layout;
         try {
           for (const auto& body : sim::BodiesPerRobot(o->bodies, names.size(), "marvin")) {
             sim::RobotOptions r = robot_options;
             r.model = sim::ModelFromDescription(robot::LoadRobotDescription(body));
             reach.push_back(r.model.body.reach_from_origin());
+            layout.path_radii.push_back(r.model.body.circumscribed_radius());
             robot_models.push_back(std::move(r));
           }
         } catch (const std::invalid_argument& e) {
@@ -129,7 +131,7 @@ runtime::ServiceDefinition SimulatorService() {
         std::vector<std::string> outputs{"humans"};
         std::vector<sim::Placement> placements;
         try {
-          placements = sim::TeamPlacements(world->environment(), reach, o->starts, o->goals);
+          placements = sim::TeamPlacements(world->environment(), reach, o->starts, o->goals, layout);
         } catch (const std::invalid_argument& e) {
           throw config::ConfigError(std::string("simulator: robots' starts and goals: ") + e.what());
         }

@@ -153,10 +153,12 @@ int Render(const std::vector<std::string>& args) {
   if (!bodies.empty()) {
     std::vector<limbic::robot::RobotDescription> team;
     std::vector<double> radii;
+    limbic::sim::TeamLayoutOptions layout;
     try {
       for (const std::string& name : limbic::sim::SplitList(bodies)) {
         team.push_back(limbic::robot::LoadRobotDescription(name));
         radii.push_back(team.back().body.reach_from_origin());
+        layout.path_radii.push_back(team.back().body.circumscribed_radius());
       }
     } catch (const limbic::config::ConfigError& e) {
       return Fail(e.what());
@@ -164,7 +166,7 @@ int Render(const std::vector<std::string>& args) {
     if (team.empty()) return Fail("--bodies needs at least one description name");
     std::vector<limbic::sim::Placement> places;
     try {
-      places = limbic::sim::PlaceTeam(env, radii);
+      places = limbic::sim::PlaceTeam(env, radii, layout);
     } catch (const std::invalid_argument& e) {
       return Fail(std::string("cannot place the team: ") + e.what());
     }

@@ -8,6 +8,7 @@
 #include "common/geometry/geometry.hpp"
 #include "common/types/control_parameters.hpp"
 #include "common/types/sensing.hpp"
+#include "services/controller/body_geometry.hpp"
 #include "services/controller/weighted_product.hpp"
 
 namespace limbic::controller {
@@ -72,6 +73,10 @@ struct VelocityOptions {
   double control_period = 0.1;  // T (s), for the dynamic window
   // Metres taken off r_v = r_o for the map's virtual obstacle points (a_m only); 0 = spec.
   double map_point_inset = 0.0;
+  // The body (issue 18 item 3, multi-robot spec §1): a body whose centre is off R's origin is re-referenced at its
+  // centre per candidate (eqs. 8–10); a non-circular one needs r_v for its width across the direction of travel;
+  // a tricycle's candidates turn no tighter than r_lmin; the description's limits bound the window.
+  ControllerBody body;
 };
 
 struct VelocityInputs {

@@ -2,6 +2,7 @@
 
 #include "common/convert/convert.hpp"
 #include "common/log/log.hpp"
+#include "common/robot/robot_description.hpp"
 #include "services/mapper/convert.hpp"
 #include "services/mapper/occupancy_mapper.hpp"
 #include "services/mapper/world_raster.hpp"
@@ -18,6 +19,7 @@ struct Options {
   bool wrong_map_all_free = false;  // §6.4 (surprise experiment): start from a map that says all is free
   int full_map_period = 50;         // ticks between latched full maps (late joiners resync from them)
   std::string coverage = "mean";    // §8 item 13: mean p_e, or "fraction" (p_e > 0.5)
+  MapperOptions mapper;             // r_R from the robot description (issue 18)
 };
 
 struct State {
@@ -46,6 +48,13 @@ runtime::ServiceDefinition MapperService(MapperStepHook before_update) {
         s->options.coverage = ctx.LiveParam<std::string>(
             "coverage", "mean", "coverage metric in map/stats: mean | fraction (§8 item 13)",
             runtime::OneOf({"mean", "fraction"}), [s](const std::string& metric) { s->options.coverage = metric; });
+        // Rule 2 of §4.1 clears the cells within r_R of the robot: the body's circumscribed radius (issue 18).
+        s->options.mapper.robot_radius =
+            robot::LoadRobotDescription(
+                ctx.Option<std::string>("body", "marvin",
+                                        "robot description (configs/robots or a .yaml path): r_R of §4.1 rule 2 is its "
+                                        "circumscribed radius"))
+                .body.circumscribed_radius();
         auto world = ctx.AddInput<msg::WorldGeometry>("world", Timing::kPreviousTick, /*required=*/true);
         auto scan = ctx.AddInput<msg::RangeScan>(ctx.Topic("scan"), Timing::kSameTick);
         auto odom = ctx.AddInput<msg::Odometry>(ctx.Topic("odom"), Timing::kSameTick);
@@ -66,7 +75,7 @@ runtime::ServiceDefinition MapperService(MapperStepHook before_update) {
               if (!s->mapper) {
                 s->world = convert::FromMsg(*world->Get());
                 const auto spec = GridSpecCovering(s->world.min, s->world.max);
-                s->mapper = std::make_unique<OccupancyMapper>(spec);
+                s->mapper = std::make_unique<OccupancyMapper>(spec, s->options.mapper);
                 std::vector<KnownPolygon> polygons;
                 for (const auto& p : s->world.polygons) polygons.push_back({p.vertices, p.detectable});
                 if (s->options.prebuilt_map) s->mapper->LoadMaps(KnownMap(spec, polygons, true));

@@ -272,6 +272,36 @@ void VelocityController::Tick(const VelocityInputs& in, const ControlParameters&
   out->omega_index = best % n_w;
   out->command = {out->v_samples[out->v_index],
                   BoundTurnRate(out->v_samples[out->v_index], out->omega_samples[out->omega_index], r_lmin)};
+  out->reversing = false;
+  // Stuck: standing (its best candidate is v = 0) while θ_T lies beyond βπ (eq. 5.28 wants it to turn in place)
+  // or the goal is still far (the way ahead is closed); and once backing, until θ_T is within βπ/2.
+  const bool stuck =
+      out->command.v == 0.0 && in.v >= 0.0 && (misalignment >= params.beta * kPi || d_g > params.d_g_max);
+  const bool backing = in.v < 0.0 && misalignment >= 0.5 * params.beta * kPi;
+  if (r_lmin > 0.0 && options_.reverse_speed > 0.0 && (stuck || backing)) {
+    // It would turn in place but cannot. Back out on an arc that turns it towards θ_T (with v < 0 the
+    // heading still turns with ω), else straight back; only if the centre's path keeps r_v clear (eq. 5.22's
+    // d_o ≥ r_v), judged like every forward candidate (eqs. 8–10 hold for v < 0 too).
+    const double v_back = -options_.reverse_speed;
+    const double turn = geometry::WrapAngle(theta_t - in.pose.theta) >= 0.0 ? 1.0 : -1.0;
+    const double reach = (options_.reverse_speed * (1.0 + body.centre().norm() / r_lmin)) * params.t_2;
+    CollectNear(in.obstacle_points, centre, params.d_v_max + reach, &near_sensor_);
+    CollectNear(in.map_points, centre, params.d_v_max + reach, &near_map_);
+    for (const double om : {turn * options_.reverse_speed / r_lmin, 0.0}) {
+      const CentreStart start = CentreStartFor(in.pose, v_back, om, body);
+      const CurvatureSegment segment(start.pose, start.speed, om, params.t_1, params.t_2);
+      const double r_v_back =
+          circle ? r_v : BodyObstacleRadius(params.r_o, body.outline.HalfWidthAcross(start.theta_v));
+      const double clear = std::min(MinDistance(segment, near_sensor_, params.d_v_max),
+                                    MinDistance(segment, near_map_, params.d_v_max) +
+                                        (wt.map > 0.0 ? 0.0 : params.d_v_max));  // map points only when a_m counts
+      if (clear >= r_v_back) {
+        out->command = {v_back, om};
+        out->reversing = true;
+        break;
+      }
+    }
+  }
 }
 
 }  // namespace limbic::controller

@@ -57,6 +57,9 @@ void LoadHwioOptions(config::StrictMap& map, HwioOptions* o) {
   config::StrictMap limits = map.Child("limits");
   limits.Optional("v_max", &o->limits.v_max);
   limits.Optional("allow_reverse", &o->limits.allow_reverse);
+  // A drive that cannot turn on the spot (a tricycle) backs out when it is stuck: its controller's reversing arcs
+  // must reach the wheels (issue 18).
+  if (description.drive.kind == robot::DriveKind::kTricycle) o->limits.allow_reverse = true;
   limits.Optional("omega_max", &o->limits.omega_max);
   limits.Optional("wheel_speed_max", &o->limits.wheel_speed_max);
   limits.Optional("preserve_curvature", &o->limits.preserve_curvature);

@@ -218,3 +218,61 @@ TEST(VelocityBody, NonFiniteCandidateInputIsRefusedByTheFrameOffset) {
 
 }  // namespace
 }  // namespace limbic::controller
+
+namespace limbic::controller {
+namespace {
+
+// A wall of points across x = `x` for |y| ≤ 1.5.
+std::vector<Vec2> WallAt(double x) {
+  std::vector<Vec2> pts;
+  for (int i = -15; i <= 15; ++i) pts.emplace_back(x, 0.1 * i);
+  return pts;
+}
+
+TEST(VelocityBody, StuckTricycleBacksOutTurningTowardsTheTarget) {
+  // Itchy (nose 0.58 m ahead of its rear axle) faces a wall 0.22 m beyond its nose; θ_T points behind it. It
+  // cannot turn on the spot, so it reverses at 0.1 m/s on its tightest arc, turning towards θ_T.
+  const robot::RobotDescription itchy = robot::LoadRobotDescription("itchy", kRobotDir);
+  VelocityOptions o;
+  o.body = ControllerBody::From(itchy);
+  VelocityController tricycle(o);
+  ControlParameters p;
+  VelocityInputs in;
+  in.pose = {0, 0, 0};
+  const auto wall = WallAt(0.8);
+  in.obstacle_points = wall;
+  in.goal = {-5, -1};
+  in.target_heading = -0.9 * kPi;  // behind, to the right
+  VelocityOutput out;
+  tricycle.Tick(in, p, &out);
+  EXPECT_TRUE(out.reversing);
+  EXPECT_DOUBLE_EQ(out.command.v, -0.1);
+  EXPECT_NEAR(out.command.omega, -0.1 / itchy.drive.MinTurningRadius(), 1e-12);  // heading turns right (negative)
+  // Once backing it keeps backing while θ_T is more than βπ/2 off, and stops doing so when aligned.
+  in.v = -0.1;
+  tricycle.Tick(in, p, &out);
+  EXPECT_TRUE(out.reversing);
+  in.target_heading = 0.1;
+  tricycle.Tick(in, p, &out);
+  EXPECT_FALSE(out.reversing);
+  // With a wall through its rear axle as well, backing out would hit it: no reversing arc (it edges forward, away
+  // from the wall behind, as the forward candidates' avoidance says).
+  in.v = 0.0;
+  in.target_heading = -0.9 * kPi;
+  std::vector<Vec2> boxed = WallAt(0.8);
+  for (const Vec2& q : WallAt(0.0)) boxed.push_back(q);
+  in.obstacle_points = boxed;
+  tricycle.Tick(in, p, &out);
+  EXPECT_FALSE(out.reversing);
+  EXPECT_GE(out.command.v, 0.0);
+  // MARVIN never reverses: it turns on the spot.
+  in.obstacle_points = wall;
+  VelocityController marvin;
+  marvin.Tick(in, p, &out);
+  EXPECT_FALSE(out.reversing);
+  EXPECT_EQ(out.command.v, 0.0);
+  EXPECT_LT(out.command.omega, 0.0);
+}
+
+}  // namespace
+}  // namespace limbic::controller

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <span>
 #include <string_view>
+#include <vector>
 
 #include "messages/affect_generated.h"
 #include "messages/common_generated.h"
@@ -102,6 +103,23 @@ bool Verify(const uint8_t* data, size_t size) {
 
 // Header of any verified limbic message (every root table's field 0 is its Header).
 const msg::Header* HeaderOf(const uint8_t* verified_data);
+
+// FlatBuffers reads scalars in place and needs them aligned to their size (8 bytes at most: limbic's schemas use
+// no force_align). ZeroMQ hands frames out at any address (a small frame lives inside the message object, a large
+// one may point into the receive buffer), and an MCAP record's bytes sit at any offset of their chunk: reading
+// them where they lie is undefined behaviour (UBSan: "load of misaligned address"), harmless on x86 by luck
+// only. Whoever receives bytes from outside passes them through one of these before verifying or reading.
+class AlignedBytes {
+ public:
+  static constexpr size_t kAlignment = 8;
+  // `data` itself when it is aligned, else a copy that stays valid until the next call.
+  const uint8_t* Align(const uint8_t* data, size_t size);
+  size_t copies() const { return copies_; }
+
+ private:
+  std::vector<uint64_t> storage_;
+  size_t copies_ = 0;
+};
 
 // The embedded binary schema (limbic.bfbs) describing every message type.
 std::span<const uint8_t> BinarySchema();

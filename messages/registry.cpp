@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <array>
 #include <cstring>
 
@@ -84,6 +85,14 @@ const msg::Header* HeaderOf(const uint8_t* verified_data) {
   const auto* table = flatbuffers::GetRoot<flatbuffers::Table>(verified_data);
   // Field id 0 lives at vtable offset 4 in every table.
   return table->GetPointer<const msg::Header*>(4);
+}
+
+const uint8_t* AlignedBytes::Align(const uint8_t* data, size_t size) {
+  if (reinterpret_cast<uintptr_t>(data) % kAlignment == 0) return data;
+  storage_.resize(std::max<size_t>(1, (size + sizeof(uint64_t) - 1) / sizeof(uint64_t)));
+  if (size > 0) std::memcpy(storage_.data(), data, size);
+  ++copies_;
+  return reinterpret_cast<const uint8_t*>(storage_.data());
 }
 
 std::span<const uint8_t> BinarySchema() { return {kBinarySchema, kBinarySchemaSize}; }

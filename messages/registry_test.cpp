@@ -1,6 +1,7 @@
 #include <flatbuffers/reflection.h>
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <set>
 #include <string>
 
@@ -53,6 +54,23 @@ TEST(Registry, VerifiesGoodAndRejectsBadBuffers) {
   // Truncation is caught.
   EXPECT_FALSE(Verify<msg::Odometry>(data, size / 2));
   EXPECT_FALSE(Verify<msg::Odometry>(data, 4));
+}
+
+TEST(AlignedBytes, PassesAlignedBytesThroughAndCopiesMisalignedOnes) {
+  alignas(8) uint8_t raw[64];
+  for (int i = 0; i < 64; ++i) raw[i] = static_cast<uint8_t>(i * 7);
+  AlignedBytes aligned;
+  EXPECT_EQ(aligned.Align(raw, 32), raw);
+  EXPECT_EQ(aligned.copies(), 0u);
+  for (size_t offset = 1; offset < 8; ++offset) {
+    const uint8_t* out = aligned.Align(raw + offset, 40);
+    EXPECT_NE(out, raw + offset);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(out) % AlignedBytes::kAlignment, 0u) << offset;
+    EXPECT_EQ(std::memcmp(out, raw + offset, 40), 0) << offset;
+  }
+  EXPECT_EQ(aligned.copies(), 7u);
+  // Empty input: a valid (aligned) pointer, nothing read.
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(aligned.Align(raw + 3, 0)) % AlignedBytes::kAlignment, 0u);
 }
 
 }  // namespace

@@ -119,6 +119,7 @@ class Broker {
   uint64_t forwarded_ = 0;
   uint64_t rejected_clients_ = 0;
   std::vector<CommOutgoing> comm_out_;
+  messages::AlignedBytes aligned_;  // a received frame where ZeroMQ left it misaligned
   SubscriberTable subscribers_;
   std::vector<std::string> unreachable_;  // found gone while sending: removed after the loop
   uint64_t replays_ = 0;

@@ -329,7 +329,7 @@ int Node::Drain(int max_messages) {
       CountDrop(topic, &TopicCounters::drops_malformed, "more than two frames");
       continue;
     }
-    Dispatch(topic, static_cast<const uint8_t*>(payload.data()), payload.size());
+    Dispatch(topic, aligned_.Align(static_cast<const uint8_t*>(payload.data()), payload.size()), payload.size());
   }
   return handled;
 }

@@ -255,7 +255,8 @@ class Node {
   zmq::socket_t sub_;
   LocalBus* local_ = nullptr;  // null once the LocalBus is gone
   bool local_mode_ = false;
-  std::deque<Queued> inbox_;  // LocalBus: delivered, not yet handled
+  std::deque<Queued> inbox_;        // LocalBus: delivered, not yet handled
+  messages::AlignedBytes aligned_;  // a received frame where ZeroMQ left it misaligned
   std::deque<PublisherSlot> publishers_;
   std::vector<Subscription> subscriptions_;
   std::map<std::string, TopicCounters> received_;

@@ -31,7 +31,9 @@ std::vector<std::string> Player::PlayPass(const std::atomic<bool>& stop) {
   int64_t pass_first_tick = 0;
   const auto pass_start = std::chrono::steady_clock::now();
   const bool paced = options_.rate > 0;
-  return ForEachMessage(files_, options_.read, [&](const BagMessage& m) {
+  ReadOptions read = options_.read;
+  read.aligned = false;  // sent on unread: the receiving node aligns what it reads
+  return ForEachMessage(files_, read, [&](const BagMessage& m) {
     if (stop.load(std::memory_order_relaxed)) return false;
     // The recorded lockstep plumbing would fight the clock of whoever listens now.
     if (m.topic == "clock" || m.topic.rfind("lockstep/", 0) == 0) return true;

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "common/mcap/reader.hpp"
+#include "messages/messages.hpp"
 
 namespace limbic::bag {
 
@@ -64,6 +65,7 @@ std::vector<std::string> ForEachMessage(const std::vector<std::string>& files, c
   std::vector<std::string> problems;
   std::optional<uint64_t> first;
   bool go_on = true;
+  messages::AlignedBytes aligned;
   for (const auto& file : files) {
     if (!go_on) break;
     mcap::Reader reader(file);
@@ -79,8 +81,10 @@ std::vector<std::string> ForEachMessage(const std::vector<std::string>& files, c
       const auto schema = reader.schemas().find(m.channel.schema_id);
       static const std::string kUnknown = "?";
       const std::string& type = schema == reader.schemas().end() ? kUnknown : schema->second.name;
-      go_on = fn(BagMessage{m.channel.topic, type, m.channel.message_encoding, m.sequence, m.log_time, m.publish_time,
-                            m.data});
+      std::span<const uint8_t> data = m.data;
+      if (options.aligned) data = {aligned.Align(m.data.data(), m.data.size()), m.data.size()};
+      go_on = fn(
+          BagMessage{m.channel.topic, type, m.channel.message_encoding, m.sequence, m.log_time, m.publish_time, data});
       return go_on;
     });
     if (result.error) problems.push_back(file + ": " + result.error->what());

@@ -58,6 +58,9 @@ struct ReadOptions {
   TopicFilter topics;
   // Seconds after the recording's first message (its log time); unset: from the start / to the end.
   std::optional<double> start_s, end_s;
+  // A record's bytes sit at any offset of their chunk; FlatBuffers needs them aligned to be read
+  // (messages::AlignedBytes). Only a caller that forwards them unread (the player) turns this off.
+  bool aligned = true;
 };
 
 // Calls `fn` for each selected message of `files` in order; `fn` returning false stops. Returns the

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/geometry/geometry.hpp"
+#include "common/robot/robot_description.hpp"
 
 namespace limbic::sim {
 
@@ -94,9 +95,11 @@ struct GeneratorOptions {
   bool set_a_boundary_walls = true;          // set A keeps the outer boundary (the robot cannot leave the area)
   int human_count = 4;                       // D/E (§8 item 11: 3–5)
   double human_radius = 0.25;                // m
-  double robot_radius = 0.35;                // m, for the start–goal free-path check
-  double path_check_resolution = 0.05;       // m, flood-fill grid
-  int max_attempts = 200;                    // sub-seeds tried before giving up (throws)
+  // m, for the start–goal free-path check: the spec robot's r_R (MARVIN's description), which every set was
+  // generated for; other bodies are checked when they are placed (PlaceTeam).
+  double robot_radius = robot::RobotDescription{}.body.circumscribed_radius();
+  double path_check_resolution = 0.05;  // m, flood-fill grid
+  int max_attempts = 200;               // sub-seeds tried before giving up (throws)
 };
 
 // A generated environment: f(set, index, seed). Everything in metres, world frame, origin at the

@@ -126,7 +126,7 @@ TEST(Localisation, SystematicErrorBendsTheEstimateAsEquation48Says) {
     world.Step(0.1, in, &out);
     const GroundTruth& t = out.robots[0].truth;
     // ω_M − ω = (v_R·(1 + ε) − v_L − (v_R − v_L))/d_w = ε·v_R/d_w.
-    expected += 0.1 * 0.005 * t.wheel_right / o.model.wheel_separation * (t.v != 0.0 || t.omega != 0.0 ? 1 : 0);
+    expected += 0.1 * 0.005 * t.wheel_right / o.model.wheel_separation() * (t.v != 0.0 || t.omega != 0.0 ? 1 : 0);
     const double heading_error = geometry::WrapAngle(out.robots[0].odometry.pose.theta - t.pose.theta);
     ASSERT_NEAR(heading_error, expected, 1e-9) << "step " << k;
   }

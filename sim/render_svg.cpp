@@ -126,12 +126,35 @@ std::string RenderSvg(const Environment& env, const SvgOptions& opt) {
     out << "<circle cx=\"" << Num(px(h.x())) << "\" cy=\"" << Num(py(h.y())) << "\" r=\"" << Num(env.human_radius * s)
         << "\" fill=\"cyan\"/>\n";
   }
-  const double robot_r = 0.35 * s;
-  out << "<circle cx=\"" << Num(px(env.start.x())) << "\" cy=\"" << Num(py(env.start.y())) << "\" r=\"" << Num(robot_r)
-      << "\" fill=\"red\"/>\n";
-  out << "<circle cx=\"" << Num(px(env.goal.x())) << "\" cy=\"" << Num(py(env.goal.y())) << "\" r=\"" << Num(robot_r)
-      << "\" fill=\"yellow\"/>\n";
+  if (opt.bodies.empty()) {
+    const double robot_r = robot::RobotDescription{}.body.circumscribed_radius() * s;
+    out << "<circle cx=\"" << Num(px(env.start.x())) << "\" cy=\"" << Num(py(env.start.y())) << "\" r=\""
+        << Num(robot_r) << "\" fill=\"red\"/>\n";
+    out << "<circle cx=\"" << Num(px(env.goal.x())) << "\" cy=\"" << Num(py(env.goal.y())) << "\" r=\"" << Num(robot_r)
+        << "\" fill=\"yellow\"/>\n";
+  }
   out << "</g>\n";
+  if (!opt.bodies.empty()) {
+    out << "<g id=\"bodies\" stroke=\"black\" stroke-width=\"1\">\n";
+    for (const BodyOverlay& b : opt.bodies) {
+      if (b.goal) {
+        out << "<circle class=\"goal\" cx=\"" << Num(px(b.goal->x())) << "\" cy=\"" << Num(py(b.goal->y())) << "\" r=\""
+            << Num(b.body.circumscribed_radius() * s) << "\" fill=\"yellow\"/>\n";
+      }
+      out << "<polygon class=\"body\" fill=\"" << b.colour << "\" fill-opacity=\"0.8\" points=\"";
+      for (const geometry::Vec2& v : b.body.OutlineInWorld(b.pose))
+        out << Num(px(v.x())) << "," << Num(py(v.y())) << " ";
+      out << "\"/>\n";
+      const geometry::Vec2 nose = b.pose.ToWorld(b.body.OutlinePointAt(0.0));
+      out << "<line x1=\"" << Num(px(b.pose.x)) << "\" y1=\"" << Num(py(b.pose.y)) << "\" x2=\"" << Num(px(nose.x()))
+          << "\" y2=\"" << Num(py(nose.y())) << "\" stroke-width=\"2\"/>\n";
+      if (!b.label.empty()) {
+        out << "<text x=\"" << Num(px(b.pose.x) + b.body.circumscribed_radius() * s + 3) << "\" y=\""
+            << Num(py(b.pose.y) + 4) << "\" font-size=\"11\" stroke=\"none\">" << Escape(b.label) << "</text>\n";
+      }
+    }
+    out << "</g>\n";
+  }
 
   const double base = m + title_h + map_h;
   if (opt.scale_bar) {

@@ -4,10 +4,12 @@
 // grey squares).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "common/geometry/geometry.hpp"
+#include "common/robot/robot_description.hpp"
 #include "sim/environment.hpp"
 
 namespace limbic::sim {
@@ -29,6 +31,16 @@ struct OccupancyOverlay {
   double min_value = 0.05;
 };
 
+// A robot's body outline at a pose (issue 18 item 2), with a line from its reference point to show its
+// heading, and a goal marker of its circumscribed radius.
+struct BodyOverlay {
+  robot::Body body = robot::RobotDescription{}.body;
+  geometry::Pose2 pose;
+  std::optional<geometry::Vec2> goal;
+  std::string colour = "red";
+  std::string label;  // drawn beside the body (e.g. "r2 itchy")
+};
+
 struct SvgOptions {
   double pixels_per_metre = 40.0;
   double margin_px = 20.0;
@@ -38,6 +50,9 @@ struct SvgOptions {
   std::string title;  // drawn above the map when non-empty
   std::vector<TrajectoryOverlay> trajectories;
   std::vector<OccupancyOverlay> occupancy;  // drawn below the geometry
+  // Robots drawn with their outlines. Empty: the environment's start and goal as discs of the default robot's
+  // (MARVIN's) radius.
+  std::vector<BodyOverlay> bodies;
 };
 
 // A self-contained SVG document.

@@ -1,5 +1,6 @@
 #include "sim/robot.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace limbic::sim {
@@ -50,6 +51,38 @@ void ApplyExternalMotion(const OdometryOptions& options, const geometry::Vec2& d
   odometry->pose.y += s * delta_world.x() + c * delta_world.y();
 }
 
+RobotModel ModelFromDescription(const robot::RobotDescription& d) {
+  RobotModel m;
+  m.body = d.body;
+  m.drive = d.drive;
+  m.bumper_count = d.bumper_count;
+  int first_id = 0;
+  for (auto [ring, source] : {std::pair{&m.long_range, &d.long_range}, std::pair{&m.short_range, &d.short_range}}) {
+    ring->sensor_count = source->count;
+    ring->first_sensor_id = first_id;
+    ring->first_sensor_angle = source->first_angle;
+    ring->beam_offsets_deg = source->beam_offsets_deg;
+    ring->mount_radius = source->mount_radius;
+    ring->d_min = source->d_min;
+    ring->d_max = source->d_max;
+    ring->positions.clear();
+    // A ring on a circle about R's origin keeps the §2.5 layout's own arithmetic (BeamLayout); anything else
+    // gets its emitters from the description.
+    if (source->mount_inset || !d.body.centre().isZero()) {
+      for (int s = 0; s < source->count; ++s) ring->positions.push_back(d.SensorPosition(*source, s));
+    }
+    first_id += source->count;
+  }
+  return m;
+}
+
+BodyVelocity LimitToDrive(const robot::Drive& drive, BodyVelocity body) {
+  if (drive.kind != robot::DriveKind::kTricycle) return body;
+  const double omega_max = std::abs(body.v) / drive.MinTurningRadius();
+  body.omega = std::clamp(body.omega, -omega_max, omega_max);
+  return body;
+}
+
 std::vector<RangeBeam> BeamLayout(const RobotModel& model) {
   std::vector<RangeBeam> beams;
   for (const IrRingGeometry* ring : {&model.long_range, &model.short_range}) {
@@ -58,7 +91,8 @@ std::vector<RangeBeam> BeamLayout(const RobotModel& model) {
       for (double offset_deg : ring->beam_offsets_deg) {
         RangeBeam b;
         b.sensor_id = ring->first_sensor_id + s;
-        b.origin_local = ring->mount_radius * geometry::UnitVector(axis);
+        b.origin_local = ring->positions.empty() ? Vec2(ring->mount_radius * geometry::UnitVector(axis))
+                                                 : ring->positions[static_cast<size_t>(s)];
         b.angle_local = geometry::WrapAngle(axis + offset_deg * kPi / 180.0);
         b.d_min = ring->d_min;
         b.d_max = ring->d_max;

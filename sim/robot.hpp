@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/geometry/geometry.hpp"
+#include "common/robot/robot_description.hpp"
 #include "common/types/sensing.hpp"
 
 namespace limbic::sim {
@@ -25,16 +26,29 @@ struct IrRingGeometry {
   double mount_radius = 0.20;            // m, emitters on a circle about the robot centre (§8 item 10)
   double d_min = 0.4;                    // m, dead-zone limit
   double d_max = 3.0;                    // m, beam length
+  // Emitter positions in the robot frame, one per sensor (from a robot description); empty: on the circle of
+  // mount_radius about the frame's origin.
+  std::vector<Vec2> positions;
 };
 
-// Robot facts (geometry), separate from noise and tuning. Defaults: §2.1, §8 item 10.
+// Robot facts (geometry), separate from noise and tuning. Defaults: MARVIN (§2.1, §8 item 10), the same as
+// configs/robots/marvin.yaml; ModelFromDescription builds any other body.
 struct RobotModel {
-  double radius = 0.35;           // r_R (m)
-  double wheel_separation = 0.6;  // d_w (m)
-  int bumper_count = 8;           // switches every 360°/n, switch 0 straight ahead (§2.4)
-  IrRingGeometry long_range{10, 0, 0.0, {-10, -5, 0, 5, 10}, 0.20, 0.40, 3.00};
-  IrRingGeometry short_range{10, 10, 0.0, {0}, 0.20, 0.14, 0.75};  // also sees `floor` objects
+  robot::Body body = robot::Body::Circle(0.35);  // outline in the robot frame (r_R = 0.35 m for MARVIN)
+  robot::Drive drive;                            // differential, d_w = 0.6 m
+  int bumper_count = 8;                          // switches every 360°/n about the centre, 0 straight ahead (§2.4)
+  IrRingGeometry long_range{10, 0, 0.0, {-10, -5, 0, 5, 10}, 0.20, 0.40, 3.00, {}};
+  IrRingGeometry short_range{10, 10, 0.0, {0}, 0.20, 0.14, 0.75, {}};  // also sees `floor` objects
+
+  // Radius about the body's centre that holds the body (r_R for a circle).
+  double radius() const { return body.circumscribed_radius(); }
+  // d_w of eqs. 4.1, 4.4–4.5 (the effective track of a skid drive).
+  double wheel_separation() const { return drive.EffectiveTrack(); }
 };
+
+// The simulator's model of a described robot: body, drive, bumpers and both sensor rings with their emitters
+// where the description places them.
+RobotModel ModelFromDescription(const robot::RobotDescription& description);
 
 // Motor model tuning (§2.2; values not given by the thesis, §8 item 10).
 struct MotorOptions {
@@ -106,6 +120,10 @@ inline BodyVelocity BodyFromWheels(double v_left, double v_right, double wheel_s
 inline WheelCommand WheelsFromBody(double v, double omega, double wheel_separation) {
   return {v - 0.5 * wheel_separation * omega, v + 0.5 * wheel_separation * omega};  // {left, right}, eq. 4.1
 }
+
+// Tricycle steering limit (issue 18 item 2): ω clamped to ±|v| / r_lmin, the tightest turn the steered wheel
+// allows (a tricycle cannot turn on the spot). Other drives: returned unchanged.
+BodyVelocity LimitToDrive(const robot::Drive& drive, BodyVelocity body);
 
 // Odometry update (eq. 4.8 then 4.4–4.7) from the wheel speeds the body moved with over dt (both 0
 // when a collision rejected the move). randn_left/right are the standard-normal samples for ε_3. With

@@ -145,18 +145,19 @@ std::vector<Placement> PlaceTeam(const Environment& env, const std::vector<doubl
   };
   for (size_t i = 1; i < radii.size(); ++i) {
     const double r = radii[i];
+    const double path_r = i < options.path_radii.size() ? options.path_radii[i] : r;
     // A start connected to the environment's start and a goal connected to the environment's goal
     // are connected to each other when the environment's start and goal are (checked once for this
     // body: the generator guarantees it only for its own robot radius).
-    if (!HasFreePath(env, env.start, env.goal, r, options.path_resolution)) {
-      throw std::invalid_argument("robot " + std::to_string(i + 1) + " (radius " + std::to_string(r) +
+    if (!HasFreePath(env, env.start, env.goal, path_r, options.path_resolution)) {
+      throw std::invalid_argument("robot " + std::to_string(i + 1) + " (radius " + std::to_string(path_r) +
                                   " m) has no free path from the start to the goal of environment " +
                                   std::string(1, env.set) + std::to_string(env.index));
     }
     auto pick = [&](const Vec2& anchor, const char* what) {
       for (const Vec2& d : offsets) {
         const Vec2 c = anchor + d;
-        if (free(c, r) && HasFreePath(env, c, anchor, r, options.path_resolution)) return c;
+        if (free(c, r) && HasFreePath(env, c, anchor, path_r, options.path_resolution)) return c;
       }
       throw fail(i, what);
     };
@@ -167,6 +168,30 @@ std::vector<Placement> PlaceTeam(const Environment& env, const std::vector<doubl
     out.push_back({{start.x(), start.y(), 0.0}, goal});
   }
   return out;
+}
+
+std::vector<std::string> SplitList(const std::string& text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    std::string item = text.substr(start, comma - start);
+    const auto first = item.find_first_not_of(" \t");
+    if (first != std::string::npos) out.push_back(item.substr(first, item.find_last_not_of(" \t") - first + 1));
+    start = comma + 1;
+  }
+  return out;
+}
+
+std::vector<std::string> BodiesPerRobot(const std::string& text, size_t robots, const std::string& fallback) {
+  std::vector<std::string> names = SplitList(text);
+  if (names.empty()) return std::vector<std::string>(robots, fallback);
+  if (names.size() == 1) return std::vector<std::string>(robots, names[0]);
+  if (names.size() != robots) {
+    throw std::invalid_argument("bodies: " + std::to_string(names.size()) + " names for " + std::to_string(robots) +
+                                " robots (give one for all, or one per robot)");
+  }
+  return names;
 }
 
 }  // namespace limbic::sim

@@ -22,6 +22,10 @@ struct TeamLayoutOptions {
   double spacing = 0.9;          // m, grid step of the candidate positions (the simulator's old side-by-side step)
   double search_radius = 6;      // m, how far from the environment's start (goal) a robot may be placed
   double path_resolution = 0.1;  // m, flood-fill grid of the start–goal free-path check (HasFreePath)
+  // Per robot, the radius of the free-path check when it differs from the radius a start must keep free (a body
+  // whose reference point is off its centre, e.g. a tricycle's rear axle: the circumscribed radius about the
+  // centre). Empty or shorter than the team: the body radius.
+  std::vector<double> path_radii;
 };
 
 // Places `radii.size()` robots (robot i has body radius radii[i]) in `env`. Robot 0 takes the
@@ -47,6 +51,14 @@ std::vector<std::vector<double>> ParsePointList(const std::string& text, size_t 
 std::vector<Placement> TeamPlacements(const Environment& env, const std::vector<double>& radii,
                                       const std::string& starts, const std::string& goals,
                                       const TeamLayoutOptions& options = {});
+
+// Comma-separated items, empty ones dropped ("marvin,itchy" → {marvin, itchy}).
+std::vector<std::string> SplitList(const std::string& text);
+
+// The body description name of each of `robots` robots from a comma-separated list (issue 18 item 2): empty →
+// every robot is `fallback`; one name → every robot has it; else exactly one name per robot. Throws
+// std::invalid_argument naming the counts.
+std::vector<std::string> BodiesPerRobot(const std::string& text, size_t robots, const std::string& fallback);
 
 // Robot names r1..rN (the topic namespaces of a team of `count`); throws std::invalid_argument for
 // count < 1.

@@ -189,7 +189,7 @@ TEST(TeamPlacement, StartsAndGoalsAreFreeApartConnectedAndStartableInEverySet) {
       World world(env, {});
       for (size_t i = 0; i < team.size(); ++i) {
         RobotOptions o;
-        o.model.radius = radii[i];
+        o.model.body = robot::Body::Circle(radii[i]);
         EXPECT_NO_THROW(world.AddRobot(team[i].start, o)) << set << index << " robot " << i;
       }
     }

@@ -77,7 +77,7 @@ int World::AddRobot(const Pose2& pose, const RobotOptions& options) {
     }
     if (inside) break;
   }
-  if (inside || CircleBlocked(pose.Position(), options.model.radius, -1, -1)) {
+  if (inside || BodyBlocked(PlacedBody(options.model.body, pose), -1, -1)) {
     throw std::invalid_argument("robot " + std::to_string(id) + " start pose (" + std::to_string(pose.x) + ", " +
                                 std::to_string(pose.y) + ") overlaps an object, robot or human");
   }
@@ -100,6 +100,24 @@ int World::AddRobot(const Pose2& pose, const RobotOptions& options) {
   return id;
 }
 
+PlacedBody World::Placed(const RobotState& robot) const { return PlacedBody(robot.options.model.body, robot.pose); }
+
+bool World::BodyBlocked(const PlacedBody& body, int ignore_robot, int ignore_human) const {
+  if (body.is_circle()) return CircleBlocked(body.centre(), body.bound(), ignore_robot, ignore_human);
+  bool blocked = false;
+  index_.ForEachNear(body.centre(), body.bound(), kBodyMask, [&](const IndexedSegment& s) {
+    if (!blocked && body.ContactWithSegment(s.segment)) blocked = true;
+  });
+  if (blocked) return true;
+  for (const RobotState& r : state_.robots) {
+    if (r.id != ignore_robot && body.ContactWith(Placed(r))) return true;
+  }
+  for (const HumanState& h : state_.humans) {
+    if (h.id != ignore_human && body.ContactWithCircle(h.position, options_.humans.radius)) return true;
+  }
+  return false;
+}
+
 bool World::CircleBlocked(const Vec2& center, double radius, int ignore_robot, int ignore_human) const {
   bool blocked = false;
   index_.ForEachNear(center, radius, kBodyMask, [&](const IndexedSegment& s) {
@@ -108,7 +126,11 @@ bool World::CircleBlocked(const Vec2& center, double radius, int ignore_robot, i
   if (blocked) return true;
   for (const RobotState& r : state_.robots) {
     if (r.id == ignore_robot) continue;
-    const double reach = radius + r.options.model.radius;
+    if (!r.options.model.body.is_circle()) {
+      if (Placed(r).ContactWithCircle(center, radius)) return true;
+      continue;
+    }
+    const double reach = radius + r.options.model.radius();
     if ((r.pose.Position() - center).squaredNorm() < reach * reach) return true;
   }
   for (const HumanState& h : state_.humans) {
@@ -119,22 +141,21 @@ bool World::CircleBlocked(const Vec2& center, double radius, int ignore_robot, i
   return false;
 }
 
-void World::Contacts(const Vec2& center, double radius, int ignore_robot, std::vector<Vec2>* points,
-                     int* robot_points) const {
+void World::Contacts(const PlacedBody& body, int ignore_robot, std::vector<Vec2>* points, int* robot_points) const {
   points->clear();
   if (robot_points) *robot_points = 0;
-  index_.ForEachNear(center, radius, kBodyMask, [&](const IndexedSegment& s) {
-    if (auto p = SegmentContactPoint(s.segment, center, radius)) points->push_back(*p);
+  index_.ForEachNear(body.centre(), body.bound(), kBodyMask, [&](const IndexedSegment& s) {
+    if (auto p = body.ContactWithSegment(s.segment)) points->push_back(*p);
   });
   for (const RobotState& r : state_.robots) {
     if (r.id == ignore_robot) continue;
-    if (auto p = CircleContactPoint(center, radius, r.pose.Position(), r.options.model.radius)) {
+    if (auto p = body.ContactWith(Placed(r))) {
       points->push_back(*p);
       if (robot_points) *robot_points += 1;
     }
   }
   for (const HumanState& h : state_.humans) {
-    if (auto p = CircleContactPoint(center, radius, h.position, options_.humans.radius)) points->push_back(*p);
+    if (auto p = body.ContactWithCircle(h.position, options_.humans.radius)) points->push_back(*p);
   }
 }
 
@@ -173,7 +194,9 @@ void World::StepHumans(double dt, std::span<const RobotInput> inputs) {
     double step = ho.speed * dt;
     if (mode == HumanMode::kTowards) {
       // Stop at the stop distance (surface gap) from the robot.
-      const double gap = (ref.pose.Position() - h.position).norm() - ho.radius - ref.options.model.radius;
+      const double gap = ref.options.model.body.is_circle()
+                             ? (ref.pose.Position() - h.position).norm() - ho.radius - ref.options.model.radius()
+                             : Placed(ref).SignedDistance(h.position) - ho.radius;
       step = std::clamp(gap - ho.stop_distance, 0.0, step);
     }
     if (step <= 0.0 || dir.squaredNorm() == 0.0) continue;
@@ -197,8 +220,30 @@ void World::StepHumans(double dt, std::span<const RobotInput> inputs) {
       bool ok = true;
       std::vector<std::pair<int, Vec2>> pushes;
       for (const RobotState& r : state_.robots) {
+        if (!r.options.model.body.is_circle()) {
+          // A polygon body is pushed straight out of the human's disc, away from the human's centre.
+          const PlacedBody placed = Placed(r);
+          const double depth = ho.radius - placed.SignedDistance(target);
+          if (depth <= 0.0) continue;
+          const Vec2 rel = placed.NearestOutlinePoint(target) - target;
+          if (!options_.humans_push_robots || placed.SignedDistance(target) <= 0.0 || rel.norm() < 1e-9) {
+            ok = false;
+            break;
+          }
+          const Vec2 push = (depth + 1e-4) * rel.normalized();
+          Pose2 moved = r.pose;
+          moved.x += push.x();
+          moved.y += push.y();
+          const PlacedBody at(r.options.model.body, moved);
+          if (BodyBlocked(at, r.id, h.id) || at.ContactWithCircle(target, ho.radius)) {
+            ok = false;
+            break;
+          }
+          pushes.emplace_back(r.id, push);
+          continue;
+        }
         const Vec2 rel = r.pose.Position() - target;
-        const double reach = ho.radius + r.options.model.radius;
+        const double reach = ho.radius + r.options.model.radius();
         const double dist = rel.norm();
         if (dist >= reach) continue;
         if (!options_.humans_push_robots || dist < 1e-9) {
@@ -208,7 +253,7 @@ void World::StepHumans(double dt, std::span<const RobotInput> inputs) {
         const Vec2 push = (reach - dist + 1e-4) * rel / dist;
         const Vec2 pushed = r.pose.Position() + push;
         // The human has not moved yet, so test against the human at its target explicitly.
-        if (CircleBlocked(pushed, r.options.model.radius, r.id, h.id) || (pushed - target).norm() < reach) {
+        if (CircleBlocked(pushed, r.options.model.radius(), r.id, h.id) || (pushed - target).norm() < reach) {
           ok = false;
           break;
         }
@@ -223,7 +268,9 @@ void World::StepHumans(double dt, std::span<const RobotInput> inputs) {
         ApplyExternalMotion(r.options.odometry, push, r.pose.theta, &r.odometry);
         r.pushed = true;
         r.pushes += 1;
-        r.pushed_contact = pushed + r.options.model.radius * (target - pushed).normalized();
+        r.pushed_contact = r.options.model.body.is_circle()
+                               ? Vec2(pushed + r.options.model.radius() * (target - pushed).normalized())
+                               : Placed(r).NearestOutlinePoint(target);
       }
       h.velocity = d / dt;
       h.position = target;
@@ -234,14 +281,31 @@ void World::StepHumans(double dt, std::span<const RobotInput> inputs) {
 
 void World::StepRobot(double dt, const RobotInput& input, RobotState* robot, RobotOutput* out) {
   const RobotOptions& o = robot->options;
-  const double radius = o.model.radius;
-  const double d_w = o.model.wheel_separation;
+  const double d_w = o.model.wheel_separation();  // a skid drive's effective track
+  const bool tricycle = o.model.drive.kind == robot::DriveKind::kTricycle;
   const double n_left = robot->motor_normal(robot->motor_rng);
   const double n_right = robot->motor_normal(robot->motor_rng);
-  const double v_left = StepWheel(o.motor, input.wheels.v_left, n_left, &robot->left);
-  const double v_right = StepWheel(o.motor, input.wheels.v_right, n_right, &robot->right);
+  WheelCommand target = input.wheels;
+  if (tricycle) {
+    // The steered front wheel cannot turn tighter than r_lmin: the rear wheels are driven towards the speeds of
+    // the nearest turn it can make.
+    const BodyVelocity wanted = LimitToDrive(o.model.drive, BodyFromWheels(target.v_left, target.v_right, d_w));
+    target = WheelsFromBody(wanted.v, wanted.omega, d_w);
+  }
+  double v_left = StepWheel(o.motor, target.v_left, n_left, &robot->left);
+  double v_right = StepWheel(o.motor, target.v_right, n_right, &robot->right);
+  if (tricycle) {
+    // Motor noise must not take the body past the steering limit either; the rear wheels then roll at the
+    // speeds of the limited motion (truth and odometry both follow from these wheel speeds).
+    const BodyVelocity limited = LimitToDrive(o.model.drive, BodyFromWheels(v_left, v_right, d_w));
+    const WheelCommand rolled = WheelsFromBody(limited.v, limited.omega, d_w);
+    v_left = robot->left.actual = rolled.v_left;
+    v_right = robot->right.actual = rolled.v_right;
+  }
   const BodyVelocity body = BodyFromWheels(v_left, v_right, d_w);                       // eqs. 4.4–4.5
   const Pose2 candidate = geometry::IntegrateArc(robot->pose, body.v, body.omega, dt);  // eqs. 4.6–4.7
+  const PlacedBody placed(o.model.body, candidate);
+  const Pose2 centre_pose{placed.centre().x(), placed.centre().y(), candidate.theta};  // bumpers ring the centre
 
   CollisionEvent& ev = out->collision;
   ev.occurred = false;
@@ -254,7 +318,7 @@ void World::StepRobot(double dt, const RobotInput& input, RobotState* robot, Rob
   double best = std::numeric_limits<double>::infinity();
 
   int robot_points = 0;
-  Contacts(candidate.Position(), radius, robot->id, &scratch_points_, &robot_points);
+  Contacts(placed, robot->id, &scratch_points_, &robot_points);
   const bool robot_contact = robot_points > 0;
   const bool world_contact = robot->pushed || static_cast<int>(scratch_points_.size()) > robot_points;
   if (!scratch_points_.empty()) {
@@ -263,8 +327,8 @@ void World::StepRobot(double dt, const RobotInput& input, RobotState* robot, Rob
     ev.occurred = true;
     ev.speed_before = std::abs(body.v);
     for (const Vec2& p : scratch_points_) {
-      for (int id : ActiveSwitches(candidate, p, o.model.bumper_count)) ev.sensor_ids.push_back(id);
-      const double d = (p - candidate.Position()).squaredNorm();
+      for (int id : ActiveSwitches(centre_pose, p, o.model.bumper_count)) ev.sensor_ids.push_back(id);
+      const double d = (p - centre_pose.Position()).squaredNorm();
       if (d < best) {
         best = d;
         ev.contact_point = p;
@@ -273,12 +337,12 @@ void World::StepRobot(double dt, const RobotInput& input, RobotState* robot, Rob
     const double turn = 0.5 * (v_left - v_right);  // keep the rotational part of the wheel speeds
     robot->left.actual = robot->left.drive = turn;
     robot->right.actual = robot->right.drive = -turn;
-    const Vec2 away = robot->pose.Position() - ev.contact_point;
+    const Vec2 away = Placed(*robot).centre() - ev.contact_point;
     if (away.norm() > 1e-12) {
       const Vec2 shift = o.collision_shift * away.normalized();
       const Vec2 shifted = robot->pose.Position() + shift;
       std::vector<Vec2> probe;
-      Contacts(shifted, radius, robot->id, &probe);
+      Contacts(PlacedBody(o.model.body, {shifted.x(), shifted.y(), robot->pose.theta}), robot->id, &probe);
       if (probe.empty()) {
         robot->pose.x = shifted.x();
         robot->pose.y = shifted.y();
@@ -293,7 +357,9 @@ void World::StepRobot(double dt, const RobotInput& input, RobotState* robot, Rob
   }
   if (robot->pushed) {
     ev.occurred = true;
-    for (int id : ActiveSwitches(robot->pose, robot->pushed_contact, o.model.bumper_count)) ev.sensor_ids.push_back(id);
+    const Vec2 c = Placed(*robot).centre();
+    for (int id : ActiveSwitches({c.x(), c.y(), robot->pose.theta}, robot->pushed_contact, o.model.bumper_count))
+      ev.sensor_ids.push_back(id);
     if (!std::isfinite(best)) ev.contact_point = robot->pushed_contact;
   }
   std::sort(ev.sensor_ids.begin(), ev.sensor_ids.end());
@@ -332,10 +398,18 @@ void World::CastBeams(const RobotState& robot, RangeScan* scan) {
     // Dynamic bodies: other robots and humans (circles).
     for (const RobotState& other : state_.robots) {
       if (other.id == robot.id) continue;
-      const double reach = b.d_max + other.options.model.radius;
-      if ((other.pose.Position() - origin).squaredNorm() > reach * reach) continue;
-      if (auto hit = geometry::RayCircleIntersection(origin, dir, other.pose.Position(), other.options.model.radius))
-        t = std::min(t, *hit);
+      if (other.options.model.body.is_circle()) {
+        const double reach = b.d_max + other.options.model.radius();
+        if ((other.pose.Position() - origin).squaredNorm() > reach * reach) continue;
+        if (auto hit =
+                geometry::RayCircleIntersection(origin, dir, other.pose.Position(), other.options.model.radius()))
+          t = std::min(t, *hit);
+        continue;
+      }
+      const PlacedBody placed = Placed(other);
+      const double reach = b.d_max + placed.bound();
+      if ((placed.centre() - origin).squaredNorm() > reach * reach) continue;
+      if (auto hit = placed.RayHit(origin, dir)) t = std::min(t, *hit);
     }
     for (const HumanState& h : state_.humans) {
       const double reach = b.d_max + human_r;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/types/sensing.hpp"
+#include "sim/body.hpp"
 #include "sim/environment.hpp"
 #include "sim/humans.hpp"
 #include "sim/robot.hpp"
@@ -113,6 +114,10 @@ class World {
   // Whether a circle would touch a body-solid object, a robot (other than `ignore_robot`) or a
   // human (other than `ignore_human`).
   bool CircleBlocked(const Vec2& center, double radius, int ignore_robot, int ignore_human) const;
+  // The same for a robot body (a circle body uses CircleBlocked exactly).
+  bool BodyBlocked(const PlacedBody& body, int ignore_robot, int ignore_human) const;
+  // A robot's body where it stands.
+  PlacedBody Placed(const RobotState& robot) const;
 
   const Environment& environment() const { return env_; }
   const WorldState& state() const { return state_; }
@@ -124,10 +129,9 @@ class World {
   void StepHumans(double dt, std::span<const RobotInput> inputs);
   void StepRobot(double dt, const RobotInput& input, RobotState* robot, RobotOutput* out);
   void CastBeams(const RobotState& robot, RangeScan* scan);
-  // Contact points of a robot circle at `center` with everything it overlaps; `*robot_points` (if
-  // given) receives how many of them are with other robots.
-  void Contacts(const Vec2& center, double radius, int ignore_robot, std::vector<Vec2>* points,
-                int* robot_points = nullptr) const;
+  // Contact points of a robot body with everything it overlaps; `*robot_points` (if given) receives how
+  // many of them are with other robots.
+  void Contacts(const PlacedBody& body, int ignore_robot, std::vector<Vec2>* points, int* robot_points = nullptr) const;
 
   Environment env_;
   WorldOptions options_;

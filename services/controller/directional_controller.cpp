@@ -217,9 +217,11 @@ void DirectionalController::ComputeObstacleFields(const DirectionalInputs& in, c
                   &out->path_following, &out->goal_seeking, &out->inertia, &out->wander, &out->objective}) {
     v->resize(n);
   }
-  const Vec2 robot = in.pose.Position();
+  // The body's centre, treated as a point with obstacle circles sized for its circumscribed radius (issue 18).
+  const Vec2 robot = options_.body_centre.isZero() ? in.pose.Position() : Vec2(in.pose.ToWorld(options_.body_centre));
+  const double r_o = BodyObstacleRadius(params.r_o, options_.body_radius);
   // Sensor-based avoidance: ray distances (eq. 5.12 input), a(θ) by eq. 5.12, then the filter 5.13.
-  RayCircleDistances(robot, in.obstacle_points, params.r_o, params.d_o_max, heading_set_, out->sensor_distance);
+  RayCircleDistances(robot, in.obstacle_points, r_o, params.d_o_max, heading_set_, out->sensor_distance);
   for (int k = 0; k < n; ++k) out->path_following[k] = DirectionalAvoidance(out->sensor_distance[k], params.d_o_max);
   PeakEdgeSmooth(out->path_following, params.smoothing, out->sensor_avoidance);
   // Map-based avoidance: virtual obstacle points from the fused occupancy/danger map, same
@@ -230,7 +232,7 @@ void DirectionalController::ComputeObstacleFields(const DirectionalInputs& in, c
   } else {
     out->map_points.clear();
   }
-  RayCircleDistances(robot, out->map_points, MapObstacleRadius(params.r_o, options_.map_point_inset), params.d_o_max,
+  RayCircleDistances(robot, out->map_points, MapObstacleRadius(r_o, options_.map_point_inset), params.d_o_max,
                      heading_set_, out->map_distance);
   for (int k = 0; k < n; ++k) out->path_following[k] = DirectionalAvoidance(out->map_distance[k], params.d_o_max);
   PeakEdgeSmooth(out->path_following, params.smoothing, out->map_avoidance);

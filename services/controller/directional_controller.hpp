@@ -10,6 +10,7 @@
 
 #include "common/geometry/geometry.hpp"
 #include "common/types/control_parameters.hpp"
+#include "services/controller/body_geometry.hpp"
 #include "services/controller/weighted_product.hpp"
 
 namespace limbic::controller {
@@ -106,6 +107,11 @@ struct DirectionalOptions {
   // Metres taken off r_o around the virtual obstacle points of map-based avoidance (both layers).
   // 0 = spec. See ControllerOptions::map_point_inset (issue 14).
   double map_point_inset = 0.0;
+  // The body (issue 18 item 3): the layer treats the robot as a point at the body's centre (`body_centre` in the
+  // robot frame; zero for MARVIN) and sizes the obstacle circles by its circumscribed radius `body_radius`
+  // (r_o + body_radius − r_R, BodyObstacleRadius).
+  geometry::Vec2 body_centre{0, 0};
+  double body_radius = kSpecBodyRadius;
 };
 
 // Everything the directional layer carries from one tick to the next (replayable, comparable).

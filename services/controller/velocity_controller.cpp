@@ -137,13 +137,21 @@ double VelocityController::MinDistance(const CurvatureSegment& segment, std::spa
   return best;
 }
 
-void VelocityController::Tick(const VelocityInputs& in, const ControlParameters& params, VelocityOutput* out) {
-  ValidateParameters(params);
+void VelocityController::Tick(const VelocityInputs& in, const ControlParameters& raw_params, VelocityOutput* out) {
+  ValidateParameters(raw_params);
+  const ControllerBody& body = options_.body;
+  const ControlParameters params = ApplyBodyLimits(raw_params, body.limits);  // the platform's hard limits
   const int n_v = params.n_v;
   const int n_w = params.n_omega;
   const int n = n_v * n_w;
   const Vec2 robot = in.pose.Position();
   const double v_limit = params.v_limit;
+  // Issue 18 item 3: a body whose centre is off R's origin is evaluated along its centre's path (eqs. 8–10);
+  // a tricycle's candidates turn no tighter than r_lmin.
+  const bool offset = !body.centred();
+  const bool circle = body.outline.is_circle();
+  const double r_lmin = body.min_turning_radius;
+  const Vec2 centre = offset ? Vec2(in.pose.ToWorld(body.centre())) : robot;
 
   // Dynamic window and candidates (§4.5, §8 item 16).
   out->window = ComputeDynamicWindow(in.v, in.omega, params, options_.control_period);
@@ -174,17 +182,21 @@ void VelocityController::Tick(const VelocityInputs& in, const ControlParameters&
   wt.speedup = CapWeight(ReduceNearGoal(params.w_v4, d_g, params.d_g_max), cap);  // eq. 5.19
   wt.distance = CapWeight(params.w_v5, cap);
 
-  // Obstacle points that can come within d_v(max) of any candidate's segment.
-  const double max_reach = std::max(std::abs(w.v1), std::abs(w.v2)) * params.t_2;
-  CollectNear(in.obstacle_points, robot, params.d_v_max + max_reach, &near_sensor_);
-  CollectNear(in.map_points, robot, params.d_v_max + max_reach, &near_map_);
+  // Obstacle points that can come within d_v(max) of any candidate's segment. The centre of an offset body moves at
+  // most |v| + |ω|·|offset| (eq. 9: r·ω with r ≤ |r_l| + |offset|).
+  double max_speed = std::max(std::abs(w.v1), std::abs(w.v2));
+  if (offset) max_speed += std::max(std::abs(w.omega1), std::abs(w.omega2)) * body.centre().norm();
+  const double max_reach = max_speed * params.t_2;
+  CollectNear(in.obstacle_points, centre, params.d_v_max + max_reach, &near_sensor_);
+  CollectNear(in.map_points, centre, params.d_v_max + max_reach, &near_map_);
 
   // Goal-seeking linear cap (eq. 5.28) and per-v terms (eqs. 5.30, 5.31).
   const double misalignment = geometry::AngleDistance(theta_t, in.pose.theta);
   const double v_max_goal = AlignmentSpeedLimit(misalignment, params.beta, v_limit);
   const double v_max_distance = GoalDistanceSpeedLimit(d_g, params.d_g_max, v_limit);
-  const double r_v = params.r_o;  // §8 item 28
-  const double r_v_map = MapObstacleRadius(params.r_o, options_.map_point_inset);
+  // r_v = r_o (§8 item 28), for this body's size (exactly r_o for MARVIN; a polygon's per candidate below).
+  const double r_v = circle ? BodyObstacleRadius(params.r_o, body.outline.radius()) : params.r_o;
+  const double r_v_map = MapObstacleRadius(r_v, options_.map_point_inset);
   // Angular goal seeking per ω sample (eqs. 5.26–5.27).
   g_omega_.resize(n_w);
   for (int iw = 0; iw < n_w; ++iw) {
@@ -201,27 +213,37 @@ void VelocityController::Tick(const VelocityInputs& in, const ControlParameters&
     const bool same_row = iv > 0 && v == out->v_samples[iv - 1];
     for (int iw = 0; iw < n_w; ++iw) {
       const int idx = iv * n_w + iw;
-      const double om = out->omega_samples[iw];
+      // A tricycle's window is bounded by its curvature limit: |ω| ≤ v / r_lmin (the candidate's ω as driven).
+      const double om = BoundTurnRate(v, out->omega_samples[iw], r_lmin);
+      const double om_prev = iw > 0 ? BoundTurnRate(v, out->omega_samples[iw - 1], r_lmin) : 0.0;
+      // Eqs. 8–10: where the body's centre starts, how fast, and θ_v (0 for a centred body).
+      const CentreStart start = CentreStartFor(in.pose, v, om, body);
       // Distances: copy when the segment repeats one already evaluated (duplicate samples, or v = 0
-      // where the segment is the robot position whatever ω is).
+      // where the segment is the robot position whatever ω is — for a body centred on R's origin).
       if (same_row) {
         out->sensor_distance[idx] = out->sensor_distance[idx - n_w];
         out->map_distance[idx] = out->map_distance[idx - n_w];
-      } else if (iw > 0 && (om == out->omega_samples[iw - 1] || std::abs(v) < 1e-12)) {
+      } else if (iw > 0 && (om == om_prev || (std::abs(v) < 1e-12 && !offset))) {
         out->sensor_distance[idx] = out->sensor_distance[idx - 1];
         out->map_distance[idx] = out->map_distance[idx - 1];
       } else {
-        const CurvatureSegment segment(in.pose, v, om, params.t_1, params.t_2);
+        const CurvatureSegment segment(start.pose, start.speed, om, params.t_1, params.t_2);
         out->sensor_distance[idx] = MinDistance(segment, near_sensor_, params.d_v_max);
         out->map_distance[idx] = MinDistance(segment, near_map_, params.d_v_max);
       }
+      // A non-circular body: r_v for its half-width across the centre's direction of travel — the body frame (and
+      // with it the obstacles) turned by θ_v (eq. 10), so the clearance is balanced on both sides of the body.
+      const double r_v_body =
+          circle ? r_v : BodyObstacleRadius(params.r_o, body.outline.HalfWidthAcross(start.theta_v));
+      const double r_v_map_body = circle ? r_v_map : MapObstacleRadius(r_v_body, options_.map_point_inset);
       // Avoidance (eqs. 5.22–5.25).
-      const double as_w = CurvatureAvoidance(out->sensor_distance[idx], r_v, params.d_v_max, params.kappa);
+      const double as_w = CurvatureAvoidance(out->sensor_distance[idx], r_v_body, params.d_v_max, params.kappa);
       const double as = as_w * SpeedCap(v, AvoidanceSpeedLimit(as_w, v_limit), v_limit);
-      const double am_w = CurvatureAvoidance(out->map_distance[idx], r_v_map, params.d_v_max, params.kappa);
+      const double am_w = CurvatureAvoidance(out->map_distance[idx], r_v_map_body, params.d_v_max, params.kappa);
       const double am = am_w * SpeedCap(v, AvoidanceSpeedLimit(am_w, v_limit), v_limit);
-      // Goal seeking towards θ_T (eq. 5.29).
-      const double g = g_omega_[iw] * g_v;
+      // Goal seeking towards θ_T (eq. 5.29), for the turn rate the candidate really drives.
+      const double g_w = r_lmin > 0.0 ? HeadingPreference(in.pose.theta + om * params.t_3, theta_t) : g_omega_[iw];
+      const double g = g_w * g_v;
       out->sensor_avoidance[idx] = as;
       out->map_avoidance[idx] = am;
       out->goal_seeking[idx] = g;
@@ -248,7 +270,38 @@ void VelocityController::Tick(const VelocityInputs& in, const ControlParameters&
   const int best = ArgMax(out->objective, options_.tie_break, distances);
   out->v_index = best / n_w;
   out->omega_index = best % n_w;
-  out->command = {out->v_samples[out->v_index], out->omega_samples[out->omega_index]};
+  out->command = {out->v_samples[out->v_index],
+                  BoundTurnRate(out->v_samples[out->v_index], out->omega_samples[out->omega_index], r_lmin)};
+  out->reversing = false;
+  // Stuck: standing (its best candidate is v = 0) while θ_T lies beyond βπ (eq. 5.28 wants it to turn in place)
+  // or the goal is still far (the way ahead is closed); and once backing, until θ_T is within βπ/2.
+  const bool stuck =
+      out->command.v == 0.0 && in.v >= 0.0 && (misalignment >= params.beta * kPi || d_g > params.d_g_max);
+  const bool backing = in.v < 0.0 && misalignment >= 0.5 * params.beta * kPi;
+  if (r_lmin > 0.0 && options_.reverse_speed > 0.0 && (stuck || backing)) {
+    // It would turn in place but cannot. Back out on an arc that turns it towards θ_T (with v < 0 the
+    // heading still turns with ω), else straight back; only if the centre's path keeps r_v clear (eq. 5.22's
+    // d_o ≥ r_v), judged like every forward candidate (eqs. 8–10 hold for v < 0 too).
+    const double v_back = -options_.reverse_speed;
+    const double turn = geometry::WrapAngle(theta_t - in.pose.theta) >= 0.0 ? 1.0 : -1.0;
+    const double reach = (options_.reverse_speed * (1.0 + body.centre().norm() / r_lmin)) * params.t_2;
+    CollectNear(in.obstacle_points, centre, params.d_v_max + reach, &near_sensor_);
+    CollectNear(in.map_points, centre, params.d_v_max + reach, &near_map_);
+    for (const double om : {turn * options_.reverse_speed / r_lmin, 0.0}) {
+      const CentreStart start = CentreStartFor(in.pose, v_back, om, body);
+      const CurvatureSegment segment(start.pose, start.speed, om, params.t_1, params.t_2);
+      const double r_v_back =
+          circle ? r_v : BodyObstacleRadius(params.r_o, body.outline.HalfWidthAcross(start.theta_v));
+      const double clear = std::min(MinDistance(segment, near_sensor_, params.d_v_max),
+                                    MinDistance(segment, near_map_, params.d_v_max) +
+                                        (wt.map > 0.0 ? 0.0 : params.d_v_max));  // map points only when a_m counts
+      if (clear >= r_v_back) {
+        out->command = {v_back, om};
+        out->reversing = true;
+        break;
+      }
+    }
+  }
 }
 
 }  // namespace limbic::controller

@@ -8,6 +8,7 @@
 #include "common/geometry/geometry.hpp"
 #include "common/types/control_parameters.hpp"
 #include "common/types/sensing.hpp"
+#include "services/controller/body_geometry.hpp"
 #include "services/controller/weighted_product.hpp"
 
 namespace limbic::controller {
@@ -72,6 +73,16 @@ struct VelocityOptions {
   double control_period = 0.1;  // T (s), for the dynamic window
   // Metres taken off r_v = r_o for the map's virtual obstacle points (a_m only); 0 = spec.
   double map_point_inset = 0.0;
+  // The body (issue 18 item 3, multi-robot spec §1): a body whose centre is off R's origin is re-referenced at its
+  // centre per candidate (eqs. 8–10); a non-circular one needs r_v for its width across the direction of travel;
+  // a tricycle's candidates turn no tighter than r_lmin; the description's limits bound the window.
+  ControllerBody body;
+  // A drive that cannot turn on the spot (r_lmin > 0: a tricycle) backs out when it is stuck — its best candidate
+  // is to stand still while θ_T lies more than βπ off its heading (where eq. 5.28 wants it to turn in place) or the
+  // goal is farther than d_g(max) — on a reversing arc of this speed (m/s) that turns it towards θ_T, if that arc
+  // keeps r_v clear of every obstacle point, and keeps backing while θ_T is more than βπ/2 off. The spec's window
+  // is v ≥ 0 (§8 item 16) and says nothing of such a drive; 0 disables it.
+  double reverse_speed = 0.1;
 };
 
 struct VelocityInputs {
@@ -111,6 +122,7 @@ struct VelocityOutput {
   std::vector<double> speedup;           // s(v) per v sample (eq. 5.30)
   std::vector<double> distance_to_goal;  // d(v) per v sample (eq. 5.31)
   VelocityWeights weights;
+  bool reversing = false;       // the command is a tricycle's reversing arc (VelocityOptions::reverse_speed)
   double heading_target = 0.0;  // the heading goal seeking used (θ_T or the goal bearing)
   double goal_distance = 0.0;   // d_g (m)
 };

@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "common/convert/convert.hpp"
+#include "common/robot/robot_description.hpp"
 #include "services/controller/controller.hpp"
 #include "services/mapper/convert.hpp"
 
@@ -65,7 +66,16 @@ runtime::ServiceDefinition ControllerService() {
                                                               "points in map-based avoidance (both layers); 0 = spec, "
                                                               "0.175 = half a cell",
                                                               runtime::InRange<double>(0.0, 0.35));
+            // Issue 18: the robot's body from its description (one source of the body's facts).
+            const std::string body_name =
+                ctx.Option<std::string>("body", "marvin",
+                                        "robot description (configs/robots: marvin, itchy, scratchy, tank; or a "
+                                        ".yaml path): outline, drive and limits for both layers");
+            const robot::RobotDescription description = robot::LoadRobotDescription(body_name);
             ControllerOptions options;
+            options.velocity.body = ControllerBody::From(description);
+            options.directional.body_centre = description.body.centre();
+            options.directional.body_radius = description.body.circumscribed_radius();
             options.directional.map_point_inset = map_point_inset;
             options.velocity.map_point_inset = map_point_inset;
             const TieBreak tie = tie_of(s->tie_break);

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "common/geometry/geometry.hpp"
+#include "common/robot/robot_description.hpp"
 #include "common/types/navigation.hpp"
 #include "common/types/sensing.hpp"
 
@@ -63,10 +64,10 @@ const std::string& JsonSchemaFor(const std::string& schema_name);
 
 struct DerivedOptions {
   std::string world_frame = "world";
-  double grid_period_s = 1.0;   // grids are large: at most one per map and period
-  int scan_bins = 360;          // LaserScan angular bins over a full turn (the ring's beams are not evenly spaced)
-  size_t max_bumps = 50;        // bumper hits kept on screen
-  double robot_radius = 0.35;   // r_R (sim::RobotModel::radius)
+  double grid_period_s = 1.0;  // grids are large: at most one per map and period
+  int scan_bins = 360;         // LaserScan angular bins over a full turn (the ring's beams are not evenly spaced)
+  size_t max_bumps = 50;       // bumper hits kept on screen
+  double robot_radius = robot::RobotDescription{}.body.circumscribed_radius();  // r_R (MARVIN; issue 18)
   double robot_period_s = 1.0;  // robot body re-sent this often (late joiners see it)
 };
 

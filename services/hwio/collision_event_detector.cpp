@@ -9,9 +9,8 @@ CollisionEvent CollisionEventDetector::Update(const CollisionEvent& raw, const g
   CollisionEvent out = raw;
   const bool contact = raw.occurred || !raw.sensor_ids.empty();
   out.occurred = contact;
-  out.contact_point =
-      contact ? ContactPointForSwitches(raw.sensor_ids, options_.switch_count, options_.robot_radius, estimate)
-              : geometry::Vec2::Zero();
+  out.contact_point = contact ? ContactPointForSwitches(raw.sensor_ids, options_.switch_count, options_.body, estimate)
+                              : geometry::Vec2::Zero();
   const bool previous_free = state_.seen_cycle ? !state_.previous_contact : options_.count_contact_at_start;
   bool rearmed = true;
   if (state_.any_contact) {
@@ -45,7 +44,7 @@ CollisionEvent CollisionEventDetector::UpdateFromBits(uint32_t bumper_bits, cons
   return Update(raw, estimate, time_s);
 }
 
-geometry::Vec2 ContactPointForSwitches(const std::vector<int>& switch_ids, int switch_count, double robot_radius,
+geometry::Vec2 ContactPointForSwitches(const std::vector<int>& switch_ids, int switch_count, const robot::Body& body,
                                        const geometry::Pose2& pose) {
   if (switch_ids.empty() || switch_count <= 0) return pose.Position();
   geometry::Vec2 sum = geometry::Vec2::Zero();
@@ -53,7 +52,8 @@ geometry::Vec2 ContactPointForSwitches(const std::vector<int>& switch_ids, int s
   // Opposite switches cancel: fall back to the first switch's direction.
   const double angle =
       sum.norm() > 1e-9 ? std::atan2(sum.y(), sum.x()) : 2.0 * geometry::kPi * switch_ids.front() / switch_count;
-  return pose.ToWorld(robot_radius * geometry::UnitVector(angle));
+  if (body.is_circle() && body.centre().isZero()) return pose.ToWorld(body.radius() * geometry::UnitVector(angle));
+  return pose.ToWorld(body.OutlinePointAt(angle));
 }
 
 }  // namespace limbic::hwio

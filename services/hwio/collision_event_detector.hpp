@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "common/geometry/geometry.hpp"
+#include "common/robot/robot_description.hpp"
 #include "common/types/sensing.hpp"
 
 namespace limbic::hwio {
@@ -22,8 +23,8 @@ struct CollisionEventOptions {
   double rearm_s = 1.0;
   double rearm_distance_m = 0.5;
   // Chassis facts for placing the contact point (from the robot description via hwio's options).
-  double robot_radius = 0.35;  // r_R (m)
-  int switch_count = 8;        // switches evenly spaced, switch 0 straight ahead, ids increasing CCW
+  robot::Body body = robot::RobotDescription{}.body;  // outline in the robot frame (MARVIN: circle r_R = 0.35 m)
+  int switch_count = 8;  // switches evenly spaced about the body's centre, switch 0 straight ahead, ids CCW
 };
 
 struct CollisionEventState {
@@ -61,8 +62,9 @@ class CollisionEventDetector {
   CollisionEventState state_;
 };
 
-// Contact point on a circular chassis for a set of activated switches (mean direction of the switches).
-geometry::Vec2 ContactPointForSwitches(const std::vector<int>& switch_ids, int switch_count, double robot_radius,
+// Contact point on the chassis outline for a set of activated switches: where the mean direction of the switches,
+// from the body's centre, leaves the body (r_R along it for MARVIN's circle).
+geometry::Vec2 ContactPointForSwitches(const std::vector<int>& switch_ids, int switch_count, const robot::Body& body,
                                        const geometry::Pose2& pose);
 
 }  // namespace limbic::hwio

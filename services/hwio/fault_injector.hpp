@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/geometry/geometry.hpp"
+#include "common/robot/robot_description.hpp"
 #include "common/types/sensing.hpp"
 
 namespace limbic::hwio {
@@ -67,7 +68,8 @@ struct Fault {
 
 struct FaultInjectorOptions {
   std::string robot_id = "r1";  // faults for other robots are ignored
-  double robot_radius = 0.35;   // r_R: places false-positive contact points on the chassis edge
+  // r_R: places false-positive contact points on the chassis edge (the description's circumscribed radius).
+  double robot_radius = robot::RobotDescription{}.body.circumscribed_radius();
   int switch_count = 8;
 };
 

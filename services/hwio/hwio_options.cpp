@@ -1,6 +1,9 @@
 #include "services/hwio/hwio_options.hpp"
 
+#include <cmath>
+
 #include "common/config/config.hpp"
+#include "common/robot/robot_description.hpp"
 
 namespace limbic::hwio {
 
@@ -12,15 +15,28 @@ void LoadHwioOptions(config::StrictMap& map, HwioOptions* o) {
   }
 
   config::StrictMap robot = map.Child("robot");
-  double radius = o->collisions.robot_radius;
-  double separation = o->limits.wheel_separation;
-  int switches = o->collisions.switch_count;
+  // Issue 18: the body's facts come from its description; radius, wheel_separation and switch_count override them
+  // (a hardware robot without a description file).
+  std::string body_name = "marvin";
+  robot.Optional("body", &body_name);
+  robot::RobotDescription description;
+  try {
+    description = robot::LoadRobotDescription(body_name);
+  } catch (const config::ConfigError& e) {
+    robot.Fail("body", e.what());
+  }
+  robot::Body body = description.body;
+  double radius = body.circumscribed_radius();
+  double separation = description.drive.EffectiveTrack();
+  int switches = description.bumper_count;
   std::string wheel1 = o->limits.wheel_assignment == WheelAssignment::kWheel1IsRight ? "right" : "left";
-  robot.Optional("radius", &radius);
+  if (robot.Optional("radius", &radius)) {
+    if (!(radius > 0.0) || !std::isfinite(radius)) robot.Fail("radius", "must be > 0");
+    body = robot::Body::Circle(radius);
+  }
   robot.Optional("wheel_separation", &separation);
   robot.Optional("switch_count", &switches);
   robot.Optional("wheel1", &wheel1);
-  if (!(radius > 0.0)) robot.Fail("radius", "must be > 0");
   if (!(separation > 0.0)) robot.Fail("wheel_separation", "must be > 0");
   if (switches < 1 || switches > 32) robot.Fail("switch_count", "must be in 1..32");
   if (wheel1 != "right" && wheel1 != "left") robot.Fail("wheel1", "must be 'right' or 'left'");
@@ -41,6 +57,9 @@ void LoadHwioOptions(config::StrictMap& map, HwioOptions* o) {
   config::StrictMap limits = map.Child("limits");
   limits.Optional("v_max", &o->limits.v_max);
   limits.Optional("allow_reverse", &o->limits.allow_reverse);
+  // A drive that cannot turn on the spot (a tricycle) backs out when it is stuck: its controller's reversing arcs
+  // must reach the wheels (issue 18).
+  if (description.drive.kind == robot::DriveKind::kTricycle) o->limits.allow_reverse = true;
   limits.Optional("omega_max", &o->limits.omega_max);
   limits.Optional("wheel_speed_max", &o->limits.wheel_speed_max);
   limits.Optional("preserve_curvature", &o->limits.preserve_curvature);
@@ -62,7 +81,7 @@ void LoadHwioOptions(config::StrictMap& map, HwioOptions* o) {
   if (!(o->serial.stale_timeout > 0.0)) serial.Fail("stale_timeout", "must be > 0");
   if (o->backend == "serial" && o->serial.device.empty()) serial.Fail("device", "is required for backend 'serial'");
 
-  o->collisions.robot_radius = radius;
+  o->collisions.body = body;
   o->collisions.switch_count = switches;
   o->limits.wheel_separation = separation;
   o->limits.wheel_assignment = assignment;

@@ -43,6 +43,36 @@ TEST(HwioOptionsTest, RobotFactsReachEveryPart) {
   EXPECT_FALSE(options.watchdog.enabled);
 }
 
+TEST(HwioOptionsTest, BodyComesFromTheRobotDescription) {
+  // Issue 18: Itchy's pentagon, its 0.44 m rear track and 8 switches; the contact point of the front switch is its
+  // nose, 0.58 m ahead of the rear axle.
+  config::StrictMap map(YAML::Load("robot: {body: itchy}\n"), "test.yaml");
+  HwioOptions options;
+  LoadHwioOptions(map, &options);
+  map.Finish();
+  EXPECT_FALSE(options.collisions.body.is_circle());
+  EXPECT_DOUBLE_EQ(options.limits.wheel_separation, 0.44);
+  EXPECT_EQ(options.collisions.switch_count, 8);
+  const geometry::Vec2 nose = ContactPointForSwitches({0}, 8, options.collisions.body, {1, 1, 0});
+  EXPECT_NEAR(nose.x(), 1.58, 1e-12);
+  EXPECT_NEAR(nose.y(), 1.0, 1e-12);
+  // MARVIN (the default): r_R along the switch direction, as before.
+  HwioOptions marvin;
+  config::StrictMap empty(YAML::Load("{}"), "test.yaml");
+  LoadHwioOptions(empty, &marvin);
+  EXPECT_EQ(ContactPointForSwitches({2}, 8, marvin.collisions.body, {0, 0, 0}),
+            geometry::Vec2(0.35 * geometry::UnitVector(2.0 * geometry::kPi * 2 / 8)));
+  // An unknown body names the key and the known descriptions.
+  config::StrictMap bad(YAML::Load("robot: {body: hal}\n"), "test.yaml");
+  try {
+    LoadHwioOptions(bad, &options);
+    FAIL() << "expected ConfigError";
+  } catch (const config::ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("robot.body"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("known: itchy, marvin"), std::string::npos) << e.what();
+  }
+}
+
 TEST(HwioOptionsTest, MisspelledKeyNamesFileAndKey) {
   config::StrictMap map(YAML::Load("watchdog: {timout: 0.5}\n"), "hwio.yaml");
   HwioOptions options;

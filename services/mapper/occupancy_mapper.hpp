@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/geometry/geometry.hpp"
+#include "common/robot/robot_description.hpp"
 #include "common/types/control_parameters.hpp"
 #include "common/types/navigation.hpp"
 #include "common/types/sensing.hpp"
@@ -42,8 +43,8 @@ enum class DangerPoint {
 };
 
 struct MapperOptions {
-  double robot_radius = 0.35;              // r_R (m), rule 2 of §4.1
-  double initial_p_o = kInitialOccupancy;  // p_o of unexplored cells
+  double robot_radius = robot::RobotDescription{}.body.circumscribed_radius();  // r_R (m), rule 2 of §4.1
+  double initial_p_o = kInitialOccupancy;                                       // p_o of unexplored cells
   RobotDiscRule robot_disc = RobotDiscRule::kCellCentre;
   CollisionPointLifetime collision_points = CollisionPointLifetime::kObstacleBuffer;
   // A collision contact point is a detected obstacle point: its cell gets s_o = 1 (rule 3) this cycle.

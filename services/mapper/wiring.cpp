@@ -2,6 +2,7 @@
 
 #include "common/convert/convert.hpp"
 #include "common/log/log.hpp"
+#include "common/robot/robot_description.hpp"
 #include "services/mapper/convert.hpp"
 #include "services/mapper/occupancy_mapper.hpp"
 #include "services/mapper/world_raster.hpp"
@@ -18,7 +19,7 @@ struct Options {
   bool wrong_map_all_free = false;  // §6.4 (surprise experiment): start from a map that says all is free
   int full_map_period = 50;         // ticks between latched full maps (late joiners resync from them)
   std::string coverage = "mean";    // §8 item 13: mean p_e, or "fraction" (p_e > 0.5)
-  MapperOptions mapper;             // the algorithm's options (danger_point)
+  MapperOptions mapper;             // the algorithm's options: danger_point; r_R from the robot description (issue 18)
 };
 
 DangerPoint DangerPointOf(const std::string& name) {
@@ -59,6 +60,13 @@ runtime::ServiceDefinition MapperService(MapperStepHook before_update) {
             "the nearest sensed point in the closed switches' sector, else just beyond the chassis) | contact (the "
             "switch position on the chassis) | sensed (only where the range sensors saw the obstacle)",
             runtime::OneOf({"surface", "contact", "sensed"})));
+        // Rule 2 of §4.1 clears the cells within r_R of the robot: the body's circumscribed radius (issue 18).
+        s->options.mapper.robot_radius =
+            robot::LoadRobotDescription(
+                ctx.Option<std::string>("body", "marvin",
+                                        "robot description (configs/robots or a .yaml path): r_R of §4.1 rule 2 is its "
+                                        "circumscribed radius"))
+                .body.circumscribed_radius();
         auto world = ctx.AddInput<msg::WorldGeometry>("world", Timing::kPreviousTick, /*required=*/true);
         auto scan = ctx.AddInput<msg::RangeScan>(ctx.Topic("scan"), Timing::kSameTick);
         auto odom = ctx.AddInput<msg::Odometry>(ctx.Topic("odom"), Timing::kSameTick);

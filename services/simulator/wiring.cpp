@@ -4,7 +4,9 @@
 #include <sstream>
 
 #include "common/convert/convert.hpp"
+#include "common/robot/robot_description.hpp"
 #include "services/simulator/convert.hpp"
+#include "sim/team.hpp"
 #include "sim/world.hpp"
 
 namespace limbic::simulator {
@@ -20,6 +22,9 @@ struct Options {
   int64_t env_seed = 1;       // environment generation seed (the set's 20 worlds)
   int64_t seed = 1;           // run seed: noise, humans
   std::string robots = "r1";  // comma-separated robot names, each under its own topic namespace
+  // Issue 18 item 2: robot description per robot (configs/robots/<name>.yaml or a path), ','-separated in robot
+  // order; one name for every robot.
+  std::string bodies = "marvin";
   // Issue 18: per robot "x,y[,theta]" starts and "x,y" goals, ';'-separated in robot order; empty: placed
   // by sim::PlaceTeam (robot 1 at the environment's start and goal, as a single robot).
   std::string starts;
@@ -68,6 +73,10 @@ runtime::ServiceDefinition SimulatorService() {
         o->env_seed = ctx.Option<int64_t>("env_seed", o->env_seed, "seed of the environment generator");
         o->seed = ctx.Option<int64_t>("seed", o->seed, "run seed (sensor and motor noise, humans)");
         o->robots = ctx.Option<std::string>("robots", o->robots, "comma-separated robot names");
+        o->bodies = ctx.Option<std::string>(
+            "bodies", o->bodies,
+            "robot description per robot, ','-separated in robot order, or one for all (configs/robots: marvin, "
+            "itchy, scratchy, tank; or a .yaml path)");
         o->starts = ctx.Option<std::string>(
             "starts", o->starts,
             "robots' start poses 'x,y[,theta];...' in robot order (empty: placed apart from the environment's "
@@ -100,6 +109,20 @@ runtime::ServiceDefinition SimulatorService() {
             o->external_motion == "tracked" ? sim::ExternalMotion::kTracked : sim::ExternalMotion::kUnseen;
         const auto names = SplitNames(o->robots);
         if (names.empty()) throw config::ConfigError("simulator: robots must name at least one robot");
+        std::vector<sim::RobotOptions> robot_models;
+        std::vector<double> reach;  // each body's extent about its start pose, for the team placement
+        sim::TeamLayoutOptions layout;
+        try {
+          for (const auto& body : sim::BodiesPerRobot(o->bodies, names.size(), "marvin")) {
+            sim::RobotOptions r = robot_options;
+            r.model = sim::ModelFromDescription(robot::LoadRobotDescription(body));
+            reach.push_back(r.model.body.reach_from_origin());
+            layout.path_radii.push_back(r.model.body.circumscribed_radius());
+            robot_models.push_back(std::move(r));
+          }
+        } catch (const std::invalid_argument& e) {
+          throw config::ConfigError(std::string("simulator: ") + e.what());
+        }
         sim::WorldOptions world_options;
         world_options.seed = static_cast<uint64_t>(o->seed);
         auto world = std::make_shared<sim::World>(
@@ -108,15 +131,14 @@ runtime::ServiceDefinition SimulatorService() {
         std::vector<std::string> outputs{"humans"};
         std::vector<sim::Placement> placements;
         try {
-          placements = sim::TeamPlacements(
-              world->environment(), std::vector<double>(names.size(), robot_options.model.radius), o->starts, o->goals);
+          placements = sim::TeamPlacements(world->environment(), reach, o->starts, o->goals, layout);
         } catch (const std::invalid_argument& e) {
           throw config::ConfigError(std::string("simulator: robots' starts and goals: ") + e.what());
         }
         for (size_t i = 0; i < names.size(); ++i) {
           // Robot 1 at the environment's start, heading 0 (§3.5); the others where the team layout put them.
           try {
-            world->AddRobot(placements[i].start, robot_options);
+            world->AddRobot(placements[i].start, robot_models[i]);
           } catch (const std::invalid_argument& e) {
             throw config::ConfigError("simulator: " + names[i] + ": " + e.what());
           }

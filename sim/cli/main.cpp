@@ -9,8 +9,11 @@
 #include <string>
 #include <vector>
 
+#include "common/config/config.hpp"
+#include "common/robot/robot_description.hpp"
 #include "sim/environment.hpp"
 #include "sim/render_svg.hpp"
+#include "sim/team.hpp"
 
 namespace {
 
@@ -25,12 +28,19 @@ constexpr const char* kUsage =
 
 constexpr const char* kRenderUsage =
     "usage: limbic-sim render --set <A-G> --index <0-19> [--seed N] --out <file.svg> [--scale "
-    "PX_PER_M]\n"
+    "PX_PER_M] [--bodies NAME,...]\n"
     "\n"
     "Generates environment <index> of set <set> from <seed> (default 1) and writes it as SVG:\n"
     "walls (black), static obstacles (grey-blue), obstacles invisible to the IR sensors (green),\n"
     "humans' start positions (cyan), start (red) and goal (yellow), a 2 m block grid and a scale "
-    "bar.\n";
+    "bar.\n"
+    "--bodies draws a team instead of the start disc: one robot per description name (configs/robots:\n"
+    "marvin, itchy, scratchy, tank, or a path to a .yaml), each with its outline at its start and its goal,\n"
+    "placed as the simulator places a team.\n"
+    "\n"
+    "examples:\n"
+    "  limbic-sim render --set C --index 7 --out env.svg\n"
+    "  limbic-sim render --set B --index 0 --bodies marvin,itchy,scratchy,tank --out team.svg\n";
 
 constexpr const char* kListUsage =
     "usage: limbic-sim list\n"
@@ -90,7 +100,7 @@ int List(const std::vector<std::string>& args) {
 }
 
 int Render(const std::vector<std::string>& args) {
-  std::string set, out_path;
+  std::string set, out_path, bodies;
   long long index = -1, seed = 1;
   double scale = 40.0;
   bool have_index = false;
@@ -100,7 +110,8 @@ int Render(const std::vector<std::string>& args) {
       std::cout << kRenderUsage;
       return 0;
     }
-    const bool takes_value = a == "--set" || a == "--index" || a == "--seed" || a == "--out" || a == "--scale";
+    const bool takes_value =
+        a == "--set" || a == "--index" || a == "--seed" || a == "--out" || a == "--scale" || a == "--bodies";
     if (!takes_value) return Fail("unknown flag for 'render': " + a + " (see 'limbic-sim render --help')");
     if (i + 1 >= args.size()) return Fail(a + " needs a value");
     const std::string& v = args[++i];
@@ -113,6 +124,8 @@ int Render(const std::vector<std::string>& args) {
       if (!ParseInt(v, &seed) || seed < 0) return Fail("--seed must be a non-negative integer, got '" + v + "'");
     } else if (a == "--out") {
       out_path = v;
+    } else if (a == "--bodies") {
+      bodies = v;
     } else if (a == "--scale") {
       try {
         scale = std::stod(v);
@@ -137,6 +150,37 @@ int Render(const std::vector<std::string>& args) {
   limbic::sim::SvgOptions svg;
   svg.pixels_per_metre = scale;
   svg.title = "set " + set + ", environment " + std::to_string(index) + ", seed " + std::to_string(seed);
+  if (!bodies.empty()) {
+    std::vector<limbic::robot::RobotDescription> team;
+    std::vector<double> radii;
+    limbic::sim::TeamLayoutOptions layout;
+    try {
+      for (const std::string& name : limbic::sim::SplitList(bodies)) {
+        team.push_back(limbic::robot::LoadRobotDescription(name));
+        radii.push_back(team.back().body.reach_from_origin());
+        layout.path_radii.push_back(team.back().body.circumscribed_radius());
+      }
+    } catch (const limbic::config::ConfigError& e) {
+      return Fail(e.what());
+    }
+    if (team.empty()) return Fail("--bodies needs at least one description name");
+    std::vector<limbic::sim::Placement> places;
+    try {
+      places = limbic::sim::PlaceTeam(env, radii, layout);
+    } catch (const std::invalid_argument& e) {
+      return Fail(std::string("cannot place the team: ") + e.what());
+    }
+    static const char* kColours[] = {"#d62728", "#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"};
+    for (size_t i = 0; i < team.size(); ++i) {
+      limbic::sim::BodyOverlay b;
+      b.body = team[i].body;
+      b.pose = places[i].start;
+      b.goal = places[i].goal;
+      b.colour = kColours[i % 6];
+      b.label = "r" + std::to_string(i + 1) + " " + team[i].name;
+      svg.bodies.push_back(b);
+    }
+  }
   const std::string text = limbic::sim::RenderSvg(env, svg);
   std::ofstream file(out_path, std::ios::binary);
   if (!file) return Fail("cannot write '" + out_path + "'");

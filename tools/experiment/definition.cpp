@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "common/config/config.hpp"
+#include "common/robot/robot_description.hpp"
 
 namespace limbic::experiment {
 namespace {
@@ -19,7 +20,7 @@ namespace fs = std::filesystem;
 using config::ConfigError;
 using config::StrictMap;
 
-enum class OptionKind { kBool, kNumber, kGoalSource, kPath, kDangerPoint };
+enum class OptionKind { kBool, kNumber, kGoalSource, kPath, kDangerPoint, kBody };
 
 const std::map<std::string, OptionKind>& OptionKinds() {
   static const std::map<std::string, OptionKind> kinds = {
@@ -34,6 +35,7 @@ const std::map<std::string, OptionKind>& OptionKinds() {
       {"map_point_inset", OptionKind::kNumber},
       {"hold_danger_weight", OptionKind::kBool},
       {"danger_point", OptionKind::kDangerPoint},
+      {"body", OptionKind::kBody},
   };
   return kinds;
 }
@@ -58,6 +60,15 @@ std::string CheckOption(const std::string& name, std::string* value) {
     case OptionKind::kDangerPoint:
       if (*value == "surface" || *value == "contact" || *value == "sensed") return "";
       return "must be surface, contact or sensed, got '" + *value + "'";
+    case OptionKind::kBody:
+      // A robot description (issue 18): every robot of the run has this body. Loaded now so that a bad name or
+      // file fails the definition, not a run.
+      try {
+        robot::LoadRobotDescription(*value);
+      } catch (const config::ConfigError& e) {
+        return std::string("names no usable robot description: ") + e.what();
+      }
+      return "";
     case OptionKind::kNumber: {
       char* end = nullptr;
       const double v = std::strtod(value->c_str(), &end);
@@ -328,6 +339,20 @@ ExperimentDefinition LoadExperiment(const std::string& path) {
     };
     points("starts", 2, 3, &def.team.starts);
     points("goals", 2, 2, &def.team.goals);
+    // Issue 18 item 2: a body per robot (robot descriptions), or one for all.
+    if (team.Optional("bodies", &def.team.bodies)) {
+      if (def.team.bodies.size() != 1 && def.team.bodies.size() != static_cast<size_t>(def.team.count)) {
+        team.Fail("bodies", "must list one description for all robots or one per robot (" +
+                                std::to_string(def.team.count) + "), not " + std::to_string(def.team.bodies.size()));
+      }
+      for (const auto& b : def.team.bodies) {
+        try {
+          robot::LoadRobotDescription(b);
+        } catch (const config::ConfigError& e) {
+          team.Fail("bodies", e.what());
+        }
+      }
+    }
   }
 
   Configuration defaults;
@@ -382,6 +407,11 @@ std::string PointsOption(const std::vector<std::vector<double>>& points) {
 }  // namespace
 
 std::string Team::StartsOption() const { return PointsOption(starts); }
+std::string Team::BodiesOption() const {
+  std::string out;
+  for (const auto& b : bodies) out += (out.empty() ? "" : ",") + b;
+  return out;
+}
 std::string Team::GoalsOption() const { return PointsOption(goals); }
 
 std::string DefaultExperimentDir() {
@@ -432,9 +462,10 @@ std::string DescribeExperiment(const ExperimentDefinition& d) {
   for (char s : d.sets) out << s;
   out << "  environments: " << d.environments.size() << "  runs_per_environment: " << d.runs_per_environment
       << "  iterations: " << d.iterations << "\n";
-  if (d.team.count > 1) {
+  if (d.team.count > 1 || !d.team.bodies.empty()) {
     out << "robots: " << d.team.count << "  starts: " << (d.team.starts.empty() ? "placed" : d.team.StartsOption())
-        << "  goals: " << (d.team.goals.empty() ? "placed" : d.team.GoalsOption()) << "\n";
+        << "  goals: " << (d.team.goals.empty() ? "placed" : d.team.GoalsOption())
+        << "  bodies: " << (d.team.bodies.empty() ? "marvin" : d.team.BodiesOption()) << "\n";
   }
   for (const auto& c : d.configurations) {
     out << "configuration " << c.label << ": affect " << c.affect;

@@ -52,9 +52,13 @@ struct Team {
   int count = 1;                            // 1..16
   std::vector<std::vector<double>> starts;  // empty, or count entries of x, y[, theta]
   std::vector<std::vector<double>> goals;   // empty, or count entries of x, y
+  // Issue 18 item 2: robot descriptions (configs/robots names or .yaml paths), one for all or one per robot;
+  // empty: every robot is MARVIN. A configuration's `body` option overrides it (one body for every robot).
+  std::vector<std::string> bodies;
   // "x,y,theta;..." and "x,y;..." as the simulator's starts/goals options take them ("" when not given).
   std::string StartsOption() const;
   std::string GoalsOption() const;
+  std::string BodiesOption() const;  // "marvin,itchy" ("" when not given)
 };
 
 // A whole experiment, as loaded (defaults already merged into every configuration).
@@ -89,7 +93,8 @@ struct ExperimentDefinition {
 // timeout (s, default 600); boolean hold_danger_weight (planner W_p2 = max since the instruction); number
 // map_point_inset (m taken off r_o around the map's virtual obstacle points,
 // default 0 = spec; issue 14); enumeration danger_point = surface | contact | sensed (where a collision
-// marks the danger map, mapper default surface; issue 14).
+// marks the danger map, mapper default surface; issue 14). Text: body (a robot description for every robot of the
+// run, issue 18).
 const std::vector<std::string>& OptionNames();
 
 // Loads one definition file. Throws config::ConfigError naming the file and key for unknown keys,

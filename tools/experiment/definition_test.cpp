@@ -149,6 +149,31 @@ TEST(ExperimentDefinition, RobotsTakeACountAndOptionallyStartAndGoalPerRobot) {
   fails("robots: {count: 1, strats: [[1, 1]]}\n", "strats");
 }
 
+// Issue 18 item 2: a body per robot (robot descriptions), or one body for a configuration.
+TEST(ExperimentDefinition, RobotsTakeBodiesAndConfigurationsABody) {
+  const std::string base = std::string(kMinimal) + "configurations:\n  - label: a\n";
+  const auto team = LoadExperiment(WriteTemp("tiny", base + "robots: {count: 2, bodies: [marvin, itchy]}\n"));
+  EXPECT_EQ(team.team.bodies, (std::vector<std::string>{"marvin", "itchy"}));
+  EXPECT_EQ(team.team.BodiesOption(), "marvin,itchy");
+  EXPECT_EQ(Expand(team)[0].team.bodies, team.team.bodies);
+  EXPECT_EQ(LoadExperiment(WriteTemp("tiny", base + "robots: {count: 3, bodies: [tank]}\n")).team.bodies.size(), 1u);
+  const auto one = LoadExperiment(
+      WriteTemp("tiny", std::string(kMinimal) + "configurations:\n  - label: t\n    options: {body: tank}\n"));
+  EXPECT_EQ(one.configurations[0].options.at("body"), "tank");
+  auto fails = [&](const std::string& text, const std::string& expected) {
+    try {
+      LoadExperiment(WriteTemp("tiny", text));
+      ADD_FAILURE() << "accepted " << text;
+    } catch (const config::ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+    }
+  };
+  fails(base + "robots: {count: 3, bodies: [marvin, itchy]}\n", "one description for all robots or one per robot");
+  fails(base + "robots: {count: 1, bodies: [hal9000]}\n", "hal9000");
+  fails(std::string(kMinimal) + "configurations:\n  - label: t\n    options: {body: hal9000}\n",
+        "names no usable robot description");
+}
+
 TEST(ExperimentDefinition, MisspelledParameterAndOptionFail) {
   const std::string base = std::string(kMinimal) + "configurations:\n  - label: a\n";
   try {

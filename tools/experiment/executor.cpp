@@ -46,6 +46,7 @@ stack::StackSpec StackSpecFor(const RunSpec& run) {
   spec.robots = run.team.count;
   if (!run.team.starts.empty()) spec.options.push_back("simulator.starts=" + run.team.StartsOption());
   if (!run.team.goals.empty()) spec.options.push_back("simulator.goals=" + run.team.GoalsOption());
+  spec.bodies = run.team.bodies;
   for (const auto& [name, value] : run.options) {
     if (name == "prebuilt_map" || name == "danger_pretag" || name == "wrong_map_all_free") {
       spec.options.push_back("mapper." + name + "=" + Bool(value));
@@ -73,6 +74,8 @@ stack::StackSpec StackSpecFor(const RunSpec& run) {
                                     "'");
       }
       spec.options.push_back("mapper.danger_point=" + value);
+    } else if (name == "body") {
+      spec.bodies = {value};  // every robot of this configuration
     } else if (name == "timeout") {
       spec.options.push_back("mission.timeout_s=" + FormatNumber(OptionNumber(run, name, 600.0)));
     } else {

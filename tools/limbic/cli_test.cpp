@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 
@@ -127,6 +128,42 @@ TEST(TeamLaunch, ExpandsTheDemoFileToOneStackPerRobotAroundOneSimulator) {
   EXPECT_THROW(TeamLaunchYaml(demo, 0), config::ConfigError);
   EXPECT_THROW(TeamLaunchYaml(demo, 65), config::ConfigError);
   EXPECT_THROW(TeamLaunchYaml("/nonexistent.yaml", 2), config::ConfigError);
+}
+
+// Issue 18 item 2: `limbic demo --bodies marvin,itchy` gives each robot's services its body.
+TEST(TeamLaunch, GivesEachRobotsServicesItsBody) {
+  const std::string demo = std::string(LIMBIC_SOURCE_ROOT) + "/deploy/demo.yaml";
+  const std::string path = "/tmp/limbic-team-bodies-test.yaml";
+  std::ofstream(path) << TeamLaunchYaml(demo, 2, {"marvin", "itchy"});
+  const auto team = LoadLaunchFile(path, {});
+  auto has = [](const std::vector<std::string>& command, const std::string& arg) {
+    return std::find(command.begin(), command.end(), arg) != command.end();
+  };
+  int bodies = 0;
+  for (const auto& p : team.processes) {
+    const std::string& program = p.command[0];
+    const bool r2 = p.name.rfind("r2-", 0) == 0;
+    if (program == "limbic-simulator") {
+      EXPECT_TRUE(has(p.command, "bodies=marvin,itchy"));
+    } else if (program == "limbic-hwio") {
+      EXPECT_TRUE(has(p.command, r2 ? "robot.body=itchy" : "robot.body=marvin")) << p.name;
+      ++bodies;
+    } else if (program == "limbic-mapper" || program == "limbic-affect" || program == "limbic-controller") {
+      EXPECT_TRUE(has(p.command, r2 ? "body=itchy" : "body=marvin")) << p.name;
+      ++bodies;
+    } else if (program == "limbic-planner" || program == "limbic-mission") {
+      for (const auto& a : p.command) EXPECT_EQ(a.find("body="), std::string::npos) << p.name;
+    }
+  }
+  EXPECT_EQ(bodies, 8);
+  // One robot with a body: the same file with the body on its services.
+  std::ofstream(path) << TeamLaunchYaml(demo, 1, {"tank"});
+  for (const auto& p : LoadLaunchFile(path, {}).processes) {
+    if (p.command[0] == "limbic-controller") {
+      EXPECT_TRUE(has(p.command, "body=tank"));
+    }
+  }
+  EXPECT_THROW(TeamLaunchYaml(demo, 3, {"marvin", "itchy"}), config::ConfigError);
 }
 
 TEST(TopicGroups, GlobalFirstThenEachRobotInNaturalOrder) {

@@ -17,6 +17,8 @@
 #include <sstream>
 
 #include "common/bus/bus.hpp"
+#include "common/robot/robot_description.hpp"
+#include "sim/team.hpp"
 #include "tools/limbic/commands.hpp"
 #include "tools/limbic/launcher.hpp"
 #include "tools/limbic/team_launch.hpp"
@@ -29,7 +31,7 @@ void OnSignal(int sig) { g_signal = sig; }
 
 const char* kHelp = R"(usage: limbic demo [--set D] [--index 0] [--config affective] [--speedup 1] [--duration S]
                    [--bus ADDR] [--metrics HOST:PORT] [--faults FILE] [--foxglove [PORT|HOST:PORT]]
-                   [--record FILE.mcap] [--robots N]
+                   [--record FILE.mcap] [--robots N] [--body NAME | --bodies NAME,...]
 
 Starts the whole stack (broker, simulator, hwio, mapper, planner, controller, affect, mission, metrics
 exporter) as separate processes in realtime on one generated environment, with the robot travelling
@@ -40,6 +42,9 @@ and prints the run summary. Process logs go to a file (its path is printed).
   --robots N         a team of N robots r1..rN in the one world (default 1), each with its own hwio,
                      mapper, planner, affect, controller and mission; starts and goals are placed apart
                      around the environment's start and goal (robot r1 on them). 1..16
+  --body NAME        every robot's body: a robot description in configs/robots (marvin, itchy, scratchy,
+                     tank) or a .yaml path (default marvin)
+  --bodies A,B,...   one body per robot, in robot order (with --robots N: N names)
   --config NAME      affect configuration: affective, constant, personality/neurotic, ... (default affective)
   --speedup X        simulated seconds per wall second (default 1)
   --duration S       stop by itself after S wall seconds (default: run until Ctrl-C)
@@ -63,6 +68,8 @@ Examples:
   limbic demo --config personality/neurotic --faults services/hwio/config/example_faults.yaml
   limbic demo --record demo.mcap    # and record every message (limbic bag info demo.mcap)
   limbic demo --set B --robots 3    # three robots in one world (limbic topics groups them by robot)
+  limbic demo --set B --body itchy  # the pentagon tricycle alone
+  limbic demo --set B --robots 3 --bodies marvin,itchy,tank
 )";
 
 const char* kEmotions[] = {"anger", "fear", "happiness", "sadness", "curiosity", "surprise", "confusion"};
@@ -167,11 +174,11 @@ int main(int argc, char** argv) {
   }
   std::unique_ptr<ArgReader> reader;
   try {
-    reader =
-        std::make_unique<ArgReader>(args,
-                                    std::vector<std::string>{"--set", "--index", "--config", "--speedup", "--duration",
-                                                             "--bus", "--metrics", "--faults", "--record", "--robots"},
-                                    std::vector<std::string>{"--help"});
+    reader = std::make_unique<ArgReader>(
+        args,
+        std::vector<std::string>{"--set", "--index", "--config", "--speedup", "--duration", "--bus", "--metrics",
+                                 "--faults", "--record", "--robots", "--body", "--bodies"},
+        std::vector<std::string>{"--help"});
   } catch (const std::exception& e) {
     std::cerr << "limbic demo: " << e.what() << "\n";
     return 2;
@@ -200,6 +207,32 @@ int main(int argc, char** argv) {
     return 2;
   }
   const int robots = std::stoi(robots_text);
+  // Issue 18: bodies by robot description; checked here so that a bad name is one clear error, not 3 restarts.
+  if (reader->Has("--body") && reader->Has("--bodies")) {
+    std::cerr << "limbic demo: give --body or --bodies, not both\n";
+    return 2;
+  }
+  std::vector<std::string> bodies = limbic::sim::SplitList(reader->Get(reader->Has("--body") ? "--body" : "--bodies"));
+  if ((reader->Has("--body") || reader->Has("--bodies")) && bodies.empty()) {
+    std::cerr << "limbic demo: --body/--bodies needs a robot description name\n";
+    return 2;
+  }
+  if (reader->Has("--body") && bodies.size() != 1) {
+    std::cerr << "limbic demo: --body takes one name (--bodies takes one per robot)\n";
+    return 2;
+  }
+  for (const auto& b : bodies) {
+    try {
+      limbic::robot::LoadRobotDescription(b);
+    } catch (const std::exception& e) {
+      std::cerr << "limbic demo: " << e.what() << "\n";
+      return 2;
+    }
+  }
+  if (bodies.size() > 1 && static_cast<int>(bodies.size()) != robots) {
+    std::cerr << "limbic demo: --bodies names " << bodies.size() << " bodies for " << robots << " robot(s)\n";
+    return 2;
+  }
   double duration = 0;
   try {
     duration = std::stod(reader->Get("--duration", "0"));
@@ -228,10 +261,10 @@ int main(int argc, char** argv) {
 
   // A team: the demo file expanded to one stack per robot (tools/limbic/team_launch.hpp).
   std::string launch_file = DeployFile();
-  if (robots > 1) {
+  if (robots > 1 || !bodies.empty()) {
     launch_file = run_dir + "/team.yaml";
     try {
-      std::ofstream(launch_file) << limbic::cli::TeamLaunchYaml(DeployFile(), robots);
+      std::ofstream(launch_file) << limbic::cli::TeamLaunchYaml(DeployFile(), robots, bodies);
     } catch (const std::exception& e) {
       std::cerr << "limbic demo: " << e.what() << "\n";
       return 2;

@@ -8,10 +8,33 @@
 
 namespace limbic::cli {
 
-std::string TeamLaunchYaml(const std::string& path, int robots) {
+namespace {
+
+// The --set a per-robot program takes for its body ("" for programs without one).
+std::string BodyKey(const std::string& program) {
+  if (program == "limbic-hwio") return "robot.body=";
+  if (program == "limbic-mapper" || program == "limbic-affect" || program == "limbic-controller") return "body=";
+  return "";
+}
+
+void AddBody(YAML::Node& process, const std::string& program, const std::string& body) {
+  const std::string key = BodyKey(program);
+  if (key.empty() || body.empty()) return;
+  process["command"].push_back("--set");
+  process["command"].push_back(key + body);
+}
+
+}  // namespace
+
+std::string TeamLaunchYaml(const std::string& path, int robots, const std::vector<std::string>& bodies) {
   if (robots < 1 || robots > 64) {
     throw config::ConfigError("robots must be 1..64 (got " + std::to_string(robots) + ")");
   }
+  if (!bodies.empty() && bodies.size() != 1 && bodies.size() != static_cast<size_t>(robots)) {
+    throw config::ConfigError(std::to_string(bodies.size()) + " bodies for " + std::to_string(robots) +
+                              " robots (give one for all, or one per robot)");
+  }
+  auto body_of = [&](int i) { return bodies.empty() ? std::string() : bodies[bodies.size() == 1 ? 0 : i]; };
   YAML::Node root;
   try {
     root = YAML::LoadFile(path);
@@ -35,14 +58,22 @@ std::string TeamLaunchYaml(const std::string& path, int robots) {
         copy["name"] = robot + "-" + p["name"].as<std::string>();
         copy["command"].push_back("--robot");
         copy["command"].push_back(robot);
+        AddBody(copy, program, body_of(i - 1));
         processes.push_back(copy);
       }
       continue;
     }
     YAML::Node copy = YAML::Clone(p);
+    AddBody(copy, program, body_of(0));  // a single robot's services
     if (program == "limbic-simulator") {
       copy["command"].push_back("--set");
       copy["command"].push_back("robots=" + names);
+      if (!bodies.empty()) {
+        std::string list;
+        for (int i = 0; i < robots; ++i) list += (i ? "," : "") + body_of(i);
+        copy["command"].push_back("--set");
+        copy["command"].push_back("bodies=" + list);
+      }
     }
     processes.push_back(copy);
   }

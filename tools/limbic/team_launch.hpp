@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace limbic::cli {
 
@@ -12,6 +13,9 @@ namespace limbic::cli {
 // everything else (broker, exporter, vars, back-off, watchdog) as it was. robots == 1 returns the
 // file unchanged in meaning. Throws config::ConfigError for robots < 1 or > 64 and for a file it
 // cannot read.
-std::string TeamLaunchYaml(const std::string& path, int robots);
+// `bodies` (issue 18 item 2): robot description names, one for every robot or one per robot (else ConfigError);
+// each robot's hwio gets `--set robot.body=NAME`, its mapper, affect engine and controller `--set body=NAME`, and
+// the simulator `--set bodies=...`. Empty: every robot is the services' default, MARVIN.
+std::string TeamLaunchYaml(const std::string& path, int robots, const std::vector<std::string>& bodies = {});
 
 }  // namespace limbic::cli

@@ -59,22 +59,37 @@ std::vector<ServicePlan> Plan(const StackSpec& spec) {
     }
   }
   const auto names = RobotNames(spec);
+  if (!spec.bodies.empty() && spec.bodies.size() != 1 && spec.bodies.size() != names.size()) {
+    throw config::ConfigError("stack: " + std::to_string(spec.bodies.size()) + " bodies for " +
+                              std::to_string(names.size()) + " robots (give one for all, or one per robot)");
+  }
+  // Robot i's description name ("" when none was given: every service's default, MARVIN).
+  auto body_of = [&](size_t i) {
+    return spec.bodies.empty() ? std::string() : spec.bodies[spec.bodies.size() == 1 ? 0 : i];
+  };
+  auto with_body = [&](size_t i, const char* key, std::vector<std::string> sets) {
+    if (!body_of(i).empty()) sets.push_back(key + body_of(i));
+    return sets;
+  };
   std::vector<ServicePlan> plans;
   auto add = [&](runtime::ServiceDefinition def, const std::string& robot, std::vector<std::string> sets) {
     for (auto& o : OptionsFor(spec, def.name)) sets.push_back(o);
     plans.push_back({std::move(def), robot, std::move(sets)});
   };
-  add(simulator::SimulatorService(), names[0],
-      {"set=" + std::string(1, spec.set), "index=" + std::to_string(spec.index), "env_seed=" + SeedText(spec.env_seed),
-       "seed=" + SeedText(spec.seed), "robots=" + Join(names)});
+  std::vector<std::string> simulator{"set=" + std::string(1, spec.set), "index=" + std::to_string(spec.index),
+                                     "env_seed=" + SeedText(spec.env_seed), "seed=" + SeedText(spec.seed),
+                                     "robots=" + Join(names)};
+  if (!spec.bodies.empty()) simulator.push_back("bodies=" + Join(spec.bodies));
+  add(simulator::SimulatorService(), names[0], simulator);
   // Service by service, then robot by robot: for one robot the order of old.
-  for (const auto& r : names) add(hwio::HwioService(), r, {});
-  for (const auto& r : names) add(mapper::MapperService(), r, {});
+  for (size_t i = 0; i < names.size(); ++i) add(hwio::HwioService(), names[i], with_body(i, "robot.body=", {}));
+  for (size_t i = 0; i < names.size(); ++i) add(mapper::MapperService(), names[i], with_body(i, "body=", {}));
   for (const auto& r : names) add(planner::PlannerService(), r, {});
   std::vector<std::string> affect{"config=" + spec.affect_config};
   if (!spec.affect_overrides.empty()) affect.push_back("overrides=" + YamlList(spec.affect_overrides));
-  for (const auto& r : names) add(affect::AffectService(), r, affect);
-  for (const auto& r : names) add(controller::ControllerService(), r, {"seed=" + SeedText(spec.seed)});
+  for (size_t i = 0; i < names.size(); ++i) add(affect::AffectService(), names[i], with_body(i, "body=", affect));
+  for (size_t i = 0; i < names.size(); ++i)
+    add(controller::ControllerService(), names[i], with_body(i, "body=", {"seed=" + SeedText(spec.seed)}));
   for (const auto& r : names) {
     std::vector<std::string> mission{
         "iterations=" + std::to_string(spec.iterations), "run_id=" + spec.run_id,

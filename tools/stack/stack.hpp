@@ -26,6 +26,9 @@ struct StackSpec {
   // and goals: sim::PlaceTeam unless options set simulator.starts / simulator.goals. With N > 1 each
   // robot's mission writes its own metrics file (MetricsCsvFor); the recorder follows robot r1 only.
   int robots = 1;
+  // Issue 18 item 2: each robot's description (configs/robots name or .yaml path), one for all or one per robot;
+  // empty: MARVIN. Passed to the simulator (bodies), hwio (robot.body), mapper, affect and controller (body).
+  std::vector<std::string> bodies;
   int iterations = 1;
   std::string affect_config = "affective";
   std::vector<std::string> affect_overrides;  // key.path=value on the affect configuration

@@ -1,0 +1,52 @@
+// What the reactive controller needs to know about the robot's body (issue 18 item 3; multi-robot spec §1):
+// the outline (its centre's offset from the drive's reference point, its circumscribed radius, its width across
+// a direction of travel), a tricycle's minimum turning radius and the platform's limits — all from the robot
+// description, none of them a literal.
+#pragma once
+
+#include "common/geometry/geometry.hpp"
+#include "common/robot/robot_description.hpp"
+#include "common/types/control_parameters.hpp"
+
+namespace limbic::controller {
+
+// r_R of navigation spec §2.1: MARVIN's radius, the body for which r_o's default (0.35 m) and the safety drive's
+// range [0.25, 0.35] m are given. Another body keeps r_o's margin relative to its own size (below).
+inline constexpr double kSpecBodyRadius = 0.35;
+
+struct ControllerBody {
+  robot::Body outline = robot::RobotDescription{}.body;  // MARVIN unless a description says otherwise
+  double min_turning_radius = 0.0;                       // r_lmin (m); 0: the drive turns on the spot
+  robot::Limits limits;
+
+  static ControllerBody From(const robot::RobotDescription& description);
+  // The body's centre in R: (y_off, lateral) of eqs. 8–10; zero for MARVIN.
+  const geometry::Vec2& centre() const { return outline.centre(); }
+  bool centred() const { return outline.centre().isZero(); }
+};
+
+// The obstacle radius for a body whose relevant half-extent is `extent` (its circumscribed radius in the
+// directional layer, its half-width across the direction of travel in the velocity layer): r_o + (extent − r_R),
+// so r_o's margin against the spec body carries over. Exactly r_o when extent = r_R (MARVIN: results unchanged).
+// Never negative.
+double BodyObstacleRadius(double r_o, double extent);
+
+// The parameters with the description's limits applied: v_L ≤ v_max, ω_L ≤ ω_max, a_max ≤ its limit, a_min ≥ its
+// limit, |α| ≤ α_max. Values already within the limits are returned bit for bit.
+ControlParameters ApplyBodyLimits(const ControlParameters& params, const robot::Limits& limits);
+
+// Eqs. 8–10 for one (v, ω) candidate: the pose (centre, heading of its velocity θ + θ_v) and speed with which the
+// body's centre starts along its curvature segment when R's origin moves at (v, ω). For a centred body this is
+// (pose, v) itself.
+struct CentreStart {
+  geometry::Pose2 pose;
+  double speed = 0.0;
+  double theta_v = 0.0;
+};
+CentreStart CentreStartFor(const geometry::Pose2& pose, double v, double omega, const ControllerBody& body);
+
+// The tricycle bound on a candidate's turn rate: ω clamped to ±v / r_lmin (eq. 8's |r_l| ≥ r_lmin); ω unchanged for
+// drives that turn on the spot.
+double BoundTurnRate(double v, double omega, double min_turning_radius);
+
+}  // namespace limbic::controller

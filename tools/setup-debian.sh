@@ -9,7 +9,7 @@ packages=(
   libeigen3-dev libasio-dev prometheus-cpp-dev libyaml-cpp-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libwebsocketpp-dev nlohmann-json3-dev
-  libzstd-dev liblz4-dev zlib1g-dev
+  libzstd-dev liblz4-dev zlib1g-dev libdeflate-dev
 )
 # Extra packages for some tests/tools, named by the caller: tools/setup-debian.sh prometheus iproute2
 packages+=("$@")

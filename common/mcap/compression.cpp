@@ -1,7 +1,7 @@
 #include "common/mcap/compression.hpp"
 
+#include <libdeflate.h>
 #include <lz4frame.h>
-#include <zlib.h>
 #include <zstd.h>
 
 #include <cstring>
@@ -33,16 +33,11 @@ FormatError::FormatError(uint64_t offset, const std::string& what)
     : std::runtime_error("at byte " + std::to_string(offset) + ": " + what), offset_(offset) {}
 
 uint32_t Crc32(uint32_t crc, const void* data, size_t size) {
-  // zlib's crc32 is the IEEE polynomial the spec names, and much faster than a byte table. It takes
-  // a uInt length, so feed it in pieces below 4 GiB.
-  const auto* p = static_cast<const Bytef*>(data);
-  while (size > 0) {
-    const size_t n = std::min<size_t>(size, 1u << 30);
-    crc = static_cast<uint32_t>(crc32(crc, p, static_cast<uInt>(n)));
-    p += n;
-    size -= n;
-  }
-  return crc;
+  // The IEEE polynomial the spec names (zlib's crc32, the same values). libdeflate folds 64 bytes at
+  // a time with carry-less multiplication (PCLMULQDQ, chosen at run time; a table version without
+  // it): ~10 GB/s here against ~2.7 GB/s for zlib 1.2.13's crc32_z, which was the player's largest
+  // cost (issue 17). It takes a size_t length: no pieces needed.
+  return libdeflate_crc32(crc, data, size);
 }
 
 Compressor::Compressor(Compression compression, int zstd_level) : compression_(compression), zstd_level_(zstd_level) {

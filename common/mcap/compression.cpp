@@ -74,8 +74,18 @@ void Compressor::Compress(std::span<const uint8_t> in, std::vector<uint8_t>* out
   }
 }
 
+Decompressor::~Decompressor() {
+  if (zstd_) ZSTD_freeDCtx(static_cast<ZSTD_DCtx*>(zstd_));
+  if (lz4_) LZ4F_freeDecompressionContext(static_cast<LZ4F_dctx*>(lz4_));
+}
+
 void Decompress(const std::string& compression, std::span<const uint8_t> in, uint64_t uncompressed_size,
                 std::vector<uint8_t>* out) {
+  Decompressor().Decompress(compression, in, uncompressed_size, out);
+}
+
+void Decompressor::Decompress(const std::string& compression, std::span<const uint8_t> in, uint64_t uncompressed_size,
+                              std::vector<uint8_t>* out) {
   if (uncompressed_size > (uint64_t{1} << 34)) {
     throw std::runtime_error("chunk claims " + std::to_string(uncompressed_size) + " uncompressed bytes");
   }
@@ -114,7 +124,10 @@ void Decompress(const std::string& compression, std::span<const uint8_t> in, uin
   }
   out->resize(uncompressed_size);
   if (compression == "zstd") {
-    const size_t n = ZSTD_decompress(out->data(), out->size(), in.data(), in.size());
+    if (!zstd_) zstd_ = ZSTD_createDCtx();
+    if (!zstd_) throw std::runtime_error("zstd: no context");
+    const size_t n =
+        ZSTD_decompressDCtx(static_cast<ZSTD_DCtx*>(zstd_), out->data(), out->size(), in.data(), in.size());
     if (ZSTD_isError(n)) throw std::runtime_error(std::string("zstd: ") + ZSTD_getErrorName(n));
     if (n != uncompressed_size) {
       throw std::runtime_error("zstd chunk gave " + std::to_string(n) + " bytes, header says " +
@@ -123,23 +136,26 @@ void Decompress(const std::string& compression, std::span<const uint8_t> in, uin
     return;
   }
   if (compression == "lz4") {
-    LZ4F_dctx* dctx = nullptr;
-    if (LZ4F_isError(LZ4F_createDecompressionContext(&dctx, LZ4F_VERSION))) throw std::runtime_error("lz4: no context");
+    if (!lz4_) {
+      LZ4F_dctx* made = nullptr;
+      if (LZ4F_isError(LZ4F_createDecompressionContext(&made, LZ4F_VERSION)))
+        throw std::runtime_error("lz4: no context");
+      lz4_ = made;
+    }
+    auto* dctx = static_cast<LZ4F_dctx*>(lz4_);
+    // A frame left half-read by an earlier error (or cut short) would confuse this one.
+    LZ4F_resetDecompressionContext(dctx);
     size_t in_pos = 0, out_pos = 0;
     size_t hint = 1;
     while (hint != 0 && in_pos < in.size()) {
       size_t in_n = in.size() - in_pos;
       size_t out_n = out->size() - out_pos;
       hint = LZ4F_decompress(dctx, out->data() + out_pos, &out_n, in.data() + in_pos, &in_n, nullptr);
-      if (LZ4F_isError(hint)) {
-        LZ4F_freeDecompressionContext(dctx);
-        throw std::runtime_error(std::string("lz4: ") + LZ4F_getErrorName(hint));
-      }
+      if (LZ4F_isError(hint)) throw std::runtime_error(std::string("lz4: ") + LZ4F_getErrorName(hint));
       in_pos += in_n;
       out_pos += out_n;
       if (in_n == 0 && out_n == 0) break;  // no progress: output full or input exhausted
     }
-    LZ4F_freeDecompressionContext(dctx);
     if (hint != 0 || out_pos != uncompressed_size) {
       throw std::runtime_error("lz4 chunk gave " + std::to_string(out_pos) + " bytes, header says " +
                                std::to_string(uncompressed_size) + (hint != 0 ? " (frame incomplete)" : ""));

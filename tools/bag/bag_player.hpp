@@ -33,6 +33,9 @@ class Player {
   Player(std::vector<std::string> files, PlayOptions options, SendFn send, TickFn tick = {});
   // The option checks of the constructor, for a command line to run before it connects anywhere.
   static void CheckOptions(const PlayOptions& options);
+  // Whether a recorded channel goes onto the bus: not the lockstep plumbing (clock, lockstep/*), and
+  // only FlatBuffers bus messages (not the derived Foxglove channels).
+  static bool IsPlayable(const std::string& topic, const std::string& encoding);
 
   // One pass over the recording (`--loop` calls it again); `stop` is read before each message.
   // Returns the damage found ("FILE: at byte N: what"); what came before it has been played.

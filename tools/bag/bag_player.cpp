@@ -23,7 +23,7 @@ Player::Player(std::vector<std::string> files, PlayOptions options, SendFn send,
   // Chunks are decompressed and checked on a second thread ahead of the sending one: at --rate 0
   // the sender does little more than send, and a paced playback is not held up by a chunk's
   // decompression (about a millisecond per MiB) when a message falls due.
-  options_.read.read_ahead = mcap::ReadAhead::kThread;
+  options_.read.read_ahead = options_.read_ahead ? mcap::ReadAhead::kThread : mcap::ReadAhead::kNone;
 }
 
 bool Player::IsPlayable(const std::string& topic, const std::string& encoding) {

@@ -21,6 +21,9 @@ struct PlayOptions {
   double rate = 1.0;         // 2: twice as fast; 0: as fast as possible
   bool drive_clock = false;  // call `tick` once per `period_ns` of recorded time
   int64_t period_ns = 100'000'000;
+  // Decompress and check chunks on a second thread ahead of the sending one (mcap::ReadAhead);
+  // false: all on the calling thread (one core, or to measure what the thread buys).
+  bool read_ahead = true;
 };
 
 class Player {

@@ -278,6 +278,12 @@ TEST(BagReader, ChannelPredicateIsAskedOncePerChannelAndReadAheadChangesNothing)
   const std::atomic<bool> stop{false};
   EXPECT_TRUE(player.PlayPass(stop).empty());
   EXPECT_EQ(sent, (std::map<std::string, int>{{"r1/odom", 100}}));
+  // Without the read-ahead thread (and with no selection of the caller's): the plumbing still stays out.
+  std::map<std::string, int> sent_inline;
+  Player inline_player({path}, {.rate = 0, .read_ahead = false},
+                       [&](const std::string& topic, std::span<const uint8_t>) { ++sent_inline[topic]; });
+  EXPECT_TRUE(inline_player.PlayPass(stop).empty());
+  EXPECT_EQ(sent_inline, (std::map<std::string, int>{{"r1/odom", 100}, {"r2/odom", 100}}));
   std::filesystem::remove(path);
 }
 

@@ -2,7 +2,7 @@
 // broker's own throughput"), measured side by side in one run: the same messages (count and size),
 // the same machine moment.
 //
-//   build/bench/replay_bench --benchmark_filter=Vs          # the comparison (about 20 s)
+//   build/bench/replay_bench --benchmark_filter=Vs          # the comparison (about 30 s)
 //   build/bench/replay_bench --benchmark_filter=PlayerAlone # the player's own cost, per compression
 //   build/bench/replay_bench --benchmark_filter=Through     # each side alone (for perf record)
 //
@@ -18,9 +18,10 @@
 //                      play --rate 0` runs: open, map, decompress and check CRCs on its read-ahead
 //                      thread, select, send with Node::SendRaw) through a fresh broker to the same
 //                      counting subscriber; from the start of the pass to the last arrival.
-//   ratio              replay / broker, each the best of kRounds alternated runs; ratio_min and
-//                      ratio_max: the lowest and highest of the per-round pairs (the spread a
-//                      shared machine gives).
+//   ratio              replay / broker, each the best of kRounds (5) alternated runs; ratio_min,
+//                      ratio_median, ratio_max: over the per-round pairs, each pair run back to back
+//                      (the median is the steadiest figure on a shared machine, the spread shows
+//                      how shared it was).
 //   broker_cpu_us, replay_cpu_us  CPU seconds of the whole process (publisher or player, broker,
 //                      subscriber, ZeroMQ's I/O threads) per message delivered, the least of the
 //                      rounds: what a message costs the machine end to end, much less disturbed by
@@ -249,9 +250,10 @@ void BM_ReplayVsBroker(benchmark::State& state) {
     });
     return RunFigures{rate, rig.last_send_s(), rig.last_cpu_s()};
   };
-  constexpr int kRounds = 3;
+  constexpr int kRounds = 5;
   RunFigures best_broker, best_replay;
-  double broker_cpu = 1e9, replay_cpu = 1e9, ratio_min = 1e9, ratio_max = 0, player_cpu_rate = 0;
+  double broker_cpu = 1e9, replay_cpu = 1e9, player_cpu_rate = 0;
+  std::vector<double> ratios;  // per round: replay / broker, run back to back
   for (auto _ : state) {
     // Alternated, so neither gains from going second (warm page cache, allocator) or loses to a
     // burst of load from elsewhere on a shared machine; rates taken at their best.
@@ -265,8 +267,7 @@ void BM_ReplayVsBroker(benchmark::State& state) {
       if (r.rate > best_replay.rate) best_replay = r;
       broker_cpu = std::min(broker_cpu, b.cpu_s / count);
       replay_cpu = std::min(replay_cpu, r.cpu_s / count);
-      ratio_min = std::min(ratio_min, r.rate / b.rate);
-      ratio_max = std::max(ratio_max, r.rate / b.rate);
+      ratios.push_back(r.rate / b.rate);
     }
     {
       uint64_t bytes = 0;
@@ -285,8 +286,10 @@ void BM_ReplayVsBroker(benchmark::State& state) {
   state.counters["broker_msgs_per_s"] = best_broker.rate;
   state.counters["replay_msgs_per_s"] = best_replay.rate;
   state.counters["ratio"] = best_replay.rate / best_broker.rate;
-  state.counters["ratio_min"] = ratio_min;
-  state.counters["ratio_max"] = ratio_max;
+  std::sort(ratios.begin(), ratios.end());
+  state.counters["ratio_min"] = ratios.front();
+  state.counters["ratio_median"] = ratios[ratios.size() / 2];
+  state.counters["ratio_max"] = ratios.back();
   state.counters["broker_cpu_us"] = broker_cpu * 1e6;
   state.counters["replay_cpu_us"] = replay_cpu * 1e6;
   state.counters["broker_send_ms"] = best_broker.send_s * 1e3;

@@ -184,8 +184,8 @@ class DataWalker {
           u->kind = Unit::Kind::kEnd;
           return;
         }
-        if (op ==
-            static_cast<uint8_t>(Opcode::kFooter)) {  // a file without DataEnd (allowed before the summary is optional)
+        if (op == static_cast<uint8_t>(Opcode::kFooter)) {
+          // A file without DataEnd (allowed before the summary is optional).
           u->kind = Unit::Kind::kEnd;
           return;
         }
@@ -246,7 +246,8 @@ class DataWalker {
       }
     }
     // Every record inside must fit (a bound checked here, ahead of the reading thread). Inner
-    // offsets are reported as the chunk's file offset: the records have no file position.
+    // offsets are reported as the chunk's file offset: the records have no file position. A chunk
+    // is a unit of integrity, as with a CRC mismatch: one whose framing is broken delivers nothing.
     const uint8_t* p = u->records.data();
     const uint64_t n = u->records.size();
     for (uint64_t inner = 0; inner < n;) {

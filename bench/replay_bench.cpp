@@ -360,12 +360,13 @@ BENCHMARK(BM_Through)
 
 // The player alone (send = count bytes), per chunk compression: where its time goes (perf record
 // this one: `--benchmark_filter=PlayerAlone`). Args: message size, count, compression (0 none, 1
-// zstd, 2 lz4). msgs_per_s: wall-clock rate; cpu_ns: process CPU per message (the read-ahead thread
-// included); sender_cpu_ns: CPU per message of the thread that calls `send` (what is left on the
+// zstd, 2 lz4), read-ahead thread (1) or none (0). msgs_per_s: wall-clock rate; cpu_ns: process CPU per message (the
+// read-ahead thread included); sender_cpu_ns: CPU per message of the thread that calls `send` (what is left on the
 // sending thread once decompression and CRCs run ahead on their own).
 void BM_PlayerAlone(benchmark::State& state) {
   const auto messages = Messages(static_cast<size_t>(state.range(0)), static_cast<int>(state.range(1)));
   const auto compression = static_cast<mcap::Compression>(state.range(2));
+  const bool read_ahead = state.range(3) == 1;
   const std::string path =
       (std::filesystem::temp_directory_path() / ("replay_bench_alone_" + std::to_string(::getpid()) + ".mcap"))
           .string();
@@ -378,7 +379,7 @@ void BM_PlayerAlone(benchmark::State& state) {
   uint64_t played = 0, bytes = 0;
   double cpu = 0, sender_cpu = 0;
   for (auto _ : state) {
-    bag::Player player({path}, {.rate = 0},
+    bag::Player player({path}, {.rate = 0, .read_ahead = read_ahead},
                        [&](const std::string&, std::span<const uint8_t> data) { bytes += data.size(); });
     const std::atomic<bool> stop{false};
     const double cpu0 = ProcessCpuS(), thread0 = ThreadCpuS();
@@ -392,9 +393,13 @@ void BM_PlayerAlone(benchmark::State& state) {
   state.counters["msgs_per_s"] = benchmark::Counter(static_cast<double>(played), benchmark::Counter::kIsRate);
   state.counters["cpu_ns"] = cpu * 1e9 / static_cast<double>(played);
   state.counters["sender_cpu_ns"] = sender_cpu * 1e9 / static_cast<double>(played);
-  state.SetLabel(mcap::CompressionName(compression)[0] ? mcap::CompressionName(compression) : "none");
+  state.SetLabel(std::string(mcap::CompressionName(compression)[0] ? mcap::CompressionName(compression) : "none") +
+                 (read_ahead ? ", read-ahead" : ""));
 }
-BENCHMARK(BM_PlayerAlone)->ArgsProduct({{64, 1024}, {100000}, {0, 1, 2}})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_PlayerAlone)
+    ->ArgsProduct({{64, 1024}, {100000}, {0, 1, 2}, {1, 0}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 }  // namespace
 }  // namespace limbic

@@ -2,32 +2,37 @@
 // broker's own throughput"), measured side by side in one run: the same messages (count and size),
 // the same machine moment.
 //
-//   build/bench/replay_bench [--benchmark_filter=64] [--benchmark_repetitions=3]
+//   build/bench/replay_bench --benchmark_filter=Vs          # the comparison (about 30 s)
+//   build/bench/replay_bench --benchmark_filter=PlayerAlone # the player's own cost, per compression
+//   build/bench/replay_bench --benchmark_filter=Through     # each side alone (for perf record)
 //
-// Per iteration, three figures over the same verified ObstacleSet messages of the asked size (each
-// with its own seq and stamp, so a compressed chunk is no trivial run of copies):
+// BM_ReplayVsBroker, over the same verified ObstacleSet messages of the asked size (each with its
+// own seq and stamp, so a compressed chunk is no trivial run of copies):
 //   broker_msgs_per_s  the broker's own throughput: a bus::Node sends the prebuilt messages with
-//   SendRaw
-//                      (the cheapest publisher there is) through bus::Broker (the class behind
+//                      SendRaw (the cheapest publisher there is) through bus::Broker (the class behind
 //                      limbic-bus, on its own thread and context, verifying every payload) to a
-//                      plain ZeroMQ DEALER subscriber that only counts (the cheapest subscriber), first
-//                      send to last arrival. Publisher and subscriber cost next to nothing, so the
-//                      broker is what limits.
+//                      DEALER subscriber that only counts (the cheapest subscriber), first send to
+//                      last arrival. Publisher and subscriber cost next to nothing: the broker limits.
 //   replay_msgs_per_s  the same messages recorded with bag::BagWriter (zstd, 1 MiB chunks: what
 //                      `limbic record` writes), then played by bag::Player at rate 0 (what `limbic
-//                      play
-//                      --rate 0` runs: open, map, decompress, check CRCs, select, send with
-//                      Node::SendRaw) through a fresh broker to the same counting subscriber; from
-//                      the start of the pass to the last arrival.
-//   player_msgs_per_s  bag::Player alone (send = count bytes): the player's own ceiling;
-//   player_cpu_msgs_per_s  the same per second of the player thread's CPU time (what it would reach
-//   with a
-//                      core of its own).
-//   ratio              replay / broker (each the best of two alternated runs). At least ~1 means
-//   the player is not what limits a replay.
+//                      play --rate 0` runs: open, map, decompress and check CRCs on its read-ahead
+//                      thread, select, send with Node::SendRaw) through a fresh broker to the same
+//                      counting subscriber; from the start of the pass to the last arrival.
+//   ratio              replay / broker, each the best of kRounds (5) alternated runs; ratio_min,
+//                      ratio_median, ratio_max: over the per-round pairs, each pair run back to back
+//                      (the median is the steadiest figure on a shared machine, the spread shows
+//                      how shared it was).
+//   broker_cpu_us, replay_cpu_us  CPU seconds of the whole process (publisher or player, broker,
+//                      subscriber, ZeroMQ's I/O threads) per message delivered, the least of the
+//                      rounds: what a message costs the machine end to end, much less disturbed by
+//                      the neighbours than a rate. On two busy cores, rate ~ cores / CPU per message.
+//   broker_send_ms, replay_send_ms  how long the publisher took to hand every message over (best
+//                      round); the rest of the run is the broker draining its queue.
+//   player_cpu_msgs_per_s  bag::Player alone (send = count bytes) per second of process CPU.
 // The subscriber receives every message (high-water marks 0 everywhere; a missing one fails the
 // run).
 #include <benchmark/benchmark.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -64,6 +69,14 @@ double ThreadCpuS() {
   timespec ts{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+// CPU seconds of the whole process (every thread, user and system).
+double ProcessCpuS() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
 }
 
 // `count` verified ObstacleSet messages of about `target` bytes each (never less than the
@@ -119,6 +132,10 @@ class BrokerRig {
     broker_thread_.join();
   }
   const std::string& address() const { return address_; }
+  // The last Run: seconds `send` took, and CPU seconds of the process from the send to the last
+  // arrival.
+  double last_send_s() const { return last_send_s_; }
+  double last_cpu_s() const { return last_cpu_s_; }
 
   template <typename Send>
   double Run(bus::Node& warm_sender, const std::vector<uint8_t>& warm, int64_t expected, Send&& send) {
@@ -165,10 +182,13 @@ class BrokerRig {
     }
     std::this_thread::sleep_for(50ms);  // warm-up messages drained
     const int64_t t0 = NowNs();
+    const double cpu0 = ProcessCpuS();
     send();
+    last_send_s_ = static_cast<double>(NowNs() - t0) * 1e-9;
     // Everything sent: wait for the last arrival (or give up after the deadline).
     const auto deadline = Clock::now() + 120s;
     while (received.load() < expected && Clock::now() < deadline) std::this_thread::sleep_for(1ms);
+    last_cpu_s_ = ProcessCpuS() - cpu0;
     give_up = true;
     reader.join();
     if (received.load() < expected) return 0.0;
@@ -182,6 +202,14 @@ class BrokerRig {
   std::unique_ptr<bus::Broker> broker_;
   std::atomic<bool> stop_{false};
   std::thread broker_thread_;
+  double last_send_s_ = 0, last_cpu_s_ = 0;
+};
+
+// One run of BM_ReplayVsBroker's publisher or player through a fresh broker.
+struct RunFigures {
+  double rate = 0;    // messages per second delivered, 0 if some never arrived
+  double send_s = 0;  // the publisher's part
+  double cpu_s = 0;   // the process's CPU from the send to the last arrival
 };
 
 // Args: message size in bytes, message count.
@@ -199,20 +227,20 @@ void BM_ReplayVsBroker(benchmark::State& state) {
     writer.Close();
   }
   const auto file_bytes = std::filesystem::file_size(path);
-  double broker_rate = 0, replay_rate = 0, player_rate = 0, player_cpu_rate = 0;
   auto broker_run = [&] {
     BrokerRig rig;
     zmq::context_t context(1);
     bus::Node pub(context, rig.address(), FastNode("bench"));
-    return rig.Run(pub, warm, count, [&] {
+    const double rate = rig.Run(pub, warm, count, [&] {
       for (const auto& m : messages) pub.SendRaw(kTopic, m.data(), m.size());
     });
+    return RunFigures{rate, rig.last_send_s(), rig.last_cpu_s()};
   };
   auto replay_run = [&] {
     BrokerRig rig;
     zmq::context_t context(1);
     bus::Node node(context, rig.address(), FastNode("limbic-play"));
-    return rig.Run(node, warm, count, [&] {
+    const double rate = rig.Run(node, warm, count, [&] {
       bag::Player player({path}, {.rate = 0}, [&](const std::string& topic, std::span<const uint8_t> data) {
         node.SendRaw(topic, data.data(), data.size());
       });
@@ -220,40 +248,53 @@ void BM_ReplayVsBroker(benchmark::State& state) {
       const auto problems = player.PlayPass(stop);
       if (!problems.empty()) state.SkipWithError(problems.front().c_str());
     });
+    return RunFigures{rate, rig.last_send_s(), rig.last_cpu_s()};
   };
+  constexpr int kRounds = 5;
+  RunFigures best_broker, best_replay;
+  double broker_cpu = 1e9, replay_cpu = 1e9, player_cpu_rate = 0;
+  std::vector<double> ratios;  // per round: replay / broker, run back to back
   for (auto _ : state) {
-    // Alternated and each taken at its best of two, so neither gains from going second (warm page
-    // cache, allocator) or loses to a burst of load from elsewhere on a shared machine.
-    for (int round = 0; round < 2; ++round) {
-      broker_rate = std::max(broker_rate, broker_run());
-      replay_rate = std::max(replay_rate, replay_run());
+    // Alternated, so neither gains from going second (warm page cache, allocator) or loses to a
+    // burst of load from elsewhere on a shared machine; rates taken at their best.
+    for (int round = 0; round < kRounds; ++round) {
+      const RunFigures b = broker_run(), r = replay_run();
+      if (b.rate == 0 || r.rate == 0) {
+        state.SkipWithError("not every message arrived");
+        return;
+      }
+      if (b.rate > best_broker.rate) best_broker = b;
+      if (r.rate > best_replay.rate) best_replay = r;
+      broker_cpu = std::min(broker_cpu, b.cpu_s / count);
+      replay_cpu = std::min(replay_cpu, r.cpu_s / count);
+      ratios.push_back(r.rate / b.rate);
     }
     {
       uint64_t bytes = 0;
       bag::Player player({path}, {.rate = 0},
                          [&](const std::string&, std::span<const uint8_t> data) { bytes += data.size(); });
       const std::atomic<bool> stop{false};
-      const auto t0 = Clock::now();
-      const double cpu0 = ThreadCpuS();
+      const double cpu0 = ProcessCpuS();
       player.PlayPass(stop);
-      const double s = std::chrono::duration<double>(Clock::now() - t0).count();
-      player_rate = static_cast<double>(player.played()) / s;
-      player_cpu_rate = static_cast<double>(player.played()) / (ThreadCpuS() - cpu0);
+      player_cpu_rate = static_cast<double>(player.played()) / (ProcessCpuS() - cpu0);
       benchmark::DoNotOptimize(bytes);
     }
   }
   std::filesystem::remove(path);
-  if (broker_rate == 0 || replay_rate == 0) {
-    state.SkipWithError("not every message arrived");
-    return;
-  }
   state.counters["bytes"] = static_cast<double>(messages[0].size());
   state.counters["file_MB"] = static_cast<double>(file_bytes) * 1e-6;
-  state.counters["broker_msgs_per_s"] = broker_rate;
-  state.counters["replay_msgs_per_s"] = replay_rate;
-  state.counters["player_msgs_per_s"] = player_rate;
+  state.counters["broker_msgs_per_s"] = best_broker.rate;
+  state.counters["replay_msgs_per_s"] = best_replay.rate;
+  state.counters["ratio"] = best_replay.rate / best_broker.rate;
+  std::sort(ratios.begin(), ratios.end());
+  state.counters["ratio_min"] = ratios.front();
+  state.counters["ratio_median"] = ratios[ratios.size() / 2];
+  state.counters["ratio_max"] = ratios.back();
+  state.counters["broker_cpu_us"] = broker_cpu * 1e6;
+  state.counters["replay_cpu_us"] = replay_cpu * 1e6;
+  state.counters["broker_send_ms"] = best_broker.send_s * 1e3;
+  state.counters["replay_send_ms"] = best_replay.send_s * 1e3;
   state.counters["player_cpu_msgs_per_s"] = player_cpu_rate;
-  state.counters["ratio"] = replay_rate / broker_rate;
 }
 BENCHMARK(BM_ReplayVsBroker)
     ->Args({64, 200000})
@@ -262,12 +303,70 @@ BENCHMARK(BM_ReplayVsBroker)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
+// One side of BM_ReplayVsBroker alone, repeated, so a profiler sees it apart from the other:
+//   perf record -g build/bench/replay_bench --benchmark_filter='Through/1024/100000/1'
+// Args: message size, count, what (0: the prebuilt publisher, 1: the player of a zstd recording, 2:
+// the same player without its read-ahead thread).
+// msgs_per_s: the best run; cpu_us: process CPU per message delivered, the least of the runs.
+void BM_Through(benchmark::State& state) {
+  const size_t size = static_cast<size_t>(state.range(0));
+  const int count = static_cast<int>(state.range(1));
+  const bool replay = state.range(2) >= 1, read_ahead = state.range(2) == 1;
+  const auto messages = Messages(size, count);
+  const std::vector<uint8_t> warm = Messages(size, 1)[0];
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("replay_bench_through_" + std::to_string(::getpid()) + ".mcap"))
+          .string();
+  if (replay) {
+    bag::BagWriter writer({.path = path});
+    uint64_t t = 1'700'000'000'000'000'000ull;
+    for (const auto& m : messages) writer.Write(kTopic, m.data(), m.size(), t += 1000);
+    writer.Close();
+  }
+  double best = 0, cpu = 1e9;
+  for (auto _ : state) {
+    BrokerRig rig;
+    zmq::context_t context(1);
+    bus::Node node(context, rig.address(), FastNode(replay ? "limbic-play" : "bench"));
+    const double rate = rig.Run(node, warm, count, [&] {
+      if (!replay) {
+        for (const auto& m : messages) node.SendRaw(kTopic, m.data(), m.size());
+        return;
+      }
+      bag::Player player({path}, {.rate = 0, .read_ahead = read_ahead},
+                         [&](const std::string& topic, std::span<const uint8_t> data) {
+                           node.SendRaw(topic, data.data(), data.size());
+                         });
+      const std::atomic<bool> stop{false};
+      player.PlayPass(stop);
+    });
+    if (rate == 0) {
+      state.SkipWithError("not every message arrived");
+      break;
+    }
+    best = std::max(best, rate);
+    cpu = std::min(cpu, rig.last_cpu_s() / count);
+  }
+  std::filesystem::remove(path);
+  state.counters["msgs_per_s"] = best;
+  state.counters["cpu_us"] = cpu * 1e6;
+  state.SetLabel(!replay ? "broker" : read_ahead ? "replay" : "replay, no read-ahead");
+}
+BENCHMARK(BM_Through)
+    ->ArgsProduct({{64, 1024}, {100000}, {0, 1, 2}})
+    ->Iterations(3)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
 // The player alone (send = count bytes), per chunk compression: where its time goes (perf record
 // this one: `--benchmark_filter=PlayerAlone`). Args: message size, count, compression (0 none, 1
-// zstd, 2 lz4).
+// zstd, 2 lz4), read-ahead thread (1) or none (0). msgs_per_s: wall-clock rate; cpu_ns: process CPU per message (the
+// read-ahead thread included); sender_cpu_ns: CPU per message of the thread that calls `send` (what is left on the
+// sending thread once decompression and CRCs run ahead on their own).
 void BM_PlayerAlone(benchmark::State& state) {
   const auto messages = Messages(static_cast<size_t>(state.range(0)), static_cast<int>(state.range(1)));
   const auto compression = static_cast<mcap::Compression>(state.range(2));
+  const bool read_ahead = state.range(3) == 1;
   const std::string path =
       (std::filesystem::temp_directory_path() / ("replay_bench_alone_" + std::to_string(::getpid()) + ".mcap"))
           .string();
@@ -278,19 +377,29 @@ void BM_PlayerAlone(benchmark::State& state) {
     writer.Close();
   }
   uint64_t played = 0, bytes = 0;
+  double cpu = 0, sender_cpu = 0;
   for (auto _ : state) {
-    bag::Player player({path}, {.rate = 0},
+    bag::Player player({path}, {.rate = 0, .read_ahead = read_ahead},
                        [&](const std::string&, std::span<const uint8_t> data) { bytes += data.size(); });
     const std::atomic<bool> stop{false};
+    const double cpu0 = ProcessCpuS(), thread0 = ThreadCpuS();
     player.PlayPass(stop);
+    cpu += ProcessCpuS() - cpu0;
+    sender_cpu += ThreadCpuS() - thread0;
     played += player.played();
   }
   std::filesystem::remove(path);
   benchmark::DoNotOptimize(bytes);
   state.counters["msgs_per_s"] = benchmark::Counter(static_cast<double>(played), benchmark::Counter::kIsRate);
-  state.SetLabel(mcap::CompressionName(compression)[0] ? mcap::CompressionName(compression) : "none");
+  state.counters["cpu_ns"] = cpu * 1e9 / static_cast<double>(played);
+  state.counters["sender_cpu_ns"] = sender_cpu * 1e9 / static_cast<double>(played);
+  state.SetLabel(std::string(mcap::CompressionName(compression)[0] ? mcap::CompressionName(compression) : "none") +
+                 (read_ahead ? ", read-ahead" : ""));
 }
-BENCHMARK(BM_PlayerAlone)->ArgsProduct({{64, 1024}, {100000}, {0, 1, 2}})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_PlayerAlone)
+    ->ArgsProduct({{64, 1024}, {100000}, {0, 1, 2}, {1, 0}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 }  // namespace
 }  // namespace limbic

@@ -9,7 +9,7 @@ packages=(
   libeigen3-dev libasio-dev prometheus-cpp-dev libyaml-cpp-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libwebsocketpp-dev nlohmann-json3-dev
-  libzstd-dev liblz4-dev zlib1g-dev
+  libzstd-dev liblz4-dev zlib1g-dev libdeflate-dev
   # The Python client (python/limbic) and its tests: the bus, the generated message classes, compressed recordings.
   python3 python3-zmq python3-flatbuffers python3-zstandard python3-lz4
 )

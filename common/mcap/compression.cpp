@@ -1,7 +1,7 @@
 #include "common/mcap/compression.hpp"
 
+#include <libdeflate.h>
 #include <lz4frame.h>
-#include <zlib.h>
 #include <zstd.h>
 
 #include <cstring>
@@ -33,16 +33,11 @@ FormatError::FormatError(uint64_t offset, const std::string& what)
     : std::runtime_error("at byte " + std::to_string(offset) + ": " + what), offset_(offset) {}
 
 uint32_t Crc32(uint32_t crc, const void* data, size_t size) {
-  // zlib's crc32 is the IEEE polynomial the spec names, and much faster than a byte table. It takes
-  // a uInt length, so feed it in pieces below 4 GiB.
-  const auto* p = static_cast<const Bytef*>(data);
-  while (size > 0) {
-    const size_t n = std::min<size_t>(size, 1u << 30);
-    crc = static_cast<uint32_t>(crc32(crc, p, static_cast<uInt>(n)));
-    p += n;
-    size -= n;
-  }
-  return crc;
+  // The IEEE polynomial the spec names (zlib's crc32, the same values). libdeflate folds 64 bytes at
+  // a time with carry-less multiplication (PCLMULQDQ, chosen at run time; a table version without
+  // it): ~10 GB/s here against ~2.7 GB/s for zlib 1.2.13's crc32_z, which was the player's largest
+  // cost (issue 17). It takes a size_t length: no pieces needed.
+  return libdeflate_crc32(crc, data, size);
 }
 
 Compressor::Compressor(Compression compression, int zstd_level) : compression_(compression), zstd_level_(zstd_level) {
@@ -79,8 +74,18 @@ void Compressor::Compress(std::span<const uint8_t> in, std::vector<uint8_t>* out
   }
 }
 
+Decompressor::~Decompressor() {
+  if (zstd_) ZSTD_freeDCtx(static_cast<ZSTD_DCtx*>(zstd_));
+  if (lz4_) LZ4F_freeDecompressionContext(static_cast<LZ4F_dctx*>(lz4_));
+}
+
 void Decompress(const std::string& compression, std::span<const uint8_t> in, uint64_t uncompressed_size,
                 std::vector<uint8_t>* out) {
+  Decompressor().Decompress(compression, in, uncompressed_size, out);
+}
+
+void Decompressor::Decompress(const std::string& compression, std::span<const uint8_t> in, uint64_t uncompressed_size,
+                              std::vector<uint8_t>* out) {
   if (uncompressed_size > (uint64_t{1} << 34)) {
     throw std::runtime_error("chunk claims " + std::to_string(uncompressed_size) + " uncompressed bytes");
   }
@@ -119,7 +124,10 @@ void Decompress(const std::string& compression, std::span<const uint8_t> in, uin
   }
   out->resize(uncompressed_size);
   if (compression == "zstd") {
-    const size_t n = ZSTD_decompress(out->data(), out->size(), in.data(), in.size());
+    if (!zstd_) zstd_ = ZSTD_createDCtx();
+    if (!zstd_) throw std::runtime_error("zstd: no context");
+    const size_t n =
+        ZSTD_decompressDCtx(static_cast<ZSTD_DCtx*>(zstd_), out->data(), out->size(), in.data(), in.size());
     if (ZSTD_isError(n)) throw std::runtime_error(std::string("zstd: ") + ZSTD_getErrorName(n));
     if (n != uncompressed_size) {
       throw std::runtime_error("zstd chunk gave " + std::to_string(n) + " bytes, header says " +
@@ -128,23 +136,26 @@ void Decompress(const std::string& compression, std::span<const uint8_t> in, uin
     return;
   }
   if (compression == "lz4") {
-    LZ4F_dctx* dctx = nullptr;
-    if (LZ4F_isError(LZ4F_createDecompressionContext(&dctx, LZ4F_VERSION))) throw std::runtime_error("lz4: no context");
+    if (!lz4_) {
+      LZ4F_dctx* made = nullptr;
+      if (LZ4F_isError(LZ4F_createDecompressionContext(&made, LZ4F_VERSION)))
+        throw std::runtime_error("lz4: no context");
+      lz4_ = made;
+    }
+    auto* dctx = static_cast<LZ4F_dctx*>(lz4_);
+    // A frame left half-read by an earlier error (or cut short) would confuse this one.
+    LZ4F_resetDecompressionContext(dctx);
     size_t in_pos = 0, out_pos = 0;
     size_t hint = 1;
     while (hint != 0 && in_pos < in.size()) {
       size_t in_n = in.size() - in_pos;
       size_t out_n = out->size() - out_pos;
       hint = LZ4F_decompress(dctx, out->data() + out_pos, &out_n, in.data() + in_pos, &in_n, nullptr);
-      if (LZ4F_isError(hint)) {
-        LZ4F_freeDecompressionContext(dctx);
-        throw std::runtime_error(std::string("lz4: ") + LZ4F_getErrorName(hint));
-      }
+      if (LZ4F_isError(hint)) throw std::runtime_error(std::string("lz4: ") + LZ4F_getErrorName(hint));
       in_pos += in_n;
       out_pos += out_n;
       if (in_n == 0 && out_n == 0) break;  // no progress: output full or input exhausted
     }
-    LZ4F_freeDecompressionContext(dctx);
     if (hint != 0 || out_pos != uncompressed_size) {
       throw std::runtime_error("lz4 chunk gave " + std::to_string(out_pos) + " bytes, header says " +
                                std::to_string(uncompressed_size) + (hint != 0 ? " (frame incomplete)" : ""));

@@ -1,10 +1,13 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <system_error>
+#include <tuple>
 
 #include "common/mcap/compression.hpp"
 #include "common/mcap/reader.hpp"
@@ -200,6 +203,62 @@ TEST(McapReader, CorruptChunkIsACrcErrorAtTheChunkAndEarlierChunksStillRead) {
   std::filesystem::remove(path);
 }
 
+// Crc32 is libdeflate's (PCLMUL-folded): it must give zlib's crc32 values, the spec's CRC-32, for
+// every length (the folding works on 16/64-byte blocks with head and tail handled apart, so every
+// length 0..2100 and every start alignment 0..15 is tried), for long buffers, and when continued
+// piece by piece as the writer does across records.
+TEST(McapCrc32, EqualsZlibForEveryLengthAlignmentAndContinuation) {
+  std::mt19937_64 random(17);
+  std::vector<uint8_t> bytes(3 * 1024 * 1024 + 77);
+  for (auto& b : bytes) b = static_cast<uint8_t>(random());
+  auto zlib = [](uint32_t crc, const uint8_t* p, size_t n) { return static_cast<uint32_t>(crc32_z(crc, p, n)); };
+  EXPECT_EQ(Crc32(0, nullptr, 0), 0u);
+  // The standard check value of CRC-32/ISO-HDLC.
+  EXPECT_EQ(Crc32(0, "123456789", 9), 0xCBF43926u);
+  for (size_t length = 0; length <= 2100; ++length) {
+    const size_t offset = length % 16;
+    ASSERT_EQ(Crc32(0, bytes.data() + offset, length), zlib(0, bytes.data() + offset, length)) << "length " << length;
+  }
+  for (size_t length : {size_t{65536}, size_t{1 << 20} + 3, bytes.size()}) {
+    EXPECT_EQ(Crc32(0, bytes.data(), length), zlib(0, bytes.data(), length)) << "length " << length;
+  }
+  for (int trial = 0; trial < 200; ++trial) {
+    const size_t a = random() % 5000, b = random() % 5000, start = random() % 64;
+    const uint32_t whole = zlib(0, bytes.data() + start, a + b);
+    EXPECT_EQ(Crc32(Crc32(0, bytes.data() + start, a), bytes.data() + start + a, b), whole) << a << " + " << b;
+  }
+  // One flipped bit anywhere changes it.
+  std::vector<uint8_t> copy(bytes.begin(), bytes.begin() + 4096);
+  const uint32_t clean = Crc32(0, copy.data(), copy.size());
+  for (size_t i = 0; i < copy.size(); i += 97) {
+    copy[i] ^= 0x10;
+    EXPECT_NE(Crc32(0, copy.data(), copy.size()), clean) << "byte " << i;
+    copy[i] ^= 0x10;
+  }
+}
+
+// The CRC a chunk records is checked on reading whatever the compression: a chunk whose recorded
+// uncompressed CRC is one bit off decompresses fine and is still refused at its offset.
+TEST(McapReader, ChunkWithAWrongCrcIsRefusedForEveryCompression) {
+  for (Compression c : {Compression::kNone, Compression::kZstd, Compression::kLz4}) {
+    const std::string path = TempPath("badcrc.mcap");
+    WriteSample(path, c);
+    const ChunkIndex second = Reader(path).summary()->chunk_indexes.at(1);
+    auto bytes = ReadAll(path);
+    bytes[second.chunk_start_offset + 1 + 8 + 8 + 8 + 8] ^= 0x01;  // uncompressed_crc's low byte
+    WriteAll(path, bytes);
+    Reader r(path);
+    uint64_t delivered = 0;
+    const ScanResult result = r.ReadMessages([&](const MessageView&) { return ++delivered, true; });
+    ASSERT_TRUE(result.error) << CompressionName(c);
+    EXPECT_EQ(result.error->offset(), second.chunk_start_offset) << CompressionName(c);
+    EXPECT_NE(std::string(result.error->what()).find("chunk CRC mismatch"), std::string::npos) << result.error->what();
+    EXPECT_EQ(result.chunks, 1u);
+    EXPECT_GT(delivered, 0u);  // the first chunk's messages came through
+    std::filesystem::remove(path);
+  }
+}
+
 TEST(McapReader, CorruptCompressedChunkIsAClearErrorNotACrash) {
   for (Compression c : {Compression::kZstd, Compression::kLz4}) {
     const std::string path = TempPath("corruptz.mcap");
@@ -240,6 +299,151 @@ TEST(McapReader, ChunkClaimingAHugeUncompressedSizeIsAnErrorNotAnAllocation) {
     EXPECT_EQ(file.ReadMessages([](const MessageView&) { return true; }).error->offset(), first.chunk_start_offset);
     std::filesystem::remove(path);
   }
+}
+
+// What one pass delivers, in order, and how it ended.
+struct Pass {
+  std::vector<std::tuple<std::string, uint32_t, uint64_t, uint64_t, uint32_t>> messages;  // topic, seq, times, CRC
+  uint64_t counted = 0, chunks = 0;
+  bool complete = false;
+  std::string error;
+  bool operator==(const Pass&) const = default;
+};
+
+Pass ReadPass(std::span<const uint8_t> bytes, ReadAhead read_ahead, size_t stop_after = SIZE_MAX) {
+  Reader r(bytes, "pass.mcap");
+  Pass pass;
+  const ScanResult result = r.ReadMessages(
+      [&](const MessageView& m) {
+        pass.messages.emplace_back(m.channel.topic, m.sequence, m.log_time, m.publish_time,
+                                   Crc32(0, m.data.data(), m.data.size()));
+        return pass.messages.size() < stop_after;
+      },
+      read_ahead);
+  pass.counted = result.messages;
+  pass.chunks = result.chunks;
+  pass.complete = result.complete;
+  if (result.error) pass.error = result.error->what();
+  return pass;
+}
+
+void PutRecord(std::vector<uint8_t>* b, Opcode op, const std::vector<uint8_t>& content) {
+  b->push_back(static_cast<uint8_t>(op));
+  for (int i = 0; i < 8; ++i) b->push_back(static_cast<uint8_t>(content.size() >> (8 * i)));
+  b->insert(b->end(), content.begin(), content.end());
+}
+template <typename T>
+void PutInt(std::vector<uint8_t>* b, T v) {
+  for (size_t i = 0; i < sizeof(T); ++i) b->push_back(static_cast<uint8_t>(static_cast<uint64_t>(v) >> (8 * i)));
+}
+void PutString(std::vector<uint8_t>* b, const std::string& s) {
+  PutInt<uint32_t>(b, static_cast<uint32_t>(s.size()));
+  b->insert(b->end(), s.begin(), s.end());
+}
+
+// A file without chunks (other writers make them; the spec allows it): schema, channel and
+// `count` messages of 1 KiB straight in the data section, then DataEnd (CRC 0: unchecked). No
+// summary.
+std::vector<uint8_t> UnchunkedFile(int count) {
+  std::vector<uint8_t> b(std::begin(kMagic), std::end(kMagic));
+  std::vector<uint8_t> c;
+  PutString(&c, "");
+  PutString(&c, "hand");
+  PutRecord(&b, Opcode::kHeader, c);
+  c.clear();
+  PutInt<uint16_t>(&c, 1);
+  PutString(&c, "test.A");
+  PutString(&c, "flatbuffer");
+  PutInt<uint32_t>(&c, 0);
+  PutRecord(&b, Opcode::kSchema, c);
+  c.clear();
+  PutInt<uint16_t>(&c, 1);
+  PutInt<uint16_t>(&c, 1);
+  PutString(&c, "r1/raw");
+  PutString(&c, "flatbuffer");
+  PutInt<uint32_t>(&c, 0);
+  PutRecord(&b, Opcode::kChannel, c);
+  for (int i = 0; i < count; ++i) {
+    c.clear();
+    PutInt<uint16_t>(&c, 1);
+    PutInt<uint32_t>(&c, static_cast<uint32_t>(i));
+    PutInt<uint64_t>(&c, 100u + i);
+    PutInt<uint64_t>(&c, 50u + i);
+    for (int k = 0; k < 1024; ++k) c.push_back(static_cast<uint8_t>(i * 7 + k));
+    PutRecord(&b, Opcode::kMessage, c);
+  }
+  PutRecord(&b, Opcode::kDataEnd, {0, 0, 0, 0});
+  return b;
+}
+
+// Reading ahead on a second thread changes nothing but the speed: the same messages in the same
+// order, the same counts, the same end — for clean files of each compression, a chunk with a bad
+// CRC, a file cut short, a callback that stops early, and a file without chunks (whole, and cut
+// inside its records: what came before the damage still arrives, then the damage).
+TEST(McapReader, ReadingAheadOnAThreadGivesTheSamePassAsReadingInline) {
+  std::vector<std::pair<std::string, std::vector<uint8_t>>> files;
+  for (Compression c : {Compression::kNone, Compression::kZstd, Compression::kLz4}) {
+    const std::string path = TempPath("ahead.mcap");
+    WriteSample(path, c);
+    auto bytes = ReadAll(path);
+    const auto chunks = Reader(path).summary()->chunk_indexes;
+    ASSERT_GE(chunks.size(), 4u);
+    std::filesystem::remove(path);
+    files.emplace_back(std::string("clean ") + CompressionName(c), bytes);
+    auto bad_crc = bytes;
+    bad_crc[chunks[2].chunk_start_offset + 1 + 8 + 8 + 8 + 8] ^= 0x01;
+    files.emplace_back(std::string("bad CRC ") + CompressionName(c), bad_crc);
+    auto cut = bytes;
+    cut.resize(chunks[3].chunk_start_offset + chunks[3].chunk_length / 2);
+    files.emplace_back(std::string("cut ") + CompressionName(c), cut);
+  }
+  const auto unchunked = UnchunkedFile(3000);  // ~3 MB: several pieces of plain records
+  files.emplace_back("unchunked", unchunked);
+  files.emplace_back("unchunked, cut", std::vector<uint8_t>(unchunked.begin(), unchunked.end() - 1500));
+  for (const auto& [name, bytes] : files) {
+    for (size_t stop_after : {SIZE_MAX, size_t{1}, size_t{1234}}) {
+      const Pass inline_pass = ReadPass(bytes, ReadAhead::kNone, stop_after);
+      const Pass ahead = ReadPass(bytes, ReadAhead::kThread, stop_after);
+      EXPECT_TRUE(inline_pass == ahead) << name << ", stop after " << stop_after << ": inline "
+                                        << inline_pass.messages.size() << " messages, " << inline_pass.error
+                                        << "; ahead " << ahead.messages.size() << ", " << ahead.error;
+      EXPECT_FALSE(inline_pass.messages.empty()) << name;
+      EXPECT_LE(inline_pass.messages.size(), stop_after) << name;
+      if (stop_after != SIZE_MAX && (name.rfind("clean", 0) == 0 || name == "unchunked")) {
+        EXPECT_EQ(inline_pass.messages.size(), stop_after) << name;
+      }
+      if (stop_after == SIZE_MAX && name.rfind("clean", 0) == 0) {
+        EXPECT_TRUE(ahead.complete) << name;
+        EXPECT_EQ(ahead.messages.size(), size_t{kMessages}) << name;
+      }
+      if (stop_after == SIZE_MAX && name.rfind("clean", 0) != 0 && name != "unchunked") {
+        EXPECT_FALSE(ahead.error.empty()) << name;
+        EXPECT_FALSE(ahead.complete) << name;
+      }
+    }
+  }
+  EXPECT_EQ(ReadPass(unchunked, ReadAhead::kThread).messages.size(), 3000u);
+  EXPECT_TRUE(ReadPass(unchunked, ReadAhead::kThread).complete);
+}
+
+// A callback that throws ends the pass with its exception, and the thread reading ahead is stopped
+// and joined (no hang, no terminate).
+TEST(McapReader, ExceptionFromTheCallbackStopsTheReadAheadThread) {
+  const std::string path = TempPath("throw.mcap");
+  WriteSample(path, Compression::kZstd);
+  Reader r(path);
+  int n = 0;
+  EXPECT_THROW(r.ReadMessages(
+                   [&](const MessageView&) -> bool {
+                     if (++n == 100) throw std::runtime_error("stop here");
+                     return true;
+                   },
+                   ReadAhead::kThread),
+               std::runtime_error);
+  EXPECT_EQ(n, 100);
+  // The reader is still usable.
+  EXPECT_EQ(r.ReadMessages([](const MessageView&) { return true; }, ReadAhead::kThread).messages, uint64_t{kMessages});
+  std::filesystem::remove(path);
 }
 
 TEST(McapReader, ReadsFromMemoryAsFromTheFile) {

@@ -6,8 +6,14 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
+#include <exception>
+#include <memory>
+#include <mutex>
 #include <system_error>
+#include <thread>
 
 #include "common/mcap/compression.hpp"
 
@@ -115,6 +121,205 @@ std::string Hex(uint32_t v) {
   std::snprintf(buf, sizeof(buf), "%08x", v);
   return buf;
 }
+
+// One step of a pass over the data section, in file order: a run of top-level records, one chunk
+// (decompressed and CRC-checked), the end, or the first damage.
+struct Unit {
+  enum class Kind { kRecords, kChunk, kEnd, kError };
+  Kind kind = Kind::kRecords;
+  uint64_t at = 0;                   // file offset of the first record, or of the Chunk record
+  uint64_t end = 0;                  // kRecords: file offset just after the last record
+  std::span<const uint8_t> records;  // kChunk: its records (in `buffer`, or in the file when uncompressed)
+  std::vector<uint8_t> buffer;       // kept between units so its capacity is reused
+  std::optional<FormatError> error;  // kError
+};
+
+// Walks the data section (record framing, chunk decompression, chunk and data-section CRCs): all
+// the work of a pass that needs no schema, channel or callback, so it can run ahead on a thread of
+// its own. Every bound is checked here; the units it yields can be walked without checks on length.
+class DataWalker {
+ public:
+  DataWalker(const uint8_t* data, uint64_t size) : data_(data), size_(size) {}
+
+  // Fills `u` with the next unit (its buffer reused). After kEnd or kError there is nothing more.
+  void Next(Unit* u) {
+    u->records = {};
+    u->error.reset();
+    if (pending_error_) {
+      u->kind = Unit::Kind::kError;
+      u->error = std::move(pending_error_);
+      return;
+    }
+    const uint64_t first = at_;
+    try {
+      while (true) {
+        if (at_ == size_)
+          throw FormatError(at_, "file ends inside the data section (no DataEnd: recording cut short?)");
+        if (size_ - at_ < 9)
+          throw FormatError(at_, "truncated record header (file ends " + std::to_string(size_ - at_) + " bytes later)");
+        const uint8_t op = data_[at_];
+        const uint64_t length = LoadU64(data_ + at_ + 1);
+        if (length > size_ - at_ - 9) {
+          throw FormatError(at_, "truncated record (opcode 0x" + Hex(op).substr(6) + ", " + std::to_string(length) +
+                                     " bytes, file ends " + std::to_string(size_ - at_ - 9) + " bytes later)");
+        }
+        const bool end = op == static_cast<uint8_t>(Opcode::kDataEnd) || op == static_cast<uint8_t>(Opcode::kFooter);
+        if ((end || op == static_cast<uint8_t>(Opcode::kChunk)) && at_ > first) {
+          // The plain records before it go first.
+          u->kind = Unit::Kind::kRecords;
+          u->at = first;
+          u->end = at_;
+          return;
+        }
+        const uint8_t* content = data_ + at_ + 9;
+        if (op == static_cast<uint8_t>(Opcode::kDataEnd)) {
+          // The data section CRC covers the magic and every record before DataEnd.
+          Cursor c(content, length, at_ + 9, "DataEnd");
+          const uint32_t expected = c.LE<uint32_t>();
+          const uint32_t data_crc = Crc32(0, data_, at_);
+          if (expected != 0 && expected != data_crc) {
+            throw FormatError(at_, "data section CRC mismatch (DataEnd says " + Hex(expected) + ", bytes give " +
+                                       Hex(data_crc) + ")");
+          }
+          u->kind = Unit::Kind::kEnd;
+          return;
+        }
+        if (op == static_cast<uint8_t>(Opcode::kFooter)) {
+          // A file without DataEnd (allowed before the summary is optional).
+          u->kind = Unit::Kind::kEnd;
+          return;
+        }
+        if (op == static_cast<uint8_t>(Opcode::kChunk)) {
+          ReadChunk(content, length, u);
+          at_ += 9 + length;
+          return;
+        }
+        at_ += 9 + length;
+        if (at_ - first >= kMaxRecordsUnit) {
+          u->kind = Unit::Kind::kRecords;
+          u->at = first;
+          u->end = at_;
+          return;
+        }
+      }
+    } catch (const FormatError& e) {
+      if (at_ > first) {  // deliver what came before the damage, then the damage
+        pending_error_ = e;
+        u->kind = Unit::Kind::kRecords;
+        u->at = first;
+        u->end = at_;
+        return;
+      }
+      u->kind = Unit::Kind::kError;
+      u->error = e;
+    }
+  }
+
+ private:
+  // A run of unchunked records is handed over in pieces of about this many bytes.
+  static constexpr uint64_t kMaxRecordsUnit = 1 << 20;
+
+  void ReadChunk(const uint8_t* content, uint64_t length, Unit* u) {
+    Cursor c(content, length, at_ + 9, "Chunk");
+    c.LE<uint64_t>();  // start time
+    c.LE<uint64_t>();  // end time
+    const uint64_t uncompressed_size = c.LE<uint64_t>();
+    const uint32_t uncompressed_crc = c.LE<uint32_t>();
+    const std::string compression = c.String();
+    const uint64_t records_size = c.LE<uint64_t>();
+    const auto records = c.Bytes(records_size);
+    if (compression.empty() && records.size() == uncompressed_size) {
+      u->records = records;  // read in place: no copy
+    } else {
+      try {
+        decompressor_.Decompress(compression, records, uncompressed_size, &u->buffer);
+      } catch (const std::runtime_error& e) {
+        throw FormatError(at_, std::string("chunk cannot be decompressed: ") + e.what());
+      }
+      u->records = u->buffer;
+    }
+    if (uncompressed_crc != 0) {
+      const uint32_t crc = Crc32(0, u->records.data(), u->records.size());
+      if (crc != uncompressed_crc) {
+        throw FormatError(
+            at_, "chunk CRC mismatch (record says " + Hex(uncompressed_crc) + ", contents give " + Hex(crc) + ")");
+      }
+    }
+    // Every record inside must fit (a bound checked here, ahead of the reading thread). Inner
+    // offsets are reported as the chunk's file offset: the records have no file position. A chunk
+    // is a unit of integrity, as with a CRC mismatch: one whose framing is broken delivers nothing.
+    const uint8_t* p = u->records.data();
+    const uint64_t n = u->records.size();
+    for (uint64_t inner = 0; inner < n;) {
+      if (n - inner < 9) throw FormatError(at_, "chunk ends inside a record header");
+      const uint64_t inner_length = LoadU64(p + inner + 1);
+      if (inner_length > n - inner - 9) throw FormatError(at_, "record inside the chunk runs past its end");
+      inner += 9 + inner_length;
+    }
+    u->kind = Unit::Kind::kChunk;
+    u->at = at_;
+  }
+
+  const uint8_t* data_;
+  uint64_t size_;
+  uint64_t at_ = sizeof(kMagic);
+  Decompressor decompressor_;
+  std::optional<FormatError> pending_error_;
+};
+
+// Units handed from the walking thread to the reading one: a fixed pool of three, so at most two
+// chunks are decompressed ahead of the one being read and no buffer is allocated after the first few.
+class UnitQueue {
+ public:
+  UnitQueue() {
+    for (int i = 0; i < 3; ++i) free_.push_back(std::make_unique<Unit>());
+  }
+  // Walker side. nullptr once stopped.
+  std::unique_ptr<Unit> TakeFree() {
+    std::unique_lock lock(mutex_);
+    free_cv_.wait(lock, [&] { return stop_ || !free_.empty(); });
+    if (stop_) return nullptr;
+    auto u = std::move(free_.back());
+    free_.pop_back();
+    return u;
+  }
+  void PushReady(std::unique_ptr<Unit> u) {
+    {
+      std::lock_guard lock(mutex_);
+      ready_.push_back(std::move(u));
+    }
+    ready_cv_.notify_one();
+  }
+  // Reader side.
+  std::unique_ptr<Unit> TakeReady() {
+    std::unique_lock lock(mutex_);
+    ready_cv_.wait(lock, [&] { return !ready_.empty(); });
+    auto u = std::move(ready_.front());
+    ready_.pop_front();
+    return u;
+  }
+  void GiveBack(std::unique_ptr<Unit> u) {
+    {
+      std::lock_guard lock(mutex_);
+      free_.push_back(std::move(u));
+    }
+    free_cv_.notify_one();
+  }
+  void Stop() {
+    {
+      std::lock_guard lock(mutex_);
+      stop_ = true;
+    }
+    free_cv_.notify_all();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable free_cv_, ready_cv_;
+  std::vector<std::unique_ptr<Unit>> free_;
+  std::deque<std::unique_ptr<Unit>> ready_;
+  bool stop_ = false;
+};
 
 }  // namespace
 
@@ -288,77 +493,79 @@ bool Reader::HandleRecord(uint8_t op, const uint8_t* content, uint64_t length, u
   }
 }
 
-ScanResult Reader::ReadMessages(const std::function<bool(const MessageView&)>& on_message) {
+ScanResult Reader::ReadMessages(const std::function<bool(const MessageView&)>& on_message, ReadAhead read_ahead) {
   ScanResult result;
-  uint64_t at = sizeof(kMagic);
-  uint32_t data_crc = 0;
-  uint64_t crc_from = 0;  // data section CRC covers the magic and every record before DataEnd
-  try {
-    while (true) {
-      if (at == size_) throw FormatError(at, "file ends inside the data section (no DataEnd: recording cut short?)");
-      if (size_ - at < 9)
-        throw FormatError(at, "truncated record header (file ends " + std::to_string(size_ - at) + " bytes later)");
-      const uint8_t op = data_[at];
-      const uint64_t length = LoadU64(data_ + at + 1);
-      if (length > size_ - at - 9) {
-        throw FormatError(at, "truncated record (opcode 0x" + Hex(op).substr(6) + ", " + std::to_string(length) +
-                                  " bytes, file ends " + std::to_string(size_ - at - 9) + " bytes later)");
-      }
-      const uint8_t* content = data_ + at + 9;
-      if (op == static_cast<uint8_t>(Opcode::kDataEnd)) {
-        Cursor c(content, length, at + 9, "DataEnd");
-        const uint32_t expected = c.LE<uint32_t>();
-        data_crc = Crc32(data_crc, data_ + crc_from, at - crc_from);
-        if (expected != 0 && expected != data_crc) {
-          throw FormatError(
-              at, "data section CRC mismatch (DataEnd says " + Hex(expected) + ", bytes give " + Hex(data_crc) + ")");
+  // Handles one unit on this thread (schemas, channels, the callback); false: the pass is over.
+  auto consume = [&](const Unit& u) {
+    switch (u.kind) {
+      case Unit::Kind::kRecords:
+        // Framing checked by the walker.
+        for (uint64_t at = u.at; at < u.end;) {
+          const uint64_t length = LoadU64(data_ + at + 1);
+          if (!HandleRecord(data_[at], data_ + at + 9, length, at, on_message, &result)) return false;
+          at += 9 + length;
         }
-        result.complete = true;
-        return result;
-      }
-      if (op == static_cast<uint8_t>(Opcode::kFooter)) {
-        result.complete = true;  // a file without DataEnd (allowed before the summary is optional)
-        return result;
-      }
-      if (op == static_cast<uint8_t>(Opcode::kChunk)) {
-        Cursor c(content, length, at + 9, "Chunk");
-        c.LE<uint64_t>();  // start time
-        c.LE<uint64_t>();  // end time
-        const uint64_t uncompressed_size = c.LE<uint64_t>();
-        const uint32_t uncompressed_crc = c.LE<uint32_t>();
-        const std::string compression = c.String();
-        const uint64_t records_size = c.LE<uint64_t>();
-        const auto records = c.Bytes(records_size);
-        try {
-          Decompress(compression, records, uncompressed_size, &chunk_buffer_);
-        } catch (const std::runtime_error& e) {
-          throw FormatError(at, std::string("chunk cannot be decompressed: ") + e.what());
-        }
-        if (uncompressed_crc != 0) {
-          const uint32_t crc = Crc32(0, chunk_buffer_.data(), chunk_buffer_.size());
-          if (crc != uncompressed_crc) {
-            throw FormatError(
-                at, "chunk CRC mismatch (record says " + Hex(uncompressed_crc) + ", contents give " + Hex(crc) + ")");
-          }
-        }
-        // Inner offsets are reported as the chunk's file offset: the records have no file position.
-        uint64_t inner = 0;
-        const uint8_t* p = chunk_buffer_.data();
-        const uint64_t n = chunk_buffer_.size();
+        return true;
+      case Unit::Kind::kChunk: {
+        const uint8_t* p = u.records.data();
         bool go_on = true;
-        while (go_on && inner < n) {
-          if (n - inner < 9) throw FormatError(at, "chunk ends inside a record header");
+        for (uint64_t inner = 0; go_on && inner < u.records.size();) {
           const uint64_t inner_length = LoadU64(p + inner + 1);
-          if (inner_length > n - inner - 9) throw FormatError(at, "record inside the chunk runs past its end");
-          go_on = HandleRecord(p[inner], p + inner + 9, inner_length, at, on_message, &result);
+          go_on = HandleRecord(p[inner], p + inner + 9, inner_length, u.at, on_message, &result);
           inner += 9 + inner_length;
         }
         ++result.chunks;
-        if (!go_on) return result;
-      } else if (!HandleRecord(op, content, length, at, on_message, &result)) {
-        return result;
+        return go_on;
       }
-      at += 9 + length;
+      case Unit::Kind::kEnd:
+        result.complete = true;
+        return false;
+      case Unit::Kind::kError:
+        result.error = *u.error;
+        return false;
+    }
+    return false;
+  };
+  try {
+    if (read_ahead == ReadAhead::kNone) {
+      DataWalker walker(data_, size_);
+      Unit u;
+      do walker.Next(&u);
+      while (consume(u));
+      return result;
+    }
+    // The walker runs on its own thread, at most two units ahead. Whatever ends the pass here (the
+    // end, damage, the callback asking to stop, an exception) stops and joins it.
+    UnitQueue queue;
+    std::exception_ptr walker_failure;
+    DataWalker walker(data_, size_);
+    std::thread walking([&] {
+      while (auto u = queue.TakeFree()) {
+        try {
+          walker.Next(u.get());
+        } catch (...) {  // not a FormatError (those are units): e.g. std::bad_alloc
+          walker_failure = std::current_exception();
+          u->kind = Unit::Kind::kEnd;
+        }
+        const bool last = u->kind == Unit::Kind::kEnd || u->kind == Unit::Kind::kError;
+        queue.PushReady(std::move(u));
+        if (last) return;
+      }
+    });
+    struct Join {
+      UnitQueue& queue;
+      std::thread& thread;
+      ~Join() {
+        queue.Stop();
+        thread.join();
+      }
+    } join{queue, walking};
+    while (true) {
+      auto u = queue.TakeReady();
+      if (walker_failure) std::rethrow_exception(walker_failure);  // set before the unit was pushed
+      const bool go_on = consume(*u);
+      queue.GiveBack(std::move(u));
+      if (!go_on) break;
     }
   } catch (const FormatError& e) {
     result.error = e;

@@ -43,6 +43,11 @@ struct ScanResult {
   bool complete = false;             // reached DataEnd with no damage
 };
 
+// How ReadMessages reads: on the calling thread alone, or with a second thread that decompresses and
+// CRC-checks the next chunks while the caller handles the current one's messages (at most two chunks
+// ahead; `limbic play --rate 0` uses it so the sending thread does little more than send).
+enum class ReadAhead { kNone, kThread };
+
 class Reader {
  public:
   // Maps the file; throws std::system_error if it cannot be opened, FormatError if it does not
@@ -67,8 +72,10 @@ class Reader {
 
   // Every message in file order (chunks decompressed, CRCs checked: chunk records and, at DataEnd,
   // the data section). `on_message` returning false stops early. Schemas and channels met on the
-  // way are collected into schemas()/channels(). Stops at the first damage and reports it.
-  ScanResult ReadMessages(const std::function<bool(const MessageView&)>& on_message);
+  // way are collected into schemas()/channels(). Stops at the first damage and reports it, after
+  // every message before it (the same messages, order and result with either ReadAhead).
+  ScanResult ReadMessages(const std::function<bool(const MessageView&)>& on_message,
+                          ReadAhead read_ahead = ReadAhead::kNone);
 
   // Schemas and channels seen by ReadMessages (and the summary's, if any).
   const std::map<uint16_t, Schema>& schemas() const { return schemas_; }
@@ -91,7 +98,6 @@ class Reader {
   std::optional<FormatError> summary_error_;
   std::map<uint16_t, Schema> schemas_;
   std::map<uint16_t, Channel> channels_;
-  std::vector<uint8_t> chunk_buffer_;
 };
 
 }  // namespace limbic::mcap

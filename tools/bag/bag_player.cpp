@@ -15,6 +15,21 @@ Player::Player(std::vector<std::string> files, PlayOptions options, SendFn send,
       timer_(options_.rate) {
   CheckOptions(options_);
   if (options_.drive_clock && !tick_fn_) throw std::invalid_argument("bag::Player: drive_clock needs a tick function");
+  // Decided once per channel, not per message.
+  options_.read.channels = [caller = std::move(options_.read.channels)](const std::string& topic,
+                                                                        const std::string& encoding) {
+    return IsPlayable(topic, encoding) && (!caller || caller(topic, encoding));
+  };
+  // Chunks are decompressed and checked on a second thread ahead of the sending one: at --rate 0
+  // the sender does little more than send, and a paced playback is not held up by a chunk's
+  // decompression (about a millisecond per MiB) when a message falls due.
+  options_.read.read_ahead = options_.read_ahead ? mcap::ReadAhead::kThread : mcap::ReadAhead::kNone;
+}
+
+bool Player::IsPlayable(const std::string& topic, const std::string& encoding) {
+  // The recorded lockstep plumbing would fight the clock of whoever listens now. Channels in other
+  // encodings (the derived Foxglove channels of `record --derived`) are no bus messages.
+  return topic != "clock" && topic.rfind("lockstep/", 0) != 0 && encoding == "flatbuffer";
 }
 
 void Player::CheckOptions(const PlayOptions& options) {
@@ -35,11 +50,7 @@ std::vector<std::string> Player::PlayPass(const std::atomic<bool>& stop) {
   read.aligned = false;  // sent on unread: the receiving node aligns what it reads
   return ForEachMessage(files_, read, [&](const BagMessage& m) {
     if (stop.load(std::memory_order_relaxed)) return false;
-    // The recorded lockstep plumbing would fight the clock of whoever listens now.
-    if (m.topic == "clock" || m.topic.rfind("lockstep/", 0) == 0) return true;
-    // Channels in other encodings (the derived Foxglove channels of `record --derived`) are no bus
-    // messages.
-    if (m.encoding != "flatbuffer") return true;
+    // IsPlayable has left out the plumbing and the channels that are not bus messages.
     if (paced) {
       const int64_t due = timer_.DueNs(m.log_time);
       if (due > 0) std::this_thread::sleep_until(pass_start + std::chrono::nanoseconds(due));

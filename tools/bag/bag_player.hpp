@@ -21,6 +21,9 @@ struct PlayOptions {
   double rate = 1.0;         // 2: twice as fast; 0: as fast as possible
   bool drive_clock = false;  // call `tick` once per `period_ns` of recorded time
   int64_t period_ns = 100'000'000;
+  // Decompress and check chunks on a second thread ahead of the sending one (mcap::ReadAhead);
+  // false: all on the calling thread (one core, or to measure what the thread buys).
+  bool read_ahead = true;
 };
 
 class Player {
@@ -33,6 +36,9 @@ class Player {
   Player(std::vector<std::string> files, PlayOptions options, SendFn send, TickFn tick = {});
   // The option checks of the constructor, for a command line to run before it connects anywhere.
   static void CheckOptions(const PlayOptions& options);
+  // Whether a recorded channel goes onto the bus: not the lockstep plumbing (clock, lockstep/*), and
+  // only FlatBuffers bus messages (not the derived Foxglove channels).
+  static bool IsPlayable(const std::string& topic, const std::string& encoding);
 
   // One pass over the recording (`--loop` calls it again); `stop` is read before each message.
   // Returns the damage found ("FILE: at byte N: what"); what came before it has been played.

@@ -62,31 +62,47 @@ std::vector<std::string> ForEachMessage(const std::vector<std::string>& files, c
   if (options.start_s && options.end_s && *options.start_s > *options.end_s) {
     throw std::invalid_argument("--start is after --end");
   }
+  static const std::string kUnknown = "?";
   std::vector<std::string> problems;
   std::optional<uint64_t> first;
+  const bool timed = options.start_s || options.end_s;
   bool go_on = true;
   messages::AlignedBytes aligned;
   for (const auto& file : files) {
     if (!go_on) break;
     mcap::Reader reader(file);
-    std::map<uint16_t, bool> selected;  // channel -> topic matches
-    const mcap::ScanResult result = reader.ReadMessages([&](const mcap::MessageView& m) {
-      if (!first) first = m.log_time;
-      const double t = (static_cast<double>(m.log_time) - static_cast<double>(*first)) * 1e-9;
-      if (options.start_s && t < *options.start_s) return true;
-      if (options.end_s && t > *options.end_s) return go_on = false;
-      auto it = selected.find(m.channel.id);
-      if (it == selected.end()) it = selected.emplace(m.channel.id, options.topics.Matches(m.channel.topic)).first;
-      if (!it->second) return true;
-      const auto schema = reader.schemas().find(m.channel.schema_id);
-      static const std::string kUnknown = "?";
-      const std::string& type = schema == reader.schemas().end() ? kUnknown : schema->second.name;
-      std::span<const uint8_t> data = m.data;
-      if (options.aligned) data = {aligned.Align(m.data.data(), m.data.size()), m.data.size()};
-      go_on = fn(
-          BagMessage{m.channel.topic, type, m.channel.message_encoding, m.sequence, m.log_time, m.publish_time, data});
-      return go_on;
-    });
+    // Per channel id of this file, decided at its first message: selected or not, and its type
+    // (looked up in the schema map once rather than per message).
+    struct ChannelState {
+      enum : uint8_t { kUnseen, kSelected, kLeftOut } state = kUnseen;
+      const std::string* type = nullptr;
+    };
+    std::vector<ChannelState> channels;
+    const mcap::ScanResult result = reader.ReadMessages(
+        [&](const mcap::MessageView& m) {
+          if (!first) first = m.log_time;
+          if (timed) {
+            const double t = (static_cast<double>(m.log_time) - static_cast<double>(*first)) * 1e-9;
+            if (options.start_s && t < *options.start_s) return true;
+            if (options.end_s && t > *options.end_s) return go_on = false;
+          }
+          if (m.channel.id >= channels.size()) channels.resize(size_t{m.channel.id} + 1);
+          ChannelState& c = channels[m.channel.id];
+          if (c.state == ChannelState::kUnseen) {
+            const bool selected = options.topics.Matches(m.channel.topic) &&
+                                  (!options.channels || options.channels(m.channel.topic, m.channel.message_encoding));
+            c.state = selected ? ChannelState::kSelected : ChannelState::kLeftOut;
+            const auto schema = reader.schemas().find(m.channel.schema_id);
+            if (schema != reader.schemas().end()) c.type = &schema->second.name;
+          }
+          if (c.state == ChannelState::kLeftOut) return true;
+          std::span<const uint8_t> data = m.data;
+          if (options.aligned) data = {aligned.Align(m.data.data(), m.data.size()), m.data.size()};
+          go_on = fn(BagMessage{m.channel.topic, c.type ? *c.type : kUnknown, m.channel.message_encoding, m.sequence,
+                                m.log_time, m.publish_time, data});
+          return go_on;
+        },
+        options.read_ahead);
     if (result.error) problems.push_back(file + ": " + result.error->what());
   }
   return problems;

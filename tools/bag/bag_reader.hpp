@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "common/mcap/reader.hpp"
 #include "tools/bag/bag_writer.hpp"
 
 namespace limbic::bag {
@@ -61,6 +62,11 @@ struct ReadOptions {
   // A record's bytes sit at any offset of their chunk; FlatBuffers needs them aligned to be read
   // (messages::AlignedBytes). Only a caller that forwards them unread (the player) turns this off.
   bool aligned = true;
+  // Asked once per channel (topic, message encoding) of each file, after `topics`: false leaves the
+  // channel out (the player's plumbing topics), at no cost per message. Unset: every channel.
+  std::function<bool(const std::string& topic, const std::string& encoding)> channels;
+  // kThread: decompress and check the next chunks on a second thread (mcap::ReadAhead).
+  mcap::ReadAhead read_ahead = mcap::ReadAhead::kNone;
 };
 
 // Calls `fn` for each selected message of `files` in order; `fn` returning false stops. Returns the

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -234,6 +235,55 @@ TEST(BagReader, MessagesArriveAlignedForFlatBuffersUnlessAskedOtherwise) {
   });
   // The point of the test: in the file they are not aligned.
   EXPECT_GT(misaligned_raw, 0);
+  std::filesystem::remove(path);
+}
+
+// The channel predicate is asked once per channel (not per message) and leaves channels out;
+// reading ahead on a thread delivers the same messages in the same order.
+TEST(BagReader, ChannelPredicateIsAskedOncePerChannelAndReadAheadChangesNothing) {
+  const std::string path = TempPath("channels.mcap");
+  {
+    BagWriter w({.path = path, .chunk_size = 4096});  // many chunks, so the thread really runs ahead
+    WriteSample(w);
+  }
+  std::map<std::string, int> asked;
+  auto read = [&](mcap::ReadAhead read_ahead) {
+    ReadOptions options{.channels =
+                            [&](const std::string& topic, const std::string& encoding) {
+                              ++asked[topic];
+                              EXPECT_EQ(encoding, "flatbuffer");
+                              return topic != "r2/odom";
+                            },
+                        .read_ahead = read_ahead};
+    std::vector<std::pair<std::string, uint64_t>> got;
+    EXPECT_TRUE(ForEachMessage({path}, options, [&](const BagMessage& m) {
+                  got.emplace_back(m.topic, m.log_time);
+                  return true;
+                }).empty());
+    return got;
+  };
+  const auto inline_messages = read(mcap::ReadAhead::kNone);
+  EXPECT_EQ(asked, (std::map<std::string, int>{{"clock", 1}, {"r1/odom", 1}, {"r2/odom", 1}}));
+  EXPECT_EQ(inline_messages.size(), 200u);  // r1/odom and clock, 100 each
+  EXPECT_EQ(
+      std::count_if(inline_messages.begin(), inline_messages.end(), [](const auto& m) { return m.first == "r2/odom"; }),
+      0);
+  EXPECT_EQ(read(mcap::ReadAhead::kThread), inline_messages);
+  // A player's own selection adds to its plumbing rule: clock stays out whatever the caller says.
+  std::map<std::string, int> sent;
+  Player player({path},
+                {.read = {.channels = [](const std::string& topic, const std::string&) { return topic != "r2/odom"; }},
+                 .rate = 0},
+                [&](const std::string& topic, std::span<const uint8_t>) { ++sent[topic]; });
+  const std::atomic<bool> stop{false};
+  EXPECT_TRUE(player.PlayPass(stop).empty());
+  EXPECT_EQ(sent, (std::map<std::string, int>{{"r1/odom", 100}}));
+  // Without the read-ahead thread (and with no selection of the caller's): the plumbing still stays out.
+  std::map<std::string, int> sent_inline;
+  Player inline_player({path}, {.rate = 0, .read_ahead = false},
+                       [&](const std::string& topic, std::span<const uint8_t>) { ++sent_inline[topic]; });
+  EXPECT_TRUE(inline_player.PlayPass(stop).empty());
+  EXPECT_EQ(sent_inline, (std::map<std::string, int>{{"r1/odom", 100}, {"r2/odom", 100}}));
   std::filesystem::remove(path);
 }
 

@@ -150,7 +150,8 @@ std::string RenderSvg(const Environment& env, const SvgOptions& opt) {
           << "\" y2=\"" << Num(py(nose.y())) << "\" stroke-width=\"2\"/>\n";
       if (!b.label.empty()) {
         out << "<text x=\"" << Num(px(b.pose.x) + b.body.circumscribed_radius() * s + 3) << "\" y=\""
-            << Num(py(b.pose.y) + 4) << "\" font-size=\"11\" stroke=\"none\">" << Escape(b.label) << "</text>\n";
+            << Num(py(b.pose.y) + 4) << "\" font-size=\"11\" stroke=\"none\">" << markup::Escape(b.label)
+            << "</text>\n";
       }
     }
     out << "</g>\n";

@@ -2,23 +2,10 @@
 
 #include <sstream>
 
+#include "common/markup/escape.hpp"
+
 namespace limbic::laser {
 namespace {
-
-std::string Escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '<')
-      out += "&lt;";
-    else if (c == '>')
-      out += "&gt;";
-    else if (c == '&')
-      out += "&amp;";
-    else
-      out += c;
-  }
-  return out;
-}
 
 void Polyline(std::ostringstream& svg, const std::vector<Vec2>& points, double height, const char* colour,
               double width) {
@@ -37,7 +24,8 @@ std::string RenderWorldSvg(const World& w, const RenderLayers& layers) {
   svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << w.width << "\" height=\"" << w.height + title_h
       << "\" viewBox=\"0 " << -title_h << " " << w.width << " " << w.height + title_h << "\">\n";
   if (!layers.title.empty()) {
-    svg << "<text x=\"4\" y=\"-7\" font-family=\"sans-serif\" font-size=\"14\">" << Escape(layers.title) << "</text>\n";
+    svg << "<text x=\"4\" y=\"-7\" font-family=\"sans-serif\" font-size=\"14\">" << markup::Escape(layers.title)
+        << "</text>\n";
   }
   svg << "<rect x=\"0\" y=\"0\" width=\"" << w.width << "\" height=\"" << w.height
       << "\" fill=\"white\" stroke=\"black\" stroke-width=\"2\"/>\n";

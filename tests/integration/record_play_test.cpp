@@ -173,8 +173,9 @@ TEST_F(RecordPlay, PlayDrivesTheLockstepClockWhenAsked) {
   // One lockstep tick per 0.5 s of recorded time: ticks 0, 1, ... up to the last message.
   std::vector<int64_t> ticks;
   mcap::Reader r(b);
+  messages::AlignedBytes aligned;  // a record's bytes lie at any offset of their chunk
   r.ReadMessages([&](const mcap::MessageView& m) {
-    const auto* clock = flatbuffers::GetRoot<msg::Clock>(m.data.data());
+    const auto* clock = flatbuffers::GetRoot<msg::Clock>(aligned.Align(m.data.data(), m.data.size()));
     EXPECT_TRUE(clock->lockstep());
     EXPECT_DOUBLE_EQ(clock->period_s(), 0.5);
     EXPECT_EQ(clock->header()->stamp_ns(), clock->header()->tick() * 500'000'000);

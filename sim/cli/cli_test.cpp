@@ -16,8 +16,9 @@ struct Result {
 };
 
 Result RunSim(const std::string& args) {
+  // The binary of this build tree (a sanitizer build tests its own, not the main build's "build/bin").
   const char* bin_dir = std::getenv("LIMBIC_BIN_DIR");
-  const std::string bin = std::string(bin_dir ? bin_dir : "build/bin") + "/limbic-sim";
+  const std::string bin = bin_dir ? std::string(bin_dir) + "/limbic-sim" : std::string(LIMBIC_SIM_BINARY);
   Result r;
   FILE* pipe = popen((bin + " " + args + " 2>&1").c_str(), "r");
   if (!pipe) return r;

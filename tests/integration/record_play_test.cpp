@@ -86,6 +86,11 @@ TEST_F(RecordPlay, RecordsInspectsAndPlaysBackTheSameBytes) {
   EXPECT_NE(log.find("\"source\": \"talker\""), std::string::npos) << log;
   EXPECT_NE(RunLimbic("echo_missing", {"bag", "echo", a, "nope"}, &log), 0);
   EXPECT_NE(log.find("no topic 'nope'"), std::string::npos) << log;
+  // Bad flag values are usage errors (exit 2) naming the flag, not a count cast from 1e30 or a NaN rate.
+  EXPECT_EQ(RunLimbic("echo_count", {"bag", "echo", a, "chatter", "--count", "1e30"}, &log), 2) << log;
+  EXPECT_NE(log.find("--count needs an integer >= -1, got '1e30'"), std::string::npos) << log;
+  EXPECT_EQ(RunLimbic("play_rate", {"play", a, "--rate", "nan"}, &log), 2) << log;
+  EXPECT_NE(log.find("--rate needs a finite number"), std::string::npos) << log;
 
   // Play it back as fast as possible while a second recorder listens: the same bytes arrive.
   const std::string b = dir_ / "b.mcap";

@@ -142,12 +142,12 @@ TEST(Experiment, BadInputFailsWithOneClearLine) {
       {{"run", "no_such_experiment", "--out", tmp / "x"}, "no_such_experiment"},
       {{"run", "smoke", "--shard", "3/2", "--out", tmp / "x"}, "--shard 3/2"},
       {{"run", "smoke", "--shard", "two", "--out", tmp / "x"}, "--shard expects K/N"},
-      {{"run", "smoke", "--jobs", "0"}, "--jobs expects a positive integer"},
+      {{"run", "smoke", "--jobs", "0"}, "--jobs needs an integer >= 1, got '0'"},
       {{"run", "smoke", "--out", "/proc/limbic-not-writable"}, "/proc/limbic-not-writable"},
       {{"frobnicate"}, "unknown command 'frobnicate'"},
       {{"report", tmp / "missing"}, "no such directory"},
       {{"report", tmp / "missing", "--per-travesal"}, "unknown option '--per-travesal'"},
-      {{"report", tmp / "missing", "--failure-pictures", "many"}, "--failure-pictures expects a positive integer"},
+      {{"report", tmp / "missing", "--failure-pictures", "many"}, "--failure-pictures needs an integer >= 1, got 'many'"},
   };
   int i = 0;
   for (const auto& c : cases) {

@@ -154,6 +154,20 @@ TEST(Supervision, DemoWithAnUnknownAffectConfigurationExitsNonZeroNamingTheError
   EXPECT_NE(log.find("nosuch"), std::string::npos) << "the affect error is not on the terminal:\n" << log;
 }
 
+// Flag values are refused before anything starts: "nan" and "10s" used to pass std::stod (a NaN duration or a
+// silently truncated one).
+TEST(Supervision, DemoRefusesBadNumbersBeforeStartingAnything) {
+  testing::TempDir dir;
+  for (const std::vector<std::string>& bad :
+       {std::vector<std::string>{"--duration", "nan"}, {"--duration", "10s"}, {"--speedup", "0"}}) {
+    std::vector<std::string> args{testing::Bin("limbic-demo"), "--bus", "ipc://" + dir / "bus"};
+    args.insert(args.end(), bad.begin(), bad.end());
+    testing::ChildProcess demo(args, dir / "demo.log");
+    EXPECT_EQ(demo.Wait(10s), 2) << bad[0] << " " << bad[1] << "\n" << demo.Log();
+    EXPECT_NE(demo.Log().find(bad[0]), std::string::npos) << demo.Log();
+  }
+}
+
 // `--bus tcp://no-such-host.invalid:17500` showed "services 0/9" forever and exited 0. Refused at once now.
 TEST(Supervision, DemoWithAnUnresolvableBusExitsNonZero) {
   testing::TempDir dir;

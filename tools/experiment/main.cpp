@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "common/config/config.hpp"
+#include "common/flags/flags.hpp"
 #include "common/log/log.hpp"
 #include "tools/experiment/definition.hpp"
 #include "tools/experiment/durable_file.hpp"
@@ -149,12 +150,10 @@ bool IsHelp(const std::string& a) { return a == "--help" || a == "-h" || a == "h
 
 int ParsePositive(const std::string& flag, const std::string& text) {
   try {
-    size_t used = 0;
-    const int v = std::stoi(text, &used);
-    if (used == text.size() && v > 0) return v;
-  } catch (const std::exception&) {
+    return flags::ParseInt(flag, text, 1);
+  } catch (const flags::FlagValueError& e) {
+    throw UsageError(e.what());
   }
-  throw UsageError(flag + " expects a positive integer, got '" + text + "'");
 }
 
 // Pulls the value of `flag` at args[*i] (either "--flag value" or "--flag=value").

@@ -174,6 +174,9 @@ TEST(LaserCli, SmokeExperimentWritesRowsSummaryAndPictures) {
   EXPECT_EQ(RunCommand(exe + " experiment run laser_smoke --jobs 0", &text), 2);
   EXPECT_EQ(RunCommand(exe + " world --density 50 --index 1", &text), 2);
   EXPECT_NE(text.find("outside 15..35"), std::string::npos) << text;
+  EXPECT_EQ(RunCommand(exe + " world --density nan --index 1", &text), 2);
+  EXPECT_NE(text.find("--density needs a finite number, got 'nan'"), std::string::npos) << text;
+  EXPECT_EQ(RunCommand(exe + " world --density 20 --index 1x", &text), 2);
   EXPECT_EQ(RunCommand(exe + " world --world " + (out / "missing.txt").string(), &text), 1);
   EXPECT_EQ(
       RunCommand(exe + " render --density 20 --index 3 --controller cbr --out " + (out / "w.svg").string(), &text), 0)

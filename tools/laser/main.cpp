@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/config/config.hpp"
+#include "common/flags/flags.hpp"
 #include "tools/laser/laser_experiment.hpp"
 #include "tools/laser/laser_render.hpp"
 #include "tools/laser/laser_summary.hpp"
@@ -57,26 +58,6 @@ std::string Value(const std::vector<std::string>& args, size_t* i) {
   return args[++*i];
 }
 
-double ParseNumber(const std::string& flag, const std::string& text) {
-  try {
-    size_t used = 0;
-    const double v = std::stod(text, &used);
-    if (used == text.size() && std::isfinite(v)) return v;
-  } catch (const std::exception&) {
-  }
-  throw UsageError(flag + " expects a number, got '" + text + "'");
-}
-
-int ParseInt(const std::string& flag, const std::string& text, int min) {
-  try {
-    size_t used = 0;
-    const int v = std::stoi(text, &used);
-    if (used == text.size() && v >= min) return v;
-  } catch (const std::exception&) {
-  }
-  throw UsageError(flag + " expects an integer >= " + std::to_string(min) + ", got '" + text + "'");
-}
-
 void Write(const std::string& path, const std::string& text) {
   std::ofstream out(path);
   if (!(out << text) || !out.flush()) throw std::runtime_error("cannot write " + path);
@@ -112,11 +93,11 @@ int CmdExperimentRun(const std::vector<std::string>& args) {
       std::cout << kUsage;
       return 0;
     } else if (args[i] == "--jobs") {
-      options.jobs = ParseInt("--jobs", Value(args, &i), 1);
+      options.jobs = flags::ParseInt("--jobs", Value(args, &i), 1, 1024);
     } else if (args[i] == "--out") {
       out_dir = Value(args, &i);
     } else if (args[i] == "--limit-worlds") {
-      options.limit_worlds = ParseInt("--limit-worlds", Value(args, &i), 1);
+      options.limit_worlds = flags::ParseInt("--limit-worlds", Value(args, &i), 1);
     } else if (args[i].rfind("-", 0) == 0) {
       throw UsageError("experiment run: unknown option '" + args[i] + "' (see --help)");
     } else if (name.empty()) {
@@ -163,11 +144,11 @@ struct WorldChoice {
 bool TakeWorldFlag(const std::vector<std::string>& args, size_t* i, WorldChoice* w) {
   const std::string& a = args[*i];
   if (a == "--density") {
-    w->density = ParseNumber(a, Value(args, i));
+    w->density = flags::ParseFiniteNumber(a, Value(args, i));
   } else if (a == "--index") {
-    w->index = ParseInt(a, Value(args, i), 0);
+    w->index = flags::ParseInt(a, Value(args, i), 0);
   } else if (a == "--salt") {
-    w->salt = static_cast<uint64_t>(ParseInt(a, Value(args, i), 0));
+    w->salt = static_cast<uint64_t>(flags::ParseInteger(a, Value(args, i), 0));
   } else if (a == "--world") {
     w->file = Value(args, i);
   } else {
@@ -240,7 +221,7 @@ int CmdEpisodeOrRender(const std::vector<std::string>& args, bool render) {
       controller = Value(args, &i);
       if (controller != "static" && controller != "cbr") throw UsageError("--controller must be static or cbr");
     } else if (args[i] == "--seed") {
-      seed = static_cast<uint64_t>(ParseInt("--seed", Value(args, &i), 0));
+      seed = static_cast<uint64_t>(flags::ParseInteger("--seed", Value(args, &i), 0));
     } else if (args[i] == "--laser-error") {
       laser_error = Value(args, &i);
     } else if (args[i] == "--out") {
@@ -323,6 +304,9 @@ int Main(int argc, char** argv) {
     if (command == "render") return CmdEpisodeOrRender(args, true);
     throw UsageError("unknown command '" + command + "' (experiment | world | episode | render; see --help)");
   } catch (const UsageError& e) {
+    std::cerr << "limbic laser: error: " << e.what() << "\n";
+    return 2;
+  } catch (const flags::FlagValueError& e) {
     std::cerr << "limbic laser: error: " << e.what() << "\n";
     return 2;
   } catch (const std::exception& e) {

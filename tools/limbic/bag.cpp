@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "common/bus/curve_keys.hpp"
+#include "common/flags/flags.hpp"
 #include "tools/bag/bag_player.hpp"
 #include "tools/bag/bag_reader.hpp"
 #include "tools/bag/bag_writer.hpp"
@@ -41,16 +42,6 @@ std::string HumanBytes(double bytes) {
   else
     out << bytes << " B";
   return out.str();
-}
-
-double ParseNumber(const std::string& flag, const std::string& text) {
-  try {
-    size_t used = 0;
-    const double v = std::stod(text, &used);
-    if (used == text.size() && std::isfinite(v)) return v;
-  } catch (const std::exception&) {
-  }
-  throw std::invalid_argument(flag + " needs a number, got '" + text + "'");
 }
 
 std::vector<std::string> SplitCommas(const std::string& text) {
@@ -139,10 +130,10 @@ int Record(const Args& args) {
     throw std::invalid_argument("give --all or topic patterns, not both and not neither (see --help)");
   }
   const bag::TopicFilter filter(reader.positional());
-  const double duration = ParseNumber("--duration", reader.Get("--duration", "0"));
-  const double split_mb = ParseNumber("--split-size", reader.Get("--split-size", "0"));
-  const double queue_mb = ParseNumber("--queue-mb", reader.Get("--queue-mb", "64"));
-  const double chunk_kb = ParseNumber("--chunk-kb", reader.Get("--chunk-kb", "1024"));
+  const double duration = flags::ParseFiniteNumber("--duration", reader.Get("--duration", "0"));
+  const double split_mb = flags::ParseFiniteNumber("--split-size", reader.Get("--split-size", "0"));
+  const double queue_mb = flags::ParseFiniteNumber("--queue-mb", reader.Get("--queue-mb", "64"));
+  const double chunk_kb = flags::ParseFiniteNumber("--chunk-kb", reader.Get("--chunk-kb", "1024"));
   if (duration < 0 || split_mb < 0 || queue_mb <= 0 || chunk_kb <= 0) {
     throw std::invalid_argument("--duration, --split-size, --chunk-kb and --queue-mb must be positive");
   }
@@ -151,7 +142,7 @@ int Record(const Args& args) {
                           .chunk_size = static_cast<size_t>(chunk_kb * 1024),
                           .split_bytes = static_cast<uint64_t>(split_mb * 1e6)};
 
-  const double connect_s = ParseNumber("--connect-timeout", reader.Get("--connect-timeout", "3"));
+  const double connect_s = flags::ParseFiniteNumber("--connect-timeout", reader.Get("--connect-timeout", "3"));
   Session session(reader.Get("--bus", DefaultBus()), "limbic-record",
                   bus::CurveKeysFromFlagOrEnvironment(reader.Get("--curve-keys", "")));
   session.Connect(std::chrono::milliseconds(static_cast<int64_t>(connect_s * 1000)));
@@ -233,15 +224,15 @@ int Play(const Args& args) {
   if (reader.positional().size() != 1) throw std::invalid_argument("give one recording FILE (see --help)");
   const auto files = bag::ResolveBagFiles(reader.positional()[0]);
   bag::ReadOptions options{.topics = bag::TopicFilter(SplitCommas(reader.Get("--topics", "")))};
-  if (reader.Has("--start")) options.start_s = ParseNumber("--start", reader.Get("--start"));
-  if (reader.Has("--end")) options.end_s = ParseNumber("--end", reader.Get("--end"));
+  if (reader.Has("--start")) options.start_s = flags::ParseFiniteNumber("--start", reader.Get("--start"));
+  if (reader.Has("--end")) options.end_s = flags::ParseFiniteNumber("--end", reader.Get("--end"));
   if (options.start_s && options.end_s && *options.start_s > *options.end_s) {
     throw std::invalid_argument("--start is after --end");
   }
-  const double period = ParseNumber("--period", reader.Get("--period", "0.1"));
+  const double period = flags::ParseFiniteNumber("--period", reader.Get("--period", "0.1"));
   if (period <= 0) throw std::invalid_argument("--period must be > 0");
   bag::PlayOptions play{.read = options,
-                        .rate = ParseNumber("--rate", reader.Get("--rate", "1")),
+                        .rate = flags::ParseFiniteNumber("--rate", reader.Get("--rate", "1")),
                         .drive_clock = reader.Has("--clock"),
                         .period_ns = std::llround(period * 1e9)};
   bag::Player::CheckOptions(play);  // a bad flag is an error before any connection
@@ -311,7 +302,7 @@ int Info(const std::string& path) {
 
 int Echo(const std::string& path, const std::string& topic, const ArgReader& reader) {
   const auto files = bag::ResolveBagFiles(path);
-  const long count = static_cast<long>(ParseNumber("--count", reader.Get("--count", "-1")));
+  const long count = flags::ParseInteger("--count", reader.Get("--count", "-1"), -1);
   JsonCodec codec;
   long printed = 0;
   uint64_t bad = 0;

@@ -17,6 +17,7 @@
 #include <sstream>
 
 #include "common/bus/bus.hpp"
+#include "common/flags/flags.hpp"
 #include "common/robot/robot_description.hpp"
 #include "sim/team.hpp"
 #include "tools/limbic/commands.hpp"
@@ -235,10 +236,12 @@ int main(int argc, char** argv) {
   }
   double duration = 0;
   try {
-    duration = std::stod(reader->Get("--duration", "0"));
-    if (std::stod(speedup) <= 0) throw std::invalid_argument("speedup");
-  } catch (const std::exception&) {
-    std::cerr << "limbic demo: --duration and --speedup take numbers (speedup > 0)\n";
+    duration = limbic::flags::ParseFiniteNumber("--duration", reader->Get("--duration", "0"));
+    if (limbic::flags::ParseFiniteNumber("--speedup", speedup) <= 0 || duration < 0) {
+      throw limbic::flags::FlagValueError("--speedup must be > 0 and --duration >= 0");
+    }
+  } catch (const limbic::flags::FlagValueError& e) {
+    std::cerr << "limbic demo: " << e.what() << "\n";
     return 2;
   }
   const std::string run_dir = "/tmp/limbic-demo-" + std::to_string(getpid());

@@ -11,6 +11,7 @@
 #include "common/bus/bus.hpp"
 #include "common/bus/curve_keys.hpp"
 #include "common/config/config.hpp"
+#include "common/flags/flags.hpp"
 #include "tools/limbic/commands.hpp"
 #include "tools/limbic/session.hpp"
 
@@ -86,24 +87,6 @@ Kinds:
   std::cout << "Example: limbic inject sensor_dropout --robot r1 --sensor 0 --duration 10\n";
 }
 
-double ParseNumber(const std::string& flag, const std::string& text) {
-  size_t used = 0;
-  double value = 0;
-  try {
-    value = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != text.size() || text.empty()) throw std::invalid_argument(flag + " needs a number, got '" + text + "'");
-  return value;
-}
-
-int ParseInt(const std::string& flag, const std::string& text) {
-  const double v = ParseNumber(flag, text);
-  if (v != static_cast<int>(v)) throw std::invalid_argument(flag + " needs an integer, got '" + text + "'");
-  return static_cast<int>(v);
-}
-
 }  // namespace
 
 int InjectCommand(const Args& args) {
@@ -147,13 +130,13 @@ int InjectCommand(const Args& args) {
     std::cerr << "limbic inject: --wheel must be left, right or both, got '" << wheel_name << "'\n";
     return 2;
   }
-  const int sensor = ParseInt("--sensor", reader.Get("--sensor", "-1"));
-  const int beam = ParseInt("--beam", reader.Get("--beam", "-1"));
-  const double magnitude = ParseNumber("--magnitude", reader.Get("--magnitude", "0"));
-  const double probability = ParseNumber("--probability", reader.Get("--probability", "0"));
-  const double duration = ParseNumber("--duration", reader.Get("--duration", "0"));
-  const double start = ParseNumber("--start", reader.Get("--start", "0"));
-  const double seed = ParseNumber("--seed", reader.Get("--seed", "1"));
+  const int sensor = flags::ParseInt("--sensor", reader.Get("--sensor", "-1"), -1, 1023);
+  const int beam = flags::ParseInt("--beam", reader.Get("--beam", "-1"), -1, 1023);
+  const double magnitude = flags::ParseFiniteNumber("--magnitude", reader.Get("--magnitude", "0"));
+  const double probability = flags::ParseFiniteNumber("--probability", reader.Get("--probability", "0"));
+  const double duration = flags::ParseFiniteNumber("--duration", reader.Get("--duration", "0"));
+  const double start = flags::ParseFiniteNumber("--start", reader.Get("--start", "0"));
+  const int64_t seed = flags::ParseInteger("--seed", reader.Get("--seed", "1"));
   const std::string topic = reader.Get("--topic");
   const std::string service = reader.Get("--service");
   if (probability < 0 || probability > 1) {

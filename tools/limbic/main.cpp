@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "common/flags/flags.hpp"
 #include "tools/limbic/commands.hpp"
 
 namespace {
@@ -67,6 +68,9 @@ int main(int argc, char** argv) {
     if (command == "record") return RecordCommand(args);
     if (command == "play") return PlayCommand(args);
     if (command == "bag") return BagCommand(args);
+  } catch (const limbic::flags::FlagValueError& e) {
+    std::cerr << "limbic " << command << ": " << e.what() << "\n";
+    return 2;  // a usage error, as for an unknown flag
   } catch (const std::exception& e) {
     std::cerr << "limbic " << command << ": " << e.what() << "\n";
     return 1;

@@ -64,6 +64,13 @@ TEST(RecruitCli, BadInputGivesAClearErrorAndNonZeroExit) {
   EXPECT_NE(r.output.find("auction"), std::string::npos) << r.output;
   EXPECT_EQ(Recruit("crosscheck --episodes many").status, 2);
   EXPECT_EQ(Recruit("crosscheck --draws").status, 2);
+  // A NaN passes a range check written as `x < lo || x > hi`; trailing junk used to be cut off silently.
+  for (const char* bad : {"sim --loss nan", "demo --loss nan", "demo --speedup 2x", "crosscheck --loss nan",
+                          "crosscheck --seed -1", "sim --seed 1.5"}) {
+    r = Recruit(bad);
+    EXPECT_EQ(r.status, 2) << bad << "\n" << r.output;
+    EXPECT_NE(r.output.find("got '"), std::string::npos) << bad << "\n" << r.output;
+  }
 }
 
 TEST(RecruitCli, ExperimentRunWritesRowsTablesAndReport) {

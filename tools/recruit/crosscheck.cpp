@@ -30,6 +30,7 @@
 #include <stdexcept>
 
 #include "common/bus/bus.hpp"
+#include "common/flags/flags.hpp"
 #include "tools/limbic/launcher.hpp"
 #include "tools/recruit/experiment.hpp"
 
@@ -100,13 +101,13 @@ int CrosscheckMain(const std::vector<std::string>& args) {
   double speedup = 0;
   try {
     choice = StrategyByName(opt["--strategy"]);
-    o.radio.loss = std::stod(opt["--loss"]);
-    o.idle_ugvs = std::stoi(opt["--idle"]);
-    o.episodes = std::stoi(opt["--episodes"]);
-    o.config_seed = std::stoull(opt["--config"]);
-    o.radio.seed = o.recruiter.seed = std::stoull(opt["--seed"]);
-    draws = std::stoi(opt["--draws"]);
-    speedup = std::stod(opt["--speedup"]);
+    o.radio.loss = flags::ParseFiniteNumber("--loss", opt["--loss"]);
+    o.idle_ugvs = flags::ParseInt("--idle", opt["--idle"], 1, 50);
+    o.episodes = flags::ParseInt("--episodes", opt["--episodes"], 1, 1'000'000);
+    o.config_seed = static_cast<uint64_t>(flags::ParseInteger("--config", opt["--config"], 0));
+    o.radio.seed = o.recruiter.seed = static_cast<uint64_t>(flags::ParseInteger("--seed", opt["--seed"], 0));
+    draws = flags::ParseInt("--draws", opt["--draws"], 1, 1'000'000);
+    speedup = flags::ParseFiniteNumber("--speedup", opt["--speedup"]);
   } catch (const std::exception& e) {
     std::cerr << "limbic recruit crosscheck: bad option value (" << e.what() << "; see --help)\n";
     return 2;

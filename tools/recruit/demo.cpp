@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "common/bus/bus.hpp"
+#include "common/flags/flags.hpp"
 #include "tools/limbic/launcher.hpp"
 
 namespace limbic::recruit {
@@ -88,11 +89,11 @@ int DemoMain(const std::vector<std::string>& args) {
   }
   double loss = 0, speedup = 0, duration = 0;
   try {
-    loss = std::stod(opt["--loss"]);
-    speedup = std::stod(opt["--speedup"]);
-    duration = std::stod(opt["--duration"]);
-  } catch (const std::exception&) {
-    std::cerr << "limbic recruit demo: --loss, --speedup and --duration take numbers\n";
+    loss = flags::ParseFiniteNumber("--loss", opt["--loss"]);
+    speedup = flags::ParseFiniteNumber("--speedup", opt["--speedup"]);
+    duration = flags::ParseFiniteNumber("--duration", opt["--duration"]);
+  } catch (const flags::FlagValueError& e) {
+    std::cerr << "limbic recruit demo: " << e.what() << "\n";
     return 2;
   }
   if (!(loss >= 0 && loss <= 1) || !(speedup > 0) || !(duration >= 0)) {

@@ -10,6 +10,7 @@
 #include <set>
 #include <thread>
 
+#include "common/flags/flags.hpp"
 #include "tools/recruit/experiment.hpp"
 #include "tools/recruit/report.hpp"
 
@@ -68,26 +69,6 @@ example:
 
 bool IsHelp(const std::string& a) { return a == "--help" || a == "-h" || a == "help"; }
 
-int ParseInt(const std::string& flag, const std::string& text, int min) {
-  try {
-    size_t used = 0;
-    const int v = std::stoi(text, &used);
-    if (used == text.size() && v >= min) return v;
-  } catch (const std::exception&) {
-  }
-  throw UsageError(flag + " expects an integer >= " + std::to_string(min) + ", got '" + text + "'");
-}
-
-double ParseDouble(const std::string& flag, const std::string& text) {
-  try {
-    size_t used = 0;
-    const double v = std::stod(text, &used);
-    if (used == text.size()) return v;
-  } catch (const std::exception&) {
-  }
-  throw UsageError(flag + " expects a number, got '" + text + "'");
-}
-
 std::string Value(const std::vector<std::string>& args, size_t* i) {
   if (*i + 1 >= args.size()) throw UsageError(args[*i] + " needs a value");
   return args[++*i];
@@ -143,7 +124,7 @@ int CmdRun(const std::vector<std::string>& args) {
       std::cout << kUsage;
       return 0;
     } else if (args[i] == "--jobs") {
-      jobs = ParseInt("--jobs", Value(args, &i), 1);
+      jobs = flags::ParseInt("--jobs", Value(args, &i), 1, 1024);
     } else if (args[i] == "--out") {
       out = Value(args, &i);
     } else if (args[i].rfind("--", 0) == 0) {
@@ -229,21 +210,21 @@ int CmdSim(const std::vector<std::string>& args) {
     } else if (a == "--strategy") {
       strategy = Value(args, &i);
     } else if (a == "--idle") {
-      o.idle_ugvs = ParseInt(a, Value(args, &i), 0);
+      o.idle_ugvs = flags::ParseInt(a, Value(args, &i), 0);
     } else if (a == "--scanning") {
-      o.scanning_ugvs = ParseInt(a, Value(args, &i), 0);
+      o.scanning_ugvs = flags::ParseInt(a, Value(args, &i), 0);
     } else if (a == "--episodes") {
-      o.episodes = ParseInt(a, Value(args, &i), 1);
+      o.episodes = flags::ParseInt(a, Value(args, &i), 1);
     } else if (a == "--loss") {
-      o.radio.loss = ParseDouble(a, Value(args, &i));
+      o.radio.loss = flags::ParseFiniteNumber(a, Value(args, &i));
     } else if (a == "--mode") {
       const std::string m = Value(args, &i);
       if (m != "broadcast" && m != "unicast") throw UsageError("--mode expects broadcast or unicast, got '" + m + "'");
       o.radio.unicast = m == "unicast";
     } else if (a == "--config") {
-      o.config_seed = ParseInt(a, Value(args, &i), 0);
+      o.config_seed = static_cast<uint64_t>(flags::ParseInteger(a, Value(args, &i), 0));
     } else if (a == "--seed") {
-      o.radio.seed = o.recruiter.seed = ParseInt(a, Value(args, &i), 0);
+      o.radio.seed = o.recruiter.seed = static_cast<uint64_t>(flags::ParseInteger(a, Value(args, &i), 0));
     } else {
       throw UsageError("unknown option " + a + " (limbic recruit sim --help)");
     }
@@ -310,6 +291,9 @@ int main(int argc, char** argv) {
     if (args[0] == "crosscheck") return CrosscheckMain(rest);
     throw UsageError("unknown command '" + args[0] + "' (limbic recruit --help)");
   } catch (const UsageError& e) {
+    std::cerr << "limbic recruit: " << e.what() << "\n";
+    return 2;
+  } catch (const limbic::flags::FlagValueError& e) {
     std::cerr << "limbic recruit: " << e.what() << "\n";
     return 2;
   } catch (const std::exception& e) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "common/stats/proportion.hpp"
 #include "tools/experiment/results.hpp"
 
 namespace limbic::experiment {
@@ -48,21 +49,9 @@ struct Stat {
 // Mean, sample standard deviation and median of `values` (all 0 for an empty list).
 Stat Describe(std::vector<double> values);
 
-// A binomial proportion's confidence interval (both ends in [0, 1]).
-struct Proportion {
-  int successes = 0;
-  int trials = 0;
-  double estimate = 0.0;  // successes / trials (NaN without trials)
-  double low = 0.0;       // NaN without trials
-  double high = 0.0;
-};
-
-// The Wilson score interval (Wilson 1927) for `successes` of `trials` at the two-sided normal
-// quantile z (1.959964 for 95 %): centre (p̂ + z²/2n) / (1 + z²/n), half-width z/(1 +
-// z²/n)·√(p̂(1−p̂)/n + z²/4n²). Unlike the normal (Wald) interval it stays inside [0, 1] and is not
-// zero-width at 0 or n successes, which is where navigation results sit. Throws
-// std::invalid_argument for successes outside 0..trials.
-Proportion WilsonInterval(int successes, int trials, double z = 1.959963984540054);
+// The binomial proportion and its Wilson interval live in common/stats (shared with the laser navigator).
+using stats::Proportion;
+using stats::WilsonInterval;
 
 // Which traversals a summary row covers.
 enum class Scope { kAll, kFinal, kIteration };

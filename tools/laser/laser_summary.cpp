@@ -6,6 +6,8 @@
 #include <map>
 #include <sstream>
 
+#include "common/stats/proportion.hpp"
+
 namespace limbic::laser {
 namespace {
 
@@ -50,14 +52,10 @@ Interval WilsonInterval(int k, int n) {
   Interval i;
   i.n = n;
   if (n <= 0) return i;
-  const double p = static_cast<double>(k) / n;
-  const double z2 = kZ95 * kZ95;
-  const double denom = 1.0 + z2 / n;
-  const double centre = (p + z2 / (2.0 * n)) / denom;
-  const double half = kZ95 * std::sqrt(p * (1.0 - p) / n + z2 / (4.0 * n * n)) / denom;
-  i.mean = p;
-  i.low = std::max(0.0, centre - half);
-  i.high = std::min(1.0, centre + half);
+  const stats::Proportion p = stats::WilsonInterval(k, n);
+  i.mean = p.estimate;
+  i.low = p.low;
+  i.high = p.high;
   return i;
 }
 

@@ -5,7 +5,7 @@
 
 #include "common/convert/convert.hpp"
 #include "common/log/log.hpp"
-#include "common/robot/robot_description.hpp"
+#include "common/robot/wiring.hpp"
 #include "services/affect/affect_config.hpp"
 #include "services/affect/affect_engine.hpp"
 #include "services/affect/convert.hpp"
@@ -50,8 +50,8 @@ runtime::ServiceDefinition AffectService() {
         s->affect_config = LoadAffectConfig(s->config, DefaultConfigDir(), s->overrides);
         // The bumper switch points of eq. 8.14 lie on the body's circumscribed circle (issue 18: from the robot
         // description, MARVIN's r_R = 0.35 m by default).
-        const robot::RobotDescription body = robot::LoadRobotDescription(
-            ctx.Option<std::string>("body", "marvin", "robot description (configs/robots or a .yaml path)"));
+        const robot::RobotDescription body =
+            robot::BodyOption(ctx, "the bumper switch points of eq. 8.14 on its circumscribed circle");
         const double body_radius = body.body.circumscribed_radius();
         const int body_switches = body.bumper_count;
         s->affect_config.control_period = ctx.period_s();

@@ -3,10 +3,15 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/types/option_names.hpp"
 #include "services/controller/directional_controller.hpp"  // ValidateParameters
 #include "services/controller/terms.hpp"
 
 namespace limbic::controller {
+VelocityGoalTarget ParseVelocityGoalTarget(const std::string& name) {
+  return types::EnumFromName<VelocityGoalTarget>(kVelocityGoalTargetNames, name, "velocity_goal");
+}
+
 namespace {
 
 using geometry::kPi;

@@ -65,6 +65,10 @@ enum class VelocityGoalTarget {
   // The goal bearing (Chapter-6 reactive velocity-controller tests, Table 6.1).
   kGoalBearing,
 };
+// The option's names, in the enum's order (controller live parameter `velocity_goal`).
+inline const std::vector<std::string> kVelocityGoalTargetNames = {"directional", "goal_bearing"};
+// Throws std::invalid_argument naming the choices for anything else.
+VelocityGoalTarget ParseVelocityGoalTarget(const std::string& name);
 
 struct VelocityOptions {
   // kClosestToCurrent: among ties, the candidate nearest (v_c, ω_c) in (v/v_L, ω/ω_L).

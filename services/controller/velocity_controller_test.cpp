@@ -287,5 +287,11 @@ TEST(VelocityControllerTest, EvenWindowSizeIsRejected) {
   EXPECT_THROW(ctrl.Tick(VelocityInputs{}, p, &out), std::invalid_argument);
 }
 
+TEST(VelocityGoalTargetOption, NamesParseInOrderAndOthersAreRefused) {
+  EXPECT_EQ(ParseVelocityGoalTarget("directional"), VelocityGoalTarget::kDirectionalTarget);
+  EXPECT_EQ(ParseVelocityGoalTarget("goal_bearing"), VelocityGoalTarget::kGoalBearing);
+  EXPECT_THROW(ParseVelocityGoalTarget("goal"), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace limbic::controller

@@ -3,7 +3,13 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "common/types/option_names.hpp"
+
 namespace limbic::controller {
+
+TieBreak ParseTieBreak(const std::string& name) {
+  return types::EnumFromName<TieBreak>(kTieBreakNames, name, "tie_break");
+}
 
 double CapWeight(double weight, double cap) { return std::clamp(weight, 0.0, std::max(cap, 0.0)); }
 

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <span>
+#include <string>
+#include <vector>
 
 namespace limbic::controller {
 
@@ -32,6 +34,10 @@ enum class TieBreak {
   kClosestToCurrent,  // the maximum with the smallest distance to the current state; equal
                       // distances → first
 };
+// The option's names, in the enum's order (controller live parameter `tie_break`).
+inline const std::vector<std::string> kTieBreakNames = {"first", "closest"};
+// Throws std::invalid_argument naming the choices for anything else.
+TieBreak ParseTieBreak(const std::string& name);
 
 // Index of the maximum of `values` (−1 when empty). Values within `tolerance` of the maximum count
 // as ties. For kClosestToCurrent, `distance_to_current[i]` is option i's distance to the current

@@ -95,5 +95,11 @@ TEST(TermsTest, GoalProximityEqs518And519) {
   EXPECT_DOUBLE_EQ(ReduceNearGoal(0.75, 0.0, 1.5), 0.0);
 }
 
+TEST(TieBreakOption, NamesParseInOrderAndOthersAreRefused) {
+  EXPECT_EQ(ParseTieBreak("first"), TieBreak::kFirstMaximum);
+  EXPECT_EQ(ParseTieBreak("closest"), TieBreak::kClosestToCurrent);
+  EXPECT_THROW(ParseTieBreak("last"), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace limbic::controller

@@ -3,163 +3,152 @@
 #include <chrono>
 
 #include "common/convert/convert.hpp"
-#include "common/robot/robot_description.hpp"
+#include "common/robot/wiring.hpp"
 #include "services/controller/controller.hpp"
 #include "services/mapper/convert.hpp"
 
 namespace limbic::controller {
 
 runtime::ServiceDefinition ControllerService() {
-  return {"controller", "two-stage reactive controller: directional histogram, then dynamic window",
-          [](runtime::ServiceContext& ctx) {
-            using runtime::Timing;
-            struct State {
-              std::string tie_break = "first";
-              std::string velocity_goal = "directional";
-              int64_t seed = 1;
-              std::unique_ptr<Controller> controller;
-              mapper::MapFollower maps;
-              convert::WorldInfo world;
-              std::vector<geometry::Vec2> points;
-              std::vector<double> danger;
-              PlannedPath path;
-              double stale_scan_s = 0.5;
-              double last_compute_s = 0.0;
-            };
-            auto s = std::make_shared<State>();
-            auto tie_of = [](const std::string& t) {
-              return t == "first" ? TieBreak::kFirstMaximum : TieBreak::kClosestToCurrent;
-            };
-            auto target_of = [](const std::string& g) {
-              return g == "directional" ? VelocityGoalTarget::kDirectionalTarget : VelocityGoalTarget::kGoalBearing;
-            };
-            // Live: each apply reaches the Controller object, effective at the next tick (issue 15).
-            s->tie_break =
-                ctx.LiveParam<std::string>("tie_break", "first", "argmax ties: first | closest (to the current state)",
-                                           runtime::OneOf({"first", "closest"}), [s, tie_of](const std::string& t) {
-                                             s->tie_break = t;
-                                             s->controller->SetTieBreak(tie_of(t));
-                                           });
-            s->velocity_goal = ctx.LiveParam<std::string>(
-                "velocity_goal", "directional",
-                "velocity layer's goal target: directional (θ_T) | goal_bearing (Chapter-6 reactive tests)",
-                runtime::OneOf({"directional", "goal_bearing"}), [s, target_of](const std::string& g) {
-                  s->velocity_goal = g;
-                  s->controller->SetVelocityGoalTarget(target_of(g));
-                });
-            s->seed =
-                ctx.LiveParam<int64_t>("seed", 1,
-                                       "seed of the wander generator; live: restarts the generator from it and redraws "
-                                       "the wander heading at the next tick",
-                                       {}, [s](const int64_t& seed) {
-                                         s->seed = seed;
-                                         s->controller->ReseedWander(static_cast<uint64_t>(seed));
+  return {
+      "controller", "two-stage reactive controller: directional histogram, then dynamic window",
+      [](runtime::ServiceContext& ctx) {
+        using runtime::Timing;
+        struct State {
+          std::string tie_break = "first";
+          std::string velocity_goal = "directional";
+          int64_t seed = 1;
+          std::unique_ptr<Controller> controller;
+          mapper::MapFollower maps;
+          convert::WorldInfo world;
+          std::vector<geometry::Vec2> points;
+          std::vector<double> danger;
+          PlannedPath path;
+          double stale_scan_s = 0.5;
+          double last_compute_s = 0.0;
+        };
+        auto s = std::make_shared<State>();
+        // Live: each apply reaches the Controller object, effective at the next tick (issue 15).
+        s->tie_break =
+            ctx.LiveParam<std::string>("tie_break", "first", "argmax ties: first | closest (to the current state)",
+                                       runtime::OneOf(kTieBreakNames), [s](const std::string& t) {
+                                         s->tie_break = t;
+                                         s->controller->SetTieBreak(ParseTieBreak(t));
                                        });
-            s->stale_scan_s = ctx.Option<double>(
-                "stale_obstacles_s", 0.5, "realtime: slow down, then stop, when obstacle data is older than this (s)",
-                runtime::Positive<double>());
-            // Issue 14: the map's virtual obstacle points sit at cell centres, up to half a cell (0.175 m) off the
-            // surface they stand for, so with r_o around them a passage narrower than about 2·(r_o + 0.175) m closes in
-            // a_m while the sensors see it open. 0 = spec (§4.4: "same r_o").
-            const double map_point_inset = ctx.Option<double>("map_point_inset", 0.0,
-                                                              "metres taken off r_o around the map's virtual obstacle "
-                                                              "points in map-based avoidance (both layers); 0 = spec, "
-                                                              "0.175 = half a cell",
-                                                              runtime::InRange<double>(0.0, 0.35));
-            // Issue 18: the robot's body from its description (one source of the body's facts).
-            const std::string body_name =
-                ctx.Option<std::string>("body", "marvin",
-                                        "robot description (configs/robots: marvin, itchy, scratchy, tank; or a "
-                                        ".yaml path): outline, drive and limits for both layers");
-            const robot::RobotDescription description = robot::LoadRobotDescription(body_name);
-            ControllerOptions options;
-            options.velocity.body = ControllerBody::From(description);
-            options.directional.body_centre = description.body.centre();
-            options.directional.body_radius = description.body.circumscribed_radius();
-            options.directional.map_point_inset = map_point_inset;
-            options.velocity.map_point_inset = map_point_inset;
-            const TieBreak tie = tie_of(s->tie_break);
-            options.directional.tie_break = tie;
-            options.velocity.tie_break = tie;
-            options.directional.wander_seed = static_cast<uint64_t>(s->seed);
-            options.velocity.goal_target = target_of(s->velocity_goal);
-            options.velocity.control_period = ctx.period_s();
-            s->controller = std::make_unique<Controller>(options);
+        s->velocity_goal = ctx.LiveParam<std::string>(
+            "velocity_goal", "directional",
+            "velocity layer's goal target: directional (θ_T) | goal_bearing (Chapter-6 reactive tests)",
+            runtime::OneOf(kVelocityGoalTargetNames), [s](const std::string& g) {
+              s->velocity_goal = g;
+              s->controller->SetVelocityGoalTarget(ParseVelocityGoalTarget(g));
+            });
+        s->seed =
+            ctx.LiveParam<int64_t>("seed", 1,
+                                   "seed of the wander generator; live: restarts the generator from it and redraws "
+                                   "the wander heading at the next tick",
+                                   {}, [s](const int64_t& seed) {
+                                     s->seed = seed;
+                                     s->controller->ReseedWander(static_cast<uint64_t>(seed));
+                                   });
+        s->stale_scan_s = ctx.Option<double>(
+            "stale_obstacles_s", 0.5, "realtime: slow down, then stop, when obstacle data is older than this (s)",
+            runtime::Positive<double>());
+        // Issue 14: the map's virtual obstacle points sit at cell centres, up to half a cell (0.175 m) off the
+        // surface they stand for, so with r_o around them a passage narrower than about 2·(r_o + 0.175) m closes in
+        // a_m while the sensors see it open. 0 = spec (§4.4: "same r_o").
+        const double map_point_inset = ctx.Option<double>("map_point_inset", 0.0,
+                                                          "metres taken off r_o around the map's virtual obstacle "
+                                                          "points in map-based avoidance (both layers); 0 = spec, "
+                                                          "0.175 = half a cell",
+                                                          runtime::InRange<double>(0.0, 0.35));
+        // Issue 18: the robot's body from its description (one source of the body's facts).
+        const robot::RobotDescription description = robot::BodyOption(ctx, "outline, drive and limits for both layers");
+        ControllerOptions options;
+        options.velocity.body = ControllerBody::From(description);
+        options.directional.body_centre = description.body.centre();
+        options.directional.body_radius = description.body.circumscribed_radius();
+        options.directional.map_point_inset = map_point_inset;
+        options.velocity.map_point_inset = map_point_inset;
+        const TieBreak tie = ParseTieBreak(s->tie_break);
+        options.directional.tie_break = tie;
+        options.velocity.tie_break = tie;
+        options.directional.wander_seed = static_cast<uint64_t>(s->seed);
+        options.velocity.goal_target = ParseVelocityGoalTarget(s->velocity_goal);
+        options.velocity.control_period = ctx.period_s();
+        s->controller = std::make_unique<Controller>(options);
 
-            auto world = ctx.AddInput<msg::WorldGeometry>("world", Timing::kPreviousTick, /*required=*/true);
-            auto params = ctx.AddInput<msg::ControlParams>(ctx.Topic("params"), Timing::kSameTick);
-            auto obstacles = ctx.AddInput<msg::ObstacleSet>(ctx.Topic("obstacles"), Timing::kSameTick);
-            auto odom = ctx.AddInput<msg::Odometry>(ctx.Topic("odom"), Timing::kSameTick);
-            auto path = ctx.AddInput<msg::Path>(ctx.Topic("path"), Timing::kSameTick);
-            auto patch = ctx.AddInput<msg::GridPatch>(ctx.Topic("map/patch"), Timing::kSameTick);
-            auto full = ctx.AddInput<msg::GridMap>(ctx.Topic("map"), Timing::kPreviousTick);
-            auto goal = ctx.AddInput<msg::NavGoal>(ctx.Topic("goal"), Timing::kPreviousTick);
-            auto cmd_out = ctx.AddOutput<msg::VelocityCommand>(ctx.Topic("cmd_vel"));
-            auto direction_out = ctx.AddOutput<msg::DirectionalState>(ctx.Topic("control/direction"));
-            auto velocity_out = ctx.AddOutput<msg::VelocityState>(ctx.Topic("control/velocity"));
-            ctx.Counter("compute_time_s", [s] { return s->last_compute_s; });
-            const bool realtime = ctx.mode() == runtime::Mode::kRealtime;
+        auto world = ctx.AddInput<msg::WorldGeometry>("world", Timing::kPreviousTick, /*required=*/true);
+        auto params = ctx.AddInput<msg::ControlParams>(ctx.Topic("params"), Timing::kSameTick);
+        auto obstacles = ctx.AddInput<msg::ObstacleSet>(ctx.Topic("obstacles"), Timing::kSameTick);
+        auto odom = ctx.AddInput<msg::Odometry>(ctx.Topic("odom"), Timing::kSameTick);
+        auto path = ctx.AddInput<msg::Path>(ctx.Topic("path"), Timing::kSameTick);
+        auto patch = ctx.AddInput<msg::GridPatch>(ctx.Topic("map/patch"), Timing::kSameTick);
+        auto full = ctx.AddInput<msg::GridMap>(ctx.Topic("map"), Timing::kPreviousTick);
+        auto goal = ctx.AddInput<msg::NavGoal>(ctx.Topic("goal"), Timing::kPreviousTick);
+        auto cmd_out = ctx.AddOutput<msg::VelocityCommand>(ctx.Topic("cmd_vel"));
+        auto direction_out = ctx.AddOutput<msg::DirectionalState>(ctx.Topic("control/direction"));
+        auto velocity_out = ctx.AddOutput<msg::VelocityState>(ctx.Topic("control/velocity"));
+        ctx.Counter("compute_time_s", [s] { return s->last_compute_s; });
+        const bool realtime = ctx.mode() == runtime::Mode::kRealtime;
 
-            ctx.AddStep(
-                {.outputs = {ctx.Topic("cmd_vel"), ctx.Topic("control/direction"), ctx.Topic("control/velocity")}},
-                [=, &ctx](const runtime::TickInfo& tick) {
-                  const auto begin = std::chrono::steady_clock::now();
-                  if (s->world.set == '?') s->world = convert::FromMsg(*world->Get());
-                  const mapper::GridMaps* maps = s->maps.Follow(s->world.min, s->world.max, patch->Get(), full->Get());
-                  ControlParameters p;
-                  if (const auto* m = params->Get()) p = convert::FromMsg(*m);
-                  ControllerInputs in;
-                  in.time = tick.time_s;
-                  if (const auto* o = odom->Get()) in.odometry = convert::FromMsg(*o);
-                  s->points.clear();
-                  if (const auto* ob = obstacles->Get()) s->points = convert::FromMsg(ob->points());
-                  in.obstacle_points = s->points;
-                  if (maps && (p.w_theta2 > 0 || p.w_v2 > 0)) {
-                    s->danger.assign(maps->danger.begin(), maps->danger.end());
-                    in.map = GridView{maps->spec, maps->p_o, s->danger};
-                  }
-                  if (const auto* pm = path->Get()) {
-                    s->path = convert::FromMsg(*pm);
-                    in.path = &s->path;
-                  }
-                  if (const auto* g = goal->Get(); g && g->active() && g->goal())
-                    in.goal = convert::FromMsg(*g->goal());
-                  // Realtime: without fresh obstacle data the controller slows, then stops (it is driving blind).
-                  double speed_scale = 1.0;
-                  if (realtime) {
-                    const double age = obstacles->AgeS();
-                    if (age > 2 * s->stale_scan_s)
-                      speed_scale = 0.0;
-                    else if (age > s->stale_scan_s)
-                      speed_scale = 0.5;
-                  }
-                  const ControllerOutput& out = s->controller->Tick(in, p);
-                  ctx.ReportFault("controller", s->controller->fault());
-                  VelocityCommand command = out.command;
-                  command.v *= speed_scale;
-                  if (speed_scale == 0.0) command.omega = 0.0;
-                  s->last_compute_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
-                  cmd_out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
-                    return msg::CreateVelocityCommand(fbb, header, command.v, command.omega);
-                  });
-                  const auto& d = out.directional;
-                  direction_out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
-                    return msg::CreateDirectionalState(
-                        fbb, header, d.target_heading, fbb.CreateVector(d.headings),
-                        fbb.CreateVector(d.sensor_distance), fbb.CreateVector(d.sensor_avoidance),
-                        fbb.CreateVector(d.map_avoidance), fbb.CreateVector(d.path_following),
-                        fbb.CreateVector(d.goal_seeking), fbb.CreateVector(d.inertia), fbb.CreateVector(d.wander),
-                        fbb.CreateVector(d.objective));
-                  });
-                  const auto& v = out.velocity;
-                  velocity_out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
-                    return msg::CreateVelocityState(fbb, header, command.v, command.omega, v.window.v1, v.window.v2,
-                                                    v.window.omega1, v.window.omega2, fbb.CreateVector(v.v_samples),
-                                                    fbb.CreateVector(v.omega_samples), fbb.CreateVector(v.objective),
-                                                    s->last_compute_s);
-                  });
-                });
-          }};
+        ctx.AddStep(
+            {.outputs = {ctx.Topic("cmd_vel"), ctx.Topic("control/direction"), ctx.Topic("control/velocity")}},
+            [=, &ctx](const runtime::TickInfo& tick) {
+              const auto begin = std::chrono::steady_clock::now();
+              if (s->world.set == '?') s->world = convert::FromMsg(*world->Get());
+              const mapper::GridMaps* maps = s->maps.Follow(s->world.min, s->world.max, patch->Get(), full->Get());
+              ControlParameters p;
+              if (const auto* m = params->Get()) p = convert::FromMsg(*m);
+              ControllerInputs in;
+              in.time = tick.time_s;
+              if (const auto* o = odom->Get()) in.odometry = convert::FromMsg(*o);
+              s->points.clear();
+              if (const auto* ob = obstacles->Get()) s->points = convert::FromMsg(ob->points());
+              in.obstacle_points = s->points;
+              if (maps && (p.w_theta2 > 0 || p.w_v2 > 0)) {
+                s->danger.assign(maps->danger.begin(), maps->danger.end());
+                in.map = GridView{maps->spec, maps->p_o, s->danger};
+              }
+              if (const auto* pm = path->Get()) {
+                s->path = convert::FromMsg(*pm);
+                in.path = &s->path;
+              }
+              if (const auto* g = goal->Get(); g && g->active() && g->goal()) in.goal = convert::FromMsg(*g->goal());
+              // Realtime: without fresh obstacle data the controller slows, then stops (it is driving blind).
+              double speed_scale = 1.0;
+              if (realtime) {
+                const double age = obstacles->AgeS();
+                if (age > 2 * s->stale_scan_s)
+                  speed_scale = 0.0;
+                else if (age > s->stale_scan_s)
+                  speed_scale = 0.5;
+              }
+              const ControllerOutput& out = s->controller->Tick(in, p);
+              ctx.ReportFault("controller", s->controller->fault());
+              VelocityCommand command = out.command;
+              command.v *= speed_scale;
+              if (speed_scale == 0.0) command.omega = 0.0;
+              s->last_compute_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+              cmd_out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+                return msg::CreateVelocityCommand(fbb, header, command.v, command.omega);
+              });
+              const auto& d = out.directional;
+              direction_out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+                return msg::CreateDirectionalState(
+                    fbb, header, d.target_heading, fbb.CreateVector(d.headings), fbb.CreateVector(d.sensor_distance),
+                    fbb.CreateVector(d.sensor_avoidance), fbb.CreateVector(d.map_avoidance),
+                    fbb.CreateVector(d.path_following), fbb.CreateVector(d.goal_seeking), fbb.CreateVector(d.inertia),
+                    fbb.CreateVector(d.wander), fbb.CreateVector(d.objective));
+              });
+              const auto& v = out.velocity;
+              velocity_out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+                return msg::CreateVelocityState(fbb, header, command.v, command.omega, v.window.v1, v.window.v2,
+                                                v.window.omega1, v.window.omega2, fbb.CreateVector(v.v_samples),
+                                                fbb.CreateVector(v.omega_samples), fbb.CreateVector(v.objective),
+                                                s->last_compute_s);
+              });
+            });
+      }};
 }
 
 }  // namespace limbic::controller

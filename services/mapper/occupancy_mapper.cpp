@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "common/types/option_names.hpp"
+
 namespace limbic::mapper {
 
 using geometry::Cell;
@@ -28,6 +30,10 @@ bool InsidePolygon(const Vec2& p, const std::vector<Vec2>& v) {
 }
 
 }  // namespace
+
+DangerPoint ParseDangerPoint(const std::string& name) {
+  return types::EnumFromName<DangerPoint>(kDangerPointNames, name, "danger_point");
+}
 
 std::optional<Vec2> DangerPointFor(const MapperOptions& options, const geometry::Pose2& pose, const Vec2& contact,
                                    const std::vector<Vec2>& sensed) {

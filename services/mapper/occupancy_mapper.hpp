@@ -42,6 +42,11 @@ enum class DangerPoint {
              // danger cell (so an obstacle the sensors cannot see is never marked)
 };
 
+// The option's names, in the enum's order (mapper start-up option and experiment option `danger_point`).
+inline const std::vector<std::string> kDangerPointNames = {"surface", "contact", "sensed"};
+// Throws std::invalid_argument naming the choices for anything else.
+DangerPoint ParseDangerPoint(const std::string& name);
+
 struct MapperOptions {
   double robot_radius = robot::RobotDescription{}.body.circumscribed_radius();  // r_R (m), rule 2 of §4.1
   double initial_p_o = kInitialOccupancy;                                       // p_o of unexplored cells

@@ -249,6 +249,18 @@ MapperInputs G10Contact(int64_t tick) {
   return in;
 }
 
+TEST(DangerPoint, OptionNamesParseInOrderAndOthersAreRefused) {
+  EXPECT_EQ(ParseDangerPoint("surface"), DangerPoint::kSurface);
+  EXPECT_EQ(ParseDangerPoint("contact"), DangerPoint::kContact);
+  EXPECT_EQ(ParseDangerPoint("sensed"), DangerPoint::kSensed);
+  try {
+    ParseDangerPoint("switch");
+    ADD_FAILURE() << "accepted 'switch'";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "danger_point must be surface, contact or sensed, got 'switch'");
+  }
+}
+
 TEST(DangerPoint, G10ContactPointOnTheChassisLiesInTheGap) {
   const MapperInputs in = G10Contact(1);
   EXPECT_NEAR(in.collision.contact_point.x(), 8.148487, 1e-6);  // as recorded on r1/collision

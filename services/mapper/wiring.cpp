@@ -2,7 +2,7 @@
 
 #include "common/convert/convert.hpp"
 #include "common/log/log.hpp"
-#include "common/robot/robot_description.hpp"
+#include "common/robot/wiring.hpp"
 #include "services/mapper/convert.hpp"
 #include "services/mapper/occupancy_mapper.hpp"
 #include "services/mapper/world_raster.hpp"
@@ -21,12 +21,6 @@ struct Options {
   std::string coverage = "mean";    // §8 item 13: mean p_e, or "fraction" (p_e > 0.5)
   MapperOptions mapper;             // the algorithm's options: danger_point; r_R from the robot description (issue 18)
 };
-
-DangerPoint DangerPointOf(const std::string& name) {
-  if (name == "contact") return DangerPoint::kContact;
-  if (name == "sensed") return DangerPoint::kSensed;
-  return DangerPoint::kSurface;
-}
 
 struct State {
   Options options;
@@ -54,19 +48,15 @@ runtime::ServiceDefinition MapperService(MapperStepHook before_update) {
         s->options.coverage = ctx.LiveParam<std::string>(
             "coverage", "mean", "coverage metric in map/stats: mean | fraction (§8 item 13)",
             runtime::OneOf({"mean", "fraction"}), [s](const std::string& metric) { s->options.coverage = metric; });
-        s->options.mapper.danger_point = DangerPointOf(ctx.Option<std::string>(
+        s->options.mapper.danger_point = ParseDangerPoint(ctx.Option<std::string>(
             "danger_point", "surface",
             "where a collision marks the danger map (issue 14): surface (§2.4's collision point, on the obstacle: "
             "the nearest sensed point in the closed switches' sector, else just beyond the chassis) | contact (the "
             "switch position on the chassis) | sensed (only where the range sensors saw the obstacle)",
-            runtime::OneOf({"surface", "contact", "sensed"})));
+            runtime::OneOf(kDangerPointNames)));
         // Rule 2 of §4.1 clears the cells within r_R of the robot: the body's circumscribed radius (issue 18).
         s->options.mapper.robot_radius =
-            robot::LoadRobotDescription(
-                ctx.Option<std::string>("body", "marvin",
-                                        "robot description (configs/robots or a .yaml path): r_R of §4.1 rule 2 is its "
-                                        "circumscribed radius"))
-                .body.circumscribed_radius();
+            robot::BodyOption(ctx, "r_R of §4.1 rule 2 is its circumscribed radius").body.circumscribed_radius();
         auto world = ctx.AddInput<msg::WorldGeometry>("world", Timing::kPreviousTick, /*required=*/true);
         auto scan = ctx.AddInput<msg::RangeScan>(ctx.Topic("scan"), Timing::kSameTick);
         auto odom = ctx.AddInput<msg::Odometry>(ctx.Topic("odom"), Timing::kSameTick);

@@ -4,7 +4,13 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "common/types/option_names.hpp"
+
 namespace limbic::planner {
+
+DangerWeight ParseDangerWeight(const std::string& name) {
+  return types::EnumFromName<DangerWeight>(kDangerWeightNames, name, "danger_weight");
+}
 
 FusionMode ChooseFusion(EmotionFusion choice, bool layer_additive) {
   switch (choice) {

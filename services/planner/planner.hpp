@@ -6,6 +6,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "common/geometry/geometry.hpp"
 #include "common/types/control_parameters.hpp"
@@ -39,6 +40,10 @@ enum class DangerWeight {
   // the plan stop depending on the robot's distance to that place.
   kTraversalMax,
 };
+// The option's names, in the enum's order (planner start-up option `danger_weight`).
+inline const std::vector<std::string> kDangerWeightNames = {"live", "traversal_max"};
+// Throws std::invalid_argument naming the choices for anything else.
+DangerWeight ParseDangerWeight(const std::string& name);
 
 struct PlannerOptions {
   DangerWeight danger_weight = DangerWeight::kLive;

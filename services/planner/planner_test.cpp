@@ -341,5 +341,12 @@ TEST_F(PlannerPolicyTest, APoisonedStateBeforeAnyPlanGoesBackToNoPlan) {
   EXPECT_EQ(out.path_cost, 0.0);
 }
 
+// Every name the option lists parses to its enumerator, in order (the wiring's OneOf and the parse share them).
+TEST(DangerWeightOption, NamesParseInOrderAndOthersAreRefused) {
+  EXPECT_EQ(ParseDangerWeight("live"), DangerWeight::kLive);
+  EXPECT_EQ(ParseDangerWeight("traversal_max"), DangerWeight::kTraversalMax);
+  EXPECT_THROW(ParseDangerWeight("max"), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace limbic::planner

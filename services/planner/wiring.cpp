@@ -37,8 +37,8 @@ runtime::ServiceDefinition PlannerService(PlannerStepHook before_step) {
             "danger_weight", "live",
             "W_p2 the planner uses: live (every cycle's, spec default) | traversal_max (the largest since the current "
             "instruction; keeps the plan from flipping with the robot's distance to where it was confused, issue 14)",
-            runtime::OneOf({"live", "traversal_max"}));
-        options.danger_weight = danger_weight == "traversal_max" ? DangerWeight::kTraversalMax : DangerWeight::kLive;
+            runtime::OneOf(kDangerWeightNames));
+        options.danger_weight = ParseDangerWeight(danger_weight);
         s->planner = std::make_unique<Planner>(options);
 
         auto world = ctx.AddInput<msg::WorldGeometry>("world", Timing::kPreviousTick, /*required=*/true);

@@ -12,6 +12,7 @@
 
 #include "common/config/config.hpp"
 #include "common/robot/robot_description.hpp"
+#include "services/mapper/occupancy_mapper.hpp"
 
 namespace limbic::experiment {
 namespace {
@@ -58,8 +59,12 @@ std::string CheckOption(const std::string& name, std::string* value) {
       if (*value == "path" || *value == "goal_bearing") return "";
       return "must be path or goal_bearing, got '" + *value + "'";
     case OptionKind::kDangerPoint:
-      if (*value == "surface" || *value == "contact" || *value == "sensed") return "";
-      return "must be surface, contact or sensed, got '" + *value + "'";
+      try {
+        mapper::ParseDangerPoint(*value);  // the mapper's own names
+      } catch (const std::invalid_argument&) {
+        return "must be surface, contact or sensed, got '" + *value + "'";
+      }
+      return "";
     case OptionKind::kBody:
       // A robot description (issue 18): every robot of the run has this body. Loaded now so that a bad name or
       // file fails the definition, not a run.

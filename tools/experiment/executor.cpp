@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "common/config/config.hpp"
+#include "services/mapper/occupancy_mapper.hpp"
 
 namespace limbic::experiment {
 namespace {
@@ -69,9 +70,10 @@ stack::StackSpec StackSpecFor(const RunSpec& run) {
     } else if (name == "map_point_inset") {
       spec.options.push_back("controller.map_point_inset=" + FormatNumber(OptionNumber(run, name, 0.0)));
     } else if (name == "danger_point") {
-      if (value != "surface" && value != "contact" && value != "sensed") {
-        throw std::invalid_argument(run.run_id + ": danger_point must be surface, contact or sensed, got '" + value +
-                                    "'");
+      try {
+        mapper::ParseDangerPoint(value);
+      } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument(run.run_id + ": " + e.what());
       }
       spec.options.push_back("mapper.danger_point=" + value);
     } else if (name == "body") {

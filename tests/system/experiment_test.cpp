@@ -147,7 +147,8 @@ TEST(Experiment, BadInputFailsWithOneClearLine) {
       {{"frobnicate"}, "unknown command 'frobnicate'"},
       {{"report", tmp / "missing"}, "no such directory"},
       {{"report", tmp / "missing", "--per-travesal"}, "unknown option '--per-travesal'"},
-      {{"report", tmp / "missing", "--failure-pictures", "many"}, "--failure-pictures needs an integer >= 1, got 'many'"},
+      {{"report", tmp / "missing", "--failure-pictures", "many"},
+       "--failure-pictures needs an integer >= 1, got 'many'"},
   };
   int i = 0;
   for (const auto& c : cases) {

@@ -1,6 +1,7 @@
 #include "tools/experiment/definition.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -17,7 +18,9 @@ namespace fs = std::filesystem;
 std::string ExperimentsDir() { return std::string(LIMBIC_SOURCE_ROOT) + "/experiments"; }
 
 std::string WriteTemp(const std::string& name, const std::string& text) {
-  const fs::path dir = fs::temp_directory_path() / "limbic_experiment_definition_test";
+  // One directory per process: ctest runs every test of this file as its own process, in parallel, and they
+  // all write "tiny.yaml" (a shared directory let one test read another's half-written file).
+  const fs::path dir = fs::temp_directory_path() / ("limbic_experiment_definition_test_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const fs::path path = dir / (name + ".yaml");
   std::ofstream(path) << text;

@@ -1,4 +1,5 @@
 # Shared build helpers. Every limbic target gets the same warnings and include root.
+include(GNUInstallDirs)
 
 set(LIMBIC_WARNINGS -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor -Wno-unused-parameter
     # Designated initializers ({.name = "x"}) leave the other fields at their defaults on purpose.
@@ -16,13 +17,17 @@ function(limbic_library name)
   target_link_libraries(${name} PUBLIC ${ARG_DEPS})
 endfunction()
 
-# limbic_executable(NAME SOURCES ... [DEPS ...])
+# limbic_executable(NAME SOURCES ... [DEPS ...] [TEST_ONLY])
+# A program: installed into <prefix>/bin unless TEST_ONLY (helpers that only tests start).
 function(limbic_executable name)
-  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  cmake_parse_arguments(ARG "TEST_ONLY" "" "SOURCES;DEPS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR})
   target_compile_options(${name} PRIVATE ${LIMBIC_WARNINGS})
   target_link_libraries(${name} PRIVATE ${ARG_DEPS})
+  if(NOT ARG_TEST_ONLY)
+    install(TARGETS ${name} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  endif()
 endfunction()
 
 # limbic_test(NAME SOURCES ... [DEPS ...] [LABEL unit|integration|system] [TIMEOUT s])
@@ -34,6 +39,9 @@ function(limbic_test name)
   cmake_parse_arguments(ARG "" "LABEL;TIMEOUT" "SOURCES;DEPS" ${ARGN})
   if(NOT ARG_LABEL)
     set(ARG_LABEL unit)
+  endif()
+  if(ARG_LABEL STREQUAL system AND NOT LIMBIC_SYSTEM_TESTS)
+    return()
   endif()
   if(NOT ARG_TIMEOUT)
     set(ARG_TIMEOUT 120)
@@ -63,4 +71,12 @@ function(limbic_benchmark name)
   target_compile_options(${name} PRIVATE ${LIMBIC_WARNINGS})
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} benchmark::benchmark)
   set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bench)
+endfunction()
+
+# limbic_test_dependencies(TEST TARGETS...): programs a test starts, built before it; nothing if the test is not
+# built (LIMBIC_SYSTEM_TESTS=OFF).
+function(limbic_test_dependencies name)
+  if(TARGET ${name})
+    add_dependencies(${name} ${ARGN})
+  endif()
 endfunction()

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "common/config/config.hpp"
+#include "common/paths/paths.hpp"
 
 namespace limbic::robot {
 namespace {
@@ -188,10 +189,7 @@ Vec2 RobotDescription::SensorPosition(const SensorRing& ring, int index) const {
   return body.centre().isZero() ? on_circle : Vec2(body.centre() + on_circle);
 }
 
-std::string DefaultRobotDir() {
-  if (const char* env = std::getenv("LIMBIC_ROBOT_DIR"); env && *env) return env;
-  return LIMBIC_ROBOT_DIR;
-}
+std::string DefaultRobotDir() { return paths::DataPath("configs/robots", "LIMBIC_ROBOT_DIR").string(); }
 
 namespace {
 

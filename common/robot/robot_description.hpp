@@ -138,7 +138,7 @@ struct RobotDescription {
   Vec2 SensorPosition(const SensorRing& ring, int index) const;
 };
 
-// The shipped descriptions' folder: $LIMBIC_ROBOT_DIR, else the source tree's configs/robots.
+// The shipped descriptions' folder: $LIMBIC_ROBOT_DIR, else configs/robots in limbic's data (common/paths).
 std::string DefaultRobotDir();
 // Reads a description by name ("marvin", resolved in `dir` as <name>.yaml) or by path (contains '/' or ends in
 // .yaml). Throws config::ConfigError naming the file and the field for a missing file, an unknown or missing

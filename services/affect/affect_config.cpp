@@ -8,11 +8,8 @@
 #include <stdexcept>
 
 #include "common/config/config.hpp"
+#include "common/paths/paths.hpp"
 #include "services/affect/parameter_mapping.hpp"
-
-#ifndef LIMBIC_AFFECT_CONFIG_DIR
-#define LIMBIC_AFFECT_CONFIG_DIR "services/affect/config"
-#endif
 
 namespace limbic::affect {
 
@@ -251,8 +248,7 @@ void ApplyConfigFile(const std::string& path, const std::string& config_dir, con
 }  // namespace
 
 std::string DefaultConfigDir() {
-  if (const char* env = std::getenv("LIMBIC_AFFECT_CONFIG_DIR"); env && *env) return env;
-  return LIMBIC_AFFECT_CONFIG_DIR;
+  return paths::DataPath("services/affect/config", "LIMBIC_AFFECT_CONFIG_DIR").string();
 }
 
 ModelTables LoadModelTables(const std::string& path) {

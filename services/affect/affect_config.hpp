@@ -154,7 +154,7 @@ struct AffectConfig {
   std::array<bool, kNumEmotions> emotion_layer_maps{true, true, true, true, true, true, true};  // §8 item 21
 };
 
-// The shipped configuration directory (services/affect/config in the source tree), unless the
+// The shipped configuration directory (services/affect/config in limbic's data, common/paths), unless the
 // environment variable LIMBIC_AFFECT_CONFIG_DIR names another.
 std::string DefaultConfigDir();
 

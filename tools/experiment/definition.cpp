@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "common/config/config.hpp"
+#include "common/paths/paths.hpp"
 #include "common/robot/robot_description.hpp"
 #include "services/mapper/occupancy_mapper.hpp"
 
@@ -47,9 +48,10 @@ std::string CheckOption(const std::string& name, std::string* value) {
   if (it == OptionKinds().end()) return "is not a known option";
   switch (it->second) {
     case OptionKind::kPath:
-      // A timed fault script for hwio (issue 8); relative paths are taken from the source tree.
+      // A timed fault script for hwio (issue 8); relative paths are taken from limbic's data (common/paths:
+      // the source tree in a build, <prefix>/share/limbic installed), where the shipped scripts are.
       if (value->empty()) return "needs a file";
-      if (!value->empty() && value->front() != '/') *value = std::string(LIMBIC_EXPERIMENT_SOURCE_ROOT) + "/" + *value;
+      if (value->front() != '/') *value = (paths::DataDir() / *value).string();
       if (!std::filesystem::exists(*value)) return "names no file: " + *value;
       return "";
     case OptionKind::kBool:
@@ -419,14 +421,7 @@ std::string Team::BodiesOption() const {
 }
 std::string Team::GoalsOption() const { return PointsOption(goals); }
 
-std::string DefaultExperimentDir() {
-  if (const char* env = std::getenv("LIMBIC_EXPERIMENTS_DIR"); env && *env) return env;
-#ifdef LIMBIC_EXPERIMENTS_DIR
-  return LIMBIC_EXPERIMENTS_DIR;
-#else
-  return "experiments";
-#endif
-}
+std::string DefaultExperimentDir() { return paths::DataPath("experiments", "LIMBIC_EXPERIMENTS_DIR").string(); }
 
 std::vector<std::string> ListExperimentFiles(const std::string& dir) {
   std::vector<std::string> files;

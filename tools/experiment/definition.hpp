@@ -101,7 +101,8 @@ const std::vector<std::string>& OptionNames();
 // bad values, unknown parameter names, bad set letters, environments outside 0..19, etc.
 ExperimentDefinition LoadExperiment(const std::string& path);
 
-// The shipped experiments directory (<source>/experiments) unless LIMBIC_EXPERIMENTS_DIR names another.
+// The shipped experiments directory (experiments in limbic's data, common/paths) unless LIMBIC_EXPERIMENTS_DIR
+// names another.
 std::string DefaultExperimentDir();
 
 // The sub-folder of recruitment experiments (spec affective-recruitment §7), run by `limbic recruit

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "common/config/config.hpp"
+#include "common/paths/paths.hpp"
 #include "sim/random.hpp"
 #include "tools/laser/laser_render.hpp"
 #include "tools/laser/laser_summary.hpp"
@@ -219,12 +220,7 @@ LaserExperiment LoadLaserExperiment(const std::string& path) {
 }
 
 std::string DefaultLaserExperimentDir() {
-  if (const char* env = std::getenv("LIMBIC_LASER_EXPERIMENTS_DIR"); env && *env) return env;
-#ifdef LIMBIC_LASER_SOURCE_ROOT
-  return std::string(LIMBIC_LASER_SOURCE_ROOT) + "/experiments/laser";
-#else
-  return "experiments/laser";
-#endif
+  return paths::DataPath("experiments/laser", "LIMBIC_LASER_EXPERIMENTS_DIR").string();
 }
 
 std::vector<std::string> ListLaserExperimentFiles(const std::string& dir) {

@@ -49,7 +49,7 @@ struct LaserExperiment {
 
 // Loads a definition strictly (unknown key → config::ConfigError naming the file and key path).
 LaserExperiment LoadLaserExperiment(const std::string& path);
-std::string DefaultLaserExperimentDir();  // <source>/experiments/laser, or $LIMBIC_LASER_EXPERIMENTS_DIR
+std::string DefaultLaserExperimentDir();  // experiments/laser in limbic's data, or $LIMBIC_LASER_EXPERIMENTS_DIR
 std::vector<std::string> ListLaserExperimentFiles(const std::string& dir = DefaultLaserExperimentDir());
 LaserExperiment FindLaserExperiment(const std::string& name_or_path,
                                     const std::string& dir = DefaultLaserExperimentDir());

@@ -18,6 +18,7 @@
 
 #include "common/bus/bus.hpp"
 #include "common/flags/flags.hpp"
+#include "common/paths/paths.hpp"
 #include "common/robot/robot_description.hpp"
 #include "sim/team.hpp"
 #include "tools/limbic/commands.hpp"
@@ -77,10 +78,7 @@ const char* kEmotions[] = {"anger", "fear", "happiness", "sadness", "curiosity",
 
 using limbic::cli::SelfDir;
 
-std::string DeployFile() {
-  if (const char* src = std::getenv("LIMBIC_SOURCE_DIR")) return std::string(src) + "/deploy/demo.yaml";
-  return std::string(LIMBIC_SOURCE_ROOT) + "/deploy/demo.yaml";
-}
+std::string DeployFile() { return (limbic::paths::DataDir() / "deploy" / "demo.yaml").string(); }
 
 // What the launcher reported as start failures ("start_failed" lines of its events file), one line each.
 std::vector<std::string> StartFailures(const std::string& events_path) {

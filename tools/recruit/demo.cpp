@@ -15,6 +15,7 @@
 
 #include "common/bus/bus.hpp"
 #include "common/flags/flags.hpp"
+#include "common/paths/paths.hpp"
 #include "tools/limbic/launcher.hpp"
 
 namespace limbic::recruit {
@@ -44,10 +45,7 @@ examples:
   limbic recruit demo --strategy greedy --loss 0.25 --duration 60
 )";
 
-std::string DeployFile() {
-  if (const char* src = std::getenv("LIMBIC_SOURCE_DIR")) return std::string(src) + "/deploy/recruit_demo.yaml";
-  return std::string(LIMBIC_RECRUIT_SOURCE_ROOT) + "/deploy/recruit_demo.yaml";
-}
+std::string DeployFile() { return (paths::DataDir() / "deploy" / "recruit_demo.yaml").string(); }
 
 struct RobotView {
   std::string role, responder, requester, decision;

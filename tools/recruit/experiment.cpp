@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "common/config/config.hpp"
+#include "common/paths/paths.hpp"
 #include "tools/recruit/statistics.hpp"
 
 namespace limbic::recruit {
@@ -222,8 +223,7 @@ RecruitExperiment LoadRecruitExperiment(const std::string& path) {
 }
 
 std::string DefaultRecruitExperimentDir() {
-  if (const char* env = std::getenv("LIMBIC_RECRUIT_EXPERIMENTS_DIR")) return env;
-  return std::string(LIMBIC_RECRUIT_SOURCE_ROOT) + "/experiments/recruitment";
+  return paths::DataPath("experiments/recruitment", "LIMBIC_RECRUIT_EXPERIMENTS_DIR").string();
 }
 
 std::vector<std::string> ListRecruitExperimentFiles(const std::string& dir) {

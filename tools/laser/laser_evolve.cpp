@@ -1,0 +1,496 @@
+#include "tools/laser/laser_evolve.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <mutex>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+#include "sim/random.hpp"
+
+namespace limbic::laser {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kCheckpointMagic = "limbic-laser-evolution-checkpoint 1";
+constexpr uint64_t kPopulationSalt = 0x5a4e0001;
+constexpr uint64_t kGenerationSalt = 0x5a4e1000;
+
+// Exact text of a double (round-trips), so a resumed run continues from the very same numbers.
+std::string Exact(double v) {
+  char buffer[40];
+  std::snprintf(buffer, sizeof buffer, "%.17g", v);
+  return buffer;
+}
+
+std::string Short(double v) {
+  std::ostringstream s;
+  s << std::setprecision(8) << v;
+  return s.str();
+}
+
+std::string Duration(double s) {
+  std::ostringstream o;
+  if (!std::isfinite(s) || s < 0) return "?";
+  const auto t = static_cast<int64_t>(std::llround(s));
+  if (t >= 3600)
+    o << t / 3600 << " h " << (t % 3600) / 60 << " min";
+  else if (t >= 60)
+    o << t / 60 << " min " << t % 60 << " s";
+  else
+    o << t << " s";
+  return o.str();
+}
+
+uint64_t Fnv1a(const std::string& text) {
+  uint64_t h = 1469598103934665603ULL;
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ULL;
+  }
+  return h;
+}
+
+std::mt19937_64 GenerationRng(const LaserExperiment& e, int generation) {
+  return std::mt19937_64(sim::DeriveSeed(e.seed, kGenerationSalt + static_cast<uint64_t>(generation)));
+}
+
+// The per-world seed of one generation (laser errors, noise vectors): every network sees the same.
+uint64_t GenerationEpisodeSeed(const LaserExperiment& e, int generation, int world) {
+  return sim::DeriveSeed(sim::DeriveSeed(e.seed, kGenerationSalt + static_cast<uint64_t>(generation)),
+                         static_cast<uint64_t>(world) + 1);
+}
+
+void WriteAtomically(const fs::path& path, const std::string& text) {
+  const fs::path tmp = path.string() + ".tmp";
+  {
+    std::ofstream out(tmp);
+    if (!(out << text) || !out.flush()) throw std::runtime_error("cannot write " + tmp.string());
+  }
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  if (ec) throw std::runtime_error("cannot replace " + path.string() + ": " + ec.message());
+}
+
+}  // namespace
+
+std::string NetworkFile(const std::string& out_dir, int generation) {
+  char name[40];
+  std::snprintf(name, sizeof name, "generation_%03d.txt", generation);
+  return (fs::path(out_dir) / "networks" / name).string();
+}
+
+double GaFitness(const EpisodeResult& r) {
+  // Fig. 5-3 as reconstructed in §2.6.3, units of A21.
+  double fitness = 0.0;
+  if (r.solved) {
+    fitness = 10.0 + (r.optimal_cm / 100.0) / std::max(r.time_s, kControlPeriodS);
+  } else {
+    fitness -= r.final_goal_distance_cm / 100.0;
+  }
+  if (r.collisions > 0) fitness -= r.collisions;
+  if (r.closest_contact_cm < 25.0) fitness -= (25.0 - r.closest_contact_cm) / 25.0;
+  return fitness;
+}
+
+std::string EvolutionFingerprint(const LaserExperiment& e) {
+  const EvolutionSettings& s = e.evolution;
+  const NeuralOptions& n = e.configurations.front().nn_options;
+  std::ostringstream t;
+  t << "seed " << e.seed << " salt " << e.library_salt << " population " << s.sane.population << " networks "
+    << s.sane.networks << " fraction " << Exact(s.sane.reproduce_fraction) << " mate_window " << s.sane.mate_window
+    << " mutation " << Exact(s.sane.type_mutation) << " " << Exact(s.sane.value_mutation) << " worlds "
+    << s.worlds_per_generation << " training";
+  for (double d : s.training_densities) t << " " << Exact(d);
+  t << " first " << s.training_first << " per_density " << s.training_per_density << " limit " << Exact(s.time_limit_s)
+    << " goal " << Exact(e.episode.goal_radius_cm) << " slip " << Exact(e.episode.slip_fraction) << " laser "
+    << static_cast<int>(e.episode.laser.error_model) << " cache " << e.episode.laser.cache << " v_max "
+    << Exact(e.episode.motion.v_max_cms) << " k_h " << Exact(e.episode.motion.k_heading_per_s) << " nn "
+    << Exact(n.output_scale) << " " << Exact(n.np_s) << " " << Exact(n.s_cm) << " " << n.literal_integer_division << " "
+    << Exact(n.environment.wander_window_s) << " " << static_cast<int>(n.weight.form) << " " << Exact(n.weight.k_obs)
+    << " " << Exact(n.weight.w_contact);
+  char hex[20];
+  std::snprintf(hex, sizeof hex, "%016" PRIx64, Fnv1a(t.str()));
+  return hex;
+}
+
+EvolutionState StartEvolution(const LaserExperiment& e) {
+  std::mt19937_64 rng(sim::DeriveSeed(e.seed, kPopulationSalt));
+  EvolutionState state;
+  state.population = InitialPopulation(e.evolution.sane, rng);
+  return state;
+}
+
+std::vector<World> TrainingLibrary(const LaserExperiment& e, int jobs) {
+  const EvolutionSettings& s = e.evolution;
+  std::vector<World> worlds(s.training_densities.size() * static_cast<size_t>(s.training_per_density));
+  std::vector<std::string> errors(worlds.size());
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i = next++; i < worlds.size(); i = next++) {
+      const double density = s.training_densities[i / static_cast<size_t>(s.training_per_density)];
+      const int index = s.training_first + static_cast<int>(i % static_cast<size_t>(s.training_per_density));
+      try {
+        worlds[i] = GenerateWorld(density, index, e.library_salt, e.world);
+      } catch (const std::exception& ex) {
+        errors[i] = Short(density) + " % world " + std::to_string(index) + ": " + ex.what();
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int j = 0; j < std::max(1, jobs); ++j) threads.emplace_back(worker);
+  for (auto& t : threads) t.join();
+  for (const std::string& err : errors) {
+    if (!err.empty()) throw std::runtime_error("training library: " + err);
+  }
+  return worlds;
+}
+
+void RunGeneration(const LaserExperiment& e, const std::vector<World>& library, int jobs, EvolutionState* state,
+                   const std::function<void(int64_t, int64_t)>& on_episodes) {
+  const auto started = std::chrono::steady_clock::now();
+  const EvolutionSettings& s = e.evolution;
+  const int generation = state->generation + 1;
+  std::mt19937_64 rng = GenerationRng(e, generation);
+  // Fig. 5-5: W = 20 distinct worlds of the training library, then 500 networks of 5 neurons.
+  std::vector<int> worlds;
+  while (static_cast<int>(worlds.size()) < s.worlds_per_generation) {
+    const int w = sim::UniformInt(rng, 0, static_cast<int>(library.size()) - 1);
+    if (std::find(worlds.begin(), worlds.end(), w) == worlds.end()) worlds.push_back(w);
+  }
+  const std::vector<NetworkSample> samples = SampleNetworks(s.sane, rng);
+  const size_t networks = samples.size(), per_network = worlds.size();
+  std::vector<EpisodeResult> results(networks * per_network);
+  EpisodeOptions episode_options = e.episode;
+  episode_options.time_limit_s = s.time_limit_s;
+  episode_options.trajectory_every = 0;
+  const NeuralOptions base = e.configurations.front().nn_options;
+  std::atomic<size_t> next{0};
+  std::atomic<int64_t> done{0};
+  std::mutex report;
+  std::vector<std::string> errors(results.size());
+  auto worker = [&] {
+    for (size_t t = next++; t < results.size(); t = next++) {
+      const size_t n = t / per_network, w = t % per_network;
+      try {
+        const uint64_t seed = GenerationEpisodeSeed(e, generation, worlds[w]);
+        LaserEpisode episode(library[static_cast<size_t>(worlds[w])], episode_options, seed);
+        NeuralOptions o = base;
+        o.network = Assemble(state->population, samples[n]);
+        o.seed = sim::DeriveSeed(seed, 3);
+        NeuralController c(o);
+        while (!episode.done()) episode.Advance(c.Step(episode.frame()));
+        results[t] = episode.Result();
+      } catch (const std::exception& ex) {
+        errors[t] = ex.what();
+      }
+      const int64_t finished = ++done;
+      if (on_episodes) {
+        std::lock_guard<std::mutex> lock(report);
+        on_episodes(finished, static_cast<int64_t>(results.size()));
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int j = 0; j < std::max(1, jobs); ++j) threads.emplace_back(worker);
+  for (auto& t : threads) t.join();
+  for (const std::string& err : errors) {
+    if (!err.empty()) throw std::runtime_error("generation " + std::to_string(generation) + ": " + err);
+  }
+  // Network fitness = mean over its worlds (§2.6.1 [A]); reduced in network order, so the sums do not
+  // depend on which thread finished first.
+  GenerationRecord rec;
+  rec.generation = generation;
+  rec.worlds = worlds;
+  std::vector<double> fitness(networks, 0.0);
+  int64_t solved = 0;
+  double time_sum = 0, efficiency_sum = 0, collision_sum = 0;
+  size_t best = 0;
+  for (size_t n = 0; n < networks; ++n) {
+    for (size_t w = 0; w < per_network; ++w) {
+      const EpisodeResult& r = results[n * per_network + w];
+      fitness[n] += GaFitness(r);
+      collision_sum += r.collisions;
+      if (r.solved) {
+        ++solved;
+        time_sum += r.time_s;
+        efficiency_sum += r.efficiency;
+      }
+    }
+    fitness[n] /= static_cast<double>(per_network);
+    if (fitness[n] > fitness[best]) best = n;
+  }
+  int best_solved = 0;
+  for (size_t w = 0; w < per_network; ++w) best_solved += results[best * per_network + w].solved ? 1 : 0;
+  double fitness_sum = 0;
+  for (double f : fitness) fitness_sum += f;
+  const double episodes = static_cast<double>(results.size());
+  rec.best_fitness = fitness[best];
+  rec.mean_fitness = fitness_sum / static_cast<double>(networks);
+  rec.worst_fitness = *std::min_element(fitness.begin(), fitness.end());
+  rec.best_solved_pct = 100.0 * best_solved / static_cast<double>(per_network);
+  rec.mean_solved_pct = 100.0 * static_cast<double>(solved) / episodes;
+  rec.mean_time_s = solved ? time_sum / static_cast<double>(solved) : 0.0;
+  rec.mean_efficiency = solved ? efficiency_sum / static_cast<double>(solved) : 0.0;
+  rec.mean_collisions = collision_sum / episodes;
+  rec.best = Assemble(state->population, samples[best]);
+  // Eq. 5-1, rank, top quartile mates, bottom quartile replaced.
+  const std::vector<double> neuron_fitness = NeuronFitness(s.sane.population, samples, fitness);
+  Reproduce(&state->population, RankNeurons(neuron_fitness), s.sane, rng);
+  rec.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  state->records.push_back(std::move(rec));
+  state->generation = generation;
+}
+
+std::string GenerationsCsv(const std::vector<GenerationRecord>& records) {
+  std::ostringstream s;
+  s << "generation,best_fitness,mean_fitness,worst_fitness,best_solved_pct,mean_solved_pct,mean_time_s,"
+       "mean_efficiency,mean_collisions,wall_s,worlds\n";
+  for (const GenerationRecord& r : records) {
+    s << r.generation << "," << Short(r.best_fitness) << "," << Short(r.mean_fitness) << "," << Short(r.worst_fitness)
+      << "," << Short(r.best_solved_pct) << "," << Short(r.mean_solved_pct) << "," << Short(r.mean_time_s) << ","
+      << Short(r.mean_efficiency) << "," << Short(r.mean_collisions) << "," << Short(r.wall_s) << ",";
+    for (size_t i = 0; i < r.worlds.size(); ++i) s << (i ? ";" : "") << r.worlds[i];
+    s << "\n";
+  }
+  return s.str();
+}
+
+void SaveCheckpoint(const LaserExperiment& e, const EvolutionState& state, const std::string& path) {
+  std::ostringstream s;
+  s << kCheckpointMagic << "\n";
+  s << "experiment " << e.name << "\n";
+  s << "fingerprint " << EvolutionFingerprint(e) << "\n";
+  s << "generation " << state.generation << "\n";
+  s << "population " << state.population.size() << "\n";
+  for (const Neuron& n : state.population) s << FormatNeuron(n) << "\n";
+  for (const GenerationRecord& r : state.records) {
+    s << "record " << r.generation << " " << Exact(r.best_fitness) << " " << Exact(r.mean_fitness) << " "
+      << Exact(r.worst_fitness) << " " << Exact(r.best_solved_pct) << " " << Exact(r.mean_solved_pct) << " "
+      << Exact(r.mean_time_s) << " " << Exact(r.mean_efficiency) << " " << Exact(r.mean_collisions) << " "
+      << Exact(r.wall_s) << " " << r.worlds.size();
+    for (int w : r.worlds) s << " " << w;
+    s << "\n";
+    for (const Neuron& n : r.best) s << FormatNeuron(n) << "\n";
+  }
+  s << "end\n";
+  WriteAtomically(path, s.str());
+}
+
+EvolutionState LoadCheckpoint(const LaserExperiment& e, const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error(path + ": cannot open");
+  int line_no = 0;
+  std::string line;
+  auto where = [&] { return path + ":" + std::to_string(line_no); };
+  auto next_line = [&]() -> std::istringstream {
+    if (!std::getline(in, line)) throw std::runtime_error(path + ": ends early (a partial checkpoint?)");
+    ++line_no;
+    return std::istringstream(line);
+  };
+  auto expect_word = [&](std::istringstream& s, const std::string& word) {
+    std::string w;
+    if (!(s >> w) || w != word) throw std::runtime_error(where() + ": expected '" + word + "'");
+  };
+  {
+    next_line();
+    if (line != kCheckpointMagic) throw std::runtime_error(path + ": not an evolution checkpoint");
+  }
+  {
+    auto s = next_line();
+    expect_word(s, "experiment");
+  }
+  {
+    auto s = next_line();
+    expect_word(s, "fingerprint");
+    std::string f;
+    s >> f;
+    if (f != EvolutionFingerprint(e)) {
+      throw std::runtime_error(path + ": written under other settings than " + e.source +
+                               " (seed, population, worlds, limits, ...); start afresh (--fresh) or use another --out");
+    }
+  }
+  EvolutionState state;
+  size_t population = 0;
+  {
+    auto s = next_line();
+    expect_word(s, "generation");
+    if (!(s >> state.generation) || state.generation < 0) throw std::runtime_error(where() + ": bad generation");
+  }
+  {
+    auto s = next_line();
+    expect_word(s, "population");
+    if (!(s >> population) || population != static_cast<size_t>(e.evolution.sane.population)) {
+      throw std::runtime_error(where() + ": population size differs from the definition");
+    }
+  }
+  for (size_t i = 0; i < population; ++i) {
+    next_line();
+    state.population.push_back(ParseNeuron(line, where()));
+  }
+  for (int g = 0; g < state.generation; ++g) {
+    auto s = next_line();
+    expect_word(s, "record");
+    GenerationRecord r;
+    size_t worlds = 0;
+    if (!(s >> r.generation >> r.best_fitness >> r.mean_fitness >> r.worst_fitness >> r.best_solved_pct >>
+          r.mean_solved_pct >> r.mean_time_s >> r.mean_efficiency >> r.mean_collisions >> r.wall_s >> worlds) ||
+        r.generation != g + 1 || worlds > 100000) {
+      throw std::runtime_error(where() + ": bad generation record");
+    }
+    r.worlds.resize(worlds);
+    for (int& w : r.worlds) {
+      if (!(s >> w)) throw std::runtime_error(where() + ": bad world list");
+    }
+    for (Neuron& n : r.best) {
+      next_line();
+      n = ParseNeuron(line, where());
+    }
+    state.records.push_back(std::move(r));
+  }
+  next_line();
+  if (line != "end") throw std::runtime_error(where() + ": expected 'end'");
+  return state;
+}
+
+EvolutionState Evolve(const LaserExperiment& e, const EvolveOptions& options) {
+  LaserExperiment run = e;
+  if (options.generations > 0) run.evolution.generations = options.generations;
+  const int total = run.evolution.generations;
+  const fs::path dir(options.out_dir);
+  const fs::path checkpoint = dir / "checkpoint.txt";
+  EvolutionState state;
+  if (!options.out_dir.empty() && options.resume && fs::exists(checkpoint)) {
+    state = LoadCheckpoint(run, checkpoint.string());
+    if (options.progress) {
+      std::cerr << run.name << ": resuming from " << checkpoint.string() << " after generation " << state.generation
+                << "\n";
+    }
+  } else {
+    state = StartEvolution(run);
+  }
+  if (state.generation >= total) return state;
+  const auto library_started = std::chrono::steady_clock::now();
+  const std::vector<World> library = TrainingLibrary(run, options.jobs);
+  if (options.progress) {
+    std::cerr << run.name << ": training library of " << library.size() << " worlds in "
+              << Short(std::chrono::duration<double>(std::chrono::steady_clock::now() - library_started).count())
+              << " s; " << run.evolution.sane.networks << " networks x " << run.evolution.worlds_per_generation
+              << " worlds per generation, " << options.jobs << " jobs\n";
+  }
+  const auto run_started = std::chrono::steady_clock::now();
+  int ran = 0;
+  double generation_s_sum = 0;
+  while (state.generation < total && (options.stop_after <= 0 || ran < options.stop_after)) {
+    const auto started = std::chrono::steady_clock::now();
+    const int generation = state.generation + 1;
+    const int remaining_after = total - generation;
+    double last_report_s = -1.0;
+    auto progress = [&](int64_t done, int64_t episodes) {
+      if (!options.progress) return;
+      if (done != episodes && done % std::max<int64_t>(1, episodes / 50) != 0) return;
+      const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      if (done != episodes && elapsed - last_report_s < 1.0) return;  // at most once a second
+      last_report_s = elapsed;
+      const double eta_generation = elapsed / static_cast<double>(done) * static_cast<double>(episodes - done);
+      const double per_generation =
+          ran > 0 ? generation_s_sum / ran : elapsed / static_cast<double>(done) * static_cast<double>(episodes);
+      std::cerr << "\rgeneration " << generation << "/" << total << ": " << done << "/" << episodes
+                << " episodes, ETA generation " << Duration(eta_generation) << ", run "
+                << Duration(eta_generation + per_generation * remaining_after) << "      " << std::flush;
+    };
+    RunGeneration(run, library, options.jobs, &state, progress);
+    ++ran;
+    const GenerationRecord& r = state.records.back();
+    generation_s_sum += r.wall_s;
+    if (options.progress) {
+      std::cerr << "\rgeneration " << generation << "/" << total << ": best fitness " << Short(r.best_fitness)
+                << " (solved " << Short(r.best_solved_pct) << " %), mean " << Short(r.mean_fitness) << ", solved "
+                << Short(r.mean_solved_pct) << " % of episodes, " << Short(r.wall_s) << " s; run ETA "
+                << Duration(generation_s_sum / ran * (total - generation)) << "              \n";
+    }
+    if (!options.out_dir.empty()) {
+      SaveCheckpoint(run, state, checkpoint.string());
+      WriteAtomically(dir / "generations.csv", GenerationsCsv(state.records));
+      // This generation's best network, loadable by `limbic laser episode --network` and limbic-laser-nav.
+      fs::create_directories(dir / "networks");
+      std::ostringstream best;
+      best << "# " << run.name << " generation " << r.generation << ": best sampled network, fitness "
+           << Exact(r.best_fitness) << "\n";
+      SaveNetwork(r.best, best);
+      WriteAtomically(NetworkFile(options.out_dir, r.generation), best.str());
+    }
+  }
+  if (options.progress) {
+    std::cerr << run.name << ": " << ran << " generation(s) in "
+              << Short(std::chrono::duration<double>(std::chrono::steady_clock::now() - run_started).count()) << " s, "
+              << state.generation << "/" << total << " done\n";
+  }
+  return state;
+}
+
+}  // namespace limbic::laser
+
+namespace limbic::laser {
+
+RunOutput RunEvolutionExperiment(const LaserExperiment& e, const RunOptions& run, const EvolveOptions& evolve) {
+  EvolveOptions o = evolve;
+  o.out_dir = run.out_dir;
+  o.jobs = run.jobs;
+  o.progress = run.progress;
+  const EvolutionState state = Evolve(e, o);
+  const int total = o.generations > 0 ? o.generations : e.evolution.generations;
+  RunOutput out;
+  if (state.generation < total || e.evolution.evaluate_best == "none") return out;  // stopped early, or no test
+  // E4: each generation's best network (or the last one's) on the test libraries.
+  LaserExperiment test = e;
+  test.kind = "episodes";
+  test.configurations.clear();
+  for (const GenerationRecord& r : state.records) {
+    if (e.evolution.evaluate_best == "last" && r.generation != state.generation) continue;
+    LaserConfiguration c = e.configurations.front();
+    c.label = "generation " + std::to_string(r.generation);
+    c.nn_options.network = r.best;
+    test.configurations.push_back(c);
+  }
+  out = RunLaserExperiment(test, run);
+  if (!run.out_dir.empty()) {
+    // Which inputs (and outputs) the evolved gates pass, per network: gates passed per control cycle,
+    // averaged over its test episodes.
+    std::ostringstream s;
+    s << "configuration,episodes";
+    for (const char* name : kNetworkInputNames) s << ",pass_" << name;
+    for (const char* name : kNetworkOutputNames) s << ",pass_" << name;
+    s << "\n";
+    for (const LaserConfiguration& c : test.configurations) {
+      GateCounts sum;
+      int episodes = 0;
+      for (const EpisodeRow& row : out.episodes) {
+        if (row.configuration != c.label) continue;
+        ++episodes;
+        sum.evaluations += row.gates.evaluations;
+        for (int i = 0; i < kNnInputs; ++i) sum.input_passed[i] += row.gates.input_passed[i];
+        for (int i = 0; i < kNnOutputs; ++i) sum.output_passed[i] += row.gates.output_passed[i];
+      }
+      const double cycles = static_cast<double>(std::max<int64_t>(1, sum.evaluations));
+      s << c.label << "," << episodes;
+      for (int64_t n : sum.input_passed) s << "," << Short(static_cast<double>(n) / cycles);
+      for (int64_t n : sum.output_passed) s << "," << Short(static_cast<double>(n) / cycles);
+      s << "\n";
+    }
+    WriteAtomically(fs::path(run.out_dir) / "input_usage.csv", s.str());
+  }
+  return out;
+}
+
+}  // namespace limbic::laser

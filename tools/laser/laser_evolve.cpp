@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <memory>
 #include <mutex>
 #include <sstream>
 #include <stdexcept>
@@ -113,12 +114,12 @@ std::string EvolutionFingerprint(const LaserExperiment& e) {
     << s.worlds_per_generation << " training";
   for (double d : s.training_densities) t << " " << Exact(d);
   t << " first " << s.training_first << " per_density " << s.training_per_density << " limit " << Exact(s.time_limit_s)
-    << " goal " << Exact(e.episode.goal_radius_cm) << " slip " << Exact(e.episode.slip_fraction) << " laser "
-    << static_cast<int>(e.episode.laser.error_model) << " cache " << e.episode.laser.cache << " v_max "
-    << Exact(e.episode.motion.v_max_cms) << " k_h " << Exact(e.episode.motion.k_heading_per_s) << " nn "
-    << Exact(n.output_scale) << " " << Exact(n.np_s) << " " << Exact(n.s_cm) << " " << n.literal_integer_division << " "
-    << Exact(n.environment.wander_window_s) << " " << static_cast<int>(n.weight.form) << " " << Exact(n.weight.k_obs)
-    << " " << Exact(n.weight.w_contact);
+    << " training_cache " << s.laser_cache << " goal " << Exact(e.episode.goal_radius_cm) << " slip "
+    << Exact(e.episode.slip_fraction) << " laser " << static_cast<int>(e.episode.laser.error_model) << " cache "
+    << e.episode.laser.cache << " v_max " << Exact(e.episode.motion.v_max_cms) << " k_h "
+    << Exact(e.episode.motion.k_heading_per_s) << " nn " << Exact(n.output_scale) << " " << Exact(n.np_s) << " "
+    << Exact(n.s_cm) << " " << n.literal_integer_division << " " << Exact(n.environment.wander_window_s) << " "
+    << static_cast<int>(n.weight.form) << " " << Exact(n.weight.k_obs) << " " << Exact(n.weight.w_contact);
   char hex[20];
   std::snprintf(hex, sizeof hex, "%016" PRIx64, Fnv1a(t.str()));
   return hex;
@@ -174,6 +175,16 @@ void RunGeneration(const LaserExperiment& e, const std::vector<World>& library, 
   EpisodeOptions episode_options = e.episode;
   episode_options.time_limit_s = s.time_limit_s;
   episode_options.trajectory_every = 0;
+  // One scan cache per drawn world for all its episodes (each fills it where its robot goes).
+  std::vector<std::unique_ptr<SharedScanCache>> caches(per_network);
+  if (s.laser_cache) {
+    if (episode_options.laser.error_model == LaserErrorModel::kThesisApprox) {
+      throw std::runtime_error("evolution: laser_cache needs laser_error none or uniform");
+    }
+    for (size_t w = 0; w < per_network; ++w) {
+      caches[w] = std::make_unique<SharedScanCache>(library[static_cast<size_t>(worlds[w])]);
+    }
+  }
   const NeuralOptions base = e.configurations.front().nn_options;
   std::atomic<size_t> next{0};
   std::atomic<int64_t> done{0};
@@ -184,7 +195,10 @@ void RunGeneration(const LaserExperiment& e, const std::vector<World>& library, 
       const size_t n = t / per_network, w = t % per_network;
       try {
         const uint64_t seed = GenerationEpisodeSeed(e, generation, worlds[w]);
-        LaserEpisode episode(library[static_cast<size_t>(worlds[w])], episode_options, seed);
+        EpisodeOptions eo = episode_options;
+        eo.laser.cache = s.laser_cache;
+        eo.laser.shared_cache = caches[w].get();
+        LaserEpisode episode(library[static_cast<size_t>(worlds[w])], eo, seed);
         NeuralOptions o = base;
         o.network = Assemble(state->population, samples[n]);
         o.seed = sim::DeriveSeed(seed, 3);

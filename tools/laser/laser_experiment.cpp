@@ -198,6 +198,7 @@ LaserExperiment LoadLaserExperiment(const std::string& path) {
     v.Optional("type_mutation", &s.sane.type_mutation);
     v.Optional("value_mutation", &s.sane.value_mutation);
     v.Optional("evaluate_best", &s.evaluate_best);
+    v.Optional("laser_cache", &s.laser_cache);
     try {
       ValidateSaneOptions(s.sane);
     } catch (const std::invalid_argument& err) {

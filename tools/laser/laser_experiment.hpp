@@ -41,6 +41,9 @@ struct EvolutionSettings {
   int training_per_density = 100;                          // [T] 400 worlds
   double time_limit_s = 60.0;                              // A22: 6000 cycles during evolution
   std::string evaluate_best = "every";                     // every | last | none: which generations' best networks
+  // Training scans from the §1.5.4 cache (3 cm cells), shared by the 500 networks on each drawn world:
+  // the thesis' own speed-up; the test episodes use the experiment's episode settings.
+  bool laser_cache = true;
 };
 
 struct LaserExperiment {

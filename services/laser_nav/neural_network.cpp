@@ -48,40 +48,51 @@ double DecodeGene(uint16_t v, bool literal_integer_division) {
   return literal_integer_division ? -1.0 + static_cast<double>(v / 32767) : -1.0 + v / 32767.0;
 }
 
-NetworkOutputs Forward(const Network& net, const NetworkInputs& input, bool literal, GateCounts* counts) {
+DecodedNetwork Decode(const Network& net, bool literal) {
+  DecodedNetwork d;
+  for (int j = 0; j < kNnNeurons; ++j) {
+    for (int k = 0; k < kGenesPerNeuron; ++k) {
+      const unsigned x = net[j].gene[k];
+      DecodedNetwork::Gene& g = d.genes[j][k];
+      // < 128: input x % 9; > 127: output x % 5 (§2.5.3).
+      g.output = x > 127;
+      g.index = static_cast<uint8_t>(g.output ? x % kNnOutputs : x % kNnInputs);
+      g.weight = DecodeGene(net[j].weight[k], literal);
+      g.a_max = DecodeGene(net[j].a_max[k], literal);
+      g.a_min = DecodeGene(net[j].a_min[k], literal);
+    }
+  }
+  return d;
+}
+
+NetworkOutputs Forward(const DecodedNetwork& net, const NetworkInputs& input, GateCounts* counts) {
   NetworkOutputs output{};  // zeroed every cycle (A19)
   if (counts) ++counts->evaluations;
-  for (const Neuron& n : net) {
+  for (const auto& neuron : net.genes) {
     double neuron_value = 0.0;
-    for (int k = 0; k < kGenesPerNeuron; ++k) {
-      const unsigned x = n.gene[k];
-      if (x < 128) {
-        const unsigned i = x % kNnInputs;
-        const double y = DecodeGene(n.weight[k], literal) * input[i];
-        const double a_max = DecodeGene(n.a_max[k], literal);
-        const double a_min = DecodeGene(n.a_min[k], literal);
-        // The activation window is the gate: the signal passes only strictly inside (a_min, a_max).
-        if (a_max > y && a_min < y) {
-          neuron_value += y;
-          if (counts) ++counts->input_passed[i];
-        }
+    for (const DecodedNetwork::Gene& g : neuron) {
+      if (g.output) continue;
+      const double y = g.weight * input[g.index];
+      // The activation window is the gate: the signal passes only strictly inside (a_min, a_max).
+      if (g.a_max > y && g.a_min < y) {
+        neuron_value += y;
+        if (counts) ++counts->input_passed[g.index];
       }
     }
-    for (int k = 0; k < kGenesPerNeuron; ++k) {
-      const unsigned x = n.gene[k];
-      if (x > 127) {
-        const unsigned o = x % kNnOutputs;
-        const double y = neuron_value * DecodeGene(n.weight[k], literal);
-        const double a_max = DecodeGene(n.a_max[k], literal);
-        const double a_min = DecodeGene(n.a_min[k], literal);
-        if (a_max > y && a_min < y) {
-          output[o] += y;
-          if (counts) ++counts->output_passed[o];
-        }
+    for (const DecodedNetwork::Gene& g : neuron) {
+      if (!g.output) continue;
+      const double y = neuron_value * g.weight;
+      if (g.a_max > y && g.a_min < y) {
+        output[g.index] += y;
+        if (counts) ++counts->output_passed[g.index];
       }
     }
   }
   return output;
+}
+
+NetworkOutputs Forward(const Network& net, const NetworkInputs& input, bool literal, GateCounts* counts) {
+  return Forward(Decode(net, literal), input, counts);
 }
 
 ControlGains GainsOf(const NetworkOutputs& out, double scale, double np_s, double s_cm) {
@@ -115,6 +126,7 @@ NeuralController::NeuralController(const NeuralOptions& options)
       env_(options.environment),
       field_(options.weight),
       noise_(options.seed),
+      decoded_(Decode(options.network, options.literal_integer_division)),
       np_cycles_(std::max<int64_t>(1, std::llround(options.np_s / kControlPeriodS))) {
   ValidateNeuralOptions(options);
 }
@@ -124,7 +136,7 @@ double NeuralController::Step(const SensorFrame& f) {
   const EnvironmentInfo& env = env_.Update(f);
   NeuralStep& s = last_;
   s.inputs = InputsOf(env);
-  s.outputs = Forward(options_.network, s.inputs, options_.literal_integer_division, &counts_);
+  s.outputs = Forward(decoded_, s.inputs, &counts_);
   s.gains = GainsOf(s.outputs, options_.output_scale, options_.np_s, options_.s_cm);
   const ControlGains& g = s.gains;
   // §2.5.1: Tv's side is chosen when TGG becomes non-zero (and kept while it stays so).

@@ -74,8 +74,22 @@ struct GateCounts {
   int64_t evaluations = 0;  // forward passes
 };
 
+// A network with its genes decoded once (the controller runs it 100 times a second): per gene whether it
+// is an output connection, the input (type % 9) or output (type % 5) it addresses, and its decoded
+// weight and window.
+struct DecodedNetwork {
+  struct Gene {
+    bool output = false;
+    uint8_t index = 0;
+    double weight = 0, a_max = 0, a_min = 0;
+  };
+  std::array<std::array<Gene, kGenesPerNeuron>, kNnNeurons> genes{};
+};
+DecodedNetwork Decode(const Network& network, bool literal_integer_division = false);
+
 // The forward pass of §2.5.3 (the thesis' C code): returns output[0..4] (not yet scaled by 10).
 // `counts` (optional) accumulates which gates passed.
+NetworkOutputs Forward(const DecodedNetwork& network, const NetworkInputs& inputs, GateCounts* counts = nullptr);
 NetworkOutputs Forward(const Network& network, const NetworkInputs& inputs, bool literal_integer_division = false,
                        GateCounts* counts = nullptr);
 
@@ -123,6 +137,7 @@ class NeuralController : public HeadingController {
   ObstacleField field_;
   NoiseVector noise_;
   TemporaryGoal temporary_;
+  DecodedNetwork decoded_;
   int64_t np_cycles_ = 250;
   bool tgg_active_ = false;
   GateCounts counts_;

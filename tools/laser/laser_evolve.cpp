@@ -157,21 +157,36 @@ std::vector<World> TrainingLibrary(const LaserExperiment& e, int jobs) {
   return worlds;
 }
 
-void RunGeneration(const LaserExperiment& e, const std::vector<World>& library, int jobs, EvolutionState* state,
-                   const std::function<void(int64_t, int64_t)>& on_episodes) {
-  const auto started = std::chrono::steady_clock::now();
+GenerationPlan PlanGeneration(const LaserExperiment& e, size_t library_size, const EvolutionState& state) {
   const EvolutionSettings& s = e.evolution;
-  const int generation = state->generation + 1;
-  std::mt19937_64 rng = GenerationRng(e, generation);
-  // Fig. 5-5: W = 20 distinct worlds of the training library, then 500 networks of 5 neurons.
-  std::vector<int> worlds;
-  while (static_cast<int>(worlds.size()) < s.worlds_per_generation) {
-    const int w = sim::UniformInt(rng, 0, static_cast<int>(library.size()) - 1);
-    if (std::find(worlds.begin(), worlds.end(), w) == worlds.end()) worlds.push_back(w);
+  GenerationPlan plan;
+  plan.generation = state.generation + 1;
+  plan.rng = GenerationRng(e, plan.generation);
+  if (static_cast<size_t>(s.worlds_per_generation) > library_size) {
+    throw std::runtime_error("evolution: more worlds per generation than the training library holds");
   }
-  const std::vector<NetworkSample> samples = SampleNetworks(s.sane, rng);
-  const size_t networks = samples.size(), per_network = worlds.size();
-  std::vector<EpisodeResult> results(networks * per_network);
+  // Fig. 5-5: W = 20 distinct worlds of the training library, then 500 networks of 5 neurons.
+  while (static_cast<int>(plan.worlds.size()) < s.worlds_per_generation) {
+    const int w = sim::UniformInt(plan.rng, 0, static_cast<int>(library_size) - 1);
+    if (std::find(plan.worlds.begin(), plan.worlds.end(), w) == plan.worlds.end()) plan.worlds.push_back(w);
+  }
+  plan.samples = SampleNetworks(s.sane, plan.rng);
+  return plan;
+}
+
+std::vector<EpisodeResult> EvaluateGeneration(const LaserExperiment& e, const std::vector<World>& library,
+                                              const GenerationPlan& plan, const std::vector<Neuron>& population,
+                                              int jobs, int shard_k, int shard_n,
+                                              const std::function<void(int64_t, int64_t)>& on_episodes) {
+  const EvolutionSettings& s = e.evolution;
+  const int generation = plan.generation;
+  const std::vector<int>& worlds = plan.worlds;
+  const size_t per_network = worlds.size();
+  std::vector<EpisodeResult> results(plan.samples.size() * per_network);
+  std::vector<size_t> tasks;  // this shard's: every shard_n-th from shard_k − 1
+  for (size_t t = static_cast<size_t>(shard_k - 1); t < results.size(); t += static_cast<size_t>(shard_n)) {
+    tasks.push_back(t);
+  }
   EpisodeOptions episode_options = e.episode;
   episode_options.time_limit_s = s.time_limit_s;
   episode_options.trajectory_every = 0;
@@ -189,9 +204,10 @@ void RunGeneration(const LaserExperiment& e, const std::vector<World>& library, 
   std::atomic<size_t> next{0};
   std::atomic<int64_t> done{0};
   std::mutex report;
-  std::vector<std::string> errors(results.size());
+  std::vector<std::string> errors(tasks.size());
   auto worker = [&] {
-    for (size_t t = next++; t < results.size(); t = next++) {
+    for (size_t i = next++; i < tasks.size(); i = next++) {
+      const size_t t = tasks[i];
       const size_t n = t / per_network, w = t % per_network;
       try {
         const uint64_t seed = GenerationEpisodeSeed(e, generation, worlds[w]);
@@ -200,18 +216,18 @@ void RunGeneration(const LaserExperiment& e, const std::vector<World>& library, 
         eo.laser.shared_cache = caches[w].get();
         LaserEpisode episode(library[static_cast<size_t>(worlds[w])], eo, seed);
         NeuralOptions o = base;
-        o.network = Assemble(state->population, samples[n]);
+        o.network = Assemble(population, plan.samples[n]);
         o.seed = sim::DeriveSeed(seed, 3);
         NeuralController c(o);
         while (!episode.done()) episode.Advance(c.Step(episode.frame()));
         results[t] = episode.Result();
       } catch (const std::exception& ex) {
-        errors[t] = ex.what();
+        errors[i] = ex.what();
       }
       const int64_t finished = ++done;
       if (on_episodes) {
         std::lock_guard<std::mutex> lock(report);
-        on_episodes(finished, static_cast<int64_t>(results.size()));
+        on_episodes(finished, static_cast<int64_t>(tasks.size()));
       }
     }
   };
@@ -221,6 +237,18 @@ void RunGeneration(const LaserExperiment& e, const std::vector<World>& library, 
   for (const std::string& err : errors) {
     if (!err.empty()) throw std::runtime_error("generation " + std::to_string(generation) + ": " + err);
   }
+  return results;
+}
+
+void FinishGeneration(const LaserExperiment& e, GenerationPlan plan, const std::vector<EpisodeResult>& results,
+                      double wall_s, EvolutionState* state) {
+  const EvolutionSettings& s = e.evolution;
+  const int generation = plan.generation;
+  const std::vector<int>& worlds = plan.worlds;
+  const std::vector<NetworkSample>& samples = plan.samples;
+  std::mt19937_64& rng = plan.rng;
+  const size_t networks = samples.size(), per_network = worlds.size();
+  if (results.size() != networks * per_network) throw std::runtime_error("evolution: one result per task");
   // Network fitness = mean over its worlds (§2.6.1 [A]); reduced in network order, so the sums do not
   // depend on which thread finished first.
   GenerationRecord rec;
@@ -261,9 +289,19 @@ void RunGeneration(const LaserExperiment& e, const std::vector<World>& library, 
   // Eq. 5-1, rank, top quartile mates, bottom quartile replaced.
   const std::vector<double> neuron_fitness = NeuronFitness(s.sane.population, samples, fitness);
   Reproduce(&state->population, RankNeurons(neuron_fitness), s.sane, rng);
-  rec.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  rec.wall_s = wall_s;
   state->records.push_back(std::move(rec));
   state->generation = generation;
+}
+
+void RunGeneration(const LaserExperiment& e, const std::vector<World>& library, int jobs, EvolutionState* state,
+                   const std::function<void(int64_t, int64_t)>& on_episodes) {
+  const auto started = std::chrono::steady_clock::now();
+  GenerationPlan plan = PlanGeneration(e, library.size(), *state);
+  const std::vector<EpisodeResult> results =
+      EvaluateGeneration(e, library, plan, state->population, jobs, 1, 1, on_episodes);
+  FinishGeneration(e, std::move(plan), results,
+                   std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(), state);
 }
 
 std::string GenerationsCsv(const std::vector<GenerationRecord>& records) {
@@ -450,6 +488,124 @@ EvolutionState Evolve(const LaserExperiment& e, const EvolveOptions& options) {
               << Short(std::chrono::duration<double>(std::chrono::steady_clock::now() - run_started).count()) << " s, "
               << state.generation << "/" << total << " done\n";
   }
+  return state;
+}
+
+std::string ShardFile(const std::string& out_dir, int generation, int k, int n) {
+  char name[80];
+  std::snprintf(name, sizeof name, "generation_%03d_shard_%d_of_%d.txt", generation, k, n);
+  return (fs::path(out_dir) / "shards" / name).string();
+}
+
+namespace {
+
+EvolutionState LoadOrStart(const LaserExperiment& e, const std::string& out_dir) {
+  const fs::path checkpoint = fs::path(out_dir) / "checkpoint.txt";
+  return fs::exists(checkpoint) ? LoadCheckpoint(e, checkpoint.string()) : StartEvolution(e);
+}
+
+void CheckShard(int k, int n) {
+  if (n < 1 || k < 1 || k > n) throw std::invalid_argument("shard K/N needs 1 <= K <= N");
+}
+
+void WriteRunFiles(const LaserExperiment& e, const EvolutionState& state, const std::string& out_dir) {
+  const fs::path dir(out_dir);
+  SaveCheckpoint(e, state, (dir / "checkpoint.txt").string());
+  WriteAtomically(dir / "generations.csv", GenerationsCsv(state.records));
+  const GenerationRecord& r = state.records.back();
+  fs::create_directories(dir / "networks");
+  std::ostringstream best;
+  best << "# " << e.name << " generation " << r.generation << ": best sampled network, fitness "
+       << Exact(r.best_fitness) << "\n";
+  SaveNetwork(r.best, best);
+  WriteAtomically(NetworkFile(out_dir, r.generation), best.str());
+}
+
+}  // namespace
+
+std::string EvolveShard(const LaserExperiment& e, const std::string& out_dir, int k, int n, int jobs, bool progress) {
+  CheckShard(k, n);
+  const EvolutionState state = LoadOrStart(e, out_dir);
+  if (state.generation >= e.evolution.generations) {
+    throw std::runtime_error(e.name + ": all " + std::to_string(e.evolution.generations) + " generations are done");
+  }
+  const std::vector<World> library = TrainingLibrary(e, jobs);
+  const GenerationPlan plan = PlanGeneration(e, library.size(), state);
+  auto report = [&](int64_t done, int64_t total) {
+    if (progress && (done == total || done % std::max<int64_t>(1, total / 20) == 0)) {
+      std::cerr << "\rgeneration " << plan.generation << " shard " << k << "/" << n << ": " << done << "/" << total
+                << " episodes" << (done == total ? "\n" : "") << std::flush;
+    }
+  };
+  const std::vector<EpisodeResult> results = EvaluateGeneration(e, library, plan, state.population, jobs, k, n, report);
+  std::ostringstream s;
+  s << "limbic-laser-evolution-shard 1\nfingerprint " << EvolutionFingerprint(e) << "\ngeneration " << plan.generation
+    << "\nshard " << k << " " << n << "\n";
+  for (size_t t = static_cast<size_t>(k - 1); t < results.size(); t += static_cast<size_t>(n)) {
+    const EpisodeResult& r = results[t];
+    s << t << " " << r.solved << " " << Exact(r.time_s) << " " << Exact(r.path_cm) << " " << Exact(r.optimal_cm) << " "
+      << Exact(r.efficiency) << " " << r.collisions << " " << Exact(r.closest_contact_cm) << " "
+      << Exact(r.final_goal_distance_cm) << " " << r.cycles << "\n";
+  }
+  s << "end\n";
+  const std::string path = ShardFile(out_dir, plan.generation, k, n);
+  fs::create_directories(fs::path(path).parent_path());
+  WriteAtomically(path, s.str());
+  return path;
+}
+
+EvolutionState CollateShards(const LaserExperiment& e, const std::string& out_dir, int n) {
+  CheckShard(1, n);
+  EvolutionState state = LoadOrStart(e, out_dir);
+  if (state.generation >= e.evolution.generations) {
+    throw std::runtime_error(e.name + ": all " + std::to_string(e.evolution.generations) + " generations are done");
+  }
+  const size_t library_size =
+      e.evolution.training_densities.size() * static_cast<size_t>(e.evolution.training_per_density);
+  GenerationPlan plan = PlanGeneration(e, library_size, state);
+  std::vector<EpisodeResult> results(plan.samples.size() * plan.worlds.size());
+  std::vector<bool> seen(results.size(), false);
+  std::vector<std::string> files;
+  for (int k = 1; k <= n; ++k) {
+    const std::string path = ShardFile(out_dir, plan.generation, k, n);
+    std::ifstream in(path);
+    if (!in) throw std::runtime_error(path + ": missing (shard " + std::to_string(k) + "/" + std::to_string(n) + ")");
+    files.push_back(path);
+    std::string magic, word, fingerprint;
+    int generation = 0, kk = 0, nn = 0;
+    std::getline(in, magic);
+    if (magic != "limbic-laser-evolution-shard 1" || !(in >> word >> fingerprint) || word != "fingerprint" ||
+        !(in >> word >> generation) || word != "generation" || !(in >> word >> kk >> nn) || word != "shard") {
+      throw std::runtime_error(path + ": not an evolution shard");
+    }
+    if (fingerprint != EvolutionFingerprint(e) || generation != plan.generation || kk != k || nn != n) {
+      throw std::runtime_error(path + ": from another run, generation or sharding");
+    }
+    while (in >> word && word != "end") {
+      size_t t = 0;
+      EpisodeResult r;
+      try {
+        t = std::stoul(word);
+      } catch (const std::exception&) {
+        throw std::runtime_error(path + ": bad task '" + word + "'");
+      }
+      if (t >= results.size() || t % static_cast<size_t>(n) != static_cast<size_t>(k - 1) || seen[t] ||
+          !(in >> r.solved >> r.time_s >> r.path_cm >> r.optimal_cm >> r.efficiency >> r.collisions >>
+            r.closest_contact_cm >> r.final_goal_distance_cm >> r.cycles)) {
+        throw std::runtime_error(path + ": bad line for task " + word);
+      }
+      results[t] = r;
+      seen[t] = true;
+    }
+    if (word != "end") throw std::runtime_error(path + ": ends early");
+  }
+  const size_t missing = static_cast<size_t>(std::count(seen.begin(), seen.end(), false));
+  if (missing)
+    throw std::runtime_error(std::to_string(missing) + " task(s) of generation " + std::to_string(plan.generation) +
+                             " are in no shard");
+  FinishGeneration(e, std::move(plan), results, 0.0, &state);
+  WriteRunFiles(e, state, out_dir);
+  for (const std::string& f : files) fs::remove(f);
   return state;
 }
 

@@ -69,6 +69,24 @@ struct EvolveOptions {
   bool progress = true;
 };
 
+// One generation in three steps (RunGeneration does all three; a sharded run spreads the middle one
+// over processes): the drawn worlds and networks, and the generator that reproduction continues with;
+// the episodes of task t = network · worlds + world for every t ≡ shard_k − 1 (mod shard_n) (other
+// entries stay default); fitness, the record and reproduction.
+struct GenerationPlan {
+  int generation = 0;
+  std::vector<int> worlds;
+  std::vector<NetworkSample> samples;
+  std::mt19937_64 rng;
+};
+GenerationPlan PlanGeneration(const LaserExperiment& experiment, size_t library_size, const EvolutionState& state);
+std::vector<EpisodeResult> EvaluateGeneration(const LaserExperiment& experiment, const std::vector<World>& library,
+                                              const GenerationPlan& plan, const std::vector<Neuron>& population,
+                                              int jobs, int shard_k = 1, int shard_n = 1,
+                                              const std::function<void(int64_t, int64_t)>& on_episodes = {});
+void FinishGeneration(const LaserExperiment& experiment, GenerationPlan plan, const std::vector<EpisodeResult>& results,
+                      double wall_s, EvolutionState* state);
+
 // Runs one generation on `state` (evaluation over `jobs` threads, then reproduction).
 // `on_episodes(done, total)` is called as episodes finish (from worker threads, serialised).
 void RunGeneration(const LaserExperiment& experiment, const std::vector<World>& library, int jobs,
@@ -84,6 +102,16 @@ void SaveCheckpoint(const LaserExperiment& experiment, const EvolutionState& sta
 EvolutionState LoadCheckpoint(const LaserExperiment& experiment, const std::string& path);
 
 std::string GenerationsCsv(const std::vector<GenerationRecord>& records);
+
+// Sharded evaluation (Slurm array tasks, the thesis' cluster scheme): EvolveShard evaluates every N-th
+// task (K of N) of the generation after OUT/checkpoint.txt into OUT/shards/generation_GGG_shard_K_of_N.txt
+// and returns its path; CollateShards reads all N, finishes that generation exactly as an unsharded run
+// would, writes the checkpoint and logs, and removes the shard files. Both throw std::runtime_error for a
+// missing, foreign or damaged shard, and when the run is complete.
+std::string ShardFile(const std::string& out_dir, int generation, int k, int n);
+std::string EvolveShard(const LaserExperiment& experiment, const std::string& out_dir, int k, int n, int jobs,
+                        bool progress = false);
+EvolutionState CollateShards(const LaserExperiment& experiment, const std::string& out_dir, int n);
 
 // OUT/networks/generation_NNN.txt: a generation's best network.
 std::string NetworkFile(const std::string& out_dir, int generation);

@@ -144,6 +144,34 @@ TEST(LaserEvolution, ResumedRunEqualsUninterruptedRun) {
   fs::remove_all(straight);
 }
 
+// The thesis' cluster scheme: shards of a generation's evaluations, collated, equal an unsharded run.
+TEST(LaserEvolution, ShardedGenerationsEqualUnshardedOnes) {
+  const LaserExperiment e = Smoke();
+  const fs::path dir = TempDir("shards");
+  for (int g = 0; g < 2; ++g) {
+    EXPECT_THROW(CollateShards(e, dir.string(), 3), std::runtime_error);  // no shard yet
+    for (int k = 3; k >= 1; --k) EXPECT_TRUE(fs::exists(EvolveShard(e, dir.string(), k, 3, 1)));
+    EXPECT_EQ(CollateShards(e, dir.string(), 3).generation, g + 1);
+    EXPECT_FALSE(fs::exists(ShardFile(dir.string(), g + 1, 1, 3)));  // removed once collated
+  }
+  EvolutionState straight = StartEvolution(e);
+  const std::vector<World> library = TrainingLibrary(e, 1);
+  RunGeneration(e, library, 2, &straight);
+  RunGeneration(e, library, 2, &straight);
+  ExpectSameResult(LoadCheckpoint(e, (dir / "checkpoint.txt").string()), straight);
+  // A damaged or foreign shard is refused.
+  const std::string shard = EvolveShard(e, dir.string(), 1, 2, 1);
+  EvolveShard(e, dir.string(), 2, 2, 1);
+  const std::string text = Read(shard);
+  std::ofstream(shard) << text.substr(0, text.size() - 10);
+  EXPECT_THROW(CollateShards(e, dir.string(), 2), std::runtime_error);
+  LaserExperiment other = e;
+  other.seed = 9;
+  EXPECT_THROW(CollateShards(other, dir.string(), 2), std::runtime_error);
+  EXPECT_THROW(EvolveShard(e, dir.string(), 3, 2, 1), std::invalid_argument);
+  fs::remove_all(dir);
+}
+
 TEST(LaserEvolution, CheckpointRefusesOtherSettingsAndDamage) {
   const LaserExperiment e = Smoke();
   const fs::path dir = TempDir("checkpoint");
@@ -205,6 +233,16 @@ TEST(LaserEvolution, CommandLineEvolvesResumesAndRunsTheEvolvedNetwork) {
                 &text),
             1);
   EXPECT_NE(text.find("expected a line 'neuron"), std::string::npos) << text;
+  // Shards through the command line (the --help example), and their misuse.
+  const fs::path sharded = out / "sharded";
+  ASSERT_EQ(RunCommand(exe + " evolve laser_e4_smoke --out " + sharded.string() + " --shard 1/2", &text), 0) << text;
+  ASSERT_EQ(RunCommand(exe + " evolve laser_e4_smoke --out " + sharded.string() + " --shard 2/2", &text), 0) << text;
+  ASSERT_EQ(RunCommand(exe + " evolve laser_e4_smoke --out " + sharded.string() + " --collate 2", &text), 0) << text;
+  EXPECT_NE(text.find("generation 1/3 collated from 2 shards"), std::string::npos) << text;
+  EXPECT_EQ(RunCommand(exe + " evolve laser_e4_smoke --out " + sharded.string() + " --shard 3/2", &text), 2);
+  EXPECT_EQ(RunCommand(exe + " evolve laser_e4_smoke --out " + sharded.string() + " --shard 2", &text), 2);
+  EXPECT_EQ(RunCommand(exe + " evolve laser_e4_smoke --out " + sharded.string() + " --collate 2", &text), 1);
+  EXPECT_NE(text.find("missing"), std::string::npos) << text;
   // E4 in miniature through `experiment run`: evolution, then the best network on the test worlds.
   const fs::path e4 = out / "e4";
   ASSERT_EQ(RunCommand(exe + " experiment run laser_e4_smoke --jobs 2 --out " + e4.string(), &text), 0) << text;

@@ -45,6 +45,11 @@ commands:
                                            progress with ETA, DIR/generations.csv, DIR/checkpoint.txt
                                            after every generation (a rerun resumes from it; --fresh starts
                                            over), DIR/networks/generation_NNN.txt (each generation's best)
+  evolve NAME --out DIR (--shard K/N | --collate N) [--jobs N]
+                                           on a cluster (one Slurm array task per shard): evaluate shard K
+                                           of N of the next generation into DIR/shards/, then collate the N
+                                           shards into that generation (the same as an unsharded one);
+                                           repeat per generation
   world --density D --index I [--salt S] [--out FILE]
                                            generate one world (and save it as text)
   episode --density D --index I [--controller static|cbr|nn] [--network FILE] [--seed N]
@@ -61,6 +66,8 @@ examples:
   limbic laser evolve laser_e4_smoke --out /tmp/e4s
   limbic laser evolve laser_e4_evolution --jobs 2 --stop-after 1 --out /tmp/e4   # one generation; rerun resumes
   limbic laser episode --density 15 --index 0 --controller nn --network /tmp/e4s/networks/generation_002.txt
+  limbic laser evolve laser_e4_smoke --out /tmp/e4sh --shard 1/2   # and --shard 2/2, then:
+  limbic laser evolve laser_e4_smoke --out /tmp/e4sh --collate 2
   limbic laser world --density 25 --index 134 --out w135.txt
   limbic laser episode --density 15 --index 0 --controller cbr
   limbic laser render --density 20 --index 68 --controller cbr --out world69.svg
@@ -161,6 +168,7 @@ int CmdEvolve(const std::vector<std::string>& args) {
   EvolveOptions options;
   options.jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   bool fresh = false;
+  int shard_k = 0, shard_n = 0, collate = 0;
   for (size_t i = 0; i < args.size(); ++i) {
     if (IsHelp(args[i])) {
       std::cout << kUsage;
@@ -175,6 +183,14 @@ int CmdEvolve(const std::vector<std::string>& args) {
       options.stop_after = flags::ParseInt("--stop-after", Value(args, &i), 1, 100000);
     } else if (args[i] == "--fresh") {
       fresh = true;
+    } else if (args[i] == "--shard") {
+      const std::string text = Value(args, &i);
+      const size_t slash = text.find('/');
+      if (slash == std::string::npos) throw UsageError("--shard expects K/N (e.g. 2/8), got '" + text + "'");
+      shard_n = flags::ParseInt("--shard N", text.substr(slash + 1), 1, 100000);
+      shard_k = flags::ParseInt("--shard K", text.substr(0, slash), 1, shard_n);
+    } else if (args[i] == "--collate") {
+      collate = flags::ParseInt("--collate", Value(args, &i), 1, 100000);
     } else if (args[i].rfind("-", 0) == 0) {
       throw UsageError("evolve: unknown option '" + args[i] + "' (see --help)");
     } else if (name.empty()) {
@@ -195,6 +211,22 @@ int CmdEvolve(const std::vector<std::string>& args) {
   std::error_code ec;
   fs::create_directories(out_dir, ec);
   if (ec || !fs::is_directory(out_dir)) throw std::runtime_error("cannot create output directory " + out_dir);
+  if ((shard_n > 0 || collate > 0) &&
+      (fresh || options.stop_after > 0 || options.generations > 0 || (shard_n > 0 && collate > 0))) {
+    throw UsageError("--shard and --collate take no --fresh, --stop-after, --generations or each other");
+  }
+  if (shard_n > 0) {
+    const std::string file = EvolveShard(e, out_dir, shard_k, shard_n, options.jobs, true);
+    std::cout << e.name << ": shard " << shard_k << "/" << shard_n << " written to " << file << "\n";
+    return 0;
+  }
+  if (collate > 0) {
+    const EvolutionState state = CollateShards(e, out_dir, collate);
+    const GenerationRecord& r = state.records.back();
+    std::cout << e.name << ": generation " << r.generation << "/" << e.evolution.generations << " collated from "
+              << collate << " shards: best fitness " << r.best_fitness << ", mean fitness " << r.mean_fitness << "\n";
+    return 0;
+  }
   if (fresh) fs::remove(fs::path(out_dir) / "checkpoint.txt", ec);
   options.out_dir = out_dir;
   options.resume = !fresh;

@@ -115,6 +115,8 @@ void ApplySetting(const std::string& controller, const std::string& key, const s
       o.long_period_s = number();
     else if (key == "wallcrawl_literal_match")
       o.match.wallcrawl_literal_match = ToBool(key, value, source);
+    else if (key == "wallcrawl_when_stuck")
+      o.match.wallcrawl_when_stuck = ToBool(key, value, source);
     else if (key == "binaries") {
       if (value == "minus_one_dont_care")
         o.match.binaries = BinaryEncoding::kMinusOneDontCare;

@@ -1,11 +1,13 @@
 // The laser navigator's 10 ms control cycle (issue 21, goal ≤ 10 µs on one core): the case-based
-// controller on a 360-beam scan plus the simulator step (motion law, collisions, the next scan) — and
-// its parts. Worlds of 25 % density; a finished episode restarts (paused, outside the timing).
+// controller (and the evolved network) on a 360-beam scan plus the simulator step (motion law,
+// collisions, the next scan) — and its parts. Worlds of 25 % density; a finished episode restarts (paused, outside the
+// timing).
 #include <benchmark/benchmark.h>
 
 #include <memory>
 
 #include "services/laser_nav/controllers.hpp"
+#include "services/laser_nav/neural_network.hpp"
 #include "services/laser_sim/episode.hpp"
 
 namespace {
@@ -47,6 +49,17 @@ void BM_StaticCycleWithSimStep(benchmark::State& state) {
   ControlCycle<StaticController>(state, StaticOptions{}, false);
 }
 BENCHMARK(BM_StaticCycleWithSimStep)->Arg(25)->Unit(benchmark::kMicrosecond);
+
+// The evolved network's cycle (§2.5) with a random initial-population network, as in generation 1 of
+// E4 (the cost of one evolution generation is 10 000 such episodes of up to 6000 cycles).
+NeuralOptions RandomNetwork() {
+  std::mt19937_64 rng(5);
+  NeuralOptions o;
+  for (Neuron& n : o.network) n = RandomNeuron(rng);
+  return o;
+}
+void BM_NnCycleWithSimStep(benchmark::State& state) { ControlCycle<NeuralController>(state, RandomNetwork(), false); }
+BENCHMARK(BM_NnCycleWithSimStep)->Arg(15)->Arg(30)->Unit(benchmark::kMicrosecond);
 
 // Parts: the laser alone, and the case-based controller alone on a fixed scan.
 void BM_LaserScan(benchmark::State& state) {

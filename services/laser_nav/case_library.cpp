@@ -61,6 +61,10 @@ int SelectCase(const CaseLibrary& cases, const EnvironmentInfo& env, int current
       (env.nomovement || env.wander >= o.wallcrawl_wander)) {
     return wallcrawling;
   }
+  if (o.wallcrawl_when_stuck && wallcrawling >= 0 && env.nomovement && current >= 0 &&
+      (current == FindCase(cases, "Random") || current == FindCase(cases, "Repulsion"))) {
+    return wallcrawling;
+  }
   int best = -1;
   double best_gom = -1.0;
   for (size_t i = 0; i < cases.size(); ++i) {

@@ -41,7 +41,12 @@ struct MatchOptions {
   BinaryEncoding binaries = BinaryEncoding::kMinusOneDontCare;
   bool wallcrawl_literal_match = false;  // A9: match Wallcrawling by its table values instead of the rule
   double wallcrawl_wander = 0.45;        // [A] the rule's Wander threshold
-  double np_unit_s = 0.01;               // A6: NP 250 = 250 control cycles = 2.5 s (0.1 reads it as 25 s)
+  // [A, off by default] Also enter Wallcrawling from Random or Repulsion when, at their (3 s) selection
+  // point, the robot still has Nomovement: they did not free it. With the rule from Hugging alone a
+  // pinned robot never reaches Wallcrawling (Nomovement, weight 2, selects Random or Repulsion, and
+  // Hugging's index has Nomovement 0), and Random and Repulsion keep re-selecting each other.
+  bool wallcrawl_when_stuck = false;
+  double np_unit_s = 0.01;  // A6: NP 250 = 250 control cycles = 2.5 s (0.1 reads it as 25 s)
   std::array<double, 8> weights{1, 1, 1, 1, 1, 1, 1, 2};  // Clutter … Nomovement
 };
 

@@ -105,6 +105,20 @@ TEST(CaseLibrary, WallcrawlingByRuleFromHugging) {
   EXPECT_EQ(c[SelectCase(c, Env(0, 0, 0, 0, false), -1, o)].name, "Clearfield");
 }
 
+// The optional escape (off by default): Random or Repulsion that left the robot still → Wallcrawling.
+TEST(CaseLibrary, WallcrawlingWhenRandomOrRepulsionLeftTheRobotStuck) {
+  const CaseLibrary c = AppendixA();
+  MatchOptions o;
+  const EnvironmentInfo stuck = Env(5, 75, 1, 0.0, true);
+  EXPECT_EQ(c[SelectCase(c, stuck, 5, o)].name, "Random");  // default: the lock of the known limits
+  o.wallcrawl_when_stuck = true;
+  EXPECT_EQ(c[SelectCase(c, stuck, 5, o)].name, "Wallcrawling");                      // from Random
+  EXPECT_EQ(c[SelectCase(c, stuck, 6, o)].name, "Wallcrawling");                      // from Repulsion
+  EXPECT_NE(c[SelectCase(c, Env(5, 75, 1, 0.0, false), 5, o)].name, "Wallcrawling");  // moving again
+  EXPECT_EQ(c[SelectCase(c, stuck, 2, o)].name, "Random");  // not from Squeezing: Random first
+  EXPECT_EQ(c[SelectCase(c, stuck, -1, o)].name, "Random");
+}
+
 TEST(CaseLibrary, TiesGoToTheLowerCaseNumber) {
   CaseLibrary twins = {AppendixA()[4], AppendixA()[4]};
   twins[1].name = "Twin";

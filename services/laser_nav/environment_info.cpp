@@ -5,7 +5,12 @@
 
 namespace limbic::laser {
 
-EnvironmentTracker::EnvironmentTracker(const EnvironmentOptions& options) : options_(options) {}
+EnvironmentTracker::EnvironmentTracker(const EnvironmentOptions& options) : options_(options) {
+  if (options_.wander_window_s > 0.0) {
+    const auto cycles = std::max<long long>(1, std::llround(options_.wander_window_s / kControlPeriodS));
+    window_.resize(static_cast<size_t>(cycles) + 1);
+  }
+}
 
 void EnvironmentTracker::ResetWander() { reset_pending_ = true; }
 
@@ -36,7 +41,7 @@ const EnvironmentInfo& EnvironmentTracker::Update(const SensorFrame& f) {
   e.proximity = e.ofd_cm >= s ? -1 : (e.ofd_cm >= d ? 0 : 1);
   // Eq. 4-7: Wander since the case started, from the odometric position.
   const Vec2 p{f.odom.x_cm, f.odom.y_cm};
-  if (reset_pending_ || !have_position_) {
+  if ((reset_pending_ && window_.empty()) || !have_position_) {
     case_start_ = p;
     path_cm_ = 0.0;
     reset_pending_ = false;
@@ -45,7 +50,19 @@ const EnvironmentInfo& EnvironmentTracker::Update(const SensorFrame& f) {
   }
   last_position_ = p;
   have_position_ = true;
-  e.wander = path_cm_ > 1e-9 ? std::clamp(1.0 - Norm(p - case_start_) / path_cm_, 0.0, 1.0) : 0.0;
+  Vec2 reference = case_start_;
+  double path = path_cm_;
+  if (!window_.empty()) {
+    // A19: l and p over the last window (the oldest kept sample is the position one window ago). The
+    // case reset does not apply: path_cm_ only grows here.
+    window_[window_next_] = {p, path_cm_};
+    window_next_ = (window_next_ + 1) % window_.size();
+    window_count_ = std::min(window_count_ + 1, window_.size());
+    const Sample& oldest = window_[(window_next_ + window_.size() - window_count_) % window_.size()];
+    reference = oldest.p;
+    path = path_cm_ - oldest.path_cm;
+  }
+  e.wander = path > 1e-9 ? std::clamp(1.0 - Norm(p - reference) / path, 0.0, 1.0) : 0.0;
   // The goal: bearing and range from the odometric position; the beams within ±3° of its bearing.
   const Vec2 to_goal = f.goal - p;
   e.goal_range_cm = Norm(to_goal);

@@ -4,12 +4,15 @@
 //   Clutter (Eq. 4-4)   = Σ_a [r_a − r_{a−1} > d]       (signed: one range jump per obstacle edge; A37)
 //   Density (Eq. 4-5)   = Σ_a [r_a < S]                  (0..360; cases compare 100·Density/360, A7)
 //   Proximity (Eq. 4-6) = −1 if f ≥ S, 0 if S > f ≥ d, 1 if f < d; f = closest range within ±35° of heading
-//   Wander (Eq. 4-7)    = 1 − l/p since the current case started (0 when p = 0)
+//   Wander (Eq. 4-7)    = 1 − l/p since the current case started (0 when p = 0), or over the last 1 s
+//                         for the networks, which have no cases (A19)
 //   Clear-to-goal, Senses-goal, Goal-nearby, Nomovement: binaries with the [A] thresholds of §2.3 (A11).
 // S = 250 cm and d = 30 cm (the robot's diameter).
 //
 // Inputs: SensorFrame (scan, odometry, goal). Outputs: EnvironmentInfo.
 #pragma once
+
+#include <vector>
 
 #include "services/laser_sim/laser_types.hpp"
 
@@ -38,6 +41,9 @@ struct EnvironmentOptions {
   int goal_corridor_deg = 3;           // [A] beams within ±3° of the goal bearing
   double still_speed_cms = 5.0;        // [A] Nomovement: |v| below this...
   double still_time_s = 1.0;           // [A] ...for this long
+  // Wander's reference: 0 measures since the current case started (Eq. 4-7, the case-based controller);
+  // > 0 over a sliding window of this many seconds (the networks have no cases: 1 s, A19).
+  double wander_window_s = 0.0;
 };
 
 // Tracks the state behind Wander (the case start) and Nomovement (how long the robot has been still).
@@ -58,6 +64,13 @@ class EnvironmentTracker {
   bool reset_pending_ = true;
   Vec2 case_start_, last_position_;
   double path_cm_ = 0.0;
+  // Sliding-window Wander: the last window + 1 positions and the path length travelled up to each.
+  struct Sample {
+    Vec2 p;
+    double path_cm = 0.0;
+  };
+  std::vector<Sample> window_;
+  size_t window_next_ = 0, window_count_ = 0;
   double still_since_s_ = 0.0;
   bool still_ = false;
 };

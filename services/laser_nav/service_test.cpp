@@ -1,11 +1,15 @@
 // The laser simulator and the reactive controller as services on an in-process bus, in lockstep: the
 // run ends when the episode does, and it is the same run as the library's loop (same seeds, same ticks).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
 #include <mutex>
 
 #include "common/runtime/in_process.hpp"
 #include "services/laser_nav/controllers.hpp"
+#include "services/laser_nav/neural_network.hpp"
 #include "services/laser_nav/wiring.hpp"
 #include "services/laser_sim/episode.hpp"
 #include "services/laser_sim/wiring.hpp"
@@ -82,6 +86,58 @@ TEST(LaserServices, LockstepRunIsTheLibraryLoop) {
   EXPECT_GE(seen->truths, r.cycles);
   EXPECT_GE(seen->last_case, 0);
   EXPECT_LE(stats.ticks, r.cycles + 2);
+}
+
+// The evolved network as the reactive layer (controller=nn, network=FILE): the same run as the library's.
+TEST(LaserServices, NetworkControllerLockstepRunIsTheLibraryLoop) {
+  std::mt19937_64 rng(21);
+  Network net;
+  for (Neuron& n : net) n = RandomNeuron(rng);
+  const std::string file =
+      (std::filesystem::temp_directory_path() / ("laser_nn_" + std::to_string(getpid()) + ".txt")).string();
+  {
+    std::ofstream out(file);
+    SaveNetwork(net, out);
+  }
+  auto seen = std::make_shared<Seen>();
+  runtime::HostedService sim{LaserSimService(), {}};
+  sim.options.period_s = 0.01;
+  sim.options.coordinate = true;
+  sim.options.participants = {"r1/laser_sim", "r1/laser_nav"};
+  sim.options.max_ticks = 3000;
+  sim.options.overrides = {"density=15", "index=1", "seed=4", "time_limit_s=8", "laser_error=uniform"};
+  runtime::HostedService nav{LaserNavService(), {}};
+  nav.options.period_s = 0.01;
+  nav.options.overrides = {"controller=nn", "seed=9", "network=" + file};
+  runtime::HostedService probe{Probe(seen), {}};
+  probe.options.robot = "";
+  std::atomic<bool> stop{false};
+  runtime::InProcessStats stats;
+  ASSERT_EQ(runtime::RunInProcess("inproc://laser_services_nn", {sim, nav, probe}, stop, {}, &stats), 0)
+      << (stats.errors.empty() ? "" : stats.errors.front());
+  std::filesystem::remove(file);
+
+  const World world = GenerateWorld(15, 1);
+  EpisodeOptions eo;
+  eo.time_limit_s = 8;
+  LaserEpisode episode(world, eo, 4);
+  NeuralOptions no;
+  no.network = net;
+  no.seed = 9;
+  NeuralController controller(no);
+  while (!episode.done()) episode.Advance(controller.Step(episode.frame()));
+  const EpisodeResult r = episode.Result();
+  std::lock_guard<std::mutex> lock(seen->mutex);
+  EXPECT_TRUE(seen->done);
+  EXPECT_EQ(seen->solved, r.solved);
+  EXPECT_DOUBLE_EQ(seen->x, episode.truth().x_cm);
+  EXPECT_DOUBLE_EQ(seen->y, episode.truth().y_cm);
+  EXPECT_EQ(seen->collisions, r.collisions);
+  EXPECT_EQ(seen->last_case, -1);  // no cases
+  // Without a network file the service refuses to start.
+  runtime::HostedService bare{LaserNavService(), {}};
+  bare.options.overrides = {"controller=nn"};
+  EXPECT_THROW(runtime::RunInProcess("inproc://laser_bad3", {bare}, stop), config::ConfigError);
 }
 
 TEST(LaserServices, BadOptionsAreRefusedAtStart) {

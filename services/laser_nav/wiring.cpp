@@ -6,12 +6,15 @@
 
 #include "common/log/log.hpp"
 #include "services/laser_nav/controllers.hpp"
+#include "services/laser_nav/neural_network.hpp"
 #include "services/laser_sim/convert.hpp"
 
 namespace limbic::laser {
 
 runtime::ServiceDefinition LaserNavService() {
-  return {"laser_nav", "laser robot's reactive controller: static (Eq. 4-1) or case-based (Appendix A), 100 Hz",
+  return {"laser_nav",
+          "laser robot's reactive controller: static (Eq. 4-1), case-based (Appendix A) or an evolved network "
+          "(§2.5), 100 Hz",
           [](runtime::ServiceContext& ctx) {
             struct State {
               std::unique_ptr<HeadingController> controller;
@@ -21,9 +24,11 @@ runtime::ServiceDefinition LaserNavService() {
               int64_t bad_frames = 0;
             };
             auto s = std::make_shared<State>();
-            const std::string kind =
-                ctx.Option<std::string>("controller", "cbr", "static | cbr", runtime::OneOf({"static", "cbr"}));
+            const std::string kind = ctx.Option<std::string>("controller", "cbr", "static | cbr | nn",
+                                                             runtime::OneOf({"static", "cbr", "nn"}));
             const auto seed = ctx.Option<int64_t>("seed", 1, "noise vector seed");
+            const auto file = ctx.Option<std::string>(
+                "network", "", "nn: network file (limbic laser evolve writes networks/generation_NNN.txt)");
             try {
               if (kind == "static") {
                 StaticOptions o;
@@ -32,6 +37,16 @@ runtime::ServiceDefinition LaserNavService() {
                 o.gains.gg = ctx.Option<double>("gg", o.gains.gg, "static: goal gain GG", runtime::AtLeast(0.0));
                 o.seed = static_cast<uint64_t>(seed);
                 s->controller = std::make_unique<StaticController>(o);
+              } else if (kind == "nn") {
+                NeuralOptions o;
+                if (file.empty()) throw config::ConfigError("laser_nav: controller=nn needs --set network=FILE");
+                try {
+                  o.network = LoadNetworkFile(file);
+                } catch (const std::runtime_error& e) {
+                  throw config::ConfigError(std::string("laser_nav: ") + e.what());
+                }
+                o.seed = static_cast<uint64_t>(seed);
+                s->controller = std::make_unique<NeuralController>(o);
               } else {
                 CbrOptions o;
                 o.seed = static_cast<uint64_t>(seed);

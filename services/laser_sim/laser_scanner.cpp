@@ -111,10 +111,43 @@ LaserScanner::LaserScanner(const World& world, const LaserOptions& options, uint
     if (options.error_model == LaserErrorModel::kThesisApprox) {
       throw std::invalid_argument("laser: the scan cache holds noise-free scans; use error model none or uniform");
     }
+    if (options.shared_cache) {
+      if (&options.shared_cache->world() != &world)
+        throw std::invalid_argument("laser: a shared cache of another world");
+      return;  // no cache of its own
+    }
     cache_n_ = static_cast<int>(std::ceil(std::max(world.width, world.height) / cache_cell_));
     cache_.assign(static_cast<size_t>(cache_n_) * cache_n_ * kBeams, 0);
     cache_filled_.assign(static_cast<size_t>(cache_n_) * cache_n_, 0);
   }
+}
+
+SharedScanCache::SharedScanCache(const World& world, double cell_cm) : world_(world), cell_(cell_cm) {
+  if (!(cell_cm > 0.0)) throw std::invalid_argument("laser: the cache cell must be > 0 cm");
+  n_ = static_cast<int>(std::ceil(std::max(world.width, world.height) / cell_));
+  const size_t cells = static_cast<size_t>(n_) * static_cast<size_t>(n_);
+  bytes_.reset(new uint8_t[cells * kBeams]);  // not zero-filled: a cell is read only once ready
+  state_.reset(new std::atomic<uint8_t>[cells]);
+  for (size_t c = 0; c < cells; ++c) state_[c].store(0, std::memory_order_relaxed);
+}
+
+const uint8_t* SharedScanCache::Lookup(Vec2 p, std::array<uint8_t, kBeams>* scratch) {
+  const int i = std::min(n_ - 1, static_cast<int>(p.x / cell_));
+  const int j = std::min(n_ - 1, static_cast<int>(p.y / cell_));
+  const size_t cell = static_cast<size_t>(j) * n_ + i;
+  uint8_t* bytes = &bytes_[cell * kBeams];
+  if (state_[cell].load(std::memory_order_acquire) == 2) return bytes;
+  ExactScan exact;
+  CastExact(world_, {cell_ * (i + 0.5), cell_ * (j + 0.5)}, &exact, nullptr);
+  uint8_t expected = 0;
+  if (state_[cell].compare_exchange_strong(expected, 1, std::memory_order_acquire)) {
+    for (int a = 0; a < kBeams; ++a) bytes[a] = static_cast<uint8_t>(std::lround(exact[a]));
+    state_[cell].store(2, std::memory_order_release);
+    filled_.fetch_add(1, std::memory_order_relaxed);
+    return bytes;
+  }
+  for (int a = 0; a < kBeams; ++a) (*scratch)[a] = static_cast<uint8_t>(std::lround(exact[a]));
+  return scratch->data();
 }
 
 void LaserScanner::DrawErrors() {
@@ -135,17 +168,23 @@ void LaserScanner::Scan(Vec2 p, RangeScan* out, ExactScan* exact) {
   const bool use_error = options_.error_model != LaserErrorModel::kNone && options_.error_cm > 0;
   if (use_error && options_.error_model == LaserErrorModel::kUniform) DrawErrors();
   if (options_.cache && p.x > 0.0 && p.y > 0.0 && p.x < world_.width && p.y < world_.height) {
-    const int i = std::min(cache_n_ - 1, static_cast<int>(p.x / cache_cell_));
-    const int j = std::min(cache_n_ - 1, static_cast<int>(p.y / cache_cell_));
-    const size_t cell = static_cast<size_t>(j) * cache_n_ + i;
-    uint8_t* bytes = &cache_[cell * kBeams];
-    if (!cache_filled_[cell]) {
-      ++cache_misses_;
-      CastExact(world_, {cache_cell_ * (i + 0.5), cache_cell_ * (j + 0.5)}, &exact_, nullptr);
-      for (int a = 0; a < kBeams; ++a) bytes[a] = static_cast<uint8_t>(std::lround(exact_[a]));
-      cache_filled_[cell] = 1;
+    const uint8_t* bytes = nullptr;
+    if (options_.shared_cache) {
+      bytes = options_.shared_cache->Lookup(p, &scratch_);
     } else {
-      ++cache_hits_;
+      const int i = std::min(cache_n_ - 1, static_cast<int>(p.x / cache_cell_));
+      const int j = std::min(cache_n_ - 1, static_cast<int>(p.y / cache_cell_));
+      const size_t cell = static_cast<size_t>(j) * cache_n_ + i;
+      uint8_t* own = &cache_[cell * kBeams];
+      if (!cache_filled_[cell]) {
+        ++cache_misses_;
+        CastExact(world_, {cache_cell_ * (i + 0.5), cache_cell_ * (j + 0.5)}, &exact_, nullptr);
+        for (int a = 0; a < kBeams; ++a) own[a] = static_cast<uint8_t>(std::lround(exact_[a]));
+        cache_filled_[cell] = 1;
+      } else {
+        ++cache_hits_;
+      }
+      bytes = own;
     }
     for (int a = 0; a < kBeams; ++a) {
       int v = bytes[a];

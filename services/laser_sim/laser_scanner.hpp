@@ -14,6 +14,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -30,10 +31,16 @@ enum class LaserErrorModel { kNone, kUniform, kThesisApprox };
 LaserErrorModel ParseLaserErrorModel(const std::string& name);  // throws std::invalid_argument
 const char* LaserErrorModelName(LaserErrorModel model);
 
+class SharedScanCache;
+
 struct LaserOptions {
   LaserErrorModel error_model = LaserErrorModel::kUniform;
   int error_cm = 2;    // ±2 cm: "only accurate to seven bits" [T]
   bool cache = false;  // §1.5.4: lazily filled 3 cm grid of noise-free scans (uniform and none only)
+  // With `cache`: a cache shared by every scanner of the same world (not owned; must outlive them), so
+  // many episodes in one world (an evolution generation) fill it once. The bytes are those of the
+  // scanner's own cache, so the scans are the same.
+  SharedScanCache* shared_cache = nullptr;
 };
 
 using ExactScan = std::array<float, kBeams>;
@@ -45,6 +52,27 @@ inline constexpr int16_t kNothing = -2;
 // Exact ranges from p (cm, world frame) for the 360 beams, capped at 250; `hit` (optional) says what
 // each beam hit. A robot centre inside an obstacle or outside the room reads 0 everywhere.
 void CastExact(const World& world, Vec2 p, ExactScan* ranges, std::array<int16_t, kBeams>* hit = nullptr);
+
+// The §1.5.4 cache of one world for many scanners on many threads: 360 noise-free bytes per 3 cm cell
+// (at the cell centre), each cell cast by the first thread that needs it. A thread that finds a cell
+// being filled by another casts into its own buffer instead of waiting; the bytes depend only on the
+// world and the cell, so every thread sees the same.
+class SharedScanCache {
+ public:
+  explicit SharedScanCache(const World& world, double cell_cm = 3.0);
+  const World& world() const { return world_; }
+  // The bytes of p's cell (p inside the room), in `scratch` or in the cache.
+  const uint8_t* Lookup(Vec2 p, std::array<uint8_t, kBeams>* scratch);
+  int64_t filled_cells() const { return filled_.load(std::memory_order_relaxed); }
+
+ private:
+  const World& world_;
+  double cell_;
+  int n_ = 0;
+  std::unique_ptr<uint8_t[]> bytes_;               // n × n × 360, written once per cell
+  std::unique_ptr<std::atomic<uint8_t>[]> state_;  // 0 empty, 1 being filled, 2 ready
+  std::atomic<int64_t> filled_{0};
+};
 
 class LaserScanner {
  public:
@@ -73,6 +101,7 @@ class LaserScanner {
   double cache_cell_ = 3.0;
   std::vector<uint8_t> cache_;
   std::vector<uint8_t> cache_filled_;
+  std::array<uint8_t, kBeams> scratch_{};  // a shared cache's cell being filled by another thread
   int64_t cache_hits_ = 0, cache_misses_ = 0;
 };
 

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <set>
+#include <thread>
 #include <vector>
 
 namespace limbic::laser {
@@ -123,6 +124,36 @@ TEST(LaserScanner, CacheAgreesWithTheRayCastWithinItsResolution) {
   EXPECT_LE(diff[kBeams / 2], 2) << "median difference";
   EXPECT_EQ(cached.cache_misses(), 1);
   EXPECT_EQ(cached.cache_hits(), 1);
+}
+
+// A cache shared by scanners on two threads gives every scan its own cache would (with the same error
+// draws), and fills each cell once.
+TEST(LaserScanner, SharedCacheScansAreTheOwnCachesOnEveryThread) {
+  const World w = GenerateWorld(25, 1);
+  SharedScanCache shared(w);
+  auto walk = [&](bool use_shared, std::vector<RangeScan>* scans) {
+    LaserOptions o{LaserErrorModel::kUniform, 2, true};
+    if (use_shared) o.shared_cache = &shared;
+    LaserScanner s(w, o, 7);
+    RangeScan r;
+    for (int k = 0; k < 600; ++k) {  // a zigzag that revisits cells
+      s.Scan({100.0 + 0.7 * (k % 300), 200.0 + 0.25 * k}, &r);
+      scans->push_back(r);
+    }
+  };
+  std::vector<RangeScan> own, first, second;
+  walk(false, &own);
+  std::thread a(walk, true, &first), b(walk, true, &second);
+  a.join();
+  b.join();
+  EXPECT_EQ(first, own);
+  EXPECT_EQ(second, own);
+  EXPECT_GT(shared.filled_cells(), 50);
+  EXPECT_LT(shared.filled_cells(), 600);  // revisited cells were not cast again
+  const World other = GenerateWorld(25, 2);
+  LaserOptions o{LaserErrorModel::kUniform, 2, true};
+  o.shared_cache = &shared;
+  EXPECT_THROW(LaserScanner(other, o, 1), std::invalid_argument);
 }
 
 TEST(LaserScanner, RefusesBadOptions) {

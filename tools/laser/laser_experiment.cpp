@@ -70,6 +70,37 @@ void ApplySetting(const std::string& controller, const std::string& key, const s
         throw ConfigError(source + ": unknown static controller key '" + key + "'");
       return;
     }
+    if (controller == "nn") {
+      NeuralOptions& o = c->nn_options;
+      if (key == "weight_form")
+        o.weight.form = ParseWeightForm(value);
+      else if (key == "k_obs")
+        o.weight.k_obs = number();
+      else if (key == "w_contact")
+        o.weight.w_contact = number();
+      else if (key == "np_s")
+        o.np_s = number();
+      else if (key == "s_cm")
+        o.s_cm = number();
+      else if (key == "output_scale")
+        o.output_scale = number();
+      else if (key == "wander_window_s")
+        o.environment.wander_window_s = number();
+      else if (key == "literal_integer_division")
+        o.literal_integer_division = ToBool(key, value, source);
+      else if (key == "network") {
+        // A network file (limbic laser evolve writes them), relative to the definition's directory.
+        fs::path file(value);
+        if (file.is_relative()) file = fs::path(source).parent_path() / file;
+        try {
+          o.network = LoadNetworkFile(file.string());
+        } catch (const std::runtime_error& e) {
+          throw ConfigError(source + ": 'network': " + e.what());
+        }
+      } else
+        throw ConfigError(source + ": unknown nn controller key '" + key + "'");
+      return;
+    }
     CbrOptions& o = c->cbr_options;
     if (key == "weight_form")
       o.weight.form = ParseWeightForm(value);
@@ -85,6 +116,8 @@ void ApplySetting(const std::string& controller, const std::string& key, const s
       o.long_period_s = number();
     else if (key == "wallcrawl_literal_match")
       o.match.wallcrawl_literal_match = ToBool(key, value, source);
+    else if (key == "wallcrawl_when_stuck")
+      o.match.wallcrawl_when_stuck = ToBool(key, value, source);
     else if (key == "binaries") {
       if (value == "minus_one_dont_care")
         o.match.binaries = BinaryEncoding::kMinusOneDontCare;
@@ -122,6 +155,13 @@ std::string Num(double v) {
 
 int64_t LaserExperiment::EpisodeCount() const {
   const int64_t worlds_total = static_cast<int64_t>(densities.size()) * worlds;
+  if (kind == "evolution") {
+    const int64_t evaluated = evolution.evaluate_best == "every"  ? evolution.generations
+                              : evolution.evaluate_best == "last" ? 1
+                                                                  : 0;
+    return static_cast<int64_t>(evolution.generations) * evolution.sane.networks * evolution.worlds_per_generation +
+           evaluated * worlds_total;
+  }
   return kind == "worlds" ? worlds_total : worlds_total * static_cast<int64_t>(configurations.size());
 }
 
@@ -136,9 +176,54 @@ LaserExperiment LoadLaserExperiment(const std::string& path) {
   map.Optional("section", &e.section);
   map.Optional("description", &e.description);
   map.Optional("kind", &e.kind);
-  if (e.kind != "worlds" && e.kind != "episodes") map.Fail("kind", "must be worlds or episodes");
+  if (e.kind != "worlds" && e.kind != "episodes" && e.kind != "evolution") {
+    map.Fail("kind", "must be worlds, episodes or evolution");
+  }
   map.Optional("controller", &e.controller);
-  if (e.controller != "static" && e.controller != "cbr") map.Fail("controller", "must be static or cbr");
+  if (e.controller != "static" && e.controller != "cbr" && e.controller != "nn") {
+    map.Fail("controller", "must be static, cbr or nn");
+  }
+  if (e.kind == "evolution" && e.controller != "nn") map.Fail("controller", "must be nn for kind: evolution");
+  if (map.Has("evolution")) {
+    if (e.kind != "evolution") map.Fail("evolution", "is for kind: evolution");
+    StrictMap v = map.Child("evolution");
+    EvolutionSettings& s = e.evolution;
+    v.Optional("generations", &s.generations);
+    v.Optional("population", &s.sane.population);
+    v.Optional("networks", &s.sane.networks);
+    v.Optional("worlds_per_generation", &s.worlds_per_generation);
+    if (v.Has("training_densities")) s.training_densities = v.Required<std::vector<double>>("training_densities");
+    v.Optional("training_first", &s.training_first);
+    v.Optional("training_per_density", &s.training_per_density);
+    v.Optional("time_limit_s", &s.time_limit_s);
+    v.Optional("reproduce_fraction", &s.sane.reproduce_fraction);
+    v.Optional("mate_window", &s.sane.mate_window);
+    v.Optional("type_mutation", &s.sane.type_mutation);
+    v.Optional("value_mutation", &s.sane.value_mutation);
+    v.Optional("evaluate_best", &s.evaluate_best);
+    v.Optional("laser_cache", &s.laser_cache);
+    try {
+      ValidateSaneOptions(s.sane);
+    } catch (const std::invalid_argument& err) {
+      v.Fail("population", err.what());
+    }
+    if (s.generations < 1) v.Fail("generations", "must be >= 1");
+    if (s.training_densities.empty()) v.Fail("training_densities", "must list at least one density");
+    for (double d : s.training_densities) {
+      if (!(d >= kMinDensityPct && d <= kMaxDensityPct)) v.Fail("training_densities", "must be within 15..35 %");
+    }
+    if (s.training_first < 0 || s.training_per_density < 1) {
+      v.Fail("training_per_density", "needs training_first >= 0 and training_per_density >= 1");
+    }
+    const int library = static_cast<int>(s.training_densities.size()) * s.training_per_density;
+    if (s.worlds_per_generation < 1 || s.worlds_per_generation > library) {
+      v.Fail("worlds_per_generation", "must be 1.." + std::to_string(library) + " (the training library)");
+    }
+    if (!(std::isfinite(s.time_limit_s) && s.time_limit_s > 0.0)) v.Fail("time_limit_s", "must be > 0 s");
+    if (s.evaluate_best != "every" && s.evaluate_best != "last" && s.evaluate_best != "none") {
+      v.Fail("evaluate_best", "must be every, last or none");
+    }
+  }
   map.Optional("seed", &e.seed);
   map.Optional("library_salt", &e.library_salt);
   if (map.Has("densities")) e.densities = map.Required<std::vector<double>>("densities");
@@ -184,8 +269,11 @@ LaserExperiment LoadLaserExperiment(const std::string& path) {
       ApplySetting(e.controller, key, block.Required<std::string>(key), path, &base);
     }
   }
-  const std::string other = e.controller == "static" ? "cbr" : "static";
-  if (map.Has(other)) map.Fail(other, "is for the other controller (controller: " + e.controller + ")");
+  for (const std::string other : {"static", "cbr", "nn"}) {
+    if (other != e.controller && map.Has(other)) {
+      map.Fail(other, "is for another controller (controller: " + e.controller + ")");
+    }
+  }
   e.configurations = {base};
   if (map.Has("sweep")) {
     StrictMap sweep = map.Child("sweep");
@@ -210,8 +298,10 @@ LaserExperiment LoadLaserExperiment(const std::string& path) {
     try {
       if (e.controller == "static")
         ValidateStaticOptions(c.static_options);
-      else
+      else if (e.controller == "cbr")
         ValidateCbrOptions(c.cbr_options);
+      else
+        ValidateNeuralOptions(c.nn_options);
     } catch (const std::invalid_argument& err) {
       throw ConfigError(path + ": configuration " + c.label + ": " + err.what());
     }
@@ -263,6 +353,13 @@ EpisodeRow RunLaserEpisode(const LaserExperiment& experiment, const LaserConfigu
     StaticController c(o);
     while (!episode.done()) episode.Advance(c.Step(episode.frame()));
     row.rejected_frames = c.rejected_frames();
+  } else if (experiment.controller == "nn") {
+    NeuralOptions o = configuration.nn_options;
+    o.seed = sim::DeriveSeed(seed, 3);
+    NeuralController c(o);
+    while (!episode.done()) episode.Advance(c.Step(episode.frame()));
+    row.gates = c.gate_counts();
+    row.rejected_frames = c.rejected_frames();
   } else {
     CbrOptions o = configuration.cbr_options;
     o.seed = sim::DeriveSeed(seed, 3);
@@ -291,6 +388,10 @@ std::string RunsCsv(const LaserExperiment& e, const std::vector<EpisodeRow>& row
   if (e.controller == "cbr") {
     for (const Case& c : cases) s << ",t_" << c.name;
   }
+  if (e.controller == "nn") {
+    for (const char* name : kNetworkInputNames) s << ",pass_" << name;
+    for (const char* name : kNetworkOutputNames) s << ",pass_" << name;
+  }
   s << "\n";
   for (const EpisodeRow& r : rows) {
     const EpisodeResult& x = r.result;
@@ -300,6 +401,12 @@ std::string RunsCsv(const LaserExperiment& e, const std::vector<EpisodeRow>& row
       << Num(x.final_goal_distance_cm) << "," << x.cycles << "," << r.case_switches << "," << r.rejected_frames;
     if (e.controller == "cbr") {
       for (size_t i = 0; i < cases.size(); ++i) s << "," << Num(i < r.time_in_case_s.size() ? r.time_in_case_s[i] : 0);
+    }
+    if (e.controller == "nn") {
+      // Gates passed per control cycle (E4's input-usage analysis: which inputs the evolved gates pass).
+      const double cycles = std::max<int64_t>(1, r.gates.evaluations);
+      for (int64_t n : r.gates.input_passed) s << "," << Num(n / cycles);
+      for (int64_t n : r.gates.output_passed) s << "," << Num(n / cycles);
     }
     s << "\n";
   }

@@ -14,6 +14,8 @@
 #include <vector>
 
 #include "services/laser_nav/controllers.hpp"
+#include "services/laser_nav/neural_network.hpp"
+#include "services/laser_nav/sane.hpp"
 #include "services/laser_sim/episode.hpp"
 #include "services/laser_sim/laser_world.hpp"
 
@@ -24,6 +26,24 @@ struct LaserConfiguration {
   std::string label;
   StaticOptions static_options;  // controller: static
   CbrOptions cbr_options;        // controller: cbr
+  NeuralOptions nn_options;      // controller: nn (the network, or evolved ones for E4)
+};
+
+// Symbiotic evolution of the network controller (kind: evolution; spec §2.6, E4). The experiment's
+// densities, worlds and episode settings are the test libraries each generation's best network is
+// evaluated on; these settings are the training run.
+struct EvolutionSettings {
+  SaneOptions sane;
+  int generations = 100;                                   // [T]
+  int worlds_per_generation = 20;                          // [T] drawn from the training library
+  std::vector<double> training_densities{15, 20, 25, 30};  // [T] 15–30 %
+  int training_first = 500;                                // A23: indices 500–599 of each test library
+  int training_per_density = 100;                          // [T] 400 worlds
+  double time_limit_s = 60.0;                              // A22: 6000 cycles during evolution
+  std::string evaluate_best = "every";                     // every | last | none: which generations' best networks
+  // Training scans from the §1.5.4 cache (3 cm cells), shared by the 500 networks on each drawn world:
+  // the thesis' own speed-up; the test episodes use the experiment's episode settings.
+  bool laser_cache = true;
 };
 
 struct LaserExperiment {
@@ -31,8 +51,8 @@ struct LaserExperiment {
   std::string section;
   std::string description;
   std::string source;
-  std::string kind = "episodes";      // worlds (E1) | episodes (E2, E3)
-  std::string controller = "static";  // static | cbr
+  std::string kind = "episodes";      // worlds (E1) | episodes (E2, E3) | evolution (E4)
+  std::string controller = "static";  // static | cbr | nn
   uint64_t seed = 1;                  // episode seeds (laser errors, noise vectors)
   uint64_t library_salt = 1;          // world libraries
   std::vector<double> densities{15, 20, 25, 30, 35};
@@ -43,6 +63,7 @@ struct LaserExperiment {
   std::vector<LaserConfiguration> configurations;
   int trajectories = 0;                 // SVG pictures of the first N worlds of the first density, per configuration
   std::vector<std::string> sweep_keys;  // the swept keys, in order (for the summary's columns)
+  EvolutionSettings evolution;          // kind: evolution
 
   int64_t EpisodeCount() const;
 };
@@ -64,6 +85,7 @@ struct EpisodeRow {
   int64_t case_switches = 0;
   std::vector<double> time_in_case_s;  // CBR: seconds per case (library order)
   int64_t rejected_frames = 0;
+  GateCounts gates;  // nn: how often each input's and output's gates passed (E4 input usage)
 };
 
 // One world's row (worlds.csv, E1).

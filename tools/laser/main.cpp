@@ -1,5 +1,6 @@
 // limbic-laser (`limbic laser ...`): the laser navigator of spec reactive-topological — its experiments
-// (E1–E3), one world, one episode, and pictures of worlds with trajectories.
+// (E1–E4), the evolution of the network controller, one world, one episode, and pictures of worlds with
+// trajectories.
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -11,6 +12,7 @@
 
 #include "common/config/config.hpp"
 #include "common/flags/flags.hpp"
+#include "tools/laser/laser_evolve.hpp"
 #include "tools/laser/laser_experiment.hpp"
 #include "tools/laser/laser_render.hpp"
 #include "tools/laser/laser_summary.hpp"
@@ -28,24 +30,44 @@ class UsageError : public std::runtime_error {
 const char* kUsage = R"(usage: limbic laser <command> [options]
 
 The laser navigator (spec reactive-topological): 660 cm rooms of circular obstacles at 15–35 % density, a
-360-beam laser and compass, and reactive controllers at 100 Hz — static (Eq. 4-1) and case-based (Appendix A).
+360-beam laser and compass, and reactive controllers at 100 Hz — static (Eq. 4-1), case-based (Appendix A)
+and the evolved feed-forward network (§2.5, symbiotic evolution §2.6).
 
 commands:
-  experiment list                          the laser experiments (E1–E3): name, section, episodes
+  experiment list                          the laser experiments (E1–E4): name, section, episodes
   experiment run NAME [--jobs N] [--out DIR] [--limit-worlds N]
                                            run one; writes DIR/runs.csv (E1: worlds.csv), summary.csv,
-                                           summary.md and trajectory_*.svg; prints the summary
+                                           summary.md and trajectory_*.svg; prints the summary. An
+                                           evolution (E4) first evolves (as `evolve`, resuming from
+                                           DIR/checkpoint.txt), then tests each generation's best network
+  evolve NAME [--jobs N] [--out DIR] [--generations N] [--stop-after K] [--fresh]
+                                           symbiotic evolution of an evolution definition: per-generation
+                                           progress with ETA, DIR/generations.csv, DIR/checkpoint.txt
+                                           after every generation (a rerun resumes from it; --fresh starts
+                                           over), DIR/networks/generation_NNN.txt (each generation's best)
+  evolve NAME --out DIR (--shard K/N | --collate N) [--jobs N]
+                                           on a cluster (one Slurm array task per shard): evaluate shard K
+                                           of N of the next generation into DIR/shards/, then collate the N
+                                           shards into that generation (the same as an unsharded one);
+                                           repeat per generation
   world --density D --index I [--salt S] [--out FILE]
                                            generate one world (and save it as text)
-  episode --density D --index I [--controller static|cbr] [--seed N] [--laser-error M] [--out FILE.svg]
-                                           one episode: its metrics, and optionally its picture
-  render (--density D --index I [--salt S] | --world FILE) --out FILE.svg [--controller static|cbr]
+  episode --density D --index I [--controller static|cbr|nn] [--network FILE] [--seed N]
+          [--laser-error M] [--out FILE.svg]
+                                           one episode: its metrics, and optionally its picture (nn needs
+                                           --network, a file written by evolve)
+  render (--density D --index I [--salt S] | --world FILE) --out FILE.svg [--controller static|cbr|nn]
                                            a world with its optimal path (magenta) and, with a
                                            controller, the robot's trajectory (blue) and first scan (red)
 
 examples:
   limbic laser experiment list
   limbic laser experiment run laser_e3_case_based --jobs 2 --limit-worlds 20 --out /tmp/e3
+  limbic laser evolve laser_e4_smoke --out /tmp/e4s
+  limbic laser evolve laser_e4_evolution --jobs 2 --stop-after 1 --out /tmp/e4   # one generation; rerun resumes
+  limbic laser episode --density 15 --index 0 --controller nn --network /tmp/e4s/networks/generation_002.txt
+  limbic laser evolve laser_e4_smoke --out /tmp/e4sh --shard 1/2   # and --shard 2/2, then:
+  limbic laser evolve laser_e4_smoke --out /tmp/e4sh --collate 2
   limbic laser world --density 25 --index 134 --out w135.txt
   limbic laser episode --density 15 --index 0 --controller cbr
   limbic laser render --density 20 --index 68 --controller cbr --out world69.svg
@@ -122,6 +144,15 @@ int CmdExperimentRun(const std::vector<std::string>& args) {
   std::cerr << e.name << " (" << e.source << "): " << e.densities.size() << " densities x " << worlds << " worlds"
             << (e.kind == "episodes" ? " x " + std::to_string(e.configurations.size()) + " configurations" : "")
             << " with " << options.jobs << " jobs -> " << out_dir << "\n";
+  if (e.kind == "evolution") {
+    const RunOutput out = RunEvolutionExperiment(e, options);
+    std::ifstream summary(fs::path(out_dir) / "summary.md");
+    if (summary) std::cout << summary.rdbuf();
+    std::cout << "\nevolution log " << (fs::path(out_dir) / "generations.csv").string() << "; " << out.episodes.size()
+              << " test episodes in " << std::fixed << std::setprecision(1) << out.wall_s << " s; results in "
+              << out_dir << "\n";
+    return 0;
+  }
   const RunOutput out = RunLaserExperiment(e, options);
   std::ifstream summary(fs::path(out_dir) / "summary.md");
   std::cout << summary.rdbuf();
@@ -129,6 +160,86 @@ int CmdExperimentRun(const std::vector<std::string>& args) {
             << (e.kind == "episodes" ? out.episodes.size() : out.worlds.size())
             << (e.kind == "episodes" ? " episodes" : " worlds") << " in " << std::fixed << std::setprecision(1)
             << out.wall_s << " s; results in " << out_dir << "\n";
+  return 0;
+}
+
+int CmdEvolve(const std::vector<std::string>& args) {
+  std::string name, out_dir;
+  EvolveOptions options;
+  options.jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  bool fresh = false;
+  int shard_k = 0, shard_n = 0, collate = 0;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (IsHelp(args[i])) {
+      std::cout << kUsage;
+      return 0;
+    } else if (args[i] == "--jobs") {
+      options.jobs = flags::ParseInt("--jobs", Value(args, &i), 1, 1024);
+    } else if (args[i] == "--out") {
+      out_dir = Value(args, &i);
+    } else if (args[i] == "--generations") {
+      options.generations = flags::ParseInt("--generations", Value(args, &i), 1, 100000);
+    } else if (args[i] == "--stop-after") {
+      options.stop_after = flags::ParseInt("--stop-after", Value(args, &i), 1, 100000);
+    } else if (args[i] == "--fresh") {
+      fresh = true;
+    } else if (args[i] == "--shard") {
+      const std::string text = Value(args, &i);
+      const size_t slash = text.find('/');
+      if (slash == std::string::npos) throw UsageError("--shard expects K/N (e.g. 2/8), got '" + text + "'");
+      shard_n = flags::ParseInt("--shard N", text.substr(slash + 1), 1, 100000);
+      shard_k = flags::ParseInt("--shard K", text.substr(0, slash), 1, shard_n);
+    } else if (args[i] == "--collate") {
+      collate = flags::ParseInt("--collate", Value(args, &i), 1, 100000);
+    } else if (args[i].rfind("-", 0) == 0) {
+      throw UsageError("evolve: unknown option '" + args[i] + "' (see --help)");
+    } else if (name.empty()) {
+      name = args[i];
+    } else {
+      throw UsageError("evolve takes one name, got '" + name + "' and '" + args[i] + "'");
+    }
+  }
+  if (name.empty()) throw UsageError("evolve needs an evolution definition (limbic laser experiment list)");
+  LaserExperiment e;
+  try {
+    e = FindLaserExperiment(name);
+  } catch (const config::ConfigError& err) {
+    throw UsageError(err.what());
+  }
+  if (e.kind != "evolution") throw UsageError(e.name + " is not an evolution (kind: " + e.kind + ")");
+  if (out_dir.empty()) out_dir = "results/" + e.name;
+  std::error_code ec;
+  fs::create_directories(out_dir, ec);
+  if (ec || !fs::is_directory(out_dir)) throw std::runtime_error("cannot create output directory " + out_dir);
+  if ((shard_n > 0 || collate > 0) &&
+      (fresh || options.stop_after > 0 || options.generations > 0 || (shard_n > 0 && collate > 0))) {
+    throw UsageError("--shard and --collate take no --fresh, --stop-after, --generations or each other");
+  }
+  if (shard_n > 0) {
+    const std::string file = EvolveShard(e, out_dir, shard_k, shard_n, options.jobs, true);
+    std::cout << e.name << ": shard " << shard_k << "/" << shard_n << " written to " << file << "\n";
+    return 0;
+  }
+  if (collate > 0) {
+    const EvolutionState state = CollateShards(e, out_dir, collate);
+    const GenerationRecord& r = state.records.back();
+    std::cout << e.name << ": generation " << r.generation << "/" << e.evolution.generations << " collated from "
+              << collate << " shards: best fitness " << r.best_fitness << ", mean fitness " << r.mean_fitness << "\n";
+    return 0;
+  }
+  if (fresh) fs::remove(fs::path(out_dir) / "checkpoint.txt", ec);
+  options.out_dir = out_dir;
+  options.resume = !fresh;
+  const EvolutionState state = Evolve(e, options);
+  const int total = options.generations > 0 ? options.generations : e.evolution.generations;
+  std::cout << e.name << ": " << state.generation << "/" << total << " generations";
+  if (!state.records.empty()) {
+    const GenerationRecord& r = state.records.back();
+    std::cout << "; generation " << r.generation << ": best fitness " << r.best_fitness << " (solved "
+              << r.best_solved_pct << " % of its worlds), mean fitness " << r.mean_fitness << ", " << r.wall_s << " s";
+  }
+  std::cout << "\nlog " << (fs::path(out_dir) / "generations.csv").string() << ", checkpoint "
+            << (fs::path(out_dir) / "checkpoint.txt").string() << "\n";
   return 0;
 }
 
@@ -209,7 +320,7 @@ int CmdWorld(const std::vector<std::string>& args) {
 // `episode` and `render` share their flags: a world, a controller, a seed, an SVG file.
 int CmdEpisodeOrRender(const std::vector<std::string>& args, bool render) {
   WorldChoice choice;
-  std::string controller = render ? "" : "cbr", out, laser_error = "uniform";
+  std::string controller = render ? "" : "cbr", out, laser_error = "uniform", network;
   uint64_t seed = 1;
   for (size_t i = 0; i < args.size(); ++i) {
     if (IsHelp(args[i])) {
@@ -219,7 +330,11 @@ int CmdEpisodeOrRender(const std::vector<std::string>& args, bool render) {
     if (TakeWorldFlag(args, &i, &choice)) continue;
     if (args[i] == "--controller") {
       controller = Value(args, &i);
-      if (controller != "static" && controller != "cbr") throw UsageError("--controller must be static or cbr");
+      if (controller != "static" && controller != "cbr" && controller != "nn") {
+        throw UsageError("--controller must be static, cbr or nn");
+      }
+    } else if (args[i] == "--network") {
+      network = Value(args, &i);
     } else if (args[i] == "--seed") {
       seed = static_cast<uint64_t>(flags::ParseInteger("--seed", Value(args, &i), 0));
     } else if (args[i] == "--laser-error") {
@@ -230,6 +345,7 @@ int CmdEpisodeOrRender(const std::vector<std::string>& args, bool render) {
       throw UsageError(std::string(render ? "render" : "episode") + ": unknown option '" + args[i] + "'");
     }
   }
+  if (!network.empty() && controller != "nn") throw UsageError("--network is for --controller nn");
   if (render && out.empty()) throw UsageError("render needs --out FILE.svg");
   if (render && !choice.given) throw UsageError("render needs --density D --index I or --world FILE");
   LaserExperiment e;
@@ -249,6 +365,10 @@ int CmdEpisodeOrRender(const std::vector<std::string>& args, bool render) {
     e.controller = controller;
     LaserConfiguration c;
     c.label = controller;
+    if (controller == "nn") {
+      if (network.empty()) throw UsageError("--controller nn needs --network FILE (written by limbic laser evolve)");
+      c.nn_options.network = LoadNetworkFile(network);
+    }
     const EpisodeRow row = RunLaserEpisode(e, c, w, seed, !out.empty());
     const EpisodeResult& r = row.result;
     std::cout << controller << ": " << (r.solved ? "solved" : "not solved") << " in " << std::setprecision(2)
@@ -262,6 +382,15 @@ int CmdEpisodeOrRender(const std::vector<std::string>& args, bool render) {
       std::cout << "time per case:";
       for (size_t k = 0; k < cases.size(); ++k)
         std::cout << " " << cases[k].name << " " << row.time_in_case_s[k] << " s";
+      std::cout << "\n";
+    }
+    if (controller == "nn") {
+      const double cycles = static_cast<double>(std::max<int64_t>(1, row.gates.evaluations));
+      std::cout << "gates passed per cycle:";
+      for (int k = 0; k < kNnInputs; ++k)
+        std::cout << " " << kNetworkInputNames[k] << " " << row.gates.input_passed[k] / cycles;
+      for (int k = 0; k < kNnOutputs; ++k)
+        std::cout << " " << kNetworkOutputNames[k] << " " << row.gates.output_passed[k] / cycles;
       std::cout << "\n";
     }
     layers.trajectory = r.trajectory;
@@ -299,10 +428,11 @@ int Main(int argc, char** argv) {
       }
       throw UsageError("unknown experiment command '" + sub + "' (list | run)");
     }
+    if (command == "evolve") return CmdEvolve(args);
     if (command == "world") return CmdWorld(args);
     if (command == "episode") return CmdEpisodeOrRender(args, false);
     if (command == "render") return CmdEpisodeOrRender(args, true);
-    throw UsageError("unknown command '" + command + "' (experiment | world | episode | render; see --help)");
+    throw UsageError("unknown command '" + command + "' (experiment | evolve | world | episode | render; see --help)");
   } catch (const UsageError& e) {
     std::cerr << "limbic laser: error: " << e.what() << "\n";
     return 2;

@@ -16,8 +16,8 @@
 //   replay_msgs_per_s  the same messages recorded with bag::BagWriter (zstd, 1 MiB chunks: what
 //                      `limbic record` writes), then played by bag::Player at rate 0 (what `limbic
 //                      play --rate 0` runs: open, map, decompress and check CRCs on its read-ahead
-//                      thread, select, send with Node::SendRaw) through a fresh broker to the same
-//                      counting subscriber; from the start of the pass to the last arrival.
+//                      thread, select, send with Node::SendShared: from the chunk, no copy) through a fresh broker to
+//                      the same counting subscriber; from the start of the pass to the last arrival.
 //   ratio              replay / broker, each the best of kRounds (5) alternated runs; ratio_min,
 //                      ratio_median, ratio_max: over the per-round pairs, each pair run back to back
 //                      (the median is the steadiest figure on a shared machine, the spread shows
@@ -241,9 +241,9 @@ void BM_ReplayVsBroker(benchmark::State& state) {
     zmq::context_t context(1);
     bus::Node node(context, rig.address(), FastNode("limbic-play"));
     const double rate = rig.Run(node, warm, count, [&] {
-      bag::Player player({path}, {.rate = 0}, [&](const std::string& topic, std::span<const uint8_t> data) {
-        node.SendRaw(topic, data.data(), data.size());
-      });
+      bag::Player player({path}, {.rate = 0},
+                         [&](const std::string& topic, std::span<const uint8_t> data,
+                             const std::shared_ptr<const void>& owner) { node.SendShared(topic, data, owner); });
       const std::atomic<bool> stop{false};
       const auto problems = player.PlayPass(stop);
       if (!problems.empty()) state.SkipWithError(problems.front().c_str());
@@ -272,7 +272,9 @@ void BM_ReplayVsBroker(benchmark::State& state) {
     {
       uint64_t bytes = 0;
       bag::Player player({path}, {.rate = 0},
-                         [&](const std::string&, std::span<const uint8_t> data) { bytes += data.size(); });
+                         [&](const std::string&, std::span<const uint8_t> data, const std::shared_ptr<const void>&) {
+                           bytes += data.size();
+                         });
       const std::atomic<bool> stop{false};
       const double cpu0 = ProcessCpuS();
       player.PlayPass(stop);
@@ -334,9 +336,8 @@ void BM_Through(benchmark::State& state) {
         return;
       }
       bag::Player player({path}, {.rate = 0, .read_ahead = read_ahead},
-                         [&](const std::string& topic, std::span<const uint8_t> data) {
-                           node.SendRaw(topic, data.data(), data.size());
-                         });
+                         [&](const std::string& topic, std::span<const uint8_t> data,
+                             const std::shared_ptr<const void>& owner) { node.SendShared(topic, data, owner); });
       const std::atomic<bool> stop{false};
       player.PlayPass(stop);
     });
@@ -380,7 +381,9 @@ void BM_PlayerAlone(benchmark::State& state) {
   double cpu = 0, sender_cpu = 0;
   for (auto _ : state) {
     bag::Player player({path}, {.rate = 0, .read_ahead = read_ahead},
-                       [&](const std::string&, std::span<const uint8_t> data) { bytes += data.size(); });
+                       [&](const std::string&, std::span<const uint8_t> data, const std::shared_ptr<const void>&) {
+                         bytes += data.size();
+                       });
     const std::atomic<bool> stop{false};
     const double cpu0 = ProcessCpuS(), thread0 = ThreadCpuS();
     player.PlayPass(stop);

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
@@ -139,12 +140,20 @@ struct Unit {
 // (the unit that read it, or a frame a player handed to ZeroMQ straight from it, on ZeroMQ's I/O
 // thread), so a pass allocates a few and then reuses their capacity. The mutex also orders the last
 // holder's reads of a buffer before the next writer's decompression into it.
+//
+// At most kMaxOut buffers are out at once: a player at --rate 0 outruns its broker, and without a
+// bound it would decompress the whole recording into ZeroMQ's queue (fresh memory, page faults and
+// all, about as much work as the copies it saved). Past the bound Take waits for one to come back,
+// which paces the reading to the broker, but never longer than kMaxWait at a time: a stalled
+// consumer slows a pass down, it cannot hang it (a stop asked for is seen at the next message).
 class BufferPool : public std::enable_shared_from_this<BufferPool> {
  public:
   std::shared_ptr<std::vector<uint8_t>> Take() {
     std::unique_ptr<std::vector<uint8_t>> buffer;
     {
-      std::lock_guard lock(mutex_);
+      std::unique_lock lock(mutex_);
+      if (out_ >= kMaxOut) returned_.wait_for(lock, kMaxWait, [&] { return out_ < kMaxOut; });
+      ++out_;
       if (!free_.empty()) {
         buffer = std::move(free_.back());
         free_.pop_back();
@@ -155,14 +164,22 @@ class BufferPool : public std::enable_shared_from_this<BufferPool> {
   }
 
  private:
-  // More than the read-ahead's three units, for the ones a player still has in flight.
-  static constexpr size_t kKeep = 8;
+  // Enough for the read-ahead's three units, the one a sending node holds on to and a dozen in
+  // ZeroMQ's queue (16 MiB with limbic's 1 MiB chunks).
+  static constexpr size_t kMaxOut = 16;
+  static constexpr std::chrono::milliseconds kMaxWait{20};
   void Give(std::vector<uint8_t>* buffer) {
     std::unique_ptr<std::vector<uint8_t>> owned(buffer);
-    std::lock_guard lock(mutex_);
-    if (free_.size() < kKeep) free_.push_back(std::move(owned));
+    {
+      std::lock_guard lock(mutex_);
+      --out_;
+      if (free_.size() < kMaxOut) free_.push_back(std::move(owned));
+    }
+    returned_.notify_one();
   }
   std::mutex mutex_;
+  std::condition_variable returned_;
+  size_t out_ = 0;
   std::vector<std::unique_ptr<std::vector<uint8_t>>> free_;
 };
 

@@ -16,8 +16,9 @@
 //   replay_msgs_per_s  the same messages recorded with bag::BagWriter (zstd, 1 MiB chunks: what
 //                      `limbic record` writes), then played by bag::Player at rate 0 (what `limbic
 //                      play --rate 0` runs: open, map, decompress and check CRCs on its read-ahead
-//                      thread, select, send with Node::SendRaw) through a fresh broker to the same
-//                      counting subscriber; from the start of the pass to the last arrival.
+//                      thread, select, send with Node::SendShared, i.e. from the chunk without a
+//                      copy) through a fresh broker to the same counting subscriber; from the start
+//                      of the pass to the last arrival.
 //   ratio              replay / broker, each the best of kRounds (5) alternated runs; ratio_min,
 //                      ratio_median, ratio_max: over the per-round pairs, each pair run back to back
 //                      (the median is the steadiest figure on a shared machine, the spread shows
@@ -241,9 +242,9 @@ void BM_ReplayVsBroker(benchmark::State& state) {
     zmq::context_t context(1);
     bus::Node node(context, rig.address(), FastNode("limbic-play"));
     const double rate = rig.Run(node, warm, count, [&] {
-      bag::Player player({path}, {.rate = 0}, [&](const std::string& topic, std::span<const uint8_t> data) {
-        node.SendRaw(topic, data.data(), data.size());
-      });
+      bag::Player player({path}, {.rate = 0},
+                         [&](const std::string& topic, std::span<const uint8_t> data,
+                             const std::shared_ptr<const void>& owner) { node.SendShared(topic, data, owner); });
       const std::atomic<bool> stop{false};
       const auto problems = player.PlayPass(stop);
       if (!problems.empty()) state.SkipWithError(problems.front().c_str());
@@ -272,7 +273,9 @@ void BM_ReplayVsBroker(benchmark::State& state) {
     {
       uint64_t bytes = 0;
       bag::Player player({path}, {.rate = 0},
-                         [&](const std::string&, std::span<const uint8_t> data) { bytes += data.size(); });
+                         [&](const std::string&, std::span<const uint8_t> data, const std::shared_ptr<const void>&) {
+                           bytes += data.size();
+                         });
       const std::atomic<bool> stop{false};
       const double cpu0 = ProcessCpuS();
       player.PlayPass(stop);
@@ -306,12 +309,14 @@ BENCHMARK(BM_ReplayVsBroker)
 // One side of BM_ReplayVsBroker alone, repeated, so a profiler sees it apart from the other:
 //   perf record -g build/bench/replay_bench --benchmark_filter='Through/1024/100000/1'
 // Args: message size, count, what (0: the prebuilt publisher, 1: the player of a zstd recording, 2:
-// the same player without its read-ahead thread).
+// the same player without its read-ahead thread, 3: the prebuilt publisher sending without a copy,
+// Node::SendShared, as the player does: how much of the difference is the copy).
 // msgs_per_s: the best run; cpu_us: process CPU per message delivered, the least of the runs.
 void BM_Through(benchmark::State& state) {
   const size_t size = static_cast<size_t>(state.range(0));
   const int count = static_cast<int>(state.range(1));
-  const bool replay = state.range(2) >= 1, read_ahead = state.range(2) == 1;
+  const bool replay = state.range(2) == 1 || state.range(2) == 2, read_ahead = state.range(2) == 1;
+  const bool shared = state.range(2) == 3;
   const auto messages = Messages(size, count);
   const std::vector<uint8_t> warm = Messages(size, 1)[0];
   const std::string path =
@@ -329,14 +334,19 @@ void BM_Through(benchmark::State& state) {
     zmq::context_t context(1);
     bus::Node node(context, rig.address(), FastNode(replay ? "limbic-play" : "bench"));
     const double rate = rig.Run(node, warm, count, [&] {
+      if (shared) {
+        // One owner for them all (a chunk's messages share theirs), never freed: they outlive the run.
+        const std::shared_ptr<const void> owner(&messages, [](const void*) {});
+        for (const auto& m : messages) node.SendShared(kTopic, m, owner);
+        return;
+      }
       if (!replay) {
         for (const auto& m : messages) node.SendRaw(kTopic, m.data(), m.size());
         return;
       }
       bag::Player player({path}, {.rate = 0, .read_ahead = read_ahead},
-                         [&](const std::string& topic, std::span<const uint8_t> data) {
-                           node.SendRaw(topic, data.data(), data.size());
-                         });
+                         [&](const std::string& topic, std::span<const uint8_t> data,
+                             const std::shared_ptr<const void>& owner) { node.SendShared(topic, data, owner); });
       const std::atomic<bool> stop{false};
       player.PlayPass(stop);
     });
@@ -350,10 +360,10 @@ void BM_Through(benchmark::State& state) {
   std::filesystem::remove(path);
   state.counters["msgs_per_s"] = best;
   state.counters["cpu_us"] = cpu * 1e6;
-  state.SetLabel(!replay ? "broker" : read_ahead ? "replay" : "replay, no read-ahead");
+  state.SetLabel(shared ? "broker, shared" : !replay ? "broker" : read_ahead ? "replay" : "replay, no read-ahead");
 }
 BENCHMARK(BM_Through)
-    ->ArgsProduct({{64, 1024}, {100000}, {0, 1, 2}})
+    ->ArgsProduct({{64, 1024}, {100000}, {0, 1, 2, 3}})
     ->Iterations(3)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
@@ -380,7 +390,9 @@ void BM_PlayerAlone(benchmark::State& state) {
   double cpu = 0, sender_cpu = 0;
   for (auto _ : state) {
     bag::Player player({path}, {.rate = 0, .read_ahead = read_ahead},
-                       [&](const std::string&, std::span<const uint8_t> data) { bytes += data.size(); });
+                       [&](const std::string&, std::span<const uint8_t> data, const std::shared_ptr<const void>&) {
+                         bytes += data.size();
+                       });
     const std::atomic<bool> stop{false};
     const double cpu0 = ProcessCpuS(), thread0 = ThreadCpuS();
     player.PlayPass(stop);

@@ -4,10 +4,12 @@
 #include <netdb.h>
 #include <sys/socket.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <random>
 #include <stdexcept>
+#include <utility>
 
 #include "common/bus/local_bus.hpp"
 #include "messages/validate.hpp"
@@ -163,8 +165,23 @@ Node::Node(LocalBus& bus, NodeOptions options) : options_(std::move(options)), l
   local_->Attach(this);
 }
 
+struct Node::SharedHold {
+  std::shared_ptr<const void> owner;
+  std::atomic<size_t> refs;
+};
+
+void Node::Unhold(SharedHold* hold) {
+  // acq_rel: the last one out sees every other holder's reads of the bytes finished before it frees.
+  if (hold != nullptr && hold->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete hold;
+}
+
+// ZeroMQ's free function for a shared frame: called once, on ZeroMQ's I/O thread (written or
+// discarded) or on the sending thread (a send that failed).
+void Node::ReleaseShared(void* /*data*/, void* hint) { Unhold(static_cast<SharedHold*>(hint)); }
+
 Node::~Node() {
   if (local_) local_->Detach(this);
+  Unhold(shared_hold_);  // frames still queued keep their owner until ZeroMQ lets them go
 }
 
 void Node::Enqueue(const std::string& topic, const uint8_t* data, size_t size) {
@@ -223,6 +240,37 @@ void Node::SendRaw(const std::string& topic, const void* data, size_t size) {
     pub_.send(zmq::buffer(topic), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
     pub_.send(zmq::const_buffer(data, size), zmq::send_flags::dontwait);
   }
+  CountSent(topic, size);
+}
+
+void Node::SendShared(const std::string& topic, std::span<const uint8_t> data, std::shared_ptr<const void> owner) {
+  if (local_mode_ || owner == nullptr || data.size() < kMinSharedBytes) {
+    SendRaw(topic, data.data(), data.size());
+    return;
+  }
+  // Same owner as the last send (the same control block, e.g. the next message of one chunk): one
+  // more count on its hold instead of a new allocation per message.
+  if (shared_hold_ == nullptr || shared_hold_->owner.owner_before(owner) || owner.owner_before(shared_hold_->owner)) {
+    Unhold(shared_hold_);
+    shared_hold_ = new SharedHold{std::move(owner), 1};
+  }
+  shared_hold_->refs.fetch_add(1, std::memory_order_relaxed);  // the frame's; the node holds one already
+  // From here the frame owns that count: a failed send closes it (ReleaseShared), a sent one is
+  // released by ZeroMQ when done with it.
+  zmq::message_t payload(const_cast<uint8_t*>(data.data()), data.size(), &Node::ReleaseShared, shared_hold_);
+  try {
+    pub_.send(zmq::buffer(topic), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
+    pub_.send(payload, zmq::send_flags::dontwait);
+  } catch (...) {
+    // A socket that can no longer send (its context shut down) will not take the next one either:
+    // the node lets go of the owner now rather than at its end.
+    Unhold(std::exchange(shared_hold_, nullptr));
+    throw;
+  }
+  CountSent(topic, data.size());
+}
+
+void Node::CountSent(const std::string& topic, size_t size) {
   auto& c = sent_[topic];
   ++c.messages;
   c.bytes += size;

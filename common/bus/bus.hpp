@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
@@ -192,6 +193,17 @@ class Node {
 
   // Sends raw bytes (tools and tests: `limbic pub`, fuzzing the broker). No checks.
   void SendRaw(const std::string& topic, const void* data, size_t size);
+  // As SendRaw, without copying the payload: ZeroMQ reads `data` where it lies, and `owner` (whatever
+  // keeps those bytes alive, e.g. a decompressed chunk of a recording) is held until ZeroMQ has
+  // written or discarded the message, which may be after this call and after this node is gone. The
+  // bytes must not change while held. One reference is taken per run of sends with the same owner,
+  // not per message; the node keeps its reference on the last owner until a send with another one,
+  // a failed send or its end. A null owner, a LocalBus or a payload under kMinSharedBytes is copied
+  // as by SendRaw (below it a copy costs less than the reference count crossing to ZeroMQ's I/O
+  // thread). Throws zmq::error_t as SendRaw does (e.g. ETERM once the context is shut down), having
+  // released `owner`.
+  void SendShared(const std::string& topic, std::span<const uint8_t> data, std::shared_ptr<const void> owner);
+  static constexpr size_t kMinSharedBytes = 256;
 
   const std::string& name() const { return options_.name; }
   const std::map<std::string, TopicCounters>& received() const { return received_; }
@@ -244,6 +256,13 @@ class Node {
   TopicCounters& Received(const std::string& topic);  // received_[topic], capped
   void ResendLatched();
   void SendSubscription(const std::string& prefix);  // to the broker: "\x01PREFIX"
+  void CountSent(const std::string& topic, size_t size);
+
+  // SendShared's hold on one owner: a count of the messages ZeroMQ still has from it, plus one while
+  // it is the node's current owner; whoever takes it to zero deletes it (and so releases the owner).
+  struct SharedHold;
+  static void ReleaseShared(void* data, void* hint);
+  static void Unhold(SharedHold* hold);
 
   struct Queued {
     std::string topic;
@@ -268,6 +287,7 @@ class Node {
   std::chrono::steady_clock::time_point next_latched_resend_;
   std::chrono::steady_clock::time_point next_keepalive_;
   std::function<void(const std::string&)> send_observer_;
+  SharedHold* shared_hold_ = nullptr;  // the last owner given to SendShared
 };
 
 template <typename T>

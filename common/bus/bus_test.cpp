@@ -3,11 +3,15 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <set>
+#include <span>
 #include <thread>
+#include <vector>
 
 #include "common/bus/broker.hpp"
 
@@ -72,9 +76,11 @@ class BusFixture : public ::testing::Test {
     broker_ = std::make_unique<Broker>(context_, options);
     thread_ = std::thread([this] { broker_->Run(stop_); });
   }
-  void TearDown() override {
+  void TearDown() override { StopBroker(); }
+  // After this the broker's counts can be read without racing its thread.
+  void StopBroker() {
     stop_ = true;
-    thread_.join();
+    if (thread_.joinable()) thread_.join();
   }
   // Polls every node until `done` holds or the deadline passes.
   template <typename Done>
@@ -405,6 +411,195 @@ TEST(BusAlignment, EveryReceivedPayloadIsAlignedForFlatBuffers) {
   ASSERT_GE(sizes.size(), 3u) << "too few payload sizes arrived to shift their offsets";
   EXPECT_EQ(misaligned, 0) << "of " << received;
   EXPECT_DOUBLE_EQ(odometry_sum, 0.25 * received);
+}
+
+// Node::SendShared (issue 17: a player sends straight from its decompressed chunk). An owner that scribbles over its
+// bytes when released: a frame ZeroMQ read after the release would arrive scribbled and fail verification.
+struct ScribbledOnRelease {
+  std::vector<uint8_t> bytes;
+  std::atomic<int>* released;
+  ~ScribbledOnRelease() {
+    std::fill(bytes.begin(), bytes.end(), uint8_t{0xDD});
+    released->fetch_add(1);
+  }
+};
+
+// An ObstacleSet of `points` points whose first point's x is `marker`, from `source`, sequence `seq`.
+std::vector<uint8_t> MarkedObstacles(double marker, uint64_t seq, size_t points, const char* source = "shared") {
+  flatbuffers::FlatBufferBuilder fbb(points * 16 + 256);
+  auto header = msg::CreateHeaderDirect(fbb, 0, 0, seq, source, false, 7);
+  std::vector<msg::Vec2> v(points, msg::Vec2(0.5, 0.5));
+  v.front() = msg::Vec2(marker, 0.0);
+  fbb.Finish(msg::CreateObstacleSetDirect(fbb, header, &v, nullptr, 0),
+             messages::Traits<msg::ObstacleSet>::kIdentifier);
+  return {fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()};
+}
+
+// Over ipc, as `limbic play` reaches its broker: ZeroMQ's I/O thread reads the frame where it lies and writes it to
+// the socket. (Over inproc the broker would read the caller's bytes itself, handed over through libzmq's pipes,
+// which TSan cannot see: see tests/sanitizers/tsan.supp.)
+class SharedSendFixture : public BusFixture {
+ protected:
+  SharedSendFixture() { address_ = "ipc:///tmp/limbic-bus-test-shared-" + std::to_string(getpid()); }
+};
+
+// Chunks of `per_owner` messages, as a recording's decompressed chunk holds them: one buffer, each message at an
+// 8-aligned offset. Returns each message's span.
+std::shared_ptr<ScribbledOnRelease> PackChunk(const std::vector<std::vector<uint8_t>>& messages,
+                                              std::atomic<int>* released,
+                                              std::vector<std::span<const uint8_t>>* spans) {
+  auto chunk = std::make_shared<ScribbledOnRelease>();
+  chunk->released = released;
+  std::vector<size_t> offsets;
+  for (const auto& m : messages) {
+    offsets.push_back(chunk->bytes.size());
+    chunk->bytes.insert(chunk->bytes.end(), m.begin(), m.end());
+    chunk->bytes.resize((chunk->bytes.size() + 7) / 8 * 8);
+  }
+  spans->clear();
+  for (size_t i = 0; i < messages.size(); ++i)
+    spans->emplace_back(chunk->bytes.data() + offsets[i], messages[i].size());
+  return chunk;
+}
+
+TEST_F(SharedSendFixture, SharedPayloadsArriveIntactAndTheirOwnerLivesUntilZeroMqIsDone) {
+  Node pub_node(context_, address_, {.name = "shared"});
+  Node sub_node(context_, address_, {.name = "listener"});
+  std::vector<double> markers;
+  bool warm = false;
+  sub_node.Subscribe<msg::ObstacleSet>("r1/shared", [&](const Message<msg::ObstacleSet>& m) {
+    const double marker = m.msg.points()->Get(0)->x();
+    if (marker < 0) {
+      warm = true;  // a warm-up message
+    } else {
+      markers.push_back(marker);
+    }
+  });
+  std::atomic<int> released{0};
+  std::vector<std::span<const uint8_t>> spans;
+  uint64_t seq = 0;
+  // Slow joiner: warm-up chunks of one message (marker -1) until one arrives.
+  ASSERT_TRUE(PollUntil({&sub_node}, [&] {
+    auto warm_chunk = PackChunk({MarkedObstacles(-1, ++seq, 64)}, &released, &spans);
+    pub_node.SendShared("r1/shared", spans[0], warm_chunk);
+    return warm;
+  }));
+  const int warm_chunks = static_cast<int>(seq);
+  // 20 chunks of 10 messages of about 4 KiB; the caller lets go of each chunk as soon as it is sent.
+  constexpr int kChunks = 20, kPerChunk = 10;
+  std::vector<std::weak_ptr<ScribbledOnRelease>> chunks;
+  for (int c = 0; c < kChunks; ++c) {
+    std::vector<std::vector<uint8_t>> messages;
+    for (int i = 0; i < kPerChunk; ++i) messages.push_back(MarkedObstacles(c * kPerChunk + i, ++seq, 256));
+    auto chunk = PackChunk(messages, &released, &spans);
+    ASSERT_GE(spans[0].size(), Node::kMinSharedBytes);
+    for (const auto& span : spans) pub_node.SendShared("r1/shared", span, chunk);
+    chunks.push_back(chunk);
+    chunk.reset();
+    // The node holds its last owner: released by the caller, it is not freed under ZeroMQ's feet.
+    EXPECT_FALSE(chunks.back().expired());
+  }
+  ASSERT_TRUE(PollUntil({&sub_node}, [&] { return markers.size() >= kChunks * kPerChunk; }));
+  ASSERT_EQ(markers.size(), size_t{kChunks * kPerChunk});
+  for (int i = 0; i < kChunks * kPerChunk; ++i) EXPECT_EQ(markers[static_cast<size_t>(i)], i) << "message " << i;
+  EXPECT_EQ(sub_node.TotalDrops(), 0u);
+  StopBroker();
+  EXPECT_EQ(broker_->counts().at("r1/shared").TotalDrops(), 0u);
+  EXPECT_EQ(pub_node.sent().at("r1/shared").messages, seq);
+  // Every chunk but the node's current one goes once ZeroMQ has written it; that one goes with the node.
+  const auto deadline = std::chrono::steady_clock::now() + 3s;
+  while (released.load() < warm_chunks + kChunks - 1 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(1ms);
+  EXPECT_EQ(released.load(), warm_chunks + kChunks - 1);
+  EXPECT_FALSE(chunks.back().expired());
+}
+
+TEST_F(SharedSendFixture, SmallOrOwnerlessSharedPayloadsAreCopied) {
+  Node pub_node(context_, address_, {.name = "shared"});
+  Node sub_node(context_, address_, {.name = "listener"});
+  std::vector<double> markers;
+  sub_node.Subscribe<msg::ObstacleSet>(
+      "r1/small", [&](const Message<msg::ObstacleSet>& m) { markers.push_back(m.msg.points()->Get(0)->x()); });
+  std::atomic<int> released{0};
+  std::vector<std::span<const uint8_t>> spans;
+  uint64_t seq = 0;
+  ASSERT_TRUE(PollUntil({&sub_node}, [&] {
+    auto small = PackChunk({MarkedObstacles(-1, ++seq, 1)}, &released, &spans);
+    EXPECT_LT(spans[0].size(), Node::kMinSharedBytes);
+    pub_node.SendShared("r1/small", spans[0], small);
+    return !markers.empty();
+  }));
+  // Copied: nothing held, each owner freed (and scribbled) on the spot.
+  EXPECT_EQ(released.load(), static_cast<int>(seq));
+  const auto big = MarkedObstacles(7, ++seq, 256);
+  pub_node.SendShared("r1/small", big, nullptr);  // no owner: copied
+  ASSERT_TRUE(PollUntil({&sub_node}, [&] { return markers.back() == 7; }));
+  EXPECT_EQ(sub_node.TotalDrops(), 0u);
+}
+
+TEST_F(SharedSendFixture, HugeSharedPayloadsAreForwardedOrDroppedAndTheirOwnerReleased) {
+  std::atomic<int> released{0};
+  std::weak_ptr<ScribbledOnRelease> huge_owner;
+  double marker = 0;
+  size_t big_size = 0;
+  {
+    Node pub_node(context_, address_, {.name = "shared"});
+    Node sub_node(context_, address_, {.name = "listener"});
+    sub_node.Subscribe<msg::ObstacleSet>("r1/huge", [&](const Message<msg::ObstacleSet>& m) {
+      marker = m.msg.points()->Get(0)->x();
+      big_size = m.size;
+    });
+    std::vector<std::span<const uint8_t>> spans;
+    uint64_t seq = 0;
+    ASSERT_TRUE(PollUntil({&sub_node}, [&] {
+      auto warm = PackChunk({MarkedObstacles(-1, ++seq, 64)}, &released, &spans);
+      pub_node.SendShared("r1/huge", spans[0], warm);
+      return marker == -1;
+    }));
+    // 4 MiB: far beyond ZeroMQ's 8 KiB batches, written from where it lies; it arrives whole.
+    auto big = PackChunk({MarkedObstacles(4, ++seq, 256 * 1024)}, &released, &spans);
+    pub_node.SendShared("r1/huge", spans[0], big);
+    const size_t sent_size = spans[0].size();
+    big.reset();
+    ASSERT_TRUE(PollUntil(
+        {&sub_node}, [&] { return marker == 4; }, 10s));
+    EXPECT_EQ(big_size, sent_size);
+    // Beyond the payload cap: the broker drops and counts it; the sender's owner goes all the same.
+    auto over = std::make_shared<ScribbledOnRelease>();
+    over->released = &released;
+    over->bytes.assign(messages::kMaxPayloadBytes + 1, 0);
+    pub_node.SendShared("r1/huge", over->bytes, over);
+    huge_owner = over;
+    over.reset();
+    // A small one after it: once that has arrived, the broker has dealt with the one before.
+    auto after = PackChunk({MarkedObstacles(5, ++seq, 64)}, &released, &spans);
+    pub_node.SendShared("r1/huge", spans[0], after);
+    ASSERT_TRUE(PollUntil(
+        {&sub_node}, [&] { return marker == 5; }, 10s));
+    StopBroker();
+    EXPECT_EQ(broker_->counts().at("r1/huge").drops_oversize, 1u);
+    EXPECT_EQ(sub_node.TotalDrops(), 0u);
+  }
+  // The nodes are gone; whatever ZeroMQ still held is let go when it closes their sockets.
+  const auto deadline = std::chrono::steady_clock::now() + 5s;
+  while (!huge_owner.expired() && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(1ms);
+  EXPECT_TRUE(huge_owner.expired());
+}
+
+TEST(BusNode, SharedSendOnAShutDownContextThrowsAndReleasesTheOwner) {
+  zmq::context_t context;
+  Node node(context, "inproc://nobody-here", {.name = "shared"});
+  std::atomic<int> released{0};
+  auto owner = std::make_shared<ScribbledOnRelease>();
+  owner->released = &released;
+  owner->bytes.assign(4096, 1);
+  std::weak_ptr<ScribbledOnRelease> watch = owner;
+  context.shutdown();  // what a process does on its way out: every socket of the context refuses (ETERM)
+  const std::span<const uint8_t> bytes = owner->bytes;
+  EXPECT_THROW(node.SendShared("r1/closed", bytes, std::move(owner)), zmq::error_t);
+  EXPECT_TRUE(watch.expired());
+  EXPECT_EQ(released.load(), 1);
+  EXPECT_EQ(node.sent().count("r1/closed"), 0u);
 }
 
 }  // namespace

@@ -2,9 +2,11 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <random>
 #include <system_error>
 #include <tuple>
@@ -466,6 +468,49 @@ TEST(McapReader, ReadsFromMemoryAsFromTheFile) {
   const std::vector<uint8_t> garbage{1, 2, 3};
   EXPECT_THROW(Reader(std::span<const uint8_t>(garbage), "garbage"), FormatError);
   std::filesystem::remove(path);
+}
+
+// A player sends messages straight from the chunk (bus::Node::SendShared), holding MessageView::owner until ZeroMQ
+// is done with them, which may be after the pass and the reader: while held, the bytes stay alive and unchanged (a
+// recycled chunk buffer is never written while anyone holds it, an unmapped file never read). Every message of the
+// file is kept here, the reader destroyed, and then every message compared (ASan sees a read of a freed buffer, a
+// read of an unmapped file faults).
+TEST(McapReader, OwnerKeepsEveryMessageAliveAndUnchangedAfterThePassAndTheReader) {
+  for (const Compression compression : {Compression::kNone, Compression::kZstd, Compression::kLz4}) {
+    for (const ReadAhead read_ahead : {ReadAhead::kNone, ReadAhead::kThread}) {
+      SCOPED_TRACE(std::string(CompressionName(compression)) + (read_ahead == ReadAhead::kThread ? " read-ahead" : ""));
+      const std::string path = TempPath("owner.mcap");
+      WriteSample(path, compression);  // about 25 chunks: more than the reader lets out at once
+      std::vector<std::pair<std::span<const uint8_t>, std::shared_ptr<const void>>> kept;
+      {
+        Reader r(path);
+        const ScanResult result = r.ReadMessages(
+            [&](const MessageView& m) {
+              EXPECT_NE(m.owner, nullptr);
+              kept.emplace_back(m.data, m.owner);
+              return true;
+            },
+            read_ahead);
+        ASSERT_TRUE(result.complete);
+      }
+      std::filesystem::remove(path);  // and the file itself is gone
+      ASSERT_EQ(kept.size(), size_t{kMessages});
+      for (int i = 0; i < kMessages; ++i) {
+        const auto expected = Payload(i);
+        ASSERT_TRUE(std::equal(kept[i].first.begin(), kept[i].first.end(), expected.begin(), expected.end()))
+            << "message " << i;
+      }
+    }
+  }
+  // Over the caller's bytes the reader cannot keep anything alive: in-place chunks come without an owner.
+  const std::string path = TempPath("owner_memory.mcap");
+  WriteSample(path, Compression::kNone);
+  const auto bytes = ReadAll(path);
+  std::filesystem::remove(path);
+  Reader memory(std::span<const uint8_t>(bytes), "memory.mcap");
+  int with_owner = 0;
+  memory.ReadMessages([&](const MessageView& m) { return with_owner += m.owner != nullptr, true; });
+  EXPECT_EQ(with_owner, 0);
 }
 
 TEST(McapReader, CorruptSummaryIsDetectedByItsCrc) {

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
@@ -127,11 +128,59 @@ std::string Hex(uint32_t v) {
 struct Unit {
   enum class Kind { kRecords, kChunk, kEnd, kError };
   Kind kind = Kind::kRecords;
-  uint64_t at = 0;                   // file offset of the first record, or of the Chunk record
-  uint64_t end = 0;                  // kRecords: file offset just after the last record
-  std::span<const uint8_t> records;  // kChunk: its records (in `buffer`, or in the file when uncompressed)
-  std::vector<uint8_t> buffer;       // kept between units so its capacity is reused
-  std::optional<FormatError> error;  // kError
+  uint64_t at = 0;                               // file offset of the first record, or of the Chunk record
+  uint64_t end = 0;                              // kRecords: file offset just after the last record
+  std::span<const uint8_t> records;              // kChunk: its records (in `buffer`, or in the file when uncompressed)
+  std::shared_ptr<std::vector<uint8_t>> buffer;  // a decompressed chunk, from the BufferPool
+  std::shared_ptr<const void> owner;             // what keeps the records alive: `buffer` or the mapping
+  std::optional<FormatError> error;              // kError
+};
+
+// Decompressed chunk buffers, recycled. A buffer goes back to the pool when its last holder lets go
+// (the unit that read it, or a frame a player handed to ZeroMQ straight from it, on ZeroMQ's I/O
+// thread), so a pass allocates a few and then reuses their capacity. The mutex also orders the last
+// holder's reads of a buffer before the next writer's decompression into it.
+//
+// At most kMaxOut buffers are out at once: a player at --rate 0 outruns its broker, and without a
+// bound it would decompress the whole recording into ZeroMQ's queue (fresh memory, page faults and
+// all, about as much work as the copies it saved). Past the bound Take waits for one to come back,
+// which paces the reading to the broker, but never longer than kMaxWait at a time: a stalled
+// consumer slows a pass down, it cannot hang it (a stop asked for is seen at the next message).
+class BufferPool : public std::enable_shared_from_this<BufferPool> {
+ public:
+  std::shared_ptr<std::vector<uint8_t>> Take() {
+    std::unique_ptr<std::vector<uint8_t>> buffer;
+    {
+      std::unique_lock lock(mutex_);
+      if (out_ >= kMaxOut) returned_.wait_for(lock, kMaxWait, [&] { return out_ < kMaxOut; });
+      ++out_;
+      if (!free_.empty()) {
+        buffer = std::move(free_.back());
+        free_.pop_back();
+      }
+    }
+    if (!buffer) buffer = std::make_unique<std::vector<uint8_t>>();
+    return {buffer.release(), [pool = shared_from_this()](std::vector<uint8_t>* b) { pool->Give(b); }};
+  }
+
+ private:
+  // Enough for the read-ahead's three units, the one a sending node holds on to and a dozen in
+  // ZeroMQ's queue (16 MiB with limbic's 1 MiB chunks).
+  static constexpr size_t kMaxOut = 16;
+  static constexpr std::chrono::milliseconds kMaxWait{20};
+  void Give(std::vector<uint8_t>* buffer) {
+    std::unique_ptr<std::vector<uint8_t>> owned(buffer);
+    {
+      std::lock_guard lock(mutex_);
+      --out_;
+      if (free_.size() < kMaxOut) free_.push_back(std::move(owned));
+    }
+    returned_.notify_one();
+  }
+  std::mutex mutex_;
+  std::condition_variable returned_;
+  size_t out_ = 0;
+  std::vector<std::unique_ptr<std::vector<uint8_t>>> free_;
 };
 
 // Walks the data section (record framing, chunk decompression, chunk and data-section CRCs): all
@@ -139,11 +188,15 @@ struct Unit {
 // its own. Every bound is checked here; the units it yields can be walked without checks on length.
 class DataWalker {
  public:
-  DataWalker(const uint8_t* data, uint64_t size) : data_(data), size_(size) {}
+  // `mapping` keeps `data` alive (null: the caller's bytes).
+  DataWalker(const uint8_t* data, uint64_t size, std::shared_ptr<const void> mapping)
+      : data_(data), size_(size), mapping_(std::move(mapping)) {}
 
-  // Fills `u` with the next unit (its buffer reused). After kEnd or kError there is nothing more.
+  // Fills `u` with the next unit. After kEnd or kError there is nothing more.
   void Next(Unit* u) {
     u->records = {};
+    u->buffer.reset();  // back to the pool unless a player still sends from it
+    u->owner = mapping_;
     u->error.reset();
     if (pending_error_) {
       u->kind = Unit::Kind::kError;
@@ -231,12 +284,14 @@ class DataWalker {
     if (compression.empty() && records.size() == uncompressed_size) {
       u->records = records;  // read in place: no copy
     } else {
+      u->buffer = pool_->Take();
       try {
-        decompressor_.Decompress(compression, records, uncompressed_size, &u->buffer);
+        decompressor_.Decompress(compression, records, uncompressed_size, u->buffer.get());
       } catch (const std::runtime_error& e) {
         throw FormatError(at_, std::string("chunk cannot be decompressed: ") + e.what());
       }
-      u->records = u->buffer;
+      u->records = *u->buffer;
+      u->owner = u->buffer;
     }
     if (uncompressed_crc != 0) {
       const uint32_t crc = Crc32(0, u->records.data(), u->records.size());
@@ -263,6 +318,8 @@ class DataWalker {
   const uint8_t* data_;
   uint64_t size_;
   uint64_t at_ = sizeof(kMagic);
+  std::shared_ptr<const void> mapping_;
+  std::shared_ptr<BufferPool> pool_ = std::make_shared<BufferPool>();
   Decompressor decompressor_;
   std::optional<FormatError> pending_error_;
 };
@@ -341,7 +398,8 @@ Reader::Reader(const std::string& path) : path_(path) {
       throw std::system_error(e, std::generic_category(), "cannot map " + path);
     }
     data_ = static_cast<const uint8_t*>(p);
-    mapped_ = true;
+    const uint64_t size = size_;
+    mapping_ = std::shared_ptr<const void>(p, [size](const void* m) { ::munmap(const_cast<void*>(m), size); });
   }
   ::close(fd);
   Init();
@@ -366,16 +424,13 @@ void Reader::Init() {
     profile_ = header.String();
     library_ = header.String();
   } catch (...) {
-    if (mapped_) ::munmap(const_cast<uint8_t*>(data_), size_);
-    mapped_ = false;
+    mapping_.reset();
     throw;
   }
   ReadSummary();
 }
 
-Reader::~Reader() {
-  if (mapped_) ::munmap(const_cast<uint8_t*>(data_), size_);
-}
+Reader::~Reader() = default;  // the mapping goes with its last holder
 
 void Reader::ReadSummary() {
   // Footer: opcode, length 20, summary_start, summary_offset_start, summary_crc; then the magic.
@@ -463,6 +518,7 @@ void Reader::ReadSummary() {
 }
 
 bool Reader::HandleRecord(uint8_t op, const uint8_t* content, uint64_t length, uint64_t at,
+                          const std::shared_ptr<const void>& owner,
                           const std::function<bool(const MessageView&)>& on_message, ScanResult* result) {
   switch (static_cast<Opcode>(op)) {
     case Opcode::kSchema: {
@@ -486,7 +542,7 @@ bool Reader::HandleRecord(uint8_t op, const uint8_t* content, uint64_t length, u
         throw FormatError(at, "message on channel " + std::to_string(channel_id) + " before its Channel record");
       }
       ++result->messages;
-      return on_message(MessageView{it->second, sequence, log_time, publish_time, c.Rest()});
+      return on_message(MessageView{it->second, sequence, log_time, publish_time, c.Rest(), owner});
     }
     default:
       return true;  // indexes, attachments, metadata, records of later versions
@@ -502,7 +558,7 @@ ScanResult Reader::ReadMessages(const std::function<bool(const MessageView&)>& o
         // Framing checked by the walker.
         for (uint64_t at = u.at; at < u.end;) {
           const uint64_t length = LoadU64(data_ + at + 1);
-          if (!HandleRecord(data_[at], data_ + at + 9, length, at, on_message, &result)) return false;
+          if (!HandleRecord(data_[at], data_ + at + 9, length, at, u.owner, on_message, &result)) return false;
           at += 9 + length;
         }
         return true;
@@ -511,7 +567,7 @@ ScanResult Reader::ReadMessages(const std::function<bool(const MessageView&)>& o
         bool go_on = true;
         for (uint64_t inner = 0; go_on && inner < u.records.size();) {
           const uint64_t inner_length = LoadU64(p + inner + 1);
-          go_on = HandleRecord(p[inner], p + inner + 9, inner_length, u.at, on_message, &result);
+          go_on = HandleRecord(p[inner], p + inner + 9, inner_length, u.at, u.owner, on_message, &result);
           inner += 9 + inner_length;
         }
         ++result.chunks;
@@ -528,7 +584,7 @@ ScanResult Reader::ReadMessages(const std::function<bool(const MessageView&)>& o
   };
   try {
     if (read_ahead == ReadAhead::kNone) {
-      DataWalker walker(data_, size_);
+      DataWalker walker(data_, size_, mapping_);
       Unit u;
       do walker.Next(&u);
       while (consume(u));
@@ -538,7 +594,7 @@ ScanResult Reader::ReadMessages(const std::function<bool(const MessageView&)>& o
     // end, damage, the callback asking to stop, an exception) stops and joins it.
     UnitQueue queue;
     std::exception_ptr walker_failure;
-    DataWalker walker(data_, size_);
+    DataWalker walker(data_, size_, mapping_);
     std::thread walking([&] {
       while (auto u = queue.TakeFree()) {
         try {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -23,7 +24,11 @@ struct MessageView {
   uint32_t sequence;
   uint64_t log_time;
   uint64_t publish_time;
-  std::span<const uint8_t> data;  // valid during the callback only
+  std::span<const uint8_t> data;  // valid during the callback only, unless `owner` is kept
+  // What keeps `data` alive and unchanged after the callback, as long as a copy of it is held: the
+  // decompressed chunk or the file's mapping (bus::Node::SendShared sends from it without a copy).
+  // Null for a Reader over the caller's bytes, whose lifetime it cannot extend.
+  const std::shared_ptr<const void>& owner;
 };
 
 // What the summary section says (present only when the footer and the summary CRC are intact).
@@ -87,12 +92,15 @@ class Reader {
   // Handles one record of the data section or of a chunk; returns false if the callback asked to
   // stop.
   bool HandleRecord(uint8_t op, const uint8_t* content, uint64_t length, uint64_t at,
-                    const std::function<bool(const MessageView&)>& on_message, ScanResult* result);
+                    const std::shared_ptr<const void>& owner, const std::function<bool(const MessageView&)>& on_message,
+                    ScanResult* result);
 
   std::string path_;
   const uint8_t* data_ = nullptr;
   uint64_t size_ = 0;
-  bool mapped_ = false;  // data_ is our mmap (else the caller's bytes)
+  // Our mmap of the file, unmapped when the last holder lets go (the reader, or messages sent from
+  // it); null over the caller's bytes.
+  std::shared_ptr<const void> mapping_;
   std::string profile_, library_;
   std::optional<Summary> summary_;
   std::optional<FormatError> summary_error_;

@@ -64,7 +64,7 @@ std::vector<std::string> Player::PlayPass(const std::atomic<bool>& stop) {
       const int64_t elapsed = static_cast<int64_t>(m.log_time - *first_time);
       while ((tick_ - pass_first_tick) * options_.period_ns <= elapsed) tick_fn_(tick_++);
     }
-    send_(m.topic, m.data);
+    send_(m.topic, m.data, m.owner);
     ++played_;
     return true;
   });

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -28,7 +29,11 @@ struct PlayOptions {
 
 class Player {
  public:
-  using SendFn = std::function<void(const std::string& topic, std::span<const uint8_t> data)>;
+  // `owner` keeps `data` alive past the call as long as a copy of it is held (a chunk of the
+  // recording or the file's mapping): a bus sends from it without copying (bus::Node::SendShared).
+  // Null: `data` is valid during the call only.
+  using SendFn = std::function<void(const std::string& topic, std::span<const uint8_t> data,
+                                    const std::shared_ptr<const void>& owner)>;
   // Tick number, counted on across passes so a looping clock never runs backwards.
   using TickFn = std::function<void(int64_t tick)>;
 

@@ -63,6 +63,7 @@ std::vector<std::string> ForEachMessage(const std::vector<std::string>& files, c
     throw std::invalid_argument("--start is after --end");
   }
   static const std::string kUnknown = "?";
+  static const std::shared_ptr<const void> kNoOwner;
   std::vector<std::string> problems;
   std::optional<uint64_t> first;
   const bool timed = options.start_s || options.end_s;
@@ -98,8 +99,10 @@ std::vector<std::string> ForEachMessage(const std::vector<std::string>& files, c
           if (c.state == ChannelState::kLeftOut) return true;
           std::span<const uint8_t> data = m.data;
           if (options.aligned) data = {aligned.Align(m.data.data(), m.data.size()), m.data.size()};
+          // A copy made to align it lives only until the next message: no owner to keep.
+          const auto& owner = data.data() == m.data.data() ? m.owner : kNoOwner;
           go_on = fn(BagMessage{m.channel.topic, c.type ? *c.type : kUnknown, m.channel.message_encoding, m.sequence,
-                                m.log_time, m.publish_time, data});
+                                m.log_time, m.publish_time, data, owner});
           return go_on;
         },
         options.read_ahead);

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <span>
@@ -53,6 +54,9 @@ struct BagMessage {
   uint64_t log_time;
   uint64_t publish_time;
   std::span<const uint8_t> data;
+  // Keeps `data` alive and unchanged past the call while a copy is held (mcap::MessageView::owner);
+  // null where it was copied to align it, or over bytes the reader cannot keep.
+  const std::shared_ptr<const void>& owner;
 };
 
 struct ReadOptions {

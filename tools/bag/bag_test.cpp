@@ -229,12 +229,25 @@ TEST(BagReader, MessagesArriveAlignedForFlatBuffersUnlessAskedOtherwise) {
   EXPECT_NEAR(v_sum, 0.01 * (99 * 100 / 2), 1e-9);
   ReadOptions raw{.topics = TopicFilter({"r1/odom"})};
   raw.aligned = false;
+  std::vector<bool> misaligned_in_file;
+  int raw_with_owner = 0;
   ForEachMessage({path}, raw, [&](const BagMessage& m) {
-    misaligned_raw += reinterpret_cast<uintptr_t>(m.data.data()) % alignof(double) != 0;
+    misaligned_in_file.push_back(reinterpret_cast<uintptr_t>(m.data.data()) % alignof(double) != 0);
+    misaligned_raw += misaligned_in_file.back();
+    raw_with_owner += m.owner != nullptr;  // the file's mapping: a player may send from it without a copy
     return true;
   });
   // The point of the test: in the file they are not aligned.
   EXPECT_GT(misaligned_raw, 0);
+  EXPECT_EQ(raw_with_owner, 100);
+  // An aligned copy lasts until the next message: exactly the copied ones come without an owner to keep.
+  size_t i = 0;
+  ForEachMessage({path}, {.topics = TopicFilter({"r1/odom"})}, [&](const BagMessage& m) {
+    EXPECT_EQ(m.owner == nullptr, i < misaligned_in_file.size() && misaligned_in_file[i]) << "message " << i;
+    ++i;
+    return true;
+  });
+  EXPECT_EQ(i, misaligned_in_file.size());
   std::filesystem::remove(path);
 }
 
@@ -271,17 +284,20 @@ TEST(BagReader, ChannelPredicateIsAskedOncePerChannelAndReadAheadChangesNothing)
   EXPECT_EQ(read(mcap::ReadAhead::kThread), inline_messages);
   // A player's own selection adds to its plumbing rule: clock stays out whatever the caller says.
   std::map<std::string, int> sent;
-  Player player({path},
-                {.read = {.channels = [](const std::string& topic, const std::string&) { return topic != "r2/odom"; }},
-                 .rate = 0},
-                [&](const std::string& topic, std::span<const uint8_t>) { ++sent[topic]; });
+  Player player(
+      {path},
+      {.read = {.channels = [](const std::string& topic, const std::string&) { return topic != "r2/odom"; }},
+       .rate = 0},
+      [&](const std::string& topic, std::span<const uint8_t>, const std::shared_ptr<const void>&) { ++sent[topic]; });
   const std::atomic<bool> stop{false};
   EXPECT_TRUE(player.PlayPass(stop).empty());
   EXPECT_EQ(sent, (std::map<std::string, int>{{"r1/odom", 100}}));
   // Without the read-ahead thread (and with no selection of the caller's): the plumbing still stays out.
   std::map<std::string, int> sent_inline;
   Player inline_player({path}, {.rate = 0, .read_ahead = false},
-                       [&](const std::string& topic, std::span<const uint8_t>) { ++sent_inline[topic]; });
+                       [&](const std::string& topic, std::span<const uint8_t>, const std::shared_ptr<const void>&) {
+                         ++sent_inline[topic];
+                       });
   EXPECT_TRUE(inline_player.PlayPass(stop).empty());
   EXPECT_EQ(sent_inline, (std::map<std::string, int>{{"r1/odom", 100}, {"r2/odom", 100}}));
   std::filesystem::remove(path);
@@ -369,7 +385,7 @@ TEST(Player, SendsBusMessagesOnlyAndTicksOncePerRecordedPeriod) {
   std::vector<int64_t> ticks;
   Player player(
       {path}, {.rate = 0, .drive_clock = true, .period_ns = 1'000'000'000},
-      [&](const std::string& topic, std::span<const uint8_t>) { ++sent[topic]; },
+      [&](const std::string& topic, std::span<const uint8_t>, const std::shared_ptr<const void>&) { ++sent[topic]; },
       [&](int64_t t) { ticks.push_back(t); });
   const std::atomic<bool> stop{false};
   EXPECT_TRUE(player.PlayPass(stop).empty());
@@ -387,13 +403,16 @@ TEST(Player, SendsBusMessagesOnlyAndTicksOncePerRecordedPeriod) {
   EXPECT_EQ(player.played(), 400u);  // a stop before the first message plays nothing
 
   // Rate 100: 10 s of recording in about 0.1 s, never faster.
-  Player paced({path}, {.rate = 100}, [](const std::string&, std::span<const uint8_t>) {});
+  Player paced({path}, {.rate = 100},
+               [](const std::string&, std::span<const uint8_t>, const std::shared_ptr<const void>&) {});
   const auto t0 = std::chrono::steady_clock::now();
   paced.PlayPass(stop);
   EXPECT_GE(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(99));
-  EXPECT_THROW(Player({path}, {.rate = -1}, [](const std::string&, std::span<const uint8_t>) {}),
+  EXPECT_THROW(Player({path}, {.rate = -1},
+                      [](const std::string&, std::span<const uint8_t>, const std::shared_ptr<const void>&) {}),
                std::invalid_argument);
-  EXPECT_THROW(Player({path}, {.drive_clock = true}, [](const std::string&, std::span<const uint8_t>) {}),
+  EXPECT_THROW(Player({path}, {.drive_clock = true},
+                      [](const std::string&, std::span<const uint8_t>, const std::shared_ptr<const void>&) {}),
                std::invalid_argument);  // a clock needs a tick function
   std::filesystem::remove(path);
 }

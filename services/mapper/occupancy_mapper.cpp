@@ -231,11 +231,14 @@ void OccupancyMapper::SetDangerBit(int index) {
   }
 }
 
-void OccupancyMapper::SetCollisionDanger(int index, const Vec2& point) {
+void OccupancyMapper::SetCollisionDanger(int index, const Vec2& point, bool sensed_surface) {
+  const uint8_t source = sensed_surface ? 2 : 1;
   if (!state_.maps.danger[index]) {
     SetDangerBit(index);
-    state_.danger_from_collision[index] = 1;
-  }  // a tagged cell stays tagged (never cleared)
+    state_.danger_from_collision[index] = source;
+  } else if (state_.danger_from_collision[index]) {
+    state_.danger_from_collision[index] = std::min(state_.danger_from_collision[index], source);
+  }
   if (state_.danger_from_collision[index] && options_.danger_forget == DangerForget::kBody) {
     state_.danger_marks.push_back({index, point});
   }
@@ -249,9 +252,10 @@ void OccupancyMapper::ClearDanger(int index) {
 }
 
 void OccupancyMapper::Forget(const Vec2& robot, const std::vector<int>& looked_through) {
-  if (options_.danger_forget == DangerForget::kFreeSpace) {
+  if (options_.danger_forget == DangerForget::kFreeSpace || options_.danger_forget == DangerForget::kSeenFreeSpace) {
+    const uint8_t needs = options_.danger_forget == DangerForget::kSeenFreeSpace ? 2 : 1;
     for (int i : looked_through) {  // each cell once (the caller deduplicates)
-      if (!state_.danger_from_collision[i] || !state_.maps.danger[i]) continue;
+      if (state_.danger_from_collision[i] < needs || !state_.maps.danger[i]) continue;
       if (++state_.danger_seen_free[i] >= options_.danger_forget_cycles) ClearDanger(i);
     }
   } else if (options_.danger_forget == DangerForget::kBody) {
@@ -364,7 +368,7 @@ MapperOutputs OccupancyMapper::Update(const MapperInputs& in) {
   // DangerForget::kFreeSpace: the cells this cycle's beams looked through — their proven-free stretch (a reading
   // that may be a dead-zone fold proves nothing), the cell of the reading itself left out.
   std::vector<int> looked_through;
-  if (options_.danger_forget == DangerForget::kFreeSpace) {
+  if (options_.danger_forget == DangerForget::kFreeSpace || options_.danger_forget == DangerForget::kSeenFreeSpace) {
     for (const RangeBeam& beam : in.scan.beams) {
       const double length = ProvenFreeLength(beam);
       if (length <= 0.0) continue;
@@ -426,7 +430,10 @@ MapperOutputs OccupancyMapper::Update(const MapperInputs& in) {
     }
     if (danger) {
       const Cell c = spec.CellOf(*danger);
-      if (spec.Contains(c)) SetCollisionDanger(spec.Index(c), *danger);
+      MapperOptions sensed_only = options_;
+      sensed_only.danger_point = DangerPoint::kSensed;
+      const bool sensed_surface = DangerPointFor(sensed_only, in.pose, cp, sensed).has_value();
+      if (spec.Contains(c)) SetCollisionDanger(spec.Index(c), *danger, sensed_surface);
     }
     if (options_.collision_points == CollisionPointLifetime::kPermanent) {
       state_.permanent_collision_points.push_back(cp);

@@ -56,14 +56,17 @@ DangerPoint ParseDangerPoint(const std::string& name);
 // confusion, i.e. a time constant of 10^4 cycles ≈ 17 min at 10 Hz — longer than most traversals), so `none` is
 // the spec's reading. A-priori tags (MarkDanger, MarkDangerPolygon, a loaded map) are never cleared.
 enum class DangerForget {
-  kNone,       // the spec: a danger cell stays for good
-  kFreeSpace,  // a collision danger cell that beams which cannot have been folded (eq. 4.10) pass through in
-               // danger_forget_cycles cycles (not necessarily consecutive) is cleared: the robot looked through it.
-               // An obstacle the sensors cannot see (sets F, G) is looked through too: its marks fade as well
-  kBody,       // a collision's danger point that the robot's body later covers (nearer than r_R − 2 cm to its centre)
-               // was not on the obstacle: it is dropped, and a cell whose points are all dropped is cleared
+  kNone,           // the spec: a danger cell stays for good
+  kFreeSpace,      // a collision danger cell that beams which cannot have been folded (eq. 4.10) pass through in
+                   // danger_forget_cycles cycles (not necessarily consecutive) is cleared: the robot looked through it.
+                   // An obstacle the sensors cannot see (sets F, G) is looked through too: its marks fade as well
+  kSeenFreeSpace,  // kFreeSpace for the cells whose every collision the sensors saw (a sensed point in the
+                   // switches' sector within reach, DangerPointFor's first rule): the sensors looked through the cell
+                   // and they could see what was hit there. Marks of obstacles they cannot see stay
+  kBody,  // a collision's danger point that the robot's body later covers (nearer than r_R − 2 cm to its centre)
+          // was not on the obstacle: it is dropped, and a cell whose points are all dropped is cleared
 };
-inline const std::vector<std::string> kDangerForgetNames = {"none", "free_space", "body"};
+inline const std::vector<std::string> kDangerForgetNames = {"none", "free_space", "seen_free_space", "body"};
 DangerForget ParseDangerForget(const std::string& name);
 
 struct MapperOptions {
@@ -112,8 +115,9 @@ struct MapperState {
   // collision points (DangerPoint::kSurface looks for the sensed ones only).
   std::vector<size_t> sensed_in_history;
   std::vector<geometry::Vec2> permanent_collision_points;  // CollisionPointLifetime::kPermanent only
-  // Forgetting (DangerForget): per cell, 1 where a collision set the danger bit and no tag did (only those may be
-  // cleared) and the cycles a beam looked through it (kFreeSpace); the danger points still standing (kBody).
+  // Forgetting (DangerForget): per cell, where a collision set the danger bit and no tag did (only those may be
+  // cleared): 2 while every collision there had a sensed surface, else 1 and the cycles a beam looked through it
+  // (kFreeSpace); the danger points still standing (kBody).
   std::vector<uint8_t> danger_from_collision;
   std::vector<uint16_t> danger_seen_free;
   struct DangerMark {
@@ -172,7 +176,7 @@ class OccupancyMapper {
   // An a-priori tag: the bit, never cleared by DangerForget.
   void SetDanger(int index);
   // Collision danger: SetDanger, remembered as clearable (DangerForget) with the point that set it.
-  void SetCollisionDanger(int index, const geometry::Vec2& point);
+  void SetCollisionDanger(int index, const geometry::Vec2& point, bool sensed_surface);
   // DangerForget after a good cycle; `looked_through`: cells beams that cannot be folded crossed this cycle.
   void Forget(const geometry::Vec2& robot, const std::vector<int>& looked_through);
   void ClearDanger(int index);

@@ -570,6 +570,7 @@ MapperInputs LookingAhead(int64_t tick) {  // no collision; sensor 0's beam sees
 TEST(DangerForget, OptionNamesParseInOrder) {
   EXPECT_EQ(ParseDangerForget("none"), DangerForget::kNone);
   EXPECT_EQ(ParseDangerForget("free_space"), DangerForget::kFreeSpace);
+  EXPECT_EQ(ParseDangerForget("seen_free_space"), DangerForget::kSeenFreeSpace);
   EXPECT_EQ(ParseDangerForget("body"), DangerForget::kBody);
   EXPECT_THROW(ParseDangerForget("decay"), std::invalid_argument);
   MapperOptions bad;
@@ -601,6 +602,41 @@ TEST(DangerForget, FreeSpaceClearsACellLookedThroughForTheGivenCycles) {
   bool in_patch = false;
   for (const CellPatch& c : out.patch.cells) in_patch = in_patch || (c.index == Idx(4, 3) && c.danger == 0);
   EXPECT_TRUE(in_patch);  // consumers (planner, controller) learn of it
+}
+
+TEST(DangerForget, SeenFreeSpaceForgetsOnlyWhatTheSensorsCouldSee) {
+  MapperOptions o;
+  o.danger_forget = DangerForget::kSeenFreeSpace;
+  o.danger_forget_cycles = 10;
+  // Seen: at the contact a beam read the surface 0.37 m ahead (in the sector, within reach): cell (4, 3).
+  OccupancyMapper seen(kSpec, o);
+  MapperInputs touch = SwitchZeroContact(1);
+  touch.scan.beams.push_back(Beam(0.0, 0.37, true));
+  seen.Update(touch);
+  ASSERT_EQ(seen.maps().danger[Idx(4, 3)], 1);
+  EXPECT_EQ(seen.state().danger_from_collision[Idx(4, 3)], 2);
+  for (int t = 2; t <= 11; ++t) seen.Update(LookingAhead(t));  // 10 cycles looking through it: it moved away
+  EXPECT_EQ(seen.maps().danger[Idx(4, 3)], 0);
+  // Unseen (an obstacle the sensors cannot see, sets F and G): kept however long they look through it ...
+  OccupancyMapper unseen(kSpec, o);
+  unseen.Update(SwitchZeroContact(1));
+  for (int t = 2; t <= 200; ++t) unseen.Update(LookingAhead(t));
+  EXPECT_EQ(unseen.maps().danger[Idx(4, 3)], 1);
+  // ... and a cell with one unseen collision among seen ones is kept too.
+  OccupancyMapper mixed(kSpec, o);
+  mixed.Update(touch);
+  // From below, switch 0 facing +y: its point (1.45, 1.23966) is in (4, 3); the surface seen at tick 1 is 0.41 m
+  // away, beyond the sector's reach, and nothing else was sensed.
+  mixed.Update(SwitchZeroContact(2, {1.45, 0.85, kPi / 2}));
+  EXPECT_EQ(mixed.state().danger_from_collision[Idx(4, 3)], 1);
+  for (int t = 3; t <= 200; ++t) mixed.Update(LookingAhead(t));
+  EXPECT_EQ(mixed.maps().danger[Idx(4, 3)], 1);
+  // free_space forgets the unseen one as well.
+  o.danger_forget = DangerForget::kFreeSpace;
+  OccupancyMapper any(kSpec, o);
+  any.Update(SwitchZeroContact(1));
+  for (int t = 2; t <= 11; ++t) any.Update(LookingAhead(t));
+  EXPECT_EQ(any.maps().danger[Idx(4, 3)], 0);
 }
 
 TEST(DangerForget, FreeSpaceIgnoresFoldableReadingsAndTheReadingsOwnCell) {

@@ -59,7 +59,9 @@ runtime::ServiceDefinition MapperService(MapperStepHook before_update) {
         s->options.mapper.danger_forget = ParseDangerForget(ctx.Option<std::string>(
             "danger_forget", "none",
             "whether collision danger cells are cleared (issue 14): none (the spec: never) | free_space (after "
-            "danger_forget_cycles cycles of beams looking through the cell) | body (when the robot's body later "
+            "danger_forget_cycles cycles of beams looking through the cell) | seen_free_space (the same, only for "
+            "cells "
+            "whose collisions the sensors saw) | body (when the robot's body later "
             "covers every danger point of the cell); a-priori tags never",
             runtime::OneOf(kDangerForgetNames)));
         s->options.mapper.danger_forget_cycles =

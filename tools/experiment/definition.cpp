@@ -70,7 +70,7 @@ std::string CheckOption(const std::string& name, std::string* value) {
       try {
         mapper::ParseDangerForget(*value);
       } catch (const std::invalid_argument&) {
-        return "must be none, free_space or body, got '" + *value + "'";
+        return "must be none, free_space, seen_free_space or body, got '" + *value + "'";
       }
       return "";
     case OptionKind::kBody:

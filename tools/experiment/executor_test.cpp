@@ -87,7 +87,7 @@ TEST(StackSpecFor, PathGoalSourceIsTheDirectionalTargetAndUnknownOptionsAreRefus
   run.options = {{"danger_point", "switch"}};
   EXPECT_THROW(StackSpecFor(run), std::invalid_argument);
   // Whether collision danger cells are cleared (the mapper's danger_forget).
-  for (const char* forget : {"none", "free_space", "body"}) {
+  for (const char* forget : {"none", "free_space", "seen_free_space", "body"}) {
     run.options = {{"danger_forget", forget}};
     EXPECT_TRUE(Has(StackSpecFor(run).options, std::string("mapper.danger_forget=") + forget));
   }

@@ -35,13 +35,95 @@ DangerPoint ParseDangerPoint(const std::string& name) {
   return types::EnumFromName<DangerPoint>(kDangerPointNames, name, "danger_point");
 }
 
+DangerForget ParseDangerForget(const std::string& name) {
+  return types::EnumFromName<DangerForget>(kDangerForgetNames, name, "danger_forget");
+}
+
+namespace {
+
+// How far a beam's reading proves free space (see SectorDangerPoint): d_max without a reading; the reading when
+// it exceeds the longest dead-zone fold d_min + d_min·(d_max − d_min) of eq. 4.10; else nothing.
+double ProvenFreeLength(const RangeBeam& beam) {
+  if (!beam.valid) return beam.d_max;
+  const double longest_fold = beam.d_min + beam.d_min * (beam.d_max - beam.d_min);
+  return beam.range > longest_fold ? beam.range : 0.0;
+}
+
+constexpr double kBeamWidth = 0.01;   // m: a candidate this close to a free stretch is ruled out
+constexpr double kBodyMargin = 0.02;  // m: the body rules out points nearer than r_R − this to its centre
+
+}  // namespace
+
+Vec2 SectorDangerPoint(const MapperOptions& options, const geometry::Pose2& pose, const Vec2& contact,
+                       double speed_before, const std::vector<Vec2>& sensed, const std::vector<RangeBeam>& beams,
+                       const std::vector<Vec2>& past_positions) {
+  MapperOptions sensed_only = options;
+  sensed_only.danger_point = DangerPoint::kSensed;
+  // Step 1: a surface the sensors saw in the sector within reach.
+  if (const std::optional<Vec2> seen = DangerPointFor(sensed_only, pose, contact, sensed)) return *seen;
+  MapperOptions surface = options;
+  surface.danger_point = DangerPoint::kSurface;
+  const Vec2 fallback = *DangerPointFor(surface, pose, contact, sensed);  // kSurface always gives a point
+  const Vec2 robot = pose.Position();
+  const Vec2 offset = contact - robot;
+  const double half_sector = geometry::kPi / std::max(1, options.bumper_switches);
+  const double cos_half = std::cos(std::min(half_sector, 0.5 * geometry::kPi - 1e-6));
+  const double step = std::isfinite(speed_before) ? std::abs(speed_before) * options.period_s : 0.0;
+  const double reach = (options.robot_radius + 0.01 + step) / cos_half;
+  if (!(offset.norm() > 1e-9) || offset.norm() > reach) return fallback;  // no direction; a contact further out
+  // Step 2: candidates on the arc, every 0.5°, ordered by their distance from the switches' direction.
+  const double centre = std::atan2(offset.y(), offset.x());
+  const int steps = std::max(1, static_cast<int>(std::floor(half_sector / (0.5 * geometry::kPi / 180.0))));
+  std::vector<Vec2> candidates;
+  candidates.reserve(static_cast<size_t>(2 * steps + 1));
+  candidates.push_back(robot + reach * geometry::UnitVector(centre));
+  for (int k = 1; k <= steps; ++k) {
+    const double delta = half_sector * k / steps;
+    candidates.push_back(robot + reach * geometry::UnitVector(centre - delta));
+    candidates.push_back(robot + reach * geometry::UnitVector(centre + delta));
+  }
+  auto seen_free = [&](const Vec2& pt) {
+    for (const RangeBeam& beam : beams) {
+      const double free_length = ProvenFreeLength(beam);
+      if (free_length <= 0.0) continue;
+      const Vec2 origin = pose.ToWorld(beam.origin_local);
+      const Vec2 dir = geometry::UnitVector(pose.theta + beam.angle_local);
+      const Vec2 d = pt - origin;
+      const double t = d.dot(dir);
+      if (t <= 0.0 || t >= free_length) continue;
+      if (std::abs(dir.x() * d.y() - dir.y() * d.x()) < kBeamWidth) return true;
+    }
+    return false;
+  };
+  auto body_was_there = [&](const Vec2& pt) {
+    const double r = options.robot_radius - kBodyMargin;
+    for (const Vec2& past : past_positions) {
+      if ((pt - past).squaredNorm() < r * r) return true;
+    }
+    return false;
+  };
+  std::vector<uint8_t> by_beams(candidates.size());
+  bool all_by_beams = true;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    by_beams[i] = seen_free(candidates[i]);
+    all_by_beams = all_by_beams && by_beams[i];
+  }
+  // Step 3: the first candidate left (beams ignored if they rule out all: an obstacle they cannot see).
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    if (by_beams[i] && !all_by_beams) continue;
+    if (body_was_there(candidates[i])) continue;
+    return candidates[i];
+  }
+  return fallback;
+}
+
 std::optional<Vec2> DangerPointFor(const MapperOptions& options, const geometry::Pose2& pose, const Vec2& contact,
                                    const std::vector<Vec2>& sensed) {
   if (options.danger_point == DangerPoint::kContact) return contact;
   const Vec2 robot = pose.Position();
   const Vec2 offset = contact - robot;
   if (!(offset.norm() > 1e-9))
-    return options.danger_point == DangerPoint::kSurface ? std::optional<Vec2>(contact) : std::nullopt;
+    return options.danger_point != DangerPoint::kSensed ? std::optional<Vec2>(contact) : std::nullopt;
   const Vec2 direction = offset.normalized();
   const double half_sector = geometry::kPi / std::max(1, options.bumper_switches);
   const double cos_half = std::cos(std::min(half_sector, 0.5 * geometry::kPi - 1e-6));
@@ -123,7 +205,13 @@ std::string NonFiniteInput(const MapperInputs& in) {
 OccupancyMapper::OccupancyMapper(const GridSpec& spec, const MapperOptions& options) : options_(options) {
   if (options_.max_buffer_cycles < 1) throw std::invalid_argument("MapperOptions: max_buffer_cycles must be >= 1");
   if (options_.bumper_switches < 1) throw std::invalid_argument("MapperOptions: bumper_switches must be >= 1");
+  if (options_.danger_forget_cycles < 1 || options_.danger_forget_cycles > 65535) {
+    throw std::invalid_argument("MapperOptions: danger_forget_cycles must be in [1, 65535]");
+  }
+  if (options_.body_history_cycles < 0) throw std::invalid_argument("MapperOptions: body_history_cycles must be >= 0");
   state_.maps = GridMaps::Initial(spec, options_.initial_p_o);
+  state_.danger_from_collision.assign(static_cast<size_t>(spec.CellCount()), 0);
+  state_.danger_seen_free.assign(static_cast<size_t>(spec.CellCount()), 0);
   state_.dirty.assign(static_cast<size_t>(spec.CellCount()), 0);
   s_o_.assign(static_cast<size_t>(spec.CellCount()), kNotFlagged);
 }
@@ -135,7 +223,7 @@ void OccupancyMapper::MarkDirty(int index) {
   }
 }
 
-void OccupancyMapper::SetDanger(int index) {
+void OccupancyMapper::SetDangerBit(int index) {
   if (!state_.maps.danger[index]) {
     undo_.push_back({index, state_.maps.p_o[index], state_.maps.p_e[index], state_.maps.danger[index]});
     state_.maps.danger[index] = 1;
@@ -143,10 +231,61 @@ void OccupancyMapper::SetDanger(int index) {
   }
 }
 
+void OccupancyMapper::SetCollisionDanger(int index, const Vec2& point, bool sensed_surface) {
+  const uint8_t source = sensed_surface ? 2 : 1;
+  if (!state_.maps.danger[index]) {
+    SetDangerBit(index);
+    state_.danger_from_collision[index] = source;
+  } else if (state_.danger_from_collision[index]) {
+    state_.danger_from_collision[index] = std::min(state_.danger_from_collision[index], source);
+  }
+  if (state_.danger_from_collision[index] && options_.danger_forget == DangerForget::kBody) {
+    state_.danger_marks.push_back({index, point});
+  }
+}
+
+void OccupancyMapper::ClearDanger(int index) {
+  state_.maps.danger[index] = 0;
+  state_.danger_from_collision[index] = 0;
+  state_.danger_seen_free[index] = 0;
+  MarkDirty(index);
+}
+
+void OccupancyMapper::Forget(const Vec2& robot, const std::vector<int>& looked_through) {
+  if (options_.danger_forget == DangerForget::kFreeSpace || options_.danger_forget == DangerForget::kSeenFreeSpace) {
+    const uint8_t needs = options_.danger_forget == DangerForget::kSeenFreeSpace ? 2 : 1;
+    for (int i : looked_through) {  // each cell once (the caller deduplicates)
+      if (state_.danger_from_collision[i] < needs || !state_.maps.danger[i]) continue;
+      if (++state_.danger_seen_free[i] >= options_.danger_forget_cycles) ClearDanger(i);
+    }
+  } else if (options_.danger_forget == DangerForget::kBody) {
+    const double r = options_.robot_radius - kBodyMargin;
+    std::vector<int> emptied;
+    auto& marks = state_.danger_marks;
+    for (size_t k = 0; k < marks.size();) {
+      if ((marks[k].point - robot).squaredNorm() < r * r) {
+        emptied.push_back(marks[k].cell);
+        marks.erase(marks.begin() + static_cast<long>(k));
+      } else {
+        ++k;
+      }
+    }
+    for (int cell : emptied) {
+      const bool standing =
+          std::any_of(marks.begin(), marks.end(), [cell](const MapperState::DangerMark& m) { return m.cell == cell; });
+      if (!standing && state_.danger_from_collision[cell] && state_.maps.danger[cell]) ClearDanger(cell);
+    }
+  }
+}
+
 void OccupancyMapper::LoadMaps(const GridMaps& maps) {
   maps.Validate();
   if (!(maps.spec == state_.maps.spec)) throw std::invalid_argument("OccupancyMapper::LoadMaps: grid spec differs");
   state_.maps = maps;
+  // A loaded map's danger cells are a-priori knowledge: never forgotten.
+  std::fill(state_.danger_from_collision.begin(), state_.danger_from_collision.end(), 0);
+  std::fill(state_.danger_seen_free.begin(), state_.danger_seen_free.end(), 0);
+  state_.danger_marks.clear();
   for (int i = 0; i < maps.CellCount(); ++i) MarkDirty(i);
 }
 
@@ -155,12 +294,22 @@ void OccupancyMapper::Reset() {
   state_.point_history.clear();
   state_.sensed_in_history.clear();
   state_.permanent_collision_points.clear();
+  std::fill(state_.danger_from_collision.begin(), state_.danger_from_collision.end(), 0);
+  std::fill(state_.danger_seen_free.begin(), state_.danger_seen_free.end(), 0);
+  state_.danger_marks.clear();
+  state_.past_positions.clear();
   for (int i = 0; i < state_.maps.CellCount(); ++i) MarkDirty(i);
 }
 
 void OccupancyMapper::MarkDanger(const Vec2& point) {
   const Cell c = state_.maps.spec.CellOf(point);
   if (state_.maps.spec.Contains(c)) SetDanger(state_.maps.spec.Index(c));
+}
+
+void OccupancyMapper::SetDanger(int index) {
+  SetDangerBit(index);
+  state_.danger_from_collision[index] = 0;  // a tag: never cleared (SetCollisionDanger sets it back if it set the bit)
+  state_.danger_seen_free[index] = 0;
 }
 
 void OccupancyMapper::MarkDangerPolygon(const std::vector<Vec2>& vertices) {
@@ -194,6 +343,7 @@ MapperOutputs OccupancyMapper::Update(const MapperInputs& in) {
     return Finish(in, nullptr, {{}, sums.MeanExploration(), sums.Density()});
   }
   const size_t permanent_before = state_.permanent_collision_points.size();
+  const size_t marks_before = state_.danger_marks.size();
 
   // Flag a cell with its instantaneous status; s_o = 1 overrides s_o = 0 (rule 3).
   auto flag = [&](int index, int8_t s_o) {
@@ -213,6 +363,27 @@ MapperOutputs OccupancyMapper::Update(const MapperInputs& in) {
     const Vec2 end = origin + length * geometry::UnitVector(in.pose.theta + beam.angle_local);
     geometry::TraverseCells(spec, origin, end, [&](const Cell& c) { flag(spec.Index(c), 0); });
     if (beam.valid) cycle_points.push_back(end);
+  }
+
+  // DangerForget::kFreeSpace: the cells this cycle's beams looked through — their proven-free stretch (a reading
+  // that may be a dead-zone fold proves nothing), the cell of the reading itself left out.
+  std::vector<int> looked_through;
+  if (options_.danger_forget == DangerForget::kFreeSpace || options_.danger_forget == DangerForget::kSeenFreeSpace) {
+    for (const RangeBeam& beam : in.scan.beams) {
+      const double length = ProvenFreeLength(beam);
+      if (length <= 0.0) continue;
+      const Vec2 origin = in.pose.ToWorld(beam.origin_local);
+      const Vec2 end = origin + length * geometry::UnitVector(in.pose.theta + beam.angle_local);
+      const Cell end_cell = spec.CellOf(end);
+      geometry::TraverseCells(spec, origin, end, [&](const Cell& c) {
+        const int i = spec.Index(c);
+        if (maps.danger[i] && state_.danger_from_collision[i] && !(beam.valid && c == end_cell)) {
+          looked_through.push_back(i);
+        }
+      });
+    }
+    std::sort(looked_through.begin(), looked_through.end());
+    looked_through.erase(std::unique(looked_through.begin(), looked_through.end()), looked_through.end());
   }
 
   const size_t sensed_this_cycle = cycle_points.size();
@@ -250,10 +421,19 @@ MapperOutputs OccupancyMapper::Update(const MapperInputs& in) {
         sensed.insert(sensed.end(), cycle.begin(), cycle.begin() + static_cast<long>(state_.sensed_in_history[k]));
       }
     }
-    const std::optional<Vec2> danger = DangerPointFor(options_, in.pose, cp, sensed);
+    std::optional<Vec2> danger;
+    if (options_.danger_point == DangerPoint::kSector) {
+      danger = SectorDangerPoint(options_, in.pose, cp, in.collision.speed_before, sensed, in.scan.beams,
+                                 state_.past_positions);
+    } else {
+      danger = DangerPointFor(options_, in.pose, cp, sensed);
+    }
     if (danger) {
       const Cell c = spec.CellOf(*danger);
-      if (spec.Contains(c)) SetDanger(spec.Index(c));
+      MapperOptions sensed_only = options_;
+      sensed_only.danger_point = DangerPoint::kSensed;
+      const bool sensed_surface = DangerPointFor(sensed_only, in.pose, cp, sensed).has_value();
+      if (spec.Contains(c)) SetCollisionDanger(spec.Index(c), *danger, sensed_surface);
     }
     if (options_.collision_points == CollisionPointLifetime::kPermanent) {
       state_.permanent_collision_points.push_back(cp);
@@ -306,6 +486,7 @@ MapperOutputs OccupancyMapper::Update(const MapperInputs& in) {
   }
   if (!why.empty()) {
     state_.permanent_collision_points.resize(permanent_before);
+    state_.danger_marks.resize(marks_before);
     const int reset = RollBack();
     fault_ = why + ": cycle rolled back" +
              (reset ? ", " + std::to_string(reset) + " bad cell(s) reset to unexplored" : std::string());
@@ -313,6 +494,14 @@ MapperOutputs OccupancyMapper::Update(const MapperInputs& in) {
     return Finish(in, nullptr, {{}, good.MeanExploration(), good.Density()});
   }
   fault_.clear();
+  // Forgetting changes only danger bits (0/1): after the check, never rolled back. It leaves p_o and p_e alone, so
+  // the statistics below stay those of the cycle's eq. 5.1–5.2 update.
+  Forget(robot, looked_through);
+  if (options_.danger_point == DangerPoint::kSector && options_.body_history_cycles > 0) {
+    auto& past = state_.past_positions;
+    past.push_back(robot);
+    if (static_cast<int>(past.size()) > options_.body_history_cycles) past.erase(past.begin());
+  }
   out.stats.mean_p_e = sums.MeanExploration();
   out.stats.density = sums.Density();
   return Finish(in, &cycle_points, std::move(out.stats), sensed_this_cycle);

@@ -40,12 +40,34 @@ enum class DangerPoint {
   kContact,  // the contact point as received (the switch position on the chassis); the reading before issue 14
   kSensed,   // only where the range sensors saw the obstacle: the nearest sensed point in the sector, else no
              // danger cell (so an obstacle the sensors cannot see is never marked)
+  kSector,   // kSurface, but where the sensors saw no surface in reach: the point of the closed switches' sector
+             // (on its arc at the sector's reach) that the evidence leaves possible and lies nearest the switches'
+             // direction: the obstacle is not where a beam that cannot have been folded (eq. 4.10) saw free space,
+             // nor where the robot's body was in the last cycles. See SectorDangerPoint (issue 14, stop 16)
 };
 
 // The option's names, in the enum's order (mapper start-up option and experiment option `danger_point`).
-inline const std::vector<std::string> kDangerPointNames = {"surface", "contact", "sensed"};
+inline const std::vector<std::string> kDangerPointNames = {"surface", "contact", "sensed", "sector"};
 // Throws std::invalid_argument naming the choices for anything else.
 DangerPoint ParseDangerPoint(const std::string& name);
+
+// Whether collision danger cells are ever cleared (issue 14, stop 16). §4.1 (§5.1.1.2) sets a cell to 1 and never
+// clears it; the nearest thing the spec has to forgetting is the mapped emotions' decay γ_2 (Table 8.4: 1e-4 for
+// confusion, i.e. a time constant of 10^4 cycles ≈ 17 min at 10 Hz — longer than most traversals), so `none` is
+// the spec's reading. A-priori tags (MarkDanger, MarkDangerPolygon, a loaded map) are never cleared.
+enum class DangerForget {
+  kNone,           // the spec: a danger cell stays for good
+  kFreeSpace,      // a collision danger cell that beams which cannot have been folded (eq. 4.10) pass through in
+                   // danger_forget_cycles cycles (not necessarily consecutive) is cleared: the robot looked through it.
+                   // An obstacle the sensors cannot see (sets F, G) is looked through too: its marks fade as well
+  kSeenFreeSpace,  // kFreeSpace for the cells whose every collision the sensors saw (a sensed point in the
+                   // switches' sector within reach, DangerPointFor's first rule): the sensors looked through the cell
+                   // and they could see what was hit there. Marks of obstacles they cannot see stay
+  kBody,  // a collision's danger point that the robot's body later covers (nearer than r_R − 2 cm to its centre)
+          // was not on the obstacle: it is dropped, and a cell whose points are all dropped is cleared
+};
+inline const std::vector<std::string> kDangerForgetNames = {"none", "free_space", "seen_free_space", "body"};
+DangerForget ParseDangerForget(const std::string& name);
 
 struct MapperOptions {
   double robot_radius = robot::RobotDescription{}.body.circumscribed_radius();  // r_R (m), rule 2 of §4.1
@@ -62,6 +84,10 @@ struct MapperOptions {
   // Bumper switches evenly spaced around the chassis (§2.4: 8, every 45°): a closed switch says the contact lies
   // within ±π/bumper_switches of its direction. Only DangerPoint::kSurface and kSensed read it.
   int bumper_switches = 8;
+  DangerForget danger_forget = DangerForget::kNone;
+  int danger_forget_cycles = 50;  // kFreeSpace: cycles of looking through a danger cell before it is cleared
+  int body_history_cycles = 50;   // DangerPoint::kSector: past robot positions whose disc rules points out
+  double period_s = 0.1;          // T (s): kSector's reach adds the distance the body moved into the contact
 };
 
 // Everything the mapper needs for one cycle.
@@ -89,8 +115,20 @@ struct MapperState {
   // collision points (DangerPoint::kSurface looks for the sensed ones only).
   std::vector<size_t> sensed_in_history;
   std::vector<geometry::Vec2> permanent_collision_points;  // CollisionPointLifetime::kPermanent only
-  std::vector<uint8_t> dirty;                              // per cell: changed since the last patch
-  std::vector<int> dirty_cells;                            // indices with dirty = 1, unordered
+  // Forgetting (DangerForget): per cell, where a collision set the danger bit and no tag did (only those may be
+  // cleared): 2 while every collision there had a sensed surface, else 1 and the cycles a beam looked through it
+  // (kFreeSpace); the danger points still standing (kBody).
+  std::vector<uint8_t> danger_from_collision;
+  std::vector<uint16_t> danger_seen_free;
+  struct DangerMark {
+    int cell = 0;
+    geometry::Vec2 point{0, 0};
+    bool operator==(const DangerMark&) const = default;
+  };
+  std::vector<DangerMark> danger_marks;
+  std::vector<geometry::Vec2> past_positions;  // robot positions of the last body_history_cycles cycles, oldest first
+  std::vector<uint8_t> dirty;                  // per cell: changed since the last patch
+  std::vector<int> dirty_cells;                // indices with dirty = 1, unordered
   bool operator==(const MapperState&) const = default;
 };
 
@@ -134,7 +172,14 @@ class OccupancyMapper {
   friend struct OccupancyMapperTestPeer;  // test seam (testing/occupancy_mapper_peer.hpp): poisons the state
 
   void MarkDirty(int index);
+  void SetDangerBit(int index);
+  // An a-priori tag: the bit, never cleared by DangerForget.
   void SetDanger(int index);
+  // Collision danger: SetDanger, remembered as clearable (DangerForget) with the point that set it.
+  void SetCollisionDanger(int index, const geometry::Vec2& point, bool sensed_surface);
+  // DangerForget after a good cycle; `looked_through`: cells beams that cannot be folded crossed this cycle.
+  void Forget(const geometry::Vec2& robot, const std::vector<int>& looked_through);
+  void ClearDanger(int index);
   // The outputs of a cycle once the maps are final: the obstacle buffer (with `cycle_points` pushed
   // unless null: a refused cycle leaves the buffer as it was), the patch, and the tick advanced.
   // `sensed_points`: how many leading points of `cycle_points` the range sensors saw.
@@ -168,6 +213,28 @@ class OccupancyMapper {
 // kContact: `contact`. kSensed: the sensed point of kSurface, else nothing.
 std::optional<geometry::Vec2> DangerPointFor(const MapperOptions& options, const geometry::Pose2& pose,
                                              const geometry::Vec2& contact, const std::vector<geometry::Vec2>& sensed);
+
+// DangerPoint::kSector's estimate (world frame). The sector: ±π/n about the contact's direction (n =
+// bumper_switches): one closed switch's sector; for two adjacent switches, hwio's contact lies on their common
+// boundary and ±π/n spans the two switch directions, between which the contact lies.
+// `beams`: this cycle's scan (robot frame); `past_positions`: where the robot's centre was in recent cycles.
+// 1. A sensed point in the sector within reach (kSurface's rule): the nearest.
+// 2. Else candidates every 0.5° on the sector's arc at reach (r_R + 0.01 + |speed_before|·T)/cos(π/n): as in
+//    DangerPointFor, plus the step the body made into the contact — the simulator (§2.2 item 7) rejects the
+//    pose that touched and restores the previous one, so the surface lies up to v·T further out than the
+//    restored chassis (G-10, tick 1254: 6.4 cm at 0.64 m/s, more than the 3.9 cm kSurface pushes). A candidate is ruled
+//    out by a beam whose free stretch passes within 1 cm of it — free stretch: to d_max for a beam with no reading, to
+//    the reading when that reading cannot be a dead-zone fold (eq. 4.10 maps an obstacle at t < d_min to d_min + (d_min
+//    − t)(d_max − d_min), so a reading up to d_min·(1 + d_max − d_min) may hide an obstacle at the chassis: no free
+//    stretch) — or by a past position nearer than r_R − 2 cm (the body was there; the collision response lets it
+//    overlap an obstacle by < 1 cm). If the beams rule out every candidate, the obstacle is one the sensors cannot see
+//    (§3.1 limited visibility): the beams say nothing about it and only the body's evidence counts.
+// 3. The remaining candidate nearest the switches' direction (the sector's centre on a tie, then the lower
+//    bearing); if none remains, kSurface's pushed point.
+geometry::Vec2 SectorDangerPoint(const MapperOptions& options, const geometry::Pose2& pose,
+                                 const geometry::Vec2& contact, double speed_before,
+                                 const std::vector<geometry::Vec2>& sensed, const std::vector<RangeBeam>& beams,
+                                 const std::vector<geometry::Vec2>& past_positions);
 
 // The world-frame obstacle point of a valid beam seen from `pose`.
 geometry::Vec2 BeamHitPoint(const geometry::Pose2& pose, const RangeBeam& beam);

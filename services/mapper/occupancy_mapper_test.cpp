@@ -257,7 +257,7 @@ TEST(DangerPoint, OptionNamesParseInOrderAndOthersAreRefused) {
     ParseDangerPoint("switch");
     ADD_FAILURE() << "accepted 'switch'";
   } catch (const std::invalid_argument& e) {
-    EXPECT_STREQ(e.what(), "danger_point must be surface, contact or sensed, got 'switch'");
+    EXPECT_STREQ(e.what(), "danger_point must be surface, contact, sensed or sector, got 'switch'");
   }
 }
 
@@ -343,6 +343,345 @@ TEST(DangerPoint, AContactFurtherOutIsNotPulledIn) {
   MapperOptions bad;
   bad.bumper_switches = 0;
   EXPECT_THROW(OccupancyMapper(kSpec, bad), std::invalid_argument);
+}
+
+// ---- Issue 14, stop 16: DangerPoint::kSector and DangerForget -------------------------------------------------
+
+// The robot of BaseInputs, heading +x, touching something with switch 0: hwio's contact point (1.65, 1.2); the
+// sector's arc at reach (0.35 + 0.01)/cos(22.5°) = 0.38966 m. Its centre (1.68966, 1.2) lies in cell (4, 3).
+const double kReach = 0.36 / std::cos(kPi / 8);
+
+MapperInputs SwitchZeroContact(int64_t tick, geometry::Pose2 pose = {1.3, 1.2, 0.0}) {
+  MapperInputs in = BaseInputs(tick);
+  in.pose = pose;
+  in.collision.occurred = true;
+  in.collision.new_event = true;
+  in.collision.sensor_ids = {0};
+  in.collision.contact_point = pose.ToWorld({0.35, 0.0});
+  return in;
+}
+
+Vec2 ArcPoint(double bearing) { return Vec2(1.3, 1.2) + kReach * geometry::UnitVector(bearing); }
+
+MapperOptions Sector() {
+  MapperOptions o;
+  o.danger_point = DangerPoint::kSector;
+  return o;
+}
+
+TEST(SectorDangerPoint, WithoutEvidenceItIsTheSurfacePointOnTheSwitchRay) {
+  const MapperInputs in = SwitchZeroContact(1);
+  const Vec2 p = SectorDangerPoint(Sector(), in.pose, in.collision.contact_point, 0.0, {}, {}, {});
+  EXPECT_NEAR((p - ArcPoint(0.0)).norm(), 0.0, 1e-12);
+  EXPECT_EQ(p, *DangerPointFor(MapperOptions{}, in.pose, in.collision.contact_point, {}));
+  // A sensed point in the sector within reach is still the surface (kSurface's first rule).
+  const Vec2 seen = ArcPoint(0.3) - 0.02 * geometry::UnitVector(0.3);
+  EXPECT_EQ(SectorDangerPoint(Sector(), in.pose, in.collision.contact_point, 0.0, {seen}, {}, {}), seen);
+}
+
+TEST(SectorDangerPoint, AnUnfoldedBeamThroughTheRayMovesThePointBesideIt) {
+  const MapperInputs in = SwitchZeroContact(1);
+  // The long-range beam of sensor 0 (emitter 0.2 m ahead, straight on) with no reading: free to 3 m.
+  const RangeBeam through = Beam(0.0, 3.0, false, 3.0, {0.2, 0.0});
+  const Vec2 p = SectorDangerPoint(Sector(), in.pose, in.collision.contact_point, 0.0, {}, {through}, {});
+  // 1 cm beside the beam: the first 0.5° step with 0.38966·sin(δ) ≥ 0.01 is δ = 1.5°; −δ is tried first.
+  EXPECT_NEAR((p - ArcPoint(-1.5 * kPi / 180)).norm(), 0.0, 1e-12);
+  // A reading that may be a dead-zone fold (eq. 4.10: up to 0.4 + 0.4·2.6 = 1.44 m) proves nothing.
+  RangeBeam folded = Beam(0.0, 1.2, true, 3.0, {0.2, 0.0});
+  folded.d_min = 0.4;
+  EXPECT_EQ(SectorDangerPoint(Sector(), in.pose, in.collision.contact_point, 0.0, {}, {folded}, {}), ArcPoint(0.0));
+  RangeBeam far = folded;
+  far.range = 1.5;  // beyond any fold: free to 1.5 m
+  EXPECT_NEAR((SectorDangerPoint(Sector(), in.pose, in.collision.contact_point, 0.0, {}, {far}, {}) -
+               ArcPoint(-1.5 * kPi / 180))
+                  .norm(),
+              0.0, 1e-12);
+}
+
+TEST(SectorDangerPoint, BeamsThatRuleOutTheWholeSectorAreIgnored) {
+  // Beams every 0.25° across the sector, all free: the sensors looked through whatever was touched (an obstacle
+  // they cannot see): their evidence is void and the switch ray's point stands.
+  const MapperInputs in = SwitchZeroContact(1);
+  std::vector<RangeBeam> beams;
+  for (double deg = -24.0; deg <= 24.0; deg += 0.25) beams.push_back(Beam(deg * kPi / 180, 3.0, false));
+  EXPECT_EQ(SectorDangerPoint(Sector(), in.pose, in.collision.contact_point, 0.0, {}, beams, {}), ArcPoint(0.0));
+}
+
+TEST(SectorDangerPoint, WhereTheBodyWasTheObstacleIsNot) {
+  const MapperInputs in = SwitchZeroContact(1);
+  const Vec2 past{1.75, 1.5};  // covers the ray's point (0.306 m < 0.33 m) and the upper half of the arc
+  ASSERT_LT((ArcPoint(0.0) - past).norm(), 0.33);
+  const Vec2 p = SectorDangerPoint(Sector(), in.pose, in.collision.contact_point, 0.0, {}, {}, {past});
+  EXPECT_NEAR((p - Vec2(1.3, 1.2)).norm(), kReach, 1e-12);
+  const double bearing = std::atan2(p.y() - 1.2, p.x() - 1.3);
+  EXPECT_LT(bearing, 0.0);
+  EXPECT_GE((p - past).norm(), 0.33);                                    // outside the body's disc ...
+  EXPECT_LT((ArcPoint(bearing + 0.5 * kPi / 180) - past).norm(), 0.33);  // ... the step nearer the ray is inside
+  // Every point of the arc covered: the surface point stands.
+  EXPECT_EQ(SectorDangerPoint(Sector(), in.pose, in.collision.contact_point, 0.0, {}, {}, {{1.55, 1.2}}),
+            ArcPoint(0.0));
+}
+
+TEST(SectorDangerPoint, TheMapperRemembersRecentPositionsOnlyForTheSectorRule) {
+  MapperOptions sector = Sector();
+  sector.body_history_cycles = 3;
+  OccupancyMapper mapper(kSpec, sector);
+  for (int t = 1; t <= 5; ++t) mapper.Update(BaseInputs(t));
+  EXPECT_EQ(mapper.state().past_positions.size(), 3u);
+  OccupancyMapper surface(kSpec);
+  surface.Update(BaseInputs(1));
+  EXPECT_TRUE(surface.state().past_positions.empty());
+  // Through Update: the upper arc was swept by the body a cycle ago; the danger cell is still (4, 3) here, but the
+  // point is the one SectorDangerPoint gives.
+  OccupancyMapper m(kSpec, Sector());
+  MapperInputs before = BaseInputs(1);
+  before.pose = {1.75, 1.5, 0.0};
+  m.Update(before);
+  m.Update(SwitchZeroContact(2));
+  EXPECT_EQ(m.maps().danger[Idx(4, 3)], 1);
+}
+
+int DangerCount(const OccupancyMapper& m) {
+  int n = 0;
+  for (uint8_t d : m.maps().danger) n += d;
+  return n;
+}
+
+// Recorded G-10, traversal 1 of the ch10 affective configuration (`limbic experiment run` of a one-traversal
+// definition with `record: all`, r1/odom, r1/scan and r1/collision at tick 1254; 2026-11-25): the first contact
+// with the unseen obstacle x [8.1257, 8.7412] × y [7.0539, 7.4297], whose lower-left corner leaves a 0.974 m gap
+// to the wall below (top face y = 6.08). The robot met the corner 16° left of its heading at 0.64 m/s; only
+// switch 0 closed. The grid of G-10: origin (−0.35, −0.35), 60 × 37 cells.
+const GridSpec kG10bSpec{{-0.35, -0.35}, 0.35, 60, 37};
+const geometry::Pose2 kG10bPose{7.713719075697, 6.995839510062, -0.138734421498};
+const Vec2 kG10bCorner{8.125691378057, 7.053856060189};
+const geometry::Cell kG10bGapCell{24, 20};       // [8.05, 8.4] × [6.65, 7.0]: the only row of the gap ...
+const geometry::Cell kG10bObstacleCell{24, 21};  // [8.05, 8.4] × [7.0, 7.35]: ... and the corner's cell
+
+MapperInputs G10FirstContact() {
+  MapperInputs in;
+  in.tick = 1254;
+  in.pose = kG10bPose;
+  in.collision.occurred = true;
+  in.collision.new_event = true;
+  in.collision.sensor_ids = {0};
+  in.collision.contact_point = {8.06035620777, 6.94743807756};
+  in.collision.speed_before = 0.635588566724;
+  in.scan.beams = {
+      {0, {0.2, 0.0}, -0.174532925199, 0.4, 3.0, 2.793405322245, true},
+      {0, {0.2, 0.0}, -0.0872664626, 0.4, 3.0, 3.0, false},
+      {0, {0.2, 0.0}, 0.0, 0.4, 3.0, 3.0, false},
+      {0, {0.2, 0.0}, 0.0872664626, 0.4, 3.0, 3.0, false},
+      {0, {0.2, 0.0}, 0.174532925199, 0.4, 3.0, 3.0, false},
+      {1, {0.161803398875, 0.117557050458}, 0.453785605519, 0.4, 3.0, 2.765022784703, true},
+      {1, {0.161803398875, 0.117557050458}, 0.541052068118, 0.4, 3.0, 2.087900907709, true},
+      {1, {0.161803398875, 0.117557050458}, 0.628318530718, 0.4, 3.0, 1.772576377711, true},
+      {1, {0.161803398875, 0.117557050458}, 0.715584993318, 0.4, 3.0, 1.434533911048, true},
+      {1, {0.161803398875, 0.117557050458}, 0.802851455917, 0.4, 3.0, 1.322275190012, true},
+      {2, {0.061803398875, 0.190211303259}, 1.082104136236, 0.4, 3.0, 0.881313789589, true},
+      {2, {0.061803398875, 0.190211303259}, 1.169370598836, 0.4, 3.0, 0.837415245156, true},
+      {2, {0.061803398875, 0.190211303259}, 1.256637061436, 0.4, 3.0, 0.828291177295, true},
+      {2, {0.061803398875, 0.190211303259}, 1.343903524036, 0.4, 3.0, 0.779292442859, true},
+      {2, {0.061803398875, 0.190211303259}, 1.431169986635, 0.4, 3.0, 0.754733622371, true},
+      {3, {-0.061803398875, 0.190211303259}, 1.710422666954, 0.4, 3.0, 0.712685404955, true},
+      {3, {-0.061803398875, 0.190211303259}, 1.797689129554, 0.4, 3.0, 0.700617814781, true},
+      {3, {-0.061803398875, 0.190211303259}, 1.884955592154, 0.4, 3.0, 0.694198106735, true},
+      {3, {-0.061803398875, 0.190211303259}, 1.972222054754, 0.4, 3.0, 0.714472442287, true},
+      {3, {-0.061803398875, 0.190211303259}, 2.059488517353, 0.4, 3.0, 0.751129079567, true},
+      {4, {-0.161803398875, 0.117557050458}, 2.338741197672, 0.4, 3.0, 0.916309955916, true},
+      {4, {-0.161803398875, 0.117557050458}, 2.426007660272, 0.4, 3.0, 0.959249136442, true},
+      {4, {-0.161803398875, 0.117557050458}, 2.513274122872, 0.4, 3.0, 1.126635973085, true},
+      {4, {-0.161803398875, 0.117557050458}, 2.600540585472, 0.4, 3.0, 1.21921022271, true},
+      {4, {-0.161803398875, 0.117557050458}, 2.687807048071, 0.4, 3.0, 1.300094705906, true},
+      {5, {-0.2, 0.0}, 2.96705972839, 0.4, 3.0, 1.465587285555, true},
+      {5, {-0.2, 0.0}, 3.05432619099, 0.4, 3.0, 3.0, false},
+      {5, {-0.2, 0.0}, -3.14159265359, 0.4, 3.0, 3.0, false},
+      {5, {-0.2, 0.0}, -3.05432619099, 0.4, 3.0, 3.0, false},
+      {5, {-0.2, 0.0}, -2.96705972839, 0.4, 3.0, 3.0, false},
+      {6, {-0.161803398875, -0.117557050458}, -2.687807048071, 0.4, 3.0, 1.614197665276, true},
+      {6, {-0.161803398875, -0.117557050458}, -2.600540585472, 0.4, 3.0, 1.535012333296, true},
+      {6, {-0.161803398875, -0.117557050458}, -2.513274122872, 0.4, 3.0, 1.4886326664, true},
+      {6, {-0.161803398875, -0.117557050458}, -2.426007660272, 0.4, 3.0, 1.472799295181, true},
+      {6, {-0.161803398875, -0.117557050458}, -2.338741197672, 0.4, 3.0, 1.38882038582, true},
+      {7, {-0.061803398875, -0.190211303259}, -2.059488517353, 0.4, 3.0, 0.927019880754, true},
+      {7, {-0.061803398875, -0.190211303259}, -1.972222054754, 0.4, 3.0, 0.869392278845, true},
+      {7, {-0.061803398875, -0.190211303259}, -1.884955592154, 0.4, 3.0, 0.840070106628, true},
+      {7, {-0.061803398875, -0.190211303259}, -1.797689129554, 0.4, 3.0, 0.856422617333, true},
+      {7, {-0.061803398875, -0.190211303259}, -1.710422666954, 0.4, 3.0, 0.776076931696, true},
+      {8, {0.061803398875, -0.190211303259}, -1.431169986635, 0.4, 3.0, 0.733473411609, true},
+      {8, {0.061803398875, -0.190211303259}, -1.343903524036, 0.4, 3.0, 0.742109192596, true},
+      {8, {0.061803398875, -0.190211303259}, -1.256637061436, 0.4, 3.0, 0.726045284871, true},
+      {8, {0.061803398875, -0.190211303259}, -1.169370598836, 0.4, 3.0, 0.745517757375, true},
+      {8, {0.061803398875, -0.190211303259}, -1.082104136236, 0.4, 3.0, 0.82065207654, true},
+      {9, {0.161803398875, -0.117557050458}, -0.802851455917, 0.4, 3.0, 1.008939563334, true},
+      {9, {0.161803398875, -0.117557050458}, -0.715584993318, 0.4, 3.0, 1.034460900214, true},
+      {9, {0.161803398875, -0.117557050458}, -0.628318530718, 0.4, 3.0, 1.112688648896, true},
+      {9, {0.161803398875, -0.117557050458}, -0.541052068118, 0.4, 3.0, 1.201740826332, true},
+      {9, {0.161803398875, -0.117557050458}, -0.453785605519, 0.4, 3.0, 1.395391448522, true},
+      {10, {0.2, 0.0}, 0.0, 0.14, 0.75, 0.75, false},
+      {11, {0.161803398875, 0.117557050458}, 0.628318530718, 0.14, 0.75, 0.75, false},
+      {12, {0.061803398875, 0.190211303259}, 1.256637061436, 0.14, 0.75, 0.75, false},
+      {13, {-0.061803398875, 0.190211303259}, 1.884955592154, 0.14, 0.75, 0.717073199258, true},
+      {14, {-0.161803398875, 0.117557050458}, 2.513274122872, 0.14, 0.75, 0.75, false},
+      {15, {-0.2, 0.0}, -3.14159265359, 0.14, 0.75, 0.75, false},
+      {16, {-0.161803398875, -0.117557050458}, -2.513274122872, 0.14, 0.75, 0.75, false},
+      {17, {-0.061803398875, -0.190211303259}, -1.884955592154, 0.14, 0.75, 0.75, false},
+      {18, {0.061803398875, -0.190211303259}, -1.256637061436, 0.14, 0.75, 0.75, false},
+      {19, {0.161803398875, -0.117557050458}, -0.628318530718, 0.14, 0.75, 0.75, false},
+  };
+  return in;
+}
+
+TEST(SectorDangerPoint, G10TheSensorsLookThroughTheUnseenCornerSoTheSectorPointStaysInTheGap) {
+  const MapperInputs in = G10FirstContact();
+  // The truth: the corner is in switch 0's sector (16° left), 0.42 m from the restored chassis centre.
+  const Vec2 to_corner = kG10bCorner - kG10bPose.Position();
+  const double bearing = geometry::WrapAngle(std::atan2(to_corner.y(), to_corner.x()) - kG10bPose.theta);
+  EXPECT_NEAR(bearing * 180 / kPi, 16.0, 0.5);
+  EXPECT_NEAR(to_corner.norm(), 0.416, 0.001);
+  // Sensor 0's five beams (−10° … +10°, the middle of the sector) cross the obstacle and read nothing up to 3 m:
+  // by eq. 4.10 such a reading cannot be a fold, so to the sensors the corner is free space — they are no evidence
+  // about an obstacle they cannot see (§3.1), and nothing rules out the gap side of the sector.
+  int blind_through_sector = 0;
+  for (const RangeBeam& b : in.scan.beams) {
+    if (b.sensor_id == 0 && !b.valid) ++blind_through_sector;
+  }
+  EXPECT_EQ(blind_through_sector, 4);  // −5°, 0°, +5°, +10° (−10° sees the far wall at 2.79 m)
+  OccupancyMapper surface(kG10bSpec);
+  surface.Update(in);
+  EXPECT_EQ(surface.maps().danger[kG10bSpec.Index(kG10bGapCell)], 1);
+  OccupancyMapper sector(kG10bSpec, Sector());
+  sector.Update(in);
+  EXPECT_EQ(sector.maps().danger[kG10bSpec.Index(kG10bGapCell)], 1);
+  EXPECT_EQ(DangerCount(sector), 1);
+  // The sector's arc at reach (0.36 + 0.0636)/cos 22.5° = 0.4585 m: its point at the corner's bearing would be in
+  // the obstacle's cell — the estimate is off by the bearing alone, which one switch cannot resolve.
+  const Vec2 at_corner_bearing = kG10bPose.Position() + (0.36 + 0.635588566724 * 0.1) / std::cos(kPi / 8) *
+                                                            geometry::UnitVector(kG10bPose.theta + bearing);
+  EXPECT_EQ(kG10bSpec.CellOf(at_corner_bearing), kG10bObstacleCell);
+}
+
+MapperInputs LookingAhead(int64_t tick) {  // no collision; sensor 0's beam sees nothing up to 3 m
+  MapperInputs in = BaseInputs(tick);
+  in.scan.beams.push_back(Beam(0.0, 3.0, false, 3.0, {0.2, 0.0}));
+  return in;
+}
+
+TEST(DangerForget, OptionNamesParseInOrder) {
+  EXPECT_EQ(ParseDangerForget("none"), DangerForget::kNone);
+  EXPECT_EQ(ParseDangerForget("free_space"), DangerForget::kFreeSpace);
+  EXPECT_EQ(ParseDangerForget("seen_free_space"), DangerForget::kSeenFreeSpace);
+  EXPECT_EQ(ParseDangerForget("body"), DangerForget::kBody);
+  EXPECT_THROW(ParseDangerForget("decay"), std::invalid_argument);
+  MapperOptions bad;
+  bad.danger_forget_cycles = 0;
+  EXPECT_THROW(OccupancyMapper(kSpec, bad), std::invalid_argument);
+}
+
+TEST(DangerForget, NoneKeepsACollisionCellForGood) {
+  OccupancyMapper mapper(kSpec);  // the default: the spec's binary map, never cleared
+  mapper.Update(SwitchZeroContact(1));
+  for (int t = 2; t <= 500; ++t) mapper.Update(LookingAhead(t));
+  EXPECT_EQ(mapper.maps().danger[Idx(4, 3)], 1);
+  EXPECT_EQ(DangerCount(mapper), 1);
+}
+
+TEST(DangerForget, FreeSpaceClearsACellLookedThroughForTheGivenCycles) {
+  MapperOptions o;
+  o.danger_forget = DangerForget::kFreeSpace;
+  o.danger_forget_cycles = 10;
+  OccupancyMapper mapper(kSpec, o);
+  mapper.MarkDanger({2.3, 1.2});        // a tag on the same beam, cell (6, 3): never cleared
+  mapper.Update(SwitchZeroContact(1));  // no beams this cycle
+  ASSERT_EQ(mapper.maps().danger[Idx(4, 3)], 1);
+  for (int t = 2; t <= 10; ++t) mapper.Update(LookingAhead(t));  // 9 cycles
+  EXPECT_EQ(mapper.maps().danger[Idx(4, 3)], 1);
+  const MapperOutputs out = mapper.Update(LookingAhead(11));  // the 10th
+  EXPECT_EQ(mapper.maps().danger[Idx(4, 3)], 0);
+  EXPECT_EQ(mapper.maps().danger[Idx(6, 3)], 1);
+  bool in_patch = false;
+  for (const CellPatch& c : out.patch.cells) in_patch = in_patch || (c.index == Idx(4, 3) && c.danger == 0);
+  EXPECT_TRUE(in_patch);  // consumers (planner, controller) learn of it
+}
+
+TEST(DangerForget, SeenFreeSpaceForgetsOnlyWhatTheSensorsCouldSee) {
+  MapperOptions o;
+  o.danger_forget = DangerForget::kSeenFreeSpace;
+  o.danger_forget_cycles = 10;
+  // Seen: at the contact a beam read the surface 0.37 m ahead (in the sector, within reach): cell (4, 3).
+  OccupancyMapper seen(kSpec, o);
+  MapperInputs touch = SwitchZeroContact(1);
+  touch.scan.beams.push_back(Beam(0.0, 0.37, true));
+  seen.Update(touch);
+  ASSERT_EQ(seen.maps().danger[Idx(4, 3)], 1);
+  EXPECT_EQ(seen.state().danger_from_collision[Idx(4, 3)], 2);
+  for (int t = 2; t <= 11; ++t) seen.Update(LookingAhead(t));  // 10 cycles looking through it: it moved away
+  EXPECT_EQ(seen.maps().danger[Idx(4, 3)], 0);
+  // Unseen (an obstacle the sensors cannot see, sets F and G): kept however long they look through it ...
+  OccupancyMapper unseen(kSpec, o);
+  unseen.Update(SwitchZeroContact(1));
+  for (int t = 2; t <= 200; ++t) unseen.Update(LookingAhead(t));
+  EXPECT_EQ(unseen.maps().danger[Idx(4, 3)], 1);
+  // ... and a cell with one unseen collision among seen ones is kept too.
+  OccupancyMapper mixed(kSpec, o);
+  mixed.Update(touch);
+  // From below, switch 0 facing +y: its point (1.45, 1.23966) is in (4, 3); the surface seen at tick 1 is 0.41 m
+  // away, beyond the sector's reach, and nothing else was sensed.
+  mixed.Update(SwitchZeroContact(2, {1.45, 0.85, kPi / 2}));
+  EXPECT_EQ(mixed.state().danger_from_collision[Idx(4, 3)], 1);
+  for (int t = 3; t <= 200; ++t) mixed.Update(LookingAhead(t));
+  EXPECT_EQ(mixed.maps().danger[Idx(4, 3)], 1);
+  // free_space forgets the unseen one as well.
+  o.danger_forget = DangerForget::kFreeSpace;
+  OccupancyMapper any(kSpec, o);
+  any.Update(SwitchZeroContact(1));
+  for (int t = 2; t <= 11; ++t) any.Update(LookingAhead(t));
+  EXPECT_EQ(any.maps().danger[Idx(4, 3)], 0);
+}
+
+TEST(DangerForget, FreeSpaceIgnoresFoldableReadingsAndTheReadingsOwnCell) {
+  MapperOptions o;
+  o.danger_forget = DangerForget::kFreeSpace;
+  o.danger_forget_cycles = 3;
+  OccupancyMapper mapper(kSpec, o);
+  mapper.Update(SwitchZeroContact(1));
+  for (int t = 2; t <= 20; ++t) {
+    MapperInputs in = BaseInputs(t);
+    RangeBeam folded = Beam(0.0, 1.2, true, 3.0, {0.2, 0.0});  // ≤ 1.44 m: may hide an obstacle at the chassis
+    // A short-range reading (d_min 0.14, d_max 0.75: folds reach 0.225 m) of 0.24 m: proven free, but it ends at
+    // x = 1.74 m, inside the danger cell (4, 3) itself: the sensors saw something there.
+    RangeBeam ends_there = Beam(0.0, 0.24, true, 0.75, {0.2, 0.0});
+    ends_there.d_min = 0.14;
+    in.scan.beams = {folded, ends_there};
+    mapper.Update(in);
+  }
+  EXPECT_EQ(mapper.maps().danger[Idx(4, 3)], 1);
+}
+
+TEST(DangerForget, BodyDropsAPointTheRobotCoversAndClearsTheCellWhenNoneIsLeft) {
+  MapperOptions o;
+  o.danger_forget = DangerForget::kBody;
+  OccupancyMapper mapper(kSpec, o);
+  mapper.Update(SwitchZeroContact(1));                             // P1 = (1.68966, 1.2), cell (4, 3)
+  mapper.Update(SwitchZeroContact(2, {1.66, 1.77966, -kPi / 2}));  // P2 = (1.66, 1.39), cell (4, 3) too
+  ASSERT_EQ(mapper.state().danger_marks.size(), 2u);
+  mapper.MarkDanger({0.5, 0.5});  // a tag, cell (1, 1)
+  auto at = [](int64_t tick, double x, double y) {
+    MapperInputs in = BaseInputs(tick);
+    in.pose = {x, y, 0.0};
+    return in;
+  };
+  mapper.Update(at(3, 1.34, 1.2));  // 0.3497 m from P1: not covered (r_R − 2 cm = 0.33 m)
+  EXPECT_EQ(mapper.state().danger_marks.size(), 2u);
+  mapper.Update(at(4, 1.98, 1.2));  // covers P1 only
+  EXPECT_EQ(mapper.state().danger_marks.size(), 1u);
+  EXPECT_EQ(mapper.maps().danger[Idx(4, 3)], 1);
+  mapper.Update(at(5, 1.66, 1.7));  // covers P2: the cell has no point left
+  EXPECT_TRUE(mapper.state().danger_marks.empty());
+  EXPECT_EQ(mapper.maps().danger[Idx(4, 3)], 0);
+  mapper.Update(at(6, 0.5, 0.5));  // on the tag
+  EXPECT_EQ(mapper.maps().danger[Idx(1, 1)], 1);
+  EXPECT_EQ(DangerCount(mapper), 1);
 }
 
 TEST(OccupancyMapper, DangerTagsForPointAndPolygon) {

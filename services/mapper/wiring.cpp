@@ -52,8 +52,22 @@ runtime::ServiceDefinition MapperService(MapperStepHook before_update) {
             "danger_point", "surface",
             "where a collision marks the danger map (issue 14): surface (§2.4's collision point, on the obstacle: "
             "the nearest sensed point in the closed switches' sector, else just beyond the chassis) | contact (the "
-            "switch position on the chassis) | sensed (only where the range sensors saw the obstacle)",
+            "switch position on the chassis) | sensed (only where the range sensors saw the obstacle) | sector "
+            "(surface, but where the sensors saw no surface: the point of the switches' sector nearest their "
+            "direction that neither unfolded beams nor the body's recent positions rule out)",
             runtime::OneOf(kDangerPointNames)));
+        s->options.mapper.danger_forget = ParseDangerForget(ctx.Option<std::string>(
+            "danger_forget", "none",
+            "whether collision danger cells are cleared (issue 14): none (the spec: never) | free_space (after "
+            "danger_forget_cycles cycles of beams looking through the cell) | seen_free_space (the same, only for "
+            "cells "
+            "whose collisions the sensors saw) | body (when the robot's body later "
+            "covers every danger point of the cell); a-priori tags never",
+            runtime::OneOf(kDangerForgetNames)));
+        s->options.mapper.danger_forget_cycles =
+            ctx.Option("danger_forget_cycles", 50, "danger_forget=free_space: cycles of looking through a cell",
+                       runtime::InRange(1, 65535));
+        s->options.mapper.period_s = ctx.period_s();
         // Rule 2 of §4.1 clears the cells within r_R of the robot: the body's circumscribed radius (issue 18).
         s->options.mapper.robot_radius =
             robot::BodyOption(ctx, "r_R of §4.1 rule 2 is its circumscribed radius").body.circumscribed_radius();

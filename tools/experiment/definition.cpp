@@ -22,7 +22,7 @@ namespace fs = std::filesystem;
 using config::ConfigError;
 using config::StrictMap;
 
-enum class OptionKind { kBool, kNumber, kGoalSource, kPath, kDangerPoint, kBody };
+enum class OptionKind { kBool, kNumber, kGoalSource, kPath, kDangerPoint, kDangerForget, kBody };
 
 const std::map<std::string, OptionKind>& OptionKinds() {
   static const std::map<std::string, OptionKind> kinds = {
@@ -37,6 +37,7 @@ const std::map<std::string, OptionKind>& OptionKinds() {
       {"map_point_inset", OptionKind::kNumber},
       {"hold_danger_weight", OptionKind::kBool},
       {"danger_point", OptionKind::kDangerPoint},
+      {"danger_forget", OptionKind::kDangerForget},
       {"body", OptionKind::kBody},
   };
   return kinds;
@@ -64,7 +65,14 @@ std::string CheckOption(const std::string& name, std::string* value) {
       try {
         mapper::ParseDangerPoint(*value);  // the mapper's own names
       } catch (const std::invalid_argument&) {
-        return "must be surface, contact or sensed, got '" + *value + "'";
+        return "must be surface, contact, sensed or sector, got '" + *value + "'";
+      }
+      return "";
+    case OptionKind::kDangerForget:
+      try {
+        mapper::ParseDangerForget(*value);
+      } catch (const std::invalid_argument&) {
+        return "must be none, free_space, seen_free_space or body, got '" + *value + "'";
       }
       return "";
     case OptionKind::kBody:

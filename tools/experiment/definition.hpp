@@ -92,9 +92,10 @@ struct ExperimentDefinition {
 // bearing fed straight to the velocity layer, Ch. 6). Numbers: goal_tolerance (m, default 0.35),
 // timeout (s, default 600); boolean hold_danger_weight (planner W_p2 = max since the instruction); number
 // map_point_inset (m taken off r_o around the map's virtual obstacle points,
-// default 0 = spec; issue 14); enumeration danger_point = surface | contact | sensed (where a collision
-// marks the danger map, mapper default surface; issue 14). Text: body (a robot description for every robot of the
-// run, issue 18).
+// default 0 = spec; issue 14); enumeration danger_point = surface | contact | sensed | sector (where a collision
+// marks the danger map, mapper default surface; issue 14); enumeration danger_forget = none | free_space |
+// seen_free_space | body (whether collision danger cells are cleared, mapper default none; issue 14). Text: body (a
+// robot description for every robot of the run, issue 18).
 const std::vector<std::string>& OptionNames();
 
 // Loads one definition file. Throws config::ConfigError naming the file and key for unknown keys,

@@ -189,6 +189,9 @@ TEST(ExperimentDefinition, MisspelledParameterAndOptionFail) {
   EXPECT_THROW(LoadExperiment(WriteTemp("tiny", base + "    options: {prebuilt_map: yes}\n")), config::ConfigError);
   EXPECT_THROW(LoadExperiment(WriteTemp("tiny", base + "    options: {danger_point: switch}\n")), config::ConfigError);
   EXPECT_NO_THROW(LoadExperiment(WriteTemp("tiny", base + "    options: {danger_point: contact}\n")));
+  EXPECT_NO_THROW(LoadExperiment(WriteTemp("tiny", base + "    options: {danger_point: sector}\n")));
+  EXPECT_THROW(LoadExperiment(WriteTemp("tiny", base + "    options: {danger_forget: always}\n")), config::ConfigError);
+  EXPECT_NO_THROW(LoadExperiment(WriteTemp("tiny", base + "    options: {danger_forget: free_space}\n")));
   EXPECT_THROW(LoadExperiment(WriteTemp("tiny", base + "    parameters: {n_v: 3.5}\n")), config::ConfigError);
   EXPECT_THROW(LoadExperiment(WriteTemp("tiny", base + "sweep: {name: x, set: [w_v99], values: [1]}\n")),
                config::ConfigError);

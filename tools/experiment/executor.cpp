@@ -76,6 +76,13 @@ stack::StackSpec StackSpecFor(const RunSpec& run) {
         throw std::invalid_argument(run.run_id + ": " + e.what());
       }
       spec.options.push_back("mapper.danger_point=" + value);
+    } else if (name == "danger_forget") {
+      try {
+        mapper::ParseDangerForget(value);
+      } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument(run.run_id + ": " + e.what());
+      }
+      spec.options.push_back("mapper.danger_forget=" + value);
     } else if (name == "body") {
       spec.bodies = {value};  // every robot of this configuration
     } else if (name == "timeout") {

@@ -24,9 +24,10 @@ namespace limbic::experiment {
 // wrong_map_all_free → mapper; human_flee_extension → simulator.humans_flee; velocity_goal_source
 // (path | goal_bearing) → controller.velocity_goal (directional | goal_bearing); goal_tolerance and
 // timeout → mission; map_point_inset → controller.map_point_inset; hold_danger_weight →
-// planner.danger_weight (traversal_max | live); danger_point (surface | contact | sensed) → mapper.danger_point.
-// max_ticks is a safety stop well past iterations × timeout. No recorder
-// is set. Throws std::invalid_argument for an option the executor does not know.
+// planner.danger_weight (traversal_max | live); danger_point (surface | contact | sensed | sector) →
+// mapper.danger_point; danger_forget (none | free_space | seen_free_space | body) → mapper.danger_forget. max_ticks is
+// a safety stop well past iterations × timeout. No recorder is set. Throws std::invalid_argument for an option the
+// executor does not know.
 stack::StackSpec StackSpecFor(const RunSpec& run);
 
 // Everything one run produced.

@@ -80,11 +80,18 @@ TEST(StackSpecFor, PathGoalSourceIsTheDirectionalTargetAndUnknownOptionsAreRefus
   run.options = {{"map_point_inset", "-1"}};
   EXPECT_THROW(StackSpecFor(run), std::invalid_argument);
   // Where a collision marks the danger map (the mapper's danger_point).
-  for (const char* point : {"surface", "contact", "sensed"}) {
+  for (const char* point : {"surface", "contact", "sensed", "sector"}) {
     run.options = {{"danger_point", point}};
     EXPECT_TRUE(Has(StackSpecFor(run).options, std::string("mapper.danger_point=") + point));
   }
   run.options = {{"danger_point", "switch"}};
+  EXPECT_THROW(StackSpecFor(run), std::invalid_argument);
+  // Whether collision danger cells are cleared (the mapper's danger_forget).
+  for (const char* forget : {"none", "free_space", "seen_free_space", "body"}) {
+    run.options = {{"danger_forget", forget}};
+    EXPECT_TRUE(Has(StackSpecFor(run).options, std::string("mapper.danger_forget=") + forget));
+  }
+  run.options = {{"danger_forget", "decay"}};
   EXPECT_THROW(StackSpecFor(run), std::invalid_argument);
 }
 

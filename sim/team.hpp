@@ -34,9 +34,12 @@ struct TeamLayoutOptions {
 // (ties broken by angle, so the result is a pure function of its inputs) whose body, inflated by
 // `clearance`, lies inside the area, touches no body-solid object and no person's start, keeps a
 // gap of `clearance` to every start and goal already chosen (starts and goals alike: a robot's goal
-// is where it turns round, and its start is its next goal), and from which a free path leads to its
-// goal. Throws std::invalid_argument when there is no room (names the robot) or a radius is not
-// positive and finite.
+// is where it turns round, and its start is its next goal), from which a free path leads to its
+// goal, and which keeps every robot's way open: each robot placed so far still has a free path from its start
+// to its goal with a body (its radius + clearance) standing on every other robot's start and goal (a robot that
+// has arrived stands on its goal; in a doorway it would close the door to the others for good); when no candidate
+// within reach keeps the ways open (a goal at the end of a narrow dead end), the nearest free connected one. Throws
+// std::invalid_argument when there is no room (names the robot) or a radius is not positive and finite.
 std::vector<Placement> PlaceTeam(const Environment& env, const std::vector<double>& radii,
                                  const TeamLayoutOptions& options = {});
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <optional>
+#include <cstdint>
 #include <sstream>
 #include <stdexcept>
 
@@ -176,32 +176,43 @@ std::vector<Placement> PlaceTeam(const Environment& env, const std::vector<doubl
     // r2 parked on a goal in the goal room's only door and r1 and r3 wandered outside until the timeout).
     // So every robot placed so far must keep a free path between its start and its goal with a body standing
     // on every other robot's start and goal, the candidate's included.
-    auto keeps_ways_open = [&](const Vec2& c, bool is_goal) {
+    auto keeps_ways_open = [&](const Vec2& c, bool is_goal, double margin) {
       std::vector<Vec2> s = starts, g = goals;
       (is_goal ? g : s).push_back(c);
       for (size_t j = 0; j < g.size(); ++j) {
         Environment with = env;
         for (size_t k = 0; k < s.size(); ++k) {
           if (k == j) continue;
-          with.objects.push_back(Disc(s[k], radii[k] + options.clearance));
-          if (k < g.size()) with.objects.push_back(Disc(g[k], radii[k] + options.clearance));
+          with.objects.push_back(Disc(s[k], radii[k] + options.clearance + margin));
+          if (k < g.size()) with.objects.push_back(Disc(g[k], radii[k] + options.clearance + margin));
         }
         const double rj = j < options.path_radii.size() ? options.path_radii[j] : radii[j];
         if (!HasFreePath(with, s[j], g[j], rj, options.path_resolution)) return false;
       }
       return true;
     };
-    // Nearest candidate that keeps the ways open; if none within reach does (a goal at the end of a narrow
-    // dead end: any body standing in it closes it), the nearest free and connected one, as before.
+    // Nearest candidate that keeps the ways open with pass_margin to spare; else the nearest that keeps them open
+    // for the bodies alone; if none within reach does (a goal at the end of a narrow dead end: any body standing
+    // in it closes it), the nearest free and connected one, as before.
     auto pick = [&](const Vec2& anchor, const char* what, bool is_goal) {
-      std::optional<Vec2> fallback;
-      for (const Vec2& d : offsets) {
-        const Vec2 c = anchor + d;
-        if (!free(c, r) || !HasFreePath(env, c, anchor, path_r, options.path_resolution)) continue;
-        if (keeps_ways_open(c, is_goal)) return c;
-        if (!fallback) fallback = c;
+      // Whether each candidate is free and connected, worked out once and only as far as needed (each
+      // HasFreePath builds a clearance grid of the whole world).
+      std::vector<int8_t> usable(offsets.size(), -1);
+      auto is_usable = [&](size_t n) {
+        if (usable[n] < 0) {
+          const Vec2 c = anchor + offsets[n];
+          usable[n] = free(c, r) && HasFreePath(env, c, anchor, path_r, options.path_resolution);
+        }
+        return usable[n] == 1;
+      };
+      for (const double margin : {options.pass_margin, 0.0}) {
+        for (size_t n = 0; n < offsets.size(); ++n) {
+          if (is_usable(n) && keeps_ways_open(anchor + offsets[n], is_goal, margin)) return Vec2(anchor + offsets[n]);
+        }
       }
-      if (fallback) return *fallback;
+      for (size_t n = 0; n < offsets.size(); ++n) {
+        if (is_usable(n)) return Vec2(anchor + offsets[n]);
+      }
       throw fail(i, what);
     };
     const Vec2 start = pick(env.start, "start", false);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <sstream>
 #include <stdexcept>
 
@@ -38,6 +39,20 @@ std::vector<Vec2> CandidateOffsets(double spacing, double reach) {
     return std::atan2(a.y(), a.x()) < std::atan2(b.y(), b.x());
   });
   return out;
+}
+
+// A standing body as a solid object: the regular 16-gon about `centre` that contains the disc of `radius`.
+WorldObject Disc(const Vec2& centre, double radius) {
+  constexpr int kSides = 16;
+  const double outer = radius / std::cos(M_PI / kSides);
+  WorldObject o;
+  o.kind = ObjectKind::kWall;
+  o.property = ObjectProperty::kStatic;
+  for (int k = 0; k < kSides; ++k) {
+    const double a = 2.0 * M_PI * k / kSides;
+    o.vertices.emplace_back(centre.x() + outer * std::cos(a), centre.y() + outer * std::sin(a));
+  }
+  return o;
 }
 
 }  // namespace
@@ -116,6 +131,8 @@ std::vector<Placement> PlaceTeam(const Environment& env, const std::vector<doubl
   const SegmentIndex index(env.objects, 1.0);
   // Every start and goal chosen so far, with the radius of the body that stands there.
   std::vector<std::pair<Vec2, double>> taken{{env.start, radii[0]}, {env.goal, radii[0]}};
+  // Each robot's start and goal, in the order chosen (robot 0's are the environment's).
+  std::vector<Vec2> starts{env.start}, goals{env.goal};
   auto free = [&](const Vec2& c, double r) {
     const double inflated = r + options.clearance;
     if (c.x() < inflated || c.y() < inflated || c.x() > env.width - inflated || c.y() > env.height - inflated)
@@ -154,17 +171,56 @@ std::vector<Placement> PlaceTeam(const Environment& env, const std::vector<doubl
                                   " m) has no free path from the start to the goal of environment " +
                                   std::string(1, env.set) + std::to_string(env.index));
     }
-    auto pick = [&](const Vec2& anchor, const char* what) {
-      for (const Vec2& d : offsets) {
-        const Vec2 c = anchor + d;
-        if (free(c, r) && HasFreePath(env, c, anchor, path_r, options.path_resolution)) return c;
+    // A robot that has arrived stands on its goal (and before it leaves, on its start): a place in a doorway
+    // or a corridor's narrow end would close the others' way for good (issue 18: with three robots in set B,
+    // r2 parked on a goal in the goal room's only door and r1 and r3 wandered outside until the timeout).
+    // So every robot placed so far must keep a free path between its start and its goal with a body standing
+    // on every other robot's start and goal, the candidate's included.
+    auto keeps_ways_open = [&](const Vec2& c, bool is_goal, double margin) {
+      std::vector<Vec2> s = starts, g = goals;
+      (is_goal ? g : s).push_back(c);
+      for (size_t j = 0; j < g.size(); ++j) {
+        Environment with = env;
+        for (size_t k = 0; k < s.size(); ++k) {
+          if (k == j) continue;
+          with.objects.push_back(Disc(s[k], radii[k] + options.clearance + margin));
+          if (k < g.size()) with.objects.push_back(Disc(g[k], radii[k] + options.clearance + margin));
+        }
+        const double rj = j < options.path_radii.size() ? options.path_radii[j] : radii[j];
+        if (!HasFreePath(with, s[j], g[j], rj, options.path_resolution)) return false;
+      }
+      return true;
+    };
+    // Nearest candidate that keeps the ways open with pass_margin to spare; else the nearest that keeps them open
+    // for the bodies alone; if none within reach does (a goal at the end of a narrow dead end: any body standing
+    // in it closes it), the nearest free and connected one, as before.
+    auto pick = [&](const Vec2& anchor, const char* what, bool is_goal) {
+      // Whether each candidate is free and connected, worked out once and only as far as needed (each
+      // HasFreePath builds a clearance grid of the whole world).
+      std::vector<int8_t> usable(offsets.size(), -1);
+      auto is_usable = [&](size_t n) {
+        if (usable[n] < 0) {
+          const Vec2 c = anchor + offsets[n];
+          usable[n] = free(c, r) && HasFreePath(env, c, anchor, path_r, options.path_resolution);
+        }
+        return usable[n] == 1;
+      };
+      for (const double margin : {options.pass_margin, 0.0}) {
+        for (size_t n = 0; n < offsets.size(); ++n) {
+          if (is_usable(n) && keeps_ways_open(anchor + offsets[n], is_goal, margin)) return Vec2(anchor + offsets[n]);
+        }
+      }
+      for (size_t n = 0; n < offsets.size(); ++n) {
+        if (is_usable(n)) return Vec2(anchor + offsets[n]);
       }
       throw fail(i, what);
     };
-    const Vec2 start = pick(env.start, "start");
+    const Vec2 start = pick(env.start, "start", false);
     taken.emplace_back(start, r);
-    const Vec2 goal = pick(env.goal, "goal");
+    starts.push_back(start);
+    const Vec2 goal = pick(env.goal, "goal", true);
     taken.emplace_back(goal, r);
+    goals.push_back(goal);
     out.push_back({{start.x(), start.y(), 0.0}, goal});
   }
   return out;

@@ -22,6 +22,11 @@ struct TeamLayoutOptions {
   double spacing = 0.9;          // m, grid step of the candidate positions (the simulator's old side-by-side step)
   double search_radius = 6;      // m, how far from the environment's start (goal) a robot may be placed
   double path_resolution = 0.1;  // m, flood-fill grid of the start–goal free-path check (HasFreePath)
+  // m, the room a standing robot must leave beside it for another to pass, beyond the two bodies and `clearance`:
+  // one cell of the planner's grid (0.35 m, spec §4.1). A gap that only a body fits through, to the centimetre,
+  // is closed for a robot that plans on 0.35 m cells and keeps r_o from obstacles (set B environment 11: two
+  // robots standing on their goals left 0.87 m beside them, and r1 never passed).
+  double pass_margin = 0.35;
   // Per robot, the radius of the free-path check when it differs from the radius a start must keep free (a body
   // whose reference point is off its centre, e.g. a tricycle's rear axle: the circumscribed radius about the
   // centre). Empty or shorter than the team: the body radius.
@@ -34,9 +39,13 @@ struct TeamLayoutOptions {
 // (ties broken by angle, so the result is a pure function of its inputs) whose body, inflated by
 // `clearance`, lies inside the area, touches no body-solid object and no person's start, keeps a
 // gap of `clearance` to every start and goal already chosen (starts and goals alike: a robot's goal
-// is where it turns round, and its start is its next goal), and from which a free path leads to its
-// goal. Throws std::invalid_argument when there is no room (names the robot) or a radius is not
-// positive and finite.
+// is where it turns round, and its start is its next goal), from which a free path leads to its
+// goal, and which keeps every robot's way open: each robot placed so far still has a free path from its start
+// to its goal with a body (its radius + clearance) standing on every other robot's start and goal (a robot that
+// has arrived stands on its goal; in a doorway it would close the door to the others for good); when no candidate
+// within reach keeps the ways open with `pass_margin` to spare, the nearest that keeps them open for the bodies
+// alone; when none does (a goal at the end of a narrow dead end), the nearest free connected one. Throws
+// std::invalid_argument when there is no room (names the robot) or a radius is not positive and finite.
 std::vector<Placement> PlaceTeam(const Environment& env, const std::vector<double>& radii,
                                  const TeamLayoutOptions& options = {});
 

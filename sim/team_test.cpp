@@ -178,6 +178,23 @@ TEST(TeamPlacement, StartsAndGoalsAreFreeApartConnectedAndStartableInEverySet) {
         EXPECT_TRUE(HasFreePath(env, team[i].start.Position(), team[i].goal, radii[i], 0.1))
             << set << index << " robot " << i;
       }
+      // No robot standing on its start or goal closes another's way (the issue 18 deadlock: a goal in a door)
+      // in the sets of constant walls and doors; C7, F0 and G0 have narrow dead ends by their start or goal
+      // where five robots find no such places within reach, and PlaceTeam falls back to the nearest free ones.
+      const bool open_ways = set == 'A' || set == 'B' || set == 'D';
+      for (size_t j = 0; open_ways && j < team.size(); ++j) {
+        Environment with = env;
+        for (size_t k = 0; k < team.size(); ++k) {
+          if (k == j) continue;
+          for (const Vec2& p : {team[k].start.Position(), team[k].goal}) {
+            with.objects.push_back(
+                {0, ObjectKind::kObstacle, ObjectProperty::kStatic,
+                 BoxVertices(p.x() - radii[k], p.y() - radii[k], p.x() + radii[k], p.y() + radii[k])});
+          }
+        }
+        EXPECT_TRUE(HasFreePath(with, team[j].start.Position(), team[j].goal, radii[j], 0.1))
+            << set << index << " robot " << j << " is shut out by the others standing on their starts and goals";
+      }
       for (size_t a = 0; a < points.size(); ++a) {
         for (size_t b = a + 1; b < points.size(); ++b) {
           EXPECT_GE((points[a].first - points[b].first).norm(), points[a].second + points[b].second)
@@ -194,6 +211,21 @@ TEST(TeamPlacement, StartsAndGoalsAreFreeApartConnectedAndStartableInEverySet) {
       }
     }
   }
+}
+
+// The deadlock of issue 18 in set B environment 0: the goal room's only door is 1 m from the environment's
+// goal, and the nearest free grid point to it, (19, 10.1), lies in that door. A robot parked there after
+// arriving shut the others out; the layout now passes it by.
+TEST(TeamPlacement, NoGoalInTheDoorOfTheGoalRoom) {
+  const Environment env = GenerateEnvironment('B', 0, 1);
+  const auto team = PlaceTeam(env, {0.35, 0.35, 0.35});
+  ASSERT_EQ(team.size(), 3u);
+  Environment with_r2_parked = env;
+  const Vec2 door(19.0, 10.1);
+  with_r2_parked.objects.push_back(
+      {0, ObjectKind::kObstacle, ObjectProperty::kStatic, BoxVertices(18.65, 9.75, 19.35, 10.45)});
+  EXPECT_FALSE(HasFreePath(with_r2_parked, env.start, env.goal, 0.35, 0.1)) << "(19, 10.1) is in the door";
+  for (const auto& p : team) EXPECT_GT((p.goal - door).norm(), 0.7) << p.goal.transpose();
 }
 
 TEST(TeamPlacement, RefusesBadRadiiAndAWorldWithoutRoom) {

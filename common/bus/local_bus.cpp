@@ -12,15 +12,28 @@ LocalBus::~LocalBus() {
   for (Node* node : nodes_) node->local_ = nullptr;
 }
 
-void LocalBus::Attach(Node* node) { nodes_.push_back(node); }
+void LocalBus::Attach(Node* node) {
+  nodes_.push_back(node);
+  routes_.clear();
+}
 
-void LocalBus::Detach(Node* node) { nodes_.erase(std::remove(nodes_.begin(), nodes_.end(), node), nodes_.end()); }
+void LocalBus::Detach(Node* node) {
+  nodes_.erase(std::remove(nodes_.begin(), nodes_.end(), node), nodes_.end());
+  routes_.clear();
+}
 
 void LocalBus::Deliver(const std::string& topic, const uint8_t* data, size_t size) {
   ++forwarded_;
-  for (Node* node : nodes_) {
-    if (node->Wants(topic)) node->Enqueue(topic, data, size);
+  auto it = routes_.find(topic);
+  if (it == routes_.end()) {
+    // First message on this topic since the subscriptions last changed: which nodes want it, in attach order.
+    std::vector<Node*> wanting;
+    for (Node* node : nodes_) {
+      if (node->Wants(topic)) wanting.push_back(node);
+    }
+    it = routes_.emplace(topic, std::move(wanting)).first;
   }
+  for (Node* node : it->second) node->Enqueue(topic, data, size);
 }
 
 void LocalBus::DeliverCopies() {
@@ -44,6 +57,7 @@ void LocalBus::Publish(const std::string& topic, const uint8_t* data, size_t siz
 }
 
 void LocalBus::Subscribed(Node* node, const std::string& prefix) {
+  routes_.clear();
   forwarding_.ForEachLatched(prefix, [&](const std::string& topic, const std::vector<uint8_t>& payload) {
     node->Enqueue(topic, payload.data(), payload.size());
   });

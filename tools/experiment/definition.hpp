@@ -46,8 +46,9 @@ struct Configuration {
 // Several robots in one world (issue 18 item 1): `robots: {count: 3, starts: [[x, y, theta], ...], goals:
 // [[x, y], ...]}`. Without starts/goals the simulator places them (sim::PlaceTeam: robot r1 on the
 // environment's start and goal, the others apart around them); with them, one entry per robot, in every
-// environment of the experiment. The runs' results (runs.csv, report) follow robot r1; each robot's
-// collisions with robots and with the world are in its ground truth.
+// environment of the experiment. runs.csv has a row per robot and traversal; summary.csv and the report's
+// summary are robot r1's, the report's "Per robot" section each robot's; each robot's collisions with robots
+// and with the world are in its ground truth.
 struct Team {
   int count = 1;                            // 1..16
   std::vector<std::vector<double>> starts;  // empty, or count entries of x, y[, theta]

@@ -117,10 +117,12 @@ IterationRow RowOf(const RunSpec& run) {
 
 }  // namespace
 
-std::vector<IterationRow> RowsFromRecording(const RunSpec& run, const stack::Recording& recording) {
+std::vector<IterationRow> RowsFromRecording(const RunSpec& run, const stack::Recording& recording,
+                                            const std::string& robot) {
   std::vector<IterationRow> rows;
   for (const auto& t : recording.traversals) {
     IterationRow r = RowOf(run);
+    r.robot = robot;
     r.iteration = t.metrics.iteration;
     r.completion_time_s = t.metrics.completion_time_s;
     r.success = t.metrics.success;
@@ -152,11 +154,18 @@ RunOutcome ExecuteRun(const RunSpec& run, const std::atomic<bool>& abandon, cons
   const auto begin = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count(); };
   auto recording = std::make_shared<stack::Recording>();
+  // A team's other robots (issue 18 item 1): each has a recorder of its own and rows of its own.
+  std::vector<std::pair<std::string, std::shared_ptr<stack::Recording>>> team;
   int status = 0;
   std::string step_error;
   try {
     stack::StackSpec spec = StackSpecFor(run);
     spec.recording = recording;
+    const auto names = stack::RobotNames(spec);
+    for (size_t i = 1; i < names.size(); ++i) {
+      team.emplace_back(names[i], std::make_shared<stack::Recording>());
+      spec.team_recordings[names[i]] = team.back().second;
+    }
     spec.customize = customize;
     spec.recorder_options.trajectory = run.record_trace;
     spec.recorder_options.affect = run.record_trace;
@@ -187,24 +196,37 @@ RunOutcome ExecuteRun(const RunSpec& run, const std::atomic<bool>& abandon, cons
     outcome.rows = {ErrorRow(run, step_error)};
     return outcome;
   }
-  const auto& traversals = recording->traversals;
-  bool complete = recording->run_finished && static_cast<int>(traversals.size()) == run.iterations;
-  for (size_t i = 0; complete && i < traversals.size(); ++i) {
-    complete = traversals[i].metrics.iteration == static_cast<int>(i) + 1;
-  }
+  // Complete: every robot's mission reported every traversal, in order.
+  auto complete_run = [&](const stack::Recording& r) {
+    bool complete = r.run_finished && static_cast<int>(r.traversals.size()) == run.iterations;
+    for (size_t i = 0; complete && i < r.traversals.size(); ++i) {
+      complete = r.traversals[i].metrics.iteration == static_cast<int>(i) + 1;
+    }
+    return complete;
+  };
+  bool complete = complete_run(*recording);
+  for (const auto& [name, r] : team) complete = complete && complete_run(*r);
   if (!complete) {
     if (abandon.load()) {
       outcome.abandoned = true;
       outcome.error = "abandoned";
     } else {
       outcome.error = "the run ended after " + std::to_string(recording->ticks) + " ticks with " +
-                      std::to_string(traversals.size()) + " of " + std::to_string(run.iterations) +
-                      " traversals (stack exit status " + std::to_string(status) + ")";
+                      std::to_string(recording->traversals.size()) + " of " + std::to_string(run.iterations) +
+                      " traversals of r1";
+      for (const auto& [name, r] : team) {
+        outcome.error += ", " + std::to_string(r->traversals.size()) + " of " + name;
+      }
+      outcome.error += " (stack exit status " + std::to_string(status) + ")";
     }
     return outcome;
   }
   outcome.ok = true;
-  outcome.rows = RowsFromRecording(run, *recording);
+  outcome.rows = RowsFromRecording(run, *recording, kLeadRobot);
+  for (const auto& [name, r] : team) {
+    auto rows = RowsFromRecording(run, *r, name);
+    outcome.rows.insert(outcome.rows.end(), rows.begin(), rows.end());
+  }
   if (!recording->failed.empty()) {
     FailureTrace failures;
     failures.run_id = run.run_id;

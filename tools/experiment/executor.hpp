@@ -37,7 +37,7 @@ struct RunOutcome {
   bool config_error = false;             // the stack refused its configuration (every run would fail alike)
   bool step_error = false;               // a service's step threw: the run ended with status `error` (issue 15)
   std::string error;                     // why not ok
-  std::vector<IterationRow> rows;        // one per traversal (only when ok)
+  std::vector<IterationRow> rows;        // one per robot and traversal, r1 first (only when ok)
   std::optional<RunTrace> trace;         // when run.record_trace
   std::optional<AffectTrace> affect;     // when run.record_trace
   std::optional<FailureTrace> failures;  // when a traversal failed (every run, traced or not)
@@ -45,7 +45,9 @@ struct RunOutcome {
 };
 
 // The runs.csv rows of one run from what its recorder collected.
-std::vector<IterationRow> RowsFromRecording(const RunSpec& run, const stack::Recording& recording);
+// `robot` names the robot whose recording it is (kLeadRobot for r1, the others of a team by name).
+std::vector<IterationRow> RowsFromRecording(const RunSpec& run, const stack::Recording& recording,
+                                            const std::string& robot = kLeadRobot);
 // The single runs.csv row of a run that a failing step ended: status "error", iteration 0, no metrics.
 IterationRow ErrorRow(const RunSpec& run, const std::string& error);
 

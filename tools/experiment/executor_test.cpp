@@ -8,11 +8,15 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <set>
 
 #include "services/affect/affect_config.hpp"
 #include "services/affect/affect_engine.hpp"
 #include "sim/environment.hpp"
+#include "sim/random.hpp"
 #include "tools/bag/bag_reader.hpp"
+#include "tools/experiment/report.hpp"
 
 namespace limbic::experiment {
 namespace {
@@ -360,6 +364,69 @@ TEST(ExecuteRun, AnAbandonedRunReportsNoRows) {
   EXPECT_FALSE(outcome.ok);
   EXPECT_TRUE(outcome.abandoned);
   EXPECT_TRUE(outcome.rows.empty());
+}
+
+// Issue 18 item 1: a team run gives one row per robot and traversal (r1 first), each from that robot's
+// own mission; the experiment's runs.csv keeps them and the report draws a section per robot.
+TEST(ExecuteRuns, ATeamRunHasOneRowPerRobotAndTheReportASectionPerRobot) {
+  RunSpec run;
+  run.experiment = "unit";
+  run.run_id = "team-B-0-0";
+  run.set = 'B';
+  run.env = 0;
+  run.seed = 18;
+  run.config = "team";
+  run.affect = kNoAffect;
+  run.options = {{"timeout", "3"}};  // 3 s each: every robot times out after 30 ticks, having moved
+  run.iterations = 1;
+  run.team.count = 3;
+  const fs::path dir = fs::temp_directory_path() / ("limbic_executor_team_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::atomic<bool> stop{false}, abandon{false};
+  const ExecutionSummary summary = ExecuteRuns({run}, {.jobs = 1, .out_dir = dir.string()}, stop, abandon);
+  ASSERT_EQ(summary.finished, 1) << (summary.errors.empty() ? "" : summary.errors[0]);
+  const RunsFile file = ReadRuns((dir / "runs.csv").string());
+  ASSERT_EQ(file.rows.size(), 1u);
+  ASSERT_EQ(file.team_rows.size(), 2u);
+  EXPECT_EQ(file.rows[0].robot, "r1");
+  EXPECT_EQ(file.team_rows[0].robot, "r2");
+  EXPECT_EQ(file.team_rows[1].robot, "r3");
+  std::set<double> distances;
+  for (const auto* r : {&file.rows[0], &file.team_rows[0], &file.team_rows[1]}) {
+    EXPECT_EQ(r->run_id, run.run_id);
+    EXPECT_EQ(r->seed, run.seed);  // the run seed; each robot's own seed derives from it (stack::RobotSeed)
+    EXPECT_FALSE(r->success);
+    EXPECT_EQ(r->completion_time_s, 3.0);
+    EXPECT_GT(r->distance_travelled, 0.0);
+    distances.insert(r->distance_travelled);
+  }
+  EXPECT_EQ(distances.size(), 3u) << "three robots in three places do not travel the same distance";
+  Report(dir.string(), ReportOptions{});
+  std::ifstream in((dir / "report.html").string());
+  const std::string html((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_NE(html.find("<h2>Per robot</h2>"), std::string::npos);
+  EXPECT_NE(html.find("team · r3"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+// Each robot's own seed: r1 keeps the run seed (a team's r1 and a single robot alike), the others derive
+// theirs from it (SplitMix64 of the seed and the robot's number), and their controllers get them.
+TEST(RobotSeed, FirstRobotKeepsTheRunSeedOthersDeriveTheirsAndTheControllersGetThem) {
+  stack::StackSpec spec;
+  spec.seed = 18;
+  spec.robots = 3;
+  EXPECT_EQ(stack::RobotSeed(spec, 0), 18u);
+  EXPECT_EQ(stack::RobotSeed(spec, 1), sim::DeriveSeed(18, 2));
+  EXPECT_EQ(stack::RobotSeed(spec, 2), sim::DeriveSeed(18, 3));
+  EXPECT_NE(stack::RobotSeed(spec, 1), stack::RobotSeed(spec, 2));
+  EXPECT_NE(stack::RobotSeed(spec, 1), 18u);
+  for (const auto& [name, argv] : stack::StackCommands(spec, "/bin", "ipc:///tmp/x")) {
+    if (name.find("controller") == std::string::npos) continue;
+    const size_t k = static_cast<size_t>(name[1] - '1');
+    const std::string expected = "seed=" + std::to_string(static_cast<int64_t>(stack::RobotSeed(spec, k)));
+    EXPECT_TRUE(Has(argv, expected)) << name;
+  }
 }
 
 }  // namespace

@@ -604,6 +604,58 @@ std::string FailuresSection(const ReportInputs& in, const std::vector<SummaryRow
 
 }  // namespace
 
+// Issue 18 item 1: a team's results robot by robot — the summary table with one group per configuration and
+// robot (the label "configuration · robot"), All scope only, and a bar chart of each robot's success.
+std::string PerRobotSection(const std::vector<IterationRow>& lead, const std::vector<IterationRow>& team,
+                            const ReportOptions& options, bool has_sweep, bool many_sets) {
+  std::vector<IterationRow> all = lead;
+  all.insert(all.end(), team.begin(), team.end());
+  std::vector<std::string> robots;
+  for (const auto& r : all) {
+    if (std::find(robots.begin(), robots.end(), r.robot) == robots.end()) robots.push_back(r.robot);
+  }
+  // r1, r2, ..., r10 in numeric order (names are "r" and a number for a team).
+  std::sort(robots.begin(), robots.end(), [](const std::string& a, const std::string& b) {
+    return a.size() != b.size() ? a.size() < b.size() : a < b;
+  });
+  std::vector<std::string> order;
+  for (const auto& config : options.config_order) {
+    for (const auto& robot : robots) order.push_back(config + " · " + robot);
+  }
+  // Success per robot (x: the robots), one series per configuration (and set, swept value): the proportion
+  // with its 95 % Wilson interval, as the other success plots.
+  std::map<std::string, Curve> curves;
+  for (const auto& r : all) {
+    const std::string label = r.config + (many_sets ? " · " + std::string(1, r.set) : std::string()) +
+                              (has_sweep ? " @ " + FormatNumber(r.sweep_value) : std::string());
+    const double x = static_cast<double>(std::find(robots.begin(), robots.end(), r.robot) - robots.begin());
+    curves[label].label = label;
+    curves[label].values[x].push_back(r.success ? 100.0 : 0.0);
+  }
+  std::vector<Curve> ordered;
+  for (const auto& [label, curve] : curves) ordered.push_back(curve);
+  plot::PlotOptions o;
+  o.title = "Success per robot";
+  o.x_label = "robot";
+  o.y_label = "success % [95 % Wilson CI]";
+  o.x_categories = robots;
+  o.y_min = 0.0;
+  o.y_max = 100.0;
+  for (auto& r : all) r.config += " · " + r.robot;
+  std::vector<SummaryRow> summary;
+  for (auto& row : Summarize(all, order)) {
+    if (row.scope == Scope::kAll) summary.push_back(std::move(row));
+  }
+  std::ostringstream h;
+  h << "<h2>Per robot</h2>\n<p class=\"meta\">Each robot of the team on its own (" << robots.size()
+    << " robots; the summary above is robot " << kLeadRobot
+    << "'s, which travels between the environment's start and goal as a single robot does). One row in "
+       "runs.csv per robot and traversal (column <code>robot</code>).</p>\n"
+    << SummaryTable(summary, has_sweep, many_sets);
+  h << "<div class=\"grid\">" << StripXmlProlog(plot::LinePlot(CurvesToSeries(ordered, true), o)) << "</div>\n";
+  return h.str();
+}
+
 std::string RenderReportHtml(const ReportInputs& in, const ReportOptions& options) {
   const auto& rows = in.rows;
   std::string experiment = in.experiment;
@@ -645,6 +697,7 @@ std::string RenderReportHtml(const ReportInputs& in, const ReportOptions& option
   }
 
   h << "<h2>Summary</h2>\n" << SummaryTable(summary, has_sweep, many_sets);
+  if (!in.team_rows.empty()) h << PerRobotSection(rows, in.team_rows, options, has_sweep, many_sets);
   h << "<p class=\"meta\">Two completion times: <b>timeouts as 600 s</b> is the §6.1 mean, in "
        "which a traversal "
        "that timed out counts 600 s (it mixes how often the robot arrives with how fast); "
@@ -800,6 +853,7 @@ ReportResult Report(const std::string& dir, const ReportOptions& options) {
   const RunsFile file = ReadRuns(runs_path);
   ReportInputs in;
   in.rows = file.rows;
+  in.team_rows = file.team_rows;
   std::vector<std::string> traces, affects, failed_files;
   for (const auto& entry : fs::directory_iterator(dir)) {
     const std::string name = entry.path().filename().string();

@@ -25,9 +25,10 @@ struct ReportOptions {
 
 // Everything one report shows (already read from disk).
 struct ReportInputs {
-  std::string experiment;   // "" = taken from the rows
-  std::string description;  // optional text under the title
-  std::vector<IterationRow> rows;
+  std::string experiment;               // "" = taken from the rows
+  std::string description;              // optional text under the title
+  std::vector<IterationRow> rows;       // robot r1's (kLeadRobot): the experiment's results
+  std::vector<IterationRow> team_rows;  // the other robots of team runs: the report's "Per robot" section
   std::vector<RunTrace> paths;
   std::vector<AffectTrace> affect;
   std::vector<FailureTrace> failures;            // failed_*.csv of the folder

@@ -6,6 +6,7 @@
 #include <map>
 #include <sstream>
 #include <stdexcept>
+#include <tuple>
 
 #include "tools/experiment/definition.hpp"
 #include "tools/experiment/durable_file.hpp"
@@ -35,8 +36,10 @@ bool ParseDouble(const std::string& s, double* out) {
   return r.ec == std::errc() && r.ptr == s.data() + s.size();
 }
 
-// Columns before `status` and `error` (runs.csv files written before issue 15).
+// Columns before `status` and `error` (runs.csv files written before issue 15), and before `robot`
+// (written before issue 18's per-robot rows).
 constexpr size_t kLegacyColumns = 19;
+constexpr size_t kBeforeRobotColumns = 21;
 
 bool ParseRow(const std::vector<std::string>& f, IterationRow* row, size_t columns) {
   if (f.size() != columns) return false;
@@ -44,6 +47,10 @@ bool ParseRow(const std::vector<std::string>& f, IterationRow* row, size_t colum
     row->status = f[kLegacyColumns];
     row->error = f[kLegacyColumns + 1];
     if (row->status != "ok" && row->status != "error") return false;
+  }
+  if (columns > kBeforeRobotColumns) {
+    row->robot = f[kBeforeRobotColumns];
+    if (row->robot.empty()) return false;
   }
   row->run_id = f[0];
   row->experiment = f[1];
@@ -88,7 +95,8 @@ const std::vector<std::string>& RunsCsvColumns() {
                                                    "distance_travelled",
                                                    "contact_cycles",
                                                    "status",
-                                                   "error"};
+                                                   "error",
+                                                   "robot"};
   return columns;
 }
 
@@ -180,7 +188,8 @@ std::string FormatRow(const IterationRow& r) {
                   FormatNumber(r.distance_travelled),
                   std::to_string(r.contact_cycles),
                   r.status,
-                  r.error});
+                  r.error,
+                  r.robot});
 }
 
 RunsFile ReadRuns(const std::string& path) {
@@ -191,11 +200,12 @@ RunsFile ReadRuns(const std::string& path) {
   auto records = ParseCsv(text, &last_complete);
   if (records.empty()) return file;
   const auto& current = RunsCsvColumns();
-  const bool legacy = records[0] == std::vector<std::string>(current.begin(), current.begin() + kLegacyColumns);
+  auto first = [&](size_t n) { return std::vector<std::string>(current.begin(), current.begin() + n); };
+  const bool legacy = records[0] == first(kLegacyColumns) || records[0] == first(kBeforeRobotColumns);
   if (records[0] != current && !legacy)
     throw std::runtime_error(path + ": the header is not that of a limbic runs.csv (" + CsvLine(records[0]) + ")");
   const size_t columns = records[0].size();
-  std::map<std::pair<std::string, int>, size_t> position;
+  std::map<std::tuple<std::string, std::string, int>, size_t> position;
   for (size_t i = 1; i < records.size(); ++i) {
     if (records[i].size() == 1 && records[i][0].empty()) continue;  // blank line
     IterationRow row;
@@ -208,13 +218,14 @@ RunsFile ReadRuns(const std::string& path) {
       file.errors.push_back(row);
       continue;
     }
-    const auto key = std::make_pair(row.run_id, row.iteration);
+    auto& rows = row.robot == kLeadRobot ? file.rows : file.team_rows;
+    const auto key = std::make_tuple(row.run_id, row.robot, row.iteration);
     const auto it = position.find(key);
     if (it != position.end()) {
-      file.rows[it->second] = row;
+      rows[it->second] = row;
     } else {
-      position[key] = file.rows.size();
-      file.rows.push_back(row);
+      position[key] = rows.size();
+      rows.push_back(row);
     }
   }
   return file;
@@ -241,8 +252,10 @@ void AppendRows(const std::string& path, const std::vector<IterationRow>& rows) 
     std::getline(in, first);
     if (!first.empty() && first.back() == '\r') first.pop_back();
     if (first != HeaderLine())
-      throw std::runtime_error(path + ": existing file is not a limbic runs.csv of this version (header '" + first +
-                               "'); runs.csv files without the status and error columns can be read, not extended");
+      throw std::runtime_error(
+          path + ": existing file is not a limbic runs.csv of this version (header '" + first +
+          "'); runs.csv files without the status and error columns, or without the robot column, can be "
+          "read, not extended");
   }
   std::string text = prefix;
   for (const auto& r : rows) text += FormatRow(r) + "\n";
@@ -280,6 +293,7 @@ MergeResult Merge(const std::vector<std::string>& dirs, const std::string& out_d
     const RunsFile file = ReadRuns(path);
     std::set<std::string> here, dropped;
     std::vector<IterationRow> all = file.rows;
+    all.insert(all.end(), file.team_rows.begin(), file.team_rows.end());
     all.insert(all.end(), file.errors.begin(), file.errors.end());
     for (const auto& r : all) {
       if (result.experiment.empty()) {

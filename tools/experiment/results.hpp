@@ -35,6 +35,9 @@ struct IterationRow {
   // run, iteration 0, no metrics, the message in `error`. Never data: ReadRuns keeps these apart.
   std::string status = "ok";
   std::string error;
+  // Which robot of the run the row is about (issue 18 item 1): "r1" for a single robot; a team's run has
+  // one row per robot and traversal. Files written before this column read as "r1".
+  std::string robot = "r1";
 
   bool operator==(const IterationRow&) const = default;
 };
@@ -51,11 +54,17 @@ std::vector<std::vector<std::string>> ParseCsv(const std::string& text, bool* la
 
 std::string FormatRow(const IterationRow& row);  // one CSV line, no terminator
 
+// The robot whose rows are an experiment's results in summary.csv and the report's tables: r1, which
+// travels between the environment's start and goal exactly as a single robot does.
+inline constexpr const char* kLeadRobot = "r1";
+
 // Rows read from a runs.csv.
 struct RunsFile {
-  std::vector<IterationRow> rows;    // status ok, file order; a later (run_id, iteration) replaces an earlier one
-  std::vector<IterationRow> errors;  // status error: runs that ended with a failing step (not data)
-  int skipped_lines = 0;             // malformed or torn records (e.g. a write cut by a kill)
+  std::vector<IterationRow> rows;       // status ok, robot r1 (kLeadRobot), file order; a later (run_id,
+                                        // iteration) replaces an earlier one
+  std::vector<IterationRow> team_rows;  // status ok, the other robots of team runs (r2..rN), likewise
+  std::vector<IterationRow> errors;     // status error: runs that ended with a failing step (not data)
+  int skipped_lines = 0;                // malformed or torn records (e.g. a write cut by a kill)
 };
 
 // Reads a runs.csv. A missing file gives no rows. Throws std::runtime_error for a header that is

@@ -92,16 +92,69 @@ TEST(RunsCsv, ErrorRowsCarryTheMessageAndAreKeptApartFromData) {
 TEST(RunsCsv, AFileFromBeforeTheStatusColumnReadsAsData) {
   const fs::path dir = FreshDir("legacy");
   const auto& columns = RunsCsvColumns();
-  ASSERT_EQ(columns[columns.size() - 2], "status");
-  std::string text = CsvLine(std::vector<std::string>(columns.begin(), columns.end() - 2)) + "\n";
+  ASSERT_EQ(columns[columns.size() - 3], "status");
+  std::string text = CsvLine(std::vector<std::string>(columns.begin(), columns.end() - 3)) + "\n";
   std::string line = FormatRow(Row("old-1", 1));
-  line = line.substr(0, line.size() - std::string(",ok,").size());  // the row without status and error
+  line = line.substr(0, line.size() - std::string(",ok,,r1").size());  // the row without status, error, robot
   text += line + "\n";
   std::ofstream((dir / "runs.csv").string()) << text;
   const RunsFile back = ReadRuns((dir / "runs.csv").string());
   EXPECT_EQ(back.skipped_lines, 0);
   ASSERT_EQ(back.rows.size(), 1u);
   EXPECT_EQ(back.rows[0], Row("old-1", 1));
+}
+
+// Issue 18 item 1: files written before the robot column read as robot r1, and can be read but not extended.
+TEST(RunsCsv, AFileFromBeforeTheRobotColumnReadsAsRobotR1) {
+  const fs::path dir = FreshDir("before-robot");
+  const auto& columns = RunsCsvColumns();
+  ASSERT_EQ(columns.back(), "robot");
+  std::string text = CsvLine(std::vector<std::string>(columns.begin(), columns.end() - 1)) + "\n";
+  std::string line = FormatRow(Row("old-1", 1));
+  line = line.substr(0, line.size() - std::string(",r1").size());
+  text += line + "\n";
+  const std::string path = (dir / "runs.csv").string();
+  std::ofstream(path) << text;
+  const RunsFile back = ReadRuns(path);
+  EXPECT_EQ(back.skipped_lines, 0);
+  ASSERT_EQ(back.rows.size(), 1u);
+  EXPECT_EQ(back.rows[0].robot, "r1");
+  EXPECT_EQ(back.rows[0], Row("old-1", 1));
+  EXPECT_THROW(AppendRows(path, {Row("new-1", 1)}), std::runtime_error);
+}
+
+// A team run has one row per robot and traversal: robot r1's are the results (rows), the others are kept
+// apart (team_rows), each (run, robot, traversal) once; a row with an empty robot is malformed.
+TEST(RunsCsv, TeamRowsAreKeptPerRobot) {
+  const fs::path dir = FreshDir("team");
+  const std::string path = (dir / "runs.csv").string();
+  auto robot_row = [](const std::string& robot, int iteration, bool success) {
+    IterationRow r = Row("team-1", iteration);
+    r.robot = robot;
+    r.success = success;
+    return r;
+  };
+  AppendRows(path, {robot_row("r1", 1, true), robot_row("r2", 1, false), robot_row("r3", 1, true)});
+  AppendRows(path, {robot_row("r2", 1, true)});  // a later row for (team-1, r2, 1) replaces the earlier one
+  {
+    std::ofstream out(path, std::ios::app);
+    std::string bad = FormatRow(robot_row("r4", 1, true));
+    out << bad.substr(0, bad.size() - 2) << "\n";  // robot column empty
+  }
+  const RunsFile back = ReadRuns(path);
+  EXPECT_EQ(back.skipped_lines, 1);
+  ASSERT_EQ(back.rows.size(), 1u);
+  EXPECT_EQ(back.rows[0].robot, "r1");
+  ASSERT_EQ(back.team_rows.size(), 2u);
+  EXPECT_EQ(back.team_rows[0].robot, "r2");
+  EXPECT_TRUE(back.team_rows[0].success);
+  EXPECT_EQ(back.team_rows[1].robot, "r3");
+  // Merging keeps every robot's rows.
+  const fs::path merged = dir / "merged";
+  const MergeResult m = Merge({dir.string()}, merged.string());
+  EXPECT_EQ(m.rows, 3);
+  EXPECT_EQ(m.runs, 1);
+  EXPECT_EQ(ReadRuns((merged / "runs.csv").string()).team_rows.size(), 2u);
 }
 
 TEST(RunsCsv, AppendWritesHeaderOnceAndRejectsForeignFiles) {

@@ -11,6 +11,7 @@
 #include "services/mission/wiring.hpp"
 #include "services/planner/wiring.hpp"
 #include "services/simulator/wiring.hpp"
+#include "sim/random.hpp"
 #include "tools/stack/bag_recorder.hpp"
 
 namespace limbic::stack {
@@ -89,7 +90,7 @@ std::vector<ServicePlan> Plan(const StackSpec& spec) {
   if (!spec.affect_overrides.empty()) affect.push_back("overrides=" + YamlList(spec.affect_overrides));
   for (size_t i = 0; i < names.size(); ++i) add(affect::AffectService(), names[i], with_body(i, "body=", affect));
   for (size_t i = 0; i < names.size(); ++i)
-    add(controller::ControllerService(), names[i], with_body(i, "body=", {"seed=" + SeedText(spec.seed)}));
+    add(controller::ControllerService(), names[i], with_body(i, "body=", {"seed=" + SeedText(RobotSeed(spec, i))}));
   for (const auto& r : names) {
     std::vector<std::string> mission{
         "iterations=" + std::to_string(spec.iterations), "run_id=" + spec.run_id,
@@ -112,6 +113,10 @@ std::vector<std::string> RobotNames(const StackSpec& spec) {
   return names;
 }
 
+uint64_t RobotSeed(const StackSpec& spec, size_t robot_index) {
+  return robot_index == 0 ? spec.seed : sim::DeriveSeed(spec.seed, static_cast<uint64_t>(robot_index + 1));
+}
+
 std::string MetricsCsvFor(const StackSpec& spec, const std::string& robot) {
   if (spec.robots == 1 || spec.metrics_csv.empty()) return spec.metrics_csv;
   const auto slash = spec.metrics_csv.rfind('/');
@@ -128,6 +133,9 @@ std::vector<std::string> Participants(const StackSpec& spec) {
       participants.push_back(r + s);
   }
   if (spec.recording) participants.push_back(names[0] + "/recorder");
+  for (size_t i = 1; i < names.size(); ++i) {
+    if (spec.team_recordings.count(names[i])) participants.push_back(names[i] + "/recorder");
+  }
   return participants;
 }
 
@@ -153,6 +161,14 @@ std::vector<runtime::HostedService> BuildStack(const StackSpec& spec) {
     s.options.period_s = spec.period_s;
     services.push_back(std::move(s));
   }
+  for (const auto& name : RobotNames(spec)) {
+    const auto it = spec.team_recordings.find(name);
+    if (name == first || it == spec.team_recordings.end()) continue;
+    runtime::HostedService s{RecorderService(spec.team_recorder_options, it->second), {}};
+    s.options.robot = name;
+    s.options.period_s = spec.period_s;
+    services.push_back(std::move(s));
+  }
   if (spec.bag) {
     // First, so it is bound before any service starts and records their start-up publications too.
     runtime::HostedService s{BagRecorderService(spec.bag), {}};
@@ -168,6 +184,7 @@ std::vector<std::pair<std::string, std::vector<std::string>>> StackCommands(cons
                                                                             const std::string& bus) {
   StackSpec spec = stack_spec;
   spec.recording.reset();  // in-process only
+  spec.team_recordings.clear();
   spec.bag.reset();
   std::vector<std::pair<std::string, std::vector<std::string>>> commands;
   const std::string participants = Join(Participants(spec));

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -43,6 +44,11 @@ struct StackSpec {
   // (what it records besides the metrics: `recorder_options`). Ignored by StackCommands.
   std::shared_ptr<Recording> recording;
   RecorderOptions recorder_options;
+  // In-process team runs only (issue 18 item 1): a recorder for each further robot (r2..rN, by name; robots
+  // not named here are not recorded). It collects that robot's metrics per traversal, its contact cycles and
+  // the paths of its failed traversals (`team_recorder_options`); `recording` stays robot r1's.
+  std::map<std::string, std::shared_ptr<Recording>> team_recordings;
+  RecorderOptions team_recorder_options;
   // In-process runs only: when set, every message of the run is written to this MCAP recording (a
   // `bag_recorder` host that is no lockstep participant; closed when the run ends). Ignored by StackCommands.
   std::shared_ptr<bag::BagWriter> bag;
@@ -53,6 +59,11 @@ struct StackSpec {
 
 // The robot names of the stack: {robot} alone, or r1..rN for a team. Throws config::ConfigError for robots < 1.
 std::vector<std::string> RobotNames(const StackSpec& spec);
+// Robot `robot`'s own seed (issue 18 item 1): the run seed for the first robot (so a team's r1, like a single
+// robot, runs with the run seed), and sim::DeriveSeed(run seed, k) for robot k ≥ 2 of a team (r2: k = 2), so no
+// two robots share a wander generator. It seeds the controller's wander generator; the simulator derives each
+// robot's motor, range and odometry noise from the run seed and the robot's index itself (sim::World).
+uint64_t RobotSeed(const StackSpec& spec, size_t robot_index);
 // Where `robot`'s mission appends its rows: spec.metrics_csv for a single robot; for a team the same path
 // with "-<robot>" before its extension (run.csv -> run-r2.csv), so processes never share a file.
 std::string MetricsCsvFor(const StackSpec& spec, const std::string& robot);

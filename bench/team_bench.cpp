@@ -1,0 +1,189 @@
+// Teams (issue 18, "Performance"): how fast N robots' whole stacks run, and how quickly each reacts.
+//
+//   BM_TeamLockstep/R      R robots (MARVINs, constant affect, set B environment 0) in lockstep in one process on
+//                          the calling thread, 600 ticks (60 s simulated). Counters: x_realtime = simulated seconds
+//                          per wall second after start-up (goal: ≥ 50 for 16 robots on one core: run it under
+//                          `taskset -c 1` on a quiet machine); x_realtime_cpu and tick_cpu_ms from the thread's CPU
+//                          time (ticks 100..600, from a second run cut at 100: start-up excluded, and independent of
+//                          the share of the core a busy machine leaves); startup_s = construction, placement, joins.
+//   BM_TeamRealtimeLatency R robots in realtime (10 Hz) over the broker (a thread per service, ZeroMQ through a
+//                          bus::Broker on inproc://), 1 and 16 robots one after the other in the same run, 20 s
+//                          each after 3 s of warm-up. Sensor-to-command latency of robot k: when a command
+//                          `rK/cmd_vel` reaches a subscriber, its wall time minus the header stamp of the newest
+//                          `rK/scan` that subscriber had received (hwio stamps a scan with its tick's start: the
+//                          time the ranges were read). Counters p50_ms, p99_ms, max_ms over every robot's commands;
+//                          goal: p99 with 16 robots within 2x of one robot's.
+//
+//   build/bench/team_bench --benchmark_filter=Lockstep           # the real-time factor
+//   taskset -c 1 build/bench/team_bench --benchmark_filter='Lockstep/16'
+//   build/bench/team_bench --benchmark_filter=Realtime            # the latencies, 1 and 16 robots side by side
+//
+// A benchmark, not a test: never run by ctest (the figures depend on the machine and its load).
+#include <benchmark/benchmark.h>
+#include <time.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/runtime/in_process.hpp"
+#include "messages/messages.hpp"
+#include "tools/stack/stack.hpp"
+
+namespace limbic {
+namespace {
+
+stack::StackSpec TeamSpec(int robots) {
+  stack::StackSpec spec;
+  spec.set = 'B';
+  spec.index = 0;
+  spec.seed = 18;
+  spec.robots = robots;
+  spec.affect_config = "constant";
+  spec.iterations = 1000;                     // never ends by itself: the tick limit or the stop flag ends the run
+  spec.options = {"mission.timeout_s=3600"};  // no traversal times out within the run
+  return spec;
+}
+
+double ThreadCpuSeconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+// One lockstep run of `ticks` ticks on the calling thread: its stats and the thread's CPU seconds.
+std::pair<runtime::InProcessStats, double> LockstepRun(int robots, int64_t ticks, std::string* error) {
+  static int run = 0;
+  stack::StackSpec spec = TeamSpec(robots);
+  spec.max_ticks = ticks;
+  runtime::InProcessStats stats;
+  std::atomic<bool> stop{false};
+  const double cpu0 = ThreadCpuSeconds();
+  const int status = runtime::RunInProcess("inproc://team-bench-" + std::to_string(run++), stack::BuildStack(spec),
+                                           stop, runtime::InProcessOptions{}, &stats);
+  const double cpu = ThreadCpuSeconds() - cpu0;
+  if (stats.ticks < ticks) {
+    *error = "run failed: status " + std::to_string(status) + ", " + std::to_string(stats.ticks) + " ticks" +
+             (stats.errors.empty() ? "" : ", " + stats.errors[0]);
+  }
+  return {stats, cpu};
+}
+
+void BM_TeamLockstep(benchmark::State& state) {
+  const int robots = static_cast<int>(state.range(0));
+  const int64_t ticks = 600, short_ticks = 100;
+  double simulated = 0.0, running = 0.0, startup = 0.0, cpu_per_tick = 0.0;
+  for (auto _ : state) {
+    std::string error;
+    const auto [stats, cpu] = LockstepRun(robots, ticks, &error);
+    // The same run cut at 100 ticks: the CPU difference is 500 ticks' worth without start-up, whatever share of
+    // the core a busy machine leaves the run (the wall-clock factor needs a quiet core).
+    const auto [short_stats, short_cpu] = LockstepRun(robots, short_ticks, &error);
+    if (!error.empty()) {
+      state.SkipWithError(error.c_str());
+      return;
+    }
+    simulated += static_cast<double>(stats.ticks) * 0.1;
+    running += stats.total_s - stats.startup_s;
+    startup += stats.startup_s;
+    cpu_per_tick += (cpu - short_cpu) / static_cast<double>(stats.ticks - short_stats.ticks);
+  }
+  const double n = static_cast<double>(state.iterations());
+  state.counters["x_realtime"] = simulated / running;           // simulated s per wall s after start-up
+  state.counters["x_realtime_cpu"] = 0.1 / (cpu_per_tick / n);  // simulated s per CPU s of the run's thread
+  state.counters["tick_cpu_ms"] = 1e3 * cpu_per_tick / n;
+  state.counters["startup_s"] = startup / n;
+}
+BENCHMARK(BM_TeamLockstep)->Arg(1)->Arg(16)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
+
+// Collects, per robot, the age of the newest scan whenever a command arrives (see the file comment).
+struct LatencyProbe {
+  int64_t measure_from_ns = 0;  // wall clock (ns since the epoch): commands before it are warm-up
+  std::map<std::string, int64_t> newest_scan_stamp;
+  std::vector<double> latencies_ms;
+};
+
+int64_t WallNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+runtime::ServiceDefinition ProbeService(const std::vector<std::string>& robots, std::shared_ptr<LatencyProbe> probe) {
+  return {"latency_probe", "sensor-to-command latency per robot",
+          [robots, probe](runtime::ServiceContext& ctx) {
+            for (const auto& r : robots) {
+              ctx.OnMessage<msg::RangeScan>(r + "/scan", [probe, r](const bus::Message<msg::RangeScan>& m) {
+                probe->newest_scan_stamp[r] = std::max(probe->newest_scan_stamp[r], m.header.stamp_ns());
+              });
+              ctx.OnMessage<msg::VelocityCommand>(
+                  r + "/cmd_vel", [probe, r](const bus::Message<msg::VelocityCommand>&) {
+                    const int64_t now = WallNs();
+                    const auto it = probe->newest_scan_stamp.find(r);
+                    if (now < probe->measure_from_ns || it == probe->newest_scan_stamp.end()) return;
+                    probe->latencies_ms.push_back(static_cast<double>(now - it->second) * 1e-6);
+                  });
+            }
+          },
+          /*global=*/true};
+}
+
+double Percentile(std::vector<double> v, double q) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  const size_t k = static_cast<size_t>(q * static_cast<double>(v.size() - 1) + 0.5);
+  return v[std::min(k, v.size() - 1)];
+}
+
+void BM_TeamRealtimeLatency(benchmark::State& state) {
+  const int robots = static_cast<int>(state.range(0));
+  const double warmup_s = 3.0, measure_s = 20.0;
+  static int run = 0;
+  std::vector<double> all;
+  for (auto _ : state) {
+    stack::StackSpec spec = TeamSpec(robots);
+    auto services = stack::BuildStack(spec);
+    for (auto& s : services) {
+      s.options.coordinate = false;  // realtime: no lockstep coordinator, every host ticks on the wall clock
+      s.options.participants.clear();
+      s.options.max_ticks = -1;
+    }
+    auto probe = std::make_shared<LatencyProbe>();
+    probe->measure_from_ns = WallNs() + static_cast<int64_t>(warmup_s * 1e9);
+    runtime::HostedService p{ProbeService(stack::RobotNames(spec), probe), {}};
+    p.options.robot = "";
+    services.push_back(std::move(p));
+    std::atomic<bool> stop{false};
+    std::thread timer([&] {
+      std::this_thread::sleep_for(std::chrono::duration<double>(warmup_s + measure_s));
+      stop = true;
+    });
+    runtime::InProcessOptions options;
+    options.mode = runtime::Mode::kRealtime;
+    options.transport = runtime::InProcessTransport::kZeroMq;
+    options.single_thread = false;
+    runtime::RunInProcess("inproc://team-rt-bench-" + std::to_string(run++), std::move(services), stop, options);
+    timer.join();
+    all.insert(all.end(), probe->latencies_ms.begin(), probe->latencies_ms.end());
+  }
+  if (all.empty()) {
+    state.SkipWithError("no command reached the probe");
+    return;
+  }
+  state.counters["commands"] = static_cast<double>(all.size());
+  state.counters["commands_per_robot_s"] = static_cast<double>(all.size()) / (robots * measure_s);
+  state.counters["p50_ms"] = Percentile(all, 0.50);
+  state.counters["p99_ms"] = Percentile(all, 0.99);
+  state.counters["max_ms"] = Percentile(all, 1.0);
+}
+// 1 and 16 robots side by side in one run (the goal compares their p99).
+BENCHMARK(BM_TeamRealtimeLatency)->Arg(1)->Arg(16)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
+
+}  // namespace
+}  // namespace limbic
+
+BENCHMARK_MAIN();

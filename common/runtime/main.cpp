@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <asio.hpp>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <sstream>
 #include <thread>
@@ -42,7 +43,7 @@ std::vector<std::string> Split(const std::string& text, char sep) {
   return parts;
 }
 
-void PrintHelp(const ServiceDefinition& definition) {
+void PrintHelp(const ServiceDefinition& definition, const std::string& program) {
   std::cout << "limbic-" << definition.name << ": " << definition.summary << "\n\n" << kCommonHelp;
   // Declare the service without a bus to list its parameters and their defaults.
   try {
@@ -63,8 +64,7 @@ void PrintHelp(const ServiceDefinition& definition) {
       const auto live =
           std::find_if(all.begin(), all.end(), [](const Parameter& p) { return p.kind == ParameterKind::kLive; });
       const Parameter& first = live != all.end() ? *live : all.front();
-      std::cout << "\nexample:\n  limbic-" << definition.name << " --set " << first.name << "=" << first.get()
-                << " --check\n";
+      std::cout << "\nexample:\n  " << program << " --set " << first.name << "=" << first.get() << " --check\n";
     }
   } catch (const std::exception&) {
     // Listing parameters is best effort; --help must always work.
@@ -96,7 +96,7 @@ int RunServiceMain(int argc, char** argv, const ServiceDefinition& definition) {
         return argv[++i];
       };
       if (arg == "--help" || arg == "-h") {
-        PrintHelp(definition);
+        PrintHelp(definition, std::filesystem::path(argv[0]).filename().string());
         return 0;
       } else if (arg == "--bus") {
         options.bus = next();

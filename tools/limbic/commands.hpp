@@ -26,8 +26,8 @@ int InterfaceCommand(const Args& args);
 // param list|dump|load (`verb`; args include it as the first positional).
 int ParamListDumpLoad(const std::string& verb, const Args& args);
 
-// Where `limbic interface show` reads the .fbs schemas: $LIMBIC_SCHEMA_DIR, else the source tree's
-// messages/ (the one place to change when an install puts them elsewhere, issue 22 item 3).
+// Where `limbic interface show` reads the .fbs schemas: $LIMBIC_SCHEMA_DIR, else the data folder's
+// messages/ (common/paths; the one place that knows). Throws paths::DataNotFound.
 std::filesystem::path SchemaDirectory();
 
 // Small argument reader shared by the subcommands: flags with values, switches and positionals.

@@ -17,6 +17,7 @@
 
 #include "common/bus/curve_keys.hpp"
 #include "common/flags/flags.hpp"
+#include "common/paths/paths.hpp"
 #include "tools/limbic/commands.hpp"
 #include "tools/limbic/session.hpp"
 
@@ -342,9 +343,8 @@ int InterfaceCommand(const Args& args) {
                  "list: every message type with its 4-character identifier.\n"
                  "show: the FlatBuffers schema of TYPE (e.g. NavGoal or limbic.msg.NavGoal) with its comments, then\n"
                  "every table, struct and enum it uses, each with the file it is in. The schemas are read from\n"
-                 "$LIMBIC_SCHEMA_DIR, else from the source tree this program was built from ("
-              << LIMBIC_SOURCE_ROOT
-              << "/messages).\n\n"
+                 "$LIMBIC_SCHEMA_DIR, else from the data folder beside the programs (<prefix>/share/limbic/messages;\n"
+                 "LIMBIC_DATA_DIR moves the whole data folder).\n\n"
                  "examples:\n"
                  "  limbic interface list\n"
                  "  limbic interface show NavGoal\n";
@@ -361,7 +361,13 @@ int InterfaceCommand(const Args& args) {
     std::cerr << "limbic interface: unknown message type '" << pos[1] << "' (`limbic interface list` lists them)\n";
     return 1;
   }
-  const std::filesystem::path dir = SchemaDirectory();
+  std::filesystem::path dir;
+  try {
+    dir = SchemaDirectory();
+  } catch (const paths::DataNotFound& e) {
+    std::cerr << "limbic interface: " << e.what() << "\n";
+    return 1;
+  }
   if (!std::filesystem::is_directory(dir)) {
     std::cerr << "limbic interface: no schema directory at " << dir.string()
               << " (set LIMBIC_SCHEMA_DIR to the messages/ directory)\n";
@@ -392,8 +398,9 @@ int InterfaceCommand(const Args& args) {
 }
 
 std::filesystem::path SchemaDirectory() {
-  if (const char* env = std::getenv("LIMBIC_SCHEMA_DIR"); env != nullptr && *env != '\0') return env;
-  return std::filesystem::path(LIMBIC_SOURCE_ROOT) / "messages";
+  // Installed as <prefix>/share/limbic/messages (cmake/Install.cmake); in a build tree share/limbic links
+  // to the sources. LIMBIC_SCHEMA_DIR names another folder for the schemas alone.
+  return paths::DataPath("messages", "LIMBIC_SCHEMA_DIR");
 }
 
 int TopicCommand(const Args& args) {

@@ -136,7 +136,12 @@ void Forwarding::Latch(const std::string& topic, const uint8_t* data, size_t siz
   latched_bytes_ += size;
 }
 
+// The bytes of a publisher's name kept (a longer header source is cut): with kMaxPublishersPerTopic the
+// broker's memory for names stays bounded (kMaxTrackedTopics x 32 x 64 B) whatever a client sends.
+constexpr size_t kMaxPublisherNameBytes = 64;
+
 void Forwarding::NotePublisher(const std::string& topic, std::string_view source, int64_t now_ns) {
+  source = source.substr(0, kMaxPublisherNameBytes);
   auto& sources = publishers_[topic];
   for (auto& [name, last_ns] : sources) {
     if (name == source) {

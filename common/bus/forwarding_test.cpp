@@ -83,6 +83,10 @@ TEST(ForwardingPublishers, NamedBySourceAgedOutWhenQuietAndBounded) {
   // A client inventing a source per message cannot grow the list without bound.
   for (int i = 0; i < 100; ++i) Admit(f, "chatter", From("fake/" + std::to_string(i)));
   EXPECT_EQ(f.Publishers("chatter").size(), kMaxPublishersPerTopic);
+  // ... nor make the broker keep long names: each is cut at 64 bytes.
+  Admit(f, "long", From(std::string(200, 'y')));  // valid: a source may have up to 256 bytes
+  ASSERT_EQ(f.Publishers("long").size(), 1u);
+  EXPECT_EQ(f.Publishers("long")[0], std::string(64, 'y'));
 }
 
 TEST(ForwardingLimits, LatchedStoreIsBoundedInBytesOldestEvicted) {

@@ -308,7 +308,10 @@ void Broker::PublishStats() {
   // Queues of subscribers that left, evicted latched values and aged topics are freed to the
   // allocator; give what it keeps back to the system now and then, so memory is returned.
   if (stats_periods_ % 5 == 0) malloc_trim(0);
-  forwarding_.BuildStats(fbb_, static_cast<int>(subscribers_.size()));
+  // Per topic, the subscriber connections it goes to (`limbic topic info`): the table's cached match.
+  forwarding_.BuildStats(fbb_, static_cast<int>(subscribers_.size()), [this](const std::string& topic) {
+    return static_cast<int>(subscribers_.Matching(topic).size());
+  });
   Forward("bus/stats", SharedCopy(fbb_.GetBufferPointer(), fbb_.GetSize()));
   --forwarded_;  // the broker's own messages are not counted as forwarded
   const std::vector<std::pair<std::string, double>> subscriber_counters{

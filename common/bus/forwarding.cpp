@@ -80,6 +80,7 @@ Forwarding::Verdict Forwarding::Admit(const std::string& topic, const uint8_t* d
   if (!tracked) {
     ++limit_counters_.untracked;
   } else {
+    NotePublisher(topic, header->source()->string_view(), c.last_seen_ns);
     if (header->latched()) Latch(topic, data, size);
     types_.emplace(topic, type);  // no-op when declared or already fixed
   }
@@ -135,8 +136,38 @@ void Forwarding::Latch(const std::string& topic, const uint8_t* data, size_t siz
   latched_bytes_ += size;
 }
 
+// The bytes of a publisher's name kept (a longer header source is cut): with kMaxPublishersPerTopic the
+// broker's memory for names stays bounded (kMaxTrackedTopics x 32 x 64 B) whatever a client sends.
+constexpr size_t kMaxPublisherNameBytes = 64;
+
+void Forwarding::NotePublisher(const std::string& topic, std::string_view source, int64_t now_ns) {
+  source = source.substr(0, kMaxPublisherNameBytes);
+  auto& sources = publishers_[topic];
+  for (auto& [name, last_ns] : sources) {
+    if (name == source) {
+      last_ns = now_ns;
+      return;
+    }
+  }
+  if (sources.size() >= kMaxPublishersPerTopic) {
+    sources.erase(std::min_element(sources.begin(), sources.end(),
+                                   [](const auto& a, const auto& b) { return a.second < b.second; }));
+  }
+  sources.emplace_back(std::string(source), now_ns);
+}
+
+std::vector<std::string> Forwarding::Publishers(const std::string& topic) const {
+  std::vector<std::string> names;
+  if (auto it = publishers_.find(topic); it != publishers_.end()) {
+    for (const auto& [name, last_ns] : it->second) names.push_back(name);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
 void Forwarding::ForgetTopic(const std::string& topic) {
   counts_.erase(topic);
+  publishers_.erase(topic);
   last_drop_ns_.erase(topic);
   types_.erase(topic);
   drop_log_.erase(topic);
@@ -159,6 +190,15 @@ void Forwarding::AgeTopics(int64_t now_ns) {
   }
   for (const auto& topic : idle) ForgetTopic(topic);
   limit_counters_.topics_evicted += idle.size();
+  // A publisher that went quiet (exited, or stopped sending) leaves the topic's list.
+  const auto publisher_idle_ns = static_cast<int64_t>(limits_.publisher_idle_s * 1e9);
+  for (auto it = publishers_.begin(); it != publishers_.end();) {
+    auto& sources = it->second;
+    sources.erase(std::remove_if(sources.begin(), sources.end(),
+                                 [&](const auto& s) { return now_ns - s.second > publisher_idle_ns; }),
+                  sources.end());
+    it = sources.empty() ? publishers_.erase(it) : std::next(it);
+  }
 }
 
 double Forwarding::FaultClockS() const {
@@ -218,7 +258,8 @@ std::chrono::milliseconds Forwarding::ReleaseDelayed(std::chrono::milliseconds t
   return timeout;
 }
 
-void Forwarding::BuildStats(flatbuffers::FlatBufferBuilder& fbb, int subscribers) {
+void Forwarding::BuildStats(flatbuffers::FlatBufferBuilder& fbb, int subscribers,
+                            const std::function<int(const std::string&)>& subscribers_of) {
   auto TypeOf = [&](const std::string& topic) -> const char* {
     auto it = types_.find(topic);
     return it == types_.end() ? "" : it->second->name;
@@ -230,10 +271,13 @@ void Forwarding::BuildStats(flatbuffers::FlatBufferBuilder& fbb, int subscribers
   for (const auto& [topic, c] : counts_) {
     const auto f = fault_counts.find(topic);
     const CommFaultCounters faults = f == fault_counts.end() ? CommFaultCounters{} : f->second;
-    topics.push_back(msg::CreateTopicStatsDirect(fbb, topic.c_str(), TypeOf(topic), "broker", c.messages, c.bytes,
-                                                 c.drops_malformed, c.drops_wrong_type, c.drops_oversize, c.drops_gap,
-                                                 c.duplicates, c.last_seen_ns, faults.dropped + faults.overflowed,
-                                                 faults.delayed, faults.duplicated, faults.corrupted, c.drops_invalid));
+    const auto publishers = Publishers(topic);
+    std::vector<flatbuffers::Offset<flatbuffers::String>> names;
+    for (const auto& name : publishers) names.push_back(fbb.CreateString(name));
+    topics.push_back(msg::CreateTopicStatsDirect(
+        fbb, topic.c_str(), TypeOf(topic), "broker", c.messages, c.bytes, c.drops_malformed, c.drops_wrong_type,
+        c.drops_oversize, c.drops_gap, c.duplicates, c.last_seen_ns, faults.dropped + faults.overflowed, faults.delayed,
+        faults.duplicated, faults.corrupted, c.drops_invalid, &names, subscribers_of ? subscribers_of(topic) : 0));
   }
   auto vector = fbb.CreateVector(topics);
   fbb.Finish(msg::CreateBusStats(fbb, header, vector, subscribers, static_cast<int>(latched_.size())),

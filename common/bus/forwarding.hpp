@@ -6,9 +6,12 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "common/bus/bus.hpp"
@@ -26,7 +29,13 @@ struct ForwardingLimits {
   // leaves whatever the table holds.
   double topic_idle_s = 10.0;
   double topic_ttl_s = 600.0;
+  // A publisher (header `source`) not heard on a topic for this long is no longer listed as one
+  // (`bus/stats` TopicStats.publishers, `limbic topic info`): a process that exited leaves the list.
+  double publisher_idle_s = 10.0;
 };
+
+// Publishers named per topic at most (a client inventing a source per message evicts the oldest).
+inline constexpr size_t kMaxPublishersPerTopic = 32;
 
 // What the limits did, for the heartbeat and the tests.
 struct ForwardingLimitCounters {
@@ -74,13 +83,17 @@ class Forwarding {
   // statistics period); `now_ns` is wall time as in TopicCounters::last_seen_ns.
   void AgeTopics(int64_t now_ns);
 
-  // The broker's own messages, built into `fbb` (finished, with identifier).
-  void BuildStats(flatbuffers::FlatBufferBuilder& fbb, int subscribers = 0);  // subscribers: the host's count
+  // The broker's own messages, built into `fbb` (finished, with identifier). `subscribers`: the host's
+  // count; `subscribers_of(topic)`: its subscriber connections covering `topic` (none: 0).
+  void BuildStats(flatbuffers::FlatBufferBuilder& fbb, int subscribers = 0,
+                  const std::function<int(const std::string&)>& subscribers_of = nullptr);
   // `extra`: further counters of the host (the broker's subscriber table).
   void BuildHeartbeat(flatbuffers::FlatBufferBuilder& fbb, uint64_t forwarded, uint64_t rejected_clients,
                       const std::vector<std::pair<std::string, double>>& extra = {});
 
   const std::map<std::string, TopicCounters>& counts() const { return counts_; }
+  // The sources heard on `topic` within ForwardingLimits::publisher_idle_s (as of the last AgeTopics).
+  std::vector<std::string> Publishers(const std::string& topic) const;
   size_t latched_topics() const { return latched_.size(); }
   size_t latched_bytes() const { return latched_bytes_; }
   const ForwardingLimitCounters& limit_counters() const { return limit_counters_; }
@@ -90,6 +103,7 @@ class Forwarding {
   bool Untracked(const std::string& topic) const;  // new topic, and the tables are full (kMaxTrackedTopics)
   void Latch(const std::string& topic, const uint8_t* data, size_t size);
   void ForgetTopic(const std::string& topic);
+  void NotePublisher(const std::string& topic, std::string_view source, int64_t now_ns);
 
   struct LatchedValue {
     std::vector<uint8_t> payload;
@@ -107,6 +121,9 @@ class Forwarding {
   size_t max_payload_;
   std::map<std::string, TopicCounters> counts_;
   std::map<std::string, int64_t> last_drop_ns_;  // per topic: bad traffic keeps a topic in the table
+  // Per topic: its publishers (header `source`) and when each was last heard. Hashed, and a short
+  // vector scanned by string_view: one lookup per forwarded message, no allocation once known.
+  std::unordered_map<std::string, std::vector<std::pair<std::string, int64_t>>> publishers_;
   ForwardingLimits limits_;
   std::map<std::string, LatchedValue> latched_;
   size_t latched_bytes_ = 0;

@@ -31,6 +31,64 @@ std::vector<std::string> LatchedTopics(const Forwarding& f) {
   return topics;
 }
 
+// A valid message on a topic from publisher `source` (header source).
+std::vector<uint8_t> From(const std::string& source) {
+  flatbuffers::FlatBufferBuilder fbb;
+  auto header = msg::CreateHeaderDirect(fbb, 0, 1, 1, source.c_str());
+  fbb.Finish(msg::CreateHeartbeatDirect(fbb, header, source.c_str()), messages::Traits<msg::Heartbeat>::kIdentifier);
+  return {fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()};
+}
+
+// Issue 22 item 5 (`limbic topic info`): the broker names each topic's publishers by header source,
+// forgets one quiet for publisher_idle_s, holds at most kMaxPublishersPerTopic per topic, and says so
+// in bus/stats.
+TEST(ForwardingPublishers, NamedBySourceAgedOutWhenQuietAndBounded) {
+  ForwardingLimits limits;
+  limits.publisher_idle_s = 2.0;
+  Forwarding f(messages::kMaxPayloadBytes, limits);
+  Admit(f, "chatter", From("r1/talker"));
+  Admit(f, "chatter", From("r2/talker"));
+  Admit(f, "chatter", From("r1/talker"));
+  Admit(f, "other", From("r3/x"));
+  EXPECT_EQ(f.Publishers("chatter"), (std::vector<std::string>{"r1/talker", "r2/talker"}));
+  EXPECT_EQ(f.Publishers("other"), (std::vector<std::string>{"r3/x"}));
+  EXPECT_TRUE(f.Publishers("nothing").empty());
+  // A dropped message names nobody: a Heartbeat on `clock`, whose type is fixed (Clock).
+  Admit(f, "clock", From("r9/liar"));
+  EXPECT_TRUE(f.Publishers("clock").empty());
+
+  // In bus/stats, with the subscriber count the host gives.
+  flatbuffers::FlatBufferBuilder fbb;
+  f.BuildStats(fbb, 3, [](const std::string& topic) { return topic == "chatter" ? 2 : 0; });
+  const auto* stats = flatbuffers::GetRoot<msg::BusStats>(fbb.GetBufferPointer());
+  bool seen = false;
+  for (const auto* t : *stats->topics()) {
+    if (t->topic()->str() != "chatter") continue;
+    seen = true;
+    ASSERT_NE(t->publishers(), nullptr);
+    ASSERT_EQ(t->publishers()->size(), 2u);
+    EXPECT_EQ(t->publishers()->Get(1)->str(), "r2/talker");
+    EXPECT_EQ(t->subscribers(), 2);
+  }
+  EXPECT_TRUE(seen);
+
+  // Quiet for longer than publisher_idle_s: gone from the list (the topic itself stays, topic_ttl_s).
+  const int64_t now = Node::WallNowNs();
+  f.AgeTopics(now + static_cast<int64_t>(1.0e9));
+  EXPECT_EQ(f.Publishers("chatter").size(), 2u);
+  f.AgeTopics(now + static_cast<int64_t>(3.0e9));
+  EXPECT_TRUE(f.Publishers("chatter").empty());
+  EXPECT_EQ(f.counts().count("chatter"), 1u);
+
+  // A client inventing a source per message cannot grow the list without bound.
+  for (int i = 0; i < 100; ++i) Admit(f, "chatter", From("fake/" + std::to_string(i)));
+  EXPECT_EQ(f.Publishers("chatter").size(), kMaxPublishersPerTopic);
+  // ... nor make the broker keep long names: each is cut at 64 bytes.
+  Admit(f, "long", From(std::string(200, 'y')));  // valid: a source may have up to 256 bytes
+  ASSERT_EQ(f.Publishers("long").size(), 1u);
+  EXPECT_EQ(f.Publishers("long")[0], std::string(64, 'y'));
+}
+
 TEST(ForwardingLimits, LatchedStoreIsBoundedInBytesOldestEvicted) {
   ForwardingLimits limits;
   limits.latched_topic_bytes = 20000;

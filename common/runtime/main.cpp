@@ -1,6 +1,8 @@
 // RunServiceMain: the common command line of every limbic service, signals, and the host's lifetime.
+#include <algorithm>
 #include <asio.hpp>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <sstream>
 #include <thread>
@@ -20,7 +22,9 @@ const char* kCommonHelp = R"(Common options (every limbic service):
   --period S            control period T in seconds (default 0.1)
   --speedup X           realtime only: simulated seconds per wall second (default 1)
   --config FILE         YAML options of this service (unknown keys are errors)
-  --set KEY=VALUE       override one option (repeatable), e.g. --set t_r=2.0
+  --set KEY=VALUE       override one setting (repeatable); KEY is one of the Settings listed below
+  --check               read the options (--config, --set) as a start would, report the first bad one
+                        (exit 2) or "options valid" (exit 0), and exit without touching the bus
   --log-level LEVEL     debug | info | warning | error (default info)
   --coordinate          lockstep: this process owns the clock
   --participants A,B    lockstep: the participants the coordinator waits for
@@ -39,7 +43,7 @@ std::vector<std::string> Split(const std::string& text, char sep) {
   return parts;
 }
 
-void PrintHelp(const ServiceDefinition& definition) {
+void PrintHelp(const ServiceDefinition& definition, const std::string& program) {
   std::cout << "limbic-" << definition.name << ": " << definition.summary << "\n\n" << kCommonHelp;
   // Declare the service without a bus to list its parameters and their defaults.
   try {
@@ -54,10 +58,18 @@ void PrintHelp(const ServiceDefinition& definition) {
         std::cout << "  " << p.name << " (" << (p.kind == ParameterKind::kLive ? "live" : "option") << ", " << p.type
                   << ", default " << p.get() << (p.range.empty() ? "" : ", valid " + p.range) << ")  " << p.doc << "\n";
       }
+      // An example that works for this service (issue 22: the common `--set t_r=2.0` was refused by all
+      // eight services): its first live setting (else its first) at its default, checked without starting.
+      const auto& all = context.parameters();
+      const auto live =
+          std::find_if(all.begin(), all.end(), [](const Parameter& p) { return p.kind == ParameterKind::kLive; });
+      const Parameter& first = live != all.end() ? *live : all.front();
+      std::cout << "\nexample:\n  " << program << " --set " << first.name << "=" << first.get() << " --check\n";
     }
   } catch (const std::exception&) {
     // Listing parameters is best effort; --help must always work.
   }
+  if (!definition.more_help.empty()) std::cout << "\n" << definition.more_help;
 }
 
 }  // namespace
@@ -67,6 +79,7 @@ int RunServiceMain(int argc, char** argv, const ServiceDefinition& definition) {
   options.service = definition.name;
   if (const char* bus = std::getenv("LIMBIC_BUS")) options.bus = bus;
   std::string curve_file;
+  bool check = false;
   try {
     for (int i = 1; i < argc; ++i) {
       std::string arg = argv[i];
@@ -83,7 +96,7 @@ int RunServiceMain(int argc, char** argv, const ServiceDefinition& definition) {
         return argv[++i];
       };
       if (arg == "--help" || arg == "-h") {
-        PrintHelp(definition);
+        PrintHelp(definition, std::filesystem::path(argv[0]).filename().string());
         return 0;
       } else if (arg == "--bus") {
         options.bus = next();
@@ -118,11 +131,25 @@ int RunServiceMain(int argc, char** argv, const ServiceDefinition& definition) {
         if (options.stop_quorum < 1) throw std::invalid_argument("--stop-quorum must be at least 1");
       } else if (arg == "--curve-keys") {
         curve_file = next();
+      } else if (arg == "--check") {
+        check = true;
       } else {
         throw std::invalid_argument("unknown option '" + arg + "' (see --help)");
       }
     }
     if (!curve_file.empty()) options.curve = bus::LoadCurveClientKeys(curve_file);
+    if (check) {
+      // What Host::Configure does, without a bus: every setting read and validated, no key unused.
+      YAML::Node root =
+          options.config_path.empty() ? YAML::Node(YAML::NodeType::Map) : config::LoadFile(options.config_path);
+      for (const auto& assignment : options.overrides) config::ApplyOverride(root, assignment);
+      config::StrictMap map(root, options.config_path.empty() ? "--set" : options.config_path);
+      ServiceContext context(options, &map);
+      definition.setup(context);
+      map.Finish();
+      std::cout << "limbic-" << definition.name << ": options valid\n";
+      return 0;
+    }
   } catch (const std::exception& e) {
     std::cerr << "limbic-" << definition.name << ": " << e.what() << "\n";
     return 2;

@@ -403,6 +403,16 @@ void Host::PublishRunStopRequest() {
 }
 
 namespace {
+
+// The host this process runs on, for `limbic nodes` and `limbic topic info` (Heartbeat.host).
+const std::string& HostName() {
+  static const std::string name = [] {
+    char buffer[256] = {};
+    return gethostname(buffer, sizeof(buffer) - 1) == 0 ? std::string(buffer) : std::string("?");
+  }();
+  return name;
+}
+
 // Finds a cycle among same-tick dependencies; returns the participants on it (empty: none).
 std::vector<std::string> FindCycle(const std::map<std::string, std::vector<std::string>>& edges) {
   std::map<std::string, int> color;  // 0 white, 1 grey, 2 black
@@ -534,10 +544,10 @@ void Host::PublishHeartbeat() {
     add(node_->sent(), "out");
     const double mean = loop_count_ ? loop_sum_s_ / loop_count_ : 0.0;
     const std::string reason = health_reason();
-    return msg::CreateHeartbeatDirect(fbb, header, context_->instance().c_str(), health(),
-                                      options_.mode == Mode::kLockstep ? "lockstep" : "realtime", tick_, uptime,
-                                      loop_last_s_, mean, loop_max_s_, &loop_buckets_, overruns_, &counters, &topics,
-                                      static_cast<int>(getpid()), reason.c_str(), last_error_.c_str(), step_errors_);
+    return msg::CreateHeartbeatDirect(
+        fbb, header, context_->instance().c_str(), health(), options_.mode == Mode::kLockstep ? "lockstep" : "realtime",
+        tick_, uptime, loop_last_s_, mean, loop_max_s_, &loop_buckets_, overruns_, &counters, &topics,
+        static_cast<int>(getpid()), reason.c_str(), last_error_.c_str(), step_errors_, HostName().c_str());
   });
   failure_reported_ = true;
   context_->unreported_degraded_reason_.clear();

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <atomic>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -320,6 +321,9 @@ struct ServiceDefinition {
   std::string summary;
   std::function<void(ServiceContext&)> setup;
   bool global = false;  // one instance for all robots (simulator, metrics): no robot namespace
+  // Printed by --help after the Settings table: settings the service reads from its YAML itself
+  // (nested sections such as hwio's), which the table cannot list.
+  std::string more_help;
 };
 
 // Hosts one service on one bus node. Not thread-safe; one thread per Host.
@@ -440,6 +444,13 @@ std::string TypeName() {
 }
 template <typename V>
 std::string Emit(const V& value) {
+  if constexpr (std::is_floating_point_v<V>) {
+    // The shortest text that reads back as the same double (issue 22: yaml-cpp's 17 digits showed
+    // `goal_tolerance = 0.34999999999999998` for 0.35). Non-finite values never pass Check.
+    char text[64];
+    const auto [end, ec] = std::to_chars(text, text + sizeof(text), static_cast<double>(value));
+    if (ec == std::errc()) return std::string(text, end);
+  }
   YAML::Emitter out;
   out << value;
   return std::string(out.c_str());

@@ -51,7 +51,8 @@ void LoadHwioOptions(config::StrictMap& map, HwioOptions* o) {
   collisions.Optional("count_contact_at_start", &o->collisions.count_contact_at_start);
   collisions.Optional("rearm_s", &o->collisions.rearm_s);
   collisions.Optional("rearm_distance_m", &o->collisions.rearm_distance_m);
-  if (!(o->collisions.rearm_s >= 0.0)) collisions.Fail("rearm_s", "must be >= 0 (0 = §8 item 15 literally)");
+  if (!(o->collisions.rearm_s >= 0.0))
+    collisions.Fail("rearm_s", "must be >= 0 (0: every touch after a free cycle counts)");
   if (!(o->collisions.rearm_distance_m >= 0.0)) collisions.Fail("rearm_distance_m", "must be >= 0");
 
   config::StrictMap limits = map.Child("limits");

@@ -38,6 +38,31 @@ struct Hwio {
   std::vector<Fault> pending;  // received live; they start at the next tick
 };
 
+// hwio reads these nested YAML sections itself (LoadHwioOptions), so the Settings table cannot list
+// them; the defaults are those of services/hwio/config/hwio.yaml.
+constexpr const char* kYamlHelp = R"(YAML settings (--config FILE, or --set SECTION.KEY=VALUE; unknown keys are errors):
+  robot_id: r1                  the robot's id in its messages (default: --robot)
+  backend: simulation           simulation | serial
+  robot.body: marvin            robot description: configs/robots/<name>.yaml or a path (outline, d_w, bumpers)
+  robot.radius, robot.wheel_separation, robot.switch_count   override the description
+  robot.wheel1: right           the wheel that takes +d_w*omega/2 (right: theta grows counter-clockwise)
+  median_filter.window: 5       samples per range beam in the median filter
+  collisions.count_contact_at_start: true
+  collisions.rearm_s: 1.0       a touch within this of the last contact continues the same collision,
+  collisions.rearm_distance_m: 0.5   unless this far from where it started (rearm_s 0: every touch counts)
+  limits.v_max: 1.6             m/s, hard; limits.omega_max: pi rad/s; limits.wheel_speed_max: 1.6 m/s
+  limits.allow_reverse: false   limits.preserve_curvature: true
+  watchdog.timeout: 0.3         s without a command before the wheels stop; watchdog.enabled: true
+                                (off under the lockstep scheduler)
+  serial.device: ""             e.g. /dev/ttyUSB0 with backend: serial; serial.baud_rate: 115200,
+  serial.ticks_per_metre: 10000, serial.stale_timeout: 0.3 (s of board silence before the wheels stop)
+  faults: the timed fault script's format is in services/hwio/config/example_faults.yaml
+
+examples:
+  limbic-hwio --config services/hwio/config/hwio.yaml --check
+  limbic-hwio --set robot.body=itchy --set limits.v_max=1.0 --check
+)";
+
 }  // namespace
 
 runtime::ServiceDefinition HwioService() {
@@ -172,7 +197,8 @@ runtime::ServiceDefinition HwioService() {
                      .outputs = {ctx.Topic("scan"), ctx.Topic("collision"), ctx.Topic("odom")}},
                     sense);
         ctx.AddStep({.name = "actuate", .waits_for = {cmd.get()}, .outputs = {ctx.Topic("wheels")}}, actuate);
-      }};
+      },
+      false, kYamlHelp};
 }
 
 }  // namespace limbic::hwio

@@ -46,11 +46,12 @@ runtime::ServiceDefinition MapperService(MapperStepHook before_update) {
             "full_map_period", 50, "ticks between latched full maps (0: none; late joiners resync from them)",
             runtime::AtLeast(0), [s](const int& period) { s->options.full_map_period = period; });
         s->options.coverage = ctx.LiveParam<std::string>(
-            "coverage", "mean", "coverage metric in map/stats: mean | fraction (§8 item 13)",
+            "coverage", "mean",
+            "coverage metric in map/stats: mean (the mean explored probability) | fraction (cells above 0.5)",
             runtime::OneOf({"mean", "fraction"}), [s](const std::string& metric) { s->options.coverage = metric; });
         s->options.mapper.danger_point = ParseDangerPoint(ctx.Option<std::string>(
             "danger_point", "surface",
-            "where a collision marks the danger map (issue 14): surface (§2.4's collision point, on the obstacle: "
+            "where a collision marks the danger map (issue 14): surface (the collision point, on the obstacle: "
             "the nearest sensed point in the closed switches' sector, else just beyond the chassis) | contact (the "
             "switch position on the chassis) | sensed (only where the range sensors saw the obstacle) | sector "
             "(surface, but where the sensors saw no surface: the point of the switches' sector nearest their "
@@ -70,7 +71,7 @@ runtime::ServiceDefinition MapperService(MapperStepHook before_update) {
         s->options.mapper.period_s = ctx.period_s();
         // Rule 2 of §4.1 clears the cells within r_R of the robot: the body's circumscribed radius (issue 18).
         s->options.mapper.robot_radius =
-            robot::BodyOption(ctx, "r_R of §4.1 rule 2 is its circumscribed radius").body.circumscribed_radius();
+            robot::BodyOption(ctx, "the cells within its circumscribed radius are cleared").body.circumscribed_radius();
         auto world = ctx.AddInput<msg::WorldGeometry>("world", Timing::kPreviousTick, /*required=*/true);
         auto scan = ctx.AddInput<msg::RangeScan>(ctx.Topic("scan"), Timing::kSameTick);
         auto odom = ctx.AddInput<msg::Odometry>(ctx.Topic("odom"), Timing::kSameTick);

@@ -183,9 +183,9 @@ std::vector<std::string> MetricsCollector::Robots() const {
 
 std::vector<MetricFamily> MetricsCollector::Snapshot(double now_s) const {
   // --- Robots ---
-  auto stimulus = Family("limbic_robot_stimulus", "Affect stimulus by stage: raw, normalized or damped (spec §5.1).");
-  auto emotion = Family("limbic_robot_emotion", "Emotion intensity by kind: global, mapped or combined (spec §5.2).");
-  auto mood = Family("limbic_robot_mood", "Mood value (spec §5.3).");
+  auto stimulus = Family("limbic_robot_stimulus", "Affect stimulus by stage: raw, normalized or damped.");
+  auto emotion = Family("limbic_robot_emotion", "Emotion intensity by kind: global, mapped or combined.");
+  auto mood = Family("limbic_robot_mood", "Mood value: positive or negative.");
   auto drive = Family("limbic_robot_drive",
                       "Drive value by kind: emotional (D_E) or bounded (D; survival drives lie in [D_min, D_max]).");
   auto drive_min = Family("limbic_robot_drive_min", "Lower bound D_min of the survival drives (eq. 8.26).");

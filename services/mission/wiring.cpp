@@ -46,7 +46,8 @@ runtime::ServiceDefinition MissionService() {
             ctx.LiveParam<int>("iterations", s->options.iterations, "traversals per run (0: until stopped)",
                                runtime::AtLeast(0), apply(&MissionOptions::iterations));
         s->options.goal_tolerance =
-            ctx.LiveParam<double>("goal_tolerance", s->options.goal_tolerance, "arrival distance (m), §8 item 12",
+            ctx.LiveParam<double>("goal_tolerance", s->options.goal_tolerance,
+                                  "arrival distance (m): a traversal has reached its goal within it",
                                   runtime::Positive<double>(), apply(&MissionOptions::goal_tolerance));
         s->options.timeout_s = ctx.LiveParam<double>("timeout_s", s->options.timeout_s, "traversal timeout (s)",
                                                      runtime::Positive<double>(), apply(&MissionOptions::timeout_s));

@@ -84,7 +84,8 @@ runtime::ServiceDefinition SimulatorService() {
         o->goals = ctx.Option<std::string>(
             "goals", o->goals,
             "robots' goals 'x,y;...' in robot order (empty: placed apart from the environment's goal)");
-        o->humans_flee = ctx.Option<bool>("humans_flee", o->humans_flee, "§3.4 extension: humans flee an angry robot");
+        o->humans_flee = ctx.Option<bool>("humans_flee", o->humans_flee,
+                                          "humans flee an angry robot (an extension of the simulated humans)");
         o->wheel_timeout_s =
             ctx.Option<double>("wheel_timeout_s", o->wheel_timeout_s,
                                "realtime: stop wheels after this long without a command", runtime::Positive<double>());

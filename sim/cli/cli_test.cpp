@@ -58,7 +58,7 @@ TEST(LimbicSimCli, HelpOnEachCommand) {
   for (const char* cmd : {"--help", "render --help", "list --help"}) {
     const Result r = RunSim(cmd);
     EXPECT_EQ(r.exit_code, 0) << cmd;
-    EXPECT_NE(r.output.find("usage: limbic-sim"), std::string::npos) << cmd;
+    EXPECT_NE(r.output.find("usage: limbic sim"), std::string::npos) << cmd;
   }
 }
 

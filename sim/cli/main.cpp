@@ -18,16 +18,16 @@
 namespace {
 
 constexpr const char* kUsage =
-    "usage: limbic-sim <command> [options]\n"
+    "usage: limbic sim <command> [options]\n"
     "\n"
     "commands:\n"
     "  render   draw one environment as SVG (walls, doors, obstacles, humans, start, goal)\n"
     "  list     print the environment sets A-G and their rules\n"
     "\n"
-    "Run 'limbic-sim <command> --help' for a command's options.\n";
+    "Run 'limbic sim <command> --help' for a command's options.\n";
 
 constexpr const char* kRenderUsage =
-    "usage: limbic-sim render --set <A-G> --index <0-19> [--seed N] --out <file.svg> [--scale "
+    "usage: limbic sim render --set <A-G> --index <0-19> [--seed N] --out <file.svg> [--scale "
     "PX_PER_M] [--bodies NAME,...]\n"
     "\n"
     "Generates environment <index> of set <set> from <seed> (default 1) and writes it as SVG:\n"
@@ -39,11 +39,11 @@ constexpr const char* kRenderUsage =
     "placed as the simulator places a team.\n"
     "\n"
     "examples:\n"
-    "  limbic-sim render --set C --index 7 --out env.svg\n"
-    "  limbic-sim render --set B --index 0 --bodies marvin,itchy,scratchy,tank --out team.svg\n";
+    "  limbic sim render --set C --index 7 --out env.svg\n"
+    "  limbic sim render --set B --index 0 --bodies marvin,itchy,scratchy,tank --out team.svg\n";
 
 constexpr const char* kListUsage =
-    "usage: limbic-sim list\n"
+    "usage: limbic sim list\n"
     "\n"
     "Prints each environment set with its wall/door sizes, humans and undetectable obstacles.\n";
 
@@ -112,7 +112,7 @@ int Render(const std::vector<std::string>& args) {
     }
     const bool takes_value =
         a == "--set" || a == "--index" || a == "--seed" || a == "--out" || a == "--scale" || a == "--bodies";
-    if (!takes_value) return Fail("unknown flag for 'render': " + a + " (see 'limbic-sim render --help')");
+    if (!takes_value) return Fail("unknown flag for 'render': " + a + " (see 'limbic sim render --help')");
     if (i + 1 >= args.size()) return Fail(a + " needs a value");
     const std::string& v = args[++i];
     if (a == "--set") {
@@ -210,7 +210,7 @@ int main(int argc, char** argv) {
     }
     if (command == "render") return Render(args);
     if (command == "list") return List(args);
-    return Fail("unknown command '" + command + "' (expected render or list; see 'limbic-sim --help')");
+    return Fail("unknown command '" + command + "' (expected render or list; see 'limbic sim --help')");
   } catch (const std::exception& e) {
     return Fail(e.what());
   }

@@ -6,6 +6,7 @@
 // within a bounded time) and bad flags.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <map>
@@ -20,7 +21,7 @@ namespace {
 using namespace std::chrono_literals;
 
 struct NodeLine {
-  std::string state, rate, restarts, detail;
+  std::string state, rate, restarts, pid, host, detail;
 };
 
 // The table `limbic nodes` printed: SERVICE STATE RATE RESTARTS DETAIL, one line per service.
@@ -45,7 +46,7 @@ std::map<std::string, NodeLine> ParseNodes(const std::string& text, std::string*
       fields >> unit;  // "Hz"
       n.rate += " " + unit;
     }
-    fields >> n.restarts;
+    fields >> n.restarts >> n.pid >> n.host;
     std::getline(fields, n.detail);
     n.detail.erase(0, n.detail.find_first_not_of(' '));
     lines[name] = n;
@@ -103,6 +104,8 @@ TEST(LimbicNodes, OneLinePerServiceWithStateRateRestartsAndLastError) {
   EXPECT_EQ(header.substr(0, 7), "SERVICE") << text;
   EXPECT_NE(header.find("STATE"), std::string::npos);
   EXPECT_NE(header.find("RESTARTS"), std::string::npos);
+  EXPECT_NE(header.find("PID"), std::string::npos);
+  EXPECT_NE(header.find("HOST"), std::string::npos);
 
   ASSERT_TRUE(lines.count("sad/talker")) << text;
   ASSERT_TRUE(lines.count("flaky/talker")) << text;
@@ -114,6 +117,11 @@ TEST(LimbicNodes, OneLinePerServiceWithStateRateRestartsAndLastError) {
   EXPECT_EQ(sim.restarts, "0") << text;
   EXPECT_EQ(sim.detail, "") << text;
   EXPECT_GT(RateHz(sim), 0.0) << text;
+  // Where it runs (issue 22 item 5): its pid and this host, from its heartbeat.
+  EXPECT_GT(std::atoi(sim.pid.c_str()), 1) << text;
+  char host[256] = {};
+  gethostname(host, sizeof(host) - 1);
+  EXPECT_EQ(sim.host, host) << text;
 
   const NodeLine& sad = lines.at("sad/talker");
   EXPECT_EQ(sad.state, "degraded") << text;

@@ -1,4 +1,4 @@
-// limbic-experiment (`limbic experiment ...`): list, run, merge and report the §6.4 experiments.
+// limbic-experiment (`limbic experiment ...`): list, run, merge and report the thesis's experiments.
 // Runs use the in-process lockstep stack in N parallel workers; runs.csv grows run by run, so an
 // interrupted experiment resumes where it stopped.
 #include <signal.h>
@@ -13,6 +13,7 @@
 #include <iomanip>
 #include <iostream>
 #include <limits>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -47,8 +48,8 @@ class UsageError : public std::runtime_error {
 
 const char* kMainHelp = R"(usage: limbic experiment <command> [options]
 
-Reproducible experiments of the spec's §6.4, run in-process (all services as threads, lockstep)
-in parallel workers.
+Reproducible experiments of the thesis (experiments/), each run in-process: the broker and every
+service take turns on one thread in lockstep, and --jobs N runs N of them at once on N cores.
 
 commands:
   list                      every experiment: name, chapter, runs, what it reproduces
@@ -113,8 +114,8 @@ examples:
 
 const char* kListHelp = R"(usage: limbic experiment list
 
-Lists every experiment definition: name, chapter, number of runs (× traversals), and the first line
-of its description. The definitions live in )";
+Lists every experiment definition: name, chapter, number of runs (x traversals per run, when more
+than one), and the first sentence of its description that is its own (not shared by other definitions). The definitions live in )";
 
 // --- Signals: first Ctrl-C stops new runs, the second abandons runs in flight. -----------------------
 
@@ -172,6 +173,23 @@ bool TakeFlag(const std::vector<std::string>& args, size_t* i, const std::string
 }
 
 // --- Output helpers -------------------------------------------------------------------------------
+
+// `text` cut into sentences (". " ends one; newlines are spaces).
+std::vector<std::string> Sentences(const std::string& text) {
+  std::string s = text;
+  std::replace(s.begin(), s.end(), '\n', ' ');
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start < s.size()) {
+    const size_t stop = s.find(". ", start);
+    const size_t end = stop == std::string::npos ? s.size() : stop + 1;
+    std::string sentence = s.substr(start, end - start);
+    sentence.erase(0, sentence.find_first_not_of(' '));
+    if (!sentence.empty()) out.push_back(sentence);
+    start = end;
+  }
+  return out;
+}
 
 std::string FirstSentence(const std::string& text, size_t max_chars) {
   std::string s = text;
@@ -251,20 +269,38 @@ int CmdList(const std::vector<std::string>& args) {
   const auto files = ListExperimentFiles();
   if (files.empty()) throw std::runtime_error("no experiment definitions in " + DefaultExperimentDir());
   int bad = 0;
-  std::cout << std::left << std::setw(40) << "NAME" << std::setw(11) << "CHAPTER" << std::setw(13) << "RUNS"
-            << "DESCRIPTION\n";
+  std::vector<ExperimentDefinition> definitions;
   for (const auto& file : files) {
     try {
-      const ExperimentDefinition d = LoadExperiment(file);
-      const std::string runs =
-          std::to_string(d.RunCount()) + (d.iterations > 1 ? "x" + std::to_string(d.iterations) : "");
-      std::cout << std::left << std::setw(40) << d.name << std::setw(11) << d.chapter << std::setw(13) << runs
-                << FirstSentence(d.description, 90) << "\n";
+      definitions.push_back(LoadExperiment(file));
     } catch (const std::exception& e) {
       ++bad;
       std::cerr << "limbic experiment: error: " << e.what() << "\n";
     }
   }
+  // Sentences several descriptions share (a chapter's protocol) say nothing about which experiment is
+  // which: each line shows the first sentence of its own (issue 22: the list cut them all at the same
+  // prefix).
+  std::map<std::string, int> sentence_uses;
+  for (const auto& d : definitions) {
+    for (const auto& sentence : Sentences(d.description)) ++sentence_uses[sentence];
+  }
+  std::cout << std::left << std::setw(40) << "NAME" << std::setw(11) << "CHAPTER" << std::setw(13) << "RUNS(xTRAV)"
+            << "DESCRIPTION (its own first sentence)\n";
+  for (const auto& d : definitions) {
+    const std::string runs =
+        std::to_string(d.RunCount()) + (d.iterations > 1 ? "x" + std::to_string(d.iterations) : "");
+    std::string own;
+    for (const auto& sentence : Sentences(d.description)) {
+      if (sentence_uses[sentence] < 2) {
+        own = sentence;
+        break;
+      }
+    }
+    std::cout << std::left << std::setw(40) << d.name << std::setw(11) << d.chapter << std::setw(13) << runs
+              << FirstSentence(own.empty() ? d.description : own, 90) << "\n";
+  }
+
   // The recruitment experiments have their own runner (a simulation takes milliseconds and has no
   // navigation stack): name them here so this list stays the one index of experiments.
   const fs::path recruitment = fs::path(DefaultExperimentDir()) / kRecruitmentDir;
@@ -288,6 +324,8 @@ int CmdList(const std::vector<std::string>& args) {
       std::cout << std::left << std::setw(40) << n << std::setw(11) << "laser" << std::setw(13) << "-"
                 << "laser navigator (limbic experiment run " << n << " runs limbic laser)\n";
   }
+  std::cout << "\nRUNS: simulation runs (one per seed, environment and configuration); xN: each run travels N\n"
+               "times between start and goal (its traversals, one runs.csv row each); -: its own runner decides.\n";
   return bad ? 1 : 0;
 }
 

@@ -32,6 +32,38 @@ TEST(JsonCodec, RoundTripsAMessageAndFillsTheHeader) {
   EXPECT_NE(json.find("\"x\": 3.5"), std::string::npos) << json;
 }
 
+// Issue 22 item 5: `limbic echo` prints AffectState's arrays with the names the metrics use.
+TEST(JsonCodec, NamesAffectArrayElementsAsTheMetricsDo) {
+  JsonCodec codec;
+  const auto* type = messages::FindByName("AffectState");
+  ASSERT_NE(type, nullptr);
+  const auto bytes = codec.FromJson(*type,
+                                    R"({"model": "affective", "emotions_global": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7],
+                                        "moods": [0.25, -0.5], "drives": [1, 2, 3, 4, 5, 6],
+                                        "stimuli_raw": [1, 2, 3, 4, 5, 6, 7, 8, 9], "emotions_mapped": [1, 2]})",
+                                    1, "tester", 1, false);
+  for (const bool compact : {true, false}) {
+    const std::string json = NameArrayElements(*type, codec.ToJson(*type, bytes.data(), bytes.size(), compact));
+    EXPECT_NE(json.find(R"("emotions_global": {"anger": 0.1, "fear": 0.2, "happiness": 0.3, "sadness": 0.4, )"
+                        R"("curiosity": 0.5, "surprise": 0.6, "confusion": 0.7})"),
+              std::string::npos)
+        << json;
+    EXPECT_NE(json.find(R"("moods": {"positive": 0.25, "negative": -0.5})"), std::string::npos) << json;
+    EXPECT_NE(json.find(R"("exploration": 4.0, "action": 5.0, "introspection": 6.0})"), std::string::npos) << json;
+    EXPECT_NE(json.find(R"("danger": 1.0, "stuck": 2.0)"), std::string::npos) << json;
+    EXPECT_NE(json.find(R"("error": 9.0})"), std::string::npos) << json;
+    // An array of another length than the names keeps its plain form; the text stays JSON-shaped.
+    EXPECT_EQ(json.find("\"emotions_mapped\": {"), std::string::npos) << json;
+    EXPECT_NE(json.find("\"model\": \"affective\""), std::string::npos) << json;
+    EXPECT_EQ(std::count(json.begin(), json.end(), '{'), std::count(json.begin(), json.end(), '}')) << json;
+  }
+  // Other types are left exactly as they are.
+  const auto* goal = messages::FindByName("NavGoal");
+  const auto goal_bytes = codec.FromJson(*goal, R"({"active": true})", 1, "tester", 1, false);
+  const std::string plain = codec.ToJson(*goal, goal_bytes.data(), goal_bytes.size(), true);
+  EXPECT_EQ(NameArrayElements(*goal, plain), plain);
+}
+
 TEST(JsonCodec, BadJsonIsAClearError) {
   JsonCodec codec;
   const auto* type = messages::FindByName("NavGoal");

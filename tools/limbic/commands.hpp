@@ -1,6 +1,7 @@
 // The `limbic` subcommands. Each takes the arguments after its name and returns the exit code.
 #pragma once
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,14 @@ int KeysCommand(const Args& args);
 int RecordCommand(const Args& args);  // bag.cpp
 int PlayCommand(const Args& args);
 int BagCommand(const Args& args);
+int TopicCommand(const Args& args);  // inspect.cpp: topic info
+int InterfaceCommand(const Args& args);
+// param list|dump|load (`verb`; args include it as the first positional).
+int ParamListDumpLoad(const std::string& verb, const Args& args);
+
+// Where `limbic interface show` reads the .fbs schemas: $LIMBIC_SCHEMA_DIR, else the data folder's
+// messages/ (common/paths; the one place that knows). Throws paths::DataNotFound.
+std::filesystem::path SchemaDirectory();
 
 // Small argument reader shared by the subcommands: flags with values, switches and positionals.
 class ArgReader {

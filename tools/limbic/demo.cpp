@@ -50,6 +50,9 @@ and prints the run summary. Process logs go to a file (its path is printed).
   --config NAME      affect configuration: affective, constant, personality/neurotic, ... (default affective)
   --speedup X        simulated seconds per wall second (default 1)
   --duration S       stop by itself after S wall seconds (default: run until Ctrl-C)
+  --bus ADDR         the bus every process uses (default: ipc://RUN_DIR/bus, a private one in this run's
+                     directory, printed at start; tcp://127.0.0.1:PORT to reach it from elsewhere). Other
+                     commands find it with --bus ADDR or `export LIMBIC_BUS=ADDR`
   --metrics H:P      Prometheus endpoint of the exporter (default 127.0.0.1:9464)
   --faults FILE      a timed fault script for hwio (e.g. services/hwio/config/example_faults.yaml);
                      live faults: limbic inject --help

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "common/bus/curve_keys.hpp"
+#include "common/flags/flags.hpp"
 #include "messages/validate.hpp"
 #include "tools/limbic/commands.hpp"
 #include "tools/limbic/json_codec.hpp"
@@ -106,16 +107,20 @@ std::string ArgReader::Get(const std::string& flag, const std::string& fallback)
 }
 
 int TopicsCommand(const Args& args) {
-  ArgReader reader(args, {"--bus", "--curve-keys"}, {"--help"});
+  ArgReader reader(args, {"--bus", "--curve-keys"}, {"--help", "--all"});
   if (reader.Has("--help")) {
-    std::cout << "usage: limbic topics [--bus ADDR] [--curve-keys FILE]\n\nLists every topic the broker has seen: "
-                 "message type, rate and\n"
-                 "bandwidth over about one second, and payloads it dropped, by reason: malformed, wrong_type (not\n"
-                 "the topic's type, fixed by its first publisher), oversize, invalid (a value out of its declared\n"
-                 "range, e.g. a NaN goal), fault (an injected communication fault). With more than one robot on the\n"
-                 "bus (limbic demo --robots N) the global topics come first, then each robot's under its name.\n\n"
-                 "Every bus command takes --curve-keys FILE (default: $LIMBIC_CURVE_KEYS): client keys from\n"
-                 "`limbic keys generate` for a broker that requires CURVE.\n";
+    std::cout
+        << "usage: limbic topics [--all] [--bus ADDR] [--curve-keys FILE]\n\nLists every topic the broker has "
+           "seen: message type, rate and\n"
+           "bandwidth over about one second, and payloads it dropped since it started (DROPS(TOTAL), cumulative),\n"
+           "by reason: malformed, wrong_type (not\n"
+           "the topic's type, fixed by its first publisher), oversize, invalid (a value out of its declared\n"
+           "range, e.g. a NaN goal), fault (an injected communication fault). With more than one robot on the\n"
+           "bus (limbic demo --robots N) the global topics come first, then each robot's under its name.\n"
+           "A topic without a message for 5 s is marked STALE (with how long); after 60 s it is left out\n"
+           "(its publisher has stopped or exited), unless --all. `limbic topic info TOPIC` shows one topic.\n\n"
+           "Every bus command takes --curve-keys FILE (default: $LIMBIC_CURVE_KEYS): client keys from\n"
+           "`limbic keys generate` for a broker that requires CURVE.\n";
     return 0;
   }
   Session session(reader.Get("--bus", DefaultBus()), "limbic-cli",
@@ -127,11 +132,24 @@ int TopicsCommand(const Args& args) {
   const double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const auto& second = session.topics();
   std::cout << std::left << std::setw(28) << "TOPIC" << std::setw(30) << "TYPE" << std::right << std::setw(10) << "RATE"
-            << std::setw(14) << "BANDWIDTH" << std::setw(10) << "DROPS"
-            << "  REASONS\n";
+            << std::setw(14) << "BANDWIDTH" << std::setw(14) << "DROPS(TOTAL)"
+            << "  REASONS (TOTAL)\n";
+  // Stale topics (issue 22 item 5): marked, then left out, so an exited process's topics do not stay
+  // listed at 0.0 Hz for the broker's whole topic lifetime (ForwardingLimits::topic_ttl_s).
+  const int64_t now_ns = bus::Node::WallNowNs();
+  auto idle_s = [&](const TopicInfo& info) {
+    return info.last_seen_ns > 0 ? (now_ns - info.last_seen_ns) * 1e-9 : 0.0;
+  };
   // Grouped by robot (issue 18): global topics first, then each robot's under a heading.
   std::vector<std::string> names;
-  for (const auto& [topic, info] : second) names.push_back(topic);
+  size_t hidden = 0;
+  for (const auto& [topic, info] : second) {
+    if (!reader.Has("--all") && idle_s(info) > kTopicHiddenS) {
+      ++hidden;
+      continue;
+    }
+    names.push_back(topic);
+  }
   const auto groups = GroupTopicsByRobot(names);
   for (const auto& [group, topics] : groups) {
     if (groups.size() > 1) {
@@ -145,10 +163,20 @@ int TopicsCommand(const Args& args) {
       std::string type = info.type.rfind("limbic.msg.", 0) == 0 ? info.type.substr(11) : info.type;
       std::ostringstream r;
       r << std::fixed << std::setprecision(1) << rate << " Hz";
+      const double idle = idle_s(info);
+      std::string reasons = DropReasons(info);
+      if (idle > kTopicStaleS) {
+        std::ostringstream stale;
+        stale << "STALE " << std::fixed << std::setprecision(0) << idle << " s";
+        reasons = stale.str() + (reasons.empty() ? "" : "; " + reasons);
+      }
       std::cout << std::left << std::setw(28) << topic << std::setw(30) << type << std::right << std::setw(10)
-                << r.str() << std::setw(14) << HumanRate(bw) << std::setw(10) << info.drops << "  " << DropReasons(info)
-                << "\n";
+                << r.str() << std::setw(14) << HumanRate(bw) << std::setw(14) << info.drops << "  " << reasons << "\n";
     }
+  }
+  if (hidden > 0) {
+    std::cout << hidden << " topic(s) without traffic for over " << kTopicHiddenS
+              << " s not shown (--all shows them)\n";
   }
   return 0;
 }
@@ -162,9 +190,12 @@ int NodesCommand(const Args& args) {
                  "  STATE     ok | degraded | failing | stopping | starting, or silent (no heartbeat for 3 s)\n"
                  "  RATE      ticks per second between two heartbeats\n"
                  "  RESTARTS  restarts by `limbic launch` (- when not started by it)\n"
+                 "  PID, HOST the process and the host it runs on (- before its first heartbeat)\n"
                  "  DETAIL    why it is degraded or failing, else its last step error (if any)\n"
-                 "Exits 1 when a service is degraded, failing or silent. Example:\n"
-                 "  LIMBIC_BUS=ipc:///tmp/limbic-demo-1234/bus limbic nodes\n";
+                 "Exits 1 when a service is degraded, failing or silent.\n\n"
+                 "examples:\n"
+                 "  limbic nodes                      # the bus of $LIMBIC_BUS (limbic demo prints its address)\n"
+                 "  limbic nodes --wait 5\n";
     return 0;
   }
   const std::string wait_text = reader.Get("--wait", "2.5");
@@ -182,7 +213,8 @@ int NodesCommand(const Args& args) {
                   bus::CurveKeysFromFlagOrEnvironment(reader.Get("--curve-keys", "")));
   struct Seen {
     msg::ServiceState state = msg::ServiceState::Starting;
-    std::string reason, last_error;
+    std::string reason, last_error, host;
+    int pid = 0;
     double restarts = -1;
     int64_t first_tick = 0, last_tick = 0;
     std::chrono::steady_clock::time_point first, last;
@@ -203,6 +235,8 @@ int NodesCommand(const Args& args) {
     n.state = hb->state();
     n.reason = hb->status_reason() ? hb->status_reason()->str() : "";
     n.last_error = hb->last_error() ? hb->last_error()->str() : "";
+    n.host = hb->host() ? hb->host()->str() : "";
+    n.pid = hb->pid();
     n.restarts = -1;
     if (hb->counters()) {
       for (const auto* c : *hb->counters()) {
@@ -222,8 +256,9 @@ int NodesCommand(const Args& args) {
     return 1;
   }
   std::cout << std::left << std::setw(22) << "SERVICE" << std::setw(10) << "STATE" << std::right << std::setw(9)
-            << "RATE" << std::setw(10) << "RESTARTS"
-            << "  DETAIL\n";
+            << "RATE" << std::setw(10) << "RESTARTS" << std::setw(9) << "PID"
+            << "  " << std::left << std::setw(16) << "HOST"
+            << "DETAIL\n";
   int unhealthy = 0;
   for (const auto& [name, n] : nodes) {
     std::string state = "silent";
@@ -257,7 +292,8 @@ int NodesCommand(const Args& args) {
         !n.reason.empty() ? n.reason : (n.last_error.empty() ? "" : "last error: " + n.last_error);
     std::cout << std::left << std::setw(22) << name << std::setw(10) << state << std::right << std::setw(9)
               << rate.str() << std::setw(10) << (n.restarts >= 0 ? std::to_string(static_cast<int>(n.restarts)) : "-")
-              << "  " << detail << "\n";
+              << std::setw(9) << (n.pid > 0 ? std::to_string(n.pid) : "-") << "  " << std::left << std::setw(16)
+              << (n.host.empty() ? "-" : n.host) << detail << "\n";
   }
   return unhealthy > 0 ? 1 : 0;
 }
@@ -265,22 +301,35 @@ int NodesCommand(const Args& args) {
 int EchoCommand(const Args& args) {
   ArgReader reader(args, {"--bus", "--curve-keys", "--count", "--timeout"}, {"--help", "--compact"});
   if (reader.Has("--help") || reader.positional().size() != 1) {
-    std::cout << "usage: limbic echo TOPIC [--count N] [--timeout S] [--compact] [--bus ADDR] [--curve-keys FILE]\n\n"
-                 "Prints each message on TOPIC as JSON, decoded through the binary schema.\n";
+    std::cout << "usage: limbic echo TOPIC [--count N] [--timeout S] [--compact] [--raw] [--bus ADDR] [--curve-keys "
+                 "FILE]\n\n"
+                 "Prints each message on TOPIC as JSON, decoded through the binary schema. Arrays whose elements\n"
+                 "the schema names (AffectState's stimuli, emotions, moods and drives) print as objects with those\n"
+                 "names, as the metrics label them; --raw prints them as plain arrays (the form `limbic pub` takes).\n"
+                 "With --timeout S it waits up to S seconds for the first message, also on a topic with no traffic\n"
+                 "yet (exit 1 if none came); without it, an unknown topic is an error at once.\n\n"
+                 "examples:\n"
+                 "  limbic echo r1/affect --count 1\n"
+                 "  limbic echo r1/goal --count 1 --timeout 5\n";
     return reader.Has("--help") ? 0 : 2;
   }
   const std::string topic = reader.positional()[0];
-  const long count = std::stol(reader.Get("--count", "-1"));
-  const double timeout = std::stod(reader.Get("--timeout", "0"));
+  const long count = static_cast<long>(flags::ParseInteger("--count", reader.Get("--count", "-1"), -1));
+  const double timeout = flags::ParseFiniteNumber("--timeout", reader.Get("--timeout", "0"));
+  if (timeout < 0) throw flags::FlagValueError("--timeout takes seconds >= 0");
   Session session(reader.Get("--bus", DefaultBus()), "limbic-echo",
                   bus::CurveKeysFromFlagOrEnvironment(reader.Get("--curve-keys", "")));
   session.Connect();
-  if (!CheckTopicKnown(session, topic, "echo")) return 1;
+  // With a timeout, a topic nobody has published on yet is waited for (issue 22 item 5).
+  if (timeout <= 0 && !CheckTopicKnown(session, topic, "echo")) return 1;
   JsonCodec codec;
   long printed = 0;
+  const bool named = !reader.Has("--raw");
   session.node().SubscribeAny(topic, [&](const bus::RawMessage& m) {
     if (m.topic != topic || (count >= 0 && printed >= count)) return;
-    std::cout << codec.ToJson(m.type, m.data, m.size, reader.Has("--compact")) << std::endl;
+    std::string json = codec.ToJson(m.type, m.data, m.size, reader.Has("--compact"));
+    if (named) json = NameArrayElements(m.type, json);
+    std::cout << json << std::endl;
     ++printed;
   });
   InstallSignals();
@@ -438,13 +487,17 @@ int PubCommand(const Args& args) {
 }
 
 int ParamCommand(const Args& args) {
+  if (!args.empty() && (args[0] == "list" || args[0] == "dump" || args[0] == "load")) {
+    return ParamListDumpLoad(args[0], args);
+  }
   ArgReader reader(args, {"--bus", "--curve-keys", "--timeout"}, {"--help"});
   const auto& pos = reader.positional();
   const bool get = pos.size() >= 2 && pos[0] == "get" && pos.size() <= 3;
   const bool set = pos.size() == 4 && pos[0] == "set";
   if (reader.Has("--help") || (!get && !set)) {
     std::cout << "usage: limbic param get SERVICE [NAME] | limbic param set SERVICE NAME VALUE [--bus ADDR] "
-                 "[--curve-keys FILE]\n\n"
+                 "[--curve-keys FILE]\n"
+                 "       limbic param list|dump|load ...   (limbic param list --help)\n\n"
                  "Lists the settings of a running service, or changes a live one. SERVICE is its instance name as\n"
                  "in `limbic topics` (health/SERVICE), e.g. r1/planner. VALUE is YAML (2.5, true, [1, 2]).\n"
                  "Each setting is either live (changed while running: validated, then applied to the algorithm)\n"

@@ -1,8 +1,12 @@
 #include "tools/limbic/json_codec.hpp"
 
+#include <span>
 #include <stdexcept>
+#include <string_view>
+#include <utility>
 
 #include "common/bus/bus.hpp"
+#include "services/affect/affect_ids.hpp"
 
 namespace limbic::cli {
 
@@ -85,6 +89,63 @@ std::vector<uint8_t> JsonCodec::FromJson(const messages::MessageType& type, cons
                              parser.builder_.GetBufferPointer() + parser.builder_.GetSize());
   if (!type.verify(bytes.data(), bytes.size())) throw std::invalid_argument("the JSON does not make a valid message");
   return bytes;
+}
+
+namespace {
+
+// AffectState's arrays by field name (messages/affect/affect_state.fbs gives the same orders).
+std::span<const std::string_view> AffectArrayNames(std::string_view field) {
+  if (field.rfind("stimuli_", 0) == 0) return affect::kStimulusNames;
+  if (field.rfind("emotions_", 0) == 0) return affect::kEmotionNames;
+  if (field == "moods" || field == "moods_used") return affect::kMoodNames;
+  if (field == "drives" || field == "drives_emotional") return affect::kDriveNames;
+  return {};
+}
+
+}  // namespace
+
+std::string NameArrayElements(const messages::MessageType& type, const std::string& json) {
+  if (std::string_view(type.name) != "limbic.msg.AffectState") return json;
+  std::string out;
+  size_t pos = 0;
+  while (pos < json.size()) {
+    // Next `"field": [` (GenerateText writes keys quoted in strict JSON, then ": ").
+    const size_t open = json.find(": [", pos);
+    if (open == std::string::npos) break;
+    const size_t key_end = json.rfind('"', open);
+    const size_t key_start =
+        key_end == std::string::npos || key_end == 0 ? std::string::npos : json.rfind('"', key_end - 1);
+    const size_t close = json.find(']', open);
+    if (key_start == std::string::npos || close == std::string::npos) break;
+    const std::string_view field(json.data() + key_start + 1, key_end - key_start - 1);
+    const auto names = AffectArrayNames(field);
+    // The numbers as GenerateText wrote them (no nested arrays in these fields).
+    std::vector<std::string> values;
+    std::string item;
+    for (size_t i = open + 3; i < close; ++i) {
+      const char c = json[i];
+      if (c == ',') {
+        values.push_back(item);
+        item.clear();
+      } else if (c != ' ' && c != '\n' && c != '\r' && c != '\t') {
+        item += c;
+      }
+    }
+    if (!item.empty()) values.push_back(item);
+    out.append(json, pos, open + 2 - pos);
+    if (!names.empty() && values.size() == names.size()) {
+      out += "{";
+      for (size_t i = 0; i < values.size(); ++i) {
+        out += (i ? ", \"" : "\"") + std::string(names[i]) + "\": " + values[i];
+      }
+      out += "}";
+    } else {
+      out.append(json, open + 2, close + 1 - (open + 2));
+    }
+    pos = close + 1;
+  }
+  out.append(json, std::min(pos, json.size()), std::string::npos);
+  return out;
 }
 
 }  // namespace limbic::cli

@@ -27,4 +27,10 @@ class JsonCodec {
   std::vector<uint8_t> schema_;
 };
 
+// `json` (ToJson of a message of `type`) with each array whose elements the model names — AffectState's
+// stimuli, emotions, moods and drives, in the fixed orders of services/affect/affect_ids.hpp, the names
+// the metrics label them with — written as an object {"anger": 0.1, ...} (issue 22 item 5). Arrays of
+// another length, and other types, are left as they are.
+std::string NameArrayElements(const messages::MessageType& type, const std::string& json);
+
 }  // namespace limbic::cli

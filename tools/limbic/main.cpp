@@ -20,12 +20,15 @@ Running things:
   sim list | render     environment sets and pictures of generated environments
 
 Looking at a running bus:
-  topics                topics with their type, rate, bandwidth and drops by reason
-  nodes                 services with their health (ok, degraded, failing), rate, restarts, last error
+  topics                topics with their type, rate, bandwidth and drops by reason (stale ones marked)
+  topic info TOPIC      one topic: type, rate, publishers and subscribers with service and host, drops
+  nodes                 running services: health (ok, degraded, failing), rate, restarts, host, pid, last error
   echo TOPIC            print messages as JSON
   hz TOPIC              measure a topic's rate
   pub TOPIC JSON        publish a message
   param get|set ...     read or change a live parameter of a service
+  param list|dump|load  every service's settings; live parameters to and from YAML
+  interface list|show   message types; one type's schema with its comments
   inject ...            inject a fault
 
 Recordings (MCAP):
@@ -57,6 +60,8 @@ int main(int argc, char** argv) {
   const Args args(argv + 2, argv + argc);
   try {
     if (command == "topics") return TopicsCommand(args);
+    if (command == "topic") return TopicCommand(args);
+    if (command == "interface") return InterfaceCommand(args);
     if (command == "nodes") return NodesCommand(args);
     if (command == "echo") return EchoCommand(args);
     if (command == "hz") return HzCommand(args);

@@ -25,6 +25,11 @@ Session::Session(const std::string& address, const std::string& name, bus::Curve
         info.drops_oversize = t->drops_oversize();
         info.drops_invalid = t->drops_invalid();
         info.drops_fault = t->fault_drops();
+        info.last_seen_ns = t->last_seen_ns();
+        if (t->publishers()) {
+          for (const auto* source : *t->publishers()) info.publishers.push_back(source->str());
+        }
+        info.subscribers = t->subscribers();
         info.drops =
             info.drops_malformed + info.drops_wrong_type + info.drops_oversize + info.drops_invalid + info.drops_fault;
         topics_[t->topic()->str()] = info;

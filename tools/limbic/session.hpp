@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "common/bus/bus.hpp"
 
@@ -19,9 +20,18 @@ struct TopicInfo {
   uint64_t drops_malformed = 0;
   uint64_t drops_wrong_type = 0;
   uint64_t drops_oversize = 0;
-  uint64_t drops_invalid = 0;  // values out of their declared range (messages/validate.hpp)
-  uint64_t drops_fault = 0;    // an injected communication fault
+  uint64_t drops_invalid = 0;           // values out of their declared range (messages/validate.hpp)
+  uint64_t drops_fault = 0;             // an injected communication fault
+  int64_t last_seen_ns = 0;             // wall time of the broker's last message on it (0: none, only drops)
+  std::vector<std::string> publishers;  // header sources heard lately (ForwardingLimits::publisher_idle_s)
+  int subscribers = 0;                  // subscriber connections covering it
 };
+
+// A topic with no message for this long is shown as stale by `limbic topics`; after kTopicHiddenS
+// it is left out (`--all` shows it). Latched publishers re-send every second, so a live topic never
+// idles this long unless its publisher stopped or is gone.
+inline constexpr double kTopicStaleS = 5.0;
+inline constexpr double kTopicHiddenS = 60.0;
 
 class Session {
  public:

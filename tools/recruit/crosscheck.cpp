@@ -43,7 +43,7 @@ void OnCrosscheckSignal(int sig) { g_crosscheck_signal = sig; }
 
 const char* kCrosscheckHelp = R"(usage: limbic recruit crosscheck [options]
 
-Spec §9.8: runs the 13-robot, 10 % loss cell in the lockstep simulator and live (a broker, limbic-radio
+Runs the 13-robot, 10 % loss cell in the lockstep simulator and live (a broker, limbic-radio
 and one limbic-recruiter process per robot, realtime sped up), and checks that the live message counts
 per type, the responders and the success agree with the simulator: equal without loss, within the
 simulator's spread over --draws radio seeds with loss. Prints both and exits 1 on disagreement.

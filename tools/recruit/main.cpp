@@ -30,7 +30,7 @@ Affective multi-robot recruitment (spec affective-recruitment): robots answer a 
 SHAME passes a threshold, compared with greedy and random schedulers over a lossy radio.
 
 commands:
-  experiment list                     the §7 experiments: name, section, simulations, description
+  experiment list                     the recruitment experiments: name, section, simulations, description
   experiment run NAME|all [--jobs N] [--out DIR]
                                       run one experiment (or all six: 842 simulations) and write
                                       DIR/runs.csv, DIR/summary.md and DIR/report.html
@@ -38,7 +38,7 @@ commands:
   sim [options]                       one simulation of the mine scenario, metrics on the terminal
   demo [options]                      live: a broker, a radio and one recruiter process per robot
                                       (limbic recruit demo --help)
-  crosscheck [options]                spec §9.8: the same cell live and in lockstep, compared
+  crosscheck [options]                the same cell live and in lockstep, compared
                                       (limbic recruit crosscheck --help)
 
 examples:
@@ -51,7 +51,7 @@ examples:
 
 const char* kSimUsage = R"(usage: limbic recruit sim [options]
 
-One simulation of the mine-detection scenario (spec §5) in lockstep; prints M1–M4 and every episode.
+One simulation of the mine-detection scenario in lockstep; prints M1–M4 and every episode.
 
 options:
   --strategy S      affective | affective_sq | greedy | random (default affective)

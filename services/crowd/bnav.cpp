@@ -15,45 +15,82 @@ void Require(bool ok, const char* what) {
   if (!ok) throw std::invalid_argument(std::string("b_nav: ") + what);
 }
 
-// Smallest t ≥ 0 with |w + u·t| = R, for a relative position w (robot − obstacle) and relative velocity u; the
-// discs touch then. Already touching (|w| ≤ R): 0 when closing in (w·u < 0), never otherwise.
-double TimeToContact(const Vec2& w, const Vec2& u, double R) {
-  const double c = w.squaredNorm() - R * R;
-  const double b = w.dot(u);
-  if (c <= 0) return b < 0 ? 0.0 : std::numeric_limits<double>::infinity();
-  const double a = u.squaredNorm();
-  if (a <= 0 || b >= 0) return std::numeric_limits<double>::infinity();
-  const double disc = b * b - a * c;
-  if (disc < 0) return std::numeric_limits<double>::infinity();
-  return (-b - std::sqrt(disc)) / a;
-}
+// A wall seen from one origin, prepared once per tick for the K directions: a disc of radius r touches it when its
+// centre reaches the capsule of radius r about the segment.
+struct PreparedWall {
+  Vec2 a{0, 0}, b{0, 0};
+  Vec2 along{1, 0};   // unit vector a → b
+  double length = 0;  // |b − a|
+  Vec2 normal{0, 1};  // unit normal pointing to the origin's side of the line
+  double height = 0;  // the origin's distance from the line (≥ 0)
+  double lower = 0;   // distance from the origin to the segment minus r: no contact before this along any ray
+  bool touching = false;
+  Vec2 away{0, 0};  // origin − closest point (for a robot already touching)
+};
 
-// Distance a disc of radius r moves along unit `dir` from `origin` before touching the segment (a capsule of
-// radius r about it). Touching already: 0 when moving towards the segment, infinity when moving away.
-double DistanceToWall(const Vec2& origin, const Vec2& dir, double r, const Segment& s) {
-  const Vec2 closest = geometry::ClosestPointOnSegment(origin, s);
-  const Vec2 away = origin - closest;
-  if (away.squaredNorm() <= r * r) return away.dot(dir) < 0 ? 0.0 : std::numeric_limits<double>::infinity();
-  double best = std::numeric_limits<double>::infinity();
-  for (const Vec2& end : {s.a, s.b}) {
-    if (auto t = geometry::RayCircleIntersection(origin, dir, end, r)) best = std::min(best, *t);
-  }
+PreparedWall Prepare(const Vec2& origin, double r, const Segment& s) {
+  PreparedWall w;
+  w.a = s.a;
+  w.b = s.b;
   const Vec2 e = s.b - s.a;
-  const double len = e.norm();
-  if (len > 1e-12) {
-    const Vec2 n = Vec2(-e.y(), e.x()) / len * r;
-    for (const Vec2& off : {n, Vec2(-n)}) {
-      if (auto t = geometry::RaySegmentIntersection(origin, dir, Segment{s.a + off, s.b + off}))
-        best = std::min(best, *t);
-    }
+  w.length = e.norm();
+  if (w.length > 1e-12) w.along = e / w.length;
+  w.normal = Vec2(-w.along.y(), w.along.x());
+  w.height = (origin - s.a).dot(w.normal);
+  if (w.height < 0) {
+    w.normal = -w.normal;
+    w.height = -w.height;
+  }
+  const Vec2 closest = geometry::ClosestPointOnSegment(origin, s);
+  w.away = origin - closest;
+  w.lower = w.away.norm() - r;
+  w.touching = w.away.squaredNorm() <= r * r;
+  return w;
+}
+
+// Ray (unit dir) against a circle the origin is outside of: distance to its boundary, or infinity.
+double RayCircle(const Vec2& origin, const Vec2& dir, const Vec2& center, double r) {
+  const Vec2 oc = origin - center;
+  const double b = oc.dot(dir);
+  if (b > 0) return std::numeric_limits<double>::infinity();
+  const double disc = b * b - (oc.squaredNorm() - r * r);
+  if (disc < 0) return std::numeric_limits<double>::infinity();
+  return std::max(0.0, -b - std::sqrt(disc));
+}
+
+// Distance a disc of radius r moves along unit `dir` before touching the wall. Touching already: 0 when moving
+// towards the segment, infinity when moving away. From outside, the first contact is on the flat side facing the
+// origin when the ray meets that side within the segment's length, else on one of the end caps.
+double DistanceToWall(const Vec2& origin, const Vec2& dir, double r, const PreparedWall& w) {
+  if (w.touching) return w.away.dot(dir) < 0 ? 0.0 : std::numeric_limits<double>::infinity();
+  const double closing = -dir.dot(w.normal);
+  if (w.height > r && closing > 0) {
+    const double t = (w.height - r) / closing;
+    const double u = (origin + t * dir - w.a).dot(w.along);
+    if (u >= 0 && u <= w.length) return t;
+  }
+  return std::min(RayCircle(origin, dir, w.a, r), RayCircle(origin, dir, w.b, r));
+}
+
+double WallsDistance(const Vec2& origin, const Vec2& dir, double radius, double horizon,
+                     std::span<const PreparedWall> walls) {
+  double best = horizon;
+  for (const PreparedWall& w : walls) {
+    if (w.lower >= best) continue;  // cannot be nearer than what is already found
+    best = std::min(best, DistanceToWall(origin, dir, radius, w));
   }
   return best;
 }
 
-double WallsDistance(const Vec2& origin, const Vec2& dir, double radius, std::span<const Segment> walls) {
-  double best = std::numeric_limits<double>::infinity();
-  for (const Segment& s : walls) best = std::min(best, DistanceToWall(origin, dir, radius, s));
-  return best;
+std::vector<PreparedWall> PrepareWalls(const Vec2& origin, double radius, double horizon,
+                                       std::span<const Segment> walls) {
+  std::vector<PreparedWall> out;
+  for (const Segment& s : walls) {
+    PreparedWall w = Prepare(origin, radius, s);
+    if (w.lower <= horizon) out.push_back(w);  // farther walls cannot stop it within H
+  }
+  std::sort(out.begin(), out.end(), [](const PreparedWall& x, const PreparedWall& y) { return x.lower < y.lower; });
+  return out;
 }
 
 bool Finite(const Vec2& v) { return std::isfinite(v.x()) && std::isfinite(v.y()); }
@@ -73,27 +110,82 @@ void ValidateParams(const BNavParams& p) {
   Require(std::isfinite(p.max_turn_rate) && p.max_turn_rate > 0, "max_turn_rate must be finite and > 0");
 }
 
-double FreeDistance(const Vec2& origin, const Vec2& dir, double radius, double margin, double horizon,
-                    std::span<const Neighbour> neighbours, std::span<const Segment> walls) {
-  double best = std::min(horizon, WallsDistance(origin, dir, radius, walls));
+namespace {
+
+// A neighbour seen from one origin, prepared once per tick for the K directions: w = origin − its centre and
+// c = |w|² − R² (R the sum of the radii and the margin), the constant parts of TimeToContact.
+struct PreparedNeighbour {
+  Vec2 w{0, 0};
+  Vec2 velocity{0, 0};
+  double c = 0;
+  double lower = 0;      // |w| − R: no contact closer than this along any ray (still neighbour)
+  double speed_sum = 0;  // v_opt + |velocity|: the fastest the gap can close while moving
+};
+
+// Sorted by `lower`, so FreeGivenWalls can stop at the first neighbour that cannot be nearer than the best.
+std::vector<PreparedNeighbour> PrepareNeighbours(const Vec2& origin, double radius, double margin, double speed,
+                                                 std::span<const Neighbour> neighbours) {
+  std::vector<PreparedNeighbour> out;
+  out.reserve(neighbours.size());
   for (const Neighbour& n : neighbours) {
     const double R = radius + n.radius + std::max(0.0, margin + n.extra_margin);
-    // A static disc: time to contact at unit speed is the distance.
-    best = std::min(best, TimeToContact(origin - n.position, dir, R));
+    const Vec2 w = origin - n.position;
+    out.push_back({w, n.velocity, w.squaredNorm() - R * R, w.norm() - R, speed + n.velocity.norm()});
+  }
+  std::sort(out.begin(), out.end(),
+            [](const PreparedNeighbour& x, const PreparedNeighbour& y) { return x.lower < y.lower; });
+  return out;
+}
+
+// TimeToContact with c precomputed.
+double ContactTime(const Vec2& w, const Vec2& u, double c) {
+  const double b = w.dot(u);
+  if (c <= 0) return b < 0 ? 0.0 : std::numeric_limits<double>::infinity();
+  if (b >= 0) return std::numeric_limits<double>::infinity();
+  const double a = u.squaredNorm();
+  const double disc = b * b - a * c;
+  if (a <= 0 || disc < 0) return std::numeric_limits<double>::infinity();
+  return (-b - std::sqrt(disc)) / a;
+}
+
+// D(β) and f(β) given the walls' distance along β (shared by both: the walls do not move).
+double FreeGivenWalls(const Vec2& dir, double horizon, double walls, std::span<const PreparedNeighbour> neighbours) {
+  double best = std::min(horizon, walls);
+  // A still disc: the time to contact at unit speed is the distance.
+  for (const PreparedNeighbour& n : neighbours) {
+    if (n.lower >= best) break;  // sorted: none further on can be nearer
+    best = std::min(best, ContactTime(n.w, dir, n.c));
   }
   return std::max(0.0, best);
 }
 
-double ReachableDistance(const Vec2& origin, const Vec2& dir, double speed, double radius, double margin,
-                         double horizon, std::span<const Neighbour> neighbours, std::span<const Segment> walls) {
-  double best = std::min(horizon, WallsDistance(origin, dir, radius, walls));
-  for (const Neighbour& n : neighbours) {
-    const double R = radius + n.radius + std::max(0.0, margin + n.extra_margin);
-    const double t = TimeToContact(origin - n.position, speed * dir - n.velocity, R);
+double ReachableGivenWalls(const Vec2& dir, double speed, double horizon, double walls,
+                           std::span<const PreparedNeighbour> neighbours) {
+  double best = std::min(horizon, walls);
+  for (const PreparedNeighbour& n : neighbours) {
+    // The gap closes at most at speed + |v_a|: contact no sooner than lower / speed_sum, at f ≥ speed · that.
+    if (n.lower > 0 && speed * n.lower >= best * n.speed_sum) continue;
+    const double t = ContactTime(n.w, speed * dir - n.velocity, n.c);
     if (std::isinf(t)) continue;
     best = std::min(best, speed * t);  // the robot covers speed·t before contact (0 when it waits)
   }
   return std::max(0.0, best);
+}
+
+}  // namespace
+
+double FreeDistance(const Vec2& origin, const Vec2& dir, double radius, double margin, double horizon,
+                    std::span<const Neighbour> neighbours, std::span<const Segment> walls) {
+  return FreeGivenWalls(dir, horizon,
+                        WallsDistance(origin, dir, radius, horizon, PrepareWalls(origin, radius, horizon, walls)),
+                        PrepareNeighbours(origin, radius, margin, 0.0, neighbours));
+}
+
+double ReachableDistance(const Vec2& origin, const Vec2& dir, double speed, double radius, double margin,
+                         double horizon, std::span<const Neighbour> neighbours, std::span<const Segment> walls) {
+  return ReachableGivenWalls(dir, speed, horizon,
+                             WallsDistance(origin, dir, radius, horizon, PrepareWalls(origin, radius, horizon, walls)),
+                             PrepareNeighbours(origin, radius, margin, speed, neighbours));
 }
 
 BNavDecision Decide(const BNavInput& in, const BNavParams& p, double dt) {
@@ -118,13 +210,18 @@ BNavDecision Decide(const BNavInput& in, const BNavParams& p, double dt) {
   double best_d = std::numeric_limits<double>::infinity();
   double best_beta = in.heading, best_off = std::numeric_limits<double>::infinity(), best_free = 0;
   bool anything = !in.neighbours.empty();
+  // Only walls within H + r can stop the robot within the horizon; both lists are prepared once for the K
+  // directions (the same answers as FreeDistance and ReachableDistance, fewer operations).
+  const std::vector<PreparedWall> near = PrepareWalls(in.position, p.radius, p.horizon, in.walls);
+  const std::vector<PreparedNeighbour> prepared =
+      PrepareNeighbours(in.position, p.radius, p.margin, p.optimal_speed, in.neighbours);
   auto consider = [&](double beta) {
     const Vec2 dir = geometry::UnitVector(beta);
-    const double free = FreeDistance(in.position, dir, p.radius, p.margin, p.horizon, in.neighbours, in.walls);
+    const double walls = WallsDistance(in.position, dir, p.radius, p.horizon, near);
+    const double free = FreeGivenWalls(dir, p.horizon, walls, prepared);
     out.max_free_distance = std::max(out.max_free_distance, free);
     if (free < p.horizon) anything = true;
-    const double f =
-        ReachableDistance(in.position, dir, p.optimal_speed, p.radius, p.margin, p.horizon, in.neighbours, in.walls);
+    const double f = ReachableGivenWalls(dir, p.optimal_speed, p.horizon, walls, prepared);
     // d(s(β), q) of eq. 1: the segment from p to p + f(β)·e_β and the target.
     const double d = geometry::PointSegmentDistance(in.target, geometry::Segment{in.position, in.position + f * dir});
     const double off = geometry::AngleDistance(beta, target_bearing);

@@ -207,8 +207,9 @@ BNavDecision Decide(const BNavInput& in, const BNavParams& p, double dt) {
 
   // Candidate directions: K evenly over the FOV, plus the exact bearing of the target when it is inside.
   const int k = p.directions;
+  const bool tie_longest = p.tie_break == TieBreak::kLongest;
   double best_d = std::numeric_limits<double>::infinity();
-  double best_beta = in.heading, best_off = std::numeric_limits<double>::infinity(), best_free = 0;
+  double best_beta = in.heading, best_off = std::numeric_limits<double>::infinity(), best_free = 0, best_f = -1;
   bool anything = !in.neighbours.empty();
   // Only walls within H + r can stop the robot within the horizon; both lists are prepared once for the K
   // directions (the same answers as FreeDistance and ReachableDistance, fewer operations).
@@ -226,11 +227,19 @@ BNavDecision Decide(const BNavInput& in, const BNavParams& p, double dt) {
     const double d = geometry::PointSegmentDistance(in.target, geometry::Segment{in.position, in.position + f * dir});
     const double off = geometry::AngleDistance(beta, target_bearing);
     constexpr double kTie = 1e-9;
+    // Eq. 1 is silent on ties; they happen when no direction makes progress (d = ||p − q|| for every blocked
+    // β, f = 0, and every β at or beyond a right angle to the target). kTieLongest: the longest reachable segment
+    // first — a robot boxed in moves aside instead of waiting — then the β nearest the target's bearing, then the
+    // lower β (every robot turns the same way, a roundabout). kTieNearest: nearest the bearing first.
+    const bool longer = tie_longest && f > best_f + kTie;
+    const bool same_f = !tie_longest || f >= best_f - kTie;
     if (d < best_d - kTie ||
-        (d <= best_d + kTie && (off < best_off - kTie || (off <= best_off + kTie && beta < best_beta)))) {
+        (d <= best_d + kTie &&
+         (longer || (same_f && (off < best_off - kTie || (off <= best_off + kTie && beta < best_beta)))))) {
       best_d = d;
       best_beta = beta;
       best_off = off;
+      best_f = f;
       best_free = free;
     }
   };
@@ -250,6 +259,12 @@ BNavDecision Decide(const BNavInput& in, const BNavParams& p, double dt) {
   const double error = geometry::WrapAngle(out.desired_heading - in.heading);
   out.desired_heading = geometry::WrapAngle(out.desired_heading);
   out.desired_speed *= std::max(0.0, std::cos(error));
+  // The wheeled robot drives along α, not α_des, while it turns: eq. 2 along α as well, so turning does not
+  // carry it into what it is turning away from.
+  const Vec2 ahead = geometry::UnitVector(in.heading);
+  const double free_ahead =
+      FreeGivenWalls(ahead, p.horizon, WallsDistance(in.position, ahead, p.radius, p.horizon, near), prepared);
+  out.desired_speed = std::min(out.desired_speed, free_ahead / p.caution);
   // Eq. 3, dv/dt = (v_des − v)/τ, integrated exactly over dt with v_des held.
   out.speed = out.desired_speed + (in.speed - out.desired_speed) * std::exp(-dt / p.tau);
   out.turn_rate = std::clamp(error / p.rotation_time, -p.max_turn_rate, p.max_turn_rate);

@@ -26,6 +26,9 @@ struct Neighbour {
   double extra_margin = 0;  // m, added to the observer's margin m_a around this neighbour (e.g. it looks frustrated)
 };
 
+// How Decide breaks ties of eq. 1 (see Decide).
+enum class TieBreak { kLongest, kNearest };
+
 // The parameters of b_nav. η, m_a, v_opt and ψ are the four the emotions modulate (spec §2).
 struct BNavParams {
   double optimal_speed = 0.5;           // v_opt (m/s)
@@ -36,9 +39,10 @@ struct BNavParams {
   // τ (s): time constant of the speed profile (eq. 3). Approaching a still obstacle, dD/dt = −v and
   // τ dv/dt = D/η − v: critically damped at τ = η/4, so τ ≤ η/4 stops short instead of overshooting into it.
   double tau = 0.2;
-  int directions = 72;         // β sampled evenly over the FOV, both edges included
-  double radius = 0.35;        // the robot's own radius (m)
-  double rotation_time = 0.3;  // s: the heading relaxes towards α_des with this time constant …
+  int directions = 72;                      // β sampled evenly over the FOV, both edges included
+  double radius = 0.35;                     // the robot's own radius (m)
+  double rotation_time = 0.3;               // s: the heading relaxes towards α_des with this time constant …
+  TieBreak tie_break = TieBreak::kLongest;  // eq. 1 ties (the spec is silent)
   double max_turn_rate = 2.0;  // rad/s … and at most this rate (a wheeled robot; the spec's agent turns freely)
 };
 
@@ -80,11 +84,12 @@ double ReachableDistance(const Vec2& origin, const Vec2& dir, double speed, doub
                          std::span<const geometry::Segment> walls);
 
 // One tick of b_nav over `dt` seconds. The candidate directions are the `directions` evenly spaced β over
-// [α − ψ, α + ψ] plus the exact bearing of the target when it lies in the FOV; α_des minimises d(s(β), q), ties
-// going to the β nearest the target's bearing, then the lower β. With nothing within the horizon the robot heads
-// straight for the target at v_opt. The wheeled robot cannot move sideways: v_des is scaled by
-// max(0, cos(α − α_des)) so it turns before it drives. Throws std::invalid_argument for non-finite inputs or
-// invalid parameters (ValidateParams), dt ≤ 0 or non-finite.
+// [α − ψ, α + ψ] plus the exact bearing of the target when it lies in the FOV; α_des minimises d(s(β), q). Ties
+// (no direction makes progress) go by params.tie_break: kLongest (default) to the longest reachable segment, then
+// the β nearest the target's bearing, then the lower β; kNearest skips the first rule. With nothing within the horizon
+// the robot heads straight for the target at v_opt. The wheeled robot cannot move sideways: v_des is scaled by max(0,
+// cos(α − α_des)) so it turns before it drives, and limited by eq. 2 along its heading α too. Throws
+// std::invalid_argument for non-finite inputs or invalid parameters (ValidateParams), dt ≤ 0 or non-finite.
 BNavDecision Decide(const BNavInput& input, const BNavParams& params, double dt);
 
 }  // namespace limbic::crowd

@@ -125,6 +125,23 @@ TEST(BNavDecide, GoesRoundABlockingNeighbour) {
   EXPECT_NEAR(Decide(in, Params(), 0.1).desired_heading, 0.0, 1e-12);
 }
 
+TEST(BNavDecide, TiesWhenNothingMakesProgress) {
+  // Target (−3, 0) straight behind, FOV ±90°: every β in view has d(s(β), q) = ||q|| = 3 (no β points towards it).
+  // A neighbour on the right at (0, −1.2), R = 0.8. kNearest: the β nearest the bearing π, the edges ±90°, the
+  // lower one: −90°, towards the neighbour (f = 0.4). kLongest: the longest segment first: +90° (f = H = 4).
+  const std::vector<Neighbour> n{{{0, -1.2}, {0, 0}, 0.35, 0}};
+  BNavInput in;
+  in.target = {-3, 0};
+  in.neighbours = n;
+  BNavParams p = Params();
+  p.tie_break = TieBreak::kNearest;
+  EXPECT_NEAR(Decide(in, p, 0.1).desired_heading, -kPi / 2, 1e-12);
+  EXPECT_NEAR(Decide(in, p, 0.1).free_distance, 0.4, 1e-12);
+  p.tie_break = TieBreak::kLongest;
+  EXPECT_NEAR(Decide(in, p, 0.1).desired_heading, kPi / 2, 1e-12);
+  EXPECT_NEAR(Decide(in, p, 0.1).free_distance, 4.0, 1e-12);
+}
+
 TEST(BNavDecide, RefusesNonFiniteInputAndBadParameters) {
   BNavInput in;
   in.target = {1, 0};

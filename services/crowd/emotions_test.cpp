@@ -179,12 +179,15 @@ TEST(EmotionEngine, ShiftsAndSeenShiftsWithinLimits) {
   EXPECT_NEAR(fear.margin, 0.2, 1e-12);
   EXPECT_NEAR(fear.optimal_speed, 0.35, 1e-12);
   EXPECT_NEAR(fear.half_fov, 110 * kPi / 180, 1e-12);
-  // Afraid and seeing two frustrated neighbours: v_opt − 0.1 once (0.25); the seen margin is per neighbour, not here.
+  // Afraid and seeing two frustrated neighbours: v_opt − 0.2 once (0.15).
   const std::vector<int> seen{2, 0, 0};
   const BNavParams yield = ModulatedParams(t, base, 1, seen);
-  EXPECT_NEAR(yield.optimal_speed, 0.25, 1e-12);
+  EXPECT_NEAR(yield.optimal_speed, 0.15, 1e-12);
   EXPECT_NEAR(yield.margin, 0.2, 1e-12);
-  // Limits: v_opt 0.2 − 0.15 − 0.1 = −0.05 → 0.1; none active: the base unchanged.
+  // Seeing a fearful neighbour: its seen margin (0.1) goes around that neighbour only, not into m_a.
+  const std::vector<int> fearful{0, 1, 0};
+  EXPECT_NEAR(ModulatedParams(t, base, -1, fearful).margin, 0.1, 1e-12);
+  // Limits: v_opt 0.2 − 0.15 − 0.2 = −0.15 → 0.1; none active: the base unchanged.
   base.optimal_speed = 0.2;
   EXPECT_NEAR(ModulatedParams(t, base, 1, seen).optimal_speed, 0.1, 1e-12);
   EXPECT_NEAR(ModulatedParams(t, base, -1, {}).optimal_speed, 0.2, 1e-12);

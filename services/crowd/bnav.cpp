@@ -267,6 +267,9 @@ BNavDecision Decide(const BNavInput& in, const BNavParams& p, double dt) {
   out.desired_speed = std::min(out.desired_speed, free_ahead / p.caution);
   // Eq. 3, dv/dt = (v_des − v)/τ, integrated exactly over dt with v_des held.
   out.speed = out.desired_speed + (in.speed - out.desired_speed) * std::exp(-dt / p.tau);
+  // Eq. 3 lags: slowing from speed v it still covers more than eq. 2 allows when what is ahead appears suddenly
+  // (a turn brings a wall into line). Eq. 2 along the heading also bounds the speed itself.
+  out.speed = std::min(out.speed, free_ahead / p.caution);
   out.turn_rate = std::clamp(error / p.rotation_time, -p.max_turn_rate, p.max_turn_rate);
   return out;
 }

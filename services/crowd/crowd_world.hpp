@@ -154,7 +154,9 @@ Scenario AntipodalCircle(int n, uint64_t seed, const BNavParams& base);
 // Two groups crossing a 3 m wide corridor: ⌈N/2⌉ from the west end to the east, the rest the other way, in
 // columns of three 1 m apart.
 Scenario CorridorCrossing(int n, uint64_t seed, const BNavParams& base);
-// A doorway bottleneck: N robots in a room west of a wall with a 1.2 m door, each to the mirror place east of it.
+// A doorway bottleneck: N robots in columns of five (1 m apart, from 2.5 m) west of a wall with a 1.2 m door, each
+// to its mirror place east of it moved 6 m further east: a target just behind the wall is a local minimum for b_nav
+// (no planner), not a bottleneck.
 Scenario DoorwayBottleneck(int n, uint64_t seed, const BNavParams& base);
 // "antipodal", "corridor", "doorway"; throws std::invalid_argument listing them (and for n < 1).
 const std::vector<std::string>& ScenarioNames();

@@ -12,6 +12,7 @@
 #include "messages/affect_generated.h"
 #include "messages/common_generated.h"
 #include "messages/core_generated.h"
+#include "messages/crowd_generated.h"
 #include "messages/laser_generated.h"
 #include "messages/mission_generated.h"
 #include "messages/navigation_generated.h"
@@ -61,7 +62,9 @@
   X(LaserOdometry, "LODO")      \
   X(LaserGoal, "LGOL")          \
   X(HeadingCommand, "LHDG")     \
-  X(LaserTruth, "LTRU")
+  X(LaserTruth, "LTRU")         \
+  X(CrowdState, "CRST")         \
+  X(CrowdNeighbours, "CRNB")
 
 namespace limbic::messages {
 

@@ -542,6 +542,42 @@ void Rule(Check& c, const msg::RadioStats& m) {
   c.Probability("loss", m.loss());
 }
 
+// Crowds of b_nav robots (services/crowd, issue 19).
+void Rule(Check& c, const msg::CrowdState& m) {
+  c.Finite("efficacy", m.efficacy(), 1e3);
+  c.Range("free_space", m.free_space(), 0.0, 1.0);
+  c.Probability("nearby_frustration", m.nearby_frustration());
+  c.Finite("task_delay", m.task_delay(), 1e12);
+  c.Range("extra_rotations", m.extra_rotations(), 0.0, 4.0);
+  c.Text("emotion", m.emotion(), 64);
+  if (m.activations() != nullptr) {
+    c.Count("activations", m.activations()->size(), 64);
+    c.Finites("activations", m.activations(), 1e12);
+  }
+  c.Range("caution", m.caution(), 0.0, 1e3);
+  c.Range("margin", m.margin(), 0.0, 100.0);
+  c.Range("optimal_speed", m.optimal_speed(), 0.0, 100.0);
+  c.Range("half_fov", m.half_fov(), 0.0, 3.2);
+  c.Range("horizon", m.horizon(), 0.0, 1e3);
+  c.Range("radius", m.radius(), 0.0, 100.0);
+  c.Finite("desired_heading", m.desired_heading(), 1e3);
+  c.Range("desired_speed", m.desired_speed(), 0.0, 100.0);
+}
+
+void Rule(Check& c, const msg::CrowdNeighbours& m) {
+  if (m.neighbours() == nullptr) return;
+  c.Count("neighbours", m.neighbours()->size(), 4096);
+  for (flatbuffers::uoffset_t i = 0; i < m.neighbours()->size() && c.ok(); ++i) {
+    const msg::CrowdNeighbour* n = m.neighbours()->Get(i);
+    c.Finite("neighbours.x", n->x(), kMaxCoordinate, i);
+    c.Finite("neighbours.y", n->y(), kMaxCoordinate, i);
+    c.Finite("neighbours.vx", n->vx(), 1e3, i);
+    c.Finite("neighbours.vy", n->vy(), 1e3, i);
+    c.Range("neighbours.radius", n->radius(), 0.0, 100.0, i);
+    c.Text("neighbours.emotion", n->emotion(), 64);
+  }
+}
+
 // The laser navigator (services/laser_sim, services/laser_nav; spec reactive-topological §5.2).
 constexpr double kLaserRoomCm = 1e6;  // positions in cm: far beyond any room, finite
 

@@ -437,7 +437,8 @@ std::vector<std::string> ListExperimentFiles(const std::string& dir) {
   for (auto it = fs::recursive_directory_iterator(dir); it != fs::recursive_directory_iterator(); ++it) {
     // experiments/recruitment and experiments/laser hold `limbic recruit` and `limbic laser` definitions
     // (other formats, other runners).
-    if (it->is_directory() && (it->path().filename() == kRecruitmentDir || it->path().filename() == kLaserDir)) {
+    if (it->is_directory() && (it->path().filename() == kRecruitmentDir || it->path().filename() == kLaserDir ||
+                               it->path().filename() == kCrowdDir)) {
       it.disable_recursion_pending();
       continue;
     }

@@ -115,7 +115,11 @@ inline constexpr char kRecruitmentDir[] = "recruitment";
 // experiment`; ListExperimentFiles skips it too.
 inline constexpr char kLaserDir[] = "laser";
 
-// Every *.yaml under `dir` (recursively, except kRecruitmentDir and kLaserDir), sorted by path.
+// The sub-folder of crowd experiments (issue 19, spec multi-robot §2), run by `limbic crowd experiment`;
+// ListExperimentFiles skips it too.
+inline constexpr char kCrowdDir[] = "crowd";
+
+// Every *.yaml under `dir` (recursively, except kRecruitmentDir, kLaserDir and kCrowdDir), sorted by path.
 std::vector<std::string> ListExperimentFiles(const std::string& dir = DefaultExperimentDir());
 
 // Finds an experiment by name (file stem, e.g. "ch10_integrated"), by "<chapter dir>/<name>", or by a

@@ -324,22 +324,35 @@ int CmdList(const std::vector<std::string>& args) {
       std::cout << std::left << std::setw(40) << n << std::setw(11) << "laser" << std::setw(13) << "-"
                 << "laser navigator (limbic experiment run " << n << " runs limbic laser)\n";
   }
+  // The crowd experiments likewise (`limbic crowd experiment`: lockstep b_nav crowds in process, issue 19).
+  const fs::path crowd = fs::path(DefaultExperimentDir()) / kCrowdDir;
+  if (fs::is_directory(crowd)) {
+    std::vector<std::string> names;
+    for (const auto& entry : fs::directory_iterator(crowd))
+      if (entry.path().extension() == ".yaml") names.push_back(entry.path().stem().string());
+    std::sort(names.begin(), names.end());
+    for (const auto& n : names)
+      std::cout << std::left << std::setw(40) << n << std::setw(11) << "crowd" << std::setw(13) << "-"
+                << "emotions in a crowd (limbic experiment run " << n << " runs limbic crowd)\n";
+  }
   std::cout << "\nRUNS: simulation runs (one per seed, environment and configuration); xN: each run travels N\n"
                "times between start and goal (its traversals, one runs.csv row each); -: its own runner decides.\n";
   return bad ? 1 : 0;
 }
 
-// A recruitment (laser) experiment named here runs through `limbic recruit (laser) experiment run`, its
-// own runner.
+// A recruitment (laser, crowd) experiment named here runs through `limbic recruit (laser, crowd) experiment
+// run`, its own runner.
 void RunRecruitmentIfNamed(const std::vector<std::string>& args) {
   if (args.empty() || args[0].rfind("--", 0) == 0) return;
   const bool recruitment = fs::exists(fs::path(DefaultExperimentDir()) / kRecruitmentDir / (args[0] + ".yaml"));
   const bool laser = fs::exists(fs::path(DefaultExperimentDir()) / kLaserDir / (args[0] + ".yaml"));
-  if (!recruitment && !laser) return;
+  const bool crowd = fs::exists(fs::path(DefaultExperimentDir()) / kCrowdDir / (args[0] + ".yaml"));
+  if (!recruitment && !laser && !crowd) return;
   std::error_code ec;
   const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  const std::string recruit =
-      (ec ? fs::path(".") : self.parent_path()).string() + (laser ? "/limbic-laser" : "/limbic-recruit");
+  const std::string recruit = (ec ? fs::path(".") : self.parent_path()).string() + (crowd   ? "/limbic-crowd"
+                                                                                    : laser ? "/limbic-laser"
+                                                                                            : "/limbic-recruit");
   std::vector<std::string> argv{recruit, "experiment", "run"};
   argv.insert(argv.end(), args.begin(), args.end());
   std::vector<char*> c;

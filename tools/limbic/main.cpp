@@ -17,6 +17,7 @@ Running things:
   launch FILE           start the processes of a deploy file, restart crashed ones, stop all on Ctrl-C
   experiment ...        list, run, merge and report reproducible experiments
   recruit ...           affective multi-robot recruitment: experiments, one simulation, live demo, crosscheck
+  crowd ...             crowds of b_nav robots coordinated by visible emotions: experiments, one run
   sim list | render     environment sets and pictures of generated environments
 
 Looking at a running bus:

@@ -50,7 +50,8 @@ struct RecruitExperiment {
 // Loads a definition strictly (an unknown key is an error naming the file and key path). Throws
 // config::ConfigError.
 RecruitExperiment LoadRecruitExperiment(const std::string& path);
-std::string DefaultRecruitExperimentDir();  // experiments/recruitment in limbic's data, or $LIMBIC_RECRUIT_EXPERIMENTS_DIR
+std::string
+DefaultRecruitExperimentDir();  // experiments/recruitment in limbic's data, or $LIMBIC_RECRUIT_EXPERIMENTS_DIR
 std::vector<std::string> ListRecruitExperimentFiles(const std::string& dir = DefaultRecruitExperimentDir());
 RecruitExperiment FindRecruitExperiment(const std::string& name_or_path,
                                         const std::string& dir = DefaultRecruitExperimentDir());

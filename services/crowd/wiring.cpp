@@ -21,7 +21,7 @@ std::string DefaultEmotionTable() { return paths::DataPath("configs/crowd/emotio
 
 runtime::ServiceDefinition CrowdNavService() {
   return {
-      "crowd_nav", "crowd robot: b_nav (spec multi-robot §2 eqs. 1-3) with emotions from a table",
+      "crowd_nav", "crowd robot: b_nav (free and reachable distances, eqs. 1-3) with emotions from a table",
       [](runtime::ServiceContext& ctx) {
         struct State {
           EmotionTable table;

@@ -13,8 +13,8 @@ namespace limbic::laser {
 
 runtime::ServiceDefinition LaserNavService() {
   return {"laser_nav",
-          "laser robot's reactive controller: static (Eq. 4-1), case-based (Appendix A) or an evolved network "
-          "(§2.5), 100 Hz",
+          "laser robot's reactive controller: static (Eq. 4-1), case-based (Appendix A) or an evolved network, "
+          "100 Hz",
           [](runtime::ServiceContext& ctx) {
             struct State {
               std::unique_ptr<HeadingController> controller;

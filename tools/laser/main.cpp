@@ -31,7 +31,7 @@ const char* kUsage = R"(usage: limbic laser <command> [options]
 
 The laser navigator (spec reactive-topological): 660 cm rooms of circular obstacles at 15–35 % density, a
 360-beam laser and compass, and reactive controllers at 100 Hz — static (Eq. 4-1), case-based (Appendix A)
-and the evolved feed-forward network (§2.5, symbiotic evolution §2.6).
+and the evolved feed-forward network (trained by symbiotic evolution).
 
 commands:
   experiment list                          the laser experiments (E1–E4): name, section, episodes

@@ -112,6 +112,28 @@ TEST(CrowdWorld, DeadlockIsCountedAfterTheTimeout) {
   EXPECT_EQ(m.wall_collisions, 0);  // caution stops it short of the wall
 }
 
+TEST(CrowdWorld, ARobotAtTheWallBesideADoorSlidesToItAndThrough) {
+  // A wall x = 0 with a 1.2 m door (|y| < 0.6); the robot starts 0.5 m west of it at y = −2, target (4, −2): no
+  // straight segment passes the door, so eq. 1 drives it to the wall, where nothing makes progress. It used to stand
+  // there (the exponential approach of eq. 2 left a sub-millimetre "progress" into the wall that beat the tie rule);
+  // it must slide along the wall (the longest segment) to the door and through.
+  Scenario s;
+  s.walls = {{{0, -3}, {0, -0.6}}, {{0, 0.6}, {0, 3}}, {{-4, -3}, {6, -3}}, {{-4, 3}, {6, 3}}};
+  s.agents.push_back({{-0.5, -2, 0}, {{4, -2}}, Base(), 0});
+  CrowdOptions o;
+  o.time_limit = 60;
+  o.mode = EmotionMode::kOff;
+  CrowdWorld w(s, LoadEmotionTable(kShipped), o);
+  const CrowdMetrics m = w.Run();
+  EXPECT_TRUE(m.all_done);
+  EXPECT_EQ(m.wall_collisions, 0);
+  BNavParams exact = Base();
+  exact.progress_tolerance = 0;  // the exact reading: stuck at the wall
+  s.agents[0].params = exact;
+  CrowdWorld stuck(s, LoadEmotionTable(kShipped), o);
+  EXPECT_FALSE(stuck.Run().all_done);
+}
+
 TEST(CrowdWorld, ScenariosAndBadInput) {
   for (const std::string& name : ScenarioNames()) {
     for (int n : {1, 4, 16, 32}) {

@@ -256,7 +256,13 @@ BNavDecision Decide(const BNavInput& in, const BNavParams& p, double dt) {
     }
     if (c.off < best->off - kExact || (c.off <= best->off + kExact && c.beta < best->beta)) best = &c;
   }
-  const double best_beta = best->beta, best_free = best->free;
+  double best_beta = best->beta;
+  const double best_free = best->free;
+  // Boxed in within view (kLongest only): no β in the FOV is reachable beyond the tolerance, so no tie rule can
+  // find a way out; the free space, if any, is behind. The robot turns on the spot towards the lower edge of its
+  // view (the roundabout's side) to look there, instead of standing for ever (a robot pinned in a doorway by a wall
+  // and a neighbour did). kNearest: it stands (the plain reading).
+  if (tie_longest && best->f <= tolerance) best_beta = in.heading - p.half_fov;
 
   if (!anything) {  // spec: "with no obstacles the agent moves straight to the target at optimal speed"
     out.clear = true;

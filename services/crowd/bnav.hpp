@@ -92,7 +92,9 @@ double ReachableDistance(const Vec2& origin, const Vec2& dir, double speed, doub
 // One tick of b_nav over `dt` seconds. The candidate directions are the `directions` evenly spaced β over
 // [α − ψ, α + ψ] plus the exact bearing of the target when it lies in the FOV; α_des minimises d(s(β), q). Ties
 // (no direction makes progress) go by params.tie_break: kLongest (default) to the longest reachable segment, then
-// the β nearest the target's bearing, then the lower β; kNearest skips the first rule. With nothing within the horizon
+// the β nearest the target's bearing, then the lower β; kNearest skips the first rule. d within
+// params.progress_tolerance of the minimum counts as equal. Boxed in within view (no β reachable beyond the
+// tolerance), kLongest turns on the spot towards α − ψ to look behind; kNearest stands. With nothing within the horizon
 // the robot heads straight for the target at v_opt. The wheeled robot cannot move sideways: v_des is scaled by max(0,
 // cos(α − α_des)) so it turns before it drives, and limited by eq. 2 along its heading α too. Throws
 // std::invalid_argument for non-finite inputs or invalid parameters (ValidateParams), dt ≤ 0 or non-finite.

@@ -169,6 +169,27 @@ TEST(BNavDecide, SubMillimetreProgressIsATie) {
   EXPECT_NEAR(ahead.free_distance, 0.5 / std::cos(ahead.desired_heading), 1e-9);
 }
 
+TEST(BNavDecide, BoxedInWithinViewTurnsToLookBehind) {
+  // Touching a long wall x = 0.35 ahead with ψ = 60°: every β in view runs into it (f = 0). kNearest stands facing
+  // the target (β = 0, v = 0) for ever; kLongest turns on the spot towards α − ψ = −60° to look for free space.
+  const std::vector<Segment> wall{{{0.35, -20}, {0.35, 20}}};
+  BNavInput in;
+  in.heading = 0;
+  in.target = {5, 0};
+  in.walls = wall;
+  BNavParams p = Params();
+  p.half_fov = kPi / 3;
+  const BNavDecision look = Decide(in, p, 0.1);
+  EXPECT_NEAR(look.desired_heading, -kPi / 3, 1e-12);
+  EXPECT_NEAR(look.speed, 0.0, 1e-12);
+  EXPECT_LT(look.turn_rate, 0.0);
+  p.tie_break = TieBreak::kNearest;
+  const BNavDecision stand = Decide(in, p, 0.1);
+  EXPECT_NEAR(stand.desired_heading, 0.0, 1e-12);
+  EXPECT_NEAR(stand.turn_rate, 0.0, 1e-12);
+  EXPECT_NEAR(stand.speed, 0.0, 1e-12);
+}
+
 TEST(BNavDecide, RefusesNonFiniteInputAndBadParameters) {
   BNavInput in;
   in.target = {1, 0};

@@ -141,6 +141,7 @@ CrowdExperiment LoadCrowdExperiment(const std::string& path) {
     p.tau = Number(b, "tau", p.tau, 0.01, 100);
     p.directions = static_cast<int>(Number(b, "directions", p.directions, 2, 3600));
     p.radius = Number(b, "radius", p.radius, 0.01, 10);
+    p.progress_tolerance = Number(b, "progress_tolerance", p.progress_tolerance, 0, 10);
     std::string tie = "longest";
     b.Optional("tie_break", &tie);
     if (tie != "longest" && tie != "nearest") b.Fail("tie_break", "must be longest or nearest");

@@ -139,8 +139,17 @@ CrowdWorld::CrowdWorld(Scenario scenario, EmotionTable table, CrowdOptions optio
 void CrowdWorld::Step() {
   const size_t n = agents_.size();
   const double dt = options_.dt;
-  std::vector<sim::VisibleDisc> discs(n);
-  for (size_t i = 0; i < n; ++i) discs[i] = {agents_[i].pose.Position(), scenario_.agents[i].params.radius};
+  // The bodies in the arena (a finished robot that left is not one of them).
+  const bool leave = options_.finished == FinishedRobots::kLeave;
+  std::vector<sim::VisibleDisc> discs;
+  std::vector<int> body_of;  // index into agents_ of each disc
+  for (size_t i = 0; i < n; ++i) {
+    if (leave && agents_[i].done) continue;
+    discs.push_back({agents_[i].pose.Position(), scenario_.agents[i].params.radius});
+    body_of.push_back(static_cast<int>(i));
+  }
+  std::vector<int> disc_of(n, -1);
+  for (size_t k = 0; k < body_of.size(); ++k) disc_of[body_of[k]] = static_cast<int>(k);
   // Decide: every robot from the state at tick k.
   std::vector<EmotionState> emotions(n);
   for (size_t i = 0; i < n; ++i) {
@@ -157,7 +166,8 @@ void CrowdWorld::Step() {
     view.minimal_time = a.minimal_time;
     view.walls = scenario_.walls;
     const BNavParams current = a.params;
-    for (int j : sim::VisibleNeighbours(a.pose, current.half_fov, current.horizon, discs, static_cast<int>(i))) {
+    for (int k : sim::VisibleNeighbours(a.pose, current.half_fov, current.horizon, discs, disc_of[i])) {
+      const int j = body_of[k];
       view.neighbours.push_back(
           {agents_[j].pose.Position(), agents_[j].velocity, scenario_.agents[j].params.radius, 0});
       view.neighbour_emotions.push_back(options_.mode == EmotionMode::kOn ? agents_[j].emotion.active : -1);
@@ -196,7 +206,9 @@ void CrowdWorld::Step() {
   // Robot–robot contacts: an event when a pair starts touching; overlapping bodies are pushed apart (a finished
   // robot does not move: the other takes the whole correction).
   for (size_t i = 0; i < n; ++i) {
+    if (leave && agents_[i].done) continue;
     for (size_t j = i + 1; j < n; ++j) {
+      if (leave && agents_[j].done) continue;
       const double ri = scenario_.agents[i].params.radius, rj = scenario_.agents[j].params.radius;
       Vec2 d = agents_[j].pose.Position() - agents_[i].pose.Position();
       const double dist = d.norm();

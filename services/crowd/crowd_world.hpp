@@ -49,6 +49,13 @@ struct RobotStep {
 RobotStep StepRobot(const EmotionTable& table, const BNavParams& base, EmotionMode mode, EfficacyScale scale,
                     RobotView view, double dt, EmotionState* emotion);
 
+// What a robot does once it has reached its last target. The spec's agent never finishes (it picks the next
+// target); an experiment needs an end. kLeave (default): it leaves the arena — no longer seen, no longer an
+// obstacle — as agents at their exit do in crowd benchmarks. kStay: it parks on its target for the rest of the run,
+// an obstacle that never yields; with targets packed 1 m apart (corridor, doorway) the first to arrive walls off
+// the places behind it, whatever the navigation does.
+enum class FinishedRobots { kLeave, kStay };
+
 struct CrowdOptions {
   double dt = 0.1;                 // s, control period (T = 100 ms, as the rest of the stack)
   double goal_tolerance = 0.25;    // m, a target counts as reached within this distance
@@ -58,6 +65,7 @@ struct CrowdOptions {
   int record_every = 5;            // ticks between trajectory samples (0: no record)
   EmotionMode mode = EmotionMode::kOn;
   EfficacyScale efficacy_scale = EfficacyScale::kFraction;
+  FinishedRobots finished = FinishedRobots::kLeave;
 };
 
 // One robot of a scenario.

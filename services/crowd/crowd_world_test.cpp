@@ -134,6 +134,27 @@ TEST(CrowdWorld, ARobotAtTheWallBesideADoorSlidesToItAndThrough) {
   EXPECT_FALSE(stuck.Run().all_done);
 }
 
+TEST(CrowdWorld, AFinishedRobotLeavesOrParks) {
+  // A 1.2 m lane (walls y = ±0.6): robot 0 from x = 0 to x = 3, robot 1 behind it from x = −1.5 to x = 6. Robot 0
+  // arrives first. Parked on its target (kStay) it blocks the lane for good; leaving (kLeave, default) it does not.
+  Scenario s;
+  s.walls = {{{-3, -0.6}, {8, -0.6}}, {{-3, 0.6}, {8, 0.6}}};
+  s.agents.push_back({{0, 0, 0}, {{3, 0}}, Base(), 0});
+  s.agents.push_back({{-1.5, 0, 0}, {{6, 0}}, Base(), 0});
+  CrowdOptions o;
+  o.time_limit = 40;
+  o.mode = EmotionMode::kOff;
+  const CrowdMetrics left = CrowdWorld(s, LoadEmotionTable(kShipped), o).Run();
+  EXPECT_TRUE(left.all_done);
+  EXPECT_GT(left.completion_times[1], left.completion_times[0]);
+  EXPECT_EQ(left.robot_collisions, 0);
+  o.finished = FinishedRobots::kStay;
+  const CrowdMetrics parked = CrowdWorld(s, LoadEmotionTable(kShipped), o).Run();
+  EXPECT_FALSE(parked.all_done);
+  EXPECT_GT(parked.completion_times[0], 0);
+  EXPECT_EQ(parked.completion_times[1], -1);
+}
+
 TEST(CrowdWorld, ScenariosAndBadInput) {
   for (const std::string& name : ScenarioNames()) {
     for (int n : {1, 4, 16, 32}) {

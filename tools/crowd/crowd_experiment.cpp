@@ -129,6 +129,10 @@ CrowdExperiment LoadCrowdExperiment(const std::string& path) {
     r.Optional("efficacy", &scale);
     if (scale != "fraction" && scale != "speed") r.Fail("efficacy", "must be fraction or speed");
     e.run.efficacy_scale = scale == "speed" ? EfficacyScale::kSpeed : EfficacyScale::kFraction;
+    std::string finished = "leave";
+    r.Optional("finished", &finished);
+    if (finished != "leave" && finished != "stay") r.Fail("finished", "must be leave or stay");
+    e.run.finished = finished == "stay" ? FinishedRobots::kStay : FinishedRobots::kLeave;
   }
   if (top.Has("robot")) {
     StrictMap b = top.Child("robot");

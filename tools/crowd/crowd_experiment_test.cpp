@@ -79,6 +79,7 @@ TEST(CrowdExperiment, BadDefinitionsNameFileAndKey) {
   refused("robot: {caution: -1}\n", "caution");
   refused("robot: {fov_deg: 270}\n", "fov_deg");
   refused("robot: {progress_tolerance: -0.01}\n", "progress_tolerance");
+  refused("run: {finished: vanish}\n", "finished");
   refused("colour: red\n", "colour");
   refused("emotions: /nonexistent/emotions.yaml\n", "emotions");
   EXPECT_THROW(FindCrowdExperiment("no_such_experiment", dir.string()), config::ConfigError);

@@ -9,6 +9,7 @@
 namespace limbic::crowd {
 namespace {
 
+using geometry::kPi;
 const std::string kShipped = std::string(LIMBIC_SOURCE_ROOT) + "/configs/crowd/emotions.yaml";
 
 BNavParams Base() {
@@ -153,6 +154,28 @@ TEST(CrowdWorld, AFinishedRobotLeavesOrParks) {
   EXPECT_FALSE(parked.all_done);
   EXPECT_GT(parked.completion_times[0], 0);
   EXPECT_EQ(parked.completion_times[1], -1);
+}
+
+TEST(CrowdWorld, RememberedNeighboursEndTheFaceToFaceFlicker) {
+  // Two robots face to face against the wall of a 3 m corridor (the state corridor seed 101 with 8 robots reached),
+  // each wanting past the other. Only what is in view (memory 0): turning away from the other, a robot loses sight
+  // of it, turns back into the gap it no longer sees, sees it again — neither gets anywhere in 30 s. Remembering a
+  // neighbour for 1 s (default) ends that: both arrive.
+  Scenario s;
+  s.walls = {{{-5, -1.5}, {5, -1.5}}, {{-5, 1.5}, {5, 1.5}}, {{-5, -1.5}, {-5, 1.5}}, {{5, -1.5}, {5, 1.5}}};
+  BNavParams p = Base();
+  p.directions = 72;
+  s.agents.push_back({{-0.46, 1.14, 105 * kPi / 180}, {{4, 0.9}}, p, 0});
+  s.agents.push_back({{0.34, 1.14, 69 * kPi / 180}, {{-4, 0.9}}, p, 1});
+  CrowdOptions o;
+  o.time_limit = 30;
+  o.mode = EmotionMode::kOff;
+  EXPECT_TRUE(CrowdWorld(s, LoadEmotionTable(kShipped), o).Run().all_done);
+  o.neighbour_memory = 0;
+  const CrowdMetrics flicker = CrowdWorld(s, LoadEmotionTable(kShipped), o).Run();
+  EXPECT_FALSE(flicker.all_done);
+  o.neighbour_memory = -1;
+  EXPECT_THROW(CrowdWorld(s, LoadEmotionTable(kShipped), o), std::invalid_argument);
 }
 
 TEST(CrowdWorld, ScenariosAndBadInput) {

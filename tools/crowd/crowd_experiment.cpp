@@ -125,6 +125,7 @@ CrowdExperiment LoadCrowdExperiment(const std::string& path) {
     e.run.deadlock_timeout = Number(r, "deadlock_timeout", e.run.deadlock_timeout, 0.1, 1e5);
     e.run.deadlock_progress = Number(r, "deadlock_progress", e.run.deadlock_progress, 1e-3, 100);
     e.run.goal_tolerance = Number(r, "goal_tolerance", e.run.goal_tolerance, 1e-3, 10);
+    e.run.neighbour_memory = Number(r, "neighbour_memory", e.run.neighbour_memory, 0, 60);
     std::string scale = "fraction";
     r.Optional("efficacy", &scale);
     if (scale != "fraction" && scale != "speed") r.Fail("efficacy", "must be fraction or speed");

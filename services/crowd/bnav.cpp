@@ -108,6 +108,8 @@ void ValidateParams(const BNavParams& p) {
   Require(std::isfinite(p.radius) && p.radius > 0, "radius must be finite and > 0");
   Require(std::isfinite(p.rotation_time) && p.rotation_time > 0, "rotation_time must be finite and > 0");
   Require(std::isfinite(p.max_turn_rate) && p.max_turn_rate > 0, "max_turn_rate must be finite and > 0");
+  Require(std::isfinite(p.progress_tolerance) && p.progress_tolerance >= 0,
+          "progress_tolerance must be finite and >= 0");
 }
 
 namespace {
@@ -208,14 +210,18 @@ BNavDecision Decide(const BNavInput& in, const BNavParams& p, double dt) {
   // Candidate directions: K evenly over the FOV, plus the exact bearing of the target when it is inside.
   const int k = p.directions;
   const bool tie_longest = p.tie_break == TieBreak::kLongest;
-  double best_d = std::numeric_limits<double>::infinity();
-  double best_beta = in.heading, best_off = std::numeric_limits<double>::infinity(), best_free = 0, best_f = -1;
+  struct Candidate {
+    double beta, d, f, free, off;
+  };
+  std::vector<Candidate> candidates;
+  candidates.reserve(static_cast<size_t>(k) + 1);
   bool anything = !in.neighbours.empty();
   // Only walls within H + r can stop the robot within the horizon; both lists are prepared once for the K
   // directions (the same answers as FreeDistance and ReachableDistance, fewer operations).
   const std::vector<PreparedWall> near = PrepareWalls(in.position, p.radius, p.horizon, in.walls);
   const std::vector<PreparedNeighbour> prepared =
       PrepareNeighbours(in.position, p.radius, p.margin, p.optimal_speed, in.neighbours);
+  double min_d = std::numeric_limits<double>::infinity();
   auto consider = [&](double beta) {
     const Vec2 dir = geometry::UnitVector(beta);
     const double walls = WallsDistance(in.position, dir, p.radius, p.horizon, near);
@@ -225,26 +231,38 @@ BNavDecision Decide(const BNavInput& in, const BNavParams& p, double dt) {
     const double f = ReachableGivenWalls(dir, p.optimal_speed, p.horizon, walls, prepared);
     // d(s(β), q) of eq. 1: the segment from p to p + f(β)·e_β and the target.
     const double d = geometry::PointSegmentDistance(in.target, geometry::Segment{in.position, in.position + f * dir});
-    const double off = geometry::AngleDistance(beta, target_bearing);
-    constexpr double kTie = 1e-9;
-    // Eq. 1 is silent on ties; they happen when no direction makes progress (d = ||p − q|| for every blocked
-    // β, f = 0, and every β at or beyond a right angle to the target). kTieLongest: the longest reachable segment
-    // first — a robot boxed in moves aside instead of waiting — then the β nearest the target's bearing, then the
-    // lower β (every robot turns the same way, a roundabout). kTieNearest: nearest the bearing first.
-    const bool longer = tie_longest && f > best_f + kTie;
-    const bool same_f = !tie_longest || f >= best_f - kTie;
-    if (d < best_d - kTie ||
-        (d <= best_d + kTie &&
-         (longer || (same_f && (off < best_off - kTie || (off <= best_off + kTie && beta < best_beta)))))) {
-      best_d = d;
-      best_beta = beta;
-      best_off = off;
-      best_f = f;
-      best_free = free;
-    }
+    candidates.push_back({beta, d, f, free, geometry::AngleDistance(beta, target_bearing)});
+    min_d = std::min(min_d, d);
   };
   for (int i = 0; i < k; ++i) consider(in.heading - p.half_fov + 2.0 * p.half_fov * i / (k - 1));
   if (geometry::AngleDistance(target_bearing, in.heading) <= p.half_fov) consider(target_bearing);
+  // Eq. 1: argmin d(s(β), q), every β within progress_tolerance of the minimum counting as a minimum. Eq. 1 is
+  // silent on ties; they happen when no direction makes progress (d ≈ ||p − q|| for every blocked β, f ≈ 0, and
+  // every β at or beyond a right angle to the target) and among nearly equal ones. kLongest: the longest reachable
+  // segment first — a robot boxed in moves aside instead of waiting — then the β nearest the target's bearing, then
+  // the lower β (every robot turns the same way, a roundabout). kNearest: nearest the bearing first.
+  constexpr double kExact = 1e-9;
+  const double tolerance = std::max(kExact, p.progress_tolerance);
+  const Candidate* best = nullptr;
+  for (const Candidate& c : candidates) {
+    if (c.d > min_d + tolerance) continue;
+    if (best == nullptr) {
+      best = &c;
+      continue;
+    }
+    if (tie_longest && std::abs(c.f - best->f) > kExact) {
+      if (c.f > best->f) best = &c;
+      continue;
+    }
+    if (c.off < best->off - kExact || (c.off <= best->off + kExact && c.beta < best->beta)) best = &c;
+  }
+  double best_beta = best->beta;
+  const double best_free = best->free;
+  // Boxed in within view (kLongest only): no β in the FOV is reachable beyond the tolerance, so no tie rule can
+  // find a way out; the free space, if any, is behind. The robot turns on the spot towards the lower edge of its
+  // view (the roundabout's side) to look there, instead of standing for ever (a robot pinned in a doorway by a wall
+  // and a neighbour did). kNearest: it stands (the plain reading).
+  if (tie_longest && best->f <= tolerance) best_beta = in.heading - p.half_fov;
 
   if (!anything) {  // spec: "with no obstacles the agent moves straight to the target at optimal speed"
     out.clear = true;

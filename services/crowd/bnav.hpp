@@ -43,6 +43,11 @@ struct BNavParams {
   double radius = 0.35;                     // the robot's own radius (m)
   double rotation_time = 0.3;               // s: the heading relaxes towards α_des with this time constant …
   TieBreak tie_break = TieBreak::kLongest;  // eq. 1 ties (the spec is silent)
+  // m: two directions whose d(s(β), q) differ by less than this tie in eq. 1. Approaching a wall or a stopped
+  // neighbour under eq. 2 the gap shrinks exponentially and never closes, so a direction into it keeps a
+  // sub-millimetre "progress" that would otherwise beat every tie rule (a robot pressed against a wall short of a
+  // door stood there for ever, see README). 0 would be the exact reading.
+  double progress_tolerance = 0.01;
   double max_turn_rate = 2.0;  // rad/s … and at most this rate (a wheeled robot; the spec's agent turns freely)
 };
 
@@ -67,7 +72,8 @@ struct BNavDecision {
 };
 
 // Throws std::invalid_argument naming the field for a parameter out of range (non-finite, v_opt < 0, η ≤ 0,
-// m_a < 0, ψ outside (0, π], H ≤ 0, τ ≤ 0, directions < 2, radius ≤ 0, rotation_time ≤ 0, max_turn_rate ≤ 0).
+// m_a < 0, ψ outside (0, π], H ≤ 0, τ ≤ 0, directions < 2, radius ≤ 0, rotation_time ≤ 0, max_turn_rate ≤ 0,
+// progress_tolerance < 0).
 void ValidateParams(const BNavParams& params);
 
 // D(β): how far a disc of radius `radius` at `origin` moves along unit `dir` before touching a wall or a
@@ -86,7 +92,9 @@ double ReachableDistance(const Vec2& origin, const Vec2& dir, double speed, doub
 // One tick of b_nav over `dt` seconds. The candidate directions are the `directions` evenly spaced β over
 // [α − ψ, α + ψ] plus the exact bearing of the target when it lies in the FOV; α_des minimises d(s(β), q). Ties
 // (no direction makes progress) go by params.tie_break: kLongest (default) to the longest reachable segment, then
-// the β nearest the target's bearing, then the lower β; kNearest skips the first rule. With nothing within the horizon
+// the β nearest the target's bearing, then the lower β; kNearest skips the first rule. d within
+// params.progress_tolerance of the minimum counts as equal. Boxed in within view (no β reachable beyond the
+// tolerance), kLongest turns on the spot towards α − ψ to look behind; kNearest stands. With nothing within the horizon
 // the robot heads straight for the target at v_opt. The wheeled robot cannot move sideways: v_des is scaled by max(0,
 // cos(α − α_des)) so it turns before it drives, and limited by eq. 2 along its heading α too. Throws
 // std::invalid_argument for non-finite inputs or invalid parameters (ValidateParams), dt ≤ 0 or non-finite.

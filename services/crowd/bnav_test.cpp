@@ -142,6 +142,54 @@ TEST(BNavDecide, TiesWhenNothingMakesProgress) {
   EXPECT_NEAR(Decide(in, p, 0.1).free_distance, 4.0, 1e-12);
 }
 
+TEST(BNavDecide, SubMillimetreProgressIsATie) {
+  // A robot of radius 0.35 whose edge is 0.1 mm from a long wall x = 0 ahead, target (5, 0) behind it. Eq. 2
+  // approaches a wall exponentially, so this gap never closes. Every β into the wall "progresses" by ~0.1 mm; ±90°
+  // (along the wall) by nothing, with f = H = 4. Exact reading (tolerance 0): a β into the wall with f < 1 mm, the
+  // robot stands there for ever. Default (1 cm): a tie, the longest segment wins: along the wall, the lower β (−90°).
+  const std::vector<Segment> wall{{{0, -20}, {0, 20}}};
+  BNavInput in;
+  in.position = {-0.3501, 0};
+  in.target = {5, 0};
+  in.walls = wall;
+  BNavParams p = Params();
+  p.progress_tolerance = 0;
+  const BNavDecision exact = Decide(in, p, 0.1);
+  EXPECT_LT(std::abs(exact.desired_heading), kPi / 2 - 0.1);
+  EXPECT_LT(exact.free_distance, 1e-3);
+  const BNavDecision d = Decide(in, Params(), 0.1);
+  EXPECT_NEAR(d.desired_heading, -kPi / 2, 1e-12);
+  EXPECT_NEAR(d.free_distance, 4.0, 1e-12);
+  // Real progress (the wall 0.5 m away) is not a tie with moving along the wall: β = 0 gets 0.5 m closer; within
+  // 1 cm of that are the β with (0.5 tan β)² / (2 · 5.35) ≤ 0.01 (|β| ≤ 33.2°), and the longest of them wins.
+  in.position = {-0.85, 0};
+  const BNavDecision ahead = Decide(in, Params(), 0.1);
+  EXPECT_LE(std::abs(ahead.desired_heading), 33.2 * kPi / 180);
+  EXPECT_GE(std::abs(ahead.desired_heading), 30.0 * kPi / 180);
+  EXPECT_NEAR(ahead.free_distance, 0.5 / std::cos(ahead.desired_heading), 1e-9);
+}
+
+TEST(BNavDecide, BoxedInWithinViewTurnsToLookBehind) {
+  // Touching a long wall x = 0.35 ahead with ψ = 60°: every β in view runs into it (f = 0). kNearest stands facing
+  // the target (β = 0, v = 0) for ever; kLongest turns on the spot towards α − ψ = −60° to look for free space.
+  const std::vector<Segment> wall{{{0.35, -20}, {0.35, 20}}};
+  BNavInput in;
+  in.heading = 0;
+  in.target = {5, 0};
+  in.walls = wall;
+  BNavParams p = Params();
+  p.half_fov = kPi / 3;
+  const BNavDecision look = Decide(in, p, 0.1);
+  EXPECT_NEAR(look.desired_heading, -kPi / 3, 1e-12);
+  EXPECT_NEAR(look.speed, 0.0, 1e-12);
+  EXPECT_LT(look.turn_rate, 0.0);
+  p.tie_break = TieBreak::kNearest;
+  const BNavDecision stand = Decide(in, p, 0.1);
+  EXPECT_NEAR(stand.desired_heading, 0.0, 1e-12);
+  EXPECT_NEAR(stand.turn_rate, 0.0, 1e-12);
+  EXPECT_NEAR(stand.speed, 0.0, 1e-12);
+}
+
 TEST(BNavDecide, RefusesNonFiniteInputAndBadParameters) {
   BNavInput in;
   in.target = {1, 0};
@@ -166,7 +214,8 @@ TEST(BNavDecide, RefusesNonFiniteInputAndBadParameters) {
            [](BNavParams* p) { p->margin = kNaN; }, [](BNavParams* p) { p->half_fov = 0; },
            [](BNavParams* p) { p->half_fov = 4; }, [](BNavParams* p) { p->horizon = 0; },
            [](BNavParams* p) { p->tau = kNaN; }, [](BNavParams* p) { p->directions = 1; },
-           [](BNavParams* p) { p->radius = 0; }, [](BNavParams* p) { p->max_turn_rate = 0; }}) {
+           [](BNavParams* p) { p->radius = 0; }, [](BNavParams* p) { p->max_turn_rate = 0; },
+           [](BNavParams* p) { p->progress_tolerance = -1; }}) {
     BNavParams p = Params();
     spoil(&p);
     EXPECT_THROW(Decide(in, p, 0.1), std::invalid_argument);

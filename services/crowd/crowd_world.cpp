@@ -62,6 +62,8 @@ std::string EmotionModeName(EmotionMode mode) { return EmotionModeNames()[static
 RobotStep StepRobot(const EmotionTable& table, const BNavParams& base, EmotionMode mode, EfficacyScale scale,
                     RobotView view, double dt, EmotionState* emotion) {
   Require(view.neighbour_emotions.size() == view.neighbours.size(), "one emotion per neighbour");
+  Require(view.remembered >= 0 && static_cast<size_t>(view.remembered) <= view.neighbours.size(),
+          "remembered neighbours must be among the neighbours");
   const int n_emotions = static_cast<int>(table.emotions.size());
   std::vector<int> seen_counts(table.emotions.size(), 0);
   int frustrated = 0;
@@ -92,7 +94,7 @@ RobotStep StepRobot(const EmotionTable& table, const BNavParams& base, EmotionMo
   mi.optimal_speed = out.params.optimal_speed;
   mi.max_free_distance = out.decision.max_free_distance;
   mi.horizon = out.params.horizon;
-  mi.visible_neighbours = static_cast<int>(view.neighbours.size());
+  mi.visible_neighbours = static_cast<int>(view.neighbours.size()) - view.remembered;
   mi.visible_frustrated = frustrated;
   mi.time = view.time;
   mi.task_start = view.task_start;
@@ -113,6 +115,7 @@ CrowdWorld::CrowdWorld(Scenario scenario, EmotionTable table, CrowdOptions optio
   Require(std::isfinite(options_.goal_tolerance) && options_.goal_tolerance > 0, "goal_tolerance must be > 0");
   Require(std::isfinite(options_.deadlock_timeout) && options_.deadlock_timeout > 0, "deadlock_timeout must be > 0");
   Require(std::isfinite(options_.deadlock_progress) && options_.deadlock_progress > 0, "deadlock_progress must be > 0");
+  Require(std::isfinite(options_.neighbour_memory) && options_.neighbour_memory >= 0, "neighbour_memory must be >= 0");
   const size_t n = scenario_.agents.size();
   agents_.resize(n);
   for (size_t i = 0; i < n; ++i) {
@@ -139,8 +142,17 @@ CrowdWorld::CrowdWorld(Scenario scenario, EmotionTable table, CrowdOptions optio
 void CrowdWorld::Step() {
   const size_t n = agents_.size();
   const double dt = options_.dt;
-  std::vector<sim::VisibleDisc> discs(n);
-  for (size_t i = 0; i < n; ++i) discs[i] = {agents_[i].pose.Position(), scenario_.agents[i].params.radius};
+  // The bodies in the arena (a finished robot that left is not one of them).
+  const bool leave = options_.finished == FinishedRobots::kLeave;
+  std::vector<sim::VisibleDisc> discs;
+  std::vector<int> body_of;  // index into agents_ of each disc
+  for (size_t i = 0; i < n; ++i) {
+    if (leave && agents_[i].done) continue;
+    discs.push_back({agents_[i].pose.Position(), scenario_.agents[i].params.radius});
+    body_of.push_back(static_cast<int>(i));
+  }
+  std::vector<int> disc_of(n, -1);
+  for (size_t k = 0; k < body_of.size(); ++k) disc_of[body_of[k]] = static_cast<int>(k);
   // Decide: every robot from the state at tick k.
   std::vector<EmotionState> emotions(n);
   for (size_t i = 0; i < n; ++i) {
@@ -157,10 +169,29 @@ void CrowdWorld::Step() {
     view.minimal_time = a.minimal_time;
     view.walls = scenario_.walls;
     const BNavParams current = a.params;
-    for (int j : sim::VisibleNeighbours(a.pose, current.half_fov, current.horizon, discs, static_cast<int>(i))) {
+    std::vector<char> in_view(n, 0);
+    for (int k : sim::VisibleNeighbours(a.pose, current.half_fov, current.horizon, discs, disc_of[i])) {
+      const int j = body_of[k];
+      in_view[j] = 1;
       view.neighbours.push_back(
           {agents_[j].pose.Position(), agents_[j].velocity, scenario_.agents[j].params.radius, 0});
       view.neighbour_emotions.push_back(options_.mode == EmotionMode::kOn ? agents_[j].emotion.active : -1);
+    }
+    // Memory: forget what is in view again, old or gone; add the rest as remembered obstacles; remember what is
+    // in view now.
+    if (options_.neighbour_memory > 0) {
+      std::vector<AgentRecord::Remembered>& memory = a.memory;
+      std::erase_if(memory, [&](const AgentRecord::Remembered& m) {
+        return in_view[m.id] || disc_of[m.id] < 0 || time_ - m.seen_at > options_.neighbour_memory + 1e-9;
+      });
+      for (const AgentRecord::Remembered& m : memory) {
+        view.neighbours.push_back(
+            {m.position + (time_ - m.seen_at) * m.velocity, m.velocity, scenario_.agents[m.id].params.radius, 0});
+        view.neighbour_emotions.push_back(-1);
+        ++view.remembered;
+      }
+      for (size_t j = 0; j < n; ++j)
+        if (in_view[j]) memory.push_back({static_cast<int>(j), agents_[j].pose.Position(), agents_[j].velocity, time_});
     }
     steps_[i] = StepRobot(table_, scenario_.agents[i].params, options_.mode, options_.efficacy_scale, std::move(view),
                           dt, &emotions[i]);
@@ -196,7 +227,9 @@ void CrowdWorld::Step() {
   // Robot–robot contacts: an event when a pair starts touching; overlapping bodies are pushed apart (a finished
   // robot does not move: the other takes the whole correction).
   for (size_t i = 0; i < n; ++i) {
+    if (leave && agents_[i].done) continue;
     for (size_t j = i + 1; j < n; ++j) {
+      if (leave && agents_[j].done) continue;
       const double ri = scenario_.agents[i].params.radius, rj = scenario_.agents[j].params.radius;
       Vec2 d = agents_[j].pose.Position() - agents_[i].pose.Position();
       const double dist = d.norm();

@@ -37,6 +37,9 @@ struct RobotView {
   double time = 0.0, task_start = 0.0, minimal_time = 0.0;
   std::vector<Neighbour> neighbours;  // extra_margin is filled in by StepRobot from the emotions
   std::vector<int> neighbour_emotions;
+  // The last `remembered` entries of `neighbours` are out of view, remembered (CrowdOptions::neighbour_memory):
+  // obstacles for b_nav, not part of N(t) for μ_nf (their emotion entries must be -1).
+  int remembered = 0;
   std::span<const geometry::Segment> walls;
 };
 struct RobotStep {
@@ -49,6 +52,13 @@ struct RobotStep {
 RobotStep StepRobot(const EmotionTable& table, const BNavParams& base, EmotionMode mode, EfficacyScale scale,
                     RobotView view, double dt, EmotionState* emotion);
 
+// What a robot does once it has reached its last target. The spec's agent never finishes (it picks the next
+// target); an experiment needs an end. kLeave (default): it leaves the arena — no longer seen, no longer an
+// obstacle — as agents at their exit do in crowd benchmarks. kStay: it parks on its target for the rest of the run,
+// an obstacle that never yields; with targets packed 1 m apart (corridor, doorway) the first to arrive walls off
+// the places behind it, whatever the navigation does.
+enum class FinishedRobots { kLeave, kStay };
+
 struct CrowdOptions {
   double dt = 0.1;                 // s, control period (T = 100 ms, as the rest of the stack)
   double goal_tolerance = 0.25;    // m, a target counts as reached within this distance
@@ -58,6 +68,13 @@ struct CrowdOptions {
   int record_every = 5;            // ticks between trajectory samples (0: no record)
   EmotionMode mode = EmotionMode::kOn;
   EfficacyScale efficacy_scale = EfficacyScale::kFraction;
+  FinishedRobots finished = FinishedRobots::kLeave;
+  // s: a robot keeps a neighbour that left its field of view as an obstacle for this long, at its last seen
+  // position moved on with its last seen velocity (a tracker's persistence). 0 is the spec's plain reading (only
+  // what is in view now); with it a robot that turns away from a neighbour loses sight of it, turns back towards
+  // the gap it no longer sees, sees it again — a two-tick flicker that held robots face to face in the corridor
+  // and the door for minutes.
+  double neighbour_memory = 1.0;
 };
 
 // One robot of a scenario.
@@ -92,6 +109,12 @@ struct AgentRecord {
   int64_t robot_collisions = 0;  // contact events with other robots
   int64_t wall_collisions = 0;
   bool in_wall_contact = false;
+  struct Remembered {
+    int id = -1;
+    Vec2 position{0, 0}, velocity{0, 0};
+    double seen_at = 0.0;
+  };
+  std::vector<Remembered> memory;  // neighbours seen within neighbour_memory (see CrowdOptions)
   int64_t ticks_active = 0;
   double efficacy_sum = 0.0;
   std::vector<int64_t> emotion_ticks;  // per emotion of the table, then "none"

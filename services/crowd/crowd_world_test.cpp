@@ -9,6 +9,7 @@
 namespace limbic::crowd {
 namespace {
 
+using geometry::kPi;
 const std::string kShipped = std::string(LIMBIC_SOURCE_ROOT) + "/configs/crowd/emotions.yaml";
 
 BNavParams Base() {
@@ -110,6 +111,71 @@ TEST(CrowdWorld, DeadlockIsCountedAfterTheTimeout) {
   EXPECT_NEAR(m.makespan, 12.0, 1e-9);
   EXPECT_EQ(m.completion_times[0], -1);
   EXPECT_EQ(m.wall_collisions, 0);  // caution stops it short of the wall
+}
+
+TEST(CrowdWorld, ARobotAtTheWallBesideADoorSlidesToItAndThrough) {
+  // A wall x = 0 with a 1.2 m door (|y| < 0.6); the robot starts 0.5 m west of it at y = −2, target (4, −2): no
+  // straight segment passes the door, so eq. 1 drives it to the wall, where nothing makes progress. It used to stand
+  // there (the exponential approach of eq. 2 left a sub-millimetre "progress" into the wall that beat the tie rule);
+  // it must slide along the wall (the longest segment) to the door and through.
+  Scenario s;
+  s.walls = {{{0, -3}, {0, -0.6}}, {{0, 0.6}, {0, 3}}, {{-4, -3}, {6, -3}}, {{-4, 3}, {6, 3}}};
+  s.agents.push_back({{-0.5, -2, 0}, {{4, -2}}, Base(), 0});
+  CrowdOptions o;
+  o.time_limit = 60;
+  o.mode = EmotionMode::kOff;
+  CrowdWorld w(s, LoadEmotionTable(kShipped), o);
+  const CrowdMetrics m = w.Run();
+  EXPECT_TRUE(m.all_done);
+  EXPECT_EQ(m.wall_collisions, 0);
+  BNavParams exact = Base();
+  exact.progress_tolerance = 0;  // the exact reading: stuck at the wall
+  s.agents[0].params = exact;
+  CrowdWorld stuck(s, LoadEmotionTable(kShipped), o);
+  EXPECT_FALSE(stuck.Run().all_done);
+}
+
+TEST(CrowdWorld, AFinishedRobotLeavesOrParks) {
+  // A 1.2 m lane (walls y = ±0.6): robot 0 from x = 0 to x = 3, robot 1 behind it from x = −1.5 to x = 6. Robot 0
+  // arrives first. Parked on its target (kStay) it blocks the lane for good; leaving (kLeave, default) it does not.
+  Scenario s;
+  s.walls = {{{-3, -0.6}, {8, -0.6}}, {{-3, 0.6}, {8, 0.6}}};
+  s.agents.push_back({{0, 0, 0}, {{3, 0}}, Base(), 0});
+  s.agents.push_back({{-1.5, 0, 0}, {{6, 0}}, Base(), 0});
+  CrowdOptions o;
+  o.time_limit = 40;
+  o.mode = EmotionMode::kOff;
+  const CrowdMetrics left = CrowdWorld(s, LoadEmotionTable(kShipped), o).Run();
+  EXPECT_TRUE(left.all_done);
+  EXPECT_GT(left.completion_times[1], left.completion_times[0]);
+  EXPECT_EQ(left.robot_collisions, 0);
+  o.finished = FinishedRobots::kStay;
+  const CrowdMetrics parked = CrowdWorld(s, LoadEmotionTable(kShipped), o).Run();
+  EXPECT_FALSE(parked.all_done);
+  EXPECT_GT(parked.completion_times[0], 0);
+  EXPECT_EQ(parked.completion_times[1], -1);
+}
+
+TEST(CrowdWorld, RememberedNeighboursEndTheFaceToFaceFlicker) {
+  // Two robots face to face against the wall of a 3 m corridor (the state corridor seed 101 with 8 robots reached),
+  // each wanting past the other. Only what is in view (memory 0): turning away from the other, a robot loses sight
+  // of it, turns back into the gap it no longer sees, sees it again — neither gets anywhere in 30 s. Remembering a
+  // neighbour for 1 s (default) ends that: both arrive.
+  Scenario s;
+  s.walls = {{{-5, -1.5}, {5, -1.5}}, {{-5, 1.5}, {5, 1.5}}, {{-5, -1.5}, {-5, 1.5}}, {{5, -1.5}, {5, 1.5}}};
+  BNavParams p = Base();
+  p.directions = 72;
+  s.agents.push_back({{-0.46, 1.14, 105 * kPi / 180}, {{4, 0.9}}, p, 0});
+  s.agents.push_back({{0.34, 1.14, 69 * kPi / 180}, {{-4, 0.9}}, p, 1});
+  CrowdOptions o;
+  o.time_limit = 30;
+  o.mode = EmotionMode::kOff;
+  EXPECT_TRUE(CrowdWorld(s, LoadEmotionTable(kShipped), o).Run().all_done);
+  o.neighbour_memory = 0;
+  const CrowdMetrics flicker = CrowdWorld(s, LoadEmotionTable(kShipped), o).Run();
+  EXPECT_FALSE(flicker.all_done);
+  o.neighbour_memory = -1;
+  EXPECT_THROW(CrowdWorld(s, LoadEmotionTable(kShipped), o), std::invalid_argument);
 }
 
 TEST(CrowdWorld, ScenariosAndBadInput) {

@@ -146,6 +146,11 @@ runtime::ServiceDefinition CrowdSenseService() {
             const std::vector<std::string> robots = sim::SplitList(
                 ctx.Option<std::string>("robots", "r1", "comma-separated robot names (the simulator's)"));
             if (robots.empty()) throw config::ConfigError("crowd_sense: robots is empty");
+            // A robot that publishes no crowd/state (a hybrid-navigator robot in a mixed crowd) still has a body:
+            // without this it was seen as a point (radius 0) and crowd robots kept too little room round it.
+            const double other_radius =
+                robot::BodyOption(ctx, "the body of robots that publish no crowd/state (hybrid-navigator robots)")
+                    .body.circumscribed_radius();
             struct Ports {
               std::string name;
               std::shared_ptr<runtime::Input<msg::GroundTruth>> truth;
@@ -163,7 +168,7 @@ runtime::ServiceDefinition CrowdSenseService() {
             }
             std::vector<runtime::InputBase*> waits;
             for (auto& p : *ports) waits.push_back(p.truth.get());
-            ctx.AddStep({.waits_for = waits, .outputs = outputs}, [ports](const runtime::TickInfo& tick) {
+            ctx.AddStep({.waits_for = waits, .outputs = outputs}, [ports, other_radius](const runtime::TickInfo& tick) {
               const size_t n = ports->size();
               std::vector<sim::VisibleDisc> discs(n);
               std::vector<SensedNeighbour> bodies(n);
@@ -175,7 +180,7 @@ runtime::ServiceDefinition CrowdSenseService() {
                 SensedNeighbour& b = bodies[i];
                 b.pose = {t->pose()->x(), t->pose()->y(), t->pose()->theta()};
                 b.velocity = t->v() * geometry::UnitVector(b.pose.theta);
-                b.radius = st ? st->radius() : 0.0;
+                b.radius = st ? st->radius() : other_radius;
                 b.emotion = st && st->visible() && st->emotion() ? st->emotion()->str() : "";
                 discs[i] = {b.pose.Position(), b.radius};
                 known[i] = std::isfinite(b.pose.x) && std::isfinite(b.pose.y) && std::isfinite(b.pose.theta);

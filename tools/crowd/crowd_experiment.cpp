@@ -125,10 +125,15 @@ CrowdExperiment LoadCrowdExperiment(const std::string& path) {
     e.run.deadlock_timeout = Number(r, "deadlock_timeout", e.run.deadlock_timeout, 0.1, 1e5);
     e.run.deadlock_progress = Number(r, "deadlock_progress", e.run.deadlock_progress, 1e-3, 100);
     e.run.goal_tolerance = Number(r, "goal_tolerance", e.run.goal_tolerance, 1e-3, 10);
+    e.run.neighbour_memory = Number(r, "neighbour_memory", e.run.neighbour_memory, 0, 60);
     std::string scale = "fraction";
     r.Optional("efficacy", &scale);
     if (scale != "fraction" && scale != "speed") r.Fail("efficacy", "must be fraction or speed");
     e.run.efficacy_scale = scale == "speed" ? EfficacyScale::kSpeed : EfficacyScale::kFraction;
+    std::string finished = "leave";
+    r.Optional("finished", &finished);
+    if (finished != "leave" && finished != "stay") r.Fail("finished", "must be leave or stay");
+    e.run.finished = finished == "stay" ? FinishedRobots::kStay : FinishedRobots::kLeave;
   }
   if (top.Has("robot")) {
     StrictMap b = top.Child("robot");
@@ -141,6 +146,7 @@ CrowdExperiment LoadCrowdExperiment(const std::string& path) {
     p.tau = Number(b, "tau", p.tau, 0.01, 100);
     p.directions = static_cast<int>(Number(b, "directions", p.directions, 2, 3600));
     p.radius = Number(b, "radius", p.radius, 0.01, 10);
+    p.progress_tolerance = Number(b, "progress_tolerance", p.progress_tolerance, 0, 10);
     std::string tie = "longest";
     b.Optional("tie_break", &tie);
     if (tie != "longest" && tie != "nearest") b.Fail("tie_break", "must be longest or nearest");

@@ -78,6 +78,9 @@ TEST(CrowdExperiment, BadDefinitionsNameFileAndKey) {
   refused("run: {time_limit: .nan}\n", "time_limit");
   refused("robot: {caution: -1}\n", "caution");
   refused("robot: {fov_deg: 270}\n", "fov_deg");
+  refused("robot: {progress_tolerance: -0.01}\n", "progress_tolerance");
+  refused("run: {finished: vanish}\n", "finished");
+  refused("run: {neighbour_memory: -1}\n", "neighbour_memory");
   refused("colour: red\n", "colour");
   refused("emotions: /nonexistent/emotions.yaml\n", "emotions");
   EXPECT_THROW(FindCrowdExperiment("no_such_experiment", dir.string()), config::ConfigError);

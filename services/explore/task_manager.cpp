@@ -194,6 +194,7 @@ bool WaypointFollower::Assign(int64_t task_id, std::vector<Vec2> waypoints, doub
   task_id_ = task_id;
   waypoints_ = std::move(waypoints);
   index_ = 0;
+  skipped_ = 0;  // per task, like waypoints_done
   since_ = time;
   done_ = false;
   announce_ = true;

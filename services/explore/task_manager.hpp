@@ -144,7 +144,7 @@ class WaypointFollower {
   int64_t task_id() const { return task_id_; }
   int waypoints_done() const { return index_; }
   bool task_done() const { return done_; }
-  int skipped() const { return skipped_; }
+  int skipped() const { return skipped_; }  // of the task under way (≤ waypoints_done)
 
  private:
   FollowerOptions options_;

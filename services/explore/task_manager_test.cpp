@@ -185,6 +185,11 @@ TEST(WaypointFollower, ReachesSkipsAndStops) {
   EXPECT_TRUE(f.task_done());
   EXPECT_EQ(f.waypoints_done(), 3);
   EXPECT_FALSE(f.Step(Vec2(5, 0.2), 12.0).progress);
+  // A new task starts its counts afresh (an ExploreReport needs skipped ≤ done).
+  EXPECT_TRUE(f.Assign(8, {Vec2(9, 9)}, 12.0));
+  EXPECT_EQ(f.skipped(), 0);
+  EXPECT_EQ(f.waypoints_done(), 0);
+  EXPECT_FALSE(f.task_done());
   EXPECT_THROW(WaypointFollower(FollowerOptions{0.0, 1.0}), std::invalid_argument);
 }
 

@@ -17,6 +17,7 @@
 #include "sim/environment.hpp"
 #include "sim/random.hpp"
 #include "sim/render_svg.hpp"
+#include "sim/team.hpp"
 #include "tools/stack/stack.hpp"
 
 namespace limbic::explore {
@@ -57,6 +58,31 @@ double CoverageAt(const std::vector<std::vector<double>>& trace, double t) {
     c = row[1];
   }
   return c;
+}
+
+// A team's starts for exploration: sim::PlaceTeam around the environment's start with every goal there too (an
+// explorer has no start–goal traversal, and a goal beyond a door narrower than a body would refuse the team). Robot 1
+// keeps the environment's start. "x,y,theta;..." starts and "x,y;..." goals for the simulator's options.
+std::pair<std::string, std::string> ExplorationStarts(char set, int index, const std::vector<std::string>& bodies) {
+  sim::Environment env = sim::GenerateEnvironment(set, index, 1);
+  env.goal = env.start;
+  std::vector<double> reach;
+  sim::TeamLayoutOptions layout;
+  for (const auto& b : bodies) {
+    const robot::RobotDescription d = robot::LoadRobotDescription(b);
+    reach.push_back(d.body.reach_from_origin());
+    layout.path_radii.push_back(d.body.circumscribed_radius());
+  }
+  const auto placements = sim::PlaceTeam(env, reach, layout);
+  std::ostringstream starts, goals;
+  starts << std::setprecision(10);
+  goals << std::setprecision(10);
+  for (size_t i = 0; i < placements.size(); ++i) {
+    const auto& p = placements[i];
+    starts << (i ? ";" : "") << p.start.x << "," << p.start.y << "," << p.start.theta;
+    goals << (i ? ";" : "") << p.start.x << "," << p.start.y;
+  }
+  return {starts.str(), goals.str()};
 }
 
 constexpr const char* kColours[] = {"#d62728", "#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"};
@@ -231,6 +257,11 @@ ExploreOutput RunExploreExperiment(const ExploreExperiment& e, const std::string
       ExploreRunResult result;
       std::string error;
       try {
+        if (spec.robots > 1) {
+          const auto [starts, goals] = ExplorationStarts(run.set, run.environment, team.bodies);
+          spec.options.push_back("simulator.starts=" + starts);
+          spec.options.push_back("simulator.goals=" + goals);
+        }
         const int status = stack::RunInProcess(spec, stop, &error);
         result = ReadRunCsv(results);
         if (status != 0 && error.empty()) error = "the stack ended with status " + std::to_string(status);

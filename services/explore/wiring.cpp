@@ -1,8 +1,10 @@
 #include "services/explore/wiring.hpp"
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
+#include "common/config/config.hpp"
 #include "common/convert/convert.hpp"
 #include "common/log/log.hpp"
 #include "common/robot/robot_description.hpp"
@@ -28,11 +30,16 @@ runtime::ServiceDefinition TaskManagerService() {
       "explore_manager", "heterogeneous exploration: local environments, auction, two-tier A*, line-scanning tasks",
       [](runtime::ServiceContext& ctx) {
         using runtime::Timing;
-        const auto robots = SplitList(ctx.Option<std::string>("robots", "r1", "comma-separated explorers"), "robots");
-        const auto bodies = PerRobot(
-            SplitList(ctx.Option<std::string>("bodies", "marvin", "robot description per explorer (one for all)"),
-                      "bodies"),
-            robots.size(), "bodies");
+        const std::string robots_text = ctx.Option<std::string>("robots", "r1", "comma-separated explorers");
+        const std::string bodies_text =
+            ctx.Option<std::string>("bodies", "marvin", "robot description per explorer (one for all)");
+        std::vector<std::string> robots, bodies;
+        try {
+          robots = SplitList(robots_text, "robots");
+          bodies = PerRobot(SplitList(bodies_text, "bodies"), robots.size(), "bodies");
+        } catch (const std::invalid_argument& e) {
+          throw config::ConfigError(std::string("explore_manager: ") + e.what());
+        }
         const std::string budgets = ctx.Option<std::string>(
             "processing_cells", "", "processing budget B (cells) per explorer, one for all or one each ('': by body)");
         ManagerOptions options;
@@ -61,18 +68,30 @@ runtime::ServiceDefinition TaskManagerService() {
         const std::string configuration =
             ctx.Option<std::string>("configuration", "team", "configuration label in the CSV files");
         const int64_t seed = ctx.Option<int64_t>("seed", 1, "run seed in the CSV files");
-        Validate(options);
-
         std::vector<ExplorerProfile> team;
-        {
+        try {
+          Validate(options);
           std::vector<std::string> cells =
               budgets.empty() ? std::vector<std::string>{}
                               : PerRobot(SplitList(budgets, "processing_cells"), robots.size(), "processing_cells");
           for (size_t r = 0; r < robots.size(); ++r) {
             const robot::RobotDescription d = robot::LoadRobotDescription(bodies[r]);
-            const double b = cells.empty() ? DefaultProcessingCells(d.name) : std::stod(cells[r]);
+            double b = DefaultProcessingCells(d.name);
+            if (!cells.empty()) {
+              size_t used = 0;
+              try {
+                b = std::stod(cells[r], &used);
+              } catch (const std::logic_error&) {
+                used = 0;
+              }
+              if (used != cells[r].size())
+                throw std::invalid_argument("processing_cells: '" + cells[r] + "' is not a number");
+            }
+            if (!(b > 0) || !std::isfinite(b)) throw std::invalid_argument("processing_cells must be > 0");
             team.push_back(ProfileFor(robots[r], d.name, d, b));
           }
+        } catch (const std::logic_error& e) {  // std::stod, Validate, PerRobot
+          throw config::ConfigError(std::string("explore_manager: ") + e.what());
         }
 
         struct State {

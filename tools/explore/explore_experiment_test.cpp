@@ -2,11 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
 
 #include "common/config/config.hpp"
+#include "tools/stack/stack.hpp"
 
 namespace limbic::explore {
 namespace {
@@ -31,14 +33,14 @@ TEST(ExploreExperiment, ShippedDefinitionsLoad) {
   }
   EXPECT_GE(n, 2);
   const ExploreExperiment teams = FindExploreExperiment("explore_teams");
-  EXPECT_EQ(teams.RunCount(), 2 * 2 * 5);
+  EXPECT_EQ(teams.RunCount(), 2 * 4 * 5);  // sets B, C × environments 0–3 × 5 teams × 1 seed
   EXPECT_EQ(teams.teams[0].bodies, (std::vector<std::string>{"marvin", "itchy", "tank"}));
 }
 
 TEST(ExploreExperiment, RunsShareTheirSeedAcrossTeams) {
   const ExploreExperiment e = FindExploreExperiment("explore_teams");
   const auto runs = ExpandRuns(e);
-  ASSERT_EQ(runs.size(), 20u);
+  ASSERT_EQ(runs.size(), 40u);
   std::set<std::string> ids;
   std::set<uint64_t> seeds;
   for (const auto& r : runs) {
@@ -46,8 +48,8 @@ TEST(ExploreExperiment, RunsShareTheirSeedAcrossTeams) {
     seeds.insert(r.seed);
     EXPECT_EQ(r.seed, runs[(&r - runs.data()) / 5 * 5].seed);  // the five teams of one (set, env, k) share it
   }
-  EXPECT_EQ(ids.size(), 20u);
-  EXPECT_EQ(seeds.size(), 4u);
+  EXPECT_EQ(ids.size(), 40u);
+  EXPECT_EQ(seeds.size(), 8u);
   EXPECT_EQ(runs[0].run_id, "explore_teams-B0-team3-s0");
 }
 
@@ -80,6 +82,37 @@ TEST(ExploreExperiment, RunRowsAreReadStrictly) {
   EXPECT_THROW(ReadRunCsv(Temp("absent.csv").string()), std::runtime_error);
 }
 
+TEST(ExploreExperiment, TheStackGainsTheManagerAndExplorerMissions) {
+  stack::StackSpec spec;
+  spec.robots = 2;
+  spec.bodies = {"marvin", "tank"};
+  spec.explore = true;
+  const auto participants = stack::Participants(spec);
+  EXPECT_NE(std::find(participants.begin(), participants.end(), "explore_manager"), participants.end());
+  bool manager = false;
+  int explorers = 0;
+  for (const auto& [name, argv] : stack::StackCommands(spec, "/bin", "ipc:///tmp/x")) {
+    const std::string all = [&] {
+      std::string a;
+      for (const auto& s : argv) a += s + " ";
+      return a;
+    }();
+    if (name == "explore_manager") {
+      manager = true;
+      EXPECT_EQ(argv[0], "/bin/limbic-explore-manager");
+      EXPECT_NE(all.find("robots=r1,r2"), std::string::npos) << all;
+      EXPECT_NE(all.find("bodies=marvin,tank"), std::string::npos) << all;
+    }
+    if (name.ends_with("-mission")) explorers += all.find("explore=true") != std::string::npos ? 1 : 0;
+  }
+  EXPECT_TRUE(manager);
+  EXPECT_EQ(explorers, 2);
+  spec.options = {"explore_manager.bogus_key=1"};  // a known service: its own loader refuses the key at start
+  EXPECT_NO_THROW(stack::StackCommands(spec, "/bin", "ipc:///tmp/x"));
+  spec.options = {"explorer.x=1"};
+  EXPECT_THROW(stack::StackCommands(spec, "/bin", "ipc:///tmp/x"), config::ConfigError);
+}
+
 // A real (short) run: the three-type team explores set A environment 0 for 60 s in lockstep.
 TEST(ExploreExperiment, TheSmokeRunExplores) {
   const ExploreExperiment e = FindExploreExperiment("explore_smoke");
@@ -99,6 +132,13 @@ TEST(ExploreExperiment, TheSmokeRunExplores) {
   ASSERT_GE(trace.size(), 55u);
   EXPECT_LE(trace.front()[1], trace.back()[1]);  // coverage does not fall
   EXPECT_FALSE(PathSvgs(e, out).empty());
+  // Lockstep and seeded: the same run again gives the same measures, to the bit.
+  const ExploreOutput again = RunExploreExperiment(e, Temp("smoke_again").string(), 1, 0, stop);
+  ASSERT_EQ(again.runs.size(), 1u);
+  EXPECT_EQ(again.runs[0].final_coverage, r.final_coverage);
+  EXPECT_EQ(again.runs[0].distance_m, r.distance_m);
+  EXPECT_EQ(again.runs[0].reports_received, r.reports_received);
+  EXPECT_EQ(again.traces.at(r.run_id), trace);
 }
 
 }  // namespace

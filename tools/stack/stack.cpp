@@ -225,10 +225,9 @@ std::vector<std::pair<std::string, std::vector<std::string>>> StackCommands(cons
       argv.push_back(set);
     }
     // One name per process: a team's services are told apart by their robot.
-    commands.emplace_back(spec.robots > 1 && plan.definition.name != "simulator"
-                              ? plan.robot + "-" + plan.definition.name
-                              : plan.definition.name,
-                          argv);
+    commands.emplace_back(
+        spec.robots > 1 && !plan.definition.global ? plan.robot + "-" + plan.definition.name : plan.definition.name,
+        argv);
   }
   return commands;
 }

@@ -13,6 +13,7 @@
 #include "messages/common_generated.h"
 #include "messages/core_generated.h"
 #include "messages/crowd_generated.h"
+#include "messages/explore_generated.h"
 #include "messages/laser_generated.h"
 #include "messages/mission_generated.h"
 #include "messages/navigation_generated.h"
@@ -64,7 +65,9 @@
   X(HeadingCommand, "LHDG")     \
   X(LaserTruth, "LTRU")         \
   X(CrowdState, "CRST")         \
-  X(CrowdNeighbours, "CRNB")
+  X(CrowdNeighbours, "CRNB")    \
+  X(ExploreTask, "EXTK")        \
+  X(ExploreReport, "EXRP")
 
 namespace limbic::messages {
 

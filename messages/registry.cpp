@@ -59,7 +59,9 @@ const MessageType* ConventionalType(std::string_view topic) {
                                                                              {"affect/snapshot", "AFSN"},
                                                                              {"metrics", "RUNM"},
                                                                              {"mission", "MSTS"},
-                                                                             {"truth", "TRUE"}};
+                                                                             {"truth", "TRUE"},
+                                                                             {"explore/task", "EXTK"},
+                                                                             {"explore/report", "EXRP"}};
   for (const auto& [name, id] : kGlobal) {
     if (topic == name) return FindByIdentifier(id);
   }

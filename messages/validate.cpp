@@ -578,6 +578,32 @@ void Rule(Check& c, const msg::CrowdNeighbours& m) {
   }
 }
 
+// Heterogeneous exploration (services/explore, issue 18 item 4).
+void Rule(Check& c, const msg::ExploreTask& m) {
+  c.Range("task_id", static_cast<double>(m.task_id()), -1, 9e18);
+  if (m.task_id() == 0 || (m.task_id() < 0 && !m.finished())) {
+    c.Fail("task_id", "must be > 0 (or -1 with finished)", static_cast<double>(m.task_id()));
+  }
+  c.Range("environment", m.environment(), -1, static_cast<double>(kMaxGridCells));
+  if (m.tiles() != nullptr) {
+    c.Count("tiles", m.tiles()->size(), 1u << 16);
+    for (flatbuffers::uoffset_t i = 0; i < m.tiles()->size() && c.ok(); ++i)
+      c.Range("tiles", m.tiles()->Get(i), 0, static_cast<double>(kMaxGridCells), i);
+  }
+  c.Points("waypoints", m.waypoints());
+  const double n = m.waypoints() ? static_cast<double>(m.waypoints()->size()) : 0.0;
+  c.Range("approach", m.approach(), 0, n);
+  c.Range("allocation_changes", m.allocation_changes(), 0, 2e9);
+  c.Probability("coverage", m.coverage());
+}
+
+void Rule(Check& c, const msg::ExploreReport& m) {
+  c.Vec2("position", m.position());
+  c.Range("task_id", static_cast<double>(m.task_id()), -1, 9e18);
+  c.Range("waypoints_done", m.waypoints_done(), 0, 2e9);
+  c.Range("waypoints_skipped", m.waypoints_skipped(), 0, m.waypoints_done());
+}
+
 // The laser navigator (services/laser_sim, services/laser_nav; spec reactive-topological §5.2).
 constexpr double kLaserRoomCm = 1e6;  // positions in cm: far beyond any room, finite
 

@@ -7,6 +7,7 @@
 
 #include "common/convert/convert.hpp"
 #include "common/log/log.hpp"
+#include "services/explore/task_manager.hpp"
 #include "services/mission/mission.hpp"
 
 namespace limbic::mission {
@@ -15,6 +16,81 @@ const char* MetricsCsvHeader() {
   return "run_id,configuration,set,env,seed,iteration,completion_time_s,success,collisions,collisions_per_min,"
          "mean_velocity,exec_time_ratio,coverage,distance_travelled";
 }
+
+namespace {
+
+// The mission's explore mode: a WaypointFollower between the task manager's ExploreTask and the robot's NavGoal.
+// Arrival is judged from the true pose (like a traversal's); the report carries the odometry estimate, the position
+// the task manager bids from. A finished exploration stops the robot and, in lockstep, ends the robot's run.
+void AddExplorer(runtime::ServiceContext& ctx, const explore::FollowerOptions& follow) {
+  using runtime::Timing;
+  struct State {
+    explore::WaypointFollower follower;
+    int64_t instruction = 0;
+    bool finished = false;
+    int64_t last_report_tick = -1000;
+  };
+  auto s = std::make_shared<State>(State{explore::WaypointFollower(follow)});
+  auto task = ctx.AddInput<msg::ExploreTask>(ctx.Topic("explore/task"), Timing::kPreviousTick);
+  auto truth = ctx.AddInput<msg::GroundTruth>(ctx.Topic("truth"), Timing::kSameTick);
+  auto odom = ctx.AddInput<msg::Odometry>(ctx.Topic("odom"), Timing::kSameTick);
+  auto goal_out = ctx.AddOutput<msg::NavGoal>(ctx.Topic("goal"), /*latched=*/true);
+  auto report_out = ctx.AddOutput<msg::ExploreReport>(ctx.Topic("explore/report"));
+  ctx.Counter("task", [s] { return static_cast<double>(s->follower.task_id()); });
+  ctx.Counter("waypoints_done", [s] { return s->follower.waypoints_done(); });
+  const int report_every = std::max(1, static_cast<int>(std::lround(1.0 / ctx.period_s())));
+  ctx.AddStep({.outputs = {ctx.Topic("explore/report")}}, [=, &ctx](const runtime::TickInfo& tick) {
+    geometry::Vec2 position{0, 0}, estimate{0, 0};
+    if (const auto* t = truth->Get(); t && t->pose()) position = convert::FromMsg(*t->pose()).Position();
+    estimate = position;
+    if (const auto* o = odom->Get()) estimate = convert::FromMsg(*o).pose.Position();
+    bool changed = false;
+    if (const auto* t = task->Get(); t && !s->finished) {
+      if (t->finished()) {
+        s->finished = true;
+        goal_out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+          const msg::Vec2 here = convert::ToMsg(position);
+          return msg::CreateNavGoal(fbb, header, false, &here, -1, tick.time_s, 0.0);
+        });
+        LIMBIC_LOG(kInfo) << "exploration finished: stopping";
+        if (ctx.mode() == runtime::Mode::kLockstep) ctx.RequestRunStop();
+        changed = true;
+      } else if (t->task_id() > 0) {
+        std::vector<geometry::Vec2> waypoints;
+        if (t->waypoints()) {
+          for (const auto* w : *t->waypoints()) waypoints.push_back(convert::FromMsg(*w));
+        }
+        if (s->follower.Assign(t->task_id(), std::move(waypoints), tick.time_s)) {
+          LIMBIC_LOG(kInfo) << "task " << t->task_id() << ": environment " << t->environment() << ", "
+                            << (t->waypoints() ? t->waypoints()->size() : 0) << " waypoints";
+        }
+      }
+    }
+    if (!s->finished) {
+      const explore::FollowerOutputs out = s->follower.Step(position, tick.time_s);
+      changed = changed || out.progress;
+      if (out.new_goal || out.stop) {
+        const bool active = out.new_goal.has_value();
+        const geometry::Vec2 target = active ? *out.new_goal : position;
+        const int64_t id = active ? ++s->instruction : -1;
+        goal_out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+          const msg::Vec2 g = convert::ToMsg(target);
+          return msg::CreateNavGoal(fbb, header, active, &g, id, tick.time_s, (target - position).norm());
+        });
+      }
+    }
+    if (changed || tick.tick - s->last_report_tick >= report_every) {
+      s->last_report_tick = tick.tick;
+      report_out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+        const msg::Vec2 p = convert::ToMsg(estimate);
+        return msg::CreateExploreReport(fbb, header, &p, s->follower.task_id(), s->follower.waypoints_done(),
+                                        s->follower.skipped(), s->follower.task_done());
+      });
+    }
+  });
+}
+
+}  // namespace
 
 runtime::ServiceDefinition MissionService() {
   return {
@@ -56,6 +132,21 @@ runtime::ServiceDefinition MissionService() {
             ctx.Option<std::string>("configuration", s->configuration, "configuration label written into the metrics");
         s->seed = ctx.Option<int64_t>("seed", s->seed, "run seed written into the metrics");
         s->metrics_csv = ctx.Option<std::string>("metrics_csv", "", "append one CSV row per traversal to this file");
+        // Explore mode (issue 18 item 4): no traversals; the robot drives the waypoints of the tasks the exploration
+        // task manager allocates to it (`<robot>/explore/task`) and reports its progress (`<robot>/explore/report`).
+        const bool explore =
+            ctx.Option<bool>("explore", false, "explorer: follow the task manager's tasks instead of traversals");
+        explore::FollowerOptions follow;
+        follow.tolerance = ctx.Option<double>("waypoint_tolerance", follow.tolerance,
+                                              "explore mode: a waypoint is reached within this distance (m)",
+                                              runtime::Positive<double>());
+        follow.waypoint_timeout_s = ctx.Option<double>(
+            "waypoint_timeout_s", follow.waypoint_timeout_s,
+            "explore mode: a waypoint not reached in this time (s) is skipped", runtime::Positive<double>());
+        if (explore) {
+          AddExplorer(ctx, follow);
+          return;
+        }
 
         auto world = ctx.AddInput<msg::WorldGeometry>("world", Timing::kPreviousTick, /*required=*/true);
         auto truth = ctx.AddInput<msg::GroundTruth>(ctx.Topic("truth"), Timing::kSameTick);

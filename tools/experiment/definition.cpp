@@ -438,7 +438,7 @@ std::vector<std::string> ListExperimentFiles(const std::string& dir) {
     // experiments/recruitment and experiments/laser hold `limbic recruit` and `limbic laser` definitions
     // (other formats, other runners).
     if (it->is_directory() && (it->path().filename() == kRecruitmentDir || it->path().filename() == kLaserDir ||
-                               it->path().filename() == kCrowdDir)) {
+                               it->path().filename() == kCrowdDir || it->path().filename() == kExploreDir)) {
       it.disable_recursion_pending();
       continue;
     }

@@ -119,7 +119,12 @@ inline constexpr char kLaserDir[] = "laser";
 // ListExperimentFiles skips it too.
 inline constexpr char kCrowdDir[] = "crowd";
 
-// Every *.yaml under `dir` (recursively, except kRecruitmentDir, kLaserDir and kCrowdDir), sorted by path.
+// The sub-folder of exploration experiments (issue 18 items 4–5, spec multi-robot §1), run by `limbic explore
+// experiment`; ListExperimentFiles skips it too.
+inline constexpr char kExploreDir[] = "explore";
+
+// Every *.yaml under `dir` (recursively, except kRecruitmentDir, kLaserDir, kCrowdDir and kExploreDir), sorted by
+// path.
 std::vector<std::string> ListExperimentFiles(const std::string& dir = DefaultExperimentDir());
 
 // Finds an experiment by name (file stem, e.g. "ch10_integrated"), by "<chapter dir>/<name>", or by a

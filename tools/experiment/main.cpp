@@ -335,6 +335,17 @@ int CmdList(const std::vector<std::string>& args) {
       std::cout << std::left << std::setw(40) << n << std::setw(11) << "crowd" << std::setw(13) << "-"
                 << "emotions in a crowd (limbic experiment run " << n << " runs limbic crowd)\n";
   }
+  // The exploration experiments likewise (`limbic explore experiment`: lockstep teams in process, issue 18).
+  const fs::path explore = fs::path(DefaultExperimentDir()) / kExploreDir;
+  if (fs::is_directory(explore)) {
+    std::vector<std::string> names;
+    for (const auto& entry : fs::directory_iterator(explore))
+      if (entry.path().extension() == ".yaml") names.push_back(entry.path().stem().string());
+    std::sort(names.begin(), names.end());
+    for (const auto& n : names)
+      std::cout << std::left << std::setw(40) << n << std::setw(11) << "explore" << std::setw(13) << "-"
+                << "heterogeneous exploration (limbic experiment run " << n << " runs limbic explore)\n";
+  }
   std::cout << "\nRUNS: simulation runs (one per seed, environment and configuration); xN: each run travels N\n"
                "times between start and goal (its traversals, one runs.csv row each); -: its own runner decides.\n";
   return bad ? 1 : 0;
@@ -347,10 +358,12 @@ void RunRecruitmentIfNamed(const std::vector<std::string>& args) {
   const bool recruitment = fs::exists(fs::path(DefaultExperimentDir()) / kRecruitmentDir / (args[0] + ".yaml"));
   const bool laser = fs::exists(fs::path(DefaultExperimentDir()) / kLaserDir / (args[0] + ".yaml"));
   const bool crowd = fs::exists(fs::path(DefaultExperimentDir()) / kCrowdDir / (args[0] + ".yaml"));
-  if (!recruitment && !laser && !crowd) return;
+  const bool explore = fs::exists(fs::path(DefaultExperimentDir()) / kExploreDir / (args[0] + ".yaml"));
+  if (!recruitment && !laser && !crowd && !explore) return;
   std::error_code ec;
   const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  const std::string recruit = (ec ? fs::path(".") : self.parent_path()).string() + (crowd   ? "/limbic-crowd"
+  const std::string recruit = (ec ? fs::path(".") : self.parent_path()).string() + (explore ? "/limbic-explore"
+                                                                                    : crowd ? "/limbic-crowd"
                                                                                     : laser ? "/limbic-laser"
                                                                                             : "/limbic-recruit");
   std::vector<std::string> argv{recruit, "experiment", "run"};

@@ -18,6 +18,7 @@ Running things:
   experiment ...        list, run, merge and report reproducible experiments
   recruit ...           affective multi-robot recruitment: experiments, one simulation, live demo, crosscheck
   crowd ...             crowds of b_nav robots coordinated by visible emotions: experiments, one run
+  explore ...           heterogeneous team exploration (task manager, local environments): experiments
   sim list | render     environment sets and pictures of generated environments
 
 Looking at a running bus:

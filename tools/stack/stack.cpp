@@ -1,11 +1,13 @@
 #include "tools/stack/stack.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <sstream>
 
 #include "common/config/config.hpp"
 #include "services/affect/wiring.hpp"
 #include "services/controller/wiring.hpp"
+#include "services/explore/wiring.hpp"
 #include "services/hwio/wiring.hpp"
 #include "services/mapper/wiring.hpp"
 #include "services/mission/wiring.hpp"
@@ -52,7 +54,8 @@ std::string Join(const std::vector<std::string>& items) {
 }
 
 std::vector<ServicePlan> Plan(const StackSpec& spec) {
-  static const char* kKnown[] = {"simulator", "hwio", "mapper", "planner", "affect", "controller", "mission"};
+  static const char* kKnown[] = {"simulator", "hwio",       "mapper",  "planner",
+                                 "affect",    "controller", "mission", "explore_manager"};
   for (const auto& o : spec.options) {
     const std::string service = o.substr(0, o.find('.'));
     if (std::find(std::begin(kKnown), std::end(kKnown), service) == std::end(kKnown)) {
@@ -97,7 +100,16 @@ std::vector<ServicePlan> Plan(const StackSpec& spec) {
         "configuration=" + (spec.configuration.empty() ? spec.affect_config : spec.configuration),
         "seed=" + SeedText(spec.seed)};
     if (!spec.metrics_csv.empty()) mission.push_back("metrics_csv=" + MetricsCsvFor(spec, r));
+    if (spec.explore) mission.push_back("explore=true");
     add(mission::MissionService(), r, mission);
+  }
+  if (spec.explore) {
+    std::vector<std::string> manager{
+        "robots=" + Join(names), "run_id=" + spec.run_id,
+        "configuration=" + (spec.configuration.empty() ? spec.affect_config : spec.configuration),
+        "seed=" + SeedText(spec.seed)};
+    if (!spec.bodies.empty()) manager.push_back("bodies=" + Join(spec.bodies));
+    add(explore::TaskManagerService(), names[0], manager);
   }
   return plans;
 }
@@ -132,6 +144,7 @@ std::vector<std::string> Participants(const StackSpec& spec) {
     for (const char* s : {"/hwio.sense", "/hwio.actuate", "/mapper", "/planner", "/affect", "/controller", "/mission"})
       participants.push_back(r + s);
   }
+  if (spec.explore) participants.push_back("explore_manager");
   if (spec.recording) participants.push_back(names[0] + "/recorder");
   for (size_t i = 1; i < names.size(); ++i) {
     if (spec.team_recordings.count(names[i])) participants.push_back(names[i] + "/recorder");
@@ -189,15 +202,12 @@ std::vector<std::pair<std::string, std::vector<std::string>>> StackCommands(cons
   std::vector<std::pair<std::string, std::vector<std::string>>> commands;
   const std::string participants = Join(Participants(spec));
   for (auto& plan : Plan(spec)) {
-    std::vector<std::string> argv{bin_dir + "/limbic-" + plan.definition.name,
-                                  "--bus",
-                                  bus,
-                                  "--robot",
-                                  plan.robot,
-                                  "--mode",
-                                  "lockstep",
-                                  "--period",
-                                  std::to_string(spec.period_s)};
+    // Executables are named with hyphens (explore_manager: limbic-explore-manager).
+    std::string program = plan.definition.name;
+    std::replace(program.begin(), program.end(), '_', '-');
+    std::vector<std::string> argv{
+        bin_dir + "/limbic-" + program, "--bus", bus, "--robot", plan.robot, "--mode", "lockstep", "--period",
+        std::to_string(spec.period_s)};
     if (plan.definition.name == "simulator") {
       for (const auto& a : {std::string("--coordinate"), std::string("--participants"), participants})
         argv.push_back(a);
@@ -215,10 +225,9 @@ std::vector<std::pair<std::string, std::vector<std::string>>> StackCommands(cons
       argv.push_back(set);
     }
     // One name per process: a team's services are told apart by their robot.
-    commands.emplace_back(spec.robots > 1 && plan.definition.name != "simulator"
-                              ? plan.robot + "-" + plan.definition.name
-                              : plan.definition.name,
-                          argv);
+    commands.emplace_back(
+        spec.robots > 1 && !plan.definition.global ? plan.robot + "-" + plan.definition.name : plan.definition.name,
+        argv);
   }
   return commands;
 }

@@ -30,6 +30,10 @@ struct StackSpec {
   // Issue 18 item 2: each robot's description (configs/robots name or .yaml path), one for all or one per robot;
   // empty: MARVIN. Passed to the simulator (bodies), hwio (robot.body), mapper, affect and controller (body).
   std::vector<std::string> bodies;
+  // Issue 18 item 4: heterogeneous exploration. Every robot's mission runs in explore mode (it drives the tasks
+  // of the exploration task manager) and the stack gains one `explore_manager` (a lockstep participant) for the
+  // team; its options come as "explore_manager.key=value" in `options`. iterations is then unused.
+  bool explore = false;
   int iterations = 1;
   std::string affect_config = "affective";
   std::vector<std::string> affect_overrides;  // key.path=value on the affect configuration

@@ -1,0 +1,59 @@
+#include "services/explore/exploration_run.hpp"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+namespace limbic::explore {
+namespace {
+
+TEST(ExplorationRun, ProfilesFromDescriptions) {
+  const robot::RobotDescription marvin = robot::LoadRobotDescription("marvin");
+  const ExplorerProfile p = ProfileFor("r2", "marvin", marvin, DefaultProcessingCells("marvin"));
+  EXPECT_EQ(p.robot, "r2");
+  EXPECT_DOUBLE_EQ(p.sensing_range, 3.0);      // the long-range ring's d_max
+  EXPECT_DOUBLE_EQ(p.clearance_radius, 0.35);  // r_R
+  EXPECT_DOUBLE_EQ(p.processing_cells, 600.0);
+  EXPECT_DOUBLE_EQ(DefaultProcessingCells("tank"), 1200.0);
+  EXPECT_DOUBLE_EQ(DefaultProcessingCells("itchy"), 300.0);
+  // The tank's rectangle 0.70 × 0.52 about its middle: circumscribed radius √(0.35² + 0.26²).
+  const ExplorerProfile tank = ProfileFor("r1", "tank", robot::LoadRobotDescription("tank"), 1200);
+  EXPECT_NEAR(tank.clearance_radius, std::hypot(0.35, 0.26), 1e-9);
+}
+
+TEST(ExplorationRun, Lists) {
+  EXPECT_EQ(SplitList("marvin, itchy ,tank", "bodies"), (std::vector<std::string>{"marvin", "itchy", "tank"}));
+  EXPECT_THROW(SplitList("a,,b", "bodies"), std::invalid_argument);
+  EXPECT_THROW(SplitList("", "bodies"), std::invalid_argument);
+  EXPECT_EQ(PerRobot({"marvin"}, 3, "bodies"), (std::vector<std::string>{"marvin", "marvin", "marvin"}));
+  EXPECT_THROW(PerRobot({"a", "b"}, 3, "bodies"), std::invalid_argument);
+}
+
+TEST(ExplorationRun, FreeCellsInsideTheWorldAndOutsideObstacles) {
+  GridSpec g;
+  g.width = 4;
+  g.height = 1;
+  g.resolution = 1.0;
+  // World box x ∈ [0, 3]: cell 3 (centre 3.5) is outside; a box over cell 1.
+  const auto free = FreeCells(g, Vec2(0, 0), Vec2(3, 1), {{{1.2, 0.2}, {1.8, 0.2}, {1.8, 0.8}, {1.2, 0.8}}});
+  EXPECT_EQ(free, (std::vector<bool>{true, false, true, false}));
+}
+
+TEST(ExplorationRun, MeasuresFromSamples) {
+  RunMeasures m;
+  m.AddSample({0.0, 0.1, {Vec2(0, 0), Vec2(1, 1)}});
+  m.AddSample({1.0, 0.5, {Vec2(3, 4), Vec2(1, 1)}});
+  m.AddSample({2.0, 0.9, {Vec2(3, 4), Vec2(1, 2)}});
+  m.AddSample({3.0, 0.95, {Vec2(3, 4), Vec2(1, 2)}});
+  ASSERT_TRUE(m.time_to_90);
+  EXPECT_DOUBLE_EQ(*m.time_to_90, 2.0);
+  EXPECT_DOUBLE_EQ(m.final_coverage, 0.95);
+  EXPECT_EQ(m.distance, (std::vector<double>{5.0, 1.0}));
+  const std::string row = RunCsvRow("x", "team", 'B', 3, 7, {"marvin", "tank"}, m);
+  EXPECT_EQ(row.rfind("x,team,B,3,7,2,marvin+tank,0,3,0.95,2,", 0), 0u) << row;
+  EXPECT_EQ(TraceCsvRow("x", m.samples[1]), "x,1,0.5,3,4,1,1");
+  EXPECT_EQ(TraceCsvHeader(2), "run_id,time_s,coverage,x1,y1,x2,y2");
+}
+
+}  // namespace
+}  // namespace limbic::explore

@@ -1,0 +1,160 @@
+// The task manager of heterogeneous exploration (multi-robot spec §1): it holds the team's merged map, allocates
+// local environments to explorers by auction, and gives each explorer its task — a two-tier A* approach to the
+// environment followed by line-scanning lanes inside it — until every environment is done.
+//
+// Negotiation rule (the spec says "planners negotiate and allocate"; the rule is ours, README.md): a sequential
+// single-item auction. Every idle explorer bids, for every open tile, its coarse-tier travel cost from the tile it
+// is in; the lowest bid over all (explorer, tile) pairs wins (ties: lower robot index, then lower tile id), and the
+// winner's local environment is the open tiles of its block (ShapeFor: sized to its sensing and processing) around
+// that tile. The winner leaves the auction and the rest bid again, until nobody is idle or no tile is open.
+// An environment is given back — and its holder bids again — when all its tiles are done (explored to
+// done_fraction, by anyone) or the explorer reports its task finished (its lanes driven; what is left is marked
+// done). Each award is an allocation change.
+//
+// Inputs per step: time, the merged maps, each explorer's report (position, task, progress).
+// Outputs: new tasks, and whether exploration is finished.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "services/explore/line_scan.hpp"
+#include "services/explore/local_environments.hpp"
+#include "services/explore/two_tier_astar.hpp"
+
+namespace limbic::explore {
+
+enum class TileStatus : uint8_t { kOpen, kHeld, kDone };
+
+// One bidder of the auction: its coarse-tier costs to every tile and its block shape.
+struct Bidder {
+  int robot = 0;
+  std::vector<double> costs;  // per tile; +∞ where unreachable
+  BlockShape shape;
+};
+
+struct Award {
+  int robot = 0;
+  int anchor = 0;          // the tile it won
+  std::vector<int> tiles;  // its local environment: the open tiles of its block around the anchor
+  double bid = 0.0;
+};
+
+// The sequential single-item auction above. Awarded tiles become kHeld in `status`. Bidders without a finite bid
+// win nothing.
+std::vector<Award> Auction(const Partition& partition, std::vector<TileStatus>* status,
+                           const std::vector<Bidder>& bidders);
+
+struct ManagerOptions {
+  int lanes = 2;                  // lanes of line scanning per environment side (EnvironmentSide)
+  double done_fraction = 0.9;     // a tile is done when this fraction of its open cells is explored
+  double waypoint_spacing = 2.0;  // m between waypoints of the approach path
+  KnowledgeOptions knowledge;
+  TwoTierOptions planning;  // its clearance_radius is replaced by each explorer's own
+};
+// Throws std::invalid_argument naming the field.
+void Validate(const ManagerOptions& options);
+
+// What an explorer last said about itself (ExploreReport).
+struct ExplorerReport {
+  bool valid = false;  // false: nothing heard yet (it does not bid)
+  Vec2 position{0, 0};
+  int64_t task_id = -1;
+  int waypoints_done = 0;
+  bool task_done = false;
+};
+
+struct ExploreTask {
+  int robot = 0;
+  int64_t task_id = 0;
+  int environment = -1;    // the anchor tile
+  std::vector<int> tiles;  // the local environment
+  std::vector<Vec2> waypoints;
+  int approach = 0;  // the first `approach` waypoints lead to the environment, the rest are lanes
+};
+
+struct ManagerInputs {
+  double time = 0.0;
+  const mapper::GridMaps* maps = nullptr;  // merged (MergeMaps); required
+  std::vector<ExplorerReport> reports;     // one per explorer, in the team's order
+};
+
+struct ManagerOutputs {
+  std::vector<ExploreTask> new_tasks;
+  bool finished = false;  // every tile done
+};
+
+struct ManagerState {
+  std::vector<TileStatus> status;
+  std::vector<int> holder;             // per tile: the robot holding it (-1)
+  std::vector<int64_t> task;           // per robot: its task under way (-1: idle)
+  std::vector<std::vector<int>> held;  // per robot: its environment's tiles
+  int64_t next_task_id = 1;
+  int allocation_changes = 0;  // awards
+  int released_early = 0;      // environments given back because others explored them
+  int unreachable = 0;         // tiles marked done because no approach path reached them
+  bool operator==(const ManagerState&) const = default;
+};
+
+class TaskManager {
+ public:
+  // Throws std::invalid_argument for an empty team or invalid options.
+  TaskManager(const GridSpec& grid, std::vector<ExplorerProfile> team, const ManagerOptions& options = {});
+  ManagerOutputs Step(const ManagerInputs& in);
+
+  const Partition& partition() const { return partition_; }
+  const std::vector<ExplorerProfile>& team() const { return team_; }
+  const std::vector<BlockShape>& shapes() const { return shapes_; }
+  const ManagerState& state() const { return state_; }
+  int TilesDone() const;
+
+ private:
+  void Release(int robot, bool mark_done);
+  // The task for an award, or nullopt when the environment cannot be reached.
+  std::optional<ExploreTask> MakeTask(const Award& award, const Vec2& position, const mapper::GridMaps& maps);
+
+  std::vector<ExplorerProfile> team_;
+  ManagerOptions options_;
+  Partition partition_;
+  std::vector<BlockShape> shapes_;
+  ManagerState state_;
+};
+
+// The explorer's side (the mission's explore mode): it drives its task's waypoints one after another, a waypoint
+// being reached within `tolerance` of the true position, or skipped after `waypoint_timeout_s`.
+struct FollowerOptions {
+  double tolerance = 0.6;            // m
+  double waypoint_timeout_s = 60.0;  // s per waypoint
+};
+
+struct FollowerOutputs {
+  std::optional<Vec2> new_goal;  // the waypoint to head for, when it changes
+  bool stop = false;             // the task is done: stop (no goal)
+  bool progress = false;         // waypoints_done or task_done changed (report it)
+};
+
+class WaypointFollower {
+ public:
+  explicit WaypointFollower(const FollowerOptions& options = {});
+  // A new task (a task id already held is ignored). Returns whether it was taken.
+  bool Assign(int64_t task_id, std::vector<Vec2> waypoints, double time);
+  FollowerOutputs Step(const Vec2& position, double time);
+
+  int64_t task_id() const { return task_id_; }
+  int waypoints_done() const { return index_; }
+  bool task_done() const { return done_; }
+  int skipped() const { return skipped_; }  // of the task under way (≤ waypoints_done)
+
+ private:
+  FollowerOptions options_;
+  int64_t task_id_ = -1;
+  std::vector<Vec2> waypoints_;
+  int index_ = 0;
+  double since_ = 0.0;
+  bool done_ = false;
+  bool announce_ = false;
+  int skipped_ = 0;
+};
+
+}  // namespace limbic::explore

@@ -1,0 +1,197 @@
+#include "services/explore/task_manager.hpp"
+
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <stdexcept>
+
+namespace limbic::explore {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+GridSpec Grid(int w, int h, double res = 1.0) {
+  GridSpec g;
+  g.width = w;
+  g.height = h;
+  g.resolution = res;
+  return g;
+}
+
+TEST(Auction, LowestBidFirstThenTheOthersBidAgain) {
+  const Partition p(Grid(6, 2), 2);  // tiles 0, 1, 2 in a row
+  std::vector<TileStatus> status(3, TileStatus::kOpen);
+  // Both bid 0 for the tile they stand in: the tie goes to the earlier bidder; the other then wins its own.
+  const std::vector<Bidder> bidders{{0, {0, 2, 4}, {1, 1}}, {1, {4, 2, 0}, {1, 1}}};
+  const auto awards = Auction(p, &status, bidders);
+  ASSERT_EQ(awards.size(), 2u);
+  EXPECT_EQ(awards[0].robot, 0);
+  EXPECT_EQ(awards[0].anchor, 0);
+  EXPECT_EQ(awards[1].robot, 1);
+  EXPECT_EQ(awards[1].anchor, 2);
+  EXPECT_EQ(status, (std::vector<TileStatus>{TileStatus::kHeld, TileStatus::kOpen, TileStatus::kHeld}));
+}
+
+TEST(Auction, BlocksSizedToTheWinner) {
+  const Partition p(Grid(6, 2), 2);
+  std::vector<TileStatus> status(3, TileStatus::kOpen);
+  // Robot 0 takes 2×1 blocks: it wins tile 1 (bid 1 < robot 1's 3), and its block (tiles 0, 1) comes with it.
+  const std::vector<Bidder> bidders{{0, {2, 1, 3}, {2, 1}}, {1, {kInf, 3, 4}, {1, 1}}};
+  const auto awards = Auction(p, &status, bidders);
+  ASSERT_EQ(awards.size(), 2u);
+  EXPECT_EQ(awards[0].tiles, (std::vector<int>{0, 1}));
+  EXPECT_DOUBLE_EQ(awards[0].bid, 1.0);
+  EXPECT_EQ(awards[1].robot, 1);
+  EXPECT_EQ(awards[1].tiles, (std::vector<int>{2}));
+  // Ties between tiles of one bidder go to the lower id; held and done tiles are not on offer; no finite bid, no award.
+  std::vector<TileStatus> some{TileStatus::kDone, TileStatus::kOpen, TileStatus::kOpen};
+  const auto tie = Auction(p, &some, {{0, {0, 1, 1}, {1, 1}}});
+  ASSERT_EQ(tie.size(), 1u);
+  EXPECT_EQ(tie[0].anchor, 1);
+  std::vector<TileStatus> open(3, TileStatus::kOpen);
+  EXPECT_TRUE(Auction(p, &open, {{0, {kInf, kInf, kInf}, {1, 1}}}).empty());
+}
+
+std::vector<ExplorerProfile> Team() {
+  ExplorerProfile big;
+  big.robot = "r1";
+  big.sensing_range = 2.0;
+  big.processing_cells = 64;  // 8 m: 2×2 tiles of 4 m
+  ExplorerProfile small = big;
+  small.robot = "r2";
+  small.processing_cells = 16;  // 4 m: one tile
+  return {big, small};
+}
+
+ExplorerReport At(double x, double y) {
+  ExplorerReport r;
+  r.valid = true;
+  r.position = Vec2(x, y);
+  return r;
+}
+
+TEST(TaskManager, AllocatesApproachesAndLines) {
+  mapper::GridMaps maps = mapper::GridMaps::Initial(Grid(16, 8));
+  TaskManager manager(maps.spec, Team());
+  EXPECT_EQ(manager.partition().tile_cells(), 4);  // the smaller explorer's 4 m
+  EXPECT_EQ(manager.shapes()[0], (BlockShape{2, 2}));
+  EXPECT_EQ(manager.shapes()[1], (BlockShape{1, 1}));
+  ManagerInputs in;
+  in.maps = &maps;
+  in.reports = {At(1, 1), At(15, 7)};
+  ManagerOutputs out = manager.Step(in);
+  ASSERT_EQ(out.new_tasks.size(), 2u);
+  // r1 wins its own tile (0) and its 2×2 block: tiles 0, 1, 4, 5; r2 its own tile 7.
+  EXPECT_EQ(out.new_tasks[0].robot, 0);
+  EXPECT_EQ(out.new_tasks[0].tiles, (std::vector<int>{0, 1, 4, 5}));
+  EXPECT_EQ(out.new_tasks[1].robot, 1);
+  EXPECT_EQ(out.new_tasks[1].tiles, (std::vector<int>{7}));
+  // r1's environment is 8 × 8 m: 2 lanes (d = 2) at y = 2 and 6, from its nearest end (0.5, 2.5).
+  const ExploreTask& t = out.new_tasks[0];
+  ASSERT_EQ(t.waypoints.size() - t.approach, 4u);
+  EXPECT_DOUBLE_EQ(t.waypoints[t.approach].x(), 0.5);
+  EXPECT_DOUBLE_EQ(t.waypoints[t.approach].y(), 2.5);
+  EXPECT_EQ(manager.state().allocation_changes, 2);
+  EXPECT_FALSE(out.finished);
+  // Nothing changes while they work.
+  EXPECT_TRUE(manager.Step(in).new_tasks.empty());
+
+  // r2 reports its task finished: tile 7 is done and r2 bids again — tiles 2, 3, 6 are open; from tile 7 the
+  // nearest is 3 or 6 (both 4 m away), the lower id wins.
+  in.reports[1].task_id = out.new_tasks[1].task_id;
+  in.reports[1].task_done = true;
+  out = manager.Step(in);
+  ASSERT_EQ(out.new_tasks.size(), 1u);
+  EXPECT_EQ(out.new_tasks[0].robot, 1);
+  EXPECT_EQ(out.new_tasks[0].tiles, (std::vector<int>{3}));
+  EXPECT_EQ(manager.TilesDone(), 1);
+  EXPECT_EQ(manager.state().allocation_changes, 3);
+
+  // Everything explored: every tile done, both released, finished.
+  std::fill(maps.p_e.begin(), maps.p_e.end(), 1.0);
+  in.reports[1].task_done = false;
+  out = manager.Step(in);
+  EXPECT_TRUE(out.finished);
+  EXPECT_TRUE(out.new_tasks.empty());
+  EXPECT_EQ(manager.state().task, (std::vector<int64_t>{-1, -1}));
+  EXPECT_EQ(manager.state().released_early, 2);
+}
+
+TEST(TaskManager, UnreachableEnvironmentsAreMarkedDone) {
+  // A wall (explored, p_o = 1) along x = 4: the robot in x < 4 reaches tile 0 only.
+  mapper::GridMaps maps = mapper::GridMaps::Initial(Grid(8, 4));
+  for (int y = 0; y < 4; ++y) {
+    maps.p_o[maps.spec.Index({4, y})] = 1.0;
+    maps.p_e[maps.spec.Index({4, y})] = 1.0;
+  }
+  std::vector<ExplorerProfile> team = Team();
+  team.resize(1);
+  team[0].processing_cells = 16;  // 4 m tiles: tile 0 (x 0–3) and tile 1 (x 4–7)
+  TaskManager manager(maps.spec, team);
+  ManagerInputs in;
+  in.maps = &maps;
+  in.reports = {At(5.5, 1.5)};  // in tile 1, on the far side of the wall
+  const ManagerOutputs out = manager.Step(in);
+  ASSERT_EQ(out.new_tasks.size(), 1u);
+  EXPECT_EQ(out.new_tasks[0].tiles, (std::vector<int>{1}));
+  in.reports[0].task_id = out.new_tasks[0].task_id;
+  in.reports[0].task_done = true;
+  const ManagerOutputs next = manager.Step(in);
+  EXPECT_TRUE(next.new_tasks.empty());
+  EXPECT_EQ(manager.state().unreachable, 1);  // tile 0: no approach through the wall
+  EXPECT_TRUE(next.finished);
+}
+
+TEST(TaskManager, RejectsBadInput) {
+  mapper::GridMaps maps = mapper::GridMaps::Initial(Grid(8, 4));
+  EXPECT_THROW(TaskManager(maps.spec, {}), std::invalid_argument);
+  ManagerOptions bad;
+  bad.done_fraction = 1.5;
+  EXPECT_THROW(TaskManager(maps.spec, Team(), bad), std::invalid_argument);
+  TaskManager manager(maps.spec, Team());
+  ManagerInputs in;
+  EXPECT_THROW(manager.Step(in), std::invalid_argument);  // no maps
+  in.maps = &maps;
+  in.reports = {At(1, 1)};
+  EXPECT_THROW(manager.Step(in), std::invalid_argument);  // one report for two explorers
+  // An explorer not heard from yet does not bid.
+  in.reports = {ExplorerReport{}, ExplorerReport{}};
+  EXPECT_TRUE(manager.Step(in).new_tasks.empty());
+}
+
+TEST(WaypointFollower, ReachesSkipsAndStops) {
+  FollowerOptions o;
+  o.tolerance = 0.5;
+  o.waypoint_timeout_s = 10.0;
+  WaypointFollower f(o);
+  EXPECT_FALSE(f.Step(Vec2(0, 0), 0.0).new_goal);  // no task
+  EXPECT_TRUE(f.Assign(7, {Vec2(1, 0), Vec2(3, 0), Vec2(5, 0)}, 0.0));
+  EXPECT_FALSE(f.Assign(7, {}, 0.0));  // the same task again is ignored
+  FollowerOutputs s = f.Step(Vec2(0, 0), 0.1);
+  ASSERT_TRUE(s.new_goal);
+  EXPECT_DOUBLE_EQ(s.new_goal->x(), 1.0);
+  EXPECT_TRUE(s.progress);  // the new task is reported
+  EXPECT_FALSE(f.Step(Vec2(0.4, 0), 0.2).new_goal);
+  s = f.Step(Vec2(0.6, 0), 0.3);  // within 0.5 m of (1, 0)
+  ASSERT_TRUE(s.new_goal);
+  EXPECT_DOUBLE_EQ(s.new_goal->x(), 3.0);
+  EXPECT_EQ(f.waypoints_done(), 1);
+  s = f.Step(Vec2(0.6, 0), 10.3);  // 10 s on (3, 0): skipped
+  ASSERT_TRUE(s.new_goal);
+  EXPECT_DOUBLE_EQ(s.new_goal->x(), 5.0);
+  EXPECT_EQ(f.skipped(), 1);
+  s = f.Step(Vec2(5, 0.2), 11.0);
+  EXPECT_TRUE(s.stop);
+  EXPECT_TRUE(f.task_done());
+  EXPECT_EQ(f.waypoints_done(), 3);
+  EXPECT_FALSE(f.Step(Vec2(5, 0.2), 12.0).progress);
+  // A new task starts its counts afresh (an ExploreReport needs skipped ≤ done).
+  EXPECT_TRUE(f.Assign(8, {Vec2(9, 9)}, 12.0));
+  EXPECT_EQ(f.skipped(), 0);
+  EXPECT_EQ(f.waypoints_done(), 0);
+  EXPECT_FALSE(f.task_done());
+  EXPECT_THROW(WaypointFollower(FollowerOptions{0.0, 1.0}), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace limbic::explore

@@ -1,0 +1,242 @@
+#include "services/explore/wiring.hpp"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "common/config/config.hpp"
+#include "common/convert/convert.hpp"
+#include "common/log/log.hpp"
+#include "common/robot/robot_description.hpp"
+#include "services/explore/exploration_run.hpp"
+#include "services/explore/task_manager.hpp"
+#include "services/mapper/convert.hpp"
+
+namespace limbic::explore {
+namespace {
+
+void AppendLine(const std::string& path, const std::string& header, const std::string& line) {
+  const bool fresh = !std::filesystem::exists(path);
+  std::ofstream out(path, std::ios::app);
+  if (!out) throw std::runtime_error("cannot append to " + path);
+  if (fresh) out << header << "\n";
+  out << line << "\n";
+}
+
+}  // namespace
+
+runtime::ServiceDefinition TaskManagerService() {
+  runtime::ServiceDefinition def{
+      "explore_manager", "heterogeneous exploration: local environments, auction, two-tier A*, line-scanning tasks",
+      [](runtime::ServiceContext& ctx) {
+        using runtime::Timing;
+        const std::string robots_text = ctx.Option<std::string>("robots", "r1", "comma-separated explorers");
+        const std::string bodies_text =
+            ctx.Option<std::string>("bodies", "marvin", "robot description per explorer (one for all)");
+        std::vector<std::string> robots, bodies;
+        try {
+          robots = SplitList(robots_text, "robots");
+          bodies = PerRobot(SplitList(bodies_text, "bodies"), robots.size(), "bodies");
+        } catch (const std::invalid_argument& e) {
+          throw config::ConfigError(std::string("explore_manager: ") + e.what());
+        }
+        const std::string budgets = ctx.Option<std::string>(
+            "processing_cells", "", "processing budget B (cells) per explorer, one for all or one each ('': by body)");
+        ManagerOptions options;
+        options.lanes =
+            ctx.Option<int>("lanes", options.lanes, "line-scanning lanes per environment side", runtime::AtLeast(1));
+        options.done_fraction = ctx.Option<double>("done_fraction", options.done_fraction,
+                                                   "a tile is done when this fraction of its open cells is explored",
+                                                   runtime::InRange(0.01, 1.0));
+        options.waypoint_spacing = ctx.Option<double>("waypoint_spacing", options.waypoint_spacing,
+                                                      "m between approach waypoints", runtime::Positive<double>());
+        options.planning.occupancy_threshold = ctx.Option<double>(
+            "occupancy_threshold", 0.65, "T_o: cells at or above it are eliminated", runtime::InRange(0.01, 1.0));
+        options.planning.w10 =
+            ctx.Option<double>("w10", 1.0, "W_10: weight of p_o(x) in c_m", runtime::InRange(0.0, 100.0));
+        options.planning.w11 =
+            ctx.Option<double>("w11", 1.0, "W_11: weight of the clearance mean in c_m", runtime::InRange(0.0, 100.0));
+        const double time_limit = ctx.Option<double>("time_limit_s", 600.0, "exploration ends after this time (s)",
+                                                     runtime::Positive<double>());
+        const int decide_every =
+            ctx.Option<int>("decide_every", 10, "ticks between allocation rounds", runtime::AtLeast(1));
+        const std::string results_csv =
+            ctx.Option<std::string>("results_csv", "", "append the run's measures (one row) to this file");
+        const std::string trace_csv =
+            ctx.Option<std::string>("trace_csv", "", "append coverage and true positions once a second to this file");
+        const std::string run_id = ctx.Option<std::string>("run_id", "run", "run identifier in the CSV files");
+        const std::string configuration =
+            ctx.Option<std::string>("configuration", "team", "configuration label in the CSV files");
+        const int64_t seed = ctx.Option<int64_t>("seed", 1, "run seed in the CSV files");
+        std::vector<ExplorerProfile> team;
+        try {
+          Validate(options);
+          std::vector<std::string> cells =
+              budgets.empty() ? std::vector<std::string>{}
+                              : PerRobot(SplitList(budgets, "processing_cells"), robots.size(), "processing_cells");
+          for (size_t r = 0; r < robots.size(); ++r) {
+            const robot::RobotDescription d = robot::LoadRobotDescription(bodies[r]);
+            double b = DefaultProcessingCells(d.name);
+            if (!cells.empty()) {
+              size_t used = 0;
+              try {
+                b = std::stod(cells[r], &used);
+              } catch (const std::logic_error&) {
+                used = 0;
+              }
+              if (used != cells[r].size())
+                throw std::invalid_argument("processing_cells: '" + cells[r] + "' is not a number");
+            }
+            if (!(b > 0) || !std::isfinite(b)) throw std::invalid_argument("processing_cells must be > 0");
+            team.push_back(ProfileFor(robots[r], d.name, d, b));
+          }
+        } catch (const std::logic_error& e) {  // std::stod, Validate, PerRobot
+          throw config::ConfigError(std::string("explore_manager: ") + e.what());
+        }
+
+        struct State {
+          std::unique_ptr<TaskManager> manager;
+          convert::WorldInfo world;
+          std::vector<bool> free;
+          std::vector<std::optional<mapper::GridMaps>> maps;
+          std::vector<int64_t> map_ticks;
+          std::vector<ExplorerReport> reports;
+          std::vector<int64_t> report_ticks;
+          RunMeasures measures;
+          bool finished = false;
+          double coverage = 0.0;
+        };
+        auto s = std::make_shared<State>();
+        s->maps.resize(robots.size());
+        s->map_ticks.assign(robots.size(), -1);
+        s->reports.resize(robots.size());
+        s->report_ticks.assign(robots.size(), -1);
+
+        auto world = ctx.AddInput<msg::WorldGeometry>("world", Timing::kPreviousTick, /*required=*/true);
+        std::vector<std::shared_ptr<runtime::Input<msg::GridMap>>> map_in;
+        std::vector<std::shared_ptr<runtime::Input<msg::ExploreReport>>> report_in;
+        std::vector<std::shared_ptr<runtime::Input<msg::GroundTruth>>> truth_in;
+        std::vector<std::shared_ptr<runtime::Output<msg::ExploreTask>>> task_out;
+        for (const auto& r : robots) {
+          map_in.push_back(ctx.AddInput<msg::GridMap>(r + "/map", Timing::kPreviousTick));
+          report_in.push_back(ctx.AddInput<msg::ExploreReport>(r + "/explore/report", Timing::kPreviousTick));
+          // Ground truth feeds the run's measures only (paths, collisions), never a decision.
+          truth_in.push_back(ctx.AddInput<msg::GroundTruth>(r + "/truth", Timing::kPreviousTick));
+          task_out.push_back(ctx.AddOutput<msg::ExploreTask>(r + "/explore/task", /*latched=*/true));
+        }
+        ctx.Counter("coverage", [s] { return s->coverage; });
+        ctx.Counter("allocation_changes", [s] { return s->manager ? s->manager->state().allocation_changes : 0; });
+        ctx.Counter("tiles_done", [s] { return s->manager ? s->manager->TilesDone() : 0; });
+        const int per_second = std::max(1, static_cast<int>(std::lround(1.0 / ctx.period_s())));
+
+        ctx.AddStep({}, [=](const runtime::TickInfo& tick) {
+          if (!s->manager) {
+            s->world = convert::FromMsg(*world->Get());
+            const GridSpec grid = mapper::GridSpecCovering(s->world.min, s->world.max);
+            std::vector<std::vector<Vec2>> polygons;
+            for (const auto& p : s->world.polygons) polygons.push_back(p.vertices);
+            s->free = FreeCells(grid, s->world.min, s->world.max, polygons);
+            s->manager = std::make_unique<TaskManager>(grid, team, options);
+            const Partition& p = s->manager->partition();
+            LIMBIC_LOG(kInfo) << "exploring set " << s->world.set << " environment " << s->world.index << ": "
+                              << p.tiles_x() << " x " << p.tiles_y() << " tiles of " << p.tile_cells() << " cells";
+            for (size_t r = 0; r < team.size(); ++r) {
+              LIMBIC_LOG(kInfo) << robots[r] << " (" << team[r].body << "): d " << team[r].sensing_range << " m, B "
+                                << team[r].processing_cells << " cells, environments of " << s->manager->shapes()[r].bx
+                                << " x " << s->manager->shapes()[r].by << " tiles";
+            }
+          }
+          if (s->finished) return;
+          for (size_t r = 0; r < robots.size(); ++r) {
+            if (map_in[r]->tick() >= 0 && map_in[r]->tick() != s->map_ticks[r]) {
+              s->map_ticks[r] = map_in[r]->tick();
+              ++s->measures.maps_received;
+              mapper::MapSnapshot snap = mapper::SnapshotFromMsg(*map_in[r]->Get());
+              if (snap.maps.spec == s->manager->partition().grid()) s->maps[r] = std::move(snap.maps);
+            }
+            if (const auto* rep = report_in[r]->Get(); rep && report_in[r]->tick() != s->report_ticks[r]) {
+              s->report_ticks[r] = report_in[r]->tick();
+              ++s->measures.reports_received;
+              ExplorerReport& e = s->reports[r];
+              e.valid = rep->position() != nullptr;
+              if (rep->position()) e.position = convert::FromMsg(*rep->position());
+              e.task_id = rep->task_id();
+              e.waypoints_done = rep->waypoints_done();
+              e.task_done = rep->task_done();
+            }
+          }
+          const bool decide = tick.tick % decide_every == 0;
+          const bool sample = tick.tick % per_second == 0;
+          if (!decide && !sample) return;
+          std::vector<const mapper::GridMaps*> have;
+          for (const auto& m : s->maps) {
+            if (m) have.push_back(&*m);
+          }
+          mapper::GridMaps merged =
+              have.empty() ? mapper::GridMaps::Initial(s->manager->partition().grid()) : MergeMaps(have);
+          s->coverage = Coverage(merged, s->free);
+          bool end = tick.time_s >= time_limit;
+          if (decide && !end) {
+            ManagerInputs in;
+            in.time = tick.time_s;
+            in.maps = &merged;
+            in.reports = s->reports;
+            const ManagerOutputs out = s->manager->Step(in);
+            for (const ExploreTask& t : out.new_tasks) {
+              LIMBIC_LOG(kInfo) << robots[t.robot] << ": task " << t.task_id << " in environment " << t.environment
+                                << " (" << t.tiles.size() << " tiles, " << t.waypoints.size() << " waypoints)";
+              task_out[t.robot]->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+                std::vector<msg::Vec2> points;
+                for (const Vec2& w : t.waypoints) points.push_back(convert::ToMsg(w));
+                return msg::CreateExploreTaskDirect(fbb, header, t.task_id, t.environment, &t.tiles, &points,
+                                                    t.approach, false, s->manager->state().allocation_changes,
+                                                    s->coverage);
+              });
+              ++s->measures.tasks_sent;
+            }
+            end = end || out.finished;
+            s->measures.all_done = out.finished;
+          }
+          if (sample || end) {
+            RunSample smp;
+            smp.time = tick.time_s;
+            smp.coverage = s->coverage;
+            for (size_t r = 0; r < robots.size(); ++r) {
+              const auto* t = truth_in[r]->Get();
+              smp.positions.push_back(t && t->pose() ? convert::FromMsg(*t->pose()).Position() : Vec2(0, 0));
+              if (t && end) {
+                s->measures.robot_collisions += t->robot_collisions();
+                s->measures.world_collisions += t->world_collisions();
+              }
+            }
+            s->measures.AddSample(smp);
+            if (!trace_csv.empty()) AppendLine(trace_csv, TraceCsvHeader(robots.size()), TraceCsvRow(run_id, smp));
+          }
+          if (!end) return;
+          s->finished = true;
+          const ManagerState& st = s->manager->state();
+          s->measures.allocation_changes = st.allocation_changes;
+          s->measures.released_early = st.released_early;
+          s->measures.unreachable_tiles = st.unreachable;
+          LIMBIC_LOG(kInfo) << "exploration ends at " << tick.time_s << " s: coverage " << s->coverage << ", "
+                            << s->manager->TilesDone() << "/" << s->manager->partition().tiles().size()
+                            << " tiles done, " << st.allocation_changes << " allocations";
+          for (size_t r = 0; r < robots.size(); ++r) {
+            task_out[r]->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+              return msg::CreateExploreTaskDirect(fbb, header, -1, -1, nullptr, nullptr, 0, true, st.allocation_changes,
+                                                  s->coverage);
+            });
+            ++s->measures.tasks_sent;
+          }
+          if (!results_csv.empty()) {
+            AppendLine(results_csv, RunCsvHeader(),
+                       RunCsvRow(run_id, configuration, s->world.set, s->world.index, static_cast<uint64_t>(seed),
+                                 bodies, s->measures));
+          }
+        });
+      }};
+  def.global = true;
+  return def;
+}
+
+}  // namespace limbic::explore

@@ -45,6 +45,8 @@ const std::vector<std::pair<std::string, std::string>> kNotRun = {
     {"limbic inject ", "faults on the shared demo would fail the examples after it (fault tests cover them)"},
     {"limbic-bus ", "a broker until Ctrl-C (bus_process_test, bind_test start it)"},
     {"limbic laser experiment run", "minutes of laser episodes (the laser tests run small ones)"},
+    {"limbic explore experiment run explore_teams",
+     "40 team runs, ~2 min of CPU (explore_experiment_test runs the smoke definition twice)"},
 };
 
 // Rewrites that bound a command running until Ctrl-C or for long, or keep what it writes in the test's

@@ -27,7 +27,7 @@ class UsageError : public std::runtime_error {
 
 const char* kUsage = R"(usage: limbic explore <command> [options]
 
-Heterogeneous exploration (spec multi-robot §1): a task manager cuts the world into local environments sized to
+Heterogeneous exploration (services/explore/README.md): a task manager cuts the world into local environments sized to
 each robot's sensing range and processing budget, allocates them by auction, and sends each explorer a two-tier A*
 approach and line-scanning lanes; every robot runs its whole stack in explore mode. In process, lockstep, seeded.
 

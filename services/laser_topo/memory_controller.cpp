@@ -1,5 +1,6 @@
 #include "services/laser_topo/memory_controller.hpp"
 
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 
@@ -51,9 +52,12 @@ bool MapLayer::Plan(const SensorFrame& f, const EnvironmentInfo& env) {
   const MapPath& before = follower_.path();
   if (!(before.valid && before.exit_node == path.exit_node && before.exit_sector == path.exit_sector)) {
     ++map_.mutable_nodes()[path.exit_node].exits[path.exit_sector].tries;
+    // The two-tries rule (§3.10) for an exit of a node other than the current one, which Update masks.
+    map_.MaskExits(path.exit_node);
   }
   follower_.Start(path, f.time_s);
   ++stats_.plans;
+  still_cycles_ = 0;
   return true;
 }
 
@@ -68,6 +72,12 @@ bool MapLayer::TakeOver(const SensorFrame& f, const EnvironmentInfo& env) {
 
 bool MapLayer::Guide(const SensorFrame& f, const EnvironmentInfo& env, Vec2* waypoint) {
   const Vec2 pose = Pose(f);
+  still_cycles_ = std::fabs(f.odom.v_cms) < options_.stall_speed_cms ? still_cycles_ + 1 : 0;
+  if (options_.end_when_stalled && static_cast<double>(still_cycles_) * kControlPeriodS >= options_.stall_time_s) {
+    follower_.Stop();
+    ++stats_.stalled;
+    return false;
+  }
   const MapFollower::Status status = follower_.Step(f.ranges, pose, f.time_s, update_);
   switch (status) {
     case MapFollower::Status::kFollowing:

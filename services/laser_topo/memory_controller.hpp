@@ -32,6 +32,12 @@ struct MemoryOptions {
   // A29: the map-following case's parameters — Squeezing-like, the goal being the current way-point.
   ControlGains follow_gains{7.0, 3.0, 0.0, 2.5, 250.0, 0.0, 0.0};
   int map_every_cycles = 1;  // the mapper's decimation (§5.3: it may run at 50 Hz); 1 = every scan
+  // [A, off by default] Also end the map-following case when the robot has stood still (< 5 cm/s) for 1 s
+  // since the case started: a way-point it is pinned short of (the stopping-distance law holds it in front
+  // of an obstacle) would otherwise hold it for the whole 30 s of A29.
+  bool end_when_stalled = false;
+  double stall_speed_cms = 5.0;
+  double stall_time_s = 1.0;
 };
 
 void ValidateMemoryOptions(const MemoryOptions& options);
@@ -43,6 +49,7 @@ struct MapLayerStats {
   int64_t new_node = 0;     //                      on new territory
   int64_t timeouts = 0;     //                      after 30 s
   int64_t replans = 0;      // off the path: planned again
+  int64_t stalled = 0;      //                      standing still for 1 s (end_when_stalled)
   int64_t corrections = 0;  // self-localisation calibrations
   int64_t map_updates = 0;  // scans that updated the map
 };
@@ -73,6 +80,7 @@ class MapLayer : public CaseOverride {
   MapUpdate update_;
   Vec2 offset_;
   MapLayerStats stats_;
+  int64_t still_cycles_ = 0;  // since the map-following case (re)started
 };
 
 class MemoryController : public HeadingController {

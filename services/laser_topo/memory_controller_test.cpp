@@ -71,6 +71,12 @@ TEST(MapLayer, PlansThroughTheCurrentNodesExitAndSteersInTheOdometryFrame) {
   EXPECT_NEAR(wp.y, rel.y + 130.0, 1e-6);
   EXPECT_EQ(layer.gains().gg, 7.0);
   EXPECT_EQ(layer.gains().og, 3.0);
+  // A second attempt through the same exit, then it is masked (two tries, §3.10): no path is left.
+  ASSERT_TRUE(layer.TakeOver(Frame(4, {300, 100}, scan), env));
+  EXPECT_EQ(layer.map().nodes()[0].exits[0].tries, 2);
+  EXPECT_EQ(layer.map().nodes()[0].exits[0].mask, kMaskTries);
+  EXPECT_FALSE(layer.TakeOver(Frame(5, {300, 100}, scan), env));
+  EXPECT_EQ(layer.stats().no_path, 2);
 }
 
 TEST(MemoryController, BuildsAMapOnTheWayAndRepeatsExactly) {

@@ -154,6 +154,8 @@ void ApplySetting(const std::string& controller, const std::string& key, const s
         m.follow_gains.gg = number();
       else if (key == "follow_og")
         m.follow_gains.og = number();
+      else if (key == "end_when_stalled")
+        m.end_when_stalled = ToBool(key, value, source);
       else
         ApplyCbrSetting("memory", key, value, source, &m.cbr);
       return;
@@ -485,7 +487,7 @@ std::string RunsCsv(const LaserExperiment& e, const std::vector<EpisodeRow>& row
   }
   if (e.controller == "memory") {
     s << ",t_MapFollowing,run,map_nodes,links_per_node,plans,no_path,exits_reached,ended_new_node,timeouts,replans,"
-         "pose_corrections,map_updates";
+         "pose_corrections,map_updates,stalled";
   }
   if (e.controller == "nn") {
     for (const char* name : kNetworkInputNames) s << ",pass_" << name;

@@ -465,7 +465,7 @@ EpisodeRow RunMemoryEpisode(const LaserExperiment& experiment, const LaserConfig
     row.map = std::make_shared<const TopoMap>(c.layer().map());
   }
   row.result = episode.Result();
-  if (on_snapshot) on_snapshot(row.result.time_s, row.result.trajectory, row.map ? *row.map : map);
+  if (on_snapshot && row.map) on_snapshot(row.result.time_s, row.result.trajectory, *row.map);
   if (!keep_trajectory) row.result.trajectory.clear();
   return row;
 }

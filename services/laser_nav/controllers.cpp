@@ -83,11 +83,14 @@ CaseBasedController::CaseBasedController(const CbrOptions& options)
       env_(options.environment),
       field_(options.weight),
       noise_(options.seed),
-      cycles_in_case_(options.cases.size(), 0) {
+      cycles_in_case_(options.cases.size() + 1, 0) {
   ValidateCbrOptions(options);
   for (const Case& c : options.cases) {
     long_case_.push_back(c.name == "Random" || c.name == "Repulsion" || c.name == "Wallcrawling");
+    failing_case_.push_back(c.name == "Random" || c.name == "Repulsion");
   }
+  long_case_.push_back(false);  // the map-following case
+  failing_case_.push_back(false);
 }
 
 void CaseBasedController::Switch(int next) {
@@ -104,13 +107,33 @@ double CaseBasedController::Step(const SensorFrame& f) {
   CbrStep& step = last_;
   step.selected = step.switched = false;
   const EnvironmentInfo& env = env_.Update(f);
-  // §2.4.3: select at t = 0, then every 1 s (3 s after Random, Repulsion, Wallcrawling).
+  if (override_) override_->Observe(f, env);
+  const int following = map_following_case();
+  Vec2 goal = f.goal;
+  bool force_selection = false;
+  if (current_ == following) {
+    // §3.11: the map-following case steers to way-points until the layer hands back.
+    if (!override_ || !override_->Guide(f, env, &goal)) {
+      goal = f.goal;
+      force_selection = true;
+    }
+  }
+  // §2.4.3: select at t = 0, then every 1 s (3 s after Random, Repulsion, Wallcrawling); never while
+  // the map-following case runs (it ends itself, and selection runs at once).
   const bool long_case = current_ >= 0 && long_case_[current_];
   const int64_t period = Cycles(long_case ? options_.long_period_s : options_.selection_period_s);
-  if (current_ < 0 || f.cycle - last_selection_cycle_ >= period) {
+  if (current_ < 0 || force_selection || (current_ != following && f.cycle - last_selection_cycle_ >= period)) {
     step.selected = true;
     last_selection_cycle_ = f.cycle;
-    const int best = SelectCase(options_.cases, env, current_, options_.match);
+    int best = SelectCase(options_.cases, env, current_ == following ? -1 : current_, options_.match);
+    // §2.8 (A30): Random or Repulsion means the reactive behaviour is failing: consult the map.
+    if (override_ && failing_case_[best] && override_->TakeOver(f, env)) {
+      best = following;
+      if (!override_->Guide(f, env, &goal)) {
+        best = SelectCase(options_.cases, env, -1, options_.match);
+        goal = f.goal;
+      }
+    }
     if (best != current_) {
       Switch(best);
       step.switched = true;
@@ -118,10 +141,10 @@ double CaseBasedController::Step(const SensorFrame& f) {
     }
   }
   ++cycles_in_case_[current_];
-  const ControlGains g = GainsOf(options_.cases[current_], options_.match);
-  // §2.4.6: R = GG·Gv + OG·Ov(S) + NG·Nv + TGG·Tv + EGG·Ev.
+  const ControlGains g = current_ == following ? override_->gains() : GainsOf(options_.cases[current_], options_.match);
+  // §2.4.6: R = GG·Gv + OG·Ov(S) + NG·Nv + TGG·Tv + EGG·Ev (Gv toward the way-point when map-following).
   const Vec2 p{f.odom.x_cm, f.odom.y_cm};
-  Vec2 r = g.gg * GoalVector(p, f.goal) + g.og * field_.Compute(f.ranges, g.s_cm);
+  Vec2 r = g.gg * GoalVector(p, goal) + g.og * field_.Compute(f.ranges, g.s_cm);
   if (g.ng != 0.0) r = r + g.ng * noise_.At(f.cycle, Cycles(g.np_s));
   if (g.tgg != 0.0) r = r + g.tgg * temporary_.Compute(f.ranges, env.goal_bearing_deg);
   if (g.egg != 0.0) r = r + g.egg * ExitGoalVector(f.ranges, env.goal_bearing_deg, options_.segments);

@@ -90,9 +90,26 @@ struct CbrOptions {
 
 void ValidateCbrOptions(const CbrOptions& options);
 
+// The map layer's hook into the case-based controller (§2.8, the controller with memory). The map is
+// used only when the reactive behaviours fail: at a selection point where the matcher would choose
+// Random or Repulsion (A30) the layer may take over with a map-following case that steers to
+// way-points (§3.11) until it hands back. Implemented by the topological map layer (services/laser_topo).
+class CaseOverride {
+ public:
+  virtual ~CaseOverride() = default;
+  // Every cycle, after the environment information and before case selection (the map update).
+  virtual void Observe(const SensorFrame& frame, const EnvironmentInfo& env) = 0;
+  // The matcher chose Random or Repulsion: true when the layer takes over (it has a path).
+  virtual bool TakeOver(const SensorFrame& frame, const EnvironmentInfo& env) = 0;
+  // While taken over: the way-point to steer to (odometry frame); false hands back (selection runs now).
+  virtual bool Guide(const SensorFrame& frame, const EnvironmentInfo& env, Vec2* waypoint) = 0;
+  // The map-following case's seven parameters.
+  virtual ControlGains gains() const = 0;
+};
+
 // What the case-based controller did in one cycle.
 struct CbrStep {
-  int case_index = 0;     // into CbrOptions::cases
+  int case_index = 0;     // into CbrOptions::cases; cases.size() = the map-following case (CaseOverride)
   bool selected = false;  // a selection point
   bool switched = false;
   ControlGains gains;
@@ -111,6 +128,10 @@ class CaseBasedController : public HeadingController {
   // Control cycles spent in each case (index into the library).
   const std::vector<int64_t>& cycles_in_case() const { return cycles_in_case_; }
   const CaseLibrary& cases() const { return options_.cases; }
+  // Installs the map layer (not owned; nullptr removes it). Its case is index cases().size(), counted
+  // in cycles_in_case() (which has cases().size() + 1 entries).
+  void SetOverride(CaseOverride* layer) { override_ = layer; }
+  int map_following_case() const { return static_cast<int>(options_.cases.size()); }
 
  private:
   void Switch(int next);
@@ -124,7 +145,9 @@ class CaseBasedController : public HeadingController {
   int64_t last_selection_cycle_ = 0;
   int64_t switches_ = 0;
   std::vector<int64_t> cycles_in_case_;
-  std::vector<bool> long_case_;  // Random, Repulsion, Wallcrawling: selection every 3 s
+  std::vector<bool> long_case_;     // Random, Repulsion, Wallcrawling: selection every 3 s
+  std::vector<bool> failing_case_;  // Random, Repulsion: the behaviour is failing (A30)
+  CaseOverride* override_ = nullptr;
   CbrStep last_;
 };
 

@@ -117,6 +117,64 @@ TEST(CaseBasedController, SelectsAtStartThenEverySecondAndThreeSecondsAfterRando
   EXPECT_EQ(c.cycles_in_case()[5], 300);  // Random: cycles 100..399
 }
 
+// A stand-in map layer: takes over while `accept`, steers to `waypoint` until `guiding` turns false.
+class FakeLayer : public CaseOverride {
+ public:
+  void Observe(const SensorFrame&, const EnvironmentInfo&) override { ++observed; }
+  bool TakeOver(const SensorFrame&, const EnvironmentInfo&) override {
+    ++asked;
+    return accept;
+  }
+  bool Guide(const SensorFrame&, const EnvironmentInfo&, Vec2* wp) override {
+    if (guiding) *wp = waypoint;
+    return guiding;
+  }
+  ControlGains gains() const override { return {7, 3, 0, 2.5, 250, 0, 0}; }
+  int observed = 0, asked = 0;
+  bool accept = true, guiding = true;
+  Vec2 waypoint{430, 100};
+};
+
+TEST(CaseBasedController, TheMapLayerReplacesRandomWhenItHasAPath) {
+  CaseBasedController c{CbrOptions{}};
+  FakeLayer layer;
+  c.SetOverride(&layer);
+  // Crowded and still at t = 0: the matcher chooses Random, the behaviour is failing (§2.8, A30), the
+  // layer takes over: the map-following case (index 8) steers R = 7·Gv(way-point) + 3·Ov.
+  SensorFrame still = Frame(100);
+  still.ranges = Crowded();
+  for (int k = 0; k < 100; ++k) {
+    SensorFrame g = Frame(k);
+    g.ranges = Crowded();
+    c.Step(g);
+  }
+  EXPECT_EQ(layer.asked, 0);  // Random not chosen yet (Nomovement needs 1 s)
+  c.Step(still);
+  EXPECT_EQ(layer.asked, 1);
+  EXPECT_EQ(c.current_case(), c.map_following_case());
+  const Vec2 ov = ObstacleField().Compute(still.ranges, 250);
+  EXPECT_NEAR(c.last().resultant.x, 7.0 + 3.0 * ov.x, 1e-9);  // the way-point is due east
+  EXPECT_NEAR(c.last().resultant.y, 3.0 * ov.y, 1e-9);
+  // No selection while it guides, however long ...
+  for (int k = 101; k < 500; ++k) {
+    SensorFrame g = Frame(k);
+    g.ranges = Crowded();
+    c.Step(g);
+    ASSERT_FALSE(c.last().selected) << k;
+  }
+  EXPECT_EQ(c.cycles_in_case()[8], 400);
+  // ... until it hands back: selection at once, Random again, and the layer (now without a path) declines.
+  layer.guiding = false;
+  layer.accept = false;
+  SensorFrame g = Frame(500);
+  g.ranges = Crowded();
+  c.Step(g);
+  EXPECT_TRUE(c.last().selected);
+  EXPECT_EQ(layer.asked, 2);
+  EXPECT_EQ(c.cases()[c.current_case()].name, "Random");
+  EXPECT_EQ(layer.observed, 501);
+}
+
 TEST(CaseBasedController, RefusesBadOptionsAndFrames) {
   CbrOptions o;
   o.cases.clear();

@@ -42,6 +42,39 @@ bool ToBool(const std::string& key, const std::string& text, const std::string& 
   throw ConfigError(source + ": '" + key + "' must be true or false, got '" + text + "'");
 }
 
+// The case-based controller's keys (controller cbr, and the cbr part of controller memory).
+void ApplyCbrSetting(const std::string& who, const std::string& key, const std::string& value,
+                     const std::string& source, CbrOptions* cbr) {
+  auto number = [&] { return ToNumber(key, value, source); };
+  CbrOptions& o = *cbr;
+  if (key == "weight_form")
+    o.weight.form = ParseWeightForm(value);
+  else if (key == "k_obs")
+    o.weight.k_obs = number();
+  else if (key == "w_contact")
+    o.weight.w_contact = number();
+  else if (key == "np_unit_s")
+    o.match.np_unit_s = number();
+  else if (key == "selection_period_s")
+    o.selection_period_s = number();
+  else if (key == "long_period_s")
+    o.long_period_s = number();
+  else if (key == "wallcrawl_literal_match")
+    o.match.wallcrawl_literal_match = ToBool(key, value, source);
+  else if (key == "wallcrawl_when_stuck")
+    o.match.wallcrawl_when_stuck = ToBool(key, value, source);
+  else if (key == "binaries") {
+    if (value == "minus_one_dont_care")
+      o.match.binaries = BinaryEncoding::kMinusOneDontCare;
+    else if (value == "zero_dont_care")
+      o.match.binaries = BinaryEncoding::kZeroDontCare;
+    else
+      throw ConfigError(source + ": 'binaries' must be minus_one_dont_care or zero_dont_care");
+  } else {
+    throw ConfigError(source + ": unknown " + who + " controller key '" + key + "'");
+  }
+}
+
 // Applies one controller setting (from the `static:`/`cbr:` block or a sweep) to a configuration.
 void ApplySetting(const std::string& controller, const std::string& key, const std::string& value,
                   const std::string& source, LaserConfiguration* c) {
@@ -101,33 +134,33 @@ void ApplySetting(const std::string& controller, const std::string& key, const s
         throw ConfigError(source + ": unknown nn controller key '" + key + "'");
       return;
     }
-    CbrOptions& o = c->cbr_options;
-    if (key == "weight_form")
-      o.weight.form = ParseWeightForm(value);
-    else if (key == "k_obs")
-      o.weight.k_obs = number();
-    else if (key == "w_contact")
-      o.weight.w_contact = number();
-    else if (key == "np_unit_s")
-      o.match.np_unit_s = number();
-    else if (key == "selection_period_s")
-      o.selection_period_s = number();
-    else if (key == "long_period_s")
-      o.long_period_s = number();
-    else if (key == "wallcrawl_literal_match")
-      o.match.wallcrawl_literal_match = ToBool(key, value, source);
-    else if (key == "wallcrawl_when_stuck")
-      o.match.wallcrawl_when_stuck = ToBool(key, value, source);
-    else if (key == "binaries") {
-      if (value == "minus_one_dont_care")
-        o.match.binaries = BinaryEncoding::kMinusOneDontCare;
-      else if (value == "zero_dont_care")
-        o.match.binaries = BinaryEncoding::kZeroDontCare;
+    if (controller == "memory") {
+      MemoryOptions& m = c->memory_options;
+      if (key == "memory")
+        c->memory_enabled = ToBool(key, value, source);
+      else if (key == "map_every_cycles")
+        m.map_every_cycles = static_cast<int>(number());
+      else if (key == "self_localise")
+        m.map.self_localise = ToBool(key, value, source);
+      else if (key == "max_exit_tries")
+        m.map.max_exit_tries = static_cast<int>(number());
+      else if (key == "follow_time_s")
+        m.follow.max_time_s = number();
+      else if (key == "waypoint_reach_cm")
+        m.follow.reach_cm = number();
+      else if (key == "robust_clearance")
+        m.follow.robust_clearance = ToBool(key, value, source);
+      else if (key == "follow_gg")
+        m.follow_gains.gg = number();
+      else if (key == "follow_og")
+        m.follow_gains.og = number();
+      else if (key == "end_when_stalled")
+        m.end_when_stalled = ToBool(key, value, source);
       else
-        throw ConfigError(source + ": 'binaries' must be minus_one_dont_care or zero_dont_care");
-    } else {
-      throw ConfigError(source + ": unknown cbr controller key '" + key + "'");
+        ApplyCbrSetting("memory", key, value, source, &m.cbr);
+      return;
     }
+    ApplyCbrSetting("cbr", key, value, source, &c->cbr_options);
   } catch (const std::invalid_argument& e) {
     throw ConfigError(source + ": '" + key + "': " + e.what());
   }
@@ -143,6 +176,10 @@ std::string FileSafe(const std::string& s) {
   std::string out;
   for (char c : s) out += std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' ? c : '_';
   return out;
+}
+
+std::string RunLabel(const std::string& label, int run, int runs) {
+  return runs > 1 ? label + " run " + std::to_string(run) : label;
 }
 
 std::string Num(double v) {
@@ -180,8 +217,8 @@ LaserExperiment LoadLaserExperiment(const std::string& path) {
     map.Fail("kind", "must be worlds, episodes or evolution");
   }
   map.Optional("controller", &e.controller);
-  if (e.controller != "static" && e.controller != "cbr" && e.controller != "nn") {
-    map.Fail("controller", "must be static, cbr or nn");
+  if (e.controller != "static" && e.controller != "cbr" && e.controller != "nn" && e.controller != "memory") {
+    map.Fail("controller", "must be static, cbr, nn or memory");
   }
   if (e.kind == "evolution" && e.controller != "nn") map.Fail("controller", "must be nn for kind: evolution");
   if (map.Has("evolution")) {
@@ -261,6 +298,15 @@ LaserExperiment LoadLaserExperiment(const std::string& path) {
     }
   }
   map.Optional("trajectories", &e.trajectories);
+  if (map.Has("map_runs") || map.Has("snapshot_every_s")) {
+    if (e.controller != "memory") map.Fail("map_runs", "map_runs and snapshot_every_s are for controller: memory");
+    map.Optional("map_runs", &e.map_runs);
+    map.Optional("snapshot_every_s", &e.snapshot_every_s);
+    if (e.map_runs < 1) map.Fail("map_runs", "must be >= 1");
+    if (!(std::isfinite(e.snapshot_every_s) && e.snapshot_every_s >= 0.0)) {
+      map.Fail("snapshot_every_s", "must be >= 0");
+    }
+  }
   LaserConfiguration base;
   base.label = e.controller;
   if (map.Has(e.controller)) {
@@ -269,7 +315,7 @@ LaserExperiment LoadLaserExperiment(const std::string& path) {
       ApplySetting(e.controller, key, block.Required<std::string>(key), path, &base);
     }
   }
-  for (const std::string other : {"static", "cbr", "nn"}) {
+  for (const std::string other : {"static", "cbr", "nn", "memory"}) {
     if (other != e.controller && map.Has(other)) {
       map.Fail(other, "is for another controller (controller: " + e.controller + ")");
     }
@@ -300,6 +346,8 @@ LaserExperiment LoadLaserExperiment(const std::string& path) {
         ValidateStaticOptions(c.static_options);
       else if (e.controller == "cbr")
         ValidateCbrOptions(c.cbr_options);
+      else if (e.controller == "memory")
+        ValidateMemoryOptions(c.memory_options);
       else
         ValidateNeuralOptions(c.nn_options);
     } catch (const std::invalid_argument& err) {
@@ -360,6 +408,8 @@ EpisodeRow RunLaserEpisode(const LaserExperiment& experiment, const LaserConfigu
     while (!episode.done()) episode.Advance(c.Step(episode.frame()));
     row.gates = c.gate_counts();
     row.rejected_frames = c.rejected_frames();
+  } else if (experiment.controller == "memory") {
+    return RunMemoryEpisode(experiment, configuration, world, seed, keep_trajectory, TopoMap{});
   } else {
     CbrOptions o = configuration.cbr_options;
     o.seed = sim::DeriveSeed(seed, 3);
@@ -370,6 +420,53 @@ EpisodeRow RunLaserEpisode(const LaserExperiment& experiment, const LaserConfigu
     row.rejected_frames = c.rejected_frames();
   }
   row.result = episode.Result();
+  return row;
+}
+
+EpisodeRow RunMemoryEpisode(const LaserExperiment& experiment, const LaserConfiguration& configuration,
+                            const World& world, uint64_t seed, bool keep_trajectory, const TopoMap& map,
+                            const MapSnapshot& on_snapshot) {
+  EpisodeOptions options = experiment.episode;
+  options.trajectory_every = keep_trajectory || on_snapshot ? 10 : 0;
+  LaserEpisode episode(world, options, seed);
+  EpisodeRow row;
+  row.configuration = configuration.label;
+  row.density = world.density_pct;
+  row.world = world.id;
+  row.seed = seed;
+  MemoryOptions o = configuration.memory_options;
+  o.cbr.seed = sim::DeriveSeed(seed, 3);  // as controller cbr: memory: false is that controller exactly
+  const int64_t snapshot_cycles =
+      on_snapshot && experiment.snapshot_every_s > 0.0
+          ? std::max<int64_t>(1, std::llround(experiment.snapshot_every_s / kControlPeriodS))
+          : 0;
+  auto record = [&](const CaseBasedController& c) {
+    row.case_switches = c.switches();
+    for (int64_t n : c.cycles_in_case()) row.time_in_case_s.push_back(static_cast<double>(n) * kControlPeriodS);
+    row.rejected_frames = c.rejected_frames();
+  };
+  if (!configuration.memory_enabled) {
+    CaseBasedController c(o.cbr);
+    while (!episode.done()) episode.Advance(c.Step(episode.frame()));
+    record(c);
+  } else {
+    MemoryController c(o, map);
+    while (!episode.done()) {
+      episode.Advance(c.Step(episode.frame()));
+      if (snapshot_cycles > 0 && episode.frame().cycle % snapshot_cycles == 0 && !episode.done()) {
+        on_snapshot(episode.frame().time_s, episode.Result().trajectory, c.layer().map());
+      }
+    }
+    record(c.cbr());
+    row.rejected_frames += c.rejected_frames();
+    row.map_stats = c.layer().stats();
+    row.map_nodes = static_cast<int>(c.layer().map().nodes().size());
+    row.links_per_node = c.layer().map().LinksPerNode();
+    row.map = std::make_shared<const TopoMap>(c.layer().map());
+  }
+  row.result = episode.Result();
+  if (on_snapshot && row.map) on_snapshot(row.result.time_s, row.result.trajectory, *row.map);
+  if (!keep_trajectory) row.result.trajectory.clear();
   return row;
 }
 
@@ -385,8 +482,12 @@ std::string RunsCsv(const LaserExperiment& e, const std::vector<EpisodeRow>& row
   s << "experiment,configuration,density,world,seed,solved,time_s,path_cm,optimal_cm,efficiency,collisions,"
        "closest_contact_cm,final_goal_distance_cm,cycles,case_switches,rejected_frames";
   const CaseLibrary cases = AppendixA();
-  if (e.controller == "cbr") {
+  if (e.controller == "cbr" || e.controller == "memory") {
     for (const Case& c : cases) s << ",t_" << c.name;
+  }
+  if (e.controller == "memory") {
+    s << ",t_MapFollowing,run,map_nodes,links_per_node,plans,no_path,exits_reached,ended_new_node,timeouts,replans,"
+         "pose_corrections,map_updates,stalled";
   }
   if (e.controller == "nn") {
     for (const char* name : kNetworkInputNames) s << ",pass_" << name;
@@ -399,8 +500,14 @@ std::string RunsCsv(const LaserExperiment& e, const std::vector<EpisodeRow>& row
       << (x.solved ? 1 : 0) << "," << Num(x.time_s) << "," << Num(x.path_cm) << "," << Num(x.optimal_cm) << ","
       << Num(x.efficiency) << "," << x.collisions << "," << Num(x.closest_contact_cm) << ","
       << Num(x.final_goal_distance_cm) << "," << x.cycles << "," << r.case_switches << "," << r.rejected_frames;
-    if (e.controller == "cbr") {
+    if (e.controller == "cbr" || e.controller == "memory") {
       for (size_t i = 0; i < cases.size(); ++i) s << "," << Num(i < r.time_in_case_s.size() ? r.time_in_case_s[i] : 0);
+    }
+    if (e.controller == "memory") {
+      const MapLayerStats& m = r.map_stats;
+      s << "," << Num(cases.size() < r.time_in_case_s.size() ? r.time_in_case_s[cases.size()] : 0) << "," << r.run
+        << "," << r.map_nodes << "," << Num(r.links_per_node) << "," << m.plans << "," << m.no_path << "," << m.reached
+        << "," << m.new_node << "," << m.timeouts << "," << m.replans << "," << m.corrections << "," << m.map_updates;
     }
     if (e.controller == "nn") {
       // Gates passed per control cycle (E4's input-usage analysis: which inputs the evolved gates pass).
@@ -460,10 +567,40 @@ RunOutput RunLaserExperiment(const LaserExperiment& e, const RunOptions& options
           const bool traced =
               tasks[t].density == e.densities.front() && tasks[t].world - e.first_world < e.trajectories;
           const uint64_t seed = EpisodeSeed(e.seed, tasks[t].density, tasks[t].world);
+          const bool pictures = traced && !options.out_dir.empty();
           for (const LaserConfiguration& c : e.configurations) {
-            r.episodes.push_back(RunLaserEpisode(e, c, world, seed, traced));
+            if (e.controller != "memory") {
+              r.episodes.push_back(RunLaserEpisode(e, c, world, seed, traced));
+              continue;
+            }
+            // E6/E7: the controller with memory; with map_runs > 1 each run starts from the map the
+            // earlier runs on this world built (the same episode seed: only the map differs).
+            TopoMap retained;
+            for (int run = 1; run <= e.map_runs; ++run) {
+              const std::string label = RunLabel(c.label, run, e.map_runs);
+              MapSnapshot snapshot;
+              if (pictures && e.snapshot_every_s > 0.0) {
+                snapshot = [&](double time_s, const std::vector<Vec2>& trajectory, const TopoMap& map) {
+                  RenderLayers layers;
+                  layers.title = e.name + " " + label + ": " + Num(tasks[t].density) + " % world No. " +
+                                 std::to_string(tasks[t].world + 1) + ", t = " + Num(std::round(time_s * 10) / 10) +
+                                 " s, " + std::to_string(map.nodes().size()) + " nodes";
+                  layers.trajectory = trajectory;
+                  layers.map = &map;
+                  std::ostringstream stem;
+                  stem << "snapshot_" << FileSafe(label) << "_d" << Num(tasks[t].density) << "_w" << tasks[t].world + 1
+                       << "_t" << std::setw(4) << std::setfill('0') << std::llround(time_s) << ".svg";
+                  WriteFile(fs::path(options.out_dir) / stem.str(), RenderWorldSvg(world, layers));
+                };
+              }
+              EpisodeRow row = RunMemoryEpisode(e, c, world, seed, traced, retained, snapshot);
+              row.configuration = label;
+              row.run = run;
+              if (row.map) retained = *row.map;
+              r.episodes.push_back(std::move(row));
+            }
           }
-          if (traced && !options.out_dir.empty()) {
+          if (pictures) {
             const FloodResult flood = OptimalPath(world, e.world);
             for (const EpisodeRow& row : r.episodes) {
               RenderLayers layers;
@@ -472,15 +609,20 @@ RunOutput RunLaserExperiment(const LaserExperiment& e, const RunOptions& options
                     << row.world + 1 << (row.result.solved ? ", solved in " : ", not solved, ")
                     << Num(std::round(row.result.time_s * 10) / 10) << " s, efficiency "
                     << Num(std::round(row.result.efficiency * 1000) / 10) << " %";
+              if (row.map) title << ", " << row.map_nodes << " nodes";
               layers.title = title.str();
               layers.optimal_path = flood.path;
               layers.trajectory = row.result.trajectory;
+              layers.map = row.map.get();
               WriteFile(fs::path(options.out_dir) / ("trajectory_" + FileSafe(row.configuration) + "_d" +
                                                      Num(row.density) + "_w" + std::to_string(row.world + 1) + ".svg"),
                         RenderWorldSvg(world, layers));
             }
           }
-          for (EpisodeRow& row : r.episodes) row.result.trajectory.clear();
+          for (EpisodeRow& row : r.episodes) {
+            row.result.trajectory.clear();
+            row.map.reset();
+          }
         }
       } catch (const std::exception& ex) {
         r.error = ex.what();
@@ -508,12 +650,23 @@ RunOutput RunLaserExperiment(const LaserExperiment& e, const RunOptions& options
     out.worlds.push_back(results[t].world);
     for (auto& row : results[t].episodes) out.episodes.push_back(std::move(row));
   }
+  // With map_runs > 1 every run of a configuration is summarised as a configuration of its own.
+  LaserExperiment summarised = e;
+  if (e.controller == "memory" && e.map_runs > 1) {
+    summarised.configurations.clear();
+    for (const LaserConfiguration& c : e.configurations) {
+      for (int run = 1; run <= e.map_runs; ++run) {
+        summarised.configurations.push_back(c);
+        summarised.configurations.back().label = RunLabel(c.label, run, e.map_runs);
+      }
+    }
+  }
   // Rows in configuration order, then density and world (the tasks' order within a configuration).
   std::stable_sort(out.episodes.begin(), out.episodes.end(), [&](const EpisodeRow& a, const EpisodeRow& b) {
     auto index = [&](const std::string& label) {
-      for (size_t i = 0; i < e.configurations.size(); ++i)
-        if (e.configurations[i].label == label) return i;
-      return e.configurations.size();
+      for (size_t i = 0; i < summarised.configurations.size(); ++i)
+        if (summarised.configurations[i].label == label) return i;
+      return summarised.configurations.size();
     };
     return index(a.configuration) < index(b.configuration);
   });
@@ -522,9 +675,11 @@ RunOutput RunLaserExperiment(const LaserExperiment& e, const RunOptions& options
     const fs::path dir(options.out_dir);
     if (episodes) {
       WriteFile(dir / "runs.csv", RunsCsv(e, out.episodes));
-      const LaserSummary summary = Summarise(e, out.episodes);
+      const LaserSummary summary = Summarise(summarised, out.episodes);
       WriteFile(dir / "summary.csv", SummaryCsv(summary));
-      WriteFile(dir / "summary.md", SummaryMarkdown(e, summary));
+      std::string md = SummaryMarkdown(summarised, summary);
+      if (e.controller == "memory") md += MapSummaryMarkdown(summarised, out.episodes);
+      WriteFile(dir / "summary.md", md);
     } else {
       WriteFile(dir / "worlds.csv", WorldsCsv(e, out.worlds));
       WriteFile(dir / "summary.csv", WorldSummaryCsv(out.worlds));

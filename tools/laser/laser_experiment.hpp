@@ -9,7 +9,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -18,6 +20,7 @@
 #include "services/laser_nav/sane.hpp"
 #include "services/laser_sim/episode.hpp"
 #include "services/laser_sim/laser_world.hpp"
+#include "services/laser_topo/memory_controller.hpp"
 
 namespace limbic::laser {
 
@@ -27,6 +30,8 @@ struct LaserConfiguration {
   StaticOptions static_options;  // controller: static
   CbrOptions cbr_options;        // controller: cbr
   NeuralOptions nn_options;      // controller: nn (the network, or evolved ones for E4)
+  MemoryOptions memory_options;  // controller: memory (its cbr part takes the cbr keys)
+  bool memory_enabled = true;    // memory: false runs the same case-based controller without the map layer
 };
 
 // Symbiotic evolution of the network controller (kind: evolution; spec §2.6, E4). The experiment's
@@ -52,7 +57,7 @@ struct LaserExperiment {
   std::string description;
   std::string source;
   std::string kind = "episodes";      // worlds (E1) | episodes (E2, E3) | evolution (E4)
-  std::string controller = "static";  // static | cbr | nn
+  std::string controller = "static";  // static | cbr | nn | memory
   uint64_t seed = 1;                  // episode seeds (laser errors, noise vectors)
   uint64_t library_salt = 1;          // world libraries
   std::vector<double> densities{15, 20, 25, 30, 35};
@@ -64,6 +69,10 @@ struct LaserExperiment {
   int trajectories = 0;                 // SVG pictures of the first N worlds of the first density, per configuration
   std::vector<std::string> sweep_keys;  // the swept keys, in order (for the summary's columns)
   EvolutionSettings evolution;          // kind: evolution
+  // controller: memory — runs per world with the map retained from the previous run (E7: the first run
+  // starts without a map, each later one with the map the earlier runs built); 1 = a fresh map each time.
+  int map_runs = 1;
+  double snapshot_every_s = 0.0;  // E7: an SVG of trajectory and map every this many seconds (0: none)
 
   int64_t EpisodeCount() const;
 };
@@ -86,6 +95,12 @@ struct EpisodeRow {
   std::vector<double> time_in_case_s;  // CBR: seconds per case (library order)
   int64_t rejected_frames = 0;
   GateCounts gates;  // nn: how often each input's and output's gates passed (E4 input usage)
+  // memory: the map layer's statistics, and the map itself when the trajectory is kept (pictures).
+  int run = 1;  // which of the map_runs on this world
+  int map_nodes = 0;
+  double links_per_node = 0.0;
+  MapLayerStats map_stats;
+  std::shared_ptr<const TopoMap> map;
 };
 
 // One world's row (worlds.csv, E1).
@@ -101,6 +116,13 @@ struct WorldRow {
 // Runs one episode of `configuration` in `world` (no threads; for tests and `limbic laser episode`).
 EpisodeRow RunLaserEpisode(const LaserExperiment& experiment, const LaserConfiguration& configuration,
                            const World& world, uint64_t seed, bool keep_trajectory);
+// The same for controller memory, starting from `map` (a map retained from an earlier run, or empty).
+// `on_snapshot` (optional) is called every `snapshot_every_s` with the time, the trajectory so far and
+// the map. The row's `map` holds the final map.
+using MapSnapshot = std::function<void(double time_s, const std::vector<Vec2>& trajectory, const TopoMap& map)>;
+EpisodeRow RunMemoryEpisode(const LaserExperiment& experiment, const LaserConfiguration& configuration,
+                            const World& world, uint64_t seed, bool keep_trajectory, const TopoMap& map,
+                            const MapSnapshot& on_snapshot = {});
 
 // The episode seed of (density, world): the same for every configuration (common random numbers).
 uint64_t EpisodeSeed(uint64_t experiment_seed, double density, int world);

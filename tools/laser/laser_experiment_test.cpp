@@ -154,6 +154,61 @@ TEST(LaserRender, DrawsObstaclesPathsAndScan) {
   EXPECT_NE(svg.find("a &lt;b&gt;"), std::string::npos);
 }
 
+// E6/E7 in process: memory: false is the case-based controller exactly; with map runs the second run starts
+// from the first run's map; the map statistics reach runs.csv and summary.md, the map the pictures.
+TEST(LaserMemory, WithAndWithoutTheMapAndARetainedMap) {
+  const fs::path dir = TempDir("memory");
+  const LaserExperiment cbr = LoadLaserExperiment(WriteYaml(
+      dir, "plain", "controller: cbr\ndensities: [25]\nworlds: {first: 2, count: 1}\nepisode: {time_limit_s: 20}\n"));
+  const LaserExperiment mem = LoadLaserExperiment(
+      WriteYaml(dir, "mem",
+                "controller: memory\ndensities: [25]\nworlds: {first: 2, count: 1}\nepisode: {time_limit_s: 20}\n"
+                "sweep: {memory: [false, true]}\nmap_runs: 2\nsnapshot_every_s: 10\ntrajectories: 1\n"));
+  ASSERT_EQ(mem.configurations.size(), 2u);
+  RunOptions o;
+  o.progress = false;
+  const RunOutput plain = RunLaserExperiment(cbr, o);
+  o.out_dir = (dir / "out").string();
+  fs::create_directories(o.out_dir);
+  const RunOutput out = RunLaserExperiment(mem, o);
+  ASSERT_EQ(plain.episodes.size(), 1u);
+  ASSERT_EQ(out.episodes.size(), 4u);  // 2 configurations × 2 runs
+  EXPECT_EQ(out.episodes[0].configuration, "memory=false run 1");
+  EXPECT_EQ(out.episodes[3].configuration, "memory=true run 2");
+  for (int k : {0, 1}) {  // without the map: the case-based controller, cycle for cycle, in both runs
+    EXPECT_EQ(out.episodes[k].result.cycles, plain.episodes[0].result.cycles);
+    EXPECT_EQ(out.episodes[k].result.path_cm, plain.episodes[0].result.path_cm);
+    EXPECT_EQ(out.episodes[k].map_nodes, 0);
+  }
+  const EpisodeRow& first = out.episodes[2];
+  const EpisodeRow& second = out.episodes[3];
+  EXPECT_GT(first.map_nodes, 1);
+  EXPECT_GE(second.map_nodes, first.map_nodes);  // it starts from the first run's map
+  EXPECT_GT(first.map_stats.map_updates, 0);
+  const std::string runs = Read(fs::path(o.out_dir) / "runs.csv");
+  EXPECT_NE(runs.find("t_MapFollowing,run,map_nodes,links_per_node,plans"), std::string::npos);
+  const std::string md = Read(fs::path(o.out_dir) / "summary.md");
+  EXPECT_NE(md.find("nodes per world"), std::string::npos);
+  EXPECT_NE(md.find("memory=true run 2"), std::string::npos);
+  const std::string svg = Read(fs::path(o.out_dir) / "trajectory_memory_true_run_2_d25_w3.svg");
+  EXPECT_NE(svg.find("orange"), std::string::npos);  // links
+  EXPECT_NE(svg.find("<title>node 0"), std::string::npos);
+  EXPECT_TRUE(fs::exists(fs::path(o.out_dir) / "snapshot_memory_true_run_1_d25_w3_t0010.svg"));
+  auto fails_with = [&](const std::string& name, const std::string& body, const std::string& needle) {
+    try {
+      LoadLaserExperiment(WriteYaml(dir, name, body));
+      ADD_FAILURE() << name << " loaded";
+    } catch (const config::ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  };
+  fails_with("runs", "controller: cbr\nmap_runs: 2\n", "map_runs");
+  fails_with("zero", "controller: memory\nmap_runs: 0\n", "map_runs");
+  fails_with("key", "controller: memory\nmemory: {frobnicate: 1}\n", "unknown memory controller key 'frobnicate'");
+  fails_with("every", "controller: memory\nmemory: {map_every_cycles: 0}\n", "map_every_cycles");
+  fs::remove_all(dir);
+}
+
 // The runner end to end through `limbic laser` (seconds): rows, summary, pictures, and its errors.
 TEST(LaserCli, SmokeExperimentWritesRowsSummaryAndPictures) {
   const std::string exe = std::string(LIMBIC_BUILD_BIN_DIR) + "/limbic-laser";

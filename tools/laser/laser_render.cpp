@@ -34,6 +34,36 @@ std::string RenderWorldSvg(const World& w, const RenderLayers& layers) {
   }
   Polyline(svg, layers.optimal_path, w.height, "magenta", 2.0);
   Polyline(svg, layers.trajectory, w.height, "blue", 2.0);
+  if (layers.map) {
+    const double h = w.height;
+    const auto& nodes = layers.map->nodes();
+    for (const TopoNode& n : nodes) {
+      for (const NodeLink& l : n.links) {
+        if (l.to < n.id) continue;  // each link once
+        const Vec2 b = nodes[l.to].rel;
+        svg << "<line x1=\"" << n.rel.x << "\" y1=\"" << h - n.rel.y << "\" x2=\"" << b.x << "\" y2=\"" << h - b.y
+            << "\" stroke=\"orange\" stroke-width=\"2\"/>\n";
+      }
+    }
+    for (const TopoNode& n : nodes) {
+      for (int k = 0; k < 8; ++k) {
+        if (!n.exits[k].filled) continue;
+        const Vec2 g = n.ExitPosition(k);
+        const bool usable = n.ExitUsable(k, 10.0);
+        svg << "<line x1=\"" << n.rel.x << "\" y1=\"" << h - n.rel.y << "\" x2=\"" << g.x << "\" y2=\"" << h - g.y
+            << "\" stroke=\"" << (usable ? "green" : "#bbb") << "\" stroke-width=\"1\" stroke-dasharray=\"4 3\"/>\n";
+      }
+      // The node's smallest vector, centred on its middle.
+      const Vec2 half = 0.5 * n.length_cm * UnitVector(n.bearing_deg);
+      const Vec2 a = n.rel - half, b = n.rel + half;
+      svg << "<line x1=\"" << a.x << "\" y1=\"" << h - a.y << "\" x2=\"" << b.x << "\" y2=\"" << h - b.y
+          << "\" stroke=\"darkred\" stroke-width=\"1.5\"/>\n";
+      svg << "<circle cx=\"" << n.rel.x << "\" cy=\"" << h - n.rel.y << "\" r=\"5\" fill=\""
+          << (n.id == layers.map->current() ? "magenta" : "darkred") << "\"><title>node " << n.id << ": " << n.length_cm
+          << " cm at " << n.bearing_deg << " deg, " << n.links.size() << " links, " << n.n
+          << " samples</title></circle>\n";
+    }
+  }
   if (layers.show_scan) {
     const auto& u = BeamUnitVectors();
     for (int a = 0; a < kBeams; ++a) {

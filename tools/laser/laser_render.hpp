@@ -1,6 +1,6 @@
 // SVG pictures of laser worlds (spec reactive-topological §1.9 "figures"): the room, its obstacles, the
 // start and the goal (a small square box), the flood's optimal path (magenta), a trajectory (blue) and
-// the laser's hits from one pose (red dots). 1 px per cm, north up.
+// the laser's hits from one pose (red dots), and the topological map. 1 px per cm, north up.
 #pragma once
 
 #include <string>
@@ -8,6 +8,7 @@
 
 #include "services/laser_sim/laser_types.hpp"
 #include "services/laser_sim/laser_world.hpp"
+#include "services/laser_topo/topo_map.hpp"
 
 namespace limbic::laser {
 
@@ -18,6 +19,9 @@ struct RenderLayers {
   bool show_scan = false;
   Vec2 scan_origin;
   RangeScan scan{};
+  // The topological map (§3, E6/E7), drawn over the world in its own frame (odometry, corrected): links
+  // (orange), nodes with their smallest vector (dark red), usable exits (green) and masked ones (grey).
+  const TopoMap* map = nullptr;
 };
 
 std::string RenderWorldSvg(const World& world, const RenderLayers& layers);

@@ -170,6 +170,44 @@ std::string SummaryMarkdown(const LaserExperiment& e, const LaserSummary& s) {
   return out.str();
 }
 
+std::string MapSummaryMarkdown(const LaserExperiment& e, const std::vector<EpisodeRow>& rows) {
+  std::ostringstream out;
+  out << "\n## The topological map\n\nPer episode; nodes per world and links per node (each link counted at both "
+         "ends) with 95 % t intervals, over the runs with the map layer.\n\n"
+         "| configuration | density | nodes per world | links per node | plans/episode | no path | exits reached | "
+         "ended on a new node | 30 s timeouts | re-plans | map-following s/episode |\n"
+         "|---|---|---|---|---|---|---|---|---|---|---|\n";
+  const size_t following = AppendixA().size();
+  for (const LaserConfiguration& c : e.configurations) {
+    for (double d : e.densities) {
+      std::vector<double> nodes, links;
+      double plans = 0, no_path = 0, reached = 0, new_node = 0, timeouts = 0, replans = 0, follow_s = 0;
+      int n = 0;
+      for (const EpisodeRow& r : rows) {
+        if (r.configuration != c.label || r.density != d) continue;
+        ++n;
+        if (r.map_nodes == 0 && r.map_stats.map_updates == 0) continue;  // no map layer (memory: false)
+        nodes.push_back(r.map_nodes);
+        links.push_back(r.links_per_node);
+        plans += r.map_stats.plans;
+        no_path += r.map_stats.no_path;
+        reached += r.map_stats.reached;
+        new_node += r.map_stats.new_node;
+        timeouts += r.map_stats.timeouts;
+        replans += r.map_stats.replans;
+        if (r.time_in_case_s.size() > following) follow_s += r.time_in_case_s[following];
+      }
+      if (n == 0 || nodes.empty()) continue;
+      const double k = static_cast<double>(nodes.size());
+      out << "| " << c.label << " | " << DensityText(d) << " | " << Ci(MeanInterval(nodes), 1) << " | "
+          << Ci(MeanInterval(links), 2) << " | " << Fixed(plans / k, 2) << " | " << Fixed(no_path, 0) << " | "
+          << Fixed(reached, 0) << " | " << Fixed(new_node, 0) << " | " << Fixed(timeouts, 0) << " | "
+          << Fixed(replans, 0) << " | " << Fixed(follow_s / k, 1) << " |\n";
+    }
+  }
+  return out.str();
+}
+
 namespace {
 
 struct WorldCell {

@@ -54,6 +54,10 @@ double PerformanceIndex(double solved_pct, double efficiency_pct, double average
 std::string SummaryCsv(const LaserSummary& summary);
 std::string SummaryMarkdown(const LaserExperiment& experiment, const LaserSummary& summary);
 
+// E6/E7 (controller memory): per configuration and density, nodes per world and links per node (95 % t
+// intervals), and how the map layer was used: plans per episode, how map-following ended, time in it.
+std::string MapSummaryMarkdown(const LaserExperiment& experiment, const std::vector<EpisodeRow>& rows);
+
 // E1: per density, realised density, optimal path length and obstacle count with 95 % intervals.
 std::string WorldSummaryCsv(const std::vector<WorldRow>& rows);
 std::string WorldSummaryMarkdown(const LaserExperiment& experiment, const std::vector<WorldRow>& rows);

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -52,11 +53,11 @@ commands:
                                            repeat per generation
   world --density D --index I [--salt S] [--out FILE]
                                            generate one world (and save it as text)
-  episode --density D --index I [--controller static|cbr|nn] [--network FILE] [--seed N]
+  episode --density D --index I [--controller static|cbr|nn|memory] [--network FILE] [--seed N]
           [--laser-error M] [--out FILE.svg]
                                            one episode: its metrics, and optionally its picture (nn needs
                                            --network, a file written by evolve)
-  render (--density D --index I [--salt S] | --world FILE) --out FILE.svg [--controller static|cbr|nn]
+  render (--density D --index I [--salt S] | --world FILE) --out FILE.svg [--controller static|cbr|nn|memory]
                                            a world with its optimal path (magenta) and, with a
                                            controller, the robot's trajectory (blue) and first scan (red)
 
@@ -330,8 +331,8 @@ int CmdEpisodeOrRender(const std::vector<std::string>& args, bool render) {
     if (TakeWorldFlag(args, &i, &choice)) continue;
     if (args[i] == "--controller") {
       controller = Value(args, &i);
-      if (controller != "static" && controller != "cbr" && controller != "nn") {
-        throw UsageError("--controller must be static, cbr or nn");
+      if (controller != "static" && controller != "cbr" && controller != "nn" && controller != "memory") {
+        throw UsageError("--controller must be static, cbr, nn or memory");
       }
     } else if (args[i] == "--network") {
       network = Value(args, &i);
@@ -361,6 +362,7 @@ int CmdEpisodeOrRender(const std::vector<std::string>& args, bool render) {
   layers.optimal_path = OptimalPath(w).path;
   layers.title =
       "density " + std::to_string(static_cast<int>(w.density_pct)) + " %, world No. " + std::to_string(w.id + 1);
+  std::shared_ptr<const TopoMap> map;  // outlives the episode's row: the picture is drawn below
   if (!controller.empty()) {
     e.controller = controller;
     LaserConfiguration c;
@@ -375,14 +377,22 @@ int CmdEpisodeOrRender(const std::vector<std::string>& args, bool render) {
               << r.time_s << " s, path " << r.path_cm << " cm (optimal " << r.optimal_cm << "), efficiency "
               << 100.0 * r.efficiency << " %, collisions " << r.collisions << ", closest contact "
               << r.closest_contact_cm << " cm, final distance to goal " << r.final_goal_distance_cm << " cm";
-    if (controller == "cbr") std::cout << ", case switches " << row.case_switches;
+    if (controller == "cbr" || controller == "memory") std::cout << ", case switches " << row.case_switches;
     std::cout << "\n";
-    if (controller == "cbr") {
+    if (controller == "cbr" || controller == "memory") {
       const CaseLibrary cases = AppendixA();
       std::cout << "time per case:";
       for (size_t k = 0; k < cases.size(); ++k)
         std::cout << " " << cases[k].name << " " << row.time_in_case_s[k] << " s";
+      if (controller == "memory") std::cout << " MapFollowing " << row.time_in_case_s[cases.size()] << " s";
       std::cout << "\n";
+    }
+    if (controller == "memory") {
+      const MapLayerStats& m = row.map_stats;
+      std::cout << "map: " << row.map_nodes << " nodes, " << row.links_per_node << " links per node; plans " << m.plans
+                << " (no path " << m.no_path << "), exits reached " << m.reached << ", ended on a new node "
+                << m.new_node << ", timeouts " << m.timeouts << ", re-plans " << m.replans << ", pose corrections "
+                << m.corrections << "\n";
     }
     if (controller == "nn") {
       const double cycles = static_cast<double>(std::max<int64_t>(1, row.gates.evaluations));
@@ -394,6 +404,8 @@ int CmdEpisodeOrRender(const std::vector<std::string>& args, bool render) {
       std::cout << "\n";
     }
     layers.trajectory = r.trajectory;
+    map = row.map;
+    layers.map = map.get();
     layers.title += ", " + controller + (r.solved ? " (solved)" : " (not solved)");
     LaserScanner scanner(w, {LaserErrorModel::kNone, 2, false}, 1);
     scanner.Scan(w.start, &layers.scan);

@@ -1,0 +1,119 @@
+#include "services/laser_topo/memory_controller.hpp"
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+namespace limbic::laser {
+
+void ValidateMemoryOptions(const MemoryOptions& o) {
+  ValidateCbrOptions(o.cbr);
+  ValidateTopoPerceptionOptions(o.perception);
+  ValidateTopoMapOptions(o.map);
+  if (o.map_every_cycles < 1) throw std::invalid_argument("memory controller: map_every_cycles must be >= 1");
+  if (!(o.follow.reach_cm > 0.0 && o.follow.max_time_s > 0.0)) {
+    throw std::invalid_argument("memory controller: reach_cm and max_time_s must be > 0");
+  }
+  const ControlGains& g = o.follow_gains;
+  if (!(g.np_s > 0.0 && g.s_cm > 0.0 && g.s_cm <= kMaxRangeCm)) {
+    throw std::invalid_argument("memory controller: map-following NP must be > 0 and S in (0, 250]");
+  }
+}
+
+MapLayer::MapLayer(const MemoryOptions& options, TopoMap map)
+    : options_(options), map_(std::move(map)), follower_(options.follow) {
+  map_.Relocate();
+}
+
+void MapLayer::Observe(const SensorFrame& f, const EnvironmentInfo& env) {
+  update_ = MapUpdate{};
+  update_.current = map_.current();
+  if (f.cycle % options_.map_every_cycles != 0) return;
+  // §2.8: Resolve_Obstacles → Find_Features → Classify_Area → Update_Topological_Map.
+  const std::vector<TopoObstacle> obstacles = ResolveObstacles(f.ranges, options_.perception);
+  const std::vector<Feature> features = FindFeatures(obstacles, options_.perception);
+  const int classified = ClassifyArea(features);
+  update_ = map_.Update(features, classified, Pose(f), env.clear_to_goal || env.senses_goal);
+  if (update_.updated) ++stats_.map_updates;
+  if (update_.corrected) {
+    offset_ = offset_ + update_.correction;
+    ++stats_.corrections;
+  }
+}
+
+bool MapLayer::Plan(const SensorFrame& f, const EnvironmentInfo& env) {
+  const MapPath path = SolveMap(map_, map_.current(), f.goal, env.clear_to_goal || env.senses_goal, options_.planner);
+  if (!path.valid) {
+    ++stats_.no_path;
+    return false;
+  }
+  // An attempt through this exit (exittrys; masked after two by §3.10); a re-plan toward the same exit
+  // is the same attempt.
+  const MapPath& before = follower_.path();
+  if (!(before.valid && before.exit_node == path.exit_node && before.exit_sector == path.exit_sector)) {
+    ++map_.mutable_nodes()[path.exit_node].exits[path.exit_sector].tries;
+    // The two-tries rule (§3.10) for an exit of a node other than the current one, which Update masks.
+    map_.MaskExits(path.exit_node);
+  }
+  follower_.Start(path, f.time_s);
+  ++stats_.plans;
+  still_cycles_ = 0;
+  return true;
+}
+
+bool MapLayer::TakeOver(const SensorFrame& f, const EnvironmentInfo& env) {
+  if (map_.current() < 0) {
+    ++stats_.no_path;
+    return false;
+  }
+  follower_.Start(MapPath{}, f.time_s);  // a fresh attempt: forget the previous path's exit
+  return Plan(f, env);
+}
+
+bool MapLayer::Guide(const SensorFrame& f, const EnvironmentInfo& env, Vec2* waypoint) {
+  const Vec2 pose = Pose(f);
+  still_cycles_ = std::fabs(f.odom.v_cms) < options_.stall_speed_cms ? still_cycles_ + 1 : 0;
+  if (options_.end_when_stalled && static_cast<double>(still_cycles_) * kControlPeriodS >= options_.stall_time_s) {
+    follower_.Stop();
+    ++stats_.stalled;
+    return false;
+  }
+  const MapFollower::Status status = follower_.Step(f.ranges, pose, f.time_s, update_);
+  switch (status) {
+    case MapFollower::Status::kFollowing:
+      break;
+    case MapFollower::Status::kOffPath:
+      // §3.11: through a node that is not on the path: a new path from here.
+      ++stats_.replans;
+      if (!Plan(f, env)) return false;
+      if (follower_.Step(f.ranges, pose, f.time_s, update_) != MapFollower::Status::kFollowing) return false;
+      break;
+    case MapFollower::Status::kReached:
+      ++stats_.reached;
+      return false;
+    case MapFollower::Status::kNewNode:
+      ++stats_.new_node;
+      return false;
+    case MapFollower::Status::kTimeout:
+      ++stats_.timeouts;
+      return false;
+    case MapFollower::Status::kIdle:
+      return false;
+  }
+  *waypoint = follower_.target() - offset_;  // map frame → odometry frame
+  return true;
+}
+
+MemoryController::MemoryController(const MemoryOptions& options, TopoMap map) {
+  ValidateMemoryOptions(options);
+  layer_ = std::make_unique<MapLayer>(options, std::move(map));
+  cbr_ = std::make_unique<CaseBasedController>(options.cbr);
+  cbr_->SetOverride(layer_.get());
+}
+
+double MemoryController::Step(const SensorFrame& f) {
+  if (!Usable(f)) return std::numeric_limits<double>::quiet_NaN();
+  return cbr_->Step(f);
+}
+
+}  // namespace limbic::laser

@@ -35,7 +35,7 @@ The laser navigator (spec reactive-topological): 660 cm rooms of circular obstac
 and the evolved feed-forward network (trained by symbiotic evolution).
 
 commands:
-  experiment list                          the laser experiments (E1–E4): name, section, episodes
+  experiment list                          the laser experiments (E1–E4, E6, E7): name, section, episodes
   experiment run NAME [--jobs N] [--out DIR] [--limit-worlds N]
                                            run one; writes DIR/runs.csv (E1: worlds.csv), summary.csv,
                                            summary.md and trajectory_*.svg; prints the summary. An

@@ -311,7 +311,8 @@ _ROBOT_TOPICS = {"ranges_raw": "RawRanges", "scan": "RangeScan", "bumpers_raw": 
                  "goal": "NavGoal", "path": "Path", "control/direction": "DirectionalState",
                  "control/velocity": "VelocityState", "params": "ControlParams", "affect": "AffectState",
                  "emotion_layer": "EmotionLayer", "affect/snapshot": "AffectSnapshot", "metrics": "RunMetrics",
-                 "mission": "MissionStatus", "truth": "GroundTruth"}
+                 "mission": "MissionStatus", "truth": "GroundTruth", "explore/task": "ExploreTask",
+                 "explore/report": "ExploreReport"}
 
 
 def conventional_type(topic):

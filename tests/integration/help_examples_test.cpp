@@ -45,6 +45,9 @@ const std::vector<std::pair<std::string, std::string>> kNotRun = {
     {"limbic inject ", "faults on the shared demo would fail the examples after it (fault tests cover them)"},
     {"limbic-bus ", "a broker until Ctrl-C (bus_process_test, bind_test start it)"},
     {"limbic laser experiment run", "minutes of laser episodes (the laser tests run small ones)"},
+    {"limbic laser evolve laser_e4_evolution",
+     "a generation is 10,000 episodes, minutes (laser_evolve_test evolves small definitions)"},
+    {"limbic crowd experiment run crowd_antipodal", "240 runs, minutes (crowd_experiment_test runs crowd_smoke)"},
     {"limbic explore experiment run explore_teams",
      "40 team runs, ~2 min of CPU (explore_experiment_test runs the smoke definition twice)"},
 };
@@ -175,6 +178,11 @@ const std::string* NotRunReason(const std::string& command) {
 }
 
 std::string Bounded(std::string command) {
+  // What an example writes under /tmp lands in the test's own tmp/ (cwd): a run never sees an earlier run's
+  // results (an evolution resumed, a shard already collated) and leaves nothing behind.
+  for (size_t at = command.find(" /tmp/"); at != std::string::npos; at = command.find(" /tmp/", at)) {
+    command.replace(at, 6, " tmp/");
+  }
   for (const auto& [from, to] : kBounded) {
     const auto at = command.find(from);
     if (at != std::string::npos) command.replace(at, from.size(), to);
@@ -185,12 +193,17 @@ std::string Bounded(std::string command) {
   return command;
 }
 
-// Files an example names (by extension): examples that share one run in order (a recording, then
-// `bag info` of it); others run side by side.
+// Files an example names (by extension), and the folder under tmp/ it writes or reads: examples that share one
+// run in order (a recording, then `bag info` of it; an evolution, then an episode with its network; shards, then
+// their collation); others run side by side.
 std::set<std::string> FilesOf(const std::string& command) {
   static const std::regex file(R"([^\s'"]+\.(mcap|yaml|svg|txt|csv))");
+  static const std::regex tmp_folder(R"((^|\s)(tmp/[A-Za-z0-9_.-]+))");
   std::set<std::string> files;
   for (std::sregex_iterator it(command.begin(), command.end(), file), end; it != end; ++it) files.insert(it->str());
+  for (std::sregex_iterator it(command.begin(), command.end(), tmp_folder), end; it != end; ++it) {
+    files.insert((*it)[2].str());
+  }
   return files;
 }
 
@@ -235,7 +248,7 @@ TEST(HelpAndExamples, EveryHelpAnswersAndEveryExampleRunsOrIsListedWithAReason) 
   // Examples name files of the source tree by relative paths (services/hwio/config/...): run them in a
   // directory that has those, and where what they write lands in the temporary directory.
   const fs::path work = dir.path() / "work";
-  fs::create_directories(work);
+  fs::create_directories(work / "tmp");
   for (const char* top : {"services", "deploy", "configs", "experiments", "messages", "docs"}) {
     fs::create_directory_symlink(fs::path(testing::SourceDir()) / top, work / top);
   }

@@ -67,7 +67,8 @@ examples:
   limbic laser evolve laser_e4_smoke --out /tmp/e4s
   limbic laser evolve laser_e4_evolution --jobs 2 --stop-after 1 --out /tmp/e4   # one generation; rerun resumes
   limbic laser episode --density 15 --index 0 --controller nn --network /tmp/e4s/networks/generation_002.txt
-  limbic laser evolve laser_e4_smoke --out /tmp/e4sh --shard 1/2   # and --shard 2/2, then:
+  limbic laser evolve laser_e4_smoke --out /tmp/e4sh --shard 1/2
+  limbic laser evolve laser_e4_smoke --out /tmp/e4sh --shard 2/2   # then:
   limbic laser evolve laser_e4_smoke --out /tmp/e4sh --collate 2
   limbic laser world --density 25 --index 134 --out w135.txt
   limbic laser episode --density 15 --index 0 --controller cbr

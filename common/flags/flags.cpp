@@ -51,4 +51,27 @@ int ParseInt(const std::string& flag, const std::string& text, int min, int max)
       ParseBounded(flag, text, min, max, std::numeric_limits<int>::min(), std::numeric_limits<int>::max()));
 }
 
+std::string NextValue(const std::vector<std::string>& args, size_t* i) {
+  if (*i + 1 >= args.size()) throw UsageError((*i < args.size() ? args[*i] : std::string("flag")) + " needs a value");
+  return args[++*i];
+}
+
+int RunTool(std::string_view program, const std::function<int()>& body, std::ostream& err) {
+  try {
+    return body();
+  } catch (const UsageError& e) {
+    err << program << ": error: " << e.what() << " (see " << program << " --help)\n";
+    return 2;
+  } catch (const FlagValueError& e) {
+    err << program << ": error: " << e.what() << " (see " << program << " --help)\n";
+    return 2;
+  } catch (const std::exception& e) {
+    err << program << ": error: " << e.what() << "\n";
+    return 1;
+  } catch (...) {
+    err << program << ": error: unknown exception\n";
+    return 1;
+  }
+}
+
 }  // namespace limbic::flags

@@ -1,9 +1,13 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <iostream>
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace limbic::flags {
 
@@ -27,5 +31,20 @@ int64_t ParseInteger(const std::string& flag, const std::string& text,
 // The same for an int (the bounds default to int's range).
 int ParseInt(const std::string& flag, const std::string& text, int min = std::numeric_limits<int>::min(),
              int max = std::numeric_limits<int>::max());
+
+// A command line the program does not take: an unknown command or flag, a flag without its value, a missing
+// argument. Reported like FlagValueError, as a usage error (exit 2).
+class UsageError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+// The value after flag args[*i], advancing *i to it; UsageError "<flag> needs a value" at the end of `args`.
+std::string NextValue(const std::vector<std::string>& args, size_t* i);
+
+// A command-line tool's main around `body`: its return value is the exit status; a UsageError or FlagValueError
+// prints "<program>: error: <what> (see <program> --help)" and gives 2; any other exception prints
+// "<program>: error: <what>" and gives 1. Never lets an exception out.
+int RunTool(std::string_view program, const std::function<int()>& body, std::ostream& err = std::cerr);
 
 }  // namespace limbic::flags

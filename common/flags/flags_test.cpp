@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 namespace limbic::flags {
 namespace {
 
@@ -49,6 +51,51 @@ TEST(ParseInt, KeepsToIntsRangeAndSaysOnlyTheBoundsGiven) {
   } catch (const FlagValueError& e) {
     EXPECT_STREQ(e.what(), "--idle needs an integer >= 0, got '2x'");
   }
+}
+
+TEST(NextValue, TakesTheFollowingArgumentOrSaysTheFlagNeedsOne) {
+  const std::vector<std::string> args = {"run", "--jobs", "2", "--out"};
+  size_t i = 1;
+  EXPECT_EQ(NextValue(args, &i), "2");
+  EXPECT_EQ(i, 2u);
+  i = 3;
+  try {
+    NextValue(args, &i);
+    FAIL() << "no value after --out";
+  } catch (const UsageError& e) {
+    EXPECT_STREQ(e.what(), "--out needs a value");
+  }
+  EXPECT_EQ(i, 3u);
+}
+
+TEST(RunTool, MapsUsageErrorsToTwoOtherFailuresToOneAndPassesTheStatusOn) {
+  std::ostringstream err;
+  EXPECT_EQ(RunTool(
+                "limbic thing", [] { return 0; }, err),
+            0);
+  EXPECT_EQ(RunTool(
+                "limbic thing", [] { return 3; }, err),
+            3);
+  EXPECT_EQ(err.str(), "");
+  EXPECT_EQ(RunTool(
+                "limbic thing", []() -> int { throw UsageError("unknown command 'x'"); }, err),
+            2);
+  EXPECT_EQ(err.str(), "limbic thing: error: unknown command 'x' (see limbic thing --help)\n");
+  err.str("");
+  EXPECT_EQ(RunTool(
+                "limbic thing", [] { return ParseInt("--jobs", "two"); }, err),
+            2);
+  EXPECT_NE(err.str().find("limbic thing: error: --jobs"), std::string::npos) << err.str();
+  err.str("");
+  EXPECT_EQ(RunTool(
+                "limbic thing", []() -> int { throw std::runtime_error("cannot write x.csv"); }, err),
+            1);
+  EXPECT_EQ(err.str(), "limbic thing: error: cannot write x.csv\n");
+  err.str("");
+  EXPECT_EQ(RunTool(
+                "limbic thing", []() -> int { throw 42; }, err),
+            1);
+  EXPECT_EQ(err.str(), "limbic thing: error: unknown exception\n");
 }
 
 }  // namespace

@@ -17,10 +17,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class UsageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+using flags::UsageError;
 
 const char* kUsage = R"(usage: limbic crowd <command> [options]
 
@@ -58,11 +55,6 @@ void WriteOutputs(const fs::path& dir, const CrowdExperiment& e, const CrowdRunO
   Write(dir / "report.svg", ReportSvg(e, out));
 }
 
-std::string Value(const std::vector<std::string>& args, size_t* i) {
-  if (*i + 1 >= args.size()) throw UsageError(args[*i] + " needs a value");
-  return args[++*i];
-}
-
 int CmdList() {
   int bad = 0;
   std::cout << std::left << std::setw(28) << "NAME" << std::setw(8) << "RUNS"
@@ -86,11 +78,11 @@ int CmdExperimentRun(const std::vector<std::string>& args) {
   options.jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--jobs") {
-      options.jobs = flags::ParseInt("--jobs", Value(args, &i), 1, 256);
+      options.jobs = flags::ParseInt("--jobs", flags::NextValue(args, &i), 1, 256);
     } else if (args[i] == "--seeds") {
-      options.max_seeds = flags::ParseInt("--seeds", Value(args, &i), 1, 100000);
+      options.max_seeds = flags::ParseInt("--seeds", flags::NextValue(args, &i), 1, 100000);
     } else if (args[i] == "--out") {
-      out_dir = Value(args, &i);
+      out_dir = flags::NextValue(args, &i);
     } else if (args[i].rfind("--", 0) == 0) {
       throw UsageError("unknown option " + args[i]);
     } else if (name.empty()) {
@@ -109,6 +101,16 @@ int CmdExperimentRun(const std::vector<std::string>& args) {
   return 0;
 }
 
+// A flag's value the library refuses (std::invalid_argument: an unknown scenario or mode) is a usage error.
+template <typename F>
+void AsUsageError(F&& f) {
+  try {
+    f();
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+}
+
 int CmdRun(const std::vector<std::string>& args) {
   CrowdExperiment e;
   e.name = "crowd_run";
@@ -120,21 +122,22 @@ int CmdRun(const std::vector<std::string>& args) {
   std::string out_dir;
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--scenario") {
-      e.scenario = Value(args, &i);
-      MakeScenario(e.scenario, 1, 1, e.robot);  // refuses unknown names
+      e.scenario = flags::NextValue(args, &i);
+      AsUsageError([&] { MakeScenario(e.scenario, 1, 1, e.robot); });  // refuses unknown names
     } else if (args[i] == "--robots") {
-      e.robots = {flags::ParseInt("--robots", Value(args, &i), 1, 256)};
+      e.robots = {flags::ParseInt("--robots", flags::NextValue(args, &i), 1, 256)};
     } else if (args[i] == "--mode") {
-      e.modes = {EmotionModeFromName(Value(args, &i))};
+      const std::string mode = flags::NextValue(args, &i);
+      AsUsageError([&] { e.modes = {EmotionModeFromName(mode)}; });
     } else if (args[i] == "--seed") {
-      e.first_seed = static_cast<uint64_t>(flags::ParseInteger("--seed", Value(args, &i), 0));
+      e.first_seed = static_cast<uint64_t>(flags::ParseInteger("--seed", flags::NextValue(args, &i), 0));
     } else if (args[i] == "--time-limit") {
-      e.run.time_limit = flags::ParseFiniteNumber("--time-limit", Value(args, &i));
+      e.run.time_limit = flags::ParseFiniteNumber("--time-limit", flags::NextValue(args, &i));
       if (e.run.time_limit <= 0) throw UsageError("--time-limit must be > 0");
     } else if (args[i] == "--emotions") {
-      e.emotions = Value(args, &i);
+      e.emotions = flags::NextValue(args, &i);
     } else if (args[i] == "--out") {
-      out_dir = Value(args, &i);
+      out_dir = flags::NextValue(args, &i);
     } else {
       throw UsageError("unknown option " + args[i]);
     }
@@ -180,16 +183,5 @@ int Main(const std::vector<std::string>& args) {
 }  // namespace limbic::crowd
 
 int main(int argc, char** argv) {
-  try {
-    return limbic::crowd::Main({argv + 1, argv + argc});
-  } catch (const limbic::crowd::UsageError& e) {
-    std::cerr << "limbic crowd: " << e.what() << "\n(see limbic crowd --help)\n";
-    return 2;
-  } catch (const std::invalid_argument& e) {
-    std::cerr << "limbic crowd: " << e.what() << "\n";
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "limbic crowd: error: " << e.what() << "\n";
-    return 1;
-  }
+  return limbic::flags::RunTool("limbic crowd", [&] { return limbic::crowd::Main({argv + 1, argv + argc}); });
 }

@@ -20,10 +20,7 @@ namespace fs = std::filesystem;
 
 std::atomic<bool> g_stop{false};
 
-class UsageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+using flags::UsageError;
 
 const char* kUsage = R"(usage: limbic explore <command> [options]
 
@@ -43,11 +40,6 @@ examples:
   limbic explore experiment run explore_smoke --out /tmp/explore_smoke
   limbic explore experiment run explore_teams --jobs 2 --out /tmp/explore_teams   # or: limbic experiment run ...
 )";
-
-std::string Value(const std::vector<std::string>& args, size_t* i) {
-  if (*i + 1 >= args.size()) throw UsageError(args[*i] + " needs a value");
-  return args[++*i];
-}
 
 void Write(const fs::path& file, const std::string& text) {
   std::ofstream out(file);
@@ -83,11 +75,11 @@ int CmdExperimentRun(const std::vector<std::string>& args) {
   int jobs = 1, limit = 0;
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--jobs") {
-      jobs = flags::ParseInt("--jobs", Value(args, &i), 1, 64);
+      jobs = flags::ParseInt("--jobs", flags::NextValue(args, &i), 1, 64);
     } else if (args[i] == "--limit") {
-      limit = flags::ParseInt("--limit", Value(args, &i), 1, 1000000);
+      limit = flags::ParseInt("--limit", flags::NextValue(args, &i), 1, 1000000);
     } else if (args[i] == "--out") {
-      out_dir = Value(args, &i);
+      out_dir = flags::NextValue(args, &i);
     } else if (args[i].rfind("--", 0) == 0) {
       throw UsageError("unknown option " + args[i]);
     } else if (name.empty()) {
@@ -147,13 +139,5 @@ int Main(const std::vector<std::string>& args) {
 }  // namespace limbic::explore
 
 int main(int argc, char** argv) {
-  try {
-    return limbic::explore::Main({argv + 1, argv + argc});
-  } catch (const limbic::explore::UsageError& e) {
-    std::cerr << "limbic explore: " << e.what() << "\n(see limbic explore --help)\n";
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "limbic explore: error: " << e.what() << "\n";
-    return 1;
-  }
+  return limbic::flags::RunTool("limbic explore", [&] { return limbic::explore::Main({argv + 1, argv + argc}); });
 }

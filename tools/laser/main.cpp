@@ -23,10 +23,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class UsageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+using flags::UsageError;
 
 const char* kUsage = R"(usage: limbic laser <command> [options]
 
@@ -77,11 +74,6 @@ examples:
 
 bool IsHelp(const std::string& a) { return a == "--help" || a == "-h" || a == "help"; }
 
-std::string Value(const std::vector<std::string>& args, size_t* i) {
-  if (*i + 1 >= args.size()) throw UsageError(args[*i] + " needs a value");
-  return args[++*i];
-}
-
 void Write(const std::string& path, const std::string& text) {
   std::ofstream out(path);
   if (!(out << text) || !out.flush()) throw std::runtime_error("cannot write " + path);
@@ -117,11 +109,11 @@ int CmdExperimentRun(const std::vector<std::string>& args) {
       std::cout << kUsage;
       return 0;
     } else if (args[i] == "--jobs") {
-      options.jobs = flags::ParseInt("--jobs", Value(args, &i), 1, 1024);
+      options.jobs = flags::ParseInt("--jobs", flags::NextValue(args, &i), 1, 1024);
     } else if (args[i] == "--out") {
-      out_dir = Value(args, &i);
+      out_dir = flags::NextValue(args, &i);
     } else if (args[i] == "--limit-worlds") {
-      options.limit_worlds = flags::ParseInt("--limit-worlds", Value(args, &i), 1);
+      options.limit_worlds = flags::ParseInt("--limit-worlds", flags::NextValue(args, &i), 1);
     } else if (args[i].rfind("-", 0) == 0) {
       throw UsageError("experiment run: unknown option '" + args[i] + "' (see --help)");
     } else if (name.empty()) {
@@ -176,23 +168,23 @@ int CmdEvolve(const std::vector<std::string>& args) {
       std::cout << kUsage;
       return 0;
     } else if (args[i] == "--jobs") {
-      options.jobs = flags::ParseInt("--jobs", Value(args, &i), 1, 1024);
+      options.jobs = flags::ParseInt("--jobs", flags::NextValue(args, &i), 1, 1024);
     } else if (args[i] == "--out") {
-      out_dir = Value(args, &i);
+      out_dir = flags::NextValue(args, &i);
     } else if (args[i] == "--generations") {
-      options.generations = flags::ParseInt("--generations", Value(args, &i), 1, 100000);
+      options.generations = flags::ParseInt("--generations", flags::NextValue(args, &i), 1, 100000);
     } else if (args[i] == "--stop-after") {
-      options.stop_after = flags::ParseInt("--stop-after", Value(args, &i), 1, 100000);
+      options.stop_after = flags::ParseInt("--stop-after", flags::NextValue(args, &i), 1, 100000);
     } else if (args[i] == "--fresh") {
       fresh = true;
     } else if (args[i] == "--shard") {
-      const std::string text = Value(args, &i);
+      const std::string text = flags::NextValue(args, &i);
       const size_t slash = text.find('/');
       if (slash == std::string::npos) throw UsageError("--shard expects K/N (e.g. 2/8), got '" + text + "'");
       shard_n = flags::ParseInt("--shard N", text.substr(slash + 1), 1, 100000);
       shard_k = flags::ParseInt("--shard K", text.substr(0, slash), 1, shard_n);
     } else if (args[i] == "--collate") {
-      collate = flags::ParseInt("--collate", Value(args, &i), 1, 100000);
+      collate = flags::ParseInt("--collate", flags::NextValue(args, &i), 1, 100000);
     } else if (args[i].rfind("-", 0) == 0) {
       throw UsageError("evolve: unknown option '" + args[i] + "' (see --help)");
     } else if (name.empty()) {
@@ -257,13 +249,13 @@ struct WorldChoice {
 bool TakeWorldFlag(const std::vector<std::string>& args, size_t* i, WorldChoice* w) {
   const std::string& a = args[*i];
   if (a == "--density") {
-    w->density = flags::ParseFiniteNumber(a, Value(args, i));
+    w->density = flags::ParseFiniteNumber(a, flags::NextValue(args, i));
   } else if (a == "--index") {
-    w->index = flags::ParseInt(a, Value(args, i), 0);
+    w->index = flags::ParseInt(a, flags::NextValue(args, i), 0);
   } else if (a == "--salt") {
-    w->salt = static_cast<uint64_t>(flags::ParseInteger(a, Value(args, i), 0));
+    w->salt = static_cast<uint64_t>(flags::ParseInteger(a, flags::NextValue(args, i), 0));
   } else if (a == "--world") {
-    w->file = Value(args, i);
+    w->file = flags::NextValue(args, i);
   } else {
     return false;
   }
@@ -303,7 +295,7 @@ int CmdWorld(const std::vector<std::string>& args) {
     }
     if (TakeWorldFlag(args, &i, &choice)) continue;
     if (args[i] == "--out") {
-      out = Value(args, &i);
+      out = flags::NextValue(args, &i);
       continue;
     }
     throw UsageError("world: unknown option '" + args[i] + "' (see --help)");
@@ -331,18 +323,18 @@ int CmdEpisodeOrRender(const std::vector<std::string>& args, bool render) {
     }
     if (TakeWorldFlag(args, &i, &choice)) continue;
     if (args[i] == "--controller") {
-      controller = Value(args, &i);
+      controller = flags::NextValue(args, &i);
       if (controller != "static" && controller != "cbr" && controller != "nn" && controller != "memory") {
         throw UsageError("--controller must be static, cbr, nn or memory");
       }
     } else if (args[i] == "--network") {
-      network = Value(args, &i);
+      network = flags::NextValue(args, &i);
     } else if (args[i] == "--seed") {
-      seed = static_cast<uint64_t>(flags::ParseInteger("--seed", Value(args, &i), 0));
+      seed = static_cast<uint64_t>(flags::ParseInteger("--seed", flags::NextValue(args, &i), 0));
     } else if (args[i] == "--laser-error") {
-      laser_error = Value(args, &i);
+      laser_error = flags::NextValue(args, &i);
     } else if (args[i] == "--out") {
-      out = Value(args, &i);
+      out = flags::NextValue(args, &i);
     } else {
       throw UsageError(std::string(render ? "render" : "episode") + ": unknown option '" + args[i] + "'");
     }
@@ -428,7 +420,7 @@ int Main(int argc, char** argv) {
   }
   const std::string command = args[0];
   args.erase(args.begin());
-  try {
+  return flags::RunTool("limbic laser", [&] {
     if (command == "experiment") {
       if (args.empty()) throw UsageError("experiment needs list or run");
       const std::string sub = args[0];
@@ -445,17 +437,8 @@ int Main(int argc, char** argv) {
     if (command == "world") return CmdWorld(args);
     if (command == "episode") return CmdEpisodeOrRender(args, false);
     if (command == "render") return CmdEpisodeOrRender(args, true);
-    throw UsageError("unknown command '" + command + "' (experiment | evolve | world | episode | render; see --help)");
-  } catch (const UsageError& e) {
-    std::cerr << "limbic laser: error: " << e.what() << "\n";
-    return 2;
-  } catch (const flags::FlagValueError& e) {
-    std::cerr << "limbic laser: error: " << e.what() << "\n";
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "limbic laser: error: " << e.what() << "\n";
-    return 1;
-  }
+    throw UsageError("unknown command '" + command + "' (experiment | evolve | world | episode | render)");
+  });
 }
 
 }  // namespace

@@ -19,10 +19,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class UsageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+using flags::UsageError;
 
 const char* kUsage = R"(usage: limbic recruit <command> [options]
 
@@ -68,11 +65,6 @@ example:
 )";
 
 bool IsHelp(const std::string& a) { return a == "--help" || a == "-h" || a == "help"; }
-
-std::string Value(const std::vector<std::string>& args, size_t* i) {
-  if (*i + 1 >= args.size()) throw UsageError(args[*i] + " needs a value");
-  return args[++*i];
-}
 
 std::vector<std::string> PicturesFor(const RecruitExperiment& e) {
   std::vector<std::string> pictures;
@@ -124,9 +116,9 @@ int CmdRun(const std::vector<std::string>& args) {
       std::cout << kUsage;
       return 0;
     } else if (args[i] == "--jobs") {
-      jobs = flags::ParseInt("--jobs", Value(args, &i), 1, 1024);
+      jobs = flags::ParseInt("--jobs", flags::NextValue(args, &i), 1, 1024);
     } else if (args[i] == "--out") {
-      out = Value(args, &i);
+      out = flags::NextValue(args, &i);
     } else if (args[i].rfind("--", 0) == 0) {
       throw UsageError("unknown option " + args[i]);
     } else if (name.empty()) {
@@ -208,23 +200,23 @@ int CmdSim(const std::vector<std::string>& args) {
       std::cout << kSimUsage;
       return 0;
     } else if (a == "--strategy") {
-      strategy = Value(args, &i);
+      strategy = flags::NextValue(args, &i);
     } else if (a == "--idle") {
-      o.idle_ugvs = flags::ParseInt(a, Value(args, &i), 0);
+      o.idle_ugvs = flags::ParseInt(a, flags::NextValue(args, &i), 0);
     } else if (a == "--scanning") {
-      o.scanning_ugvs = flags::ParseInt(a, Value(args, &i), 0);
+      o.scanning_ugvs = flags::ParseInt(a, flags::NextValue(args, &i), 0);
     } else if (a == "--episodes") {
-      o.episodes = flags::ParseInt(a, Value(args, &i), 1);
+      o.episodes = flags::ParseInt(a, flags::NextValue(args, &i), 1);
     } else if (a == "--loss") {
-      o.radio.loss = flags::ParseFiniteNumber(a, Value(args, &i));
+      o.radio.loss = flags::ParseFiniteNumber(a, flags::NextValue(args, &i));
     } else if (a == "--mode") {
-      const std::string m = Value(args, &i);
+      const std::string m = flags::NextValue(args, &i);
       if (m != "broadcast" && m != "unicast") throw UsageError("--mode expects broadcast or unicast, got '" + m + "'");
       o.radio.unicast = m == "unicast";
     } else if (a == "--config") {
-      o.config_seed = static_cast<uint64_t>(flags::ParseInteger(a, Value(args, &i), 0));
+      o.config_seed = static_cast<uint64_t>(flags::ParseInteger(a, flags::NextValue(args, &i), 0));
     } else if (a == "--seed") {
-      o.radio.seed = o.recruiter.seed = static_cast<uint64_t>(flags::ParseInteger(a, Value(args, &i), 0));
+      o.radio.seed = o.recruiter.seed = static_cast<uint64_t>(flags::ParseInteger(a, flags::NextValue(args, &i), 0));
     } else {
       throw UsageError("unknown option " + a + " (limbic recruit sim --help)");
     }
@@ -269,7 +261,7 @@ int CrosscheckMain(const std::vector<std::string>& args);
 int main(int argc, char** argv) {
   using namespace limbic::recruit;
   const std::vector<std::string> args(argv + 1, argv + argc);
-  try {
+  return limbic::flags::RunTool("limbic recruit", [&] {
     if (args.empty() || IsHelp(args[0])) {
       std::cout << kUsage;
       return args.empty() ? 2 : 0;
@@ -289,15 +281,6 @@ int main(int argc, char** argv) {
     if (args[0] == "sim") return CmdSim(rest);
     if (args[0] == "demo") return DemoMain(rest);
     if (args[0] == "crosscheck") return CrosscheckMain(rest);
-    throw UsageError("unknown command '" + args[0] + "' (limbic recruit --help)");
-  } catch (const UsageError& e) {
-    std::cerr << "limbic recruit: " << e.what() << "\n";
-    return 2;
-  } catch (const limbic::flags::FlagValueError& e) {
-    std::cerr << "limbic recruit: " << e.what() << "\n";
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "limbic recruit: error: " << e.what() << "\n";
-    return 1;
-  }
+    throw UsageError("unknown command '" + args[0] + "'");
+  });
 }

@@ -298,6 +298,20 @@ void Rule(Check& c, const msg::VelocityCommand& m) {
   c.Finite("omega", m.omega(), 1e9);
 }
 
+// Issue 14: danger sites on the grid (index and point); which cells may carry one is the consumer's check
+// (mapper::ApplyPatch, GridMaps::Validate), which needs the map.
+void DangerSites(Check& c, const flatbuffers::Vector<const msg::DangerSite*>* sites, int64_t cells) {
+  if (!c.ok() || !sites) return;
+  c.Count("danger_sites", sites->size(), static_cast<size_t>(cells));
+  c.Aligned("danger_sites", sites);
+  for (flatbuffers::uoffset_t i = 0; i < sites->size() && c.ok(); ++i) {
+    const auto& s = *sites->Get(i);
+    c.Range("danger_sites.cell", s.cell(), 0, static_cast<double>(cells - 1), i);
+    c.Finite("danger_sites.point.x", s.point().x(), kMaxCoordinate, i);
+    c.Finite("danger_sites.point.y", s.point().y(), kMaxCoordinate, i);
+  }
+}
+
 void Rule(Check& c, const msg::GridMap& m) {
   const int64_t cells = c.Grid("info", m.info(), /*required=*/true);
   if (!c.ok()) return;
@@ -307,6 +321,7 @@ void Rule(Check& c, const msg::GridMap& m) {
   c.SameLength("danger", m.danger(), n, "width*height");
   c.Probabilities("p_o", m.p_o());
   c.Probabilities("p_e", m.p_e());
+  DangerSites(c, m.danger_sites(), cells);
 }
 
 void Rule(Check& c, const msg::GridPatch& m) {
@@ -321,6 +336,7 @@ void Rule(Check& c, const msg::GridPatch& m) {
     c.Probability("cells.p_o", u.p_o(), i);
     c.Probability("cells.p_e", u.p_e(), i);
   }
+  DangerSites(c, m.danger_sites(), cells);
 }
 
 void Rule(Check& c, const msg::MapStats& m) {

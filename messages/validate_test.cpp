@@ -79,6 +79,20 @@ TEST(Validate, GridPatchCellIndicesMustLieInsideTheGrid) {
   EXPECT_NE(patch(5, -kInf).find("GridPatch.cells.p_o[0]"), std::string::npos);
 }
 
+TEST(Validate, GridPatchDangerSitesMustLieInsideTheGridAndBeFinite) {
+  auto patch = [](int cell, double x) {
+    flatbuffers::FlatBufferBuilder fbb;
+    const msg::GridInfo info(0.0, 0.0, 0.1, 10, 10);
+    std::vector<msg::CellUpdate> cells{msg::CellUpdate(5, 0.3, 0.0, 1)};
+    std::vector<msg::DangerSite> sites{msg::DangerSite(cell, msg::Vec2(x, 0.05))};
+    fbb.Finish(msg::CreateGridPatchDirect(fbb, Header(fbb), &info, &cells, -1, &sites), "GPAT");
+    return Check<msg::GridPatch>(fbb);
+  };
+  EXPECT_EQ(patch(5, 0.52), "");
+  EXPECT_EQ(patch(100, 0.52), "GridPatch.danger_sites.cell[0]: must be in [0, 99] (got 100)");
+  EXPECT_NE(patch(5, kInf).find("GridPatch.danger_sites.point.x[0]"), std::string::npos);
+}
+
 TEST(Validate, ControlParamsUseTheControllersOwnRanges) {
   auto params = [](ControlParameters p) {
     flatbuffers::FlatBufferBuilder fbb;

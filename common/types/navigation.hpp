@@ -15,6 +15,14 @@ struct UpdatedCell {
   double p_o_before = 0.0;  // stored probability before this cycle's update
 };
 
+// Where a collision put the danger mark of one grid cell (issue 14): the mapper's danger point (§2.4, a point of
+// the obstacle estimated from the bumpers and the sensors), world frame.
+struct DangerSite {
+  int cell = 0;
+  geometry::Vec2 point{0, 0};
+  bool operator==(const DangerSite&) const = default;
+};
+
 // Per-cycle map statistics the affect engine needs (spec §1.4 MapUpdateStats).
 struct MapUpdateStats {
   std::vector<UpdatedCell> updated_cells;

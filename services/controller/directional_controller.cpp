@@ -133,8 +133,15 @@ void PeakEdgeSmooth(std::span<const double> h, double smoothing, std::span<doubl
 
 double MapObstacleRadius(double r_o, double inset) { return std::max(0.0, r_o - inset); }
 
+MapDangerPoint ParseMapDangerPoint(const std::string& name) {
+  for (size_t i = 0; i < kMapDangerPointNames.size(); ++i) {
+    if (name == kMapDangerPointNames[i]) return static_cast<MapDangerPoint>(i);
+  }
+  throw std::invalid_argument("map_danger_point: '" + name + "' is not one of centre, site");
+}
+
 void MapVirtualObstacles(const GridView& map, const Vec2& robot, double radius, double threshold, double w_occupancy,
-                         double w_danger, std::vector<Vec2>* out) {
+                         double w_danger, std::vector<Vec2>* out, MapDangerPoint danger_point) {
   out->clear();
   const geometry::GridSpec& g = map.spec;
   if (static_cast<int>(map.occupancy.size()) != g.CellCount()) {
@@ -160,7 +167,14 @@ void MapVirtualObstacles(const GridView& map, const Vec2& robot, double radius, 
       const double p = map.occupancy[idx];
       const double d = map.danger.empty() ? 0.0 : map.danger[idx];
       const double fused = w_occupancy * p + w_danger * d - w_occupancy * w_danger * p * d;  // eq. 5.3
-      if (fused > threshold) out->push_back(centre);
+      if (!(fused > threshold)) continue;
+      const DangerSite* site = nullptr;
+      if (danger_point == MapDangerPoint::kSite && d > 0.0 && !map.danger_sites.empty()) {
+        const auto it = std::lower_bound(map.danger_sites.begin(), map.danger_sites.end(), idx,
+                                         [](const DangerSite& s, int c) { return s.cell < c; });
+        if (it != map.danger_sites.end() && it->cell == idx) site = &*it;
+      }
+      out->push_back(site != nullptr ? site->point : centre);
     }
   }
 }
@@ -228,7 +242,7 @@ void DirectionalController::ComputeObstacleFields(const DirectionalInputs& in, c
   // pipeline.
   if (in.map.has_value()) {
     MapVirtualObstacles(*in.map, robot, params.map_radius, params.map_threshold, options_.map_occupancy_weight,
-                        options_.map_danger_weight, &out->map_points);
+                        options_.map_danger_weight, &out->map_points, options_.map_danger_point);
   } else {
     out->map_points.clear();
   }

@@ -6,10 +6,12 @@
 #include <optional>
 #include <random>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "common/geometry/geometry.hpp"
 #include "common/types/control_parameters.hpp"
+#include "common/types/navigation.hpp"
 #include "services/controller/body_geometry.hpp"
 #include "services/controller/weighted_product.hpp"
 
@@ -21,7 +23,20 @@ struct GridView {
   geometry::GridSpec spec;
   std::span<const double> occupancy;
   std::span<const double> danger;
+  // Collision danger cells' mark points (mapper GridMaps::danger_sites, ascending cell); may be empty.
+  std::span<const DangerSite> danger_sites;
 };
+
+// Where map-based avoidance stands the virtual obstacle point of a danger cell (issue 14).
+enum class MapDangerPoint {
+  kCellCentre,  // the spec (§4.4 step 2: every cell over the threshold is a point at its centre)
+  kSite,        // a cell whose danger came from a collision stands where that collision put its mark (the mapper's
+                // estimate of the obstacle point), not up to half a cell (0.25 m diagonally) off it; other cells at
+                // their centre. For passages narrowed by obstacles the sensors cannot see, which centres close
+};
+inline const std::vector<std::string> kMapDangerPointNames = {"centre", "site"};
+// Throws std::invalid_argument naming the choices for anything else.
+MapDangerPoint ParseMapDangerPoint(const std::string& name);
 
 // The candidate headings θ_k = −π + 2πk/n_θ, k = 0..n_θ−1 (world frame), with their unit vectors.
 struct HeadingSet {
@@ -53,8 +68,10 @@ void PeakEdgeSmooth(std::span<const double> h, double smoothing, std::span<doubl
 // weights (w_occupancy, w_danger); every cell whose centre lies within `radius` of `robot` and
 // whose fused value exceeds `threshold` becomes a virtual obstacle point at its centre. Replaces
 // the contents of `out`. Throws std::invalid_argument when a span does not match the grid size.
+// With MapDangerPoint::kSite, a cell that has a danger site stands at the site instead of its centre.
 void MapVirtualObstacles(const GridView& map, const geometry::Vec2& robot, double radius, double threshold,
-                         double w_occupancy, double w_danger, std::vector<geometry::Vec2>* out);
+                         double w_occupancy, double w_danger, std::vector<geometry::Vec2>* out,
+                         MapDangerPoint danger_point = MapDangerPoint::kCellCentre);
 
 // Radius of the circles around map-based (virtual) obstacle points: r_o less `inset`, never below 0.
 // inset = 0 is the spec (§4.4 map-based avoidance: "same r_o"); see DirectionalOptions::map_point_inset.
@@ -107,6 +124,8 @@ struct DirectionalOptions {
   // Metres taken off r_o around the virtual obstacle points of map-based avoidance (both layers).
   // 0 = spec. See ControllerOptions::map_point_inset (issue 14).
   double map_point_inset = 0.0;
+  // Where a collision danger cell's virtual point stands (issue 14); the spec's cell centre by default.
+  MapDangerPoint map_danger_point = MapDangerPoint::kCellCentre;
   // The body (issue 18 item 3): the layer treats the robot as a point at the body's centre (`body_centre` in the
   // robot frame; zero for MARVIN) and sizes the obstacle circles by its circumscribed radius `body_radius`
   // (r_o + body_radius − r_R, BodyObstacleRadius).

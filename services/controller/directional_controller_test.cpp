@@ -185,6 +185,46 @@ TEST(MapObstacleRadiusTest, InsetReopensAPassageClosedByAQuantisedDangerCell) {
   EXPECT_DOUBLE_EQ(d[10], 3.0);
 }
 
+TEST(MapDangerPointTest, OptionNamesParseInOrderAndOthersAreRefused) {
+  EXPECT_EQ(ParseMapDangerPoint("centre"), MapDangerPoint::kCellCentre);
+  EXPECT_EQ(ParseMapDangerPoint("site"), MapDangerPoint::kSite);
+  EXPECT_THROW(ParseMapDangerPoint("center"), std::invalid_argument);
+}
+
+// The same G-10 passage: the collision's mark (the mapper's surface estimate) lies on the unseen obstacle's face at
+// y = 7.054, in the cell centred at (8.225, 6.825). Standing the cell there instead of at its centre keeps the
+// passage open with the spec's full r_o; a danger cell without a site (an a-priori tag) and an occupied cell stay
+// at their centres.
+TEST(MapDangerPointTest, ASiteStandsACollisionDangerCellWhereTheCollisionPutItsMark) {
+  const geometry::GridSpec spec{Vec2(0, 0), 0.35, 30, 30};
+  std::vector<double> p_o(900, 0.2), danger(900, 0.0);
+  const int marked = spec.Index({23, 19});  // centre (8.225, 6.825)
+  const int tagged = spec.Index({25, 19});  // centre (8.925, 6.825), a tag: no site
+  const int wall = spec.Index({22, 17});    // centre (7.875, 6.125), occupied
+  danger[marked] = danger[tagged] = 1;
+  p_o[wall] = 0.9;
+  const std::vector<DangerSite> sites = {{marked, {8.2, 7.054}}};
+  const Vec2 robot(7.6, 6.6);
+  std::vector<Vec2> points;
+  MapVirtualObstacles({spec, p_o, danger, sites}, robot, 2.0, 0.5, 1.0, 1.0, &points);
+  ASSERT_EQ(points.size(), 3u);
+  EXPECT_EQ(points[1], spec.Center({23, 19})) << "the spec's cell centre by default";
+  MapVirtualObstacles({spec, p_o, danger, sites}, robot, 2.0, 0.5, 1.0, 1.0, &points, MapDangerPoint::kSite);
+  ASSERT_EQ(points.size(), 3u);
+  EXPECT_EQ(points[0], spec.Center({22, 17}));
+  EXPECT_EQ(points[1], Vec2(8.2, 7.054));
+  EXPECT_EQ(points[2], spec.Center({25, 19}));
+  // Along the passage (heading 0 at y = 6.6): the centre closes it with r_o = 0.28, the site does not.
+  HeadingSet headings;
+  headings.Resize(20);
+  std::vector<double> d(20);
+  const std::vector<Vec2> centre = {spec.Center({23, 19})}, site = {Vec2(8.2, 7.054)};
+  RayCircleDistances(robot, centre, 0.28, 3.0, headings, d);
+  EXPECT_LT(d[10], 1.0);
+  RayCircleDistances(robot, site, 0.28, 3.0, headings, d);
+  EXPECT_DOUBLE_EQ(d[10], 3.0);
+}
+
 TEST(LookAheadTest, ClosestNodeThenWalkAlongPath) {
   const std::vector<Vec2> nodes = {{0, 0}, {1, 0}, {2, 0}, {2, 1}, {2, 2}};
   const Vec2 robot(0.9, 0.3);

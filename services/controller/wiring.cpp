@@ -61,6 +61,13 @@ runtime::ServiceDefinition ControllerService() {
                                                           "points in map-based avoidance (both layers); 0 = spec, "
                                                           "0.175 = half a cell",
                                                           runtime::InRange<double>(0.0, 0.35));
+        // Issue 14: a collision danger cell's virtual point at the mapper's mark (its estimate of the obstacle point)
+        // instead of the cell centre. Start-up only: it changes what the map layer is, not a weight.
+        const MapDangerPoint map_danger_point = ParseMapDangerPoint(ctx.Option<std::string>(
+            "map_danger_point", "centre",
+            "where map-based avoidance stands a collision danger cell: centre (spec) | site (where the collision put "
+            "its mark)",
+            runtime::OneOf(kMapDangerPointNames)));
         // Issue 18: the robot's body from its description (one source of the body's facts).
         const robot::RobotDescription description = robot::BodyOption(ctx, "outline, drive and limits for both layers");
         ControllerOptions options;
@@ -69,6 +76,7 @@ runtime::ServiceDefinition ControllerService() {
         options.directional.body_radius = description.body.circumscribed_radius();
         options.directional.map_point_inset = map_point_inset;
         options.velocity.map_point_inset = map_point_inset;
+        options.directional.map_danger_point = map_danger_point;
         const TieBreak tie = ParseTieBreak(s->tie_break);
         options.directional.tie_break = tie;
         options.velocity.tie_break = tie;
@@ -107,7 +115,7 @@ runtime::ServiceDefinition ControllerService() {
               in.obstacle_points = s->points;
               if (maps && (p.w_theta2 > 0 || p.w_v2 > 0)) {
                 s->danger.assign(maps->danger.begin(), maps->danger.end());
-                in.map = GridView{maps->spec, maps->p_o, s->danger};
+                in.map = GridView{maps->spec, maps->p_o, s->danger, maps->danger_sites};
               }
               if (const auto* pm = path->Get()) {
                 s->path = convert::FromMsg(*pm);

@@ -3,6 +3,25 @@
 #include "common/convert/convert.hpp"
 
 namespace limbic::mapper {
+namespace {
+
+std::vector<DangerSite> SitesFromMsg(const flatbuffers::Vector<const msg::DangerSite*>* sites) {
+  std::vector<DangerSite> out;
+  if (sites == nullptr) return out;
+  out.reserve(sites->size());
+  for (const auto* s : *sites) out.push_back(DangerSite{s->cell(), convert::FromMsg(s->point())});
+  return out;
+}
+
+flatbuffers::Offset<flatbuffers::Vector<const msg::DangerSite*>> SitesToMsg(flatbuffers::FlatBufferBuilder& fbb,
+                                                                            const std::vector<DangerSite>& sites) {
+  std::vector<msg::DangerSite> out;
+  out.reserve(sites.size());
+  for (const DangerSite& s : sites) out.emplace_back(s.cell, convert::ToMsg(s.point));
+  return fbb.CreateVectorOfStructs(out);
+}
+
+}  // namespace
 
 MapPatch PatchFromMsg(const msg::GridPatch& m) {
   MapPatch patch;
@@ -12,6 +31,7 @@ MapPatch PatchFromMsg(const msg::GridPatch& m) {
     patch.cells.reserve(m.cells()->size());
     for (const auto* c : *m.cells()) patch.cells.push_back(CellPatch{c->index(), c->p_o(), c->p_e(), c->danger()});
   }
+  patch.danger_sites = SitesFromMsg(m.danger_sites());
   return patch;
 }
 
@@ -22,7 +42,8 @@ flatbuffers::Offset<msg::GridPatch> PatchToMsg(flatbuffers::FlatBufferBuilder& f
   cells.reserve(patch.cells.size());
   for (const auto& c : patch.cells) cells.emplace_back(c.index, c.p_o, c.p_e, c.danger);
   const msg::GridInfo info = convert::ToMsg(spec);
-  return msg::CreateGridPatch(fbb, header, &info, fbb.CreateVectorOfStructs(cells), patch.base_tick);
+  return msg::CreateGridPatch(fbb, header, &info, fbb.CreateVectorOfStructs(cells), patch.base_tick,
+                              patch.danger_sites.empty() ? 0 : SitesToMsg(fbb, patch.danger_sites));
 }
 
 MapSnapshot SnapshotFromMsg(const msg::GridMap& m) {
@@ -32,6 +53,7 @@ MapSnapshot SnapshotFromMsg(const msg::GridMap& m) {
   if (m.p_o()) s.maps.p_o.assign(m.p_o()->begin(), m.p_o()->end());
   if (m.p_e()) s.maps.p_e.assign(m.p_e()->begin(), m.p_e()->end());
   if (m.danger()) s.maps.danger.assign(m.danger()->begin(), m.danger()->end());
+  s.maps.danger_sites = SitesFromMsg(m.danger_sites());
   return s;
 }
 
@@ -39,7 +61,8 @@ flatbuffers::Offset<msg::GridMap> SnapshotToMsg(flatbuffers::FlatBufferBuilder& 
                                                 flatbuffers::Offset<msg::Header> header, const MapSnapshot& s) {
   const msg::GridInfo info = convert::ToMsg(s.maps.spec);
   return msg::CreateGridMap(fbb, header, &info, fbb.CreateVector(s.maps.p_o), fbb.CreateVector(s.maps.p_e),
-                            fbb.CreateVector(s.maps.danger));
+                            fbb.CreateVector(s.maps.danger),
+                            s.maps.danger_sites.empty() ? 0 : SitesToMsg(fbb, s.maps.danger_sites));
 }
 
 const GridMaps* MapFollower::Follow(const geometry::Vec2& world_min, const geometry::Vec2& world_max,

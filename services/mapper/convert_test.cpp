@@ -21,6 +21,10 @@ MapperInputs Scan(int64_t tick, double x) {
   in.tick = tick;
   in.pose = {x, 2.0, 0.0};
   in.scan.beams.push_back({0, {0.2, 0.0}, 0.0, 0.4, 3.0, 1.5, true});
+  if (tick % 5 == 3) {  // now and then a collision: danger cells with sites travel too (issue 14)
+    in.collision.occurred = true;
+    in.collision.contact_point = {x + 0.35, 2.1};
+  }
   return in;
 }
 
@@ -37,6 +41,7 @@ TEST(MapFollower, FollowsAMapperThatRestartsAndCarriesOn) {
     follower.Follow(min, max, flatbuffers::GetRoot<msg::GridPatch>(bytes.data()), nullptr);
   }
   ASSERT_NE(follower.maps(), nullptr);
+  EXPECT_FALSE(first.maps().danger_sites.empty());
   EXPECT_EQ(*follower.maps(), first.maps());
   OccupancyMapper second(spec);  // restarted: loads the latched map, ticks from 0 again
   second.LoadMaps(first.maps());
@@ -47,6 +52,19 @@ TEST(MapFollower, FollowsAMapperThatRestartsAndCarriesOn) {
   }
   EXPECT_EQ(*follower.maps(), second.maps());
   EXPECT_EQ(follower.resyncs(), 1u);
+}
+
+TEST(MapMessages, ASnapshotCarriesTheDangerSites) {
+  const GridSpec spec = GridSpecCovering({0, 0}, {6, 4});
+  OccupancyMapper mapper(spec);
+  for (int64_t t = 0; t < 12; ++t) mapper.Update(Scan(t, 1.0 + 0.2 * t));
+  ASSERT_FALSE(mapper.maps().danger_sites.empty());
+  flatbuffers::FlatBufferBuilder fbb;
+  auto header = msg::CreateHeaderDirect(fbb, 0, 11, 1, "r1/mapper", false, 1);
+  fbb.Finish(SnapshotToMsg(fbb, header, mapper.Snapshot()), "GMAP");
+  const MapSnapshot back = SnapshotFromMsg(*flatbuffers::GetRoot<msg::GridMap>(fbb.GetBufferPointer()));
+  EXPECT_EQ(back.maps, mapper.maps());
+  EXPECT_NO_THROW(back.maps.Validate());
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "services/mapper/grid_maps.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -40,6 +41,46 @@ void GridMaps::Validate() const {
                                 std::to_string(p_e.size()) + ", " + std::to_string(danger.size()) +
                                 ") do not match the grid's " + std::to_string(n) + " cells");
   }
+  int previous = -1;
+  for (const DangerSite& site : danger_sites) {
+    if (site.cell < 0 || site.cell >= static_cast<int>(n)) {
+      throw std::invalid_argument("GridMaps: danger site cell " + std::to_string(site.cell) + " is off the grid");
+    }
+    if (site.cell <= previous) throw std::invalid_argument("GridMaps: danger sites not in ascending cell order");
+    if (!std::isfinite(site.point.x()) || !std::isfinite(site.point.y())) {
+      throw std::invalid_argument("GridMaps: danger site of cell " + std::to_string(site.cell) + " is not finite");
+    }
+    if (!danger[site.cell]) {
+      throw std::invalid_argument("GridMaps: danger site on cell " + std::to_string(site.cell) + " without danger");
+    }
+    previous = site.cell;
+  }
+}
+
+namespace {
+auto SiteLowerBound(std::vector<DangerSite>& sites, int cell) {
+  return std::lower_bound(sites.begin(), sites.end(), cell, [](const DangerSite& s, int c) { return s.cell < c; });
+}
+}  // namespace
+
+const DangerSite* GridMaps::SiteOf(int cell) const {
+  const auto it = std::lower_bound(danger_sites.begin(), danger_sites.end(), cell,
+                                   [](const DangerSite& s, int c) { return s.cell < c; });
+  return it != danger_sites.end() && it->cell == cell ? &*it : nullptr;
+}
+
+void GridMaps::SetSite(int cell, const geometry::Vec2& point) {
+  const auto it = SiteLowerBound(danger_sites, cell);
+  if (it != danger_sites.end() && it->cell == cell) {
+    it->point = point;
+  } else {
+    danger_sites.insert(it, DangerSite{cell, point});
+  }
+}
+
+void GridMaps::EraseSite(int cell) {
+  const auto it = SiteLowerBound(danger_sites, cell);
+  if (it != danger_sites.end() && it->cell == cell) danger_sites.erase(it);
 }
 
 geometry::GridSpec GridSpecCovering(const geometry::Vec2& min, const geometry::Vec2& max, double resolution,
@@ -74,10 +115,38 @@ void ApplyPatch(GridMaps& maps, const MapPatch& patch) {
                                   std::to_string(n) + " cells");
     }
   }
+  if (!std::is_sorted(patch.cells.begin(), patch.cells.end(),
+                      [](const CellPatch& a, const CellPatch& b) { return a.index < b.index; })) {
+    throw std::invalid_argument("ApplyPatch: cells not in ascending index order");
+  }
+  const auto patched = [&patch](int cell) -> const CellPatch* {
+    const auto it = std::lower_bound(patch.cells.begin(), patch.cells.end(), cell,
+                                     [](const CellPatch& c, int i) { return c.index < i; });
+    return it != patch.cells.end() && it->index == cell ? &*it : nullptr;
+  };
+  int previous = -1;
+  for (const DangerSite& site : patch.danger_sites) {
+    const CellPatch* c = patched(site.cell);
+    if (c == nullptr || c->danger == 0 || site.cell <= previous || !std::isfinite(site.point.x()) ||
+        !std::isfinite(site.point.y())) {
+      throw std::invalid_argument("ApplyPatch: danger site of cell " + std::to_string(site.cell) +
+                                  " is not a patched danger cell, out of order or not finite");
+    }
+    previous = site.cell;
+  }
   for (const CellPatch& c : patch.cells) {
     maps.p_o[c.index] = c.p_o;
     maps.p_e[c.index] = c.p_e;
     maps.danger[c.index] = c.danger;
+  }
+  if (!maps.danger_sites.empty()) {
+    std::erase_if(maps.danger_sites, [&](const DangerSite& s) { return patched(s.cell) != nullptr; });
+  }
+  if (!patch.danger_sites.empty()) {
+    const auto middle =
+        maps.danger_sites.insert(maps.danger_sites.end(), patch.danger_sites.begin(), patch.danger_sites.end());
+    std::inplace_merge(maps.danger_sites.begin(), middle, maps.danger_sites.end(),
+                       [](const DangerSite& a, const DangerSite& b) { return a.cell < b.cell; });
   }
 }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "common/geometry/geometry.hpp"
+#include "common/types/navigation.hpp"
 
 namespace limbic::mapper {
 
@@ -30,13 +31,23 @@ struct GridMaps {
   std::vector<double> p_o;      // occupancy probability in [0, 1]
   std::vector<double> p_e;      // exploration in [0, 1], never decays
   std::vector<uint8_t> danger;  // 0 or 1
+  // Issue 14: for danger cells set by a collision, where the latest collision there put its mark (ascending cell,
+  // one per cell, only cells whose danger is 1). Map-based avoidance may stand such a cell's virtual obstacle point
+  // there instead of at the cell's centre (ControllerOptions map_danger_point). A-priori tags have none.
+  std::vector<DangerSite> danger_sites;
 
   // Maps over `spec` at their initial values (p_o = initial_p_o, p_e = 0, danger = 0).
   static GridMaps Initial(const geometry::GridSpec& spec, double initial_p_o = kInitialOccupancy);
 
   int CellCount() const { return spec.CellCount(); }
-  // Throws std::invalid_argument when a vector's size does not match the spec.
+  // Throws std::invalid_argument when a vector's size does not match the spec, or a danger site is off the grid,
+  // out of order, repeated, not finite or on a cell without danger.
   void Validate() const;
+  // The site of `cell`, or null.
+  const DangerSite* SiteOf(int cell) const;
+  // Sets (or moves) the site of `cell`; removes it.
+  void SetSite(int cell, const geometry::Vec2& point);
+  void EraseSite(int cell);
   bool operator==(const GridMaps&) const = default;
 };
 
@@ -64,6 +75,8 @@ struct MapPatch {
   int64_t base_tick = 0;
   int64_t tick = 0;
   std::vector<CellPatch> cells;  // ascending index
+  // The danger sites of the patch's cells that have one (ascending cell); a patched cell without one here has none.
+  std::vector<DangerSite> danger_sites;
   bool operator==(const MapPatch&) const = default;
 };
 
@@ -74,7 +87,8 @@ struct MapSnapshot {
   bool operator==(const MapSnapshot&) const = default;
 };
 
-// Writes the patch's cells into `maps`. Throws std::invalid_argument if a cell index is off the grid.
+// Writes the patch's cells and their danger sites into `maps`. Throws std::invalid_argument, leaving `maps` as it
+// was, if a cell index is off the grid or a site is not one of the patch's cells, not finite or out of order.
 void ApplyPatch(GridMaps& maps, const MapPatch& patch);
 
 // A copy of the mapper's maps kept in step from a snapshot and the patch stream (what the planner, the

@@ -82,6 +82,58 @@ TEST(ApplyPatch, WritesAbsoluteValuesAndRejectsOffGridCells) {
   EXPECT_EQ(m, before);  // nothing written when the patch is rejected
 }
 
+TEST(ApplyPatch, CarriesDangerSitesAndDropsThoseOfCellsPatchedWithout) {
+  GridMaps m = GridMaps::Initial(GridSpec{{0, 0}, 0.35, 4, 3});
+  ApplyPatch(m, MapPatch{0, 1, {{5, 0.7, 0.3, 1}, {6, 0.7, 0.3, 1}}, {{5, {0.4, 0.5}}, {6, {0.8, 0.4}}}});
+  ASSERT_NE(m.SiteOf(5), nullptr);
+  EXPECT_EQ(m.SiteOf(5)->point, Vec2(0.4, 0.5));
+  EXPECT_EQ(m.SiteOf(4), nullptr);
+  // Cell 6's site moves; cell 5 is patched without one (its danger forgotten): its site goes.
+  ApplyPatch(m, MapPatch{1, 2, {{5, 0.7, 0.3, 0}, {6, 0.7, 0.3, 1}}, {{6, {0.9, 0.45}}}});
+  EXPECT_EQ(m.SiteOf(5), nullptr);
+  ASSERT_NE(m.SiteOf(6), nullptr);
+  EXPECT_EQ(m.SiteOf(6)->point, Vec2(0.9, 0.45));
+  // A patch that does not touch cell 6 leaves its site; a new site is merged in order.
+  ApplyPatch(m, MapPatch{2, 3, {{1, 0.1, 0.1, 1}}, {{1, {0.5, 0.1}}}});
+  ASSERT_EQ(m.danger_sites.size(), 2u);
+  EXPECT_EQ(m.danger_sites[0].cell, 1);
+  EXPECT_EQ(m.danger_sites[1].cell, 6);
+  EXPECT_NO_THROW(m.Validate());
+
+  const GridMaps before = m;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_THROW(ApplyPatch(m, MapPatch{3, 4, {{2, 0.1, 0.1, 1}}, {{3, {0.8, 0.1}}}}), std::invalid_argument)
+      << "a site on a cell the patch does not carry";
+  EXPECT_THROW(ApplyPatch(m, MapPatch{3, 4, {{2, 0.1, 0.1, 0}}, {{2, {0.8, 0.1}}}}), std::invalid_argument)
+      << "a site on a cell without danger";
+  EXPECT_THROW(ApplyPatch(m, MapPatch{3, 4, {{2, 0.1, 0.1, 1}}, {{2, {nan, 0.1}}}}), std::invalid_argument);
+  EXPECT_THROW(ApplyPatch(m, MapPatch{3, 4, {{2, 0.1, 0.1, 1}, {3, 0.1, 0.1, 1}}, {{3, {1.1, 0.1}}, {2, {0.8, 0.1}}}}),
+               std::invalid_argument)
+      << "sites out of order";
+  EXPECT_THROW(ApplyPatch(m, MapPatch{3, 4, {{3, 0.1, 0.1, 0}, {2, 0.1, 0.1, 0}}}), std::invalid_argument)
+      << "cells out of order";
+  EXPECT_EQ(m, before);  // nothing written when the patch is rejected
+}
+
+TEST(GridMaps, ValidateChecksTheDangerSites) {
+  GridMaps m = GridMaps::Initial(GridSpec{{0, 0}, 0.35, 4, 3});
+  m.danger[2] = m.danger[7] = 1;
+  m.danger_sites = {{2, {0.8, 0.1}}, {7, {1.1, 0.4}}};
+  EXPECT_NO_THROW(m.Validate());
+  GridMaps bad = m;
+  bad.danger[7] = 0;
+  EXPECT_THROW(bad.Validate(), std::invalid_argument);  // a site without danger
+  bad = m;
+  std::swap(bad.danger_sites[0], bad.danger_sites[1]);
+  EXPECT_THROW(bad.Validate(), std::invalid_argument);  // out of order
+  bad = m;
+  bad.danger_sites[1].cell = 12;
+  EXPECT_THROW(bad.Validate(), std::invalid_argument);  // off the grid
+  bad = m;
+  bad.danger_sites[0].point.y() = std::numeric_limits<double>::infinity();
+  EXPECT_THROW(bad.Validate(), std::invalid_argument);
+}
+
 TEST(MapReplica, AppliesChainIgnoresStaleAndReportsGaps) {
   MapReplica r;
   EXPECT_FALSE(r.has_map());

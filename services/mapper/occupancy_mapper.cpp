@@ -239,6 +239,12 @@ void OccupancyMapper::SetCollisionDanger(int index, const Vec2& point, bool sens
   } else if (state_.danger_from_collision[index]) {
     state_.danger_from_collision[index] = std::min(state_.danger_from_collision[index], source);
   }
+  // The cell's site follows its latest collision (a cell tagged a priori keeps none: the tag stands for the cell).
+  if (state_.danger_from_collision[index]) {
+    if (!sites_before_) sites_before_ = state_.maps.danger_sites;
+    state_.maps.SetSite(index, point);
+    MarkDirty(index);
+  }
   if (state_.danger_from_collision[index] && options_.danger_forget == DangerForget::kBody) {
     state_.danger_marks.push_back({index, point});
   }
@@ -246,6 +252,7 @@ void OccupancyMapper::SetCollisionDanger(int index, const Vec2& point, bool sens
 
 void OccupancyMapper::ClearDanger(int index) {
   state_.maps.danger[index] = 0;
+  state_.maps.EraseSite(index);
   state_.danger_from_collision[index] = 0;
   state_.danger_seen_free[index] = 0;
   MarkDirty(index);
@@ -310,6 +317,10 @@ void OccupancyMapper::SetDanger(int index) {
   SetDangerBit(index);
   state_.danger_from_collision[index] = 0;  // a tag: never cleared (SetCollisionDanger sets it back if it set the bit)
   state_.danger_seen_free[index] = 0;
+  if (state_.maps.SiteOf(index) != nullptr) {
+    state_.maps.EraseSite(index);
+    MarkDirty(index);
+  }
 }
 
 void OccupancyMapper::MarkDangerPolygon(const std::vector<Vec2>& vertices) {
@@ -337,6 +348,7 @@ MapperOutputs OccupancyMapper::Update(const MapperInputs& in) {
                                 " is not after the previous tick " + std::to_string(state_.tick));
   }
   undo_.clear();
+  sites_before_.reset();
   if (const std::string what = NonFiniteInput(in); !what.empty()) {
     fault_ = "input " + what + " not finite: cycle skipped";
     const MapSums sums = MapSums::Of(maps);
@@ -484,9 +496,15 @@ MapperOutputs OccupancyMapper::Update(const MapperInputs& in) {
   for (const Vec2& pt : cycle_points) {
     if (why.empty() && !(std::isfinite(pt.x()) && std::isfinite(pt.y()))) why = "obstacle point not finite";
   }
+  if (why.empty() && sites_before_) {
+    for (const DangerSite& site : maps.danger_sites) {
+      if (!(std::isfinite(site.point.x()) && std::isfinite(site.point.y()))) why = "danger site not finite";
+    }
+  }
   if (!why.empty()) {
     state_.permanent_collision_points.resize(permanent_before);
     state_.danger_marks.resize(marks_before);
+    if (sites_before_) maps.danger_sites = std::move(*sites_before_);
     const int reset = RollBack();
     fault_ = why + ": cycle rolled back" +
              (reset ? ", " + std::to_string(reset) + " bad cell(s) reset to unexplored" : std::string());
@@ -565,6 +583,7 @@ MapperOutputs OccupancyMapper::Finish(const MapperInputs& in, std::vector<Vec2>*
   out.patch.cells.reserve(state_.dirty_cells.size());
   for (int i : state_.dirty_cells) {
     out.patch.cells.push_back({i, maps.p_o[i], maps.p_e[i], maps.danger[i]});
+    if (const DangerSite* site = maps.SiteOf(i)) out.patch.danger_sites.push_back(*site);
     state_.dirty[i] = 0;
   }
   state_.dirty_cells.clear();

@@ -197,6 +197,8 @@ class OccupancyMapper {
   // Undo log of the current cycle (scratch): each changed cell's values before its first change, so a
   // refused cycle costs O(cells changed), not a copy of the grid per cycle.
   std::vector<CellPatch> undo_;
+  // The danger sites before the cycle's first site change (scratch): restored when the cycle is rolled back.
+  std::optional<std::vector<DangerSite>> sites_before_;
   std::string fault_;
 };
 

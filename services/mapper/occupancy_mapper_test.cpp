@@ -185,6 +185,41 @@ TEST(OccupancyMapper, CollisionMarksDangerOccupancyAndBuffer) {
   EXPECT_EQ(out.obstacle_points[0], Vec2(1.75, 1.2));
 }
 
+TEST(OccupancyMapper, ACollisionDangerCellKeepsWhereTheCollisionPutItsMark) {
+  MapperOptions o;
+  o.danger_point = DangerPoint::kContact;  // the mark is the contact point itself: easy to state
+  OccupancyMapper mapper(kSpec, o);
+  MapReplica replica;
+  replica.Reset(mapper.Snapshot());
+  MapperInputs in = BaseInputs(1);
+  in.collision.occurred = true;
+  in.collision.contact_point = {1.80, 1.10};  // cell (5, 3), 0.075 m from its centre
+  MapperOutputs out = mapper.Update(in);
+  ASSERT_NE(mapper.maps().SiteOf(Idx(5, 3)), nullptr);
+  EXPECT_EQ(mapper.maps().SiteOf(Idx(5, 3))->point, Vec2(1.80, 1.10));
+  ASSERT_EQ(out.patch.danger_sites.size(), 1u);  // consumers learn where it is
+  EXPECT_EQ(out.patch.danger_sites[0], (DangerSite{Idx(5, 3), {1.80, 1.10}}));
+  EXPECT_EQ(replica.Apply(out.patch), MapReplica::ApplyResult::kApplied);
+  // A later collision in the same cell moves the site (the latest mark), and the patch says so.
+  in.tick = 2;
+  in.collision.contact_point = {1.90, 1.30};
+  out = mapper.Update(in);
+  EXPECT_EQ(mapper.maps().SiteOf(Idx(5, 3))->point, Vec2(1.90, 1.30));
+  EXPECT_EQ(replica.Apply(out.patch), MapReplica::ApplyResult::kApplied);
+  EXPECT_EQ(replica.maps(), mapper.maps());
+  // An a-priori tag stands for the whole cell: it takes the site away.
+  mapper.MarkDanger({1.80, 1.10});
+  EXPECT_EQ(mapper.maps().SiteOf(Idx(5, 3)), nullptr);
+  in.tick = 3;
+  in.collision.occurred = false;
+  EXPECT_EQ(replica.Apply(mapper.Update(in).patch), MapReplica::ApplyResult::kApplied);
+  EXPECT_EQ(replica.maps(), mapper.maps());
+  EXPECT_TRUE(replica.maps().danger_sites.empty());
+  EXPECT_EQ(replica.maps().danger[Idx(5, 3)], 1);
+  mapper.Reset();
+  EXPECT_TRUE(mapper.maps().danger_sites.empty());
+}
+
 TEST(OccupancyMapper, CollisionOccupancyCanBeSwitchedOff) {
   MapperOptions opt;
   opt.collision_marks_occupied = false;
@@ -598,6 +633,8 @@ TEST(DangerForget, FreeSpaceClearsACellLookedThroughForTheGivenCycles) {
   EXPECT_EQ(mapper.maps().danger[Idx(4, 3)], 1);
   const MapperOutputs out = mapper.Update(LookingAhead(11));  // the 10th
   EXPECT_EQ(mapper.maps().danger[Idx(4, 3)], 0);
+  EXPECT_EQ(mapper.maps().SiteOf(Idx(4, 3)), nullptr) << "a forgotten cell keeps no site";
+  EXPECT_NO_THROW(mapper.maps().Validate());
   EXPECT_EQ(mapper.maps().danger[Idx(6, 3)], 1);
   bool in_patch = false;
   for (const CellPatch& c : out.patch.cells) in_patch = in_patch || (c.index == Idx(4, 3) && c.danger == 0);
@@ -736,6 +773,8 @@ TEST(OccupancyMapper, LateJoinerRebuildsBitIdenticalMap) {
     EXPECT_EQ(0, std::memcmp(a.p_o.data(), b.p_o.data(), a.p_o.size() * sizeof(double)));
     EXPECT_EQ(0, std::memcmp(a.p_e.data(), b.p_e.data(), a.p_e.size() * sizeof(double)));
     EXPECT_EQ(a.danger, b.danger);
+    EXPECT_FALSE(b.danger_sites.empty());
+    EXPECT_EQ(a.danger_sites, b.danger_sites);
     EXPECT_EQ(a.spec, b.spec);
   }
   // Reset goes out as a patch with every cell.
@@ -806,6 +845,8 @@ TEST(OccupancyMapperRollback, ANonFiniteCellTheCycleUpdatesIsRolledBackAndReset)
   EXPECT_NE(mapper.fault().find("1 bad cell(s) reset to unexplored"), std::string::npos) << mapper.fault();
   EXPECT_TRUE(mapper.maps() == expected) << "every change of the cycle (occupancy, exploration, danger) undone";
   EXPECT_EQ(mapper.maps().danger[Idx(6, 3)], 0);
+  EXPECT_TRUE(mapper.maps().danger_sites.empty()) << "the cycle's danger site undone with its cell";
+  EXPECT_TRUE(out.patch.danger_sites.empty());
   EXPECT_TRUE(out.stats.updated_cells.empty());
   EXPECT_EQ(out.stats.mean_p_e, MeanExploration(expected));
   EXPECT_EQ(out.stats.density, MapDensity(expected));
@@ -828,6 +869,7 @@ TEST(OccupancyMapperRollback, ANonFiniteCellTheCycleUpdatesIsRolledBackAndReset)
   EXPECT_EQ(mapper.fault(), "");
   EXPECT_FALSE(after.stats.updated_cells.empty());
   EXPECT_EQ(mapper.maps().danger[Idx(6, 3)], 1);
+  EXPECT_NE(mapper.maps().SiteOf(Idx(6, 3)), nullptr);
   ExpectAllFinite(after);
 }
 

@@ -13,6 +13,7 @@
 #include "common/config/config.hpp"
 #include "common/paths/paths.hpp"
 #include "common/robot/robot_description.hpp"
+#include "services/controller/directional_controller.hpp"
 #include "services/mapper/occupancy_mapper.hpp"
 
 namespace limbic::experiment {
@@ -22,7 +23,7 @@ namespace fs = std::filesystem;
 using config::ConfigError;
 using config::StrictMap;
 
-enum class OptionKind { kBool, kNumber, kGoalSource, kPath, kDangerPoint, kDangerForget, kBody };
+enum class OptionKind { kBool, kNumber, kGoalSource, kPath, kDangerPoint, kDangerForget, kMapDangerPoint, kBody };
 
 const std::map<std::string, OptionKind>& OptionKinds() {
   static const std::map<std::string, OptionKind> kinds = {
@@ -38,6 +39,7 @@ const std::map<std::string, OptionKind>& OptionKinds() {
       {"hold_danger_weight", OptionKind::kBool},
       {"danger_point", OptionKind::kDangerPoint},
       {"danger_forget", OptionKind::kDangerForget},
+      {"map_danger_point", OptionKind::kMapDangerPoint},
       {"body", OptionKind::kBody},
   };
   return kinds;
@@ -73,6 +75,13 @@ std::string CheckOption(const std::string& name, std::string* value) {
         mapper::ParseDangerForget(*value);
       } catch (const std::invalid_argument&) {
         return "must be none, free_space, seen_free_space or body, got '" + *value + "'";
+      }
+      return "";
+    case OptionKind::kMapDangerPoint:
+      try {
+        controller::ParseMapDangerPoint(*value);  // the controller's own names
+      } catch (const std::invalid_argument&) {
+        return "must be centre or site, got '" + *value + "'";
       }
       return "";
     case OptionKind::kBody:

@@ -95,7 +95,9 @@ struct ExperimentDefinition {
 // map_point_inset (m taken off r_o around the map's virtual obstacle points,
 // default 0 = spec; issue 14); enumeration danger_point = surface | contact | sensed | sector (where a collision
 // marks the danger map, mapper default surface; issue 14); enumeration danger_forget = none | free_space |
-// seen_free_space | body (whether collision danger cells are cleared, mapper default none; issue 14). Text: body (a
+// seen_free_space | body (whether collision danger cells are cleared, mapper default none; issue 14); enumeration
+// map_danger_point = centre | site (where map-based avoidance stands a collision danger cell, controller default
+// centre; issue 14). Text: body (a
 // robot description for every robot of the run, issue 18).
 const std::vector<std::string>& OptionNames();
 

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "common/config/config.hpp"
+#include "services/controller/directional_controller.hpp"
 #include "services/mapper/occupancy_mapper.hpp"
 
 namespace limbic::experiment {
@@ -83,6 +84,13 @@ stack::StackSpec StackSpecFor(const RunSpec& run) {
         throw std::invalid_argument(run.run_id + ": " + e.what());
       }
       spec.options.push_back("mapper.danger_forget=" + value);
+    } else if (name == "map_danger_point") {
+      try {
+        controller::ParseMapDangerPoint(value);
+      } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument(run.run_id + ": " + e.what());
+      }
+      spec.options.push_back("controller.map_danger_point=" + value);
     } else if (name == "body") {
       spec.bodies = {value};  // every robot of this configuration
     } else if (name == "timeout") {

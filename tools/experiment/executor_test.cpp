@@ -83,6 +83,11 @@ TEST(StackSpecFor, PathGoalSourceIsTheDirectionalTargetAndUnknownOptionsAreRefus
   EXPECT_TRUE(Has(StackSpecFor(run).options, "planner.danger_weight=live"));
   run.options = {{"map_point_inset", "-1"}};
   EXPECT_THROW(StackSpecFor(run), std::invalid_argument);
+  // Where map-based avoidance stands a collision danger cell (the controller's map_danger_point).
+  run.options = {{"map_danger_point", "site"}};
+  EXPECT_TRUE(Has(StackSpecFor(run).options, "controller.map_danger_point=site"));
+  run.options = {{"map_danger_point", "center"}};
+  EXPECT_THROW(StackSpecFor(run), std::invalid_argument);
   // Where a collision marks the danger map (the mapper's danger_point).
   for (const char* point : {"surface", "contact", "sensed", "sector"}) {
     run.options = {{"danger_point", point}};

@@ -137,7 +137,7 @@ MapDangerPoint ParseMapDangerPoint(const std::string& name) {
   for (size_t i = 0; i < kMapDangerPointNames.size(); ++i) {
     if (name == kMapDangerPointNames[i]) return static_cast<MapDangerPoint>(i);
   }
-  throw std::invalid_argument("map_danger_point: '" + name + "' is not one of centre, site");
+  throw std::invalid_argument("map_danger_point must be centre or site, got '" + name + "'");  // as the mapper's
 }
 
 void MapVirtualObstacles(const GridView& map, const Vec2& robot, double radius, double threshold, double w_occupancy,

@@ -45,6 +45,17 @@ const std::map<std::string, OptionKind>& OptionKinds() {
   return kinds;
 }
 
+// Whether `parse` (a service's option parser, throwing std::invalid_argument) accepts `value`.
+template <typename Parse>
+bool Accepted(Parse parse, const std::string& value) {
+  try {
+    parse(value);
+    return true;
+  } catch (const std::invalid_argument&) {
+    return false;
+  }
+}
+
 // Checks and normalises one option value; returns an error text or "".
 std::string CheckOption(const std::string& name, std::string* value) {
   const auto it = OptionKinds().find(name);
@@ -63,27 +74,17 @@ std::string CheckOption(const std::string& name, std::string* value) {
     case OptionKind::kGoalSource:
       if (*value == "path" || *value == "goal_bearing") return "";
       return "must be path or goal_bearing, got '" + *value + "'";
+    // Enumerations: the service's own parser decides (one list of names, the service's).
     case OptionKind::kDangerPoint:
-      try {
-        mapper::ParseDangerPoint(*value);  // the mapper's own names
-      } catch (const std::invalid_argument&) {
-        return "must be surface, contact, sensed or sector, got '" + *value + "'";
-      }
-      return "";
+      return Accepted(mapper::ParseDangerPoint, *value)
+                 ? ""
+                 : "must be surface, contact, sensed or sector, got '" + *value + "'";
     case OptionKind::kDangerForget:
-      try {
-        mapper::ParseDangerForget(*value);
-      } catch (const std::invalid_argument&) {
-        return "must be none, free_space, seen_free_space or body, got '" + *value + "'";
-      }
-      return "";
+      return Accepted(mapper::ParseDangerForget, *value)
+                 ? ""
+                 : "must be none, free_space, seen_free_space or body, got '" + *value + "'";
     case OptionKind::kMapDangerPoint:
-      try {
-        controller::ParseMapDangerPoint(*value);  // the controller's own names
-      } catch (const std::invalid_argument&) {
-        return "must be centre or site, got '" + *value + "'";
-      }
-      return "";
+      return Accepted(controller::ParseMapDangerPoint, *value) ? "" : "must be centre or site, got '" + *value + "'";
     case OptionKind::kBody:
       // A robot description (issue 18): every robot of the run has this body. Loaded now so that a bad name or
       // file fails the definition, not a run.

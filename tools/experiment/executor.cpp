@@ -32,6 +32,18 @@ double OptionNumber(const RunSpec& run, const std::string& name, double fallback
   return v;
 }
 
+// "key=value" for a service's enumerated option, once the service's own parser accepts `value` (its message names
+// the choices; a run built by hand, not from a checked definition, can carry anything).
+template <typename Parse>
+std::string ServiceEnumOption(const RunSpec& run, const std::string& key, const std::string& value, Parse parse) {
+  try {
+    parse(value);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(run.run_id + ": " + e.what());
+  }
+  return key + "=" + value;
+}
+
 }  // namespace
 
 stack::StackSpec StackSpecFor(const RunSpec& run) {
@@ -71,26 +83,12 @@ stack::StackSpec StackSpecFor(const RunSpec& run) {
     } else if (name == "map_point_inset") {
       spec.options.push_back("controller.map_point_inset=" + FormatNumber(OptionNumber(run, name, 0.0)));
     } else if (name == "danger_point") {
-      try {
-        mapper::ParseDangerPoint(value);
-      } catch (const std::invalid_argument& e) {
-        throw std::invalid_argument(run.run_id + ": " + e.what());
-      }
-      spec.options.push_back("mapper.danger_point=" + value);
+      spec.options.push_back(ServiceEnumOption(run, "mapper.danger_point", value, mapper::ParseDangerPoint));
     } else if (name == "danger_forget") {
-      try {
-        mapper::ParseDangerForget(value);
-      } catch (const std::invalid_argument& e) {
-        throw std::invalid_argument(run.run_id + ": " + e.what());
-      }
-      spec.options.push_back("mapper.danger_forget=" + value);
+      spec.options.push_back(ServiceEnumOption(run, "mapper.danger_forget", value, mapper::ParseDangerForget));
     } else if (name == "map_danger_point") {
-      try {
-        controller::ParseMapDangerPoint(value);
-      } catch (const std::invalid_argument& e) {
-        throw std::invalid_argument(run.run_id + ": " + e.what());
-      }
-      spec.options.push_back("controller.map_danger_point=" + value);
+      spec.options.push_back(
+          ServiceEnumOption(run, "controller.map_danger_point", value, controller::ParseMapDangerPoint));
     } else if (name == "body") {
       spec.bodies = {value};  // every robot of this configuration
     } else if (name == "timeout") {

@@ -298,8 +298,9 @@ void Rule(Check& c, const msg::VelocityCommand& m) {
   c.Finite("omega", m.omega(), 1e9);
 }
 
-// Issue 14: danger sites on the grid (index and point); which cells may carry one is the consumer's check
-// (mapper::ApplyPatch, GridMaps::Validate), which needs the map.
+// Issue 14: danger sites on the grid (index and point), sorted by cell with one per cell (readers look them up
+// by binary search); which cells may carry one is the consumer's check (mapper::ApplyPatch, GridMaps::Validate),
+// which needs the map.
 void DangerSites(Check& c, const flatbuffers::Vector<const msg::DangerSite*>* sites, int64_t cells) {
   if (!c.ok() || !sites) return;
   c.Count("danger_sites", sites->size(), static_cast<size_t>(cells));
@@ -307,6 +308,9 @@ void DangerSites(Check& c, const flatbuffers::Vector<const msg::DangerSite*>* si
   for (flatbuffers::uoffset_t i = 0; i < sites->size() && c.ok(); ++i) {
     const auto& s = *sites->Get(i);
     c.Range("danger_sites.cell", s.cell(), 0, static_cast<double>(cells - 1), i);
+    if (i > 0 && s.cell() <= sites->Get(i - 1)->cell()) {
+      c.Fail("danger_sites.cell", "must be greater than the previous site's cell", s.cell(), i);
+    }
     c.Finite("danger_sites.point.x", s.point().x(), kMaxCoordinate, i);
     c.Finite("danger_sites.point.y", s.point().y(), kMaxCoordinate, i);
   }

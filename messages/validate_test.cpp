@@ -93,6 +93,21 @@ TEST(Validate, GridPatchDangerSitesMustLieInsideTheGridAndBeFinite) {
   EXPECT_NE(patch(5, kInf).find("GridPatch.danger_sites.point.x[0]"), std::string::npos);
 }
 
+TEST(Validate, GridPatchDangerSitesMustBeSortedByCellOnePerCell) {
+  auto patch = [](std::vector<int> site_cells) {
+    flatbuffers::FlatBufferBuilder fbb;
+    const msg::GridInfo info(0.0, 0.0, 0.1, 10, 10);
+    std::vector<msg::CellUpdate> cells{msg::CellUpdate(5, 0.3, 0.0, 1)};
+    std::vector<msg::DangerSite> sites;
+    for (int cell : site_cells) sites.emplace_back(cell, msg::Vec2(0.5, 0.05));
+    fbb.Finish(msg::CreateGridPatchDirect(fbb, Header(fbb), &info, &cells, -1, &sites), "GPAT");
+    return Check<msg::GridPatch>(fbb);
+  };
+  EXPECT_EQ(patch({3, 5, 40}), "");
+  EXPECT_EQ(patch({5, 3}), "GridPatch.danger_sites.cell[1]: must be greater than the previous site's cell (got 3)");
+  EXPECT_EQ(patch({5, 5}), "GridPatch.danger_sites.cell[1]: must be greater than the previous site's cell (got 5)");
+}
+
 TEST(Validate, ControlParamsUseTheControllersOwnRanges) {
   auto params = [](ControlParameters p) {
     flatbuffers::FlatBufferBuilder fbb;

@@ -1,7 +1,9 @@
 // Value types that flow between mapper, planner, controller and affect.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "common/geometry/geometry.hpp"
@@ -22,6 +24,13 @@ struct DangerSite {
   geometry::Vec2 point{0, 0};
   bool operator==(const DangerSite&) const = default;
 };
+
+// The site of `cell` in `sites` (sorted by cell, one per cell), or nullptr.
+inline const DangerSite* FindSite(std::span<const DangerSite> sites, int cell) {
+  const auto it =
+      std::lower_bound(sites.begin(), sites.end(), cell, [](const DangerSite& s, int c) { return s.cell < c; });
+  return it != sites.end() && it->cell == cell ? &*it : nullptr;
+}
 
 // Per-cycle map statistics the affect engine needs (spec §1.4 MapUpdateStats).
 struct MapUpdateStats {

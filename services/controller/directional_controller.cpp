@@ -168,12 +168,8 @@ void MapVirtualObstacles(const GridView& map, const Vec2& robot, double radius, 
       const double d = map.danger.empty() ? 0.0 : map.danger[idx];
       const double fused = w_occupancy * p + w_danger * d - w_occupancy * w_danger * p * d;  // eq. 5.3
       if (!(fused > threshold)) continue;
-      const DangerSite* site = nullptr;
-      if (danger_point == MapDangerPoint::kSite && d > 0.0 && !map.danger_sites.empty()) {
-        const auto it = std::lower_bound(map.danger_sites.begin(), map.danger_sites.end(), idx,
-                                         [](const DangerSite& s, int c) { return s.cell < c; });
-        if (it != map.danger_sites.end() && it->cell == idx) site = &*it;
-      }
+      const DangerSite* site =
+          danger_point == MapDangerPoint::kSite && d > 0.0 ? FindSite(map.danger_sites, idx) : nullptr;
       out->push_back(site != nullptr ? site->point : centre);
     }
   }

@@ -84,6 +84,7 @@ const GridMaps* MapFollower::Follow(const geometry::Vec2& world_min, const geome
       try {
         return replica_.Apply(p);
       } catch (const std::invalid_argument&) {
+        ++refused_;
         return MapReplica::ApplyResult::kGap;
       }
     };

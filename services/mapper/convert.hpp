@@ -30,12 +30,15 @@ class MapFollower {
                          const msg::GridMap* full);
   const GridMaps* maps() const { return replica_.has_map() ? &replica_.maps() : nullptr; }
   uint64_t resyncs() const { return resyncs_; }
+  // Patches that passed the bus check but did not fit the replica's grid (ApplyPatch refused them whole).
+  uint64_t refused() const { return refused_; }
 
  private:
   MapReplica replica_;
   bool started_ = false;
   uint64_t incarnation_ = 0;  // of the mapper the patches come from
   uint64_t resyncs_ = 0;
+  uint64_t refused_ = 0;
 };
 
 }  // namespace limbic::mapper

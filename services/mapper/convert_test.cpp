@@ -54,6 +54,45 @@ TEST(MapFollower, FollowsAMapperThatRestartsAndCarriesOn) {
   EXPECT_EQ(follower.resyncs(), 1u);
 }
 
+// A patch whose danger site lies on a cell it patches without danger passes the bus check (which cannot know the
+// cell's danger) and is refused whole by ApplyPatch: the replica keeps its last good state, and the next full map
+// brings it back to the mapper's.
+TEST(MapFollower, RefusesAPatchWithABadDangerSiteAndResyncsFromTheFullMap) {
+  const geometry::Vec2 min{0, 0}, max{6, 4};
+  const GridSpec spec = GridSpecCovering(min, max);
+  MapFollower follower;
+  OccupancyMapper mapper(spec);
+  for (int64_t t = 0; t < 10; ++t) {
+    const auto bytes = PatchBytes(spec, mapper.Update(Scan(t, 1.0 + 0.1 * t)).patch, 7);
+    follower.Follow(min, max, flatbuffers::GetRoot<msg::GridPatch>(bytes.data()), nullptr);
+  }
+  ASSERT_FALSE(mapper.maps().danger_sites.empty());
+  const GridMaps good = *follower.maps();
+  ASSERT_EQ(good, mapper.maps());
+
+  MapPatch bad = mapper.Update(Scan(10, 2.0)).patch;
+  ASSERT_FALSE(bad.cells.empty());
+  bad.cells[0].danger = 0;
+  bad.danger_sites = {{bad.cells[0].index, {1.0, 2.0}}};
+  const auto bad_bytes = PatchBytes(spec, bad, 7);
+  const GridMaps* after_bad =
+      follower.Follow(min, max, flatbuffers::GetRoot<msg::GridPatch>(bad_bytes.data()), nullptr);
+  ASSERT_NE(after_bad, nullptr);
+  EXPECT_EQ(*after_bad, good) << "nothing of the refused patch is written";
+  EXPECT_EQ(follower.refused(), 1u);
+
+  const auto next = mapper.Update(Scan(11, 2.1)).patch;
+  const auto next_bytes = PatchBytes(spec, next, 7);
+  flatbuffers::FlatBufferBuilder full;
+  full.Finish(SnapshotToMsg(full, msg::CreateHeaderDirect(full, 0, 11, 1, "r1/mapper", false, 7), mapper.Snapshot()),
+              "GMAP");
+  follower.Follow(min, max, flatbuffers::GetRoot<msg::GridPatch>(next_bytes.data()),
+                  flatbuffers::GetRoot<msg::GridMap>(full.GetBufferPointer()));
+  EXPECT_EQ(*follower.maps(), mapper.maps());
+  EXPECT_EQ(follower.resyncs(), 1u);
+  EXPECT_EQ(follower.refused(), 1u);
+}
+
 TEST(MapMessages, ASnapshotCarriesTheDangerSites) {
   const GridSpec spec = GridSpecCovering({0, 0}, {6, 4});
   OccupancyMapper mapper(spec);

@@ -63,11 +63,7 @@ auto SiteLowerBound(std::vector<DangerSite>& sites, int cell) {
 }
 }  // namespace
 
-const DangerSite* GridMaps::SiteOf(int cell) const {
-  const auto it = std::lower_bound(danger_sites.begin(), danger_sites.end(), cell,
-                                   [](const DangerSite& s, int c) { return s.cell < c; });
-  return it != danger_sites.end() && it->cell == cell ? &*it : nullptr;
-}
+const DangerSite* GridMaps::SiteOf(int cell) const { return FindSite(danger_sites, cell); }
 
 void GridMaps::SetSite(int cell, const geometry::Vec2& point) {
   const auto it = SiteLowerBound(danger_sites, cell);

@@ -7,7 +7,7 @@
 
 #include "common/convert/convert.hpp"
 #include "common/log/log.hpp"
-#include "services/explore/task_manager.hpp"
+#include "services/explore/explorer.hpp"
 #include "services/mission/mission.hpp"
 
 namespace limbic::mission {
@@ -24,67 +24,47 @@ namespace {
 // the task manager bids from. A finished exploration stops the robot and, in lockstep, ends the robot's run.
 void AddExplorer(runtime::ServiceContext& ctx, const explore::FollowerOptions& follow) {
   using runtime::Timing;
-  struct State {
-    explore::WaypointFollower follower;
-    int64_t instruction = 0;
-    bool finished = false;
-    int64_t last_report_tick = -1000;
-  };
-  auto s = std::make_shared<State>(State{explore::WaypointFollower(follow)});
+  const int report_every = std::max(1, static_cast<int>(std::lround(1.0 / ctx.period_s())));
+  auto explorer = std::make_shared<explore::Explorer>(follow, report_every);
   auto task = ctx.AddInput<msg::ExploreTask>(ctx.Topic("explore/task"), Timing::kPreviousTick);
   auto truth = ctx.AddInput<msg::GroundTruth>(ctx.Topic("truth"), Timing::kSameTick);
   auto odom = ctx.AddInput<msg::Odometry>(ctx.Topic("odom"), Timing::kSameTick);
   auto goal_out = ctx.AddOutput<msg::NavGoal>(ctx.Topic("goal"), /*latched=*/true);
   auto report_out = ctx.AddOutput<msg::ExploreReport>(ctx.Topic("explore/report"));
-  ctx.Counter("task", [s] { return static_cast<double>(s->follower.task_id()); });
-  ctx.Counter("waypoints_done", [s] { return s->follower.waypoints_done(); });
-  const int report_every = std::max(1, static_cast<int>(std::lround(1.0 / ctx.period_s())));
+  ctx.Counter("task", [explorer] { return static_cast<double>(explorer->follower().task_id()); });
+  ctx.Counter("waypoints_done", [explorer] { return explorer->follower().waypoints_done(); });
   ctx.AddStep({.outputs = {ctx.Topic("explore/report")}}, [=, &ctx](const runtime::TickInfo& tick) {
-    geometry::Vec2 position{0, 0}, estimate{0, 0};
+    geometry::Vec2 position{0, 0};
     if (const auto* t = truth->Get(); t && t->pose()) position = convert::FromMsg(*t->pose()).Position();
-    estimate = position;
+    std::optional<geometry::Vec2> estimate;
     if (const auto* o = odom->Get()) estimate = convert::FromMsg(*o).pose.Position();
-    bool changed = false;
-    if (const auto* t = task->Get(); t && !s->finished) {
-      if (t->finished()) {
-        s->finished = true;
-        goal_out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
-          const msg::Vec2 here = convert::ToMsg(position);
-          return msg::CreateNavGoal(fbb, header, false, &here, -1, tick.time_s, 0.0);
-        });
-        LIMBIC_LOG(kInfo) << "exploration finished: stopping";
-        if (ctx.mode() == runtime::Mode::kLockstep) ctx.RequestRunStop();
-        changed = true;
-      } else if (t->task_id() > 0) {
-        std::vector<geometry::Vec2> waypoints;
-        if (t->waypoints()) {
-          for (const auto* w : *t->waypoints()) waypoints.push_back(convert::FromMsg(*w));
-        }
-        if (s->follower.Assign(t->task_id(), std::move(waypoints), tick.time_s)) {
-          LIMBIC_LOG(kInfo) << "task " << t->task_id() << ": environment " << t->environment() << ", "
-                            << (t->waypoints() ? t->waypoints()->size() : 0) << " waypoints";
-        }
-      }
+    std::optional<explore::ExplorerTask> latest;
+    if (const auto* t = task->Get()) {
+      latest = explore::ExplorerTask{t->finished(), t->task_id(), t->environment(), {}};
+      if (t->waypoints())
+        for (const auto* w : *t->waypoints()) latest->waypoints.push_back(convert::FromMsg(*w));
     }
-    if (!s->finished) {
-      const explore::FollowerOutputs out = s->follower.Step(position, tick.time_s);
-      changed = changed || out.progress;
-      if (out.new_goal || out.stop) {
-        const bool active = out.new_goal.has_value();
-        const geometry::Vec2 target = active ? *out.new_goal : position;
-        const int64_t id = active ? ++s->instruction : -1;
-        goal_out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
-          const msg::Vec2 g = convert::ToMsg(target);
-          return msg::CreateNavGoal(fbb, header, active, &g, id, tick.time_s, (target - position).norm());
-        });
-      }
+    const explore::ExplorerOutputs out = explorer->Step(tick.tick, tick.time_s, latest, position, estimate);
+    if (out.task_taken) {
+      LIMBIC_LOG(kInfo) << "task " << latest->task_id << ": environment " << latest->environment << ", "
+                        << latest->waypoints.size() << " waypoints";
     }
-    if (changed || tick.tick - s->last_report_tick >= report_every) {
-      s->last_report_tick = tick.tick;
+    if (out.goal) {
+      goal_out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+        const msg::Vec2 g = convert::ToMsg(out.goal->target);
+        return msg::CreateNavGoal(fbb, header, out.goal->active, &g, out.goal->instruction_id, tick.time_s,
+                                  out.goal->distance);
+      });
+    }
+    if (out.finished_now) {
+      LIMBIC_LOG(kInfo) << "exploration finished: stopping";
+      if (ctx.mode() == runtime::Mode::kLockstep) ctx.RequestRunStop();
+    }
+    if (out.report) {
       report_out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
-        const msg::Vec2 p = convert::ToMsg(estimate);
-        return msg::CreateExploreReport(fbb, header, &p, s->follower.task_id(), s->follower.waypoints_done(),
-                                        s->follower.skipped(), s->follower.task_done());
+        const msg::Vec2 p = convert::ToMsg(out.report->position);
+        return msg::CreateExploreReport(fbb, header, &p, out.report->task_id, out.report->waypoints_done,
+                                        out.report->skipped, out.report->task_done);
       });
     }
   });

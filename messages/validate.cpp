@@ -595,6 +595,7 @@ void Rule(Check& c, const msg::CrowdNeighbours& m) {
     c.Finite("neighbours.vy", n->vy(), 1e3, i);
     c.Range("neighbours.radius", n->radius(), 0.0, 100.0, i);
     c.Text("neighbours.emotion", n->emotion(), 64);
+    c.Range("neighbours.id", n->id(), -1, 1e6, i);
   }
 }
 

@@ -9,20 +9,11 @@
 
 #include "common/convert/convert.hpp"
 #include "messages/messages.hpp"
+#include "services/crowd/crowd_robot.hpp"
 #include "services/crowd/crowd_world.hpp"
 
 namespace limbic::crowd {
 
-// What the crowd robot publishes each tick on <robot>/crowd/state.
-struct CrowdStateValues {
-  RobotStep step;
-  EmotionState emotion;
-  std::string emotion_name;  // "" none
-  bool visible = false;
-  double radius = 0.0;
-  int neighbours = 0;
-  bool has_goal = false;
-};
 flatbuffers::Offset<msg::CrowdState> ToMsg(flatbuffers::FlatBufferBuilder& fbb, flatbuffers::Offset<msg::Header> header,
                                            const CrowdStateValues& v);
 
@@ -32,6 +23,7 @@ struct SensedNeighbour {
   Vec2 velocity{0, 0};   // true velocity (world frame)
   double radius = 0.0;
   std::string emotion;  // "" none or not shown
+  int id = -1;          // track id (the sense helper: the robot's index in its list)
 };
 flatbuffers::Offset<msg::CrowdNeighbours> ToMsg(flatbuffers::FlatBufferBuilder& fbb,
                                                 flatbuffers::Offset<msg::Header> header,
@@ -39,9 +31,8 @@ flatbuffers::Offset<msg::CrowdNeighbours> ToMsg(flatbuffers::FlatBufferBuilder& 
                                                 const std::vector<SensedNeighbour>& seen);
 
 // The neighbours of a CrowdNeighbours message placed in the frame of `observer` (the robot's own pose estimate),
-// with their emotions as indices of `table` (-1: none or a name the table does not know).
-void FromMsg(const msg::CrowdNeighbours& m, const geometry::Pose2& observer, const EmotionTable& table,
-             std::vector<Neighbour>* neighbours, std::vector<int>* emotions);
+// with their emotions as indices of `table` (-1: none or a name the table does not know) and their track ids.
+SensedNeighbours FromMsg(const msg::CrowdNeighbours& m, const geometry::Pose2& observer, const EmotionTable& table);
 
 // The walls b_nav avoids: every edge of every detectable polygon of the world (limited-visibility objects and the
 // floor are not seen).

@@ -34,6 +34,7 @@ TEST(CrowdConvert, StateCarriesMuEmotionAndParameters) {
   v.visible = true;
   v.radius = 0.35;
   v.neighbours = 3;
+  v.remembered = 2;
   v.has_goal = true;
   const auto buf = Finish<msg::CrowdState>([&](auto& fbb, auto h) { return ToMsg(fbb, h, v); });
   EXPECT_EQ(messages::VerifyAndValidate(*messages::FindByName("CrowdState"), buf.data(), buf.size()), "");
@@ -47,6 +48,7 @@ TEST(CrowdConvert, StateCarriesMuEmotionAndParameters) {
   EXPECT_EQ(m.caution(), 1.6);
   EXPECT_EQ(m.half_fov(), 110 * kPi / 180);
   EXPECT_EQ(m.neighbours(), 3u);
+  EXPECT_EQ(m.remembered(), 2u);
   // A NaN μ is refused by the validator (a typed publisher would not send it).
   v.step.mu.efficacy = std::numeric_limits<double>::quiet_NaN();
   const auto bad = Finish<msg::CrowdState>([&](auto& fbb, auto h) { return ToMsg(fbb, h, v); });
@@ -57,7 +59,7 @@ TEST(CrowdConvert, NeighboursTravelInTheObserversFrame) {
   // Observer at (1, 2) heading +90°; a neighbour at (1, 5) (3 m ahead) moving west at 0.5 m/s (to its left... in the
   // observer's frame: x ahead = north, y left = west → velocity (0, 0.5)).
   const geometry::Pose2 observer{1, 2, kPi / 2};
-  std::vector<SensedNeighbour> seen{{{1, 5, 0}, {-0.5, 0}, 0.3, "frustration"}, {{0, 2, 0}, {0, 0}, 0.35, ""}};
+  std::vector<SensedNeighbour> seen{{{1, 5, 0}, {-0.5, 0}, 0.3, "frustration", 4}, {{0, 2, 0}, {0, 0}, 0.35, ""}};
   const auto buf = Finish<msg::CrowdNeighbours>([&](auto& fbb, auto h) { return ToMsg(fbb, h, observer, seen); });
   EXPECT_EQ(messages::VerifyAndValidate(*messages::FindByName("CrowdNeighbours"), buf.data(), buf.size()), "");
   const auto& m = *flatbuffers::GetRoot<msg::CrowdNeighbours>(buf.data());
@@ -69,15 +71,15 @@ TEST(CrowdConvert, NeighboursTravelInTheObserversFrame) {
   EXPECT_NEAR(m.neighbours()->Get(1)->y(), 1.0, 1e-12);  // 1 m west = 1 m to its left
   // Back into a robot's estimate of its pose (here its odometry says (11, 2) heading +90°: 10 m of drift east).
   const EmotionTable table = LoadEmotionTable(kShipped);
-  std::vector<Neighbour> n;
-  std::vector<int> e;
-  FromMsg(m, {11, 2, kPi / 2}, table, &n, &e);
+  const SensedNeighbours sensed = FromMsg(m, {11, 2, kPi / 2}, table);
+  const std::vector<Neighbour>& n = sensed.neighbours;
   ASSERT_EQ(n.size(), 2u);
   EXPECT_NEAR(n[0].position.x(), 11.0, 1e-12);
   EXPECT_NEAR(n[0].position.y(), 5.0, 1e-12);
   EXPECT_NEAR(n[0].velocity.x(), -0.5, 1e-12);
   EXPECT_NEAR(n[0].radius, 0.3, 1e-12);
-  EXPECT_EQ(e, (std::vector<int>{0, -1}));  // frustration is the table's first; "" is none
+  EXPECT_EQ(sensed.emotions, (std::vector<int>{0, -1}));  // frustration is the table's first; "" is none
+  EXPECT_EQ(sensed.ids, (std::vector<int>{4, -1}));       // a track id; -1 not tracked
 }
 
 TEST(CrowdConvert, WallsAreTheEdgesOfDetectablePolygons) {

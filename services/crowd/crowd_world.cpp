@@ -128,6 +128,7 @@ CrowdWorld::CrowdWorld(Scenario scenario, EmotionTable table, CrowdOptions optio
     a.minimal_time = Distance(spec.start.Position(), spec.targets[0]) / spec.params.optimal_speed;
     a.best_distance = Distance(spec.start.Position(), spec.targets[0]);
     a.emotion_ticks.assign(table_.emotions.size() + 1, 0);
+    a.memory = NeighbourMemory(options_.neighbour_memory);
     for (size_t j = 0; j < i; ++j) {
       Require(Distance(spec.start.Position(), scenario_.agents[j].start.Position()) >=
                   spec.params.radius + scenario_.agents[j].params.radius,
@@ -169,30 +170,20 @@ void CrowdWorld::Step() {
     view.minimal_time = a.minimal_time;
     view.walls = scenario_.walls;
     const BNavParams current = a.params;
-    std::vector<char> in_view(n, 0);
+    std::vector<int> in_view;
     for (int k : sim::VisibleNeighbours(a.pose, current.half_fov, current.horizon, discs, disc_of[i])) {
       const int j = body_of[k];
-      in_view[j] = 1;
+      in_view.push_back(j);
       view.neighbours.push_back(
           {agents_[j].pose.Position(), agents_[j].velocity, scenario_.agents[j].params.radius, 0});
       view.neighbour_emotions.push_back(options_.mode == EmotionMode::kOn ? agents_[j].emotion.active : -1);
     }
-    // Memory: forget what is in view again, old or gone; add the rest as remembered obstacles; remember what is
-    // in view now.
-    if (options_.neighbour_memory > 0) {
-      std::vector<AgentRecord::Remembered>& memory = a.memory;
-      std::erase_if(memory, [&](const AgentRecord::Remembered& m) {
-        return in_view[m.id] || disc_of[m.id] < 0 || time_ - m.seen_at > options_.neighbour_memory + 1e-9;
-      });
-      for (const AgentRecord::Remembered& m : memory) {
-        view.neighbours.push_back(
-            {m.position + (time_ - m.seen_at) * m.velocity, m.velocity, scenario_.agents[m.id].params.radius, 0});
-        view.neighbour_emotions.push_back(-1);
-        ++view.remembered;
-      }
-      for (size_t j = 0; j < n; ++j)
-        if (in_view[j]) memory.push_back({static_cast<int>(j), agents_[j].pose.Position(), agents_[j].velocity, time_});
-    }
+    // Memory: neighbours out of view now, seen within neighbour_memory and still in the arena, as obstacles.
+    const size_t visible = view.neighbours.size();
+    view.remembered = a.memory.Update(
+        time_, in_view, std::span<const Neighbour>(view.neighbours.data(), visible),
+        [&](int id) { return disc_of[static_cast<size_t>(id)] < 0; }, &view.neighbours);
+    view.neighbour_emotions.resize(view.neighbours.size(), -1);
     steps_[i] = StepRobot(table_, scenario_.agents[i].params, options_.mode, options_.efficacy_scale, std::move(view),
                           dt, &emotions[i]);
   }

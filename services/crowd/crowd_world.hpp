@@ -14,6 +14,7 @@
 #include "common/geometry/geometry.hpp"
 #include "services/crowd/bnav.hpp"
 #include "services/crowd/emotions.hpp"
+#include "services/crowd/neighbour_memory.hpp"
 
 namespace limbic::crowd {
 
@@ -109,12 +110,7 @@ struct AgentRecord {
   int64_t robot_collisions = 0;  // contact events with other robots
   int64_t wall_collisions = 0;
   bool in_wall_contact = false;
-  struct Remembered {
-    int id = -1;
-    Vec2 position{0, 0}, velocity{0, 0};
-    double seen_at = 0.0;
-  };
-  std::vector<Remembered> memory;  // neighbours seen within neighbour_memory (see CrowdOptions)
+  NeighbourMemory memory;  // neighbours seen within neighbour_memory (see CrowdOptions)
   int64_t ticks_active = 0;
   double efficacy_sum = 0.0;
   std::vector<int64_t> emotion_ticks;  // per emotion of the table, then "none"

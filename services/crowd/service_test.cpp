@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <mutex>
+#include <set>
 
 #include "common/runtime/in_process.hpp"
 #include "services/crowd/wiring.hpp"
@@ -21,6 +22,7 @@ struct Seen {
   double first_distance[2] = {-1, -1}, last_distance[2] = {-1, -1};
   int max_neighbours[2] = {0, 0};
   int64_t neighbour_messages = 0;
+  std::set<int> ids_seen[2];  // the track ids each robot's neighbours carried
   bool finite = true;
   double max_speed = 0;
 };
@@ -41,9 +43,12 @@ runtime::ServiceDefinition Probe(std::shared_ptr<Seen> seen) {
                 seen->last_distance[i] = m.msg.distance_to_goal();
               });
               ctx.OnMessage<msg::CrowdNeighbours>(r + "/crowd/neighbours",
-                                                  [seen](const bus::Message<msg::CrowdNeighbours>&) {
+                                                  [seen, i](const bus::Message<msg::CrowdNeighbours>& m) {
                                                     std::lock_guard<std::mutex> lock(seen->mutex);
                                                     ++seen->neighbour_messages;
+                                                    if (m.msg.neighbours() != nullptr)
+                                                      for (const auto* n : *m.msg.neighbours())
+                                                        seen->ids_seen[i].insert(n->id());
                                                   });
               ctx.OnMessage<msg::VelocityCommand>(r + "/cmd_vel", [seen](const bus::Message<msg::VelocityCommand>& m) {
                 std::lock_guard<std::mutex> lock(seen->mutex);
@@ -100,6 +105,8 @@ TEST(CrowdServices, TwoRobotsDriveThroughHwioAndSeeEachOther) {
     EXPECT_LT(seen->last_distance[i], seen->first_distance[i] - 1.0) << "r" << i + 1;
     // Placed side by side, looking all round: each sees the other.
     EXPECT_GE(seen->max_neighbours[i], 1) << "r" << i + 1;
+    // … and tells it apart by its track id (its index in the sense helper's list), which the memory needs.
+    EXPECT_EQ(seen->ids_seen[i], std::set<int>{1 - i}) << "r" << i + 1;
   }
   EXPECT_TRUE(seen->finite);
   EXPECT_GT(seen->max_speed, 0.2);
@@ -116,6 +123,8 @@ TEST(CrowdServices, BadOptionsAreRefusedAtStart) {
   EXPECT_THROW(runtime::RunInProcess("inproc://crowd_bad2", {nav}, stop), config::ConfigError);
   nav.options.overrides = {"fov_deg=270"};
   EXPECT_THROW(runtime::RunInProcess("inproc://crowd_bad3", {nav}, stop), config::ConfigError);
+  nav.options.overrides = {"neighbour_memory=-1"};
+  EXPECT_THROW(runtime::RunInProcess("inproc://crowd_bad4", {nav}, stop), config::ConfigError);
 }
 
 }  // namespace

@@ -7,14 +7,22 @@
 # transport and not navigation luck: in set B a realtime r2 sometimes wandered past 50 s; realtime at speedup 4,
 # one traversal each; the robots see each other in the shared world). Exploration with a task manager (issue 18
 # item 4) is not built: the robots travel to the goals the simulator's team placement gives them.
-# usage: run.sh BIN_DIR SOURCE_DIR        exit 0 pass, 1 fail, 77 skipped (no namespaces here)
+# With KIND=crowd the same hosts run crowd robots (issue 19 item 5, deploy/crowd-hosts): hwio, limbic-crowd-nav
+# and the mission on each robot host, limbic-crowd-sense beside the simulator on the world host.
+# usage: run.sh BIN_DIR SOURCE_DIR [team|crowd]    exit 0 pass, 1 fail, 77 skipped (no namespaces here)
 set -uo pipefail
-BIN=${1:?usage: run.sh BIN_DIR SOURCE_DIR}
-SRC=${2:?usage: run.sh BIN_DIR SOURCE_DIR}
+BIN=${1:?usage: run.sh BIN_DIR SOURCE_DIR [team|crowd]}
+SRC=${2:?usage: run.sh BIN_DIR SOURCE_DIR [team|crowd]}
+KIND=${3:-team}
+case "$KIND" in
+  team) DEPLOY="$SRC/deploy/team-hosts" WHAT="two robots" ;;
+  crowd) DEPLOY="$SRC/deploy/crowd-hosts" WHAT="two crowd robots (b_nav, emotions, neighbours sensed on the world host)" ;;
+  *) echo "run.sh: unknown kind '$KIND' (team, crowd)" >&2; exit 2 ;;
+esac
 SPEEDUP=${SPEEDUP:-4}
 TIMEOUT_S=${TIMEOUT_S:-50}
 
-skip() { echo "SKIP team-hosts test: $*"; exit 77; }
+skip() { echo "SKIP $KIND-hosts test: $*"; exit 77; }
 [ "$(id -u)" = 0 ] || skip "network namespaces need root (or CAP_NET_ADMIN); run as root, e.g. in .ci/run"
 command -v ip >/dev/null 2>&1 || skip "the 'ip' command (iproute2) is not installed"
 
@@ -64,7 +72,7 @@ fi
 
 "$BIN/limbic" keys generate --out "$TMP/keys" bus world r1 r2 watcher1 watcher2 >/dev/null || { echo "FAIL: limbic keys"; exit 1; }
 BUS=tcp://10.79.1.1:7400
-ip netns exec "$NS_W" "$BIN/limbic" launch "$SRC/deploy/team-hosts/world.yaml" --events "$TMP/world-events.jsonl" \
+ip netns exec "$NS_W" "$BIN/limbic" launch "$DEPLOY/world.yaml" --events "$TMP/world-events.jsonl" \
   --var bind_host=0.0.0.0 --var world_host=10.79.1.1 --var server_keys="$TMP/keys/bus.server.yaml" \
   --var keys="$TMP/keys/world.client.yaml" --var robots=r1,r2 --var speedup="$SPEEDUP" --var set=A --var index=0 \
   >"$TMP/world.log" 2>&1 &
@@ -72,7 +80,7 @@ PIDS+=($!)
 sleep 1
 for k in 1 2; do
   ns="NS_$k"
-  ip netns exec "${!ns}" "$BIN/limbic" launch "$SRC/deploy/team-hosts/robot.yaml" --events "$TMP/r$k-events.jsonl" \
+  ip netns exec "${!ns}" "$BIN/limbic" launch "$DEPLOY/robot.yaml" --events "$TMP/r$k-events.jsonl" \
     --var robot="r$k" --var world_host=10.79.1.1 --var keys="$TMP/keys/r$k.client.yaml" --var speedup="$SPEEDUP" \
     --var iterations=1 >"$TMP/r$k.log" 2>&1 &
   PIDS+=($!)
@@ -95,5 +103,5 @@ if [ "$s1" -ne 0 ] || [ "$s2" -ne 0 ] || [ "$crashes" -ne 0 ]; then
   exit 1
 fi
 cat "$TMP/watch-r1.log" "$TMP/watch-r2.log"
-echo "PASS: two robots on two hosts reached their goals through a broker on a third, over tcp with CURVE"
+echo "PASS: $WHAT on two hosts reached their goals through a broker on a third, over tcp with CURVE"
 exit 0

@@ -39,6 +39,13 @@ TEST(NeighbourMemory, ForgetsWhatLeftTheArenaNeverKeepsUntrackedNeighboursAndZer
   std::vector<Neighbour> out;
   memory.Update(0.0, std::vector<int>{1, -1, 2}, std::vector<Neighbour>{At(1, 0), At(2, 0), At(3, 0)}, &out);
   EXPECT_EQ(memory.size(), 2u) << "id -1: nobody can tell it is the same neighbour next tick";
+  NeighbourMemory twice(1.0);
+  twice.Update(0.0, std::vector<int>{4, 4}, std::vector<Neighbour>{At(1, 0), At(9, 9)}, &out);
+  EXPECT_EQ(twice.size(), 1u) << "one id reported twice is one neighbour";
+  out.clear();
+  ASSERT_EQ(twice.Update(0.1, {}, {}, &out), 1);
+  EXPECT_EQ(out[0].position, Vec2(1, 0));
+  out.clear();
   EXPECT_EQ(memory.Update(
                 0.1, {}, {}, [](int id) { return id == 2; }, &out),
             1);

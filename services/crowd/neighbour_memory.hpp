@@ -2,6 +2,7 @@
 // bus robot (CrowdNavigator). Header-only: it runs for every robot every tick.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <span>
 #include <stdexcept>
@@ -65,7 +66,11 @@ int NeighbourMemory::Update(double time, std::span<const int> visible_ids, std::
   // What is in view is stored first: `visible` may be the front of `out` (the in-process world appends to it).
   const size_t kept = entries_.size();
   for (size_t k = 0; k < visible_ids.size() && k < visible.size(); ++k) {
-    if (visible_ids[k] < 0) continue;
+    // An id seen twice in one tick (a faulty tracker) is kept once: the first sighting.
+    if (visible_ids[k] < 0 ||
+        std::find(visible_ids.begin(), visible_ids.begin() + k, visible_ids[k]) != visible_ids.begin() + k) {
+      continue;
+    }
     entries_.push_back({visible_ids[k], {visible[k].position, visible[k].velocity, visible[k].radius, 0}, time});
   }
   for (size_t k = 0; k < kept; ++k) {

@@ -28,6 +28,13 @@ MapperInputs Scan(int64_t tick, double x) {
   return in;
 }
 
+// One mapper cycle at `x`, its patch handed to `follower` as the bus would carry it.
+void CycleAndFollow(OccupancyMapper& mapper, MapFollower& follower, const GridSpec& spec, int64_t tick, double x,
+                    uint64_t incarnation, const geometry::Vec2& min, const geometry::Vec2& max) {
+  const auto bytes = PatchBytes(spec, mapper.Update(Scan(tick, x)).patch, incarnation);
+  follower.Follow(min, max, flatbuffers::GetRoot<msg::GridPatch>(bytes.data()), nullptr);
+}
+
 // A consumer follows a mapper; the mapper restarts (new incarnation, ticks from 0) carrying on from its
 // last map; the consumer's replica stays identical to the mapper's.
 TEST(MapFollower, FollowsAMapperThatRestartsAndCarriesOn) {
@@ -35,21 +42,13 @@ TEST(MapFollower, FollowsAMapperThatRestartsAndCarriesOn) {
   const GridSpec spec = GridSpecCovering(min, max);
   MapFollower follower;
   OccupancyMapper first(spec);
-  for (int64_t t = 0; t < 20; ++t) {
-    const auto out = first.Update(Scan(t, 1.0 + 0.1 * t));
-    const auto bytes = PatchBytes(spec, out.patch, 111);
-    follower.Follow(min, max, flatbuffers::GetRoot<msg::GridPatch>(bytes.data()), nullptr);
-  }
+  for (int64_t t = 0; t < 20; ++t) CycleAndFollow(first, follower, spec, t, 1.0 + 0.1 * t, 111, min, max);
   ASSERT_NE(follower.maps(), nullptr);
   EXPECT_FALSE(first.maps().danger_sites.empty());
   EXPECT_EQ(*follower.maps(), first.maps());
   OccupancyMapper second(spec);  // restarted: loads the latched map, ticks from 0 again
   second.LoadMaps(first.maps());
-  for (int64_t t = 0; t < 10; ++t) {
-    const auto out = second.Update(Scan(t, 3.0 + 0.1 * t));
-    const auto bytes = PatchBytes(spec, out.patch, 222);
-    follower.Follow(min, max, flatbuffers::GetRoot<msg::GridPatch>(bytes.data()), nullptr);
-  }
+  for (int64_t t = 0; t < 10; ++t) CycleAndFollow(second, follower, spec, t, 3.0 + 0.1 * t, 222, min, max);
   EXPECT_EQ(*follower.maps(), second.maps());
   EXPECT_EQ(follower.resyncs(), 1u);
 }
@@ -62,10 +61,7 @@ TEST(MapFollower, RefusesAPatchWithABadDangerSiteAndResyncsFromTheFullMap) {
   const GridSpec spec = GridSpecCovering(min, max);
   MapFollower follower;
   OccupancyMapper mapper(spec);
-  for (int64_t t = 0; t < 10; ++t) {
-    const auto bytes = PatchBytes(spec, mapper.Update(Scan(t, 1.0 + 0.1 * t)).patch, 7);
-    follower.Follow(min, max, flatbuffers::GetRoot<msg::GridPatch>(bytes.data()), nullptr);
-  }
+  for (int64_t t = 0; t < 10; ++t) CycleAndFollow(mapper, follower, spec, t, 1.0 + 0.1 * t, 7, min, max);
   ASSERT_FALSE(mapper.maps().danger_sites.empty());
   const GridMaps good = *follower.maps();
   ASSERT_EQ(good, mapper.maps());

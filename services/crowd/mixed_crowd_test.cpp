@@ -1,13 +1,15 @@
-// A mixed crowd (issue 19 item 5): one hybrid-navigator robot (hwio, mapper, planner, affect, controller, mission:
-// tools/stack's team stack) and one crowd robot (hwio, limbic-crowd-nav, mission) in one simulated world, in
-// lockstep on an in-process bus, with limbic-crowd-sense deciding whom the crowd robot sees. Both must make
-// progress towards their goals, and the crowd robot must see the hybrid one with its body's size.
+// A mixed crowd (issue 19 item 5): one hybrid-navigator robot (hwio, mapper, planner, affect, controller, mission)
+// and one crowd robot (hwio, limbic-crowd-nav, mission) in one simulated world, built by tools/stack from the
+// robots' navigators, in lockstep on an in-process bus, with limbic-crowd-sense deciding whom the crowd robot sees.
+// Both must make progress towards their goals, and the crowd robot must see the hybrid one with its body's size.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <mutex>
 
+#include "common/config/config.hpp"
 #include "common/runtime/in_process.hpp"
 #include "services/crowd/wiring.hpp"
 #include "tools/stack/stack.hpp"
@@ -46,6 +48,50 @@ runtime::ServiceDefinition Probe(std::shared_ptr<Seen> seen) {
           }};
 }
 
+// tools/stack builds a crowd robot in place of a hybrid one: its hwio and mission stay, limbic-crowd-nav takes the
+// place of the mapper, planner, affect and controller, and one crowd_sense serves the team.
+TEST(MixedCrowd, TheStackBuildsCrowdRobotsWhereTheNavigatorsSaySo) {
+  stack::StackSpec spec;
+  spec.robots = 3;
+  spec.navigators = {"hybrid", "crowd", "crowd"};
+  std::map<std::string, std::vector<std::string>> by_robot;
+  int sensors = 0;
+  for (const auto& s : stack::BuildStack(spec)) {
+    by_robot[s.options.robot].push_back(s.definition.name);
+    if (s.definition.name == "crowd_sense") {
+      ++sensors;
+      EXPECT_TRUE(std::find(s.options.overrides.begin(), s.options.overrides.end(), "robots=r1,r2,r3") !=
+                  s.options.overrides.end());
+    }
+  }
+  EXPECT_EQ(sensors, 1);
+  EXPECT_EQ(by_robot[""], std::vector<std::string>{"crowd_sense"});  // global: it reads every robot's truth
+  for (const char* name : {"mapper", "planner", "affect", "controller"}) {
+    EXPECT_EQ(std::count(by_robot["r1"].begin(), by_robot["r1"].end(), name), 1) << name;
+    EXPECT_EQ(std::count(by_robot["r2"].begin(), by_robot["r2"].end(), name), 0) << name;
+  }
+  EXPECT_EQ(std::count(by_robot["r2"].begin(), by_robot["r2"].end(), "crowd_nav"), 1);
+  EXPECT_EQ(std::count(by_robot["r3"].begin(), by_robot["r3"].end(), "mission"), 1);
+  const auto participants = stack::Participants(spec);
+  auto has = [&](const std::string& p) {
+    return std::find(participants.begin(), participants.end(), p) != participants.end();
+  };
+  EXPECT_TRUE(has("r1/controller"));
+  EXPECT_TRUE(has("r2/crowd_nav"));
+  EXPECT_TRUE(has("crowd_sense"));
+  EXPECT_FALSE(has("r2/controller"));
+  EXPECT_FALSE(has("r3/mapper"));
+  // Without crowd robots nothing of the crowd is built.
+  spec.navigators = {"hybrid"};
+  for (const auto& s : stack::BuildStack(spec)) EXPECT_NE(s.definition.name, "crowd_nav");
+  EXPECT_FALSE(stack::HasCrowdRobots(spec));
+  // A careless list: a wrong count or name is refused before anything runs.
+  spec.navigators = {"hybrid", "crowd"};
+  EXPECT_THROW(stack::BuildStack(spec), config::ConfigError);
+  spec.navigators = {"crowded"};
+  EXPECT_THROW(stack::BuildStack(spec), config::ConfigError);
+}
+
 TEST(MixedCrowd, AHybridRobotAndACrowdRobotBothMakeProgress) {
   stack::StackSpec spec;
   spec.set = 'B';
@@ -53,30 +99,10 @@ TEST(MixedCrowd, AHybridRobotAndACrowdRobotBothMakeProgress) {
   spec.env_seed = 7;
   spec.seed = 7;
   spec.robots = 2;
-  spec.max_ticks = 400;  // 40 s
+  spec.max_ticks = 400;                   // 40 s
+  spec.navigators = {"hybrid", "crowd"};  // r2 runs limbic-crowd-nav
+  spec.options = {"crowd_nav.fov_deg=180"};
   std::vector<runtime::HostedService> services = stack::BuildStack(spec);
-  // r2 becomes a crowd robot: its mapper, planner, affect and controller give way to limbic-crowd-nav.
-  const std::vector<std::string> replaced{"mapper", "planner", "affect", "controller"};
-  std::erase_if(services, [&](const runtime::HostedService& s) {
-    return s.options.robot == "r2" && std::find(replaced.begin(), replaced.end(), s.definition.name) != replaced.end();
-  });
-  for (auto& s : services) {
-    if (s.definition.name != "simulator") continue;
-    std::erase_if(s.options.participants, [&](const std::string& p) {
-      return std::find(replaced.begin(), replaced.end(), p.substr(p.find('/') + 1)) != replaced.end() &&
-             p.rfind("r2/", 0) == 0;
-    });
-    s.options.participants.push_back("r2/crowd_nav");
-    s.options.participants.push_back("crowd_sense");
-  }
-  runtime::HostedService nav{CrowdNavService(), {}};
-  nav.options.robot = "r2";
-  nav.options.overrides = {"fov_deg=180"};
-  services.push_back(nav);
-  runtime::HostedService sense{CrowdSenseService(), {}};
-  sense.options.robot = "";
-  sense.options.overrides = {"robots=r1,r2"};
-  services.push_back(sense);
   auto seen = std::make_shared<Seen>();
   runtime::HostedService probe{Probe(seen), {}};
   probe.options.robot = "";

@@ -14,7 +14,9 @@
 #include "common/paths/paths.hpp"
 #include "common/robot/robot_description.hpp"
 #include "services/controller/directional_controller.hpp"
+#include "services/crowd/crowd_world.hpp"
 #include "services/mapper/occupancy_mapper.hpp"
+#include "sim/team.hpp"
 
 namespace limbic::experiment {
 namespace {
@@ -23,7 +25,18 @@ namespace fs = std::filesystem;
 using config::ConfigError;
 using config::StrictMap;
 
-enum class OptionKind { kBool, kNumber, kGoalSource, kPath, kDangerPoint, kDangerForget, kMapDangerPoint, kBody };
+enum class OptionKind {
+  kBool,
+  kNumber,
+  kGoalSource,
+  kPath,
+  kDangerPoint,
+  kDangerForget,
+  kMapDangerPoint,
+  kBody,
+  kNavigators,
+  kCrowdMode
+};
 
 const std::map<std::string, OptionKind>& OptionKinds() {
   static const std::map<std::string, OptionKind> kinds = {
@@ -41,6 +54,8 @@ const std::map<std::string, OptionKind>& OptionKinds() {
       {"danger_forget", OptionKind::kDangerForget},
       {"map_danger_point", OptionKind::kMapDangerPoint},
       {"body", OptionKind::kBody},
+      {"navigators", OptionKind::kNavigators},
+      {"crowd_mode", OptionKind::kCrowdMode},
   };
   return kinds;
 }
@@ -54,6 +69,19 @@ bool Accepted(Parse parse, const std::string& value) {
   } catch (const std::invalid_argument&) {
     return false;
   }
+}
+
+// A navigator list (robots: navigators, or a configuration's navigators option): one for all robots or one per
+// robot, each hybrid or crowd; returns an error text or "".
+std::string CheckNavigators(const std::vector<std::string>& navigators, int robots) {
+  if (navigators.size() != 1 && navigators.size() != static_cast<size_t>(robots)) {
+    return "must list one navigator for all robots or one per robot (" + std::to_string(robots) + "), not " +
+           std::to_string(navigators.size());
+  }
+  for (const auto& n : navigators) {
+    if (n != "hybrid" && n != "crowd") return "navigators are hybrid or crowd, got '" + n + "'";
+  }
+  return "";
 }
 
 // Checks and normalises one option value; returns an error text or "".
@@ -85,6 +113,17 @@ std::string CheckOption(const std::string& name, std::string* value) {
                  : "must be none, free_space, seen_free_space or body, got '" + *value + "'";
     case OptionKind::kMapDangerPoint:
       return Accepted(controller::ParseMapDangerPoint, *value) ? "" : "must be centre or site, got '" + *value + "'";
+    case OptionKind::kNavigators: {
+      // "hybrid,crowd,...": the count against the team is checked with the configuration (CheckNavigators).
+      for (const auto& n : sim::SplitList(*value)) {
+        if (n != "hybrid" && n != "crowd") return "lists navigators hybrid or crowd, got '" + n + "'";
+      }
+      return sim::SplitList(*value).empty() ? "needs hybrid or crowd (one for all, or one per robot)" : "";
+    }
+    case OptionKind::kCrowdMode:
+      return Accepted(crowd::EmotionModeFromName, *value)
+                 ? ""
+                 : "must be one of the crowd robots' emotion modes (off, on, invisible), got '" + *value + "'";
     case OptionKind::kBody:
       // A robot description (issue 18): every robot of the run has this body. Loaded now so that a bad name or
       // file fails the definition, not a run.
@@ -378,6 +417,10 @@ ExperimentDefinition LoadExperiment(const std::string& path) {
         }
       }
     }
+    if (team.Optional("navigators", &def.team.navigators)) {
+      const std::string error = CheckNavigators(def.team.navigators, def.team.count);
+      if (!error.empty()) team.Fail("navigators", error);
+    }
   }
 
   Configuration defaults;
@@ -404,6 +447,11 @@ ExperimentDefinition LoadExperiment(const std::string& path) {
   for (const auto& c : def.configurations) {
     if (c.affect == kNoAffect && !c.affect_overrides.empty())
       map.Fail("configurations", "'" + c.label + "' has affect_overrides but affect: none");
+    const auto navigators = c.options.find("navigators");
+    if (navigators != c.options.end()) {
+      const std::string error = CheckNavigators(sim::SplitList(navigators->second), def.team.count);
+      if (!error.empty()) map.Fail("configurations", "'" + c.label + "' option navigators " + error);
+    }
   }
   if (map.Has("sweep")) {
     StrictMap sweep = map.Child("sweep");
@@ -432,11 +480,16 @@ std::string PointsOption(const std::vector<std::vector<double>>& points) {
 }  // namespace
 
 std::string Team::StartsOption() const { return PointsOption(starts); }
-std::string Team::BodiesOption() const {
+namespace {
+std::string CommaList(const std::vector<std::string>& items) {
   std::string out;
-  for (const auto& b : bodies) out += (out.empty() ? "" : ",") + b;
+  for (const auto& b : items) out += (out.empty() ? "" : ",") + b;
   return out;
 }
+}  // namespace
+
+std::string Team::BodiesOption() const { return CommaList(bodies); }
+std::string Team::NavigatorsOption() const { return CommaList(navigators); }
 std::string Team::GoalsOption() const { return PointsOption(goals); }
 
 std::string DefaultExperimentDir() { return paths::DataPath("experiments", "LIMBIC_EXPERIMENTS_DIR").string(); }
@@ -481,10 +534,11 @@ std::string DescribeExperiment(const ExperimentDefinition& d) {
   for (char s : d.sets) out << s;
   out << "  environments: " << d.environments.size() << "  runs_per_environment: " << d.runs_per_environment
       << "  iterations: " << d.iterations << "\n";
-  if (d.team.count > 1 || !d.team.bodies.empty()) {
+  if (d.team.count > 1 || !d.team.bodies.empty() || !d.team.navigators.empty()) {
     out << "robots: " << d.team.count << "  starts: " << (d.team.starts.empty() ? "placed" : d.team.StartsOption())
         << "  goals: " << (d.team.goals.empty() ? "placed" : d.team.GoalsOption())
-        << "  bodies: " << (d.team.bodies.empty() ? "marvin" : d.team.BodiesOption()) << "\n";
+        << "  bodies: " << (d.team.bodies.empty() ? "marvin" : d.team.BodiesOption())
+        << "  navigators: " << (d.team.navigators.empty() ? "hybrid" : d.team.NavigatorsOption()) << "\n";
   }
   for (const auto& c : d.configurations) {
     out << "configuration " << c.label << ": affect " << c.affect;

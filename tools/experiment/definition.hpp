@@ -56,10 +56,15 @@ struct Team {
   // Issue 18 item 2: robot descriptions (configs/robots names or .yaml paths), one for all or one per robot;
   // empty: every robot is MARVIN. A configuration's `body` option overrides it (one body for every robot).
   std::vector<std::string> bodies;
+  // Issue 19 item 5, mixed crowds: each robot's navigator, "hybrid" (mapper, planner, affect, controller) or
+  // "crowd" (limbic-crowd-nav: b_nav with the emotion table), one for all or one per robot; empty: hybrid. A
+  // configuration's `navigators` option overrides it.
+  std::vector<std::string> navigators;
   // "x,y,theta;..." and "x,y;..." as the simulator's starts/goals options take them ("" when not given).
   std::string StartsOption() const;
   std::string GoalsOption() const;
-  std::string BodiesOption() const;  // "marvin,itchy" ("" when not given)
+  std::string BodiesOption() const;      // "marvin,itchy" ("" when not given)
+  std::string NavigatorsOption() const;  // "hybrid,crowd" ("" when not given)
 };
 
 // A whole experiment, as loaded (defaults already merged into every configuration).
@@ -98,7 +103,9 @@ struct ExperimentDefinition {
 // seen_free_space | body (whether collision danger cells are cleared, mapper default none; issue 14); enumeration
 // map_danger_point = centre | site (where map-based avoidance stands a collision danger cell, controller default
 // centre; issue 14). Text: body (a
-// robot description for every robot of the run, issue 18).
+// robot description for every robot of the run, issue 18); navigators ("hybrid,crowd,...": each robot's navigator,
+// one for all or one per robot; issue 19 item 5); enumeration crowd_mode = off | on | invisible (the crowd robots'
+// emotions, limbic-crowd-nav's mode).
 const std::vector<std::string>& OptionNames();
 
 // Loads one definition file. Throws config::ConfigError naming the file and key for unknown keys,

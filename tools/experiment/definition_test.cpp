@@ -177,6 +177,38 @@ TEST(ExperimentDefinition, RobotsTakeBodiesAndConfigurationsABody) {
         "names no usable robot description");
 }
 
+// Issue 19 item 5: mixed crowds — each robot's navigator in the team, or per configuration as an option.
+TEST(ExperimentDefinition, RobotsAndConfigurationsTakeNavigators) {
+  const std::string base = std::string(kMinimal) + "configurations:\n  - label: a\n";
+  const auto team = LoadExperiment(WriteTemp("tiny", base + "robots: {count: 2, navigators: [hybrid, crowd]}\n"));
+  EXPECT_EQ(team.team.navigators, (std::vector<std::string>{"hybrid", "crowd"}));
+  EXPECT_EQ(team.team.NavigatorsOption(), "hybrid,crowd");
+  EXPECT_EQ(Expand(team)[0].team.navigators, team.team.navigators);
+  const auto mixed = LoadExperiment(WriteTemp("tiny", std::string(kMinimal) + "robots: {count: 2}\n" +
+                                                          "configurations:\n  - label: m\n    options: "
+                                                          "{navigators: \"hybrid,crowd\", crowd_mode: invisible}\n"));
+  EXPECT_EQ(mixed.configurations[0].options.at("navigators"), "hybrid,crowd");
+  EXPECT_EQ(mixed.configurations[0].options.at("crowd_mode"), "invisible");
+  auto fails = [&](const std::string& text, const std::string& expected) {
+    try {
+      LoadExperiment(WriteTemp("tiny", text));
+      ADD_FAILURE() << "accepted " << text;
+    } catch (const config::ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+    }
+  };
+  fails(base + "robots: {count: 3, navigators: [hybrid, crowd]}\n", "one navigator for all robots or one per robot");
+  fails(base + "robots: {count: 1, navigators: [planner]}\n", "hybrid or crowd, got 'planner'");
+  fails(std::string(kMinimal) +
+            "robots: {count: 3}\nconfigurations:\n  - label: m\n    options: {navigators: "
+            "\"hybrid,crowd\"}\n",
+        "one navigator for all robots or one per robot (3), not 2");
+  fails(std::string(kMinimal) + "configurations:\n  - label: m\n    options: {navigators: \"hybrid,b_nav\"}\n",
+        "got 'b_nav'");
+  fails(std::string(kMinimal) + "configurations:\n  - label: m\n    options: {crowd_mode: angry}\n",
+        "emotion modes (off, on, invisible), got 'angry'");
+}
+
 TEST(ExperimentDefinition, MisspelledParameterAndOptionFail) {
   const std::string base = std::string(kMinimal) + "configurations:\n  - label: a\n";
   try {

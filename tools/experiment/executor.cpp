@@ -12,6 +12,7 @@
 #include "common/config/config.hpp"
 #include "services/controller/directional_controller.hpp"
 #include "services/mapper/occupancy_mapper.hpp"
+#include "sim/team.hpp"
 
 namespace limbic::experiment {
 namespace {
@@ -61,6 +62,7 @@ stack::StackSpec StackSpecFor(const RunSpec& run) {
   if (!run.team.starts.empty()) spec.options.push_back("simulator.starts=" + run.team.StartsOption());
   if (!run.team.goals.empty()) spec.options.push_back("simulator.goals=" + run.team.GoalsOption());
   spec.bodies = run.team.bodies;
+  spec.navigators = run.team.navigators;
   for (const auto& [name, value] : run.options) {
     if (name == "prebuilt_map" || name == "danger_pretag" || name == "wrong_map_all_free") {
       spec.options.push_back("mapper." + name + "=" + Bool(value));
@@ -89,6 +91,10 @@ stack::StackSpec StackSpecFor(const RunSpec& run) {
     } else if (name == "map_danger_point") {
       spec.options.push_back(
           ServiceEnumOption(run, "controller.map_danger_point", value, controller::ParseMapDangerPoint));
+    } else if (name == "navigators") {
+      spec.navigators = sim::SplitList(value);  // checked against the team by the definition
+    } else if (name == "crowd_mode") {
+      spec.options.push_back("crowd_nav.mode=" + value);
     } else if (name == "body") {
       spec.bodies = {value};  // every robot of this configuration
     } else if (name == "timeout") {
@@ -174,8 +180,10 @@ RunOutcome ExecuteRun(const RunSpec& run, const std::atomic<bool>& abandon, cons
     }
     spec.customize = customize;
     spec.recorder_options.trajectory = run.record_trace;
-    spec.recorder_options.affect = run.record_trace;
-    spec.recorder_options.map = run.record_trace;
+    // A crowd robot (issue 19 item 5) has no affect engine and no map: its trace is the trajectory alone.
+    const bool hybrid_first = stack::NavigatorOf(spec, 0) == "hybrid";
+    spec.recorder_options.affect = run.record_trace && hybrid_first;
+    spec.recorder_options.map = run.record_trace && hybrid_first;
     if (run.record_bag && !bag_path.empty()) {
       fs::create_directories(fs::path(bag_path).parent_path());
       spec.bag = std::make_shared<bag::BagWriter>(bag::BagOptions{.path = bag_path});

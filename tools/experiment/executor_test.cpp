@@ -83,6 +83,10 @@ TEST(StackSpecFor, PathGoalSourceIsTheDirectionalTargetAndUnknownOptionsAreRefus
   EXPECT_TRUE(Has(StackSpecFor(run).options, "planner.danger_weight=live"));
   run.options = {{"map_point_inset", "-1"}};
   EXPECT_THROW(StackSpecFor(run), std::invalid_argument);
+  // Issue 19 item 5: a configuration's navigators and the crowd robots' emotion mode.
+  run.options = {{"navigators", "hybrid,crowd"}, {"crowd_mode", "off"}};
+  EXPECT_EQ(StackSpecFor(run).navigators, (std::vector<std::string>{"hybrid", "crowd"}));
+  EXPECT_TRUE(Has(StackSpecFor(run).options, "crowd_nav.mode=off"));
   // Where map-based avoidance stands a collision danger cell (the controller's map_danger_point).
   run.options = {{"map_danger_point", "site"}};
   EXPECT_TRUE(Has(StackSpecFor(run).options, "controller.map_danger_point=site"));
@@ -373,6 +377,31 @@ TEST(ExecuteRun, AnAbandonedRunReportsNoRows) {
 
 // Issue 18 item 1: a team run gives one row per robot and traversal (r1 first), each from that robot's
 // own mission; the experiment's runs.csv keeps them and the report draws a section per robot.
+// Issue 19 item 5: a traced mixed run whose r1 is a crowd robot. A crowd robot has no affect engine and no map, so
+// its trace is its path alone; the recorder once waited for r1/affect and the lockstep refused to start.
+TEST(ExecuteRun, ATracedMixedRunWithACrowdRobotFirstRecordsItsPath) {
+  RunSpec run;
+  run.experiment = "unit";
+  run.run_id = "mixed-A-4-0";
+  run.set = 'A';
+  run.env = 4;
+  run.seed = 19;
+  run.config = "mixed";
+  run.affect = "affective";
+  run.options = {{"timeout", "3"}, {"navigators", "crowd,hybrid"}, {"crowd_mode", "on"}};
+  run.iterations = 1;
+  run.team.count = 2;
+  run.record_trace = true;
+  std::atomic<bool> abandon{false};
+  const RunOutcome outcome = ExecuteRun(run, abandon);
+  ASSERT_TRUE(outcome.ok) << outcome.error;
+  ASSERT_EQ(outcome.rows.size(), 2u);  // r1 (crowd) and r2 (hybrid)
+  for (const auto& r : outcome.rows) EXPECT_GT(r.distance_travelled, 0.1) << r.robot << " did not move";
+  ASSERT_TRUE(outcome.trace);
+  EXPECT_GE(outcome.trace->samples.size(), 30u);
+  EXPECT_TRUE(outcome.trace->occupancy.empty());  // no mapper on a crowd robot
+}
+
 TEST(ExecuteRuns, ATeamRunHasOneRowPerRobotAndTheReportASectionPerRobot) {
   RunSpec run;
   run.experiment = "unit";

@@ -7,6 +7,7 @@
 #include "common/config/config.hpp"
 #include "services/affect/wiring.hpp"
 #include "services/controller/wiring.hpp"
+#include "services/crowd/wiring.hpp"
 #include "services/explore/wiring.hpp"
 #include "services/hwio/wiring.hpp"
 #include "services/mapper/wiring.hpp"
@@ -54,8 +55,8 @@ std::string Join(const std::vector<std::string>& items) {
 }
 
 std::vector<ServicePlan> Plan(const StackSpec& spec) {
-  static const char* kKnown[] = {"simulator", "hwio",       "mapper",  "planner",
-                                 "affect",    "controller", "mission", "explore_manager"};
+  static const char* kKnown[] = {"simulator",  "hwio",    "mapper",          "planner",   "affect",
+                                 "controller", "mission", "explore_manager", "crowd_nav", "crowd_sense"};
   for (const auto& o : spec.options) {
     const std::string service = o.substr(0, o.find('.'));
     if (std::find(std::begin(kKnown), std::end(kKnown), service) == std::end(kKnown)) {
@@ -87,13 +88,27 @@ std::vector<ServicePlan> Plan(const StackSpec& spec) {
   add(simulator::SimulatorService(), names[0], simulator);
   // Service by service, then robot by robot: for one robot the order of old.
   for (size_t i = 0; i < names.size(); ++i) add(hwio::HwioService(), names[i], with_body(i, "robot.body=", {}));
-  for (size_t i = 0; i < names.size(); ++i) add(mapper::MapperService(), names[i], with_body(i, "body=", {}));
-  for (const auto& r : names) add(planner::PlannerService(), r, {});
+  auto hybrid = [&](size_t i) { return NavigatorOf(spec, i) == "hybrid"; };
+  for (size_t i = 0; i < names.size(); ++i)
+    if (hybrid(i)) add(mapper::MapperService(), names[i], with_body(i, "body=", {}));
+  for (size_t i = 0; i < names.size(); ++i)
+    if (hybrid(i)) add(planner::PlannerService(), names[i], {});
   std::vector<std::string> affect{"config=" + spec.affect_config};
   if (!spec.affect_overrides.empty()) affect.push_back("overrides=" + YamlList(spec.affect_overrides));
-  for (size_t i = 0; i < names.size(); ++i) add(affect::AffectService(), names[i], with_body(i, "body=", affect));
   for (size_t i = 0; i < names.size(); ++i)
-    add(controller::ControllerService(), names[i], with_body(i, "body=", {"seed=" + SeedText(RobotSeed(spec, i))}));
+    if (hybrid(i)) add(affect::AffectService(), names[i], with_body(i, "body=", affect));
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (hybrid(i))
+      add(controller::ControllerService(), names[i], with_body(i, "body=", {"seed=" + SeedText(RobotSeed(spec, i))}));
+    else
+      add(crowd::CrowdNavService(), names[i], with_body(i, "body=", {}));
+  }
+  // One for the team, outside every robot's namespace (it reads each robot's truth and state).
+  if (HasCrowdRobots(spec)) {
+    std::vector<std::string> sense{"robots=" + Join(names)};
+    if (spec.bodies.size() == 1) sense.push_back("body=" + spec.bodies[0]);  // how it sizes the hybrid robots
+    add(crowd::CrowdSenseService(), "", sense);
+  }
   for (const auto& r : names) {
     std::vector<std::string> mission{
         "iterations=" + std::to_string(spec.iterations), "run_id=" + spec.run_id,
@@ -115,6 +130,25 @@ std::vector<ServicePlan> Plan(const StackSpec& spec) {
 }
 
 }  // namespace
+
+std::string NavigatorOf(const StackSpec& spec, size_t robot_index) {
+  const size_t robots = static_cast<size_t>(std::max(spec.robots, 1));
+  if (spec.navigators.empty()) return "hybrid";
+  if (spec.navigators.size() != 1 && spec.navigators.size() != robots) {
+    throw config::ConfigError("stack: " + std::to_string(spec.navigators.size()) + " navigators for " +
+                              std::to_string(robots) + " robots (give one for all, or one per robot)");
+  }
+  const std::string& n = spec.navigators[spec.navigators.size() == 1 ? 0 : robot_index];
+  if (n != "hybrid" && n != "crowd")
+    throw config::ConfigError("stack: navigator must be hybrid or crowd, got '" + n + "'");
+  return n;
+}
+
+bool HasCrowdRobots(const StackSpec& spec) {
+  for (size_t i = 0; i < static_cast<size_t>(std::max(spec.robots, 1)); ++i)
+    if (NavigatorOf(spec, i) == "crowd") return true;
+  return false;
+}
 
 std::vector<std::string> RobotNames(const StackSpec& spec) {
   if (spec.robots < 1)
@@ -140,10 +174,15 @@ std::string MetricsCsvFor(const StackSpec& spec, const std::string& robot) {
 std::vector<std::string> Participants(const StackSpec& spec) {
   std::vector<std::string> participants{"simulator"};
   const auto names = RobotNames(spec);
-  for (const auto& r : names) {
-    for (const char* s : {"/hwio.sense", "/hwio.actuate", "/mapper", "/planner", "/affect", "/controller", "/mission"})
-      participants.push_back(r + s);
+  for (size_t i = 0; i < names.size(); ++i) {
+    const bool hybrid = NavigatorOf(spec, i) == "hybrid";
+    const std::vector<const char*> own =
+        hybrid ? std::vector<const char*>{"/hwio.sense", "/hwio.actuate", "/mapper", "/planner",
+                                          "/affect",     "/controller",   "/mission"}
+               : std::vector<const char*>{"/hwio.sense", "/hwio.actuate", "/crowd_nav", "/mission"};
+    for (const char* s : own) participants.push_back(names[i] + s);
   }
+  if (HasCrowdRobots(spec)) participants.push_back("crowd_sense");
   if (spec.explore) participants.push_back("explore_manager");
   if (spec.recording) participants.push_back(names[0] + "/recorder");
   for (size_t i = 1; i < names.size(); ++i) {
@@ -205,9 +244,13 @@ std::vector<std::pair<std::string, std::vector<std::string>>> StackCommands(cons
     // Executables are named with hyphens (explore_manager: limbic-explore-manager).
     std::string program = plan.definition.name;
     std::replace(program.begin(), program.end(), '_', '-');
-    std::vector<std::string> argv{
-        bin_dir + "/limbic-" + program, "--bus", bus, "--robot", plan.robot, "--mode", "lockstep", "--period",
-        std::to_string(spec.period_s)};
+    std::vector<std::string> argv{bin_dir + "/limbic-" + program, "--bus", bus};
+    if (!plan.robot.empty()) {
+      argv.push_back("--robot");
+      argv.push_back(plan.robot);
+    }
+    for (const auto& a : {std::string("--mode"), std::string("lockstep"), std::string("--period")}) argv.push_back(a);
+    argv.push_back(std::to_string(spec.period_s));
     if (plan.definition.name == "simulator") {
       for (const auto& a : {std::string("--coordinate"), std::string("--participants"), participants})
         argv.push_back(a);
@@ -225,9 +268,10 @@ std::vector<std::pair<std::string, std::vector<std::string>>> StackCommands(cons
       argv.push_back(set);
     }
     // One name per process: a team's services are told apart by their robot.
-    commands.emplace_back(
-        spec.robots > 1 && !plan.definition.global ? plan.robot + "-" + plan.definition.name : plan.definition.name,
-        argv);
+    commands.emplace_back(spec.robots > 1 && !plan.definition.global && !plan.robot.empty()
+                              ? plan.robot + "-" + plan.definition.name
+                              : plan.definition.name,
+                          argv);
   }
   return commands;
 }

@@ -30,6 +30,11 @@ struct StackSpec {
   // Issue 18 item 2: each robot's description (configs/robots name or .yaml path), one for all or one per robot;
   // empty: MARVIN. Passed to the simulator (bodies), hwio (robot.body), mapper, affect and controller (body).
   std::vector<std::string> bodies;
+  // Issue 19 item 5, mixed crowds: each robot's navigator, one for all or one per robot; empty: hybrid.
+  // "hybrid" runs the mapper, planner, affect and controller; "crowd" runs limbic-crowd-nav (b_nav and the
+  // emotion table) in their place, and the stack gains one crowd_sense for the team (who sees whom). Options
+  // come as "crowd_nav.key=value" (every crowd robot) and "crowd_sense.key=value".
+  std::vector<std::string> navigators;
   // Issue 18 item 4: heterogeneous exploration. Every robot's mission runs in explore mode (it drives the tasks
   // of the exploration task manager) and the stack gains one `explore_manager` (a lockstep participant) for the
   // team; its options come as "explore_manager.key=value" in `options`. iterations is then unused.
@@ -60,6 +65,11 @@ struct StackSpec {
   // step throws. Ignored by StackCommands.
   std::function<void(std::vector<runtime::HostedService>&)> customize;
 };
+
+// Robot i's navigator (NavigatorOf: "hybrid" or "crowd"); throws config::ConfigError for another name or a
+// list whose length is neither 1 nor the number of robots.
+std::string NavigatorOf(const StackSpec& spec, size_t robot_index);
+bool HasCrowdRobots(const StackSpec& spec);
 
 // The robot names of the stack: {robot} alone, or r1..rN for a team. Throws config::ConfigError for robots < 1.
 std::vector<std::string> RobotNames(const StackSpec& spec);

@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <cstring>
 
 #include "messages/messages.hpp"
@@ -18,8 +19,20 @@ constexpr std::array kTypes{LIMBIC_MESSAGE_TYPES(LIMBIC_TYPE_ENTRY)};
 std::span<const MessageType> AllTypes() { return kTypes; }
 
 const MessageType* FindByIdentifier(std::string_view identifier) {
-  for (const auto& t : kTypes) {
-    if (identifier == t.identifier) return &t;
+  // Called for every message a bus checks: FlatBuffers identifiers are 4 bytes, so compare them as one
+  // integer each instead of as C strings (a strlen per type per message showed in the team benchmark).
+  static const std::array<uint32_t, kTypes.size()> kKeys = [] {
+    std::array<uint32_t, kTypes.size()> keys{};
+    for (size_t i = 0; i < kTypes.size(); ++i) {
+      if (std::strlen(kTypes[i].identifier) == 4) std::memcpy(&keys[i], kTypes[i].identifier, 4);
+    }
+    return keys;
+  }();
+  if (identifier.size() != 4) return nullptr;
+  uint32_t want = 0;
+  std::memcpy(&want, identifier.data(), 4);
+  for (size_t i = 0; i < kTypes.size(); ++i) {
+    if (kKeys[i] == want && identifier == kTypes[i].identifier) return &kTypes[i];
   }
   return nullptr;
 }

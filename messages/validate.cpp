@@ -38,18 +38,25 @@ class Check {
   void FailText(std::string text) {
     if (ok()) error_ = std::move(text);
   }
-  // Finite and |v| <= limit.
+  // Finite and |v| <= limit, without a word of the message: the hot loops test with it and build a field name
+  // (which allocates) only for a value that fails.
+  static bool Within(double v, double limit = kMaxCoordinate) { return std::isfinite(v) && std::abs(v) <= limit; }
+  // Finite and |v| <= limit. The test is inline; building the message is not (most calls pass).
   void Finite(std::string_view field, double v, double limit = kMaxCoordinate, int64_t index = -1) {
+    if (!Within(v, limit)) FiniteFailed(field, v, limit, index);
+  }
+  [[gnu::noinline]] void FiniteFailed(std::string_view field, double v, double limit, int64_t index) {
     if (!std::isfinite(v)) return Fail(field, "must be finite", v, index);
-    if (std::abs(v) > limit) {
-      std::ostringstream rule;
-      rule << "must be within ±" << limit;
-      Fail(field, rule.str(), v, index);
-    }
+    std::ostringstream rule;
+    rule << "must be within ±" << limit;
+    Fail(field, rule.str(), v, index);
   }
   // lo <= v <= hi (NaN fails).
   void Range(std::string_view field, double v, double lo, double hi, int64_t index = -1) {
     if (v >= lo && v <= hi) return;
+    RangeFailed(field, v, lo, hi, index);
+  }
+  [[gnu::noinline]] void RangeFailed(std::string_view field, double v, double lo, double hi, int64_t index) {
     std::ostringstream rule;
     rule << (std::isfinite(v) ? "must be in [" : "must be finite, in [") << lo << ", " << hi << "]";
     Fail(field, rule.str(), v, index);
@@ -63,21 +70,23 @@ class Check {
       if (required) Fail(field, "is required", 0);
       return;
     }
-    Finite(std::string(field) + ".x", v->x());
-    Finite(std::string(field) + ".y", v->y());
+    if (!Within(v->x())) Finite(std::string(field) + ".x", v->x());
+    if (!Within(v->y())) Finite(std::string(field) + ".y", v->y());
   }
   void Pose(std::string_view field, const msg::Pose2* p) {
     if (p == nullptr) return;
-    Finite(std::string(field) + ".x", p->x());
-    Finite(std::string(field) + ".y", p->y());
-    Finite(std::string(field) + ".theta", p->theta(), 1e3);
+    if (!Within(p->x())) Finite(std::string(field) + ".x", p->x());
+    if (!Within(p->y())) Finite(std::string(field) + ".y", p->y());
+    if (!Within(p->theta(), 1e3)) Finite(std::string(field) + ".theta", p->theta(), 1e3);
   }
   template <typename V>
   void Finites(std::string_view field, const flatbuffers::Vector<V>* v, double limit = kMaxCoordinate) {
     if (v == nullptr) return;
     Aligned(field, v, sizeof(V));
     if (!ok()) return;
-    for (flatbuffers::uoffset_t i = 0; i < v->size() && ok(); ++i) Finite(field, v->Get(i), limit, i);
+    for (flatbuffers::uoffset_t i = 0; i < v->size() && ok(); ++i) {
+      if (!Within(static_cast<double>(v->Get(i)), limit)) Finite(field, v->Get(i), limit, i);
+    }
   }
   void Probabilities(std::string_view field, const flatbuffers::Vector<double>* v) {
     if (v == nullptr) return;
@@ -93,8 +102,9 @@ class Check {
     Count(field, v->size(), kMaxPoints);
     Aligned(field, v);
     for (flatbuffers::uoffset_t i = 0; i < v->size() && ok(); ++i) {
-      Finite(std::string(field) + ".x", v->Get(i)->x(), kMaxCoordinate, i);
-      Finite(std::string(field) + ".y", v->Get(i)->y(), kMaxCoordinate, i);
+      const msg::Vec2* p = v->Get(i);
+      if (!Within(p->x())) Finite(std::string(field) + ".x", p->x(), kMaxCoordinate, i);
+      if (!Within(p->y())) Finite(std::string(field) + ".y", p->y(), kMaxCoordinate, i);
     }
   }
   // Another vector of the same length as `n` (or absent/empty when `may_be_empty`).

@@ -184,8 +184,8 @@ Node::~Node() {
   Unhold(shared_hold_);  // frames still queued keep their owner until ZeroMQ lets them go
 }
 
-void Node::Enqueue(const std::string& topic, const uint8_t* data, size_t size) {
-  inbox_.push_back(Queued{topic, std::vector<uint8_t>(data, data + size)});
+void Node::Enqueue(const std::string& topic, std::shared_ptr<const std::vector<uint8_t>> payload, bool admitted) {
+  inbox_.push_back(Queued{topic, std::move(payload), admitted});
 }
 
 size_t Node::AddPublisher(const std::string& topic, bool latched) {
@@ -345,7 +345,7 @@ int Node::Drain(int max_messages) {
       Queued next = std::move(inbox_.front());
       inbox_.pop_front();
       ++handled;
-      Dispatch(next.topic, next.payload.data(), next.payload.size());
+      Dispatch(next.topic, next.payload->data(), next.payload->size(), next.admitted);
     }
     return handled;
   }
@@ -382,7 +382,7 @@ int Node::Drain(int max_messages) {
   return handled;
 }
 
-void Node::Dispatch(const std::string& topic, const uint8_t* data, size_t size) {
+void Node::Dispatch(const std::string& topic, const uint8_t* data, size_t size, bool admitted) {
   // Prefix filtering in ZeroMQ can deliver topics nobody asked for exactly ("r1/scan" vs "r1/scanner").
   bool wanted = false;
   for (const auto& s : subscriptions_) {
@@ -401,7 +401,7 @@ void Node::Dispatch(const std::string& topic, const uint8_t* data, size_t size) 
     CountDrop(topic, &TopicCounters::drops_wrong_type, "unknown buffer identifier");
     return;
   }
-  if (!type->verify(data, size)) {
+  if (!admitted && !type->verify(data, size)) {
     CountDrop(topic, &TopicCounters::drops_malformed, "failed FlatBuffers verification");
     return;
   }
@@ -418,18 +418,24 @@ void Node::Dispatch(const std::string& topic, const uint8_t* data, size_t size) 
     }
   }
   // Well-formed is not the same as sane: a NaN goal verifies (issue 15, finding 1).
-  if (const std::string invalid = messages::ValidateValues(*type, data, size); !invalid.empty()) {
-    CountDrop(topic, &TopicCounters::drops_invalid, ("invalid value: " + invalid).c_str());
-    return;
+  if (!admitted) {
+    if (const std::string invalid = messages::ValidateValues(*type, data, size); !invalid.empty()) {
+      CountDrop(topic, &TopicCounters::drops_invalid, ("invalid value: " + invalid).c_str());
+      return;
+    }
   }
   auto& counters = Received(topic);
-  SourceKey key{topic, header->source()->str()};
-  if (sources_.size() >= kMaxTrackedSources && sources_.find(key) == sources_.end()) {
-    LIMBIC_LOG(kWarning) << "more than " << kMaxTrackedSources
-                         << " (topic, sender) pairs: restarting gap and duplicate tracking";
-    sources_.clear();
+  const SourceLess::View key{topic, std::string_view(header->source()->c_str(), header->source()->size())};
+  auto found = sources_.find(key);
+  if (found == sources_.end()) {
+    if (sources_.size() >= kMaxTrackedSources) {
+      LIMBIC_LOG(kWarning) << "more than " << kMaxTrackedSources
+                           << " (topic, sender) pairs: restarting gap and duplicate tracking";
+      sources_.clear();
+    }
+    found = sources_.emplace(SourceKey{topic, std::string(key.second)}, SourceState{}).first;
   }
-  auto& source = sources_[key];
+  auto& source = found->second;
   if (source.incarnation != header->incarnation()) {
     source = SourceState{header->incarnation(), header->seq()};
   } else if (header->seq() <= source.last_seq) {

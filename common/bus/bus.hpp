@@ -19,6 +19,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 #include <zmq.hpp>
@@ -236,7 +237,18 @@ class Node {
   struct SourceKey {
     std::string topic;
     std::string source;
-    bool operator<(const SourceKey& o) const { return std::tie(topic, source) < std::tie(o.topic, o.source); }
+  };
+  // Orders keys by (topic, source) and finds one from string views: a message's source is looked up without
+  // building a std::string for it (one allocation per message and subscriber before).
+  struct SourceLess {
+    using is_transparent = void;
+    using View = std::pair<std::string_view, std::string_view>;
+    static View Of(const SourceKey& k) { return {k.topic, k.source}; }
+    static const View& Of(const View& v) { return v; }
+    template <typename A, typename B>
+    bool operator()(const A& a, const B& b) const {
+      return Of(a) < Of(b);
+    }
   };
   struct SourceState {
     uint64_t incarnation = 0;
@@ -250,8 +262,11 @@ class Node {
                                               int64_t stamp_ns, int64_t tick);
   void SendSlot(PublisherSlot& slot, const uint8_t* data, size_t size);
   int Drain(int max_messages);
-  void Dispatch(const std::string& topic, const uint8_t* data, size_t size);
-  void Enqueue(const std::string& topic, const uint8_t* data, size_t size);  // from a LocalBus
+  // `admitted`: the bytes are the ones a LocalBus's Forwarding verified and validated on publication, unchanged
+  // (no communication fault touched them), so the checks are not repeated for every receiving node.
+  void Dispatch(const std::string& topic, const uint8_t* data, size_t size, bool admitted = false);
+  // From a LocalBus: one payload shared by every node it is delivered to (read-only).
+  void Enqueue(const std::string& topic, std::shared_ptr<const std::vector<uint8_t>> payload, bool admitted);
   void CountDrop(const std::string& topic, uint64_t TopicCounters::*reason, const char* why);
   TopicCounters& Received(const std::string& topic);  // received_[topic], capped
   void ResendLatched();
@@ -266,7 +281,8 @@ class Node {
 
   struct Queued {
     std::string topic;
-    std::vector<uint8_t> payload;
+    std::shared_ptr<const std::vector<uint8_t>> payload;
+    bool admitted = false;
   };
 
   NodeOptions options_;
@@ -280,7 +296,7 @@ class Node {
   std::vector<Subscription> subscriptions_;
   std::map<std::string, TopicCounters> received_;
   std::map<std::string, TopicCounters> sent_;
-  std::map<SourceKey, SourceState> sources_;
+  std::map<SourceKey, SourceState, SourceLess> sources_;
   std::map<std::string, log::RateLimiter> drop_log_;
   flatbuffers::FlatBufferBuilder fbb_{1024};
   uint64_t incarnation_ = 0;

@@ -22,7 +22,7 @@ void LocalBus::Detach(Node* node) {
   routes_.clear();
 }
 
-void LocalBus::Deliver(const std::string& topic, const uint8_t* data, size_t size) {
+void LocalBus::Deliver(const std::string& topic, const uint8_t* data, size_t size, bool admitted) {
   ++forwarded_;
   auto it = routes_.find(topic);
   if (it == routes_.end()) {
@@ -33,14 +33,16 @@ void LocalBus::Deliver(const std::string& topic, const uint8_t* data, size_t siz
     }
     it = routes_.emplace(topic, std::move(wanting)).first;
   }
-  for (Node* node : it->second) node->Enqueue(topic, data, size);
+  if (it->second.empty()) return;
+  auto payload = std::make_shared<const std::vector<uint8_t>>(data, data + size);
+  for (Node* node : it->second) node->Enqueue(topic, payload, admitted);
 }
 
 void LocalBus::DeliverCopies() {
   // Moved out first: a delivery never re-enters Publish, but keep the buffer reusable regardless.
   std::vector<CommOutgoing> copies;
   copies.swap(comm_out_);
-  for (const auto& m : copies) Deliver(m.topic, m.payload.data(), m.payload.size());
+  for (const auto& m : copies) Deliver(m.topic, m.payload.data(), m.payload.size(), /*admitted=*/false);
 }
 
 void LocalBus::Publish(const std::string& topic, const uint8_t* data, size_t size) {
@@ -48,7 +50,7 @@ void LocalBus::Publish(const std::string& topic, const uint8_t* data, size_t siz
     case Forwarding::Verdict::kDrop:
       break;
     case Forwarding::Verdict::kForward:
-      Deliver(topic, data, size);
+      Deliver(topic, data, size, /*admitted=*/true);
       break;
     case Forwarding::Verdict::kFaulted:
       DeliverCopies();
@@ -59,7 +61,7 @@ void LocalBus::Publish(const std::string& topic, const uint8_t* data, size_t siz
 void LocalBus::Subscribed(Node* node, const std::string& prefix) {
   routes_.clear();
   forwarding_.ForEachLatched(prefix, [&](const std::string& topic, const std::vector<uint8_t>& payload) {
-    node->Enqueue(topic, payload.data(), payload.size());
+    node->Enqueue(topic, std::make_shared<const std::vector<uint8_t>>(payload), /*admitted=*/false);
   });
 }
 
@@ -69,9 +71,9 @@ int LocalBus::RunTimers() {
   DeliverCopies();
   if (std::chrono::steady_clock::now() >= next_stats_) {
     forwarding_.BuildStats(fbb_);
-    Deliver("bus/stats", fbb_.GetBufferPointer(), fbb_.GetSize());
+    Deliver("bus/stats", fbb_.GetBufferPointer(), fbb_.GetSize(), /*admitted=*/false);
     forwarding_.BuildHeartbeat(fbb_, forwarded_, 0);
-    Deliver("health/bus", fbb_.GetBufferPointer(), fbb_.GetSize());
+    Deliver("health/bus", fbb_.GetBufferPointer(), fbb_.GetSize(), /*admitted=*/false);
     next_stats_ = std::chrono::steady_clock::now() + stats_period_;
   }
   return static_cast<int>(forwarded_ - before);

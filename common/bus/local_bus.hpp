@@ -1,7 +1,9 @@
 // The bus without ZeroMQ, for nodes that share one thread (runtime::RunInProcess in lockstep): a
 // published message goes through the same Forwarding as in the broker (verified, counted, latched,
-// communication faults applied) and is copied straight into the inbox of every node subscribed to
-// it. Each receiving node verifies it again, as over ZeroMQ. What it saves is the transport: no
+// communication faults applied) and is put straight into the inbox of every node subscribed to it, one
+// shared copy for all of them. A message the Forwarding admitted unchanged is not verified again by each
+// receiving node (the same bytes, checked once, on one thread); copies a communication fault made (corrupted,
+// duplicated, delayed) and the bus's own statistics are, as over ZeroMQ. What it saves is the transport: no
 // sockets, no poll(2), no eventfd wake-ups — most of a lockstep run's time over inproc://.
 //
 // Single-threaded by design: every attached node and the LocalBus itself are used from one thread.
@@ -39,7 +41,8 @@ class LocalBus {
   void Publish(const std::string& topic, const uint8_t* data, size_t size);
   // From a node: a new subscription; the latched values it asks for go to that node.
   void Subscribed(Node* node, const std::string& prefix);
-  void Deliver(const std::string& topic, const uint8_t* data, size_t size);
+  // `admitted`: the bytes passed forwarding_.Admit unchanged (see Node::Dispatch).
+  void Deliver(const std::string& topic, const uint8_t* data, size_t size, bool admitted);
   void DeliverCopies();
 
   Forwarding forwarding_;

@@ -152,6 +152,16 @@ TEST(ExperimentDefinition, RobotsTakeACountAndOptionallyStartAndGoalPerRobot) {
   fails("robots: {count: 1, strats: [[1, 1]]}\n", "strats");
 }
 
+// A definition `text` must be refused with a message containing `expected`.
+void ExpectRefused(const std::string& text, const std::string& expected) {
+  try {
+    LoadExperiment(WriteTemp("tiny", text));
+    ADD_FAILURE() << "accepted " << text;
+  } catch (const config::ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+  }
+}
+
 // Issue 18 item 2: a body per robot (robot descriptions), or one body for a configuration.
 TEST(ExperimentDefinition, RobotsTakeBodiesAndConfigurationsABody) {
   const std::string base = std::string(kMinimal) + "configurations:\n  - label: a\n";
@@ -163,18 +173,11 @@ TEST(ExperimentDefinition, RobotsTakeBodiesAndConfigurationsABody) {
   const auto one = LoadExperiment(
       WriteTemp("tiny", std::string(kMinimal) + "configurations:\n  - label: t\n    options: {body: tank}\n"));
   EXPECT_EQ(one.configurations[0].options.at("body"), "tank");
-  auto fails = [&](const std::string& text, const std::string& expected) {
-    try {
-      LoadExperiment(WriteTemp("tiny", text));
-      ADD_FAILURE() << "accepted " << text;
-    } catch (const config::ConfigError& e) {
-      EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
-    }
-  };
-  fails(base + "robots: {count: 3, bodies: [marvin, itchy]}\n", "one description for all robots or one per robot");
-  fails(base + "robots: {count: 1, bodies: [hal9000]}\n", "hal9000");
-  fails(std::string(kMinimal) + "configurations:\n  - label: t\n    options: {body: hal9000}\n",
-        "names no usable robot description");
+  ExpectRefused(base + "robots: {count: 3, bodies: [marvin, itchy]}\n",
+                "one description for all robots or one per robot");
+  ExpectRefused(base + "robots: {count: 1, bodies: [hal9000]}\n", "hal9000");
+  ExpectRefused(std::string(kMinimal) + "configurations:\n  - label: t\n    options: {body: hal9000}\n",
+                "names no usable robot description");
 }
 
 // Issue 19 item 5: mixed crowds — each robot's navigator in the team, or per configuration as an option.
@@ -189,24 +192,17 @@ TEST(ExperimentDefinition, RobotsAndConfigurationsTakeNavigators) {
                                                           "{navigators: \"hybrid,crowd\", crowd_mode: invisible}\n"));
   EXPECT_EQ(mixed.configurations[0].options.at("navigators"), "hybrid,crowd");
   EXPECT_EQ(mixed.configurations[0].options.at("crowd_mode"), "invisible");
-  auto fails = [&](const std::string& text, const std::string& expected) {
-    try {
-      LoadExperiment(WriteTemp("tiny", text));
-      ADD_FAILURE() << "accepted " << text;
-    } catch (const config::ConfigError& e) {
-      EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
-    }
-  };
-  fails(base + "robots: {count: 3, navigators: [hybrid, crowd]}\n", "one navigator for all robots or one per robot");
-  fails(base + "robots: {count: 1, navigators: [planner]}\n", "hybrid or crowd, got 'planner'");
-  fails(std::string(kMinimal) +
-            "robots: {count: 3}\nconfigurations:\n  - label: m\n    options: {navigators: "
-            "\"hybrid,crowd\"}\n",
-        "one navigator for all robots or one per robot (3), not 2");
-  fails(std::string(kMinimal) + "configurations:\n  - label: m\n    options: {navigators: \"hybrid,b_nav\"}\n",
-        "got 'b_nav'");
-  fails(std::string(kMinimal) + "configurations:\n  - label: m\n    options: {crowd_mode: angry}\n",
-        "emotion modes (off, on, invisible), got 'angry'");
+  ExpectRefused(base + "robots: {count: 3, navigators: [hybrid, crowd]}\n",
+                "one navigator for all robots or one per robot");
+  ExpectRefused(base + "robots: {count: 1, navigators: [planner]}\n", "hybrid or crowd, got 'planner'");
+  ExpectRefused(std::string(kMinimal) +
+                    "robots: {count: 3}\nconfigurations:\n  - label: m\n    options: {navigators: "
+                    "\"hybrid,crowd\"}\n",
+                "one navigator for all robots or one per robot (3), not 2");
+  ExpectRefused(std::string(kMinimal) + "configurations:\n  - label: m\n    options: {navigators: \"hybrid,b_nav\"}\n",
+                "got 'b_nav'");
+  ExpectRefused(std::string(kMinimal) + "configurations:\n  - label: m\n    options: {crowd_mode: angry}\n",
+                "emotion modes (off, on, invisible), got 'angry'");
 }
 
 TEST(ExperimentDefinition, MisspelledParameterAndOptionFail) {

@@ -236,6 +236,42 @@ TEST(LocalBus, AppliesCommunicationFaultsFromTheFaultsTopic) {
   EXPECT_EQ(listener.received().at("r1/odom").drops_gap, 10u);  // the receiver saw what it missed
 }
 
+// A message the bus admitted is checked once, not again by every receiver; a copy a communication fault made is
+// not the admitted message, so each receiver checks it as over ZeroMQ. Corrupted copies that no longer verify are
+// dropped and counted by the receiver, never handed to a handler; the rest arrive as sent or as the fault left them.
+TEST(LocalBus, CorruptedCopiesAreCheckedByEachReceiver) {
+  LocalBus bus(0ms);
+  Node injector(bus, {.name = "inject"});
+  Node talker(bus, {.name = "talker"});
+  Node listener(bus, {.name = "listener"});
+  Node second(bus, {.name = "second"});
+  auto pub = talker.Advertise<msg::Odometry>("r1/odom");
+  int heard = 0, heard_second = 0;
+  listener.Subscribe<msg::Odometry>("r1/odom", [&](const auto&) { ++heard; });
+  second.Subscribe<msg::Odometry>("r1/odom", [&](const auto&) { ++heard_second; });
+  flatbuffers::FlatBufferBuilder fbb;
+  auto header = msg::CreateHeaderDirect(fbb, 0, -1, 1, "inject", false, 1);
+  // Every message corrupted, 16 bytes flipped in each (seeded: the same bytes every run).
+  fbb.Finish(msg::CreateFaultCommandDirect(fbb, header, "garble", msg::FaultKind::CommCorrupt, "", -1, -1, -1,
+                                           "r1/odom", "", 0.0, 0.0, 16.0, 1.0, 7, false),
+             messages::Traits<msg::FaultCommand>::kIdentifier);
+  injector.SendRaw("faults", fbb.GetBufferPointer(), fbb.GetSize());
+  constexpr int kSent = 200;
+  for (int i = 0; i < kSent; ++i) PublishOdom(pub, i % 50);
+  listener.Poll(0ms);
+  second.Poll(0ms);
+  auto dropped = [](const Node& n) {
+    const auto it = n.received().find("r1/odom");
+    if (it == n.received().end()) return uint64_t{0};
+    const TopicCounters& c = it->second;
+    return c.drops_malformed + c.drops_wrong_type + c.drops_invalid + c.drops_oversize;
+  };
+  EXPECT_GT(dropped(listener), 0u) << "16 flipped bytes in every message and none failed the receiver's checks";
+  EXPECT_EQ(dropped(listener), dropped(second)) << "both receivers got the same copies";
+  EXPECT_EQ(heard, heard_second);
+  EXPECT_LT(heard, kSent);
+}
+
 TEST(LocalBus, AFloodOfInventedTopicsIsForwardedAndCountedNotStored) {
   LocalBus bus;
   Node evil(bus, {.name = "evil"});

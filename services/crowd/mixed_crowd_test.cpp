@@ -81,6 +81,25 @@ TEST(MixedCrowd, TheStackBuildsCrowdRobotsWhereTheNavigatorsSaySo) {
   EXPECT_TRUE(has("crowd_sense"));
   EXPECT_FALSE(has("r2/controller"));
   EXPECT_FALSE(has("r3/mapper"));
+  // As processes (limbic launch, the determinism test): crowd_sense runs outside every namespace (`--robot ""`;
+  // without it a service runs as r1), the crowd robots' limbic-crowd-nav under their own.
+  bool sense_command = false, nav_command = false;
+  for (const auto& [name, argv] : stack::StackCommands(spec, "/bin", "ipc:///tmp/mixed")) {
+    const auto robot = std::find(argv.begin(), argv.end(), "--robot");
+    ASSERT_NE(robot, argv.end()) << name;
+    ASSERT_NE(robot + 1, argv.end()) << name;
+    if (name == "crowd_sense") {
+      sense_command = true;
+      EXPECT_EQ(argv[0], "/bin/limbic-crowd-sense");
+      EXPECT_EQ(*(robot + 1), "");
+    }
+    if (name == "r2-crowd_nav") {
+      nav_command = true;
+      EXPECT_EQ(argv[0], "/bin/limbic-crowd-nav");
+      EXPECT_EQ(*(robot + 1), "r2");
+    }
+  }
+  EXPECT_TRUE(sense_command && nav_command);
   // Without crowd robots nothing of the crowd is built.
   spec.navigators = {"hybrid"};
   for (const auto& s : stack::BuildStack(spec)) EXPECT_NE(s.definition.name, "crowd_nav");

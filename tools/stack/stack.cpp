@@ -244,13 +244,10 @@ std::vector<std::pair<std::string, std::vector<std::string>>> StackCommands(cons
     // Executables are named with hyphens (explore_manager: limbic-explore-manager).
     std::string program = plan.definition.name;
     std::replace(program.begin(), program.end(), '_', '-');
-    std::vector<std::string> argv{bin_dir + "/limbic-" + program, "--bus", bus};
-    if (!plan.robot.empty()) {
-      argv.push_back("--robot");
-      argv.push_back(plan.robot);
-    }
-    for (const auto& a : {std::string("--mode"), std::string("lockstep"), std::string("--period")}) argv.push_back(a);
-    argv.push_back(std::to_string(spec.period_s));
+    // `--robot ""` for the team's global services (crowd_sense): without it a service runs as r1.
+    std::vector<std::string> argv{
+        bin_dir + "/limbic-" + program, "--bus", bus, "--robot", plan.robot, "--mode", "lockstep", "--period",
+        std::to_string(spec.period_s)};
     if (plan.definition.name == "simulator") {
       for (const auto& a : {std::string("--coordinate"), std::string("--participants"), participants})
         argv.push_back(a);

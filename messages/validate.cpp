@@ -84,9 +84,7 @@ class Check {
     if (v == nullptr) return;
     Aligned(field, v, sizeof(V));
     if (!ok()) return;
-    for (flatbuffers::uoffset_t i = 0; i < v->size() && ok(); ++i) {
-      if (!Within(static_cast<double>(v->Get(i)), limit)) Finite(field, v->Get(i), limit, i);
-    }
+    for (flatbuffers::uoffset_t i = 0; i < v->size() && ok(); ++i) Finite(field, v->Get(i), limit, i);
   }
   void Probabilities(std::string_view field, const flatbuffers::Vector<double>* v) {
     if (v == nullptr) return;

@@ -100,10 +100,19 @@ TEST(MixedCrowd, TheStackBuildsCrowdRobotsWhereTheNavigatorsSaySo) {
     }
   }
   EXPECT_TRUE(sense_command && nav_command);
-  // Without crowd robots nothing of the crowd is built.
+  // Without crowd robots nothing of the crowd is built, and an option for the crowd robots has nowhere to go.
   spec.navigators = {"hybrid"};
   for (const auto& s : stack::BuildStack(spec)) EXPECT_NE(s.definition.name, "crowd_nav");
   EXPECT_FALSE(stack::HasCrowdRobots(spec));
+  spec.options = {"crowd_nav.mode=off"};
+  EXPECT_THROW(stack::BuildStack(spec), config::ConfigError);
+  // Nor has a controller option in an all-crowd team.
+  spec.navigators = {"crowd"};
+  spec.options = {"controller.map_point_inset=0.1"};
+  EXPECT_THROW(stack::BuildStack(spec), config::ConfigError);
+  spec.options = {"crowd_nav.mode=off", "mission.timeout_s=60"};
+  EXPECT_NO_THROW(stack::BuildStack(spec));
+  spec.options.clear();
   // A careless list: a wrong count or name is refused before anything runs.
   spec.navigators = {"hybrid", "crowd"};
   EXPECT_THROW(stack::BuildStack(spec), config::ConfigError);

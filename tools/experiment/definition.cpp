@@ -452,6 +452,10 @@ ExperimentDefinition LoadExperiment(const std::string& path) {
       const std::string error = CheckNavigators(sim::SplitList(navigators->second), def.team.count);
       if (!error.empty()) map.Fail("configurations", "'" + c.label + "' option navigators " + error);
     }
+    const std::vector<std::string> used =
+        navigators != c.options.end() ? sim::SplitList(navigators->second) : def.team.navigators;
+    if (c.options.count("crowd_mode") && std::find(used.begin(), used.end(), "crowd") == used.end())
+      map.Fail("configurations", "'" + c.label + "' sets crowd_mode but none of its robots is a crowd robot");
   }
   if (map.Has("sweep")) {
     StrictMap sweep = map.Child("sweep");

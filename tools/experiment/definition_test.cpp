@@ -201,6 +201,8 @@ TEST(ExperimentDefinition, RobotsAndConfigurationsTakeNavigators) {
                 "one navigator for all robots or one per robot (3), not 2");
   ExpectRefused(std::string(kMinimal) + "configurations:\n  - label: m\n    options: {navigators: \"hybrid,b_nav\"}\n",
                 "got 'b_nav'");
+  ExpectRefused(std::string(kMinimal) + "configurations:\n  - label: m\n    options: {crowd_mode: \"off\"}\n",
+                "sets crowd_mode but none of its robots is a crowd robot");
   ExpectRefused(std::string(kMinimal) + "configurations:\n  - label: m\n    options: {crowd_mode: angry}\n",
                 "emotion modes (off, on, invisible), got 'angry'");
 }

@@ -375,17 +375,12 @@ TEST(ExecuteRun, AnAbandonedRunReportsNoRows) {
   EXPECT_TRUE(outcome.rows.empty());
 }
 
-// Issue 18 item 1: a team run gives one row per robot and traversal (r1 first), each from that robot's
-// own mission; the experiment's runs.csv keeps them and the report draws a section per robot.
 // Issue 19 item 5: a traced mixed run whose r1 is a crowd robot. A crowd robot has no affect engine and no map, so
 // its trace is its path alone; the recorder once waited for r1/affect and the lockstep refused to start.
 TEST(ExecuteRun, ATracedMixedRunWithACrowdRobotFirstRecordsItsPath) {
-  RunSpec run;
-  run.experiment = "unit";
-  run.run_id = "mixed-A-4-0";
+  RunSpec run = ShortRun("mixed-A-4-0");
   run.set = 'A';
   run.env = 4;
-  run.seed = 19;
   run.config = "mixed";
   run.affect = "affective";
   run.options = {{"timeout", "3"}, {"navigators", "crowd,hybrid"}, {"crowd_mode", "on"}};
@@ -402,6 +397,8 @@ TEST(ExecuteRun, ATracedMixedRunWithACrowdRobotFirstRecordsItsPath) {
   EXPECT_TRUE(outcome.trace->occupancy.empty());  // no mapper on a crowd robot
 }
 
+// Issue 18 item 1: a team run gives one row per robot and traversal (r1 first), each from that robot's
+// own mission; the experiment's runs.csv keeps them and the report draws a section per robot.
 TEST(ExecuteRuns, ATeamRunHasOneRowPerRobotAndTheReportASectionPerRobot) {
   RunSpec run;
   run.experiment = "unit";

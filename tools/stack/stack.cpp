@@ -126,6 +126,14 @@ std::vector<ServicePlan> Plan(const StackSpec& spec) {
     if (!spec.bodies.empty()) manager.push_back("bodies=" + Join(spec.bodies));
     add(explore::TaskManagerService(), names[0], manager);
   }
+  // An option meant for a service this stack does not run (crowd_nav in an all-hybrid team, the controller in
+  // an all-crowd one, explore_manager outside explore mode) would take effect nowhere: say so instead.
+  for (const auto& o : spec.options) {
+    const std::string service = o.substr(0, o.find('.'));
+    const bool runs =
+        std::any_of(plans.begin(), plans.end(), [&](const ServicePlan& p) { return p.definition.name == service; });
+    if (!runs) throw config::ConfigError("stack option '" + o + "': no " + service + " runs in this stack");
+  }
   return plans;
 }
 

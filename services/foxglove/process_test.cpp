@@ -21,17 +21,7 @@ using testing::Bin;
 using testing::ChildProcess;
 using testing::TempDir;
 
-int FreePort() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  socklen_t n = sizeof a;
-  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &n);
-  close(fd);
-  return ntohs(a.sin_port);
-}
+int FreePort() { return testing::FreeTcpPortPair(); }
 
 // Connects to 127.0.0.1:port, retrying while the server starts; -1 if it never listens.
 int Connect(int port, std::chrono::milliseconds limit) {

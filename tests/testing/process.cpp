@@ -13,6 +13,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <thread>
+#include <utility>
 
 namespace limbic::testing {
 
@@ -49,19 +50,42 @@ int BindLoopback(int port, int* bound) {
 
 }  // namespace
 
+// The kernel's ephemeral range (the local ports of outgoing connections and of bind(0)); 32768–60999 if
+// it cannot be read.
+std::pair<int, int> EphemeralRange() {
+  std::ifstream in("/proc/sys/net/ipv4/ip_local_port_range");
+  int low = 32768, high = 60999;
+  if (!(in >> low >> high) || low > high) return {32768, 60999};
+  return {low, high};
+}
+
 int FreeTcpPortPair() {
-  for (int attempt = 0; attempt < 100; ++attempt) {
+  // Drawn outside the ephemeral range: a port the kernel hands out by bind(0) is free only until the
+  // next outgoing connection of any test running in parallel takes it as its local port (a broker once
+  // failed with "Address already in use" that way). Below the range no connection is given a port
+  // unasked, so only another test drawing the same number at the same moment could collide.
+  const auto [ephemeral_low, ephemeral_high] = EphemeralRange();
+  int low = 20000, high = ephemeral_low - 2;
+  if (high - low < 1000) {  // an unusual range: above it instead
+    low = ephemeral_high + 1;
+    high = 65534;
+  }
+  std::mt19937 random(std::random_device{}() ^ static_cast<unsigned>(getpid()));
+  std::uniform_int_distribution<int> pick(low, high);
+  for (int attempt = 0; attempt < 200; ++attempt) {
+    const int port = pick(random);
     int first = 0, second = 0;
-    const int a = BindLoopback(0, &first);
+    const int a = BindLoopback(port, &first);
     if (a < 0) continue;
-    const int b = first < 65535 ? BindLoopback(first + 1, &second) : -1;
+    const int b = BindLoopback(port + 1, &second);
     close(a);
     if (b >= 0) {
       close(b);
-      return first;
+      return port;
     }
   }
-  throw std::runtime_error("FreeTcpPortPair: no free pair of TCP ports on 127.0.0.1");
+  throw std::runtime_error("FreeTcpPortPair: no free pair of TCP ports on 127.0.0.1 in " + std::to_string(low) + "–" +
+                           std::to_string(high + 1));
 }
 
 TempDir::TempDir() {

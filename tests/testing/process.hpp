@@ -17,8 +17,9 @@ std::string Bin(const std::string& name);
 std::string SourceDir();
 
 // A TCP port p on 127.0.0.1 such that p and p + 1 are both free now (a tcp bus address takes both:
-// the broker binds p for publishers and p + 1 for subscribers). Asked of the kernel, so parallel
-// tests do not collide as ports derived from pids did.
+// the broker binds p for publishers and p + 1 for subscribers). Drawn at random below the kernel's
+// ephemeral range and checked by binding both, so neither parallel tests nor their outgoing connections
+// take it in between.
 int FreeTcpPortPair();
 
 // A fresh directory under /tmp removed on destruction.

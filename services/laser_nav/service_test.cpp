@@ -12,6 +12,7 @@
 #include "services/laser_nav/neural_network.hpp"
 #include "services/laser_nav/wiring.hpp"
 #include "services/laser_sim/episode.hpp"
+#include "services/laser_sim/office.hpp"
 #include "services/laser_sim/wiring.hpp"
 
 namespace limbic::laser {
@@ -140,6 +141,45 @@ TEST(LaserServices, NetworkControllerLockstepRunIsTheLibraryLoop) {
   EXPECT_THROW(runtime::RunInProcess("inproc://laser_bad3", {bare}, stop), config::ConfigError);
 }
 
+// Crossing over (issue 21 item 5): the laser simulator in a set-B office of the hybrid navigator's
+// world, the case-based controller on the bus — the same run as the library loop in that office.
+TEST(LaserServices, CaseBasedControllerInASetBOfficeOverTheBus) {
+  auto seen = std::make_shared<Seen>();
+  runtime::HostedService sim{LaserSimService(), {}};
+  sim.options.period_s = 0.01;
+  sim.options.coordinate = true;
+  sim.options.participants = {"r1/laser_sim", "r1/laser_nav"};
+  sim.options.max_ticks = 20000;
+  sim.options.overrides = {"office=B", "index=13", "seed=7", "time_limit_s=120", "laser_error=uniform"};
+  runtime::HostedService nav{LaserNavService(), {}};
+  nav.options.period_s = 0.01;
+  nav.options.overrides = {"controller=cbr", "seed=7"};
+  runtime::HostedService probe{Probe(seen), {}};
+  probe.options.robot = "";
+  std::atomic<bool> stop{false};
+  runtime::InProcessStats stats;
+  ASSERT_EQ(runtime::RunInProcess("inproc://laser_office", {sim, nav, probe}, stop, {}, &stats), 0)
+      << (stats.errors.empty() ? "" : stats.errors.front());
+
+  const World world = OfficeLaserWorld('B', 13);
+  EpisodeOptions eo;
+  eo.time_limit_s = 120;
+  LaserEpisode episode(world, eo, 7);
+  CbrOptions co;
+  co.seed = 7;
+  CaseBasedController controller(co);
+  while (!episode.done()) episode.Advance(controller.Step(episode.frame()));
+  const EpisodeResult r = episode.Result();
+  ASSERT_TRUE(r.solved) << "the library loop no longer crosses B-13; pick another office";
+  std::lock_guard<std::mutex> lock(seen->mutex);
+  EXPECT_TRUE(seen->done);
+  EXPECT_TRUE(seen->solved);
+  EXPECT_DOUBLE_EQ(seen->time_s, r.time_s);
+  EXPECT_DOUBLE_EQ(seen->x, episode.truth().x_cm);
+  EXPECT_DOUBLE_EQ(seen->y, episode.truth().y_cm);
+  EXPECT_EQ(seen->collisions, r.collisions);
+}
+
 TEST(LaserServices, BadOptionsAreRefusedAtStart) {
   runtime::HostedService sim{LaserSimService(), {}};
   sim.options.coordinate = true;
@@ -150,6 +190,18 @@ TEST(LaserServices, BadOptionsAreRefusedAtStart) {
   runtime::HostedService nav{LaserNavService(), {}};
   nav.options.overrides = {"controller=neural"};
   EXPECT_THROW(runtime::RunInProcess("inproc://laser_bad2", {nav}, stop), config::ConfigError);
+  for (const std::string office : {"office=D", "office=Q", "office=BB"}) {  // humans; no such set
+    runtime::HostedService in_office{LaserSimService(), {}};
+    in_office.options.coordinate = true;
+    in_office.options.participants = {"r1/laser_sim"};
+    in_office.options.overrides = {office};
+    EXPECT_THROW(runtime::RunInProcess("inproc://laser_bad4", {in_office}, stop), config::ConfigError) << office;
+  }
+  runtime::HostedService no_such_office{LaserSimService(), {}};
+  no_such_office.options.coordinate = true;
+  no_such_office.options.participants = {"r1/laser_sim"};
+  no_such_office.options.overrides = {"office=B", "index=20"};
+  EXPECT_THROW(runtime::RunInProcess("inproc://laser_bad5", {no_such_office}, stop), config::ConfigError);
 }
 
 }  // namespace

@@ -80,6 +80,8 @@ bool LaserEpisode::Collides(double x, double y, double* clearance) const {
     if (dx * dx + dy * dy >= reach * reach && gap >= 0.0) continue;
     gap = std::min(gap, std::sqrt(dx * dx + dy * dy) - c.r - r);
   }
+  // Surfaces farther than the robot's radius cannot matter to contact or to the closest-contact figure.
+  if (world_.surroundings) gap = std::min(gap, world_.surroundings->Clearance({x, y}, r, std::max(gap, r)));
   *clearance = gap;
   return !(gap >= 0.0);  // NaN collides
 }

@@ -66,6 +66,14 @@ void CastExact(const World& world, Vec2 p, ExactScan* ranges, std::array<int16_t
     if (hit) hit->fill(kWall);
     return;
   }
+  if (world.surroundings) {
+    std::array<bool, kBeams> met{};
+    world.surroundings->Cast(p, ranges, &met);
+    if (hit) {
+      for (int a = 0; a < kBeams; ++a) (*hit)[a] = met[a] ? kWall : kNothing;
+    }
+    return;
+  }
   WallRanges(p, world.width, world.height, ranges);
   if (hit) {
     for (int a = 0; a < kBeams; ++a) (*hit)[a] = (*ranges)[a] < kMaxRangeCm ? kWall : kNothing;

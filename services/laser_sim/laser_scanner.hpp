@@ -45,7 +45,8 @@ struct LaserOptions {
 
 using ExactScan = std::array<float, kBeams>;
 
-// What a beam hit: an obstacle index >= 0, a wall (kWall), or nothing within range (kNothing).
+// What a beam hit: an obstacle index >= 0, a wall (kWall; any surface of a world's surroundings), or
+// nothing within range (kNothing).
 inline constexpr int16_t kWall = -1;
 inline constexpr int16_t kNothing = -2;
 

@@ -132,30 +132,41 @@ World GenerateWorld(double density_pct, int index, uint64_t library_salt, const 
   throw std::runtime_error(msg.str());
 }
 
-CSpaceGrid::CSpaceGrid(const World& world, const WorldOptions& o) : n_(GridSize(o)), cell_(o.cell_cm) {
-  free_.assign(static_cast<size_t>(n_) * n_, 1);
+CSpaceGrid::CSpaceGrid(const World& world, const WorldOptions& o) : cell_(o.cell_cm) {
   const double clearance = o.robot_radius_cm + o.cspace_margin_cm;
-  for (int j = 0; j < n_; ++j) {
-    for (int i = 0; i < n_; ++i) {
+  if (world.surroundings) {
+    if (!(cell_ > 0.0) || !(world.width > 0.0) || !(world.height > 0.0)) {
+      throw std::invalid_argument("laser world: the grid needs a positive cell and box");
+    }
+    nx_ = static_cast<int>(std::ceil(world.width / cell_));
+    ny_ = static_cast<int>(std::ceil(world.height / cell_));
+    if (nx_ > 16384 || ny_ > 16384) throw std::invalid_argument("laser world: more than 16384 cells a side");
+  } else {
+    nx_ = ny_ = GridSize(o);
+  }
+  free_.assign(static_cast<size_t>(nx_) * ny_, 1);
+  for (int j = 0; j < ny_; ++j) {
+    for (int i = 0; i < nx_; ++i) {
       const Vec2 c = Centre(i, j);
-      if (c.x < clearance || c.y < clearance || c.x > world.width - clearance || c.y > world.height - clearance) {
-        free_[static_cast<size_t>(j) * n_ + i] = 0;
+      if (c.x < clearance || c.y < clearance || c.x > world.width - clearance || c.y > world.height - clearance ||
+          (world.surroundings && world.surroundings->Clearance(c, clearance, cell_) < 0.0)) {
+        free_[static_cast<size_t>(j) * nx_ + i] = 0;
       }
     }
   }
   for (const Circle& c : world.obstacles) {
-    ForCellsInDisc({c.cx, c.cy}, c.r + clearance, n_, cell_, [&](size_t k) { free_[k] = 0; });
+    ForCellsInDisc({c.cx, c.cy}, c.r + clearance, nx_, cell_, [&](size_t k) { free_[k] = 0; });
   }
 }
 
 void CSpaceGrid::CellOf(Vec2 p, int* i, int* j) const {
-  *i = std::clamp(static_cast<int>(std::floor(p.x / cell_)), 0, n_ - 1);
-  *j = std::clamp(static_cast<int>(std::floor(p.y / cell_)), 0, n_ - 1);
+  *i = std::clamp(static_cast<int>(std::floor(p.x / cell_)), 0, nx_ - 1);
+  *j = std::clamp(static_cast<int>(std::floor(p.y / cell_)), 0, ny_ - 1);
 }
 
 FloodResult OptimalPath(const World& world, const WorldOptions& options) {
   const CSpaceGrid grid(world, options);
-  const int n = grid.n();
+  const int n = grid.nx(), rows = grid.ny();
   int si, sj, gi, gj;
   grid.CellOf(world.start, &si, &sj);
   grid.CellOf(world.goal, &gi, &gj);
@@ -163,7 +174,7 @@ FloodResult OptimalPath(const World& world, const WorldOptions& options) {
   if (!grid.Free(si, sj) || !grid.Free(gi, gj)) return result;
   const double step = grid.cell_cm();
   const double diag = step * std::sqrt(2.0);
-  std::vector<double> dist(static_cast<size_t>(n) * n, std::numeric_limits<double>::infinity());
+  std::vector<double> dist(static_cast<size_t>(n) * rows, std::numeric_limits<double>::infinity());
   std::vector<int> parent(dist.size(), -1);
   using Item = std::pair<double, int>;
   std::priority_queue<Item, std::vector<Item>, std::greater<Item>> open;
@@ -180,7 +191,7 @@ FloodResult OptimalPath(const World& world, const WorldOptions& options) {
     const int i = k % n, j = k / n;
     for (int m = 0; m < 8; ++m) {
       const int ni = i + kDi[m], nj = j + kDj[m];
-      if (ni < 0 || nj < 0 || ni >= n || nj >= n || !grid.Free(ni, nj)) continue;
+      if (ni < 0 || nj < 0 || ni >= n || nj >= rows || !grid.Free(ni, nj)) continue;
       // A diagonal step may not cut the corner of a blocked cell (the disc would touch it).
       if (m >= 4 && (!grid.Free(ni, j) || !grid.Free(i, nj))) continue;
       const double nd = d + (m < 4 ? step : diag);

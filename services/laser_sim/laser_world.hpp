@@ -8,8 +8,10 @@
 //   (density, index, salt); the configuration-space grid and the flood's path for pictures and tests.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <iosfwd>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,6 +22,22 @@ namespace limbic::laser {
 
 struct Circle {
   double cx = 0.0, cy = 0.0, r = 0.0;  // cm
+};
+
+// Surroundings other than the thesis' circles in a box (issue 21 item 5: the hybrid navigator's offices):
+// what the laser's beams and the robot's disc meet. A World holding one has no circles; its box is the
+// surroundings' bounds. Implementations must be safe to query from several threads (the scan cache).
+class LaserSurroundings {
+ public:
+  virtual ~LaserSurroundings() = default;
+  // Exact ranges (cm, capped at kMaxRangeCm) of the 360 beams from p, and per beam whether it met a
+  // surface (false: nothing within range; the beam reads kMaxRangeCm).
+  virtual void Cast(Vec2 p, std::array<float, kBeams>* ranges, std::array<bool, kBeams>* hit) const = 0;
+  // The gap (cm) between a disc of `radius` at p and the nearest surface the body meets (negative when
+  // they overlap); surfaces farther than `horizon` cm from the disc are not looked for (returns horizon).
+  virtual double Clearance(Vec2 p, double radius, double horizon) const = 0;
+  // Closed outlines of the solid objects (cm), for pictures.
+  virtual std::vector<std::vector<Vec2>> Outlines() const = 0;
 };
 
 struct World {
@@ -34,6 +52,9 @@ struct World {
   double optimal_path_cm = 0.0;  // §1.3, 8-connected grid path (no smoothing)
   uint64_t seed = 0;             // the sub-seed that produced this world
   int attempts = 1;              // worlds drawn until one had a path (1 = the first)
+  // Set: the world is these surroundings (obstacles empty), e.g. an office of the hybrid navigator.
+  std::shared_ptr<const LaserSurroundings> surroundings;
+  std::string name;  // for titles and logs when not a density library's world (e.g. "office B-4")
 };
 
 // Every [A] value of §1.1–1.2, configurable.
@@ -66,16 +87,18 @@ World GenerateWorld(double density_pct, int index, uint64_t library_salt = 1, co
 // margin from every obstacle disc and from every wall (§1.2 step 5).
 class CSpaceGrid {
  public:
+  // Square (size_cm / cell_cm cells a side) for the thesis' rooms; the world's box for surroundings.
   CSpaceGrid(const World& world, const WorldOptions& options = {});
-  int n() const { return n_; }
+  int nx() const { return nx_; }
+  int ny() const { return ny_; }
   double cell_cm() const { return cell_; }
-  bool Free(int i, int j) const { return free_[static_cast<size_t>(j) * n_ + i]; }
+  bool Free(int i, int j) const { return free_[static_cast<size_t>(j) * nx_ + i]; }
   // The cell holding point p (clamped into the grid).
   void CellOf(Vec2 p, int* i, int* j) const;
   Vec2 Centre(int i, int j) const { return {cell_ * (i + 0.5), cell_ * (j + 0.5)}; }
 
  private:
-  int n_ = 0;
+  int nx_ = 0, ny_ = 0;
   double cell_ = 3.0;
   std::vector<uint8_t> free_;
 };

@@ -7,6 +7,7 @@
 #include "services/laser_sim/convert.hpp"
 #include "services/laser_sim/episode.hpp"
 #include "services/laser_sim/laser_world.hpp"
+#include "services/laser_sim/office.hpp"
 
 namespace limbic::laser {
 
@@ -24,7 +25,12 @@ runtime::ServiceDefinition LaserSimService() {
                                                   runtime::InRange(kMinDensityPct, kMaxDensityPct));
         const int index =
             ctx.Option<int>("index", 0, "world index in the library (report No. = index + 1)", runtime::AtLeast(0));
-        const auto salt = ctx.Option<int64_t>("library_salt", 1, "world library salt");
+        const auto salt = ctx.Option<int64_t>("library_salt", 1, "world library salt (office: the environment seed)");
+        const std::string office =
+            ctx.Option<std::string>("office", "",
+                                    "a set letter: run in the hybrid navigator's environment `index` of that set "
+                                    "(A, B, C, F, G) instead of a room of the density library",
+                                    runtime::OneOf({"", "A", "B", "C", "F", "G"}));
         const auto seed = ctx.Option<int64_t>("seed", 1, "episode seed (laser errors, odometry slip)");
         EpisodeOptions eo;
         eo.time_limit_s =
@@ -41,14 +47,16 @@ runtime::ServiceDefinition LaserSimService() {
         // The motion law integrates over the service's period (the thesis: 10 ms, --period 0.01).
         eo.motion.dt_s = ctx.period_s();
         try {
-          s->world = GenerateWorld(density, index, static_cast<uint64_t>(salt));
+          s->world = MakeLaserWorld({density, index, static_cast<uint64_t>(salt), office.empty() ? '\0' : office[0]});
           s->episode = std::make_unique<LaserEpisode>(s->world, eo, static_cast<uint64_t>(seed));
         } catch (const std::exception& e) {
           throw config::ConfigError(std::string("laser_sim: ") + e.what());
         }
-        LIMBIC_LOG(kInfo) << "laser_sim: " << density << " % world No. " << index + 1 << ", "
-                          << s->world.obstacles.size() << " obstacles, optimal path " << s->world.optimal_path_cm
-                          << " cm, period " << ctx.period_s() << " s";
+        LIMBIC_LOG(kInfo) << "laser_sim: "
+                          << (office.empty() ? std::to_string(density) + " % world No. " + std::to_string(index + 1)
+                                             : s->world.name)
+                          << ", " << s->world.obstacles.size() << " obstacles, optimal path "
+                          << s->world.optimal_path_cm << " cm, period " << ctx.period_s() << " s";
         if (std::fabs(ctx.period_s() - kControlPeriodS) > 1e-9) {
           LIMBIC_LOG(kWarning) << "laser_sim: the thesis' control cycle is 0.01 s (--period 0.01); running at "
                                << ctx.period_s() << " s";

@@ -29,6 +29,13 @@ std::string RenderWorldSvg(const World& w, const RenderLayers& layers) {
   }
   svg << "<rect x=\"0\" y=\"0\" width=\"" << w.width << "\" height=\"" << w.height
       << "\" fill=\"white\" stroke=\"black\" stroke-width=\"2\"/>\n";
+  if (w.surroundings) {
+    for (const std::vector<Vec2>& outline : w.surroundings->Outlines()) {
+      svg << "<polygon fill=\"#777\" points=\"";
+      for (const Vec2& p : outline) svg << p.x << "," << w.height - p.y << " ";
+      svg << "\"/>\n";
+    }
+  }
   for (const Circle& c : w.obstacles) {
     svg << "<circle cx=\"" << c.cx << "\" cy=\"" << w.height - c.cy << "\" r=\"" << c.r << "\" fill=\"#777\"/>\n";
   }

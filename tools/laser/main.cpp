@@ -13,6 +13,8 @@
 
 #include "common/config/config.hpp"
 #include "common/flags/flags.hpp"
+#include "services/laser_sim/office.hpp"
+#include "sim/environment.hpp"
 #include "tools/laser/laser_evolve.hpp"
 #include "tools/laser/laser_experiment.hpp"
 #include "tools/laser/laser_render.hpp"
@@ -50,11 +52,14 @@ commands:
                                            repeat per generation
   world --density D --index I [--salt S] [--out FILE]
                                            generate one world (and save it as text)
-  episode --density D --index I [--controller static|cbr|nn|memory] [--network FILE] [--seed N]
-          [--laser-error M] [--out FILE.svg]
+  episode (--density D | --office SET) --index I [--controller static|cbr|nn|memory] [--network FILE]
+          [--seed N] [--laser-error M] [--out FILE.svg]
                                            one episode: its metrics, and optionally its picture (nn needs
-                                           --network, a file written by evolve)
-  render (--density D --index I [--salt S] | --world FILE) --out FILE.svg [--controller static|cbr|nn|memory]
+                                           --network, a file written by evolve). --office: environment I
+                                           of the hybrid navigator's set SET (A, B, C, F, G; --salt is its
+                                           seed, 1 as in every navigation experiment) instead of a room
+  render (--density D --index I [--salt S] | --office SET --index I | --world FILE) --out FILE.svg
+         [--controller static|cbr|nn|memory]
                                            a world with its optimal path (magenta) and, with a
                                            controller, the robot's trajectory (blue) and first scan (red)
 
@@ -70,6 +75,7 @@ examples:
   limbic laser world --density 25 --index 134 --out w135.txt
   limbic laser episode --density 15 --index 0 --controller cbr
   limbic laser render --density 20 --index 68 --controller cbr --out world69.svg
+  limbic laser episode --office B --index 4 --controller cbr --out office_b4.svg
 )";
 
 bool IsHelp(const std::string& a) { return a == "--help" || a == "-h" || a == "help"; }
@@ -242,6 +248,7 @@ struct WorldChoice {
   int index = 0;
   uint64_t salt = 1;
   std::string file;
+  char office = 0;  // a set letter: the hybrid navigator's environment `index` of that set (salt = its seed)
   bool given = false;
 };
 
@@ -256,6 +263,10 @@ bool TakeWorldFlag(const std::vector<std::string>& args, size_t* i, WorldChoice*
     w->salt = static_cast<uint64_t>(flags::ParseInteger(a, flags::NextValue(args, i), 0));
   } else if (a == "--world") {
     w->file = flags::NextValue(args, i);
+  } else if (a == "--office") {
+    const std::string set = flags::NextValue(args, i);
+    if (set.size() != 1 || !sim::IsValidSetLetter(set[0])) throw UsageError("--office takes a set letter A..G");
+    w->office = set[0];
   } else {
     return false;
   }
@@ -264,6 +275,7 @@ bool TakeWorldFlag(const std::vector<std::string>& args, size_t* i, WorldChoice*
 }
 
 World MakeWorld(const WorldChoice& w) {
+  if (w.office && !w.file.empty()) throw UsageError("--office and --world are two different worlds: give one");
   if (!w.file.empty()) {
     std::ifstream in(w.file);
     if (!in) throw std::runtime_error(w.file + ": cannot open");
@@ -272,13 +284,19 @@ World MakeWorld(const WorldChoice& w) {
     return world;
   }
   try {
-    return GenerateWorld(w.density, w.index, w.salt);
+    return MakeLaserWorld({w.density, w.index, w.salt, w.office});
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
 }
 
 void PrintWorld(const World& w) {
+  if (w.surroundings) {
+    std::cout << "world: " << w.name << " (" << w.width / 100.0 << " m × " << w.height / 100.0 << " m), start ("
+              << w.start.x << ", " << w.start.y << "), goal (" << w.goal.x << ", " << w.goal.y << ") cm, optimal path "
+              << w.optimal_path_cm << " cm\n";
+    return;
+  }
   std::cout << "world: density " << w.density_pct << " % (realised " << std::fixed << std::setprecision(2)
             << w.realised_pct << " %), index " << w.id << " (No. " << w.id + 1 << "), " << w.obstacles.size()
             << " obstacles, start (" << w.start.x << ", " << w.start.y << "), goal (" << w.goal.x << ", " << w.goal.y
@@ -299,6 +317,9 @@ int CmdWorld(const std::vector<std::string>& args) {
       continue;
     }
     throw UsageError("world: unknown option '" + args[i] + "' (see --help)");
+  }
+  if (choice.office && !out.empty()) {
+    throw UsageError("world --out saves a room of circles; an office is regenerated from --office SET --index I");
   }
   const World w = MakeWorld(choice);
   PrintWorld(w);
@@ -341,7 +362,8 @@ int CmdEpisodeOrRender(const std::vector<std::string>& args, bool render) {
   }
   if (!network.empty() && controller != "nn") throw UsageError("--network is for --controller nn");
   if (render && out.empty()) throw UsageError("render needs --out FILE.svg");
-  if (render && !choice.given) throw UsageError("render needs --density D --index I or --world FILE");
+  if (render && !choice.given)
+    throw UsageError("render needs --density D --index I, --office SET --index I or --world FILE");
   LaserExperiment e;
   e.name = render ? "render" : "episode";
   try {
@@ -353,8 +375,9 @@ int CmdEpisodeOrRender(const std::vector<std::string>& args, bool render) {
   PrintWorld(w);
   RenderLayers layers;
   layers.optimal_path = OptimalPath(w).path;
-  layers.title =
-      "density " + std::to_string(static_cast<int>(w.density_pct)) + " %, world No. " + std::to_string(w.id + 1);
+  layers.title = w.surroundings ? w.name
+                                : "density " + std::to_string(static_cast<int>(w.density_pct)) + " %, world No. " +
+                                      std::to_string(w.id + 1);
   std::shared_ptr<const TopoMap> map;  // outlives the episode's row: the picture is drawn below
   if (!controller.empty()) {
     e.controller = controller;

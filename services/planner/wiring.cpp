@@ -17,7 +17,6 @@ runtime::ServiceDefinition PlannerService(PlannerStepHook before_step) {
           std::unique_ptr<Planner> planner;
           mapper::MapFollower maps;
           convert::WorldInfo world;
-          std::vector<double> layer;
           double last_plan_time_s = 0.0;
           uint64_t plans = 0;
         };
@@ -61,17 +60,18 @@ runtime::ServiceDefinition PlannerService(PlannerStepHook before_step) {
           if (const auto* o = odom->Get()) in.robot_position = convert::FromMsg(*o).pose.Position();
           if (const auto* g = goal->Get(); g && g->active()) in.goal = convert::FromMsg(*g);
           if (const auto* p = params->Get()) in.params = convert::FromMsg(*p);
-          s->layer.clear();
+          // The layer is read in place (a whole grid every tick; checked aligned on receipt), valid for this step.
+          std::span<const double> layer_cost;
           bool layer_additive = false;
           if (const auto* l = layer->Get();
               l && l->cost() && maps && static_cast<int>(l->cost()->size()) == maps->CellCount()) {
-            s->layer.assign(l->cost()->begin(), l->cost()->end());
+            layer_cost = {l->cost()->data(), l->cost()->size()};
             layer_additive = l->additive();
           }
           const EmotionFusion choice = s->fusion == "or"         ? EmotionFusion::kOr
                                        : s->fusion == "additive" ? EmotionFusion::kAdditive
                                                                  : EmotionFusion::kFollowAffect;
-          in.SetEmotionLayer(s->layer, ChooseFusion(choice, layer_additive));
+          in.SetEmotionLayer(layer_cost, ChooseFusion(choice, layer_additive));
           const auto begin = std::chrono::steady_clock::now();
           if (before_step) before_step(*s->planner, tick.tick);
           const PlannerOutputs out = s->planner->Step(in);
@@ -86,7 +86,7 @@ runtime::ServiceDefinition PlannerService(PlannerStepHook before_step) {
             return msg::CreatePath(fbb, header, p.success, out.replanned(), convert::ToMsg(fbb, p.nodes),
                                    fbb.CreateVector(p.node_costs), p.max_cost, p.planned_at, s->last_plan_time_s,
                                    in.goal ? in.goal->instruction_id : -1,
-                                   in.fusion == FusionMode::kAdditive && !s->layer.empty());
+                                   in.fusion == FusionMode::kAdditive && !layer_cost.empty());
           });
         });
       }};

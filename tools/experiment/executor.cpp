@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -150,6 +151,16 @@ std::vector<IterationRow> RowsFromRecording(const RunSpec& run, const stack::Rec
   return rows;
 }
 
+void MarkUnmeasured(const stack::StackSpec& spec, std::vector<IterationRow>* rows) {
+  const auto names = stack::RobotNames(spec);
+  for (IterationRow& r : *rows) {
+    const auto it = std::find(names.begin(), names.end(), r.robot);
+    if (it == names.end() || stack::NavigatorOf(spec, static_cast<size_t>(it - names.begin())) != "crowd") continue;
+    r.coverage = std::numeric_limits<double>::quiet_NaN();
+    r.exec_time_ratio = std::numeric_limits<double>::quiet_NaN();
+  }
+}
+
 std::string RecordingFileName(const std::string& run_id) { return "recordings/" + run_id + ".mcap"; }
 
 IterationRow ErrorRow(const RunSpec& run, const std::string& error) {
@@ -241,6 +252,7 @@ RunOutcome ExecuteRun(const RunSpec& run, const std::atomic<bool>& abandon, cons
     auto rows = RowsFromRecording(run, *r, name);
     outcome.rows.insert(outcome.rows.end(), rows.begin(), rows.end());
   }
+  MarkUnmeasured(StackSpecFor(run), &outcome.rows);
   if (!recording->failed.empty()) {
     FailureTrace failures;
     failures.run_id = run.run_id;

@@ -48,6 +48,9 @@ struct RunOutcome {
 // `robot` names the robot whose recording it is (kLeadRobot for r1, the others of a team by name).
 std::vector<IterationRow> RowsFromRecording(const RunSpec& run, const stack::Recording& recording,
                                             const std::string& robot = kLeadRobot);
+// A crowd robot's rows (issue 19 item 5) have no coverage (it builds no map) and no execution ratio (no
+// controller or affect engine): NaN, which the summaries count as not measured ("-"), not as 0.
+void MarkUnmeasured(const stack::StackSpec& spec, std::vector<IterationRow>* rows);
 // The single runs.csv row of a run that a failing step ended: status "error", iteration 0, no metrics.
 IterationRow ErrorRow(const RunSpec& run, const std::string& error);
 

@@ -392,6 +392,12 @@ TEST(ExecuteRun, ATracedMixedRunWithACrowdRobotFirstRecordsItsPath) {
   ASSERT_TRUE(outcome.ok) << outcome.error;
   ASSERT_EQ(outcome.rows.size(), 2u);  // r1 (crowd) and r2 (hybrid)
   for (const auto& r : outcome.rows) EXPECT_GT(r.distance_travelled, 0.1) << r.robot << " did not move";
+  // The crowd robot builds no map and runs no controller or affect engine: not measured, not 0.
+  EXPECT_EQ(outcome.rows[0].robot, "r1");
+  EXPECT_TRUE(std::isnan(outcome.rows[0].coverage));
+  EXPECT_TRUE(std::isnan(outcome.rows[0].exec_time_ratio));
+  EXPECT_TRUE(std::isfinite(outcome.rows[1].coverage));
+  EXPECT_GT(outcome.rows[1].exec_time_ratio, 0.0);
   ASSERT_TRUE(outcome.trace);
   EXPECT_GE(outcome.trace->samples.size(), 30u);
   EXPECT_TRUE(outcome.trace->occupancy.empty());  // no mapper on a crowd robot

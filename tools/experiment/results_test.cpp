@@ -8,9 +8,11 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include "tools/experiment/durable_file.hpp"
@@ -155,6 +157,21 @@ TEST(RunsCsv, TeamRowsAreKeptPerRobot) {
   EXPECT_EQ(m.rows, 3);
   EXPECT_EQ(m.runs, 1);
   EXPECT_EQ(ReadRuns((merged / "runs.csv").string()).team_rows.size(), 2u);
+}
+
+// A crowd robot's unmeasured coverage and execution ratio (NaN) survive the file as "nan".
+TEST(RunsCsv, UnmeasuredValuesRoundTripAsNaN) {
+  const fs::path dir = FreshDir("nan");
+  IterationRow r = Row("mixed-1", 1);
+  r.coverage = std::numeric_limits<double>::quiet_NaN();
+  r.exec_time_ratio = std::numeric_limits<double>::quiet_NaN();
+  WriteRuns((dir / "runs.csv").string(), {r});
+  const RunsFile back = ReadRuns((dir / "runs.csv").string());
+  EXPECT_EQ(back.skipped_lines, 0);
+  ASSERT_EQ(back.rows.size(), 1u);
+  EXPECT_TRUE(std::isnan(back.rows[0].coverage));
+  EXPECT_TRUE(std::isnan(back.rows[0].exec_time_ratio));
+  EXPECT_DOUBLE_EQ(back.rows[0].completion_time_s, r.completion_time_s);
 }
 
 TEST(RunsCsv, AppendWritesHeaderOnceAndRejectsForeignFiles) {

@@ -31,7 +31,9 @@ SummaryRow Aggregate(const std::vector<const IterationRow*>& rows) {
     auto& last = last_of_run[r->run_id];
     if (!last || r->iteration > last->iteration) last = r;
   }
-  for (const auto& [id, r] : last_of_run) values[static_cast<int>(Metric::kCoverage)].push_back(r->coverage);
+  for (const auto& [id, r] : last_of_run) {
+    if (Counts(*r, Metric::kCoverage)) values[static_cast<int>(Metric::kCoverage)].push_back(r->coverage);
+  }
   for (int i = 0; i < kNumMetrics; ++i) out.stats[i] = Describe(values[i]);
   out.runs = static_cast<int>(last_of_run.size());
   out.success = WilsonInterval(successes, static_cast<int>(rows.size()));
@@ -64,7 +66,12 @@ double MetricValue(const IterationRow& r, Metric m) {
   return 0.0;
 }
 
-bool Counts(const IterationRow& r, Metric m) { return m != Metric::kSuccessTime || r.success; }
+bool Counts(const IterationRow& r, Metric m) {
+  if (m == Metric::kSuccessTime) return r.success;
+  // Not measured (NaN): a crowd robot builds no map and runs no controller or affect engine.
+  if (m == Metric::kCoverage || m == Metric::kExecTimeRatio) return std::isfinite(MetricValue(r, m));
+  return true;
+}
 
 const char* MetricKey(Metric m) {
   switch (m) {
@@ -265,6 +272,7 @@ std::string SuccessWithInterval(const Proportion& p) {
 }
 
 std::string MeanSd(const Stat& s) { return s.n ? Fixed(s.mean, 1) + " (" + Fixed(s.sd, 1) + ")" : "-"; }
+std::string Mean(const Stat& s, int decimals) { return s.n ? Fixed(s.mean, decimals) : "-"; }
 
 }  // namespace
 
@@ -288,10 +296,9 @@ std::string SummaryTableText(const std::vector<SummaryRow>& summary) {
            Pad(std::to_string(s.success.successes) + "/" + std::to_string(s.success.trials), 11, false) +
            Pad(SuccessWithInterval(s.success), 21, false) + Pad(MeanSd(s.Get(Metric::kCompletionTime)), 15, false) +
            Pad(MeanSd(s.Get(Metric::kSuccessTime)), 16, false) +
-           Pad(Fixed(s.Get(Metric::kCollisionsPerMin).mean, 2), 10, false) +
-           Pad(Fixed(s.Get(Metric::kMeanVelocity).mean, 3), 8, false) +
-           Pad(Fixed(s.Get(Metric::kCoverage).mean, 3), 7, false) +
-           Pad(Fixed(s.Get(Metric::kExecTimeRatio).mean, 4), 8, false) + "\n";
+           Pad(Mean(s.Get(Metric::kCollisionsPerMin), 2), 10, false) +
+           Pad(Mean(s.Get(Metric::kMeanVelocity), 3), 8, false) + Pad(Mean(s.Get(Metric::kCoverage), 3), 7, false) +
+           Pad(Mean(s.Get(Metric::kExecTimeRatio), 4), 8, false) + "\n";
   }
   out +=
       "success: traversals that arrived, with the 95 % Wilson score interval; time: mean "

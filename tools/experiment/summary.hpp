@@ -36,8 +36,9 @@ const char* MetricTitle(Metric m);  // human title with unit: "Completion time (
 // The metric's value in one row (success: 0 or 100; kSuccessTime: the completion time, but rows
 // that failed do not count for it: see Counts()).
 double MetricValue(const IterationRow& row, Metric m);
-bool Counts(const IterationRow& row,
-            Metric m);  // false only for kSuccessTime of a failed traversal
+// False for kSuccessTime of a failed traversal, and for a coverage or execution ratio that was not measured
+// (NaN: a crowd robot's rows).
+bool Counts(const IterationRow& row, Metric m);
 
 struct Stat {
   int n = 0;

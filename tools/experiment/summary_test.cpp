@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 namespace limbic::experiment {
@@ -152,6 +153,34 @@ TEST(SummaryTableText, LabelsBothTimesAndGivesSuccessWithItsInterval) {
   EXPECT_NE(text.find("timeout counted as 600 s"), std::string::npos);
   EXPECT_NE(text.find("time ok: successful traversals only"), std::string::npos);
   EXPECT_EQ(text.find("iteration"), std::string::npos) << "per-traversal rows are not in the short table";
+}
+
+// A crowd robot's rows carry NaN coverage and execution ratio (not measured): they are left out of the
+// statistics and shown as "-", never averaged in as 0 (or as NaN).
+TEST(Summarize, UnmeasuredCoverageAndExecutionRatioAreLeftOut) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  std::vector<IterationRow> rows = TwoRuns();
+  for (IterationRow& r : rows) r.exec_time_ratio = 0.25;
+  const std::vector<IterationRow> measured = rows;
+  for (IterationRow& r : rows) {
+    if (r.run_id == "r2") r.coverage = r.exec_time_ratio = nan;  // run r2: a crowd robot
+  }
+  const auto summary = Summarize(rows);
+  const SummaryRow& all = summary.front();
+  ASSERT_EQ(all.scope, Scope::kAll);
+  EXPECT_EQ(all.Get(Metric::kCoverage).n, 1);  // run r1 only: its last traversal
+  EXPECT_DOUBLE_EQ(all.Get(Metric::kCoverage).mean, 0.5);
+  EXPECT_EQ(all.Get(Metric::kExecTimeRatio).n, 3);
+  EXPECT_DOUBLE_EQ(all.Get(Metric::kExecTimeRatio).mean, 0.25);
+  EXPECT_EQ(all.Get(Metric::kCompletionTime).n, 6);  // the other metrics still count every row
+  EXPECT_DOUBLE_EQ(Summarize(measured).front().Get(Metric::kCoverage).mean, 0.6);  // (0.5 + 0.7) / 2
+
+  for (IterationRow& r : rows) r.coverage = r.exec_time_ratio = nan;  // every run a crowd robot
+  const std::string text = SummaryTableText(Summarize(rows));
+  EXPECT_EQ(text.find("nan"), std::string::npos) << text;
+  EXPECT_NE(text.find("      -       -\n"), std::string::npos) << text;  // the cover and exec columns
+  const std::string csv = SummaryCsvText(Summarize(rows));
+  EXPECT_EQ(csv.find("nan"), std::string::npos) << csv;
 }
 
 TEST(PerTraversalTableText, OneColumnPerTraversalAndADashWithoutSuccess) {

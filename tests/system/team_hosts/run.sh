@@ -5,19 +5,23 @@
 # veth pair. Everything crosses the links over tcp with CURVE keys from `limbic keys generate`. Passes when
 # both robots report a successful traversal (set A environment 0, one open area, so that the test judges the
 # transport and not navigation luck: in set B a realtime r2 sometimes wandered past 50 s; realtime at speedup 4,
-# one traversal each; the robots see each other in the shared world). Exploration with a task manager (issue 18
-# item 4) is not built: the robots travel to the goals the simulator's team placement gives them.
+# one traversal each; the robots see each other in the shared world).
 # With KIND=crowd the same hosts run crowd robots (issue 19 item 5, deploy/crowd-hosts): hwio, limbic-crowd-nav
 # and the mission on each robot host, limbic-crowd-sense beside the simulator on the world host.
-# usage: run.sh BIN_DIR SOURCE_DIR [team|crowd]    exit 0 pass, 1 fail, 77 skipped (no namespaces here)
+# With KIND=explore they explore (issue 18 items 4 and 6, deploy/explore-hosts): the task manager runs on the
+# world host, allocates local environments to the robots over the bus and ends the exploration after
+# EXPLORE_S simulated seconds; passes when its results row shows tasks sent, reports and maps received from the
+# robots, coverage grown past MIN_COVERAGE, and its trace shows both robots driven.
+# usage: run.sh BIN_DIR SOURCE_DIR [team|crowd|explore]    exit 0 pass, 1 fail, 77 skipped (no namespaces here)
 set -uo pipefail
-BIN=${1:?usage: run.sh BIN_DIR SOURCE_DIR [team|crowd]}
-SRC=${2:?usage: run.sh BIN_DIR SOURCE_DIR [team|crowd]}
+BIN=${1:?usage: run.sh BIN_DIR SOURCE_DIR [team|crowd|explore]}
+SRC=${2:?usage: run.sh BIN_DIR SOURCE_DIR [team|crowd|explore]}
 KIND=${3:-team}
 case "$KIND" in
   team) DEPLOY="$SRC/deploy/team-hosts" WHAT="two robots" ;;
   crowd) DEPLOY="$SRC/deploy/crowd-hosts" WHAT="two crowd robots (b_nav, emotions, neighbours sensed on the world host)" ;;
-  *) echo "run.sh: unknown kind '$KIND' (team, crowd)" >&2; exit 2 ;;
+  explore) DEPLOY="$SRC/deploy/explore-hosts" WHAT="two explorers" ;;
+  *) echo "run.sh: unknown kind '$KIND' (team, crowd, explore)" >&2; exit 2 ;;
 esac
 SPEEDUP=${SPEEDUP:-4}
 TIMEOUT_S=${TIMEOUT_S:-50}
@@ -72,6 +76,55 @@ fi
 
 "$BIN/limbic" keys generate --out "$TMP/keys" bus world r1 r2 watcher1 watcher2 >/dev/null || { echo "FAIL: limbic keys"; exit 1; }
 BUS=tcp://10.79.1.1:7400
+
+if [ "$KIND" = explore ]; then
+  EXPLORE_S=${EXPLORE_S:-120}
+  MIN_COVERAGE=${MIN_COVERAGE:-0.15}
+  ip netns exec "$NS_W" "$BIN/limbic" launch "$DEPLOY/world.yaml" --events "$TMP/world-events.jsonl" \
+    --var bind_host=0.0.0.0 --var world_host=10.79.1.1 --var server_keys="$TMP/keys/bus.server.yaml" \
+    --var keys="$TMP/keys/world.client.yaml" --var robots=r1,r2 --var speedup="$SPEEDUP" --var set=A --var index=0 \
+    --var time_limit_s="$EXPLORE_S" --var results_csv="$TMP/explore.csv" --var trace_csv="$TMP/trace.csv" \
+    >"$TMP/world.log" 2>&1 &
+  PIDS+=($!)
+  sleep 1
+  for k in 1 2; do
+    ns="NS_$k"
+    ip netns exec "${!ns}" "$BIN/limbic" launch "$DEPLOY/robot.yaml" --events "$TMP/r$k-events.jsonl" \
+      --var robot="r$k" --var world_host=10.79.1.1 --var keys="$TMP/keys/r$k.client.yaml" --var speedup="$SPEEDUP" \
+      >"$TMP/r$k.log" 2>&1 &
+    PIDS+=($!)
+  done
+  # The manager appends its row when the exploration ends (EXPLORE_S simulated seconds at SPEEDUP).
+  limit=$(( EXPLORE_S / SPEEDUP + 40 ))
+  for _ in $(seq "$limit"); do
+    [ -f "$TMP/explore.csv" ] && [ "$(wc -l <"$TMP/explore.csv")" -ge 2 ] && break
+    sleep 1
+  done
+  crashes=$(cat "$TMP"/*-events.jsonl 2>/dev/null | grep -c '"exited"')
+  verdict=$(awk -F, -v min="$MIN_COVERAGE" '
+    NR == 1 { for (i = 1; i <= NF; ++i) col[$i] = i; next }
+    NR == 2 {
+      cov = $col["final_coverage"]; tasks = $col["tasks_sent"]; reports = $col["reports_received"]
+      maps = $col["maps_received"]; end_s = $col["end_time_s"]
+      ok = cov >= min && tasks >= 2 && reports >= 2 && maps >= 2
+      printf "%s coverage %.3f at %s s, tasks sent %d, reports %d, maps %d", ok ? "ok" : "bad", cov, end_s, tasks, reports, maps
+    }' "$TMP/explore.csv" 2>/dev/null)
+  moved=$(awk -F, 'NR == 2 { x1 = $4; y1 = $5; x2 = $6; y2 = $7 }
+    NR > 2 { d1 = sqrt(($4 - x1) ^ 2 + ($5 - y1) ^ 2); d2 = sqrt(($6 - x2) ^ 2 + ($7 - y2) ^ 2)
+             m1 = d1 > m1 ? d1 : m1; m2 = d2 > m2 ? d2 : m2 }
+    END { printf "r1 %.1f m, r2 %.1f m from its start%s", m1, m2, (m1 >= 1 && m2 >= 1) ? "" : " (bad)" }' \
+    "$TMP/trace.csv" 2>/dev/null)
+  if [ "${verdict%% *}" != ok ] || [ -z "$moved" ] || [ "${moved%(bad)}" != "$moved" ] || [ "$crashes" -ne 0 ]; then
+    echo "FAIL: exploration across hosts: ${verdict:-no results row from the manager}; ${moved:-no trace}; $crashes process exit(s)"
+    for f in world r1 r2; do echo "---- $f"; tail -n 40 "$TMP/$f.log"; done
+    cat "$TMP"/*-events.jsonl 2>/dev/null | grep '"exited"'
+    exit 1
+  fi
+  echo "explore: ${verdict#ok }; farthest: $moved"
+  echo "PASS: $WHAT on two hosts explored with a task manager on a third, over tcp with CURVE"
+  exit 0
+fi
+
 ip netns exec "$NS_W" "$BIN/limbic" launch "$DEPLOY/world.yaml" --events "$TMP/world-events.jsonl" \
   --var bind_host=0.0.0.0 --var world_host=10.79.1.1 --var server_keys="$TMP/keys/bus.server.yaml" \
   --var keys="$TMP/keys/world.client.yaml" --var robots=r1,r2 --var speedup="$SPEEDUP" --var set=A --var index=0 \

@@ -174,7 +174,8 @@ TEST(LaserTopoServices, MemoryOverTheBusBuildsAMapFollowsAPathAndRepeatsExactly)
     MemoryController in_process(mo);
     EpisodeOptions eo;
     eo.time_limit_s = 60;
-    LaserEpisode e(GenerateWorld(25, 3), eo, 4);
+    const World world = GenerateWorld(25, 3);  // the episode keeps a reference
+    LaserEpisode e(world, eo, 4);
     while (!e.done()) e.Advance(in_process.Step(e.frame()));
     const EpisodeResult r = e.Result();
     std::cout << "memory in process: solved " << r.solved << ", " << r.time_s << " s, " << r.collisions

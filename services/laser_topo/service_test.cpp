@@ -2,6 +2,7 @@
 // simulator, the reactive layer with controller=memory, perception, the mapper and the planner run an episode.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <iostream>
 #include <limits>
@@ -176,13 +177,15 @@ TEST(LaserTopoServices, MemoryOverTheBusBuildsAMapFollowsAPathAndRepeatsExactly)
     eo.time_limit_s = 60;
     const World world = GenerateWorld(25, 3);  // the episode keeps a reference
     LaserEpisode e(world, eo, 4);
+    const auto begin = std::chrono::steady_clock::now();
     while (!e.done()) e.Advance(in_process.Step(e.frame()));
+    const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
     const EpisodeResult r = e.Result();
     std::cout << "memory in process: solved " << r.solved << ", " << r.time_s << " s, " << r.collisions
               << " collisions, " << in_process.layer().map().nodes().size() << " nodes, "
               << in_process.layer().stats().plans << " plans, "
               << in_process.cbr().cycles_in_case()[static_cast<size_t>(in_process.cbr().map_following_case())]
-              << " cycles map-following\n";
+              << " cycles map-following; " << wall_s << " s\n";
   }
   std::cout << "memory over the bus: solved " << a->solved << ", " << a->time_s << " s, " << a->collisions
             << " collisions, " << a->max_nodes << " nodes, " << a->requests << " requests, " << a->valid_paths << "/"

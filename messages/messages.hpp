@@ -64,6 +64,13 @@
   X(LaserGoal, "LGOL")          \
   X(HeadingCommand, "LHDG")     \
   X(LaserTruth, "LTRU")         \
+  X(TopoObstacleList, "LOBS")   \
+  X(TopoFeatureList, "LFEA")    \
+  X(TopoCurrentNode, "LCND")    \
+  X(TopoMapSnapshot, "LMAP")    \
+  X(TopoPlanRequest, "LPRQ")    \
+  X(TopoPath, "LPTH")           \
+  X(TopoExitAttempt, "LEXA")    \
   X(CrowdState, "CRST")         \
   X(CrowdNeighbours, "CRNB")    \
   X(ExploreTask, "EXTK")        \

@@ -691,6 +691,139 @@ void Rule(Check& c, const msg::LaserTruth& m) {
   c.Range("time_s", m.time_s(), 0.0, 1e12);
 }
 
+// The laser navigator's map layer (services/laser_topo; spec §5.2 items 9–15). Node ids index the mapper's
+// node array: -1 (none) or 0 … kMaxTopoNodes − 1; an exit sector is 0 … 7.
+constexpr double kMaxTopoNodes = 65535;  // §5.2: uint16 node ids
+
+void Rule(Check& c, const msg::TopoObstacleList& m) {
+  if (m.obstacles() == nullptr) return;
+  c.Count("obstacles", m.obstacles()->size(), 15);  // §3.2 step 5
+  c.Aligned("obstacles", m.obstacles());
+  for (flatbuffers::uoffset_t i = 0; i < m.obstacles()->size() && c.ok(); ++i) {
+    const msg::TopoObstacleEntry* o = m.obstacles()->Get(i);
+    c.Range("obstacles.bearing_min", o->bearing_min(), 0, 359, i);
+    c.Range("obstacles.bearing_max", o->bearing_max(), 0, 359, i);
+    c.Range("obstacles.bearing", o->bearing(), 0, 359, i);
+    c.Range("obstacles.range_cm", o->range_cm(), 0.0, 255.0, i);
+  }
+}
+
+void Rule(Check& c, const msg::TopoFeatureList& m) {
+  const size_t n = m.features() ? m.features()->size() : 0;
+  if (m.features() != nullptr) {
+    c.Count("features", n, 50);  // §3.3
+    c.Aligned("features", m.features());
+    for (flatbuffers::uoffset_t i = 0; i < n && c.ok(); ++i) {
+      const msg::TopoFeatureEntry* f = m.features()->Get(i);
+      c.Range("features.a", f->a(), 0, 14, i);
+      c.Range("features.b", f->b(), 0, 14, i);
+      c.Range("features.bearing_deg", f->bearing_deg(), 0.0, 180.0, i);
+      c.Range("features.length_cm", f->length_cm(), 0.0, 1e3, i);
+      c.Range("features.nvb_deg", f->nvb_deg(), 0.0, 360.0, i);
+      c.Range("features.nvr_cm", f->nvr_cm(), 0.0, 1e3, i);
+      for (double v : {f->pa_x_cm(), f->pa_y_cm(), f->pb_x_cm(), f->pb_y_cm()})
+        c.Finite("features.endpoints", v, 1e3, i);
+      c.Range("features.range_sum_cm", f->range_sum_cm(), 0.0, 1e3, i);
+    }
+  }
+  c.Range("classified_index", m.classified_index(), -1, static_cast<double>(n) - 1);
+}
+
+void Rule(Check& c, const msg::TopoCurrentNode& m) {
+  c.Range("node_id", m.node_id(), -1, kMaxTopoNodes - 1);
+  c.Finite("offset_x_cm", m.offset_x_cm(), kLaserRoomCm);
+  c.Finite("offset_y_cm", m.offset_y_cm(), kLaserRoomCm);
+  c.Range("nodes", m.nodes(), 0, kMaxTopoNodes);
+  if (m.node_id() >= m.nodes()) c.Fail("node_id", "must be below nodes", m.node_id());
+}
+
+void Rule(Check& c, const msg::TopoMapSnapshot& m) {
+  const size_t n = m.nodes() ? m.nodes()->size() : 0;
+  c.Count("nodes", n, static_cast<size_t>(kMaxTopoNodes));
+  c.Range("current", m.current(), -1, static_cast<double>(n) - 1);
+  for (flatbuffers::uoffset_t i = 0; i < n && c.ok(); ++i) {
+    const msg::TopoNodeEntry* node = m.nodes()->Get(i);
+    if (node->id() != static_cast<int>(i)) c.Fail("nodes.id", "must be the node's index", node->id(), i);
+    for (double v : {node->bearing_deg(), node->ref_bearing_deg()}) c.Range("nodes.bearing_deg", v, 0.0, 180.0, i);
+    for (double v : {node->length_cm(), node->v_bearing(), node->v_length()})
+      c.Range("nodes.length_cm", v, 0.0, 1e4, i);
+    for (double v : {node->s_bearing(), node->ss_bearing(), node->s_length(), node->ss_length(), node->north(),
+                     node->east(), node->south(), node->west(), node->rel_x_cm(), node->rel_y_cm(),
+                     node->rel_sum_x_cm(), node->rel_sum_y_cm()}) {
+      c.Finite("nodes.statistics", v, 1e15, i);
+    }
+    c.Range("nodes.n", static_cast<double>(node->n()), 0, 9e15, i);
+    c.Range("nodes.rel_n", static_cast<double>(node->rel_n()), 0, 9e15, i);
+    c.Range("nodes.visits", node->visits(), 0, 2e9, i);
+    if (node->links() != nullptr) {
+      c.Aligned("nodes.links", node->links());
+      c.Count("nodes.links", node->links()->size(), 1024);
+      for (flatbuffers::uoffset_t j = 0; j < node->links()->size() && c.ok(); ++j) {
+        const msg::TopoLinkEntry* l = node->links()->Get(j);
+        c.Range("nodes.links.to", l->to(), 0, static_cast<double>(n) - 1, i);
+        c.Range("nodes.links.range_cm", l->range_cm(), 0.0, kLaserRoomCm, i);
+        c.Range("nodes.links.bearing_deg", l->bearing_deg(), 0.0, 360.0, i);
+      }
+    }
+    if (node->exits() == nullptr || node->exits()->size() != 8) {
+      c.Fail("nodes.exits", "must hold 8 exits (one per 45° sector)", node->exits() ? node->exits()->size() : 0, i);
+      return;
+    }
+    c.Aligned("nodes.exits", node->exits());
+    for (flatbuffers::uoffset_t k = 0; k < 8 && c.ok(); ++k) {
+      const msg::TopoExitEntry* e = node->exits()->Get(k);
+      c.Range("nodes.exits.mask", e->mask(), 0, 4, i);
+      c.Range("nodes.exits.tries", e->tries(), 0, 1000, i);
+      c.Range("nodes.exits.prob", e->prob(), 0.0, 100.0, i);
+      c.Range("nodes.exits.feature_bearing_deg", e->feature_bearing_deg(), 0.0, 180.0, i);
+      c.Range("nodes.exits.bearing_deg", e->bearing_deg(), 0.0, 360.0, i);
+      for (double v : {e->feature_length_cm(), e->range_cm()}) c.Range("nodes.exits.length", v, 0.0, 1e4, i);
+      c.Finite("nodes.exits.proj_seen_cm", e->proj_seen_cm(), kLaserRoomCm, i);
+    }
+  }
+}
+
+void Rule(Check& c, const msg::TopoPlanRequest& m) {
+  if (m.request_id() == 0) c.Fail("request_id", "must be > 0", 0);
+  c.Range("current_node", m.current_node(), 0, kMaxTopoNodes - 1);
+  c.Finite("goal_x_cm", m.goal_x_cm(), kLaserRoomCm);
+  c.Finite("goal_y_cm", m.goal_y_cm(), kLaserRoomCm);
+  c.Range("reason", static_cast<int>(m.reason()), 0, 3);
+}
+
+void Rule(Check& c, const msg::TopoPath& m) {
+  if (m.request_id() == 0) c.Fail("request_id", "must be > 0", 0);
+  c.Range("start_node", m.start_node(), -1, kMaxTopoNodes - 1);
+  const size_t n = m.waypoints() ? m.waypoints()->size() : 0;
+  c.Count("waypoints", n, 200);  // §5.2: wp[200]
+  if (m.waypoints() != nullptr) {
+    c.Aligned("waypoints", m.waypoints());
+    for (flatbuffers::uoffset_t i = 0; i < n && c.ok(); ++i) {
+      const msg::TopoWaypointEntry* w = m.waypoints()->Get(i);
+      c.Range("waypoints.node_id", w->node_id(), -1, kMaxTopoNodes - 1, i);
+      c.Finite("waypoints.x_cm", w->x_cm(), kLaserRoomCm, i);
+      c.Finite("waypoints.y_cm", w->y_cm(), kLaserRoomCm, i);
+    }
+  }
+  if (m.valid()) {
+    // A usable path: from a node, through at least the exit's gap and the pass-through point.
+    c.Range("start_node", m.start_node(), 0, kMaxTopoNodes - 1);
+    c.Range("waypoints.size", static_cast<double>(n), 2, 200);
+    c.Range("exit_node", m.exit_node(), 0, kMaxTopoNodes - 1);
+    c.Range("exit_sector", m.exit_sector(), 0, 7);
+  } else {
+    c.Range("exit_node", m.exit_node(), -1, kMaxTopoNodes - 1);
+    c.Range("exit_sector", m.exit_sector(), -1, 7);
+  }
+  c.Finite("weight", m.weight(), 1e12);
+}
+
+void Rule(Check& c, const msg::TopoExitAttempt& m) {
+  c.Range("node_id", m.node_id(), 0, kMaxTopoNodes - 1);
+  c.Range("sector", m.sector(), 0, 7);
+  c.Range("state", static_cast<int>(m.state()), 0, 2);
+}
+
 template <typename T>
 std::string ValidateTyped(const uint8_t* data) {
   const T& m = *flatbuffers::GetRoot<T>(data);

@@ -139,6 +139,17 @@ double CaseBasedController::Step(const SensorFrame& f) {
       step.switched = true;
       env_.Update(f);  // Wander restarts here (0)
     }
+  } else if (override_ && current_ != following && failing_case_[current_] &&
+             override_->TakeOverBetweenSelections(f, env)) {
+    // §5.3: the plan asked for at the last selection point has arrived over the bus.
+    if (override_->Guide(f, env, &goal)) {
+      last_selection_cycle_ = f.cycle;
+      Switch(following);
+      step.switched = true;
+      env_.Update(f);
+    } else {
+      goal = f.goal;
+    }
   }
   ++cycles_in_case_[current_];
   const ControlGains g = current_ == following ? override_->gains() : GainsOf(options_.cases[current_], options_.match);

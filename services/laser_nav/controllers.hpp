@@ -103,6 +103,10 @@ class CaseOverride {
   virtual bool TakeOver(const SensorFrame& frame, const EnvironmentInfo& env) = 0;
   // While taken over: the way-point to steer to (odometry frame); false hands back (selection runs now).
   virtual bool Guide(const SensorFrame& frame, const EnvironmentInfo& env, Vec2* waypoint) = 0;
+  // Every cycle between selection points while the current case is Random or Repulsion: true when the
+  // layer takes over now. A map layer across the bus answers a plan request a few cycles after the
+  // selection point that asked for it (§5.3); the in-process layer plans at once and never does.
+  virtual bool TakeOverBetweenSelections(const SensorFrame& /*frame*/, const EnvironmentInfo& /*env*/) { return false; }
   // The map-following case's seven parameters.
   virtual ControlGains gains() const = 0;
 };

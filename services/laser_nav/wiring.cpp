@@ -8,24 +8,82 @@
 #include "services/laser_nav/controllers.hpp"
 #include "services/laser_nav/neural_network.hpp"
 #include "services/laser_sim/convert.hpp"
+#include "services/laser_topo/map_services.hpp"
+#include "services/laser_topo/topo_convert.hpp"
 
 namespace limbic::laser {
+namespace {
+
+// controller=memory's side of the bus (§5.1, §5.3): the mapper's CurrentNode and the planner's Paths of
+// earlier ticks (feedback inputs, never awaited: without them the controller is the case-based one), and the
+// PlanRequests and ExitAttempts the layer asks to send.
+class MapLayerLink {
+ public:
+  MapLayerLink(runtime::ServiceContext& ctx, RemoteMapLayer* layer, const CaseBasedController* cbr) : layer_(layer) {
+    node_in_ = ctx.AddInput<msg::TopoCurrentNode>(ctx.Topic("laser/current_node"), runtime::Timing::kPreviousTick);
+    path_in_ = ctx.AddInput<msg::TopoPath>(ctx.Topic("laser/path"), runtime::Timing::kPreviousTick);
+    request_out_ = ctx.AddOutput<msg::TopoPlanRequest>(ctx.Topic("laser/plan_request"));
+    attempt_out_ = ctx.AddOutput<msg::TopoExitAttempt>(ctx.Topic("laser/exit_attempt"));
+    ctx.Counter("plan_requests", [layer] { return static_cast<double>(layer->stats().requests); });
+    ctx.Counter("map_plans", [layer] { return static_cast<double>(layer->stats().plans); });
+    ctx.Counter("stale_paths", [layer] { return static_cast<double>(layer->stats().stale_paths); });
+    ctx.Counter("map_following_cycles", [cbr] {
+      return static_cast<double>(cbr->cycles_in_case()[static_cast<size_t>(cbr->map_following_case())]);
+    });
+  }
+
+  // Before the controller's step: each CurrentNode and Path once.
+  void Receive() {
+    if (node_in_->Get() && node_in_->tick() != node_tick_) {
+      node_tick_ = node_in_->tick();
+      layer_->OnCurrentNode(UpdateFromMsg(*node_in_->Get()), OffsetFromMsg(*node_in_->Get()));
+    }
+    if (path_in_->Get() && path_in_->tick() != path_tick_) {
+      path_tick_ = path_in_->tick();
+      const msg::TopoPath& p = *path_in_->Get();
+      layer_->OnPath(p.request_id(), p.start_node(), PathFromMsg(p));
+    }
+  }
+
+  // After it: what the layer asked for.
+  void Send(const runtime::TickInfo& tick) {
+    for (const PlanRequestOut& r : layer_->TakeRequests()) {
+      request_out_->Publish(tick,
+                            [&](flatbuffers::FlatBufferBuilder& fbb, auto header) { return ToMsg(fbb, header, r); });
+    }
+    for (const ExitAttemptOut& a : layer_->TakeAttempts()) {
+      attempt_out_->Publish(tick,
+                            [&](flatbuffers::FlatBufferBuilder& fbb, auto header) { return ToMsg(fbb, header, a); });
+    }
+  }
+
+ private:
+  RemoteMapLayer* layer_;
+  std::shared_ptr<runtime::Input<msg::TopoCurrentNode>> node_in_;
+  std::shared_ptr<runtime::Input<msg::TopoPath>> path_in_;
+  std::shared_ptr<runtime::Output<msg::TopoPlanRequest>> request_out_;
+  std::shared_ptr<runtime::Output<msg::TopoExitAttempt>> attempt_out_;
+  int64_t node_tick_ = -1, path_tick_ = -1;
+};
+
+}  // namespace
 
 runtime::ServiceDefinition LaserNavService() {
   return {"laser_nav",
-          "laser robot's reactive controller: static (Eq. 4-1), case-based (Appendix A) or an evolved network, "
-          "100 Hz",
+          "laser robot's reactive controller: static (Eq. 4-1), case-based (Appendix A), an evolved network, or "
+          "memory (§5.1), 100 Hz",
           [](runtime::ServiceContext& ctx) {
             struct State {
               std::unique_ptr<HeadingController> controller;
               CaseBasedController* cbr = nullptr;
+              RemoteMapLayer* map = nullptr;  // controller=memory
               std::optional<Vec2> goal;
               SensorFrame frame;
               int64_t bad_frames = 0;
             };
             auto s = std::make_shared<State>();
-            const std::string kind = ctx.Option<std::string>("controller", "cbr", "static | cbr | nn",
-                                                             runtime::OneOf({"static", "cbr", "nn"}));
+            const std::string kind = ctx.Option<std::string>("controller", "cbr", "static | cbr | nn | memory",
+                                                             runtime::OneOf({"static", "cbr", "nn", "memory"}));
             const auto seed = ctx.Option<int64_t>("seed", 1, "noise vector seed");
             const auto file = ctx.Option<std::string>(
                 "network", "", "nn: network file (limbic laser evolve writes networks/generation_NNN.txt)");
@@ -47,6 +105,13 @@ runtime::ServiceDefinition LaserNavService() {
                 }
                 o.seed = static_cast<uint64_t>(seed);
                 s->controller = std::make_unique<NeuralController>(o);
+              } else if (kind == "memory") {
+                MemoryOptions o;
+                o.cbr.seed = static_cast<uint64_t>(seed);
+                auto c = std::make_unique<RemoteMemoryController>(o);
+                s->cbr = &c->cbr();
+                s->map = &c->layer();
+                s->controller = std::move(c);
               } else {
                 CbrOptions o;
                 o.seed = static_cast<uint64_t>(seed);
@@ -64,6 +129,7 @@ runtime::ServiceDefinition LaserNavService() {
               s->goal = Vec2{m.msg.goal_x_cm(), m.msg.goal_y_cm()};
             });
             auto heading_out = ctx.AddOutput<msg::HeadingCommand>(ctx.Topic("laser/heading"));
+            auto map_link = s->map ? std::make_shared<MapLayerLink>(ctx, s->map, s->cbr) : nullptr;
             ctx.Counter("rejected_frames", [s] { return static_cast<double>(s->controller->rejected_frames()); });
             ctx.Counter("bad_frames", [s] { return static_cast<double>(s->bad_frames); });
             runtime::ServiceContext* context = &ctx;
@@ -71,6 +137,7 @@ runtime::ServiceDefinition LaserNavService() {
               const double nan = std::numeric_limits<double>::quiet_NaN();
               double heading = nan, cap = 0.0;  // no goal or no usable frame: stand still
               int8_t active_case = -1;
+              if (map_link) map_link->Receive();
               if (s->goal && scan->Get() && odom->Get()) {
                 if (FrameFromMsgs(*scan->Get(), *odom->Get(), *s->goal, tick.tick, tick.time_s, &s->frame)) {
                   heading = s->controller->Step(s->frame);
@@ -85,6 +152,7 @@ runtime::ServiceDefinition LaserNavService() {
               heading_out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
                 return msg::CreateHeadingCommand(fbb, header, heading, cap, active_case);
               });
+              if (map_link) map_link->Send(tick);
             });
           }};
 }

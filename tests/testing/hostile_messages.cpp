@@ -284,6 +284,20 @@ const std::map<std::string, Entry>& Table() {
           const msg::Vec2 goal(v == 0 ? Bad(v, n) : 1.0, 1.0);
           return Untyped(msg::CreateMissionStatus(fbb, h, 1, 2, &goal, v == 1 ? -3.0 : 1.0));
         }}},
+      // The laser map layer's requests and answers (spec reactive-topological §5.2).
+      {"LPTH",
+       {3,
+        [](FBB& fbb, HeaderOffset h, int v, uint64_t n) {
+          const std::vector<msg::TopoWaypointEntry> wps{
+              {0, v == 0 ? Bad(v, n) : 1.0, 1.0}, {v == 2 ? -7 : -1, 2.0, 2.0}, {-1, 3.0, 3.0}};
+          return Untyped(msg::CreateTopoPath(fbb, h, 1, 0, true, fbb.CreateVectorOfStructs(wps), 0,
+                                             static_cast<int8_t>(v == 1 ? 9 : 2), 0.0, 1));
+        }}},
+      {"LPRQ",
+       {2,
+        [](FBB& fbb, HeaderOffset h, int v, uint64_t n) {
+          return Untyped(msg::CreateTopoPlanRequest(fbb, h, 1, v == 1 ? -2 : 0, v == 0 ? Bad(v, n) : 300.0, 600.0));
+        }}},
   };
   return table;
 }

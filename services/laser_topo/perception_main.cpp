@@ -1,0 +1,5 @@
+#include "services/laser_topo/wiring.hpp"
+
+int main(int argc, char** argv) {
+  return limbic::runtime::RunServiceMain(argc, argv, limbic::laser::LaserPerceptionService());
+}

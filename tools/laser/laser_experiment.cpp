@@ -382,6 +382,9 @@ LaserExperiment LoadLaserExperiment(const std::string& path) {
         ValidateMemoryOptions(c.memory_options);
       else if (e.controller == "rnn") {
         // Evolved networks come from the run; episodes need the network file.
+        if (e.kind != "evolution" && c.rnn_options.network.empty()) {
+          throw ConfigError(path + ": controller rnn needs a network (rnn: {network: FILE})");
+        }
         if (e.kind != "evolution") ValidateRecurrentOptions(c.rnn_options);
       } else
         ValidateNeuralOptions(c.nn_options);

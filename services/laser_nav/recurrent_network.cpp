@@ -1,5 +1,6 @@
 #include "services/laser_nav/recurrent_network.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <istream>
@@ -92,17 +93,23 @@ DecodedRecurrentNetwork Decode(const RecurrentNetwork& net) {
 double RecurrentStep(const DecodedRecurrentNetwork& net, const RecurrentInputs& inputs, std::vector<double>* state) {
   const size_t size = static_cast<size_t>(net.size);
   if (state->size() != size) throw std::invalid_argument("recurrent network: one state per neuron");
-  const std::vector<double>& previous = *state;
-  std::vector<double> next(size);
   const size_t sources = static_cast<size_t>(kRnnInputs) + size;
+  // The sources in connection order: the inputs, then the previous cycle's states.
+  std::vector<double> x(sources);
+  std::copy(inputs.begin(), inputs.end(), x.begin());
+  std::copy(state->begin(), state->end(), x.begin() + kRnnInputs);
+  std::vector<double> next(size);
   double out = 0.0;
   for (size_t j = 0; j < size; ++j) {
-    const size_t row = j * sources;
+    const double* w = &net.weight[j * sources];
+    const double* lo = &net.a_min[j * sources];
+    const double* hi = &net.a_max[j * sources];
     double sum = net.bias[j];
     for (size_t i = 0; i < sources; ++i) {
-      const double x = i < static_cast<size_t>(kRnnInputs) ? inputs[i] : previous[i - kRnnInputs];
-      const double y = net.weight[row + i] * x;
-      if (GatePasses(y, net.a_min[row + i], net.a_max[row + i])) sum += y;
+      const double y = w[i] * x[i];
+      // Branch-free gate (a random genome's windows pass about half the signals, which a branch
+      // mispredicts): adds y or 0.
+      sum += y * static_cast<double>(GatePasses(y, lo[i], hi[i]));
     }
     if (j == 0) out = sum;
     next[j] = std::tanh(sum);

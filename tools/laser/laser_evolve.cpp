@@ -377,9 +377,9 @@ FitnessProgress MeasureProgress(const std::vector<GenerationRecord>& records, in
   stats(n - p.window, &GenerationRecord::mean_fitness, &p.last_mean, &unused);
   p.best_gain = p.last_best - p.first_best;
   p.best_gain_se = std::sqrt((first_var + last_var) / p.window);
-  // Two separate windows and more than two standard errors: a run of one or two generations cannot
-  // show progress.
-  p.progressed = n >= 2 && p.best_gain > 0.0 && p.best_gain > 2.0 * p.best_gain_se;
+  // Windows of at least 2 generations (a spread to compare with) and a gain of more than two standard
+  // errors: fewer than 4 generations never show progress.
+  p.progressed = p.window >= 2 && p.best_gain > 0.0 && p.best_gain > 2.0 * p.best_gain_se;
   p.best_ever = records.front().best_fitness;
   p.best_generation = records.front().generation;
   for (const GenerationRecord& r : records) {
@@ -401,7 +401,10 @@ std::string ProgressMarkdown(const std::string& name, const std::vector<Generati
   s << "| last " << p.window << " | " << Short(p.last_best) << " | " << Short(p.last_mean) << " |\n\n";
   s << "Best fitness gain " << Short(p.best_gain) << " (standard error " << Short(p.best_gain_se)
     << "); highest best fitness " << Short(p.best_ever) << " in generation " << p.best_generation << ".\n\n";
-  s << "**Verdict: " << (p.progressed ? "the fitness progressed" : "no meaningful progress")
+  s << "**Verdict: "
+    << (p.progressed   ? "the fitness progressed"
+        : p.window < 2 ? "too few generations to tell"
+                       : "no meaningful progress")
     << "** (progress = the last window's mean best fitness above the first's by more than two standard "
        "errors).\n";
   return s.str();
@@ -528,7 +531,7 @@ EvolutionState LoadCheckpoint(const LaserExperiment& e, const std::string& path)
 namespace {
 
 // After a generation: the checkpoint, the logs and the generation's best network (loadable by
-// `limbic laser episode --network` and limbic-laser-nav).
+// `limbic laser episode --network`).
 void WriteRunFiles(const LaserExperiment& e, const EvolutionState& state, const std::string& out_dir) {
   const fs::path dir(out_dir);
   SaveCheckpoint(e, state, (dir / "checkpoint.txt").string());

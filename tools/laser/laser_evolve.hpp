@@ -115,7 +115,8 @@ std::string GenerationsCsv(const std::vector<GenerationRecord>& records);
 // Did the fitness progress? Compares the best (and mean) network fitness of the first and the last
 // `window` generations (fewer when the run has under 2·window): progressed when the last window's mean
 // best fitness exceeds the first's by more than twice the standard error of that difference (the
-// generations see different worlds, so single generations swing). E5 expects no progress (§2.7).
+// generations see different worlds, so single generations swing); windows of one generation (fewer than
+// 4 generations) never progress. E5 expects no progress (§2.7).
 struct FitnessProgress {
   int window = 0;
   double first_best = 0, last_best = 0, first_mean = 0, last_mean = 0;

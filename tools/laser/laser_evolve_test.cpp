@@ -372,6 +372,11 @@ TEST(LaserEvolutionRecurrent, ProgressComparesTheFirstAndLastGenerations) {
   // Fewer generations than two windows: half each; one generation shows nothing.
   rising.resize(6);
   EXPECT_EQ(MeasureProgress(rising).window, 3);
+  EXPECT_TRUE(MeasureProgress(rising).progressed);
+  rising.resize(3);  // windows of one generation: no spread to judge by
+  EXPECT_EQ(MeasureProgress(rising).window, 1);
+  EXPECT_FALSE(MeasureProgress(rising).progressed);
+  EXPECT_NE(ProgressMarkdown("x", rising).find("too few generations to tell"), std::string::npos);
   rising.resize(1);
   EXPECT_FALSE(MeasureProgress(rising).progressed);
   EXPECT_NE(ProgressMarkdown("x", flat).find("no meaningful progress"), std::string::npos);

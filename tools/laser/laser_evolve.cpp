@@ -391,6 +391,11 @@ FitnessProgress MeasureProgress(const std::vector<GenerationRecord>& records, in
   return p;
 }
 
+std::string ProgressVerdict(const FitnessProgress& p) {
+  if (p.progressed) return "the fitness progressed";
+  return p.window < 2 ? "too few generations to tell" : "no meaningful progress";
+}
+
 std::string ProgressMarkdown(const std::string& name, const std::vector<GenerationRecord>& records, int window) {
   const FitnessProgress p = MeasureProgress(records, window);
   std::ostringstream s;
@@ -401,10 +406,7 @@ std::string ProgressMarkdown(const std::string& name, const std::vector<Generati
   s << "| last " << p.window << " | " << Short(p.last_best) << " | " << Short(p.last_mean) << " |\n\n";
   s << "Best fitness gain " << Short(p.best_gain) << " (standard error " << Short(p.best_gain_se)
     << "); highest best fitness " << Short(p.best_ever) << " in generation " << p.best_generation << ".\n\n";
-  s << "**Verdict: "
-    << (p.progressed   ? "the fitness progressed"
-        : p.window < 2 ? "too few generations to tell"
-                       : "no meaningful progress")
+  s << "**Verdict: " << ProgressVerdict(p)
     << "** (progress = the last window's mean best fitness above the first's by more than two standard "
        "errors).\n";
   return s.str();
@@ -607,8 +609,7 @@ EvolutionState Evolve(const LaserExperiment& e, const EvolveOptions& options) {
   if (options.progress && !state.records.empty()) {
     const FitnessProgress p = MeasureProgress(state.records);
     std::cerr << run.name << ": best fitness " << Short(p.first_best) << " (first " << p.window << " generations) -> "
-              << Short(p.last_best) << " (last " << p.window
-              << "): " << (p.progressed ? "progressed" : "no meaningful progress") << "\n";
+              << Short(p.last_best) << " (last " << p.window << "): " << ProgressVerdict(p) << "\n";
   }
   if (options.progress) {
     std::cerr << run.name << ": " << ran << " generation(s) in "

@@ -126,6 +126,8 @@ struct FitnessProgress {
   bool progressed = false;
 };
 FitnessProgress MeasureProgress(const std::vector<GenerationRecord>& records, int window = 5);
+// "the fitness progressed", "no meaningful progress" or "too few generations to tell".
+std::string ProgressVerdict(const FitnessProgress& progress);
 std::string ProgressMarkdown(const std::string& name, const std::vector<GenerationRecord>& records, int window = 5);
 
 // Sharded evaluation (Slurm array tasks, the thesis' cluster scheme): EvolveShard evaluates every N-th

@@ -67,7 +67,7 @@ examples:
   limbic laser evolve laser_e4_smoke --out /tmp/e4s
   limbic laser evolve laser_e4_evolution --jobs 2 --stop-after 1 --out /tmp/e4   # one generation; rerun resumes
   limbic laser episode --density 15 --index 0 --controller nn --network /tmp/e4s/networks/generation_002.txt
-  limbic laser experiment run laser_e5_smoke --out /tmp/e5s
+  limbic laser evolve laser_e5_smoke --out /tmp/e5s
   limbic laser episode --density 15 --index 0 --controller rnn --network /tmp/e5s/networks/generation_003.txt
   limbic laser evolve laser_e4_smoke --out /tmp/e4sh --shard 1/2
   limbic laser evolve laser_e4_smoke --out /tmp/e4sh --shard 2/2   # then:

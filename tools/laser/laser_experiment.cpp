@@ -75,6 +75,19 @@ void ApplyCbrSetting(const std::string& who, const std::string& key, const std::
   }
 }
 
+// A network file (limbic laser evolve writes them) named in a definition, relative to the definition's
+// directory, read by `load` (LoadNetworkFile, LoadRecurrentNetworkFile).
+template <typename Load>
+auto LoadDefinitionNetwork(const std::string& value, const std::string& source, Load load) {
+  fs::path file(value);
+  if (file.is_relative()) file = fs::path(source).parent_path() / file;
+  try {
+    return load(file.string());
+  } catch (const std::runtime_error& e) {
+    throw ConfigError(source + ": 'network': " + e.what());
+  }
+}
+
 // Applies one controller setting (from the `static:`/`cbr:` block or a sweep) to a configuration.
 void ApplySetting(const std::string& controller, const std::string& key, const std::string& value,
                   const std::string& source, LaserConfiguration* c) {
@@ -121,16 +134,9 @@ void ApplySetting(const std::string& controller, const std::string& key, const s
         o.environment.wander_window_s = number();
       else if (key == "literal_integer_division")
         o.literal_integer_division = ToBool(key, value, source);
-      else if (key == "network") {
-        // A network file (limbic laser evolve writes them), relative to the definition's directory.
-        fs::path file(value);
-        if (file.is_relative()) file = fs::path(source).parent_path() / file;
-        try {
-          o.network = LoadNetworkFile(file.string());
-        } catch (const std::runtime_error& e) {
-          throw ConfigError(source + ": 'network': " + e.what());
-        }
-      } else
+      else if (key == "network")
+        o.network = LoadDefinitionNetwork(value, source, LoadNetworkFile);
+      else
         throw ConfigError(source + ": unknown nn controller key '" + key + "'");
       return;
     }
@@ -140,16 +146,9 @@ void ApplySetting(const std::string& controller, const std::string& key, const s
         o.sectors = ParseSectorReduction(value);
       else if (key == "frame")
         o.frame = ParseRnnFrame(value);
-      else if (key == "network") {
-        // A recurrent network file (limbic laser evolve writes them), relative to the definition's directory.
-        fs::path file(value);
-        if (file.is_relative()) file = fs::path(source).parent_path() / file;
-        try {
-          o.network = LoadRecurrentNetworkFile(file.string());
-        } catch (const std::runtime_error& e) {
-          throw ConfigError(source + ": 'network': " + e.what());
-        }
-      } else
+      else if (key == "network")
+        o.network = LoadDefinitionNetwork(value, source, LoadRecurrentNetworkFile);
+      else
         throw ConfigError(source + ": unknown rnn controller key '" + key + "'");
       return;
     }

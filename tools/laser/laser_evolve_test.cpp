@@ -338,6 +338,13 @@ TEST(LaserEvolutionRecurrent, SmokeIsDeterministicAndResumesToTheSameResult) {
   EvolutionState three = StartEvolution(other);
   RunGeneration(other, TrainingLibrary(other, 1), 2, &three);
   EXPECT_NE(three.recurrent_population, first.recurrent_population);
+  // Sharded evaluation and collation give the same generation as an unsharded one.
+  const fs::path sharded = TempDir("rnn_shards");
+  for (int k = 1; k <= 2; ++k) EvolveShard(e, sharded.string(), k, 2, 1);
+  EvolutionState one = StartEvolution(e);
+  RunGeneration(e, TrainingLibrary(e, 1), 2, &one);
+  ExpectSameResult(CollateShards(e, sharded.string(), 2), one);
+  fs::remove_all(sharded);
   // A checkpoint of another network size is refused.
   LaserExperiment bigger = e;
   bigger.evolution.sane.network_size = 5;

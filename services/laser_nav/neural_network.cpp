@@ -74,7 +74,7 @@ NetworkOutputs Forward(const DecodedNetwork& net, const NetworkInputs& input, Ga
       if (g.output) continue;
       const double y = g.weight * input[g.index];
       // The activation window is the gate: the signal passes only strictly inside (a_min, a_max).
-      if (g.a_max > y && g.a_min < y) {
+      if (GatePasses(y, g.a_min, g.a_max)) {
         neuron_value += y;
         if (counts) ++counts->input_passed[g.index];
       }
@@ -82,7 +82,7 @@ NetworkOutputs Forward(const DecodedNetwork& net, const NetworkInputs& input, Ga
     for (const DecodedNetwork::Gene& g : neuron) {
       if (!g.output) continue;
       const double y = neuron_value * g.weight;
-      if (g.a_max > y && g.a_min < y) {
+      if (GatePasses(y, g.a_min, g.a_max)) {
         output[g.index] += y;
         if (counts) ++counts->output_passed[g.index];
       }
@@ -162,35 +162,36 @@ std::string FormatNeuron(const Neuron& n) {
   return s.str();
 }
 
+long ReadGeneField(std::istream& in, long max, const std::string& where, const std::string& what,
+                   const std::string& shape) {
+  std::string token;
+  if (!(in >> token)) throw std::runtime_error(where + ": missing " + what + " (" + shape + ")");
+  size_t used = 0;
+  long v = -1;
+  try {
+    v = std::stol(token, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != token.size() || v < 0 || v > max) {
+    throw std::runtime_error(where + ": " + what + " must be an integer in 0.." + std::to_string(max) + ", got '" +
+                             token + "'");
+  }
+  return v;
+}
+
 Neuron ParseNeuron(const std::string& line, const std::string& source) {
   std::istringstream in(line);
   std::string word;
   if (!(in >> word) || word != "neuron") throw std::runtime_error(source + ": expected a line 'neuron ...'");
   Neuron n;
-  auto next = [&](long max, const char* what, int k) {
-    std::string token;
-    if (!(in >> token)) {
-      throw std::runtime_error(source + ": gene " + std::to_string(k) + ": missing " + what + " (a neuron has " +
-                               std::to_string(kGenesPerNeuron) + " genes of type weight a_min a_max)");
-    }
-    size_t used = 0;
-    long v = -1;
-    try {
-      v = std::stol(token, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != token.size() || v < 0 || v > max) {
-      throw std::runtime_error(source + ": gene " + std::to_string(k) + ": " + what + " must be an integer in 0.." +
-                               std::to_string(max) + ", got '" + token + "'");
-    }
-    return v;
-  };
+  const std::string shape = "a neuron has " + std::to_string(kGenesPerNeuron) + " genes of type weight a_min a_max";
   for (int k = 0; k < kGenesPerNeuron; ++k) {
-    n.gene[k] = static_cast<uint8_t>(next(255, "type", k));
-    n.weight[k] = static_cast<uint16_t>(next(65535, "weight", k));
-    n.a_min[k] = static_cast<uint16_t>(next(65535, "a_min", k));
-    n.a_max[k] = static_cast<uint16_t>(next(65535, "a_max", k));
+    const std::string where = source + ": gene " + std::to_string(k);
+    n.gene[k] = static_cast<uint8_t>(ReadGeneField(in, 255, where, "type", shape));
+    n.weight[k] = static_cast<uint16_t>(ReadGeneField(in, 65535, where, "weight", shape));
+    n.a_min[k] = static_cast<uint16_t>(ReadGeneField(in, 65535, where, "a_min", shape));
+    n.a_max[k] = static_cast<uint16_t>(ReadGeneField(in, 65535, where, "a_max", shape));
   }
   if (in >> word) throw std::runtime_error(source + ": more than " + std::to_string(kGenesPerNeuron) + " genes");
   return n;

@@ -66,6 +66,10 @@ NetworkInputs InputsOf(const EnvironmentInfo& env);
 // Decodes a 16-bit weight or activation value: −1 + v/32767 (or the literal integer division).
 double DecodeGene(uint16_t v, bool literal_integer_division);
 
+// The activation window (§2.5.3): a signal passes only strictly inside (a_min, a_max). Also the gate of
+// the recurrent network's connections (§2.7).
+inline bool GatePasses(double y, double a_min, double a_max) { return a_max > y && a_min < y; }
+
 // How often each connection kind's gate passed (input gates by input, output gates by output) and how
 // often it was evaluated.
 struct GateCounts {
@@ -148,6 +152,11 @@ class NeuralController : public HeadingController {
 // (type weight a_min a_max). ParseNeuron throws std::runtime_error naming `source` for anything else
 // (a type that is neither < 128 nor 128..255 is still a type: the forward pass reduces it modulo).
 std::string FormatNeuron(const Neuron& neuron);
+// Reads the next word of `in` as an integer in 0..max (a field of a network text file, also the
+// recurrent network's); throws std::runtime_error "`where`: missing `what` (`shape`)" or "`where`:
+// `what` must be an integer in 0..max, got '...'".
+long ReadGeneField(std::istream& in, long max, const std::string& where, const std::string& what,
+                   const std::string& shape);
 Neuron ParseNeuron(const std::string& line, const std::string& source);
 void SaveNetwork(const Network& network, std::ostream& out);
 // Reads 5 neuron lines (blank lines and # comments skipped).

@@ -12,6 +12,12 @@
 // p = 0.002 and each of weight, a_min, a_max by a uniform 16-bit value with p = 0.02; a neuron in no
 // network gets the generation's lowest network fitness.
 //
+// The same operations evolve the recurrent network's neurons (§2.7, E5: "the same SANE loop"): the
+// population functions are templates over the chromosome (Neuron, RecurrentNeuron) and the network
+// size is an option (5 for §2.5, up to 50 for §2.7). A recurrent chromosome's genes are its bias and its
+// 75 connections (crossover at one of their 75 interior boundaries); it has no connection types, so only
+// the value mutation applies, to every 16-bit field.
+//
 // Pure functions of their arguments and a std::mt19937_64: a seeded generation is reproducible.
 #pragma once
 
@@ -21,6 +27,7 @@
 #include <vector>
 
 #include "services/laser_nav/neural_network.hpp"
+#include "services/laser_nav/recurrent_network.hpp"
 
 namespace limbic::laser {
 
@@ -31,22 +38,34 @@ struct SaneOptions {
   int mate_window = 4;               // [A] the mate is among the next 4 unpaired neurons in rank order
   double type_mutation = 0.002;      // [T] per gene
   double value_mutation = 0.02;      // [T] per weight / activation value
+  int network_size = kNnNeurons;     // [T] neurons per network: 5 (§2.5); the recurrent network ≤ 50 (§2.7)
 };
 
-// Throws std::invalid_argument unless population ≥ 5 (one network), networks ≥ 1, the fraction in
-// (0, 0.5], mate_window ≥ 1 and both probabilities in [0, 1].
+// Throws std::invalid_argument unless network_size ≥ 1, population ≥ network_size (one network),
+// networks ≥ 1, the fraction in (0, 0.5], mate_window ≥ 1 and both probabilities in [0, 1].
 void ValidateSaneOptions(const SaneOptions& options);
 
 // The number of parents (= children) per generation: the top fraction, rounded down to an even count.
 int SaneParents(const SaneOptions& options);
 
-std::vector<Neuron> InitialPopulation(const SaneOptions& options, std::mt19937_64& rng);
+// `population` random chromosomes (RandomNeuron, RandomRecurrentNeuron).
+template <typename Chromosome = Neuron>
+std::vector<Chromosome> InitialPopulation(const SaneOptions& options, std::mt19937_64& rng);
 
-// `networks` networks of kNnNeurons distinct population indices each.
-using NetworkSample = std::array<int, kNnNeurons>;
+// `networks` networks of network_size distinct population indices each.
+using NetworkSample = std::vector<int>;
 std::vector<NetworkSample> SampleNetworks(const SaneOptions& options, std::mt19937_64& rng);
 
+// The feed-forward genotype of a sample of 5; throws std::invalid_argument for another size.
 Network Assemble(const std::vector<Neuron>& population, const NetworkSample& sample);
+// The chromosomes of a sample in sample order (a recurrent network: neuron 0 is the output).
+template <typename Chromosome>
+std::vector<Chromosome> Members(const std::vector<Chromosome>& population, const NetworkSample& sample) {
+  std::vector<Chromosome> members;
+  members.reserve(sample.size());
+  for (int i : sample) members.push_back(population.at(static_cast<size_t>(i)));
+  return members;
+}
 
 // Eq. 5-1: each neuron's mean over the networks it took part in; neurons in none get the minimum
 // network fitness. `network_fitness[n]` belongs to `samples[n]`.
@@ -57,11 +76,16 @@ std::vector<double> NeuronFitness(int population, const std::vector<NetworkSampl
 std::vector<int> RankNeurons(const std::vector<double>& fitness);
 
 // Fig. 5-4: child a = A[0..k) + B[k..14), child b = B[0..k) + A[k..14), genes whole.
+// The recurrent chromosome: k in 1..75 over the genes (bias, connection 0, ..., connection 74).
 void Crossover(const Neuron& a, const Neuron& b, int k, Neuron* child_a, Neuron* child_b);
+void Crossover(const RecurrentNeuron& a, const RecurrentNeuron& b, int k, RecurrentNeuron* child_a,
+               RecurrentNeuron* child_b);
 void Mutate(Neuron* neuron, const SaneOptions& options, std::mt19937_64& rng);
+void Mutate(RecurrentNeuron* neuron, const SaneOptions& options, std::mt19937_64& rng);
 
 // Mates the top ranks and overwrites the bottom ranks with the mutated children (in place).
-void Reproduce(std::vector<Neuron>* population, const std::vector<int>& ranking, const SaneOptions& options,
+template <typename Chromosome>
+void Reproduce(std::vector<Chromosome>* population, const std::vector<int>& ranking, const SaneOptions& options,
                std::mt19937_64& rng);
 
 }  // namespace limbic::laser

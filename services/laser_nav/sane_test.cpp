@@ -167,5 +167,77 @@ TEST(Sane, AGenerationIsReproducibleFromItsSeed) {
   EXPECT_NE(run(4), run(5));
 }
 
+// §2.7 (E5): the same operations on recurrent chromosomes and networks of up to 50 neurons.
+RecurrentNeuron MarkedRecurrent(uint16_t v) {
+  RecurrentNeuron n;
+  n.bias = v;
+  for (RecurrentConnection& c : n.in) c = {v, v, v};
+  return n;
+}
+
+TEST(Sane, RecurrentNetworksOfTheirSizeAndCrossoverAtConnectionBoundaries) {
+  SaneOptions o;
+  o.network_size = kRnnMaxNeurons;
+  std::mt19937_64 rng(7);
+  const auto samples = SampleNetworks(o, rng);
+  ASSERT_EQ(samples.size(), 500u);
+  for (const auto& s : samples) ASSERT_EQ(std::set<int>(s.begin(), s.end()).size(), 50u);
+  const std::vector<RecurrentNeuron> population = InitialPopulation<RecurrentNeuron>(o, rng);
+  ASSERT_EQ(population.size(), 200u);
+  const std::vector<RecurrentNeuron> net = Members(population, samples[0]);
+  ASSERT_EQ(net.size(), 50u);
+  EXPECT_EQ(net[3], population[static_cast<size_t>(samples[0][3])]);
+  EXPECT_THROW(Assemble(InitialPopulation(o, rng), samples[0]), std::invalid_argument);  // not 5 neurons
+  o.population = 49;
+  EXPECT_THROW(ValidateSaneOptions(o), std::invalid_argument);
+  o.network_size = 0;
+  EXPECT_THROW(ValidateSaneOptions(o), std::invalid_argument);
+
+  const RecurrentNeuron a = MarkedRecurrent(1), b = MarkedRecurrent(2);
+  RecurrentNeuron ca, cb;
+  Crossover(a, b, 1, &ca, &cb);  // after the bias: only the bias from the own parent
+  EXPECT_EQ(ca.bias, 1);
+  EXPECT_EQ(ca.in[0].weight, 2);
+  EXPECT_EQ(cb.bias, 2);
+  EXPECT_EQ(cb.in[74].a_max, 1);
+  Crossover(a, b, 75, &ca, &cb);  // before the last connection
+  EXPECT_EQ(ca.in[73], a.in[73]);
+  EXPECT_EQ(ca.in[74], b.in[74]);
+  EXPECT_THROW(Crossover(a, b, 76, &ca, &cb), std::invalid_argument);
+  EXPECT_THROW(Crossover(a, b, 0, &ca, &cb), std::invalid_argument);
+}
+
+TEST(Sane, RecurrentMutationReplacesEveryFieldAtTheValueRate) {
+  SaneOptions o;
+  o.value_mutation = 0.0;
+  std::mt19937_64 rng(1);
+  RecurrentNeuron n = MarkedRecurrent(7);
+  Mutate(&n, o, rng);
+  EXPECT_EQ(n, MarkedRecurrent(7));
+  o.value_mutation = 1.0;
+  Mutate(&n, o, rng);
+  int unchanged = n.bias == 7 ? 1 : 0;
+  for (const RecurrentConnection& c : n.in) unchanged += (c.weight == 7) + (c.a_min == 7) + (c.a_max == 7);
+  EXPECT_LE(unchanged, 1);  // 226 uniform 16-bit draws: (almost) all differ from 7
+  // A generation of recurrent neurons is reproducible from its seed and replaces the bottom quartile.
+  o.value_mutation = 0.02;
+  o.network_size = 10;
+  auto run = [&](uint64_t seed) {
+    std::mt19937_64 r(seed);
+    std::vector<RecurrentNeuron> p = InitialPopulation<RecurrentNeuron>(o, r);
+    const auto samples = SampleNetworks(o, r);
+    std::vector<double> f;
+    for (const auto& s : samples) f.push_back(Members(p, s)[0].bias / 65535.0);
+    const std::vector<int> ranking = RankNeurons(NeuronFitness(o.population, samples, f));
+    const std::vector<RecurrentNeuron> before = p;
+    Reproduce(&p, ranking, o, r);
+    EXPECT_EQ(p[static_cast<size_t>(ranking[0])], before[static_cast<size_t>(ranking[0])]);  // parents stay
+    EXPECT_NE(p[static_cast<size_t>(ranking[199])], before[static_cast<size_t>(ranking[199])]);
+    return p;
+  };
+  EXPECT_EQ(run(4), run(4));
+  EXPECT_NE(run(4), run(5));
+}
+
 }  // namespace
 }  // namespace limbic::laser

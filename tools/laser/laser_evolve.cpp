@@ -83,7 +83,26 @@ void WriteAtomically(const fs::path& path, const std::string& text) {
   if (ec) throw std::runtime_error("cannot replace " + path.string() + ": " + ec.message());
 }
 
+// The population's size, whichever kind of neuron it holds.
+size_t PopulationSize(const LaserExperiment& e, const EvolutionState& state) {
+  return EvolvesRecurrent(e) ? state.recurrent_population.size() : state.population.size();
+}
+
+// A generation's best network as its text file (loadable by `limbic laser episode --network`).
+std::string BestNetworkText(const LaserExperiment& e, const GenerationRecord& r) {
+  std::ostringstream best;
+  best << "# " << e.name << " generation " << r.generation << ": best sampled network, fitness "
+       << Exact(r.best_fitness) << "\n";
+  if (EvolvesRecurrent(e))
+    SaveRecurrentNetwork(r.best_recurrent, best);
+  else
+    SaveNetwork(r.best, best);
+  return best.str();
+}
+
 }  // namespace
+
+bool EvolvesRecurrent(const LaserExperiment& e) { return e.controller == "rnn"; }
 
 std::string NetworkFile(const std::string& out_dir, int generation) {
   char name[40];
@@ -120,6 +139,11 @@ std::string EvolutionFingerprint(const LaserExperiment& e) {
     << Exact(e.episode.motion.k_heading_per_s) << " nn " << Exact(n.output_scale) << " " << Exact(n.np_s) << " "
     << Exact(n.s_cm) << " " << n.literal_integer_division << " " << Exact(n.environment.wander_window_s) << " "
     << static_cast<int>(n.weight.form) << " " << Exact(n.weight.k_obs) << " " << Exact(n.weight.w_contact);
+  if (EvolvesRecurrent(e)) {
+    // Only for rnn, so that the feed-forward runs' checkpoints keep their fingerprints.
+    const RecurrentOptions& r = e.configurations.front().rnn_options;
+    t << " rnn " << s.sane.network_size << " " << static_cast<int>(r.sectors) << " " << static_cast<int>(r.frame);
+  }
   char hex[20];
   std::snprintf(hex, sizeof hex, "%016" PRIx64, Fnv1a(t.str()));
   return hex;
@@ -128,7 +152,10 @@ std::string EvolutionFingerprint(const LaserExperiment& e) {
 EvolutionState StartEvolution(const LaserExperiment& e) {
   std::mt19937_64 rng(sim::DeriveSeed(e.seed, kPopulationSalt));
   EvolutionState state;
-  state.population = InitialPopulation(e.evolution.sane, rng);
+  if (EvolvesRecurrent(e))
+    state.recurrent_population = InitialPopulation<RecurrentNeuron>(e.evolution.sane, rng);
+  else
+    state.population = InitialPopulation(e.evolution.sane, rng);
   return state;
 }
 
@@ -175,8 +202,8 @@ GenerationPlan PlanGeneration(const LaserExperiment& e, size_t library_size, con
 }
 
 std::vector<EpisodeResult> EvaluateGeneration(const LaserExperiment& e, const std::vector<World>& library,
-                                              const GenerationPlan& plan, const std::vector<Neuron>& population,
-                                              int jobs, int shard_k, int shard_n,
+                                              const GenerationPlan& plan, const EvolutionState& state, int jobs,
+                                              int shard_k, int shard_n,
                                               const std::function<void(int64_t, int64_t)>& on_episodes) {
   const EvolutionSettings& s = e.evolution;
   const int generation = plan.generation;
@@ -201,6 +228,8 @@ std::vector<EpisodeResult> EvaluateGeneration(const LaserExperiment& e, const st
     }
   }
   const NeuralOptions base = e.configurations.front().nn_options;
+  const RecurrentOptions recurrent_base = e.configurations.front().rnn_options;
+  const bool recurrent = EvolvesRecurrent(e);
   std::atomic<size_t> next{0};
   std::atomic<int64_t> done{0};
   std::mutex report;
@@ -215,11 +244,18 @@ std::vector<EpisodeResult> EvaluateGeneration(const LaserExperiment& e, const st
         eo.laser.cache = s.laser_cache;
         eo.laser.shared_cache = caches[w].get();
         LaserEpisode episode(library[static_cast<size_t>(worlds[w])], eo, seed);
-        NeuralOptions o = base;
-        o.network = Assemble(population, plan.samples[n]);
-        o.seed = sim::DeriveSeed(seed, 3);
-        NeuralController c(o);
-        while (!episode.done()) episode.Advance(c.Step(episode.frame()));
+        if (recurrent) {
+          RecurrentOptions o = recurrent_base;
+          o.network = Members(state.recurrent_population, plan.samples[n]);
+          RecurrentController c(o);
+          while (!episode.done()) episode.Advance(c.Step(episode.frame()));
+        } else {
+          NeuralOptions o = base;
+          o.network = Assemble(state.population, plan.samples[n]);
+          o.seed = sim::DeriveSeed(seed, 3);
+          NeuralController c(o);
+          while (!episode.done()) episode.Advance(c.Step(episode.frame()));
+        }
         results[t] = episode.Result();
       } catch (const std::exception& ex) {
         errors[i] = ex.what();
@@ -285,10 +321,15 @@ void FinishGeneration(const LaserExperiment& e, GenerationPlan plan, const std::
   rec.mean_time_s = solved ? time_sum / static_cast<double>(solved) : 0.0;
   rec.mean_efficiency = solved ? efficiency_sum / static_cast<double>(solved) : 0.0;
   rec.mean_collisions = collision_sum / episodes;
-  rec.best = Assemble(state->population, samples[best]);
   // Eq. 5-1, rank, top quartile mates, bottom quartile replaced.
-  const std::vector<double> neuron_fitness = NeuronFitness(s.sane.population, samples, fitness);
-  Reproduce(&state->population, RankNeurons(neuron_fitness), s.sane, rng);
+  const std::vector<int> ranking = RankNeurons(NeuronFitness(s.sane.population, samples, fitness));
+  if (EvolvesRecurrent(e)) {
+    rec.best_recurrent = Members(state->recurrent_population, samples[best]);
+    Reproduce(&state->recurrent_population, ranking, s.sane, rng);
+  } else {
+    rec.best = Assemble(state->population, samples[best]);
+    Reproduce(&state->population, ranking, s.sane, rng);
+  }
   rec.wall_s = wall_s;
   state->records.push_back(std::move(rec));
   state->generation = generation;
@@ -298,8 +339,7 @@ void RunGeneration(const LaserExperiment& e, const std::vector<World>& library, 
                    const std::function<void(int64_t, int64_t)>& on_episodes) {
   const auto started = std::chrono::steady_clock::now();
   GenerationPlan plan = PlanGeneration(e, library.size(), *state);
-  const std::vector<EpisodeResult> results =
-      EvaluateGeneration(e, library, plan, state->population, jobs, 1, 1, on_episodes);
+  const std::vector<EpisodeResult> results = EvaluateGeneration(e, library, plan, *state, jobs, 1, 1, on_episodes);
   FinishGeneration(e, std::move(plan), results,
                    std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(), state);
 }
@@ -318,14 +358,73 @@ std::string GenerationsCsv(const std::vector<GenerationRecord>& records) {
   return s.str();
 }
 
+FitnessProgress MeasureProgress(const std::vector<GenerationRecord>& records, int window) {
+  FitnessProgress p;
+  const int n = static_cast<int>(records.size());
+  p.window = std::max(1, std::min(window, n / 2));
+  if (n == 0) return p;
+  auto stats = [&](int from, double GenerationRecord::*field, double* mean, double* var) {
+    double sum = 0, sq = 0;
+    for (int g = from; g < from + p.window; ++g) sum += records[static_cast<size_t>(g)].*field;
+    *mean = sum / p.window;
+    for (int g = from; g < from + p.window; ++g) sq += std::pow(records[static_cast<size_t>(g)].*field - *mean, 2);
+    *var = p.window > 1 ? sq / (p.window - 1) : 0.0;
+  };
+  double first_var = 0, last_var = 0, unused = 0;
+  stats(0, &GenerationRecord::best_fitness, &p.first_best, &first_var);
+  stats(n - p.window, &GenerationRecord::best_fitness, &p.last_best, &last_var);
+  stats(0, &GenerationRecord::mean_fitness, &p.first_mean, &unused);
+  stats(n - p.window, &GenerationRecord::mean_fitness, &p.last_mean, &unused);
+  p.best_gain = p.last_best - p.first_best;
+  p.best_gain_se = std::sqrt((first_var + last_var) / p.window);
+  // Windows of at least 2 generations (a spread to compare with) and a gain of more than two standard
+  // errors: fewer than 4 generations never show progress.
+  p.progressed = p.window >= 2 && p.best_gain > 0.0 && p.best_gain > 2.0 * p.best_gain_se;
+  p.best_ever = records.front().best_fitness;
+  p.best_generation = records.front().generation;
+  for (const GenerationRecord& r : records) {
+    if (r.best_fitness > p.best_ever) {
+      p.best_ever = r.best_fitness;
+      p.best_generation = r.generation;
+    }
+  }
+  return p;
+}
+
+std::string ProgressVerdict(const FitnessProgress& p) {
+  if (p.progressed) return "the fitness progressed";
+  return p.window < 2 ? "too few generations to tell" : "no meaningful progress";
+}
+
+std::string ProgressMarkdown(const std::string& name, const std::vector<GenerationRecord>& records, int window) {
+  const FitnessProgress p = MeasureProgress(records, window);
+  std::ostringstream s;
+  s << "# " << name << ": evolution progress\n\n";
+  s << "Generations: " << records.size() << ". Network fitness (Fig. 5-3, mean over each generation's worlds).\n\n";
+  s << "| generations | mean best fitness | mean mean fitness |\n|---|---|---|\n";
+  s << "| first " << p.window << " | " << Short(p.first_best) << " | " << Short(p.first_mean) << " |\n";
+  s << "| last " << p.window << " | " << Short(p.last_best) << " | " << Short(p.last_mean) << " |\n\n";
+  s << "Best fitness gain " << Short(p.best_gain) << " (standard error " << Short(p.best_gain_se)
+    << "); highest best fitness " << Short(p.best_ever) << " in generation " << p.best_generation << ".\n\n";
+  s << "**Verdict: " << ProgressVerdict(p)
+    << "** (progress = the last window's mean best fitness above the first's by more than two standard "
+       "errors).\n";
+  return s.str();
+}
+
 void SaveCheckpoint(const LaserExperiment& e, const EvolutionState& state, const std::string& path) {
   std::ostringstream s;
   s << kCheckpointMagic << "\n";
   s << "experiment " << e.name << "\n";
   s << "fingerprint " << EvolutionFingerprint(e) << "\n";
   s << "generation " << state.generation << "\n";
-  s << "population " << state.population.size() << "\n";
-  for (const Neuron& n : state.population) s << FormatNeuron(n) << "\n";
+  const bool recurrent = EvolvesRecurrent(e);
+  s << "population " << PopulationSize(e, state) << "\n";
+  if (recurrent) {
+    for (const RecurrentNeuron& n : state.recurrent_population) s << FormatRecurrentNeuron(n) << "\n";
+  } else {
+    for (const Neuron& n : state.population) s << FormatNeuron(n) << "\n";
+  }
   for (const GenerationRecord& r : state.records) {
     s << "record " << r.generation << " " << Exact(r.best_fitness) << " " << Exact(r.mean_fitness) << " "
       << Exact(r.worst_fitness) << " " << Exact(r.best_solved_pct) << " " << Exact(r.mean_solved_pct) << " "
@@ -333,7 +432,11 @@ void SaveCheckpoint(const LaserExperiment& e, const EvolutionState& state, const
       << Exact(r.wall_s) << " " << r.worlds.size();
     for (int w : r.worlds) s << " " << w;
     s << "\n";
-    for (const Neuron& n : r.best) s << FormatNeuron(n) << "\n";
+    if (recurrent) {
+      for (const RecurrentNeuron& n : r.best_recurrent) s << FormatRecurrentNeuron(n) << "\n";
+    } else {
+      for (const Neuron& n : r.best) s << FormatNeuron(n) << "\n";
+    }
   }
   s << "end\n";
   WriteAtomically(path, s.str());
@@ -386,9 +489,13 @@ EvolutionState LoadCheckpoint(const LaserExperiment& e, const std::string& path)
       throw std::runtime_error(where() + ": population size differs from the definition");
     }
   }
+  const bool recurrent = EvolvesRecurrent(e);
   for (size_t i = 0; i < population; ++i) {
     next_line();
-    state.population.push_back(ParseNeuron(line, where()));
+    if (recurrent)
+      state.recurrent_population.push_back(ParseRecurrentNeuron(line, where()));
+    else
+      state.population.push_back(ParseNeuron(line, where()));
   }
   for (int g = 0; g < state.generation; ++g) {
     auto s = next_line();
@@ -404,9 +511,17 @@ EvolutionState LoadCheckpoint(const LaserExperiment& e, const std::string& path)
     for (int& w : r.worlds) {
       if (!(s >> w)) throw std::runtime_error(where() + ": bad world list");
     }
-    for (Neuron& n : r.best) {
-      next_line();
-      n = ParseNeuron(line, where());
+    if (recurrent) {
+      // The best network has the definition's size (the fingerprint fixes it).
+      for (int j = 0; j < e.evolution.sane.network_size; ++j) {
+        next_line();
+        r.best_recurrent.push_back(ParseRecurrentNeuron(line, where()));
+      }
+    } else {
+      for (Neuron& n : r.best) {
+        next_line();
+        n = ParseNeuron(line, where());
+      }
     }
     state.records.push_back(std::move(r));
   }
@@ -414,6 +529,22 @@ EvolutionState LoadCheckpoint(const LaserExperiment& e, const std::string& path)
   if (line != "end") throw std::runtime_error(where() + ": expected 'end'");
   return state;
 }
+
+namespace {
+
+// After a generation: the checkpoint, the logs and the generation's best network (loadable by
+// `limbic laser episode --network`).
+void WriteRunFiles(const LaserExperiment& e, const EvolutionState& state, const std::string& out_dir) {
+  const fs::path dir(out_dir);
+  SaveCheckpoint(e, state, (dir / "checkpoint.txt").string());
+  WriteAtomically(dir / "generations.csv", GenerationsCsv(state.records));
+  WriteAtomically(dir / "progress.md", ProgressMarkdown(e.name, state.records));
+  const GenerationRecord& r = state.records.back();
+  fs::create_directories(dir / "networks");
+  WriteAtomically(NetworkFile(out_dir, r.generation), BestNetworkText(e, r));
+}
+
+}  // namespace
 
 EvolutionState Evolve(const LaserExperiment& e, const EvolveOptions& options) {
   LaserExperiment run = e;
@@ -472,16 +603,13 @@ EvolutionState Evolve(const LaserExperiment& e, const EvolveOptions& options) {
                 << Duration(generation_s_sum / ran * (total - generation)) << "              \n";
     }
     if (!options.out_dir.empty()) {
-      SaveCheckpoint(run, state, checkpoint.string());
-      WriteAtomically(dir / "generations.csv", GenerationsCsv(state.records));
-      // This generation's best network, loadable by `limbic laser episode --network` and limbic-laser-nav.
-      fs::create_directories(dir / "networks");
-      std::ostringstream best;
-      best << "# " << run.name << " generation " << r.generation << ": best sampled network, fitness "
-           << Exact(r.best_fitness) << "\n";
-      SaveNetwork(r.best, best);
-      WriteAtomically(NetworkFile(options.out_dir, r.generation), best.str());
+      WriteRunFiles(run, state, options.out_dir);
     }
+  }
+  if (options.progress && !state.records.empty()) {
+    const FitnessProgress p = MeasureProgress(state.records);
+    std::cerr << run.name << ": best fitness " << Short(p.first_best) << " (first " << p.window << " generations) -> "
+              << Short(p.last_best) << " (last " << p.window << "): " << ProgressVerdict(p) << "\n";
   }
   if (options.progress) {
     std::cerr << run.name << ": " << ran << " generation(s) in "
@@ -508,19 +636,6 @@ void CheckShard(int k, int n) {
   if (n < 1 || k < 1 || k > n) throw std::invalid_argument("shard K/N needs 1 <= K <= N");
 }
 
-void WriteRunFiles(const LaserExperiment& e, const EvolutionState& state, const std::string& out_dir) {
-  const fs::path dir(out_dir);
-  SaveCheckpoint(e, state, (dir / "checkpoint.txt").string());
-  WriteAtomically(dir / "generations.csv", GenerationsCsv(state.records));
-  const GenerationRecord& r = state.records.back();
-  fs::create_directories(dir / "networks");
-  std::ostringstream best;
-  best << "# " << e.name << " generation " << r.generation << ": best sampled network, fitness "
-       << Exact(r.best_fitness) << "\n";
-  SaveNetwork(r.best, best);
-  WriteAtomically(NetworkFile(out_dir, r.generation), best.str());
-}
-
 }  // namespace
 
 std::string EvolveShard(const LaserExperiment& e, const std::string& out_dir, int k, int n, int jobs, bool progress) {
@@ -537,7 +652,7 @@ std::string EvolveShard(const LaserExperiment& e, const std::string& out_dir, in
                 << " episodes" << (done == total ? "\n" : "") << std::flush;
     }
   };
-  const std::vector<EpisodeResult> results = EvaluateGeneration(e, library, plan, state.population, jobs, k, n, report);
+  const std::vector<EpisodeResult> results = EvaluateGeneration(e, library, plan, state, jobs, k, n, report);
   std::ostringstream s;
   s << "limbic-laser-evolution-shard 1\nfingerprint " << EvolutionFingerprint(e) << "\ngeneration " << plan.generation
     << "\nshard " << k << " " << n << "\n";
@@ -631,10 +746,11 @@ RunOutput RunEvolutionExperiment(const LaserExperiment& e, const RunOptions& run
     LaserConfiguration c = e.configurations.front();
     c.label = "generation " + std::to_string(r.generation);
     c.nn_options.network = r.best;
+    c.rnn_options.network = r.best_recurrent;
     test.configurations.push_back(c);
   }
   out = RunLaserExperiment(test, run);
-  if (!run.out_dir.empty()) {
+  if (!run.out_dir.empty() && !EvolvesRecurrent(e)) {
     // Which inputs (and outputs) the evolved gates pass, per network: gates passed per control cycle,
     // averaged over its test episodes.
     std::ostringstream s;

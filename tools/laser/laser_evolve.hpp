@@ -10,9 +10,13 @@
 // results are reduced in network order. A checkpoint after every generation (the population and the
 // log) lets a run stop and resume with the result of an uninterrupted run.
 //
+// The same loop evolves the recurrent network of §2.7 (E5, controller: rnn): the population is of
+// recurrent neurons and the sampled networks have evolution.network_neurons (≤ 50) of them; everything
+// else (worlds, fitness, selection, checkpoints, logs) is shared.
+//
 // Outputs (in the run directory): checkpoint.txt, generations.csv (one row per generation: Fig. 5-6's
-// best and mean fitness, solved %, time, efficiency), networks/generation_NNN.txt (each generation's best
-// sampled network).
+// best and mean fitness, solved %, time, efficiency), progress.md (whether the fitness progressed),
+// networks/generation_NNN.txt (each generation's best sampled network).
 #pragma once
 
 #include <cstdint>
@@ -42,14 +46,19 @@ struct GenerationRecord {
   double mean_efficiency = 0;                                    // solved episodes
   double mean_collisions = 0;                                    // all episodes
   double wall_s = 0;                                             // not part of the result (differs between runs)
-  Network best{};                                                // the best sampled network
+  Network best{};                                                // the best sampled network (nn)
+  RecurrentNetwork best_recurrent;                               // the best sampled network (rnn)
 };
 
 struct EvolutionState {
-  int generation = 0;  // generations completed
-  std::vector<Neuron> population;
+  int generation = 0;                                 // generations completed
+  std::vector<Neuron> population;                     // controller nn
+  std::vector<RecurrentNeuron> recurrent_population;  // controller rnn
   std::vector<GenerationRecord> records;
 };
+
+// Whether the definition evolves the recurrent network (§2.7) rather than the feed-forward one.
+bool EvolvesRecurrent(const LaserExperiment& experiment);
 
 // The settings that decide the result, as text (a checkpoint refuses to resume under others).
 std::string EvolutionFingerprint(const LaserExperiment& experiment);
@@ -81,8 +90,8 @@ struct GenerationPlan {
 };
 GenerationPlan PlanGeneration(const LaserExperiment& experiment, size_t library_size, const EvolutionState& state);
 std::vector<EpisodeResult> EvaluateGeneration(const LaserExperiment& experiment, const std::vector<World>& library,
-                                              const GenerationPlan& plan, const std::vector<Neuron>& population,
-                                              int jobs, int shard_k = 1, int shard_n = 1,
+                                              const GenerationPlan& plan, const EvolutionState& state, int jobs,
+                                              int shard_k = 1, int shard_n = 1,
                                               const std::function<void(int64_t, int64_t)>& on_episodes = {});
 void FinishGeneration(const LaserExperiment& experiment, GenerationPlan plan, const std::vector<EpisodeResult>& results,
                       double wall_s, EvolutionState* state);
@@ -103,6 +112,24 @@ EvolutionState LoadCheckpoint(const LaserExperiment& experiment, const std::stri
 
 std::string GenerationsCsv(const std::vector<GenerationRecord>& records);
 
+// Did the fitness progress? Compares the best (and mean) network fitness of the first and the last
+// `window` generations (fewer when the run has under 2·window): progressed when the last window's mean
+// best fitness exceeds the first's by more than twice the standard error of that difference (the
+// generations see different worlds, so single generations swing); windows of one generation (fewer than
+// 4 generations) never progress. E5 expects no progress (§2.7).
+struct FitnessProgress {
+  int window = 0;
+  double first_best = 0, last_best = 0, first_mean = 0, last_mean = 0;
+  double best_gain = 0, best_gain_se = 0;
+  int best_generation = 0;  // the generation of the highest best fitness
+  double best_ever = 0;
+  bool progressed = false;
+};
+FitnessProgress MeasureProgress(const std::vector<GenerationRecord>& records, int window = 5);
+// "the fitness progressed", "no meaningful progress" or "too few generations to tell".
+std::string ProgressVerdict(const FitnessProgress& progress);
+std::string ProgressMarkdown(const std::string& name, const std::vector<GenerationRecord>& records, int window = 5);
+
 // Sharded evaluation (Slurm array tasks, the thesis' cluster scheme): EvolveShard evaluates every N-th
 // task (K of N) of the generation after OUT/checkpoint.txt into OUT/shards/generation_GGG_shard_K_of_N.txt
 // and returns its path; CollateShards reads all N, finishes that generation exactly as an unsharded run
@@ -113,7 +140,7 @@ std::string EvolveShard(const LaserExperiment& experiment, const std::string& ou
                         bool progress = false);
 EvolutionState CollateShards(const LaserExperiment& experiment, const std::string& out_dir, int n);
 
-// OUT/networks/generation_NNN.txt: a generation's best network.
+// OUT/networks/generation_NNN.txt: a generation's best network (a recurrent network file for rnn).
 std::string NetworkFile(const std::string& out_dir, int generation);
 
 // E4 (`limbic laser experiment run` of a kind: evolution definition): evolves (resuming from the run

@@ -58,7 +58,28 @@ void ExpectSameResult(const EvolutionState& a, const EvolutionState& b) {
     EXPECT_EQ(x.mean_solved_pct, y.mean_solved_pct);
     EXPECT_EQ(x.mean_collisions, y.mean_collisions);
     EXPECT_EQ(x.best, y.best);
+    EXPECT_EQ(x.best_recurrent, y.best_recurrent);
   }
+  EXPECT_EQ(a.recurrent_population, b.recurrent_population);
+}
+
+// generations.csv without its wall-time column (the only part that differs between equal runs).
+std::string LogWithoutWallTime(const std::string& csv) {
+  std::istringstream in(csv);
+  std::string line, out;
+  while (std::getline(in, line)) {
+    std::vector<std::string> fields;
+    std::stringstream l(line);
+    for (std::string f; std::getline(l, f, ',');) fields.push_back(f);
+    if (fields.size() > 9) fields.erase(fields.begin() + 9);  // wall_s
+    for (const std::string& f : fields) out += f + ",";
+    out += "\n";
+  }
+  return out;
+}
+
+LaserExperiment RecurrentSmoke() {
+  return FindLaserExperiment("laser_e5_smoke", std::string(LIMBIC_SOURCE_ROOT) + "/experiments/laser");
 }
 
 TEST(LaserEvolution, FitnessOfFig53) {
@@ -254,6 +275,155 @@ TEST(LaserEvolution, CommandLineEvolvesResumesAndRunsTheEvolvedNetwork) {
   EXPECT_NE(usage.find("configuration,episodes,pass_density"), std::string::npos) << usage;
   EXPECT_NE(usage.find("generation 3,2,"), std::string::npos) << usage;
   EXPECT_TRUE(fs::exists(e4 / "summary.md"));
+  fs::remove_all(out);
+}
+
+// E5 (§2.7): the recurrent network through the same loop.
+TEST(LaserEvolutionRecurrent, E5DefinitionsHaveTheSpecSettings) {
+  const std::string dir = std::string(LIMBIC_SOURCE_ROOT) + "/experiments/laser";
+  const LaserExperiment e5 = FindLaserExperiment("laser_e5_recurrent", dir);
+  EXPECT_EQ(e5.section, "E5");
+  EXPECT_EQ(e5.kind, "evolution");
+  EXPECT_TRUE(EvolvesRecurrent(e5));
+  EXPECT_GE(e5.evolution.generations, 20);  // §4 E5
+  EXPECT_EQ(e5.evolution.sane.network_size, 50);
+  EXPECT_EQ(e5.evolution.sane.population, 200);
+  EXPECT_EQ(e5.evolution.sane.networks, 500);
+  EXPECT_EQ(e5.evolution.worlds_per_generation, 20);
+  const LaserExperiment reduced = FindLaserExperiment("laser_e5_reduced", dir);
+  EXPECT_GE(reduced.evolution.generations, 20);
+  EXPECT_NE(EvolutionFingerprint(reduced), EvolutionFingerprint(e5));
+  const EvolutionState start = StartEvolution(e5);
+  EXPECT_EQ(start.recurrent_population.size(), 200u);
+  EXPECT_TRUE(start.population.empty());
+  EXPECT_FALSE(EvolvesRecurrent(Smoke()));
+}
+
+// Same seed → same log and population; a stopped run resumed from its checkpoint ends where an
+// uninterrupted one does; another seed differs.
+TEST(LaserEvolutionRecurrent, SmokeIsDeterministicAndResumesToTheSameResult) {
+  const LaserExperiment e = RecurrentSmoke();
+  const fs::path stopped = TempDir("rnn_stopped"), straight = TempDir("rnn_straight"), again = TempDir("rnn_again");
+  EvolveOptions o;
+  o.jobs = 2;
+  o.progress = false;
+  o.out_dir = stopped.string();
+  o.stop_after = 1;
+  EXPECT_EQ(Evolve(e, o).generation, 1);
+  const EvolutionState first = LoadCheckpoint(e, (stopped / "checkpoint.txt").string());
+  EXPECT_EQ(first.generation, 1);
+  EXPECT_EQ(first.recurrent_population.size(), 12u);
+  o.stop_after = 0;
+  const EvolutionState resumed = Evolve(e, o);
+  ASSERT_EQ(resumed.generation, 3);
+  o.out_dir = straight.string();
+  const EvolutionState uninterrupted = Evolve(e, o);
+  ExpectSameResult(resumed, uninterrupted);
+  ExpectSameResult(LoadCheckpoint(e, (stopped / "checkpoint.txt").string()), uninterrupted);
+  o.out_dir = again.string();
+  o.jobs = 1;
+  ExpectSameResult(Evolve(e, o), uninterrupted);
+  const std::string log = Read(straight / "generations.csv");
+  EXPECT_EQ(std::count(log.begin(), log.end(), '\n'), 4);
+  EXPECT_EQ(LogWithoutWallTime(Read(stopped / "generations.csv")), LogWithoutWallTime(log));
+  EXPECT_EQ(LogWithoutWallTime(Read(again / "generations.csv")), LogWithoutWallTime(log));
+  EXPECT_NE(uninterrupted.recurrent_population, StartEvolution(e).recurrent_population);
+  // Each generation's best network is a recurrent network file of the definition's 4 neurons.
+  const RecurrentNetwork best = LoadRecurrentNetworkFile(NetworkFile(straight.string(), 3));
+  EXPECT_EQ(best.size(), 4u);
+  EXPECT_EQ(best, uninterrupted.records[2].best_recurrent);
+  EXPECT_NE(Read(straight / "progress.md").find("Verdict"), std::string::npos);
+  LaserExperiment other = e;
+  other.seed = 2;
+  EvolutionState three = StartEvolution(other);
+  RunGeneration(other, TrainingLibrary(other, 1), 2, &three);
+  EXPECT_NE(three.recurrent_population, first.recurrent_population);
+  // Sharded evaluation and collation give the same generation as an unsharded one.
+  const fs::path sharded = TempDir("rnn_shards");
+  for (int k = 1; k <= 2; ++k) EvolveShard(e, sharded.string(), k, 2, 1);
+  EvolutionState one = StartEvolution(e);
+  RunGeneration(e, TrainingLibrary(e, 1), 2, &one);
+  ExpectSameResult(CollateShards(e, sharded.string(), 2), one);
+  fs::remove_all(sharded);
+  // A checkpoint of another network size is refused.
+  LaserExperiment bigger = e;
+  bigger.evolution.sane.network_size = 5;
+  EXPECT_THROW(LoadCheckpoint(bigger, (stopped / "checkpoint.txt").string()), std::runtime_error);
+  for (const fs::path& d : {stopped, straight, again}) fs::remove_all(d);
+}
+
+GenerationRecord Record(int generation, double best, double mean) {
+  GenerationRecord r;
+  r.generation = generation;
+  r.best_fitness = best;
+  r.mean_fitness = mean;
+  return r;
+}
+
+TEST(LaserEvolutionRecurrent, ProgressComparesTheFirstAndLastGenerations) {
+  std::vector<GenerationRecord> flat, rising;
+  const double swing[] = {0.3, -0.2, 0.1, -0.3, 0.2};
+  for (int g = 1; g <= 20; ++g) {
+    flat.push_back(Record(g, -3.0 + swing[g % 5], -5.0));
+    rising.push_back(Record(g, -3.0 + 0.5 * g + swing[g % 5], -5.0 + 0.1 * g));
+  }
+  const FitnessProgress none = MeasureProgress(flat);
+  EXPECT_EQ(none.window, 5);
+  EXPECT_NEAR(none.best_gain, 0.0, 1e-12);  // the same swings in both windows
+  EXPECT_FALSE(none.progressed);
+  const FitnessProgress some = MeasureProgress(rising);
+  EXPECT_NEAR(some.best_gain, 0.5 * 15, 1e-12);  // generations 16–20 against 1–5
+  EXPECT_TRUE(some.progressed);
+  EXPECT_EQ(some.best_generation, 20);
+  EXPECT_NEAR(some.last_mean - some.first_mean, 1.5, 1e-12);
+  // Fewer generations than two windows: half each; one generation shows nothing.
+  rising.resize(6);
+  EXPECT_EQ(MeasureProgress(rising).window, 3);
+  EXPECT_TRUE(MeasureProgress(rising).progressed);
+  rising.resize(3);  // windows of one generation: no spread to judge by
+  EXPECT_EQ(MeasureProgress(rising).window, 1);
+  EXPECT_FALSE(MeasureProgress(rising).progressed);
+  EXPECT_NE(ProgressMarkdown("x", rising).find("too few generations to tell"), std::string::npos);
+  rising.resize(1);
+  EXPECT_FALSE(MeasureProgress(rising).progressed);
+  EXPECT_NE(ProgressMarkdown("x", flat).find("no meaningful progress"), std::string::npos);
+  EXPECT_NE(ProgressMarkdown("x", std::vector<GenerationRecord>(rising.begin(), rising.end())).find("Verdict"),
+            std::string::npos);
+}
+
+TEST(LaserEvolutionRecurrent, CommandLineRunsE5SmokeAndTheEvolvedRecurrentNetwork) {
+  const std::string exe = std::string(LIMBIC_BUILD_BIN_DIR) + "/limbic-laser";
+  const fs::path out = TempDir("rnn_cli");
+  std::string text;
+  ASSERT_EQ(RunCommand(exe + " experiment run laser_e5_smoke --jobs 2 --out " + out.string(), &text), 0) << text;
+  EXPECT_NE(text.find("Verdict"), std::string::npos) << text;
+  const std::string runs = Read(out / "runs.csv");
+  EXPECT_EQ(std::count(runs.begin(), runs.end(), '\n'), 1 + 2);  // the last generation's best on 2 worlds
+  EXPECT_NE(runs.find("generation 3"), std::string::npos);
+  EXPECT_FALSE(fs::exists(out / "input_usage.csv"));  // the gates analysis is the feed-forward network's
+  const std::string network = NetworkFile(out.string(), 3);
+  ASSERT_EQ(RunCommand(exe + " episode --density 15 --index 0 --controller rnn --network " + network, &text), 0)
+      << text;
+  EXPECT_NE(text.find("rnn: "), std::string::npos) << text;
+  // Unhappy paths: a usage error exits 2, a bad file 1, each with the reason.
+  EXPECT_EQ(RunCommand(exe + " episode --density 15 --index 0 --controller rnn", &text), 2);
+  EXPECT_NE(text.find("--controller rnn needs --network"), std::string::npos) << text;
+  EXPECT_EQ(RunCommand(exe + " episode --density 15 --index 0 --controller cbr --network " + network, &text), 2);
+  EXPECT_NE(text.find("--network is for --controller nn or rnn"), std::string::npos) << text;
+  const fs::path feed_forward = out / "ff.txt";
+  {
+    std::ofstream f(feed_forward);
+    std::mt19937_64 rng(1);
+    Network net;
+    for (Neuron& n : net) n = RandomNeuron(rng);
+    SaveNetwork(net, f);
+  }
+  EXPECT_EQ(
+      RunCommand(exe + " episode --density 15 --index 0 --controller rnn --network " + feed_forward.string(), &text),
+      1);
+  EXPECT_NE(text.find("expected 'recurrent_network N'"), std::string::npos) << text;
+  EXPECT_EQ(RunCommand(exe + " experiment list", &text), 0);
+  EXPECT_NE(text.find("laser_e5_recurrent"), std::string::npos) << text;
   fs::remove_all(out);
 }
 

@@ -75,6 +75,19 @@ void ApplyCbrSetting(const std::string& who, const std::string& key, const std::
   }
 }
 
+// A network file (limbic laser evolve writes them) named in a definition, relative to the definition's
+// directory, read by `load` (LoadNetworkFile, LoadRecurrentNetworkFile).
+template <typename Load>
+auto LoadDefinitionNetwork(const std::string& value, const std::string& source, Load load) {
+  fs::path file(value);
+  if (file.is_relative()) file = fs::path(source).parent_path() / file;
+  try {
+    return load(file.string());
+  } catch (const std::runtime_error& e) {
+    throw ConfigError(source + ": 'network': " + e.what());
+  }
+}
+
 // Applies one controller setting (from the `static:`/`cbr:` block or a sweep) to a configuration.
 void ApplySetting(const std::string& controller, const std::string& key, const std::string& value,
                   const std::string& source, LaserConfiguration* c) {
@@ -121,17 +134,22 @@ void ApplySetting(const std::string& controller, const std::string& key, const s
         o.environment.wander_window_s = number();
       else if (key == "literal_integer_division")
         o.literal_integer_division = ToBool(key, value, source);
-      else if (key == "network") {
-        // A network file (limbic laser evolve writes them), relative to the definition's directory.
-        fs::path file(value);
-        if (file.is_relative()) file = fs::path(source).parent_path() / file;
-        try {
-          o.network = LoadNetworkFile(file.string());
-        } catch (const std::runtime_error& e) {
-          throw ConfigError(source + ": 'network': " + e.what());
-        }
-      } else
+      else if (key == "network")
+        o.network = LoadDefinitionNetwork(value, source, LoadNetworkFile);
+      else
         throw ConfigError(source + ": unknown nn controller key '" + key + "'");
+      return;
+    }
+    if (controller == "rnn") {
+      RecurrentOptions& o = c->rnn_options;
+      if (key == "sectors")
+        o.sectors = ParseSectorReduction(value);
+      else if (key == "frame")
+        o.frame = ParseRnnFrame(value);
+      else if (key == "network")
+        o.network = LoadDefinitionNetwork(value, source, LoadRecurrentNetworkFile);
+      else
+        throw ConfigError(source + ": unknown rnn controller key '" + key + "'");
       return;
     }
     if (controller == "memory") {
@@ -217,10 +235,16 @@ LaserExperiment LoadLaserExperiment(const std::string& path) {
     map.Fail("kind", "must be worlds, episodes or evolution");
   }
   map.Optional("controller", &e.controller);
-  if (e.controller != "static" && e.controller != "cbr" && e.controller != "nn" && e.controller != "memory") {
-    map.Fail("controller", "must be static, cbr, nn or memory");
+  if (e.controller != "static" && e.controller != "cbr" && e.controller != "nn" && e.controller != "rnn" &&
+      e.controller != "memory") {
+    map.Fail("controller", "must be static, cbr, nn, rnn or memory");
   }
-  if (e.kind == "evolution" && e.controller != "nn") map.Fail("controller", "must be nn for kind: evolution");
+  if (e.kind == "evolution" && e.controller != "nn" && e.controller != "rnn") {
+    map.Fail("controller", "must be nn or rnn for kind: evolution");
+  }
+  // The recurrent network's size when evolved (§2.7 [A]): the 50-neuron limit unless the definition
+  // says otherwise; the feed-forward network has 5 [T].
+  if (e.controller == "rnn") e.evolution.sane.network_size = kRnnMaxNeurons;
   if (map.Has("evolution")) {
     if (e.kind != "evolution") map.Fail("evolution", "is for kind: evolution");
     StrictMap v = map.Child("evolution");
@@ -239,6 +263,13 @@ LaserExperiment LoadLaserExperiment(const std::string& path) {
     v.Optional("value_mutation", &s.sane.value_mutation);
     v.Optional("evaluate_best", &s.evaluate_best);
     v.Optional("laser_cache", &s.laser_cache);
+    if (v.Has("network_neurons")) {
+      if (e.controller != "rnn") v.Fail("network_neurons", "is for controller: rnn (the feed-forward network has 5)");
+      v.Optional("network_neurons", &s.sane.network_size);
+      if (s.sane.network_size < 1 || s.sane.network_size > kRnnMaxNeurons) {
+        v.Fail("network_neurons", "must be 1.." + std::to_string(kRnnMaxNeurons) + " (§2.7)");
+      }
+    }
     try {
       ValidateSaneOptions(s.sane);
     } catch (const std::invalid_argument& err) {
@@ -315,7 +346,7 @@ LaserExperiment LoadLaserExperiment(const std::string& path) {
       ApplySetting(e.controller, key, block.Required<std::string>(key), path, &base);
     }
   }
-  for (const std::string other : {"static", "cbr", "nn", "memory"}) {
+  for (const std::string other : {"static", "cbr", "nn", "rnn", "memory"}) {
     if (other != e.controller && map.Has(other)) {
       map.Fail(other, "is for another controller (controller: " + e.controller + ")");
     }
@@ -348,7 +379,13 @@ LaserExperiment LoadLaserExperiment(const std::string& path) {
         ValidateCbrOptions(c.cbr_options);
       else if (e.controller == "memory")
         ValidateMemoryOptions(c.memory_options);
-      else
+      else if (e.controller == "rnn") {
+        // Evolved networks come from the run; episodes need the network file.
+        if (e.kind != "evolution" && c.rnn_options.network.empty()) {
+          throw ConfigError(path + ": controller rnn needs a network (rnn: {network: FILE})");
+        }
+        if (e.kind != "evolution") ValidateRecurrentOptions(c.rnn_options);
+      } else
         ValidateNeuralOptions(c.nn_options);
     } catch (const std::invalid_argument& err) {
       throw ConfigError(path + ": configuration " + c.label + ": " + err.what());
@@ -407,6 +444,10 @@ EpisodeRow RunLaserEpisode(const LaserExperiment& experiment, const LaserConfigu
     NeuralController c(o);
     while (!episode.done()) episode.Advance(c.Step(episode.frame()));
     row.gates = c.gate_counts();
+    row.rejected_frames = c.rejected_frames();
+  } else if (experiment.controller == "rnn") {
+    RecurrentController c(configuration.rnn_options);
+    while (!episode.done()) episode.Advance(c.Step(episode.frame()));
     row.rejected_frames = c.rejected_frames();
   } else if (experiment.controller == "memory") {
     return RunMemoryEpisode(experiment, configuration, world, seed, keep_trajectory, TopoMap{});

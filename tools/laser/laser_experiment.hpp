@@ -17,6 +17,7 @@
 
 #include "services/laser_nav/controllers.hpp"
 #include "services/laser_nav/neural_network.hpp"
+#include "services/laser_nav/recurrent_network.hpp"
 #include "services/laser_nav/sane.hpp"
 #include "services/laser_sim/episode.hpp"
 #include "services/laser_sim/laser_world.hpp"
@@ -30,11 +31,13 @@ struct LaserConfiguration {
   StaticOptions static_options;  // controller: static
   CbrOptions cbr_options;        // controller: cbr
   NeuralOptions nn_options;      // controller: nn (the network, or evolved ones for E4)
+  RecurrentOptions rnn_options;  // controller: rnn (the recurrent network, or evolved ones for E5)
   MemoryOptions memory_options;  // controller: memory (its cbr part takes the cbr keys)
   bool memory_enabled = true;    // memory: false runs the same case-based controller without the map layer
 };
 
-// Symbiotic evolution of the network controller (kind: evolution; spec §2.6, E4). The experiment's
+// Symbiotic evolution of the network controller (kind: evolution; spec §2.6, E4; with controller: rnn
+// the recurrent network of §2.7, E5, by the same loop). The experiment's
 // densities, worlds and episode settings are the test libraries each generation's best network is
 // evaluated on; these settings are the training run.
 struct EvolutionSettings {
@@ -56,8 +59,8 @@ struct LaserExperiment {
   std::string section;
   std::string description;
   std::string source;
-  std::string kind = "episodes";      // worlds (E1) | episodes (E2, E3) | evolution (E4)
-  std::string controller = "static";  // static | cbr | nn | memory
+  std::string kind = "episodes";      // worlds (E1) | episodes (E2, E3) | evolution (E4, E5)
+  std::string controller = "static";  // static | cbr | nn | rnn | memory
   uint64_t seed = 1;                  // episode seeds (laser errors, noise vectors)
   uint64_t library_salt = 1;          // world libraries
   std::vector<double> densities{15, 20, 25, 30, 35};

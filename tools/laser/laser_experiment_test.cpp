@@ -139,6 +139,42 @@ TEST(LaserExperimentDefinition, BadDefinitionsNameTheKey) {
   fs::remove_all(dir);
 }
 
+// E5 (§2.7): the recurrent network's keys are checked as strictly as the others.
+TEST(LaserExperimentDefinition, RecurrentDefinitionsAreLoadedStrictly) {
+  const fs::path dir = TempDir("rnn");
+  auto fails_with = [&](const std::string& name, const std::string& body, const std::string& needle) {
+    try {
+      LoadLaserExperiment(WriteYaml(dir, name, body));
+      ADD_FAILURE() << name << " loaded";
+    } catch (const config::ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  };
+  const std::string evolution = "kind: evolution\ncontroller: rnn\n";
+  fails_with("rnn_key", evolution + "rnn: {sector: min}\n", "unknown rnn controller key 'sector'");
+  fails_with("rnn_value", evolution + "rnn: {sectors: max}\n", "sectors must be min or mean, got 'max'");
+  fails_with("rnn_frame", evolution + "rnn: {frame: robot}\n", "frame must be world or body");
+  fails_with("rnn_big", evolution + "evolution: {network_neurons: 51}\n", "network_neurons");
+  fails_with("rnn_zero", evolution + "evolution: {network_neurons: 0}\n", "network_neurons");
+  fails_with("rnn_small_population", evolution + "evolution: {network_neurons: 10, population: 8}\n",
+             "at least one network's 10 neurons");
+  fails_with("rnn_bad_evolution_key", evolution + "evolution: {neurons: 10}\n", "neurons");
+  fails_with("nn_neurons", "kind: evolution\ncontroller: nn\nevolution: {network_neurons: 5}\n",
+             "is for controller: rnn");
+  fails_with("rnn_with_nn_block", evolution + "nn: {output_scale: 3}\n", "is for another controller");
+  fails_with("rnn_episodes_without_network", "controller: rnn\nworlds: {count: 1}\n", "controller rnn needs a network");
+  fails_with("rnn_missing_network", "controller: rnn\nrnn: {network: nowhere.txt}\n", "nowhere.txt: cannot open");
+  // A network file with a wrong neuron count is refused at load, naming the file.
+  std::ofstream(dir / "three.txt") << "recurrent_network 3\n";
+  fails_with("rnn_short_network", "controller: rnn\nrnn: {network: three.txt}\n", "declares 3 neurons, found 0");
+  // The defaults: 50 neurons per network unless said otherwise.
+  const LaserExperiment e = LoadLaserExperiment(WriteYaml(dir, "rnn_ok", evolution + "rnn: {sectors: mean}\n"));
+  EXPECT_EQ(e.evolution.sane.network_size, kRnnMaxNeurons);
+  EXPECT_EQ(e.configurations.front().rnn_options.sectors, SectorReduction::kMean);
+  EXPECT_EQ(e.configurations.front().rnn_options.frame, RnnFrame::kWorld);
+  fs::remove_all(dir);
+}
+
 TEST(LaserRender, DrawsObstaclesPathsAndScan) {
   const World w = GenerateWorld(15, 0);
   RenderLayers layers;
@@ -243,6 +279,7 @@ TEST(LaserCli, SmokeExperimentWritesRowsSummaryAndPictures) {
   if (fs::exists(runner)) {
     EXPECT_EQ(RunCommand(runner + " list", &text), 0) << text;
     EXPECT_NE(text.find("laser_e3_case_based"), std::string::npos);
+    EXPECT_NE(text.find("laser_e5_recurrent"), std::string::npos);
     const fs::path via = out / "via";
     EXPECT_EQ(RunCommand(runner + " run laser_smoke --jobs 1 --out " + via.string(), &text), 0) << text;
     EXPECT_EQ(Read(via / "runs.csv"), runs);

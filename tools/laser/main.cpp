@@ -31,10 +31,11 @@ const char* kUsage = R"(usage: limbic laser <command> [options]
 
 The laser navigator (spec reactive-topological): 660 cm rooms of circular obstacles at 15–35 % density, a
 360-beam laser and compass, and reactive controllers at 100 Hz — static (Eq. 4-1), case-based (Appendix A)
-and the evolved feed-forward network (trained by symbiotic evolution).
+the evolved feed-forward network (trained by symbiotic evolution) and the recurrent network attempt (E5,
+the same evolution).
 
 commands:
-  experiment list                          the laser experiments (E1–E4, E6, E7): name, section, episodes
+  experiment list                          the laser experiments (E1–E7): name, section, episodes
   experiment run NAME [--jobs N] [--out DIR] [--limit-worlds N]
                                            run one; writes DIR/runs.csv (E1: worlds.csv), summary.csv,
                                            summary.md and trajectory_*.svg; prints the summary. An
@@ -44,7 +45,8 @@ commands:
                                            symbiotic evolution of an evolution definition: per-generation
                                            progress with ETA, DIR/generations.csv, DIR/checkpoint.txt
                                            after every generation (a rerun resumes from it; --fresh starts
-                                           over), DIR/networks/generation_NNN.txt (each generation's best)
+                                           over), DIR/networks/generation_NNN.txt (each generation's best),
+                                           DIR/progress.md (first vs last 5 generations: progressed?)
   evolve NAME --out DIR (--shard K/N | --collate N) [--jobs N]
                                            on a cluster (one Slurm array task per shard): evaluate shard K
                                            of N of the next generation into DIR/shards/, then collate the N
@@ -52,14 +54,15 @@ commands:
                                            repeat per generation
   world --density D --index I [--salt S] [--out FILE]
                                            generate one world (and save it as text)
-  episode (--density D | --office SET) --index I [--controller static|cbr|nn|memory] [--network FILE]
+  episode (--density D | --office SET) --index I [--controller static|cbr|nn|rnn|memory] [--network FILE]
           [--seed N] [--laser-error M] [--out FILE.svg]
-                                           one episode: its metrics, and optionally its picture (nn needs
-                                           --network, a file written by evolve). --office: environment I
-                                           of the hybrid navigator's set SET (A, B, C, F, G; --salt is its
-                                           seed, 1 as in every navigation experiment) instead of a room
+                                           one episode: its metrics, and optionally its picture (nn and
+                                           rnn need --network, a file written by evolve). --office:
+                                           environment I of the hybrid navigator's set SET (A, B, C, F,
+                                           G; --salt is its seed, 1 as in every navigation experiment)
+                                           instead of a room
   render (--density D --index I [--salt S] | --office SET --index I | --world FILE) --out FILE.svg
-         [--controller static|cbr|nn|memory]
+         [--controller static|cbr|nn|rnn|memory] [--network FILE]
                                            a world with its optimal path (magenta) and, with a
                                            controller, the robot's trajectory (blue) and first scan (red)
 
@@ -69,6 +72,8 @@ examples:
   limbic laser evolve laser_e4_smoke --out /tmp/e4s
   limbic laser evolve laser_e4_evolution --jobs 2 --stop-after 1 --out /tmp/e4   # one generation; rerun resumes
   limbic laser episode --density 15 --index 0 --controller nn --network /tmp/e4s/networks/generation_002.txt
+  limbic laser evolve laser_e5_smoke --out /tmp/e5s
+  limbic laser episode --density 15 --index 0 --controller rnn --network /tmp/e5s/networks/generation_003.txt
   limbic laser evolve laser_e4_smoke --out /tmp/e4sh --shard 1/2
   limbic laser evolve laser_e4_smoke --out /tmp/e4sh --shard 2/2   # then:
   limbic laser evolve laser_e4_smoke --out /tmp/e4sh --collate 2
@@ -147,7 +152,9 @@ int CmdExperimentRun(const std::vector<std::string>& args) {
   if (e.kind == "evolution") {
     const RunOutput out = RunEvolutionExperiment(e, options);
     std::ifstream summary(fs::path(out_dir) / "summary.md");
-    if (summary) std::cout << summary.rdbuf();
+    if (summary) std::cout << summary.rdbuf() << "\n";
+    std::ifstream progress(fs::path(out_dir) / "progress.md");
+    if (progress) std::cout << progress.rdbuf();
     std::cout << "\nevolution log " << (fs::path(out_dir) / "generations.csv").string() << "; " << out.episodes.size()
               << " test episodes in " << std::fixed << std::setprecision(1) << out.wall_s << " s; results in "
               << out_dir << "\n";
@@ -345,8 +352,9 @@ int CmdEpisodeOrRender(const std::vector<std::string>& args, bool render) {
     if (TakeWorldFlag(args, &i, &choice)) continue;
     if (args[i] == "--controller") {
       controller = flags::NextValue(args, &i);
-      if (controller != "static" && controller != "cbr" && controller != "nn" && controller != "memory") {
-        throw UsageError("--controller must be static, cbr, nn or memory");
+      if (controller != "static" && controller != "cbr" && controller != "nn" && controller != "rnn" &&
+          controller != "memory") {
+        throw UsageError("--controller must be static, cbr, nn, rnn or memory");
       }
     } else if (args[i] == "--network") {
       network = flags::NextValue(args, &i);
@@ -360,7 +368,9 @@ int CmdEpisodeOrRender(const std::vector<std::string>& args, bool render) {
       throw UsageError(std::string(render ? "render" : "episode") + ": unknown option '" + args[i] + "'");
     }
   }
-  if (!network.empty() && controller != "nn") throw UsageError("--network is for --controller nn");
+  if (!network.empty() && controller != "nn" && controller != "rnn") {
+    throw UsageError("--network is for --controller nn or rnn");
+  }
   if (render && out.empty()) throw UsageError("render needs --out FILE.svg");
   if (render && !choice.given)
     throw UsageError("render needs --density D --index I, --office SET --index I or --world FILE");
@@ -386,6 +396,10 @@ int CmdEpisodeOrRender(const std::vector<std::string>& args, bool render) {
     if (controller == "nn") {
       if (network.empty()) throw UsageError("--controller nn needs --network FILE (written by limbic laser evolve)");
       c.nn_options.network = LoadNetworkFile(network);
+    }
+    if (controller == "rnn") {
+      if (network.empty()) throw UsageError("--controller rnn needs --network FILE (written by limbic laser evolve)");
+      c.rnn_options.network = LoadRecurrentNetworkFile(network);
     }
     const EpisodeRow row = RunLaserEpisode(e, c, w, seed, !out.empty());
     const EpisodeResult& r = row.result;

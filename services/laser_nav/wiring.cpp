@@ -71,7 +71,7 @@ class MapLayerLink {
 runtime::ServiceDefinition LaserNavService() {
   return {"laser_nav",
           "laser robot's reactive controller: static (Eq. 4-1), case-based (Appendix A), an evolved network, or "
-          "memory (§5.1), 100 Hz",
+          "memory (the case-based controller fed by the map layer's services), 100 Hz",
           [](runtime::ServiceContext& ctx) {
             struct State {
               std::unique_ptr<HeadingController> controller;

@@ -24,7 +24,7 @@ const char* const kBusExample =
 
 runtime::ServiceDefinition LaserPerceptionService() {
   runtime::ServiceDefinition d{
-      "laser_perception", "laser robot's map-layer perception (§3.2–3.4): obstacles, features, the area's feature",
+      "laser_perception", "laser robot's map-layer perception: obstacles, features, the area's feature",
       [](runtime::ServiceContext& ctx) {
         struct State {
           EnvironmentTracker env;
@@ -66,16 +66,16 @@ runtime::ServiceDefinition LaserPerceptionService() {
 
 runtime::ServiceDefinition LaserMapperService() {
   runtime::ServiceDefinition d{
-      "laser_mapper",
-      "laser robot's topological mapper (§3.5–3.8, §3.10): nodes, links, exits, masking, self-localisation",
+      "laser_mapper", "laser robot's topological mapper: nodes, links, exits, masking, self-localisation",
       [](runtime::ServiceContext& ctx) {
         TopoMapperOptions o;
         o.map_every_cycles =
             ctx.Option<int>("map_every_cycles", o.map_every_cycles,
-                            "update the map every N scans (2: the 50 Hz of §5.3)", runtime::AtLeast(1));
+                            "update the map every N scans (2: the thesis' 50 Hz mapper)", runtime::AtLeast(1));
         o.snapshot_every = ctx.Option<int>("snapshot_every", o.snapshot_every,
                                            "send the map every N scans when no node changed", runtime::AtLeast(1));
-        o.map.self_localise = ctx.Option<bool>("self_localise", o.map.self_localise, "§3.7 pose calibration");
+        o.map.self_localise =
+            ctx.Option<bool>("self_localise", o.map.self_localise, "pose calibration at revisited nodes");
         std::shared_ptr<TopoMapper> mapper;
         try {
           mapper = std::make_shared<TopoMapper>(o);
@@ -118,7 +118,7 @@ runtime::ServiceDefinition LaserMapperService() {
 
 runtime::ServiceDefinition LaserPlannerService() {
   runtime::ServiceDefinition d{
-      "laser_planner", "laser robot's map planner (Eq. 6-1, §3.9): a path to the best exit, on request",
+      "laser_planner", "laser robot's map planner (Eq. 6-1): a path to the best exit, on request",
       [](runtime::ServiceContext& ctx) {
         struct State {
           TopoMap map;

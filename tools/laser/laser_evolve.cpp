@@ -747,6 +747,7 @@ RunOutput RunEvolutionExperiment(const LaserExperiment& e, const RunOptions& run
     c.label = "generation " + std::to_string(r.generation);
     c.nn_options.network = r.best;
     c.rnn_options.network = r.best_recurrent;
+    c.network_given = true;
     test.configurations.push_back(c);
   }
   out = RunLaserExperiment(test, run);

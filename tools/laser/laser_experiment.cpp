@@ -134,9 +134,10 @@ void ApplySetting(const std::string& controller, const std::string& key, const s
         o.environment.wander_window_s = number();
       else if (key == "literal_integer_division")
         o.literal_integer_division = ToBool(key, value, source);
-      else if (key == "network")
+      else if (key == "network") {
         o.network = LoadDefinitionNetwork(value, source, LoadNetworkFile);
-      else
+        c->network_given = true;
+      } else
         throw ConfigError(source + ": unknown nn controller key '" + key + "'");
       return;
     }
@@ -146,9 +147,10 @@ void ApplySetting(const std::string& controller, const std::string& key, const s
         o.sectors = ParseSectorReduction(value);
       else if (key == "frame")
         o.frame = ParseRnnFrame(value);
-      else if (key == "network")
+      else if (key == "network") {
         o.network = LoadDefinitionNetwork(value, source, LoadRecurrentNetworkFile);
-      else
+        c->network_given = true;
+      } else
         throw ConfigError(source + ": unknown rnn controller key '" + key + "'");
       return;
     }
@@ -234,9 +236,12 @@ LaserExperiment LoadLaserExperiment(const std::string& path) {
   if (e.kind != "worlds" && e.kind != "episodes" && e.kind != "evolution") {
     map.Fail("kind", "must be worlds, episodes or evolution");
   }
+  const bool compare = map.Has("compare");
+  if (compare && map.Has("controller")) map.Fail("controller", "is given per entry of compare");
+  if (compare) e.controller = "compare";
   map.Optional("controller", &e.controller);
   if (e.controller != "static" && e.controller != "cbr" && e.controller != "nn" && e.controller != "rnn" &&
-      e.controller != "memory") {
+      e.controller != "memory" && e.controller != "compare") {
     map.Fail("controller", "must be static, cbr, nn, rnn or memory");
   }
   if (e.kind == "evolution" && e.controller != "nn" && e.controller != "rnn") {
@@ -338,20 +343,48 @@ LaserExperiment LoadLaserExperiment(const std::string& path) {
       map.Fail("snapshot_every_s", "must be >= 0");
     }
   }
+  if (compare) {
+    // E9: several controllers side by side, each entry a configuration with its own controller and settings.
+    if (e.kind != "episodes") map.Fail("compare", "is for kind: episodes");
+    if (map.Has("sweep")) map.Fail("sweep", "cannot be combined with compare");
+    for (StrictMap entry : map.ChildList("compare")) {
+      LaserConfiguration c;
+      c.label = entry.Required<std::string>("label");
+      c.controller = entry.Required<std::string>("controller");
+      if (c.controller != "static" && c.controller != "cbr" && c.controller != "nn" && c.controller != "rnn" &&
+          c.controller != "memory") {
+        entry.Fail("controller", "must be static, cbr, nn, rnn or memory");
+      }
+      for (const LaserConfiguration& other : e.configurations) {
+        if (other.label == c.label) entry.Fail("label", "'" + c.label + "' is used twice");
+      }
+      for (const std::string& key : entry.Keys()) {
+        if (key != "label" && key != "controller") {
+          ApplySetting(c.controller, key, entry.Required<std::string>(key), path, &c);
+        }
+      }
+      e.configurations.push_back(c);
+    }
+    if (e.configurations.empty()) map.Fail("compare", "needs at least one entry");
+    for (const std::string other : {"static", "cbr", "nn", "rnn", "memory"}) {
+      if (map.Has(other)) map.Fail(other, "is given per entry of compare");
+    }
+  }
   LaserConfiguration base;
   base.label = e.controller;
-  if (map.Has(e.controller)) {
+  base.controller = e.controller;
+  if (!compare && map.Has(e.controller)) {
     StrictMap block = map.Child(e.controller);
     for (const std::string& key : block.Keys()) {
       ApplySetting(e.controller, key, block.Required<std::string>(key), path, &base);
     }
   }
   for (const std::string other : {"static", "cbr", "nn", "rnn", "memory"}) {
-    if (other != e.controller && map.Has(other)) {
+    if (!compare && other != e.controller && map.Has(other)) {
       map.Fail(other, "is for another controller (controller: " + e.controller + ")");
     }
   }
-  e.configurations = {base};
+  if (!compare) e.configurations = {base};
   if (map.Has("sweep")) {
     StrictMap sweep = map.Child("sweep");
     for (const std::string& key : sweep.Keys()) {
@@ -371,27 +404,52 @@ LaserExperiment LoadLaserExperiment(const std::string& path) {
     }
   }
   map.Finish();
-  for (const LaserConfiguration& c : e.configurations) {
-    try {
-      if (e.controller == "static")
-        ValidateStaticOptions(c.static_options);
-      else if (e.controller == "cbr")
-        ValidateCbrOptions(c.cbr_options);
-      else if (e.controller == "memory")
-        ValidateMemoryOptions(c.memory_options);
-      else if (e.controller == "rnn") {
-        // Evolved networks come from the run; episodes need the network file.
-        if (e.kind != "evolution" && c.rnn_options.network.empty()) {
-          throw ConfigError(path + ": controller rnn needs a network (rnn: {network: FILE})");
-        }
-        if (e.kind != "evolution") ValidateRecurrentOptions(c.rnn_options);
-      } else
-        ValidateNeuralOptions(c.nn_options);
-    } catch (const std::invalid_argument& err) {
-      throw ConfigError(path + ": configuration " + c.label + ": " + err.what());
+  for (const LaserConfiguration& c : e.configurations) ValidateConfiguration(e, c, path);
+  return e;
+}
+
+void ValidateConfiguration(const LaserExperiment& e, const LaserConfiguration& c, const std::string& source) {
+  try {
+    if (c.controller == "static")
+      ValidateStaticOptions(c.static_options);
+    else if (c.controller == "cbr")
+      ValidateCbrOptions(c.cbr_options);
+    else if (c.controller == "memory")
+      ValidateMemoryOptions(c.memory_options);
+    else if (c.controller == "rnn") {
+      // Evolved networks come from the run; episodes need the network file.
+      if (e.kind != "evolution" && c.rnn_options.network.empty()) {
+        throw ConfigError(source + ": controller rnn needs a network (rnn: {network: FILE})");
+      }
+      if (e.kind != "evolution") ValidateRecurrentOptions(c.rnn_options);
+    } else
+      ValidateNeuralOptions(c.nn_options);
+  } catch (const std::invalid_argument& err) {
+    throw ConfigError(source + ": configuration " + c.label + ": " + err.what());
+  }
+}
+
+void ApplyConfigurationOverrides(LaserExperiment* e, const std::vector<std::string>& overrides) {
+  for (const std::string& o : overrides) {
+    const size_t dot = o.find('.'), eq = o.find('=');
+    if (dot == std::string::npos || eq == std::string::npos || dot > eq || dot == 0 || eq == dot + 1) {
+      throw ConfigError("--set '" + o + "': expected LABEL.KEY=VALUE (e.g. nn.network=e4/networks/generation_100.txt)");
+    }
+    const std::string label = o.substr(0, dot), key = o.substr(dot + 1, eq - dot - 1), value = o.substr(eq + 1);
+    bool found = false;
+    for (LaserConfiguration& c : e->configurations) {
+      if (c.label != label) continue;
+      found = true;
+      // Relative files are the user's: relative to the working directory, not to the definition.
+      ApplySetting(c.controller, key, value, (fs::current_path() / "--set").string(), &c);
+      ValidateConfiguration(*e, c, "--set " + o);
+    }
+    if (!found) {
+      std::string labels;
+      for (const LaserConfiguration& c : e->configurations) labels += (labels.empty() ? "" : ", ") + c.label;
+      throw ConfigError("--set '" + o + "': no configuration '" + label + "' (this experiment has: " + labels + ")");
     }
   }
-  return e;
 }
 
 std::string DefaultLaserExperimentDir() {
@@ -432,24 +490,29 @@ EpisodeRow RunLaserEpisode(const LaserExperiment& experiment, const LaserConfigu
   row.density = world.density_pct;
   row.world = world.id;
   row.seed = seed;
-  if (experiment.controller == "static") {
+  const std::string& controller = configuration.controller.empty() ? experiment.controller : configuration.controller;
+  if ((controller == "nn" || controller == "rnn") && !configuration.network_given) {
+    throw ConfigError("configuration " + configuration.label + ": controller " + controller +
+                      " needs a network file (in the definition, or --set " + configuration.label + ".network=FILE)");
+  }
+  if (controller == "static") {
     StaticOptions o = configuration.static_options;
     o.seed = sim::DeriveSeed(seed, 3);
     StaticController c(o);
     while (!episode.done()) episode.Advance(c.Step(episode.frame()));
     row.rejected_frames = c.rejected_frames();
-  } else if (experiment.controller == "nn") {
+  } else if (controller == "nn") {
     NeuralOptions o = configuration.nn_options;
     o.seed = sim::DeriveSeed(seed, 3);
     NeuralController c(o);
     while (!episode.done()) episode.Advance(c.Step(episode.frame()));
     row.gates = c.gate_counts();
     row.rejected_frames = c.rejected_frames();
-  } else if (experiment.controller == "rnn") {
+  } else if (controller == "rnn") {
     RecurrentController c(configuration.rnn_options);
     while (!episode.done()) episode.Advance(c.Step(episode.frame()));
     row.rejected_frames = c.rejected_frames();
-  } else if (experiment.controller == "memory") {
+  } else if (controller == "memory") {
     return RunMemoryEpisode(experiment, configuration, world, seed, keep_trajectory, TopoMap{});
   } else {
     CbrOptions o = configuration.cbr_options;
@@ -573,8 +636,19 @@ std::string WorldsCsv(const LaserExperiment& e, const std::vector<WorldRow>& row
 
 }  // namespace
 
-RunOutput RunLaserExperiment(const LaserExperiment& e, const RunOptions& options) {
+RunOutput RunLaserExperiment(const LaserExperiment& definition, const RunOptions& options) {
   const auto started = std::chrono::steady_clock::now();
+  LaserExperiment e = definition;
+  ApplyConfigurationOverrides(&e, options.overrides);
+  if (e.kind == "episodes") {
+    for (const LaserConfiguration& c : e.configurations) {  // said once, before any thread starts
+      if ((c.controller == "nn" || c.controller == "rnn") && !c.network_given) {
+        throw ConfigError(e.name + ": configuration " + c.label + " (controller " + c.controller +
+                          ") needs a network file: name it in the definition or pass --set " + c.label +
+                          ".network=FILE (limbic laser evolve writes networks/generation_NNN.txt)");
+      }
+    }
+  }
   const int worlds = options.limit_worlds > 0 ? std::min(options.limit_worlds, e.worlds) : e.worlds;
   struct Task {
     double density;
@@ -610,7 +684,7 @@ RunOutput RunLaserExperiment(const LaserExperiment& e, const RunOptions& options
           const uint64_t seed = EpisodeSeed(e.seed, tasks[t].density, tasks[t].world);
           const bool pictures = traced && !options.out_dir.empty();
           for (const LaserConfiguration& c : e.configurations) {
-            if (e.controller != "memory") {
+            if (c.controller != "memory") {
               r.episodes.push_back(RunLaserEpisode(e, c, world, seed, traced));
               continue;
             }

@@ -28,6 +28,8 @@ namespace limbic::laser {
 // One configuration of the controller (a sweep point, or the only one).
 struct LaserConfiguration {
   std::string label;
+  std::string controller;        // static | cbr | nn | rnn | memory (E9's `compare` gives each its own)
+  bool network_given = false;    // nn/rnn: a `network` file was named (an episode needs one)
   StaticOptions static_options;  // controller: static
   CbrOptions cbr_options;        // controller: cbr
   NeuralOptions nn_options;      // controller: nn (the network, or evolved ones for E4)
@@ -60,7 +62,7 @@ struct LaserExperiment {
   std::string description;
   std::string source;
   std::string kind = "episodes";      // worlds (E1) | episodes (E2, E3) | evolution (E4, E5)
-  std::string controller = "static";  // static | cbr | nn | rnn | memory
+  std::string controller = "static";  // static | cbr | nn | rnn | memory | compare (E9: one per configuration)
   uint64_t seed = 1;                  // episode seeds (laser errors, noise vectors)
   uint64_t library_salt = 1;          // world libraries
   std::vector<double> densities{15, 20, 25, 30, 35};
@@ -82,6 +84,12 @@ struct LaserExperiment {
 
 // Loads a definition strictly (unknown key → config::ConfigError naming the file and key path).
 LaserExperiment LoadLaserExperiment(const std::string& path);
+// Throws config::ConfigError naming `source` and the configuration when its controller's options are invalid.
+void ValidateConfiguration(const LaserExperiment& experiment, const LaserConfiguration& configuration,
+                           const std::string& source);
+// Applies RunOptions::overrides (LABEL.KEY=VALUE); throws config::ConfigError for a malformed one, a label
+// no configuration has, or a key or value its controller refuses.
+void ApplyConfigurationOverrides(LaserExperiment* experiment, const std::vector<std::string>& overrides);
 std::string DefaultLaserExperimentDir();  // experiments/laser in limbic's data, or $LIMBIC_LASER_EXPERIMENTS_DIR
 std::vector<std::string> ListLaserExperimentFiles(const std::string& dir = DefaultLaserExperimentDir());
 LaserExperiment FindLaserExperiment(const std::string& name_or_path,
@@ -132,6 +140,9 @@ uint64_t EpisodeSeed(uint64_t experiment_seed, double density, int world);
 
 struct RunOptions {
   int jobs = 1;
+  // LABEL.KEY=VALUE: a controller setting for the configuration LABEL (e.g. E9's "nn.network=FILE", the
+  // best network of an E4 run, which no definition can name before that run exists).
+  std::vector<std::string> overrides;
   int limit_worlds = 0;  // 0: the definition's count
   std::string out_dir;
   bool progress = true;

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <sstream>
 
 #include "common/config/config.hpp"
@@ -246,6 +247,87 @@ TEST(LaserMemory, WithAndWithoutTheMapAndARetainedMap) {
 }
 
 // The runner end to end through `limbic laser` (seconds): rows, summary, pictures, and its errors.
+// E9: `compare` runs several controllers side by side on the same worlds and seeds; the nn entry gets its
+// network at run time (--set nn.network=FILE), and without one the run is refused before any episode.
+TEST(LaserCompare, ControllersSideBySideWithTheirOwnSettings) {
+  const fs::path dir = TempDir("compare");
+  std::mt19937_64 rng(5);
+  Network net;
+  for (Neuron& n : net) n = RandomNeuron(rng);
+  {
+    std::ofstream out(dir / "net.txt");
+    SaveNetwork(net, out);
+  }
+  const std::string file = WriteYaml(dir, "cmp", R"(section: "E9"
+description: four controllers
+densities: [20]
+worlds: {first: 0, count: 2}
+episode: {time_limit_s: 8}
+compare:
+  - {label: static, controller: static, og: 7, ng: 1}
+  - {label: cbr, controller: cbr}
+  - {label: nn, controller: nn}
+  - {label: memory, controller: memory, end_when_stalled: true}
+)");
+  const LaserExperiment e = LoadLaserExperiment(file);
+  EXPECT_EQ(e.controller, "compare");
+  ASSERT_EQ(e.configurations.size(), 4u);
+  EXPECT_EQ(e.configurations[0].controller, "static");
+  EXPECT_DOUBLE_EQ(e.configurations[0].static_options.gains.og, 7.0);
+  EXPECT_DOUBLE_EQ(e.configurations[0].static_options.gains.ng, 1.0);
+  EXPECT_TRUE(e.configurations[3].memory_options.end_when_stalled);
+  EXPECT_FALSE(e.configurations[2].network_given);
+
+  RunOptions options;
+  options.jobs = 2;
+  options.progress = false;
+  options.out_dir = (dir / "out").string();
+  fs::create_directories(options.out_dir);
+  EXPECT_THROW(RunLaserExperiment(e, options), config::ConfigError);  // nn has no network
+  EXPECT_FALSE(fs::exists(dir / "out" / "runs.csv"));
+  options.overrides = {"nn.network=" + (dir / "net.txt").string()};
+  const RunOutput out = RunLaserExperiment(e, options);
+  ASSERT_EQ(out.episodes.size(), 8u);  // 4 configurations × 2 worlds
+  for (const EpisodeRow& r : out.episodes) EXPECT_GT(r.result.cycles, 0) << r.configuration;
+  // Each controller as it runs alone: the static entry's row is the static controller's with OG 7, NG 1.
+  LaserExperiment alone = e;
+  alone.controller = "static";
+  LaserConfiguration s = e.configurations[0];
+  const World w = GenerateWorld(20, 0, e.library_salt, e.world);
+  const EpisodeRow reference = RunLaserEpisode(alone, s, w, EpisodeSeed(e.seed, 20, 0), false);
+  EXPECT_EQ(out.episodes[0].configuration, "static");
+  EXPECT_EQ(out.episodes[0].result.cycles, reference.result.cycles);
+  EXPECT_DOUBLE_EQ(out.episodes[0].result.path_cm, reference.result.path_cm);
+  const std::string md = Read(dir / "out" / "summary.md");
+  EXPECT_NE(md.find("## Across the controllers (E9)"), std::string::npos) << md;
+  EXPECT_NE(md.find("| density | static | cbr | nn | memory |"), std::string::npos) << md;
+
+  // Overrides that cannot apply are refused by name.
+  options.overrides = {"rnn.network=x"};
+  EXPECT_THROW(RunLaserExperiment(e, options), config::ConfigError);
+  options.overrides = {"cbr.no_such_key=1"};
+  EXPECT_THROW(RunLaserExperiment(e, options), config::ConfigError);
+  options.overrides = {"nn.network"};
+  EXPECT_THROW(RunLaserExperiment(e, options), config::ConfigError);
+  options.overrides = {"nn.network=" + (dir / "missing.txt").string()};
+  EXPECT_THROW(RunLaserExperiment(e, options), config::ConfigError);
+  // Bad compare definitions.
+  EXPECT_THROW(
+      LoadLaserExperiment(WriteYaml(dir, "c1", "controller: cbr\ncompare:\n  - {label: a, controller: cbr}\n")),
+      config::ConfigError);
+  EXPECT_THROW(LoadLaserExperiment(WriteYaml(
+                   dir, "c2", "compare:\n  - {label: a, controller: cbr}\n  - {label: a, controller: static}\n")),
+               config::ConfigError);
+  EXPECT_THROW(LoadLaserExperiment(WriteYaml(dir, "c3", "compare:\n  - {label: a, controller: fuzzy}\n")),
+               config::ConfigError);
+  EXPECT_THROW(LoadLaserExperiment(WriteYaml(dir, "c4", "compare:\n  - {label: a, controller: cbr, og: 3}\n")),
+               config::ConfigError);
+  EXPECT_THROW(
+      LoadLaserExperiment(WriteYaml(dir, "c5", "compare:\n  - {label: a, controller: cbr}\nsweep: {og: [1]}\n")),
+      config::ConfigError);
+  fs::remove_all(dir);
+}
+
 TEST(LaserCli, SmokeExperimentWritesRowsSummaryAndPictures) {
   const std::string exe = std::string(LIMBIC_BUILD_BIN_DIR) + "/limbic-laser";
   const fs::path out = TempDir("smoke");

@@ -167,6 +167,30 @@ std::string SummaryMarkdown(const LaserExperiment& e, const LaserSummary& s) {
       out << "| " << t.configuration << " | " << Fixed(t.summed_normalised_index, 3) << " |\n";
     out << "\nOptimum configuration: **" << s.optimum << "**\n";
   }
+  if (e.controller == "compare") {
+    // E9: one table across the controllers per density — solved %, efficiency of the solved worlds, time.
+    out << "\n## Across the controllers (E9)\n\nSolved % (95 % Wilson interval) / efficiency % of solved worlds / mean "
+           "time of solved worlds (s).\n\n| density |";
+    for (const LaserConfiguration& c : e.configurations) out << " " << c.label << " |";
+    out << "\n|---|";
+    for (size_t k = 0; k < e.configurations.size(); ++k) out << "---|";
+    out << "\n";
+    for (double d : e.densities) {
+      out << "| " << DensityText(d) << " % |";
+      for (const LaserConfiguration& c : e.configurations) {
+        const auto cell = std::find_if(s.cells.begin(), s.cells.end(), [&](const CellSummary& x) {
+          return x.configuration == c.label && x.density == d;
+        });
+        if (cell == s.cells.end() || cell->worlds == 0) {
+          out << " – |";
+          continue;
+        }
+        out << " " << Ci(cell->solved_pct, 1) << " / " << (cell->solved ? Fixed(cell->efficiency_pct.mean, 1) : "–")
+            << " / " << (cell->solved ? Fixed(cell->time_s.mean, 1) : "–") << " |";
+      }
+      out << "\n";
+    }
+  }
   return out.str();
 }
 

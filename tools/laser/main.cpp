@@ -36,11 +36,13 @@ the same evolution).
 
 commands:
   experiment list                          the laser experiments (E1–E7): name, section, episodes
-  experiment run NAME [--jobs N] [--out DIR] [--limit-worlds N]
+  experiment run NAME [--jobs N] [--out DIR] [--limit-worlds N] [--set LABEL.KEY=VALUE ...]
                                            run one; writes DIR/runs.csv (E1: worlds.csv), summary.csv,
                                            summary.md and trajectory_*.svg; prints the summary. An
                                            evolution (E4) first evolves (as `evolve`, resuming from
-                                           DIR/checkpoint.txt), then tests each generation's best network
+                                           DIR/checkpoint.txt), then tests each generation's best network.
+                                           --set: a controller setting of the configuration LABEL, e.g.
+                                           E9's --set nn.network=e4/networks/generation_100.txt
   evolve NAME [--jobs N] [--out DIR] [--generations N] [--stop-after K] [--fresh]
                                            symbiotic evolution of an evolution definition: per-generation
                                            progress with ETA, DIR/generations.csv, DIR/checkpoint.txt
@@ -125,6 +127,8 @@ int CmdExperimentRun(const std::vector<std::string>& args) {
       out_dir = flags::NextValue(args, &i);
     } else if (args[i] == "--limit-worlds") {
       options.limit_worlds = flags::ParseInt("--limit-worlds", flags::NextValue(args, &i), 1);
+    } else if (args[i] == "--set") {
+      options.overrides.push_back(flags::NextValue(args, &i));
     } else if (args[i].rfind("-", 0) == 0) {
       throw UsageError("experiment run: unknown option '" + args[i] + "' (see --help)");
     } else if (name.empty()) {
@@ -393,6 +397,8 @@ int CmdEpisodeOrRender(const std::vector<std::string>& args, bool render) {
     e.controller = controller;
     LaserConfiguration c;
     c.label = controller;
+    c.controller = controller;
+    c.network_given = !network.empty();
     if (controller == "nn") {
       if (network.empty()) throw UsageError("--controller nn needs --network FILE (written by limbic laser evolve)");
       c.nn_options.network = LoadNetworkFile(network);

@@ -1,10 +1,32 @@
 #include "services/laser_topo/memory_controller.hpp"
 
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
 
 namespace limbic::laser {
+namespace {
+
+// Adds the time from construction to destruction to *sink, when sink is not null.
+class StageTimer {
+ public:
+  explicit StageTimer(int64_t* sink) : sink_(sink) {
+    if (sink_) start_ = std::chrono::steady_clock::now();
+  }
+  ~StageTimer() {
+    if (sink_)
+      *sink_ += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start_).count();
+  }
+  StageTimer(const StageTimer&) = delete;
+  StageTimer& operator=(const StageTimer&) = delete;
+
+ private:
+  int64_t* sink_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace
 
 void ValidateMemoryOptions(const MemoryOptions& o) {
   ValidateCbrOptions(o.cbr);
@@ -30,10 +52,18 @@ void MapLayer::Observe(const SensorFrame& f, const EnvironmentInfo& env) {
   update_.current = map_.current();
   if (f.cycle % options_.map_every_cycles != 0) return;
   // §2.8: Resolve_Obstacles → Find_Features → Classify_Area → Update_Topological_Map.
-  const std::vector<TopoObstacle> obstacles = ResolveObstacles(f.ranges, options_.perception);
-  const std::vector<Feature> features = FindFeatures(obstacles, options_.perception);
-  const int classified = ClassifyArea(features);
-  update_ = map_.Update(features, classified, Pose(f), env.clear_to_goal || env.senses_goal);
+  std::vector<Feature> features;
+  int classified = -1;
+  {
+    StageTimer timer(measure_cost_ ? &cost_.perception_ns : nullptr);
+    const std::vector<TopoObstacle> obstacles = ResolveObstacles(f.ranges, options_.perception);
+    features = FindFeatures(obstacles, options_.perception);
+    classified = ClassifyArea(features);
+  }
+  {
+    StageTimer timer(measure_cost_ ? &cost_.mapping_ns : nullptr);
+    update_ = map_.Update(features, classified, Pose(f), env.clear_to_goal || env.senses_goal);
+  }
   if (update_.updated) ++stats_.map_updates;
   if (update_.corrected) {
     offset_ = offset_ + update_.correction;
@@ -42,7 +72,11 @@ void MapLayer::Observe(const SensorFrame& f, const EnvironmentInfo& env) {
 }
 
 bool MapLayer::Plan(const SensorFrame& f, const EnvironmentInfo& env) {
-  const MapPath path = SolveMap(map_, map_.current(), f.goal, env.clear_to_goal || env.senses_goal, options_.planner);
+  MapPath path;
+  {
+    StageTimer timer(measure_cost_ ? &cost_.planning_ns : nullptr);
+    path = SolveMap(map_, map_.current(), f.goal, env.clear_to_goal || env.senses_goal, options_.planner);
+  }
   if (!path.valid) {
     ++stats_.no_path;
     return false;
@@ -78,7 +112,11 @@ bool MapLayer::Guide(const SensorFrame& f, const EnvironmentInfo& env, Vec2* way
     ++stats_.stalled;
     return false;
   }
-  const MapFollower::Status status = follower_.Step(f.ranges, pose, f.time_s, update_);
+  MapFollower::Status status;
+  {
+    StageTimer timer(measure_cost_ ? &cost_.following_ns : nullptr);
+    status = follower_.Step(f.ranges, pose, f.time_s, update_);
+  }
   switch (status) {
     case MapFollower::Status::kFollowing:
       break;

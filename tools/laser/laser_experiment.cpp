@@ -15,6 +15,7 @@
 
 #include "common/config/config.hpp"
 #include "common/paths/paths.hpp"
+#include "services/laser_topo/topo_convert.hpp"
 #include "sim/random.hpp"
 #include "tools/laser/laser_render.hpp"
 #include "tools/laser/laser_summary.hpp"
@@ -334,6 +335,9 @@ LaserExperiment LoadLaserExperiment(const std::string& path) {
     }
   }
   map.Optional("trajectories", &e.trajectories);
+  if (map.Optional("cost", &e.cost) && e.cost && e.controller != "memory") {
+    map.Fail("cost", "is for controller: memory (E8 times the map layer's stages)");
+  }
   if (map.Has("map_runs") || map.Has("snapshot_every_s")) {
     if (e.controller != "memory") map.Fail("map_runs", "map_runs and snapshot_every_s are for controller: memory");
     map.Optional("map_runs", &e.map_runs);
@@ -527,6 +531,18 @@ EpisodeRow RunLaserEpisode(const LaserExperiment& experiment, const LaserConfigu
   return row;
 }
 
+namespace {
+
+// The size of the map as the mapper service sends it (a TopoMapSnapshot, §5.2).
+size_t MapSnapshotBytes(const TopoMap& map) {
+  flatbuffers::FlatBufferBuilder fbb;
+  const auto header = msg::CreateHeaderDirect(fbb, 0, 0, 0, "r1/laser_mapper", false, 0);
+  fbb.Finish(ToMsg(fbb, header, map, 1), messages::Traits<msg::TopoMapSnapshot>::kIdentifier);
+  return fbb.GetSize();
+}
+
+}  // namespace
+
 EpisodeRow RunMemoryEpisode(const LaserExperiment& experiment, const LaserConfiguration& configuration,
                             const World& world, uint64_t seed, bool keep_trajectory, const TopoMap& map,
                             const MapSnapshot& on_snapshot) {
@@ -555,8 +571,22 @@ EpisodeRow RunMemoryEpisode(const LaserExperiment& experiment, const LaserConfig
     record(c);
   } else {
     MemoryController c(o, map);
+    c.MeasureCost(experiment.cost);
+    using Clock = std::chrono::steady_clock;
+    auto ns = [](Clock::time_point a, Clock::time_point b) {
+      return std::chrono::duration_cast<std::chrono::nanoseconds>(b - a).count();
+    };
     while (!episode.done()) {
-      episode.Advance(c.Step(episode.frame()));
+      if (experiment.cost) {
+        const Clock::time_point t0 = Clock::now();
+        const double heading = c.Step(episode.frame());
+        const Clock::time_point t1 = Clock::now();
+        episode.Advance(heading);
+        row.cost.controller_ns += ns(t0, t1);
+        row.cost.sim_ns += ns(t1, Clock::now());
+      } else {
+        episode.Advance(c.Step(episode.frame()));
+      }
       if (snapshot_cycles > 0 && episode.frame().cycle % snapshot_cycles == 0 && !episode.done()) {
         on_snapshot(episode.frame().time_s, episode.Result().trajectory, c.layer().map());
       }
@@ -567,6 +597,16 @@ EpisodeRow RunMemoryEpisode(const LaserExperiment& experiment, const LaserConfig
     row.map_nodes = static_cast<int>(c.layer().map().nodes().size());
     row.links_per_node = c.layer().map().LinksPerNode();
     row.map = std::make_shared<const TopoMap>(c.layer().map());
+    if (experiment.cost) {
+      row.cost.map = c.layer().cost();
+      const auto& nodes = c.layer().map().nodes();
+      if (!nodes.empty()) {
+        double bytes = 0;
+        for (const TopoNode& n : nodes) bytes += sizeof(TopoNode) + n.links.size() * sizeof(NodeLink);
+        row.cost.bytes_per_node_memory = bytes / static_cast<double>(nodes.size());
+        row.cost.bytes_per_node_bus = static_cast<double>(MapSnapshotBytes(c.layer().map())) / nodes.size();
+      }
+    }
   }
   row.result = episode.Result();
   if (on_snapshot && row.map) on_snapshot(row.result.time_s, row.result.trajectory, *row.map);
@@ -593,6 +633,10 @@ std::string RunsCsv(const LaserExperiment& e, const std::vector<EpisodeRow>& row
     s << ",t_MapFollowing,run,map_nodes,links_per_node,plans,no_path,exits_reached,ended_new_node,timeouts,replans,"
          "pose_corrections,map_updates,stalled";
   }
+  if (e.cost) {
+    s << ",sim_ns,controller_ns,perception_ns,mapping_ns,planning_ns,following_ns,bytes_per_node_memory,"
+         "bytes_per_node_bus";
+  }
   if (e.controller == "nn") {
     for (const char* name : kNetworkInputNames) s << ",pass_" << name;
     for (const char* name : kNetworkOutputNames) s << ",pass_" << name;
@@ -612,6 +656,12 @@ std::string RunsCsv(const LaserExperiment& e, const std::vector<EpisodeRow>& row
       s << "," << Num(cases.size() < r.time_in_case_s.size() ? r.time_in_case_s[cases.size()] : 0) << "," << r.run
         << "," << r.map_nodes << "," << Num(r.links_per_node) << "," << m.plans << "," << m.no_path << "," << m.reached
         << "," << m.new_node << "," << m.timeouts << "," << m.replans << "," << m.corrections << "," << m.map_updates;
+    }
+    if (e.cost) {
+      const EpisodeCost& k = r.cost;
+      s << "," << k.sim_ns << "," << k.controller_ns << "," << k.map.perception_ns << "," << k.map.mapping_ns << ","
+        << k.map.planning_ns << "," << k.map.following_ns << "," << Num(k.bytes_per_node_memory) << ","
+        << Num(k.bytes_per_node_bus);
     }
     if (e.controller == "nn") {
       // Gates passed per control cycle (E4's input-usage analysis: which inputs the evolved gates pass).
@@ -794,6 +844,7 @@ RunOutput RunLaserExperiment(const LaserExperiment& definition, const RunOptions
       WriteFile(dir / "summary.csv", SummaryCsv(summary));
       std::string md = SummaryMarkdown(summarised, summary);
       if (e.controller == "memory") md += MapSummaryMarkdown(summarised, out.episodes);
+      if (e.cost) md += CostSummaryMarkdown(summarised, out.episodes);
       WriteFile(dir / "summary.md", md);
     } else {
       WriteFile(dir / "worlds.csv", WorldsCsv(e, out.worlds));

@@ -78,6 +78,7 @@ struct LaserExperiment {
   // starts without a map, each later one with the map the earlier runs built); 1 = a fresh map each time.
   int map_runs = 1;
   double snapshot_every_s = 0.0;  // E7: an SVG of trajectory and map every this many seconds (0: none)
+  bool cost = false;              // E8 (controller memory): time each stage, weigh the map; summary.md says it
 
   int64_t EpisodeCount() const;
 };
@@ -94,6 +95,15 @@ std::string DefaultLaserExperimentDir();  // experiments/laser in limbic's data,
 std::vector<std::string> ListLaserExperimentFiles(const std::string& dir = DefaultLaserExperimentDir());
 LaserExperiment FindLaserExperiment(const std::string& name_or_path,
                                     const std::string& dir = DefaultLaserExperimentDir());
+
+// E8: where one episode's CPU time went (nanoseconds, monotonic clock) and what its map weighs.
+struct EpisodeCost {
+  int64_t sim_ns = 0;                // the simulator: motion law, collisions, laser (LaserEpisode::Advance)
+  int64_t controller_ns = 0;         // the whole controller step, map layer included
+  MapLayerCost map;                  // the map layer's stages (part of controller_ns)
+  double bytes_per_node_memory = 0;  // sizeof(TopoNode) + its links, per node
+  double bytes_per_node_bus = 0;     // a TopoMapSnapshot message (§5.2) of the final map, per node
+};
 
 // One episode's row (runs.csv).
 struct EpisodeRow {
@@ -112,6 +122,7 @@ struct EpisodeRow {
   double links_per_node = 0.0;
   MapLayerStats map_stats;
   std::shared_ptr<const TopoMap> map;
+  EpisodeCost cost;  // measured when the experiment says `cost: true` (E8)
 };
 
 // One world's row (worlds.csv, E1).

@@ -328,6 +328,50 @@ compare:
   fs::remove_all(dir);
 }
 
+// E8: the memory controller's CPU time split by stage and its map weighed; only for controller memory.
+TEST(LaserCost, StagesAreTimedAndTheMapWeighed) {
+  const fs::path dir = TempDir("cost");
+  const std::string file = WriteYaml(dir, "cost", R"(section: "E8"
+description: cost
+controller: memory
+cost: true
+densities: [25]
+worlds: {first: 3, count: 1}
+episode: {time_limit_s: 30}
+)");
+  const LaserExperiment e = LoadLaserExperiment(file);
+  EXPECT_TRUE(e.cost);
+  RunOptions options;
+  options.progress = false;
+  options.out_dir = (dir / "out").string();
+  fs::create_directories(options.out_dir);
+  const RunOutput out = RunLaserExperiment(e, options);
+  ASSERT_EQ(out.episodes.size(), 1u);
+  const EpisodeRow& r = out.episodes[0];
+  ASSERT_GT(r.map_nodes, 0) << "pick a world where the map layer builds a map";
+  EXPECT_GT(r.cost.sim_ns, 0);
+  EXPECT_GT(r.cost.map.perception_ns, 0);
+  EXPECT_GT(r.cost.map.mapping_ns, 0);
+  // The map layer's stages are part of the controller's step.
+  EXPECT_LT(r.cost.map.perception_ns + r.cost.map.mapping_ns + r.cost.map.planning_ns + r.cost.map.following_ns,
+            r.cost.controller_ns);
+  EXPECT_GE(r.cost.bytes_per_node_memory, static_cast<double>(sizeof(TopoNode)));
+  EXPECT_GT(r.cost.bytes_per_node_bus, 0.0);
+  // The same episode without timing is the same episode (the clock only watches).
+  LaserExperiment untimed = e;
+  untimed.cost = false;
+  const EpisodeRow plain = RunMemoryEpisode(untimed, e.configurations[0], GenerateWorld(25, 3, e.library_salt, e.world),
+                                            EpisodeSeed(e.seed, 25, 3), false, TopoMap{});
+  EXPECT_EQ(plain.result.cycles, r.result.cycles);
+  EXPECT_DOUBLE_EQ(plain.result.path_cm, r.result.path_cm);
+  EXPECT_EQ(plain.cost.controller_ns, 0);
+  const std::string md = Read(dir / "out" / "summary.md");
+  EXPECT_NE(md.find("## Cost (E8)"), std::string::npos) << md;
+  EXPECT_NE(Read(dir / "out" / "runs.csv").find("perception_ns"), std::string::npos);
+  EXPECT_THROW(LoadLaserExperiment(WriteYaml(dir, "c2", "controller: cbr\ncost: true\n")), config::ConfigError);
+  fs::remove_all(dir);
+}
+
 TEST(LaserCli, SmokeExperimentWritesRowsSummaryAndPictures) {
   const std::string exe = std::string(LIMBIC_BUILD_BIN_DIR) + "/limbic-laser";
   const fs::path out = TempDir("smoke");

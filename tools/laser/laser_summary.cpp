@@ -194,6 +194,46 @@ std::string SummaryMarkdown(const LaserExperiment& e, const LaserSummary& s) {
   return out.str();
 }
 
+std::string CostSummaryMarkdown(const LaserExperiment& e, const std::vector<EpisodeRow>& rows) {
+  std::ostringstream out;
+  out << "\n## Cost (E8)\n\nCPU time of each stage as a share of the episode's (simulator + controller), summed over "
+         "the episodes; µs per control cycle; wall/simulated = that CPU time over the simulated time (one core, "
+         "timed with a monotonic clock: run on a quiet machine); bytes per node of the final maps, in memory "
+         "(sizeof(TopoNode) + links) and as the mapper sends them (TopoMapSnapshot).\n\n"
+         "| configuration | density | simulator % | reactive % | perception % | mapping % | planning % | "
+         "following % | µs/cycle | wall/simulated | bytes/node memory | bytes/node bus |\n"
+         "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+  for (const LaserConfiguration& c : e.configurations) {
+    for (double d : e.densities) {
+      double sim = 0, ctl = 0, per = 0, map = 0, plan = 0, fol = 0, cycles = 0, simulated = 0;
+      std::vector<double> memory, bus;
+      for (const EpisodeRow& r : rows) {
+        if (r.configuration != c.label || r.density != d) continue;
+        sim += static_cast<double>(r.cost.sim_ns);
+        ctl += static_cast<double>(r.cost.controller_ns);
+        per += static_cast<double>(r.cost.map.perception_ns);
+        map += static_cast<double>(r.cost.map.mapping_ns);
+        plan += static_cast<double>(r.cost.map.planning_ns);
+        fol += static_cast<double>(r.cost.map.following_ns);
+        cycles += static_cast<double>(r.result.cycles);
+        simulated += r.result.time_s;
+        if (r.cost.bytes_per_node_memory > 0) memory.push_back(r.cost.bytes_per_node_memory);
+        if (r.cost.bytes_per_node_bus > 0) bus.push_back(r.cost.bytes_per_node_bus);
+      }
+      const double total = sim + ctl;
+      if (total <= 0 || cycles <= 0) continue;
+      const double reactive = std::max(0.0, ctl - per - map - plan - fol);
+      auto pct = [&](double x) { return Fixed(100.0 * x / total, 1); };
+      out << "| " << c.label << " | " << DensityText(d) << " | " << pct(sim) << " | " << pct(reactive) << " | "
+          << pct(per) << " | " << pct(map) << " | " << pct(plan) << " | " << pct(fol) << " | "
+          << Fixed(total / cycles / 1e3, 2) << " | " << Fixed(total / 1e9 / simulated, 4) << " | "
+          << (memory.empty() ? "–" : Ci(MeanInterval(memory), 0)) << " | "
+          << (bus.empty() ? "–" : Ci(MeanInterval(bus), 0)) << " |\n";
+    }
+  }
+  return out.str();
+}
+
 std::string MapSummaryMarkdown(const LaserExperiment& e, const std::vector<EpisodeRow>& rows) {
   std::ostringstream out;
   out << "\n## The topological map\n\nPer episode; nodes per world and links per node (each link counted at both "

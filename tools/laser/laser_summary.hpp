@@ -57,6 +57,10 @@ std::string SummaryMarkdown(const LaserExperiment& experiment, const LaserSummar
 // E6/E7 (controller memory): per configuration and density, nodes per world and links per node (95 % t
 // intervals), and how the map layer was used: plans per episode, how map-following ended, time in it.
 std::string MapSummaryMarkdown(const LaserExperiment& experiment, const std::vector<EpisodeRow>& rows);
+// E8: the CPU share of each stage (simulator, reactive controller, perception, mapping, planning, map
+// following), CPU time per control cycle, the wall/simulated time ratio and bytes per map node, per
+// configuration and density.
+std::string CostSummaryMarkdown(const LaserExperiment& e, const std::vector<EpisodeRow>& rows);
 
 // E1: per density, realised density, optimal path length and obstacle count with 95 % intervals.
 std::string WorldSummaryCsv(const std::vector<WorldRow>& rows);

@@ -8,8 +8,8 @@
 #include "services/laser_nav/controllers.hpp"
 #include "services/laser_nav/neural_network.hpp"
 #include "services/laser_sim/convert.hpp"
+#include "services/laser_topo/convert.hpp"
 #include "services/laser_topo/map_services.hpp"
-#include "services/laser_topo/topo_convert.hpp"
 
 namespace limbic::laser {
 namespace {

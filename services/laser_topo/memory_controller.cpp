@@ -1,6 +1,5 @@
 #include "services/laser_topo/memory_controller.hpp"
 
-#include <chrono>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -8,22 +7,20 @@
 namespace limbic::laser {
 namespace {
 
-// Adds the time from construction to destruction to *sink, when sink is not null.
+// Adds the time from construction to destruction, read from `now_ns`, to *sink (nothing when now_ns is null).
 class StageTimer {
  public:
-  explicit StageTimer(int64_t* sink) : sink_(sink) {
-    if (sink_) start_ = std::chrono::steady_clock::now();
-  }
+  StageTimer(int64_t (*now_ns)(), int64_t* sink) : now_ns_(now_ns), sink_(sink), start_(now_ns ? now_ns() : 0) {}
   ~StageTimer() {
-    if (sink_)
-      *sink_ += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start_).count();
+    if (now_ns_) *sink_ += now_ns_() - start_;
   }
   StageTimer(const StageTimer&) = delete;
   StageTimer& operator=(const StageTimer&) = delete;
 
  private:
+  int64_t (*now_ns_)();
   int64_t* sink_;
-  std::chrono::steady_clock::time_point start_;
+  int64_t start_;
 };
 
 }  // namespace
@@ -55,13 +52,13 @@ void MapLayer::Observe(const SensorFrame& f, const EnvironmentInfo& env) {
   std::vector<Feature> features;
   int classified = -1;
   {
-    StageTimer timer(measure_cost_ ? &cost_.perception_ns : nullptr);
+    StageTimer timer(now_ns_, &cost_.perception_ns);
     const std::vector<TopoObstacle> obstacles = ResolveObstacles(f.ranges, options_.perception);
     features = FindFeatures(obstacles, options_.perception);
     classified = ClassifyArea(features);
   }
   {
-    StageTimer timer(measure_cost_ ? &cost_.mapping_ns : nullptr);
+    StageTimer timer(now_ns_, &cost_.mapping_ns);
     update_ = map_.Update(features, classified, Pose(f), env.clear_to_goal || env.senses_goal);
   }
   if (update_.updated) ++stats_.map_updates;
@@ -74,7 +71,7 @@ void MapLayer::Observe(const SensorFrame& f, const EnvironmentInfo& env) {
 bool MapLayer::Plan(const SensorFrame& f, const EnvironmentInfo& env) {
   MapPath path;
   {
-    StageTimer timer(measure_cost_ ? &cost_.planning_ns : nullptr);
+    StageTimer timer(now_ns_, &cost_.planning_ns);
     path = SolveMap(map_, map_.current(), f.goal, env.clear_to_goal || env.senses_goal, options_.planner);
   }
   if (!path.valid) {
@@ -114,7 +111,7 @@ bool MapLayer::Guide(const SensorFrame& f, const EnvironmentInfo& env, Vec2* way
   }
   MapFollower::Status status;
   {
-    StageTimer timer(measure_cost_ ? &cost_.following_ns : nullptr);
+    StageTimer timer(now_ns_, &cost_.following_ns);
     status = follower_.Step(f.ranges, pose, f.time_s, update_);
   }
   switch (status) {

@@ -54,8 +54,9 @@ struct MapLayerStats {
   int64_t map_updates = 0;  // scans that updated the map
 };
 
-// Where the map layer's CPU time goes (E8), in nanoseconds of a monotonic clock; measured only when asked for
-// (MapLayer::MeasureCost): the clock reads cost ~25 ns each, a few per cycle.
+// Where the map layer's CPU time goes (E8), in nanoseconds of the clock the caller hands to MeasureCost (the
+// algorithm reads no clock itself: runs stay reproducible); measured only when asked for (a read costs ~25 ns,
+// a few per cycle).
 struct MapLayerCost {
   int64_t perception_ns = 0;  // Resolve_Obstacles, Find_Features, Classify_Area (§3.2–3.4)
   int64_t mapping_ns = 0;     // Update_Topological_Map with self-localisation (§3.5–3.8)
@@ -78,7 +79,8 @@ class MapLayer : public CaseOverride {
   const MapFollower& follower() const { return follower_; }
   Vec2 pose_offset() const { return offset_; }
   const MapUpdate& last_update() const { return update_; }
-  void MeasureCost(bool on) { measure_cost_ = on; }
+  // `now_ns`: a monotonic clock in nanoseconds (nullptr: no measurement).
+  void MeasureCost(int64_t (*now_ns)()) { now_ns_ = now_ns; }
   const MapLayerCost& cost() const { return cost_; }
 
  private:
@@ -92,7 +94,7 @@ class MapLayer : public CaseOverride {
   Vec2 offset_;
   MapLayerStats stats_;
   int64_t still_cycles_ = 0;  // since the map-following case (re)started
-  bool measure_cost_ = false;
+  int64_t (*now_ns_)() = nullptr;
   MapLayerCost cost_;
 };
 
@@ -106,7 +108,7 @@ class MemoryController : public HeadingController {
   double Step(const SensorFrame& frame) override;
   const CaseBasedController& cbr() const { return *cbr_; }
   const MapLayer& layer() const { return *layer_; }
-  void MeasureCost(bool on) { layer_->MeasureCost(on); }
+  void MeasureCost(int64_t (*now_ns)()) { layer_->MeasureCost(now_ns); }
 
  private:
   std::unique_ptr<MapLayer> layer_;

@@ -4,8 +4,8 @@
 
 #include "common/log/log.hpp"
 #include "services/laser_sim/convert.hpp"
+#include "services/laser_topo/convert.hpp"
 #include "services/laser_topo/map_services.hpp"
-#include "services/laser_topo/topo_convert.hpp"
 
 namespace limbic::laser {
 namespace {

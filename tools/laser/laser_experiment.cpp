@@ -15,7 +15,7 @@
 
 #include "common/config/config.hpp"
 #include "common/paths/paths.hpp"
-#include "services/laser_topo/topo_convert.hpp"
+#include "services/laser_topo/convert.hpp"
 #include "sim/random.hpp"
 #include "tools/laser/laser_render.hpp"
 #include "tools/laser/laser_summary.hpp"
@@ -533,6 +533,11 @@ EpisodeRow RunLaserEpisode(const LaserExperiment& experiment, const LaserConfigu
 
 namespace {
 
+int64_t MonotonicNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
 // The size of the map as the mapper service sends it (a TopoMapSnapshot, §5.2).
 size_t MapSnapshotBytes(const TopoMap& map) {
   flatbuffers::FlatBufferBuilder fbb;
@@ -571,7 +576,7 @@ EpisodeRow RunMemoryEpisode(const LaserExperiment& experiment, const LaserConfig
     record(c);
   } else {
     MemoryController c(o, map);
-    c.MeasureCost(experiment.cost);
+    c.MeasureCost(experiment.cost ? &MonotonicNs : nullptr);
     using Clock = std::chrono::steady_clock;
     auto ns = [](Clock::time_point a, Clock::time_point b) {
       return std::chrono::duration_cast<std::chrono::nanoseconds>(b - a).count();

@@ -1,4 +1,4 @@
-#include "services/laser_topo/topo_convert.hpp"
+#include "services/laser_topo/convert.hpp"
 
 #include <gtest/gtest.h>
 

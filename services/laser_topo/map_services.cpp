@@ -156,28 +156,16 @@ bool RemoteMapLayer::TakeOverBetweenSelections(const SensorFrame& f, const Envir
 bool RemoteMapLayer::Guide(const SensorFrame& f, const EnvironmentInfo& env, Vec2* waypoint) {
   if (!follower_.active()) return false;
   const Vec2 pose = Vec2{f.odom.x_cm, f.odom.y_cm} + offset_;
-  switch (follower_.Step(f.ranges, pose, f.time_s, update_)) {
-    case MapFollower::Status::kFollowing:
-      break;
-    case MapFollower::Status::kOffPath:
-      // §3.11: through a node not on the path: plan again from here. The answer comes cycles later, so
-      // the case hands back now and takes over again when it arrives.
-      ++stats_.off_path;
-      follower_.Stop();
-      Request(f, env, PlanReason::kOffPath);
-      return false;
-    case MapFollower::Status::kReached:
-      ++stats_.reached;
-      return false;
-    case MapFollower::Status::kNewNode:
-      ++stats_.new_node;
-      return false;
-    case MapFollower::Status::kTimeout:
-      ++stats_.timeouts;
-      return false;
-    case MapFollower::Status::kIdle:
-      return false;
+  const MapFollower::Status status = follower_.Step(f.ranges, pose, f.time_s, update_);
+  if (status == MapFollower::Status::kOffPath) {
+    // §3.11: through a node not on the path: plan again from here. The answer comes cycles later, so
+    // the case hands back now and takes over again when it arrives.
+    ++stats_.off_path;
+    follower_.Stop();
+    Request(f, env, PlanReason::kOffPath);
+    return false;
   }
+  if (!CountFollowing(status, &stats_)) return false;
   *waypoint = follower_.target() - offset_;  // map frame → odometry frame
   return true;
 }

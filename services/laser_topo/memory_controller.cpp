@@ -114,26 +114,13 @@ bool MapLayer::Guide(const SensorFrame& f, const EnvironmentInfo& env, Vec2* way
     StageTimer timer(now_ns_, &cost_.following_ns);
     status = follower_.Step(f.ranges, pose, f.time_s, update_);
   }
-  switch (status) {
-    case MapFollower::Status::kFollowing:
-      break;
-    case MapFollower::Status::kOffPath:
-      // §3.11: through a node that is not on the path: a new path from here.
-      ++stats_.replans;
-      if (!Plan(f, env)) return false;
-      if (follower_.Step(f.ranges, pose, f.time_s, update_) != MapFollower::Status::kFollowing) return false;
-      break;
-    case MapFollower::Status::kReached:
-      ++stats_.reached;
-      return false;
-    case MapFollower::Status::kNewNode:
-      ++stats_.new_node;
-      return false;
-    case MapFollower::Status::kTimeout:
-      ++stats_.timeouts;
-      return false;
-    case MapFollower::Status::kIdle:
-      return false;
+  if (status == MapFollower::Status::kOffPath) {
+    // §3.11: through a node that is not on the path: a new path from here.
+    ++stats_.replans;
+    if (!Plan(f, env)) return false;
+    if (follower_.Step(f.ranges, pose, f.time_s, update_) != MapFollower::Status::kFollowing) return false;
+  } else if (!CountFollowing(status, &stats_)) {
+    return false;
   }
   *waypoint = follower_.target() - offset_;  // map frame → odometry frame
   return true;

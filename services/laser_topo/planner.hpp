@@ -80,4 +80,28 @@ class MapFollower {
   int skipped_ = 0;
 };
 
+// Counts how a map-following case ended (reached its last way-point, came onto a new node, ran out of time) in
+// `stats`, for both map layers (in process and across the bus); kFollowing and kOffPath are the caller's to
+// handle. Returns true while still following.
+template <typename Stats>
+bool CountFollowing(MapFollower::Status status, Stats* stats) {
+  switch (status) {
+    case MapFollower::Status::kFollowing:
+      return true;
+    case MapFollower::Status::kReached:
+      ++stats->reached;
+      break;
+    case MapFollower::Status::kNewNode:
+      ++stats->new_node;
+      break;
+    case MapFollower::Status::kTimeout:
+      ++stats->timeouts;
+      break;
+    case MapFollower::Status::kOffPath:
+    case MapFollower::Status::kIdle:
+      break;
+  }
+  return false;
+}
+
 }  // namespace limbic::laser

@@ -181,8 +181,9 @@ RunOutcome ExecuteRun(const RunSpec& run, const std::atomic<bool>& abandon, cons
   std::vector<std::pair<std::string, std::shared_ptr<stack::Recording>>> team;
   int status = 0;
   std::string step_error;
+  stack::StackSpec spec;
   try {
-    stack::StackSpec spec = StackSpecFor(run);
+    spec = StackSpecFor(run);
     spec.recording = recording;
     const auto names = stack::RobotNames(spec);
     for (size_t i = 1; i < names.size(); ++i) {
@@ -252,7 +253,7 @@ RunOutcome ExecuteRun(const RunSpec& run, const std::atomic<bool>& abandon, cons
     auto rows = RowsFromRecording(run, *r, name);
     outcome.rows.insert(outcome.rows.end(), rows.begin(), rows.end());
   }
-  MarkUnmeasured(StackSpecFor(run), &outcome.rows);
+  MarkUnmeasured(spec, &outcome.rows);
   if (!recording->failed.empty()) {
     FailureTrace failures;
     failures.run_id = run.run_id;

@@ -439,13 +439,15 @@ void ApplyConfigurationOverrides(LaserExperiment* e, const std::vector<std::stri
     if (dot == std::string::npos || eq == std::string::npos || dot > eq || dot == 0 || eq == dot + 1) {
       throw ConfigError("--set '" + o + "': expected LABEL.KEY=VALUE (e.g. nn.network=e4/networks/generation_100.txt)");
     }
-    const std::string label = o.substr(0, dot), key = o.substr(dot + 1, eq - dot - 1), value = o.substr(eq + 1);
+    const std::string label = o.substr(0, dot), key = o.substr(dot + 1, eq - dot - 1);
+    std::string value = o.substr(eq + 1);
+    // A file on the command line is the user's: relative to the working directory, not to the definition.
+    if (key == "network" && !value.empty()) value = fs::absolute(value).string();
     bool found = false;
     for (LaserConfiguration& c : e->configurations) {
       if (c.label != label) continue;
       found = true;
-      // Relative files are the user's: relative to the working directory, not to the definition.
-      ApplySetting(c.controller, key, value, (fs::current_path() / "--set").string(), &c);
+      ApplySetting(c.controller, key, value, "--set " + o, &c);
       ValidateConfiguration(*e, c, "--set " + o);
     }
     if (!found) {

@@ -302,6 +302,19 @@ compare:
   EXPECT_NE(md.find("## Across the controllers (E9)"), std::string::npos) << md;
   EXPECT_NE(md.find("| density | static | cbr | nn | memory |"), std::string::npos) << md;
 
+  // A relative file on the command line is relative to the working directory (not to the definition's).
+  {
+    const fs::path here = fs::current_path();
+    fs::create_directories(dir / "cwd");
+    fs::copy_file(dir / "net.txt", dir / "cwd" / "mine.txt");
+    fs::current_path(dir / "cwd");
+    LaserExperiment relative = e;
+    EXPECT_NO_THROW(ApplyConfigurationOverrides(&relative, {"nn.network=mine.txt"}));
+    EXPECT_TRUE(relative.configurations[2].network_given);
+    EXPECT_EQ(relative.configurations[2].nn_options.network, net);
+    EXPECT_THROW(ApplyConfigurationOverrides(&relative, {"nn.network=net.txt"}), config::ConfigError);  // not here
+    fs::current_path(here);
+  }
   // Overrides that cannot apply are refused by name.
   options.overrides = {"rnn.network=x"};
   EXPECT_THROW(RunLaserExperiment(e, options), config::ConfigError);

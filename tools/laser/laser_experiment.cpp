@@ -220,7 +220,8 @@ int64_t LaserExperiment::EpisodeCount() const {
     return static_cast<int64_t>(evolution.generations) * evolution.sane.networks * evolution.worlds_per_generation +
            evaluated * worlds_total;
   }
-  return kind == "worlds" ? worlds_total : worlds_total * static_cast<int64_t>(configurations.size());
+  return kind == "worlds" || kind == "field" ? worlds_total
+                                             : worlds_total * static_cast<int64_t>(configurations.size());
 }
 
 LaserExperiment LoadLaserExperiment(const std::string& path) {
@@ -234,8 +235,8 @@ LaserExperiment LoadLaserExperiment(const std::string& path) {
   map.Optional("section", &e.section);
   map.Optional("description", &e.description);
   map.Optional("kind", &e.kind);
-  if (e.kind != "worlds" && e.kind != "episodes" && e.kind != "evolution") {
-    map.Fail("kind", "must be worlds, episodes or evolution");
+  if (e.kind != "worlds" && e.kind != "episodes" && e.kind != "evolution" && e.kind != "field") {
+    map.Fail("kind", "must be worlds, episodes, evolution or field");
   }
   const bool compare = map.Has("compare");
   if (compare && map.Has("controller")) map.Fail("controller", "is given per entry of compare");
@@ -335,6 +336,23 @@ LaserExperiment LoadLaserExperiment(const std::string& path) {
     }
   }
   map.Optional("trajectories", &e.trajectories);
+  if (map.Has("field")) {
+    if (e.kind != "field") map.Fail("field", "is for kind: field");
+    StrictMap f = map.Child("field");
+    f.Optional("cell_cm", &e.field.cell_cm);
+    f.Optional("gg", &e.field.gains.gg);
+    f.Optional("og", &e.field.gains.og);
+    f.Optional("s_cm", &e.field.gains.s_cm);
+    f.Optional("threshold_deg", &e.field.minimum_angle_deg);
+    f.Optional("goal_radius_cm", &e.field.goal_radius_cm);
+  }
+  if (e.kind == "field") {
+    try {
+      ValidateVectorFieldOptions(e.field);
+    } catch (const std::invalid_argument& err) {
+      throw ConfigError(path + ": field: " + err.what());
+    }
+  }
   if (map.Optional("cost", &e.cost) && e.cost && e.controller != "memory") {
     map.Fail("cost", "is for controller: memory (E8 times the map layer's stages)");
   }
@@ -683,10 +701,14 @@ std::string RunsCsv(const LaserExperiment& e, const std::vector<EpisodeRow>& row
 
 std::string WorldsCsv(const LaserExperiment& e, const std::vector<WorldRow>& rows) {
   std::ostringstream s;
-  s << "experiment,density,world,realised_pct,optimal_path_cm,obstacles,attempts\n";
+  const bool field = e.kind == "field";
+  s << "experiment,density,world,realised_pct,optimal_path_cm,obstacles,attempts"
+    << (field ? ",free_cells,minimum_cells,minimum_places" : "") << "\n";
   for (const WorldRow& r : rows) {
     s << e.name << "," << Num(r.density) << "," << r.world << "," << Num(r.realised_pct) << ","
-      << Num(r.optimal_path_cm) << "," << r.obstacles << "," << r.attempts << "\n";
+      << Num(r.optimal_path_cm) << "," << r.obstacles << "," << r.attempts;
+    if (field) s << "," << r.free_cells << "," << r.minimum_cells << "," << r.minimum_places;
+    s << "\n";
   }
   return s.str();
 }
@@ -735,6 +757,24 @@ RunOutput RunLaserExperiment(const LaserExperiment& definition, const RunOptions
                    world.optimal_path_cm,
                    static_cast<int>(world.obstacles.size()),
                    world.attempts};
+        if (e.kind == "field") {
+          const VectorField field = ComputeVectorField(world, e.field);
+          const std::vector<MinimumRegion> places = MinimumRegions(field);
+          r.world.minimum_places = static_cast<int>(places.size());
+          r.world.minimum_cells = field.minima;
+          r.world.free_cells = field.free_cells;
+          if (tasks[t].density == e.densities.front() && tasks[t].world - e.first_world < e.trajectories &&
+              !options.out_dir.empty()) {
+            RenderLayers layers;
+            layers.title = e.name + ": " + Num(tasks[t].density) + " % world No. " +
+                           std::to_string(tasks[t].world + 1) + ", NG = 0, " + std::to_string(places.size()) +
+                           " potential minima";
+            layers.field = &field;
+            WriteFile(fs::path(options.out_dir) /
+                          ("field_d" + Num(tasks[t].density) + "_w" + std::to_string(tasks[t].world + 1) + ".svg"),
+                      RenderWorldSvg(world, layers));
+          }
+        }
         if (episodes) {
           const bool traced =
               tasks[t].density == e.densities.front() && tasks[t].world - e.first_world < e.trajectories;
@@ -853,6 +893,10 @@ RunOutput RunLaserExperiment(const LaserExperiment& definition, const RunOptions
       if (e.controller == "memory") md += MapSummaryMarkdown(summarised, out.episodes);
       if (e.cost) md += CostSummaryMarkdown(summarised, out.episodes);
       WriteFile(dir / "summary.md", md);
+    } else if (e.kind == "field") {
+      WriteFile(dir / "fields.csv", WorldsCsv(e, out.worlds));
+      WriteFile(dir / "summary.csv", FieldSummaryCsv(out.worlds));
+      WriteFile(dir / "summary.md", FieldSummaryMarkdown(e, out.worlds));
     } else {
       WriteFile(dir / "worlds.csv", WorldsCsv(e, out.worlds));
       WriteFile(dir / "summary.csv", WorldSummaryCsv(out.worlds));

@@ -19,6 +19,7 @@
 #include "services/laser_nav/neural_network.hpp"
 #include "services/laser_nav/recurrent_network.hpp"
 #include "services/laser_nav/sane.hpp"
+#include "services/laser_nav/vector_field.hpp"
 #include "services/laser_sim/episode.hpp"
 #include "services/laser_sim/laser_world.hpp"
 #include "services/laser_topo/memory_controller.hpp"
@@ -61,7 +62,7 @@ struct LaserExperiment {
   std::string section;
   std::string description;
   std::string source;
-  std::string kind = "episodes";      // worlds (E1) | episodes (E2, E3) | evolution (E4, E5)
+  std::string kind = "episodes";      // worlds (E1) | episodes (E2, E3) | evolution (E4, E5) | field (E2c)
   std::string controller = "static";  // static | cbr | nn | rnn | memory | compare (E9: one per configuration)
   uint64_t seed = 1;                  // episode seeds (laser errors, noise vectors)
   uint64_t library_salt = 1;          // world libraries
@@ -79,6 +80,7 @@ struct LaserExperiment {
   int map_runs = 1;
   double snapshot_every_s = 0.0;  // E7: an SVG of trajectory and map every this many seconds (0: none)
   bool cost = false;              // E8 (controller memory): time each stage, weigh the map; summary.md says it
+  VectorFieldOptions field;       // kind: field (E2c): the static law's field with NG = 0 and its potential minima
 
   int64_t EpisodeCount() const;
 };
@@ -133,6 +135,10 @@ struct WorldRow {
   double optimal_path_cm = 0;
   int obstacles = 0;
   int attempts = 0;
+  // kind: field (E2c): the potential minima of the static law's field in this world (-1: not computed).
+  int minimum_places = -1;
+  int minimum_cells = -1;
+  int free_cells = -1;
 };
 
 // Runs one episode of `configuration` in `world` (no threads; for tests and `limbic laser episode`).

@@ -385,6 +385,57 @@ episode: {time_limit_s: 30}
   fs::remove_all(dir);
 }
 
+// E2c (kind: field): every world's potential minima, the per-density summary and the pictures.
+TEST(LaserField, MinimaPerWorldSummaryAndPictures) {
+  const fs::path dir = TempDir("field");
+  const std::string file = WriteYaml(dir, "field", R"(section: "E2c"
+description: field
+kind: field
+densities: [15, 35]
+worlds: {first: 0, count: 2}
+field: {cell_cm: 20, og: 7}
+trajectories: 1
+)");
+  const LaserExperiment e = LoadLaserExperiment(file);
+  EXPECT_EQ(e.EpisodeCount(), 4);
+  EXPECT_EQ(e.field.cell_cm, 20.0);
+  EXPECT_EQ(e.field.gains.og, 7.0);
+  RunOptions options;
+  options.progress = false;
+  options.jobs = 2;
+  options.out_dir = (dir / "out").string();
+  fs::create_directories(options.out_dir);
+  const RunOutput out = RunLaserExperiment(e, options);
+  ASSERT_EQ(out.worlds.size(), 4u);
+  for (const WorldRow& r : out.worlds) {
+    // The experiment's numbers are the library's own field, computed again here.
+    VectorFieldOptions o;
+    o.cell_cm = 20.0;
+    o.gains.og = 7.0;
+    const VectorField f = ComputeVectorField(GenerateWorld(r.density, r.world, e.library_salt, e.world), o);
+    EXPECT_EQ(r.free_cells, f.free_cells);
+    EXPECT_EQ(r.minimum_cells, f.minima);
+    EXPECT_EQ(r.minimum_places, static_cast<int>(MinimumRegions(f).size()));
+    EXPECT_GT(r.free_cells, 0);
+  }
+  const std::string csv = Read(dir / "out" / "fields.csv");
+  EXPECT_NE(csv.find("minimum_places"), std::string::npos) << csv;
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 5);
+  const std::string md = Read(dir / "out" / "summary.md");
+  EXPECT_NE(md.find("places per world"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 35 | 2 |"), std::string::npos) << md;
+  EXPECT_TRUE(fs::exists(dir / "out" / "field_d15_w1.svg"));
+  EXPECT_FALSE(fs::exists(dir / "out" / "field_d15_w2.svg"));
+  EXPECT_NE(Read(dir / "out" / "field_d15_w1.svg").find("marker-end"), std::string::npos);
+  // Field settings are checked, and only where they mean something.
+  EXPECT_THROW(LoadLaserExperiment(WriteYaml(dir, "f2", "kind: field\nfield: {threshold_deg: 190}\n")),
+               config::ConfigError);
+  EXPECT_THROW(LoadLaserExperiment(WriteYaml(dir, "f3", "kind: field\nfield: {cel_cm: 10}\n")), config::ConfigError);
+  EXPECT_THROW(LoadLaserExperiment(WriteYaml(dir, "f4", "controller: static\nfield: {cell_cm: 10}\n")),
+               config::ConfigError);
+  fs::remove_all(dir);
+}
+
 TEST(LaserCli, SmokeExperimentWritesRowsSummaryAndPictures) {
   const std::string exe = std::string(LIMBIC_BUILD_BIN_DIR) + "/limbic-laser";
   const fs::path out = TempDir("smoke");
@@ -412,6 +463,18 @@ TEST(LaserCli, SmokeExperimentWritesRowsSummaryAndPictures) {
       RunCommand(exe + " render --density 20 --index 3 --controller cbr --out " + (out / "w.svg").string(), &text), 0)
       << text;
   EXPECT_NE(Read(out / "w.svg").find("<svg"), std::string::npos);
+  // E2c for one world: the places are printed, the picture and the table written; bad values are refused.
+  EXPECT_EQ(RunCommand(exe + " field --density 15 --index 0 --cell 20 --out " + (out / "f.svg").string() + " --csv " +
+                           (out / "f.csv").string(),
+                       &text),
+            0)
+      << text;
+  EXPECT_NE(text.find("potential-minimum cells"), std::string::npos) << text;
+  EXPECT_NE(Read(out / "f.svg").find("potential minima"), std::string::npos);
+  EXPECT_NE(Read(out / "f.csv").find("x_cm,y_cm,free,heading_deg"), std::string::npos);
+  EXPECT_EQ(RunCommand(exe + " field --density 15 --index 0 --threshold 0", &text), 2);
+  EXPECT_NE(text.find("minimum_angle_deg"), std::string::npos) << text;
+  EXPECT_EQ(RunCommand(exe + " field --cell 20", &text), 2);  // no world
   EXPECT_EQ(RunCommand(exe + " frobnicate", &text), 2);
   // `limbic experiment` lists the laser experiments and hands them to `limbic laser`.
   const std::string runner = std::string(LIMBIC_BUILD_BIN_DIR) + "/limbic-experiment";

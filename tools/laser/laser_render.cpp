@@ -1,5 +1,6 @@
 #include "tools/laser/laser_render.hpp"
 
+#include <cmath>
 #include <sstream>
 
 #include "common/markup/escape.hpp"
@@ -27,6 +28,10 @@ std::string RenderWorldSvg(const World& w, const RenderLayers& layers) {
     svg << "<text x=\"4\" y=\"-7\" font-family=\"sans-serif\" font-size=\"14\">" << markup::Escape(layers.title)
         << "</text>\n";
   }
+  if (layers.field) {
+    svg << "<defs><marker id=\"arrow\" viewBox=\"0 0 6 6\" refX=\"5\" refY=\"3\" markerWidth=\"4\" "
+           "markerHeight=\"4\" orient=\"auto\"><path d=\"M0,0 L6,3 L0,6 z\" fill=\"#555\"/></marker></defs>\n";
+  }
   svg << "<rect x=\"0\" y=\"0\" width=\"" << w.width << "\" height=\"" << w.height
       << "\" fill=\"white\" stroke=\"black\" stroke-width=\"2\"/>\n";
   if (w.surroundings) {
@@ -38,6 +43,28 @@ std::string RenderWorldSvg(const World& w, const RenderLayers& layers) {
   }
   for (const Circle& c : w.obstacles) {
     svg << "<circle cx=\"" << c.cx << "\" cy=\"" << w.height - c.cy << "\" r=\"" << c.r << "\" fill=\"#777\"/>\n";
+  }
+  if (const VectorField* f = layers.field) {
+    const double h = w.height, c = f->cell_cm;
+    for (int j = 0; j < f->ny; ++j) {
+      for (int i = 0; i < f->nx; ++i) {
+        if (!f->minimum[f->Index(i, j)]) continue;
+        const Vec2 p = f->Centre(i, j);
+        svg << "<rect x=\"" << p.x - c / 2 << "\" y=\"" << h - p.y - c / 2 << "\" width=\"" << c << "\" height=\"" << c
+            << "\" fill=\"red\" fill-opacity=\"0.55\"/>\n";
+      }
+    }
+    const double len = 0.8 * 2.0 * c;  // arrows on every second cell
+    for (int j = 0; j < f->ny; j += 2) {
+      for (int i = 0; i < f->nx; i += 2) {
+        const double heading = f->heading_deg[f->Index(i, j)];
+        if (std::isnan(heading)) continue;
+        const Vec2 p = f->Centre(i, j), u = UnitVector(heading);
+        const Vec2 a{p.x - 0.5 * len * u.x, p.y - 0.5 * len * u.y}, b{p.x + 0.5 * len * u.x, p.y + 0.5 * len * u.y};
+        svg << "<line x1=\"" << a.x << "\" y1=\"" << h - a.y << "\" x2=\"" << b.x << "\" y2=\"" << h - b.y
+            << "\" stroke=\"#555\" stroke-width=\"1\" marker-end=\"url(#arrow)\"/>\n";
+      }
+    }
   }
   Polyline(svg, layers.optimal_path, w.height, "magenta", 2.0);
   Polyline(svg, layers.trajectory, w.height, "blue", 2.0);

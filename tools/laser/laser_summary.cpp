@@ -326,4 +326,68 @@ std::string WorldSummaryMarkdown(const LaserExperiment& e, const std::vector<Wor
   return out.str();
 }
 
+namespace {
+
+struct FieldCell {
+  double density = 0;
+  Interval places, cells;
+  int with_minimum = 0, worlds = 0;
+};
+
+std::vector<FieldCell> FieldCells(const std::vector<WorldRow>& rows) {
+  std::map<double, std::vector<const WorldRow*>> by_density;
+  for (const WorldRow& r : rows) by_density[r.density].push_back(&r);
+  std::vector<FieldCell> cells;
+  for (const auto& [density, list] : by_density) {
+    FieldCell c;
+    c.density = density;
+    std::vector<double> places, minimum_cells;
+    for (const WorldRow* r : list) {
+      if (r->minimum_places < 0) continue;  // not computed: not a field row
+      places.push_back(r->minimum_places);
+      minimum_cells.push_back(r->minimum_cells);
+      c.with_minimum += r->minimum_places > 0 ? 1 : 0;
+      ++c.worlds;
+    }
+    c.places = MeanInterval(places);
+    c.cells = MeanInterval(minimum_cells);
+    cells.push_back(c);
+  }
+  return cells;
+}
+
+}  // namespace
+
+std::string FieldSummaryCsv(const std::vector<WorldRow>& rows) {
+  std::ostringstream out;
+  out << "density,worlds,places,places_low,places_high,cells,cells_low,cells_high,worlds_with_minimum,"
+         "with_minimum_pct,with_minimum_low,with_minimum_high\n";
+  out << std::setprecision(8);
+  for (const FieldCell& c : FieldCells(rows)) {
+    const Interval w = Scaled(WilsonInterval(c.with_minimum, c.worlds), 100.0);
+    out << c.density << "," << c.worlds << "," << c.places.mean << "," << c.places.low << "," << c.places.high << ","
+        << c.cells.mean << "," << c.cells.low << "," << c.cells.high << "," << c.with_minimum << "," << w.mean << ","
+        << w.low << "," << w.high << "\n";
+  }
+  return out.str();
+}
+
+std::string FieldSummaryMarkdown(const LaserExperiment& e, const std::vector<WorldRow>& rows) {
+  std::ostringstream out;
+  out << "# " << e.name << (e.section.empty() ? "" : " (" + e.section + ")") << "\n\n" << e.description << "\n\n";
+  out << "The static law's resultant R = GG·Gv + OG·Ov with NG = 0 (GG " << e.field.gains.gg << ", OG "
+      << e.field.gains.og << ", S " << e.field.gains.s_cm << " cm) at every " << e.field.cell_cm
+      << " cm cell where the robot fits; a potential minimum is a cell whose neighbour's heading differs by more than "
+      << e.field.minimum_angle_deg << " deg, and a place an 8-connected group of them. 95 % intervals: Student t "
+      << "(places, cells), Wilson (worlds with a minimum).\n\n";
+  out << "| density | worlds | places per world | minimum cells per world | worlds with a minimum % |\n"
+         "|---|---|---|---|---|\n";
+  for (const FieldCell& c : FieldCells(rows)) {
+    const Interval w = Scaled(WilsonInterval(c.with_minimum, c.worlds), 100.0);
+    out << "| " << DensityText(c.density) << " | " << c.worlds << " | " << Ci(c.places, 2) << " | " << Ci(c.cells, 1)
+        << " | " << c.with_minimum << " = " << Ci(w, 1) << " |\n";
+  }
+  return out.str();
+}
+
 }  // namespace limbic::laser

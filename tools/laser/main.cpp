@@ -1,6 +1,7 @@
 // limbic-laser (`limbic laser ...`): the laser navigator of spec reactive-topological — its experiments
 // (E1–E4), the evolution of the network controller, one world, one episode, and pictures of worlds with
 // trajectories.
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -13,6 +14,7 @@
 
 #include "common/config/config.hpp"
 #include "common/flags/flags.hpp"
+#include "services/laser_nav/vector_field.hpp"
 #include "services/laser_sim/office.hpp"
 #include "sim/environment.hpp"
 #include "tools/laser/laser_evolve.hpp"
@@ -67,6 +69,13 @@ commands:
          [--controller static|cbr|nn|rnn|memory] [--network FILE]
                                            a world with its optimal path (magenta) and, with a
                                            controller, the robot's trajectory (blue) and first scan (red)
+  field (--density D --index I [--salt S] | --office SET --index I | --world FILE) [--out FILE.svg]
+        [--csv FILE] [--cell CM] [--gg G] [--og G] [--s CM] [--threshold DEG]
+                                           E2c: the static law's resultant with NG = 0 at every 10 cm
+                                           cell where the robot fits (noise-free laser; defaults GG 6,
+                                           OG 5, S 250) and its potential minima: cells whose neighbour's
+                                           heading differs by more than 150 deg, grouped into places;
+                                           the picture draws the headings and the minima (red)
 
 examples:
   limbic laser experiment list
@@ -83,6 +92,8 @@ examples:
   limbic laser episode --density 15 --index 0 --controller cbr
   limbic laser render --density 20 --index 68 --controller cbr --out world69.svg
   limbic laser episode --office B --index 4 --controller cbr --out office_b4.svg
+  limbic laser field --density 15 --index 134 --out field135.svg
+  limbic laser field --density 35 --index 0 --og 7 --gg 6 --csv field.csv
 )";
 
 bool IsHelp(const std::string& a) { return a == "--help" || a == "-h" || a == "help"; }
@@ -455,6 +466,84 @@ int CmdEpisodeOrRender(const std::vector<std::string>& args, bool render) {
   return 0;
 }
 
+// E2c: the static law's vector field with NG = 0 over one world, and its potential minima.
+int CmdField(const std::vector<std::string>& args) {
+  WorldChoice choice;
+  VectorFieldOptions o;
+  std::string out, csv;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (IsHelp(args[i])) {
+      std::cout << kUsage;
+      return 0;
+    }
+    if (TakeWorldFlag(args, &i, &choice)) continue;
+    const std::string& a = args[i];
+    if (a == "--cell") {
+      o.cell_cm = flags::ParseFiniteNumber(a, flags::NextValue(args, &i));
+    } else if (a == "--gg") {
+      o.gains.gg = flags::ParseFiniteNumber(a, flags::NextValue(args, &i));
+    } else if (a == "--og") {
+      o.gains.og = flags::ParseFiniteNumber(a, flags::NextValue(args, &i));
+    } else if (a == "--s") {
+      o.gains.s_cm = flags::ParseFiniteNumber(a, flags::NextValue(args, &i));
+    } else if (a == "--threshold") {
+      o.minimum_angle_deg = flags::ParseFiniteNumber(a, flags::NextValue(args, &i));
+    } else if (a == "--out") {
+      out = flags::NextValue(args, &i);
+    } else if (a == "--csv") {
+      csv = flags::NextValue(args, &i);
+    } else {
+      throw UsageError("field: unknown option '" + a + "' (see --help)");
+    }
+  }
+  if (!choice.given) throw UsageError("field needs --density D --index I, --office SET --index I or --world FILE");
+  try {
+    ValidateVectorFieldOptions(o);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  const World w = MakeWorld(choice);
+  PrintWorld(w);
+  const VectorField f = ComputeVectorField(w, o);
+  const std::vector<MinimumRegion> regions = MinimumRegions(f);
+  std::cout << "field (GG " << o.gains.gg << ", OG " << o.gains.og << ", S " << o.gains.s_cm << " cm, NG 0) on " << f.nx
+            << " x " << f.ny << " cells of " << f.cell_cm << " cm: " << f.free_cells << " where the robot fits, "
+            << f.minima << " potential-minimum cells (neighbours > " << o.minimum_angle_deg << " deg apart) in "
+            << regions.size() << " places\n";
+  for (size_t k = 0; k < regions.size() && k < 10; ++k) {
+    std::cout << "  " << regions[k].cells << " cells around (" << std::lround(regions[k].centroid.x) << ", "
+              << std::lround(regions[k].centroid.y) << ") cm\n";
+  }
+  if (regions.size() > 10) std::cout << "  ... and " << regions.size() - 10 << " more\n";
+  if (!csv.empty()) {
+    std::ostringstream text;
+    text << "x_cm,y_cm,free,heading_deg,rx,ry,minimum\n";
+    text.precision(10);
+    for (int j = 0; j < f.ny; ++j) {
+      for (int i = 0; i < f.nx; ++i) {
+        const size_t k = f.Index(i, j);
+        const Vec2 c = f.Centre(i, j);
+        text << c.x << "," << c.y << "," << int{f.free[k]} << ",";
+        if (!std::isnan(f.heading_deg[k])) text << f.heading_deg[k];
+        text << "," << f.resultant[k].x << "," << f.resultant[k].y << "," << int{f.minimum[k]} << "\n";
+      }
+    }
+    Write(csv, text.str());
+    std::cout << "wrote " << csv << "\n";
+  }
+  if (!out.empty()) {
+    RenderLayers layers;
+    layers.field = &f;
+    layers.title = (w.surroundings ? w.name
+                                   : "density " + std::to_string(static_cast<int>(w.density_pct)) + " %, world No. " +
+                                         std::to_string(w.id + 1)) +
+                   ": field with NG = 0, " + std::to_string(regions.size()) + " potential minima";
+    Write(out, RenderWorldSvg(w, layers));
+    std::cout << "wrote " << out << "\n";
+  }
+  return 0;
+}
+
 int Main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || IsHelp(args[0])) {
@@ -480,7 +569,8 @@ int Main(int argc, char** argv) {
     if (command == "world") return CmdWorld(args);
     if (command == "episode") return CmdEpisodeOrRender(args, false);
     if (command == "render") return CmdEpisodeOrRender(args, true);
-    throw UsageError("unknown command '" + command + "' (experiment | evolve | world | episode | render)");
+    if (command == "field") return CmdField(args);
+    throw UsageError("unknown command '" + command + "' (experiment | evolve | world | episode | render | field)");
   });
 }
 

@@ -222,6 +222,13 @@ flatbuffers::Offset<msg::Header> Node::MakeHeader(flatbuffers::FlatBufferBuilder
 
 void Node::SendSlot(PublisherSlot& slot, const uint8_t* data, size_t size) {
   if (slot.latched) slot.last.assign(data, data + size);
+  if (local_mode_ && local_) {
+    // In process the typed publisher's buffer needs no second verification (Forwarding::Admit): a team of 16
+    // robots in lockstep spent 8 % of its time checking again what Publisher<T>::Publish had just checked.
+    local_->Publish(slot.topic, data, size, /*built_and_checked=*/true);
+    CountSent(slot.topic, size);
+    return;
+  }
   SendRaw(slot.topic, data, size);
 }
 
@@ -345,7 +352,7 @@ int Node::Drain(int max_messages) {
       Queued next = std::move(inbox_.front());
       inbox_.pop_front();
       ++handled;
-      Dispatch(next.topic, next.payload->data(), next.payload->size(), next.admitted);
+      Dispatch(next.topic, next.payload->data(), next.payload->size(), next.admitted, &next.payload);
     }
     return handled;
   }
@@ -382,7 +389,8 @@ int Node::Drain(int max_messages) {
   return handled;
 }
 
-void Node::Dispatch(const std::string& topic, const uint8_t* data, size_t size, bool admitted) {
+void Node::Dispatch(const std::string& topic, const uint8_t* data, size_t size, bool admitted,
+                    const std::shared_ptr<const std::vector<uint8_t>>* shared) {
   // Prefix filtering in ZeroMQ can deliver topics nobody asked for exactly ("r1/scan" vs "r1/scanner").
   bool wanted = false;
   for (const auto& s : subscriptions_) {
@@ -448,7 +456,7 @@ void Node::Dispatch(const std::string& topic, const uint8_t* data, size_t size, 
   ++counters.messages;
   counters.bytes += size;
   counters.last_seen_ns = WallNowNs();
-  const RawMessage raw{topic, *type, *header, data, size};
+  const RawMessage raw{topic, *type, *header, data, size, shared};
   for (const auto& s : subscriptions_) {
     const bool match = s.exact ? topic == s.topic : topic.compare(0, s.topic.size(), s.topic) == 0;
     if (!match) continue;

@@ -111,6 +111,9 @@ struct Message {
   const msg::Header& header;
   const uint8_t* data;
   size_t size;
+  // On a LocalBus: the shared buffer that holds `data` (a receiver may keep it instead of copying); null
+  // over ZeroMQ, where the frame is gone after the handler.
+  const std::shared_ptr<const std::vector<uint8_t>>* shared = nullptr;
 };
 
 // A received payload of any registered type (tools: echo, hz, topics). Already verified.
@@ -120,6 +123,7 @@ struct RawMessage {
   const msg::Header& header;
   const uint8_t* data;
   size_t size;
+  const std::shared_ptr<const std::vector<uint8_t>>* shared = nullptr;  // as Message::shared
 };
 
 class Node;
@@ -171,7 +175,7 @@ class Node {
     AddSubscription(topic, /*exact=*/true, &messages::Verify<T>, messages::Traits<T>::kIdentifier,
                     [handler = std::move(handler)](const RawMessage& raw) {
                       const T* msg = flatbuffers::GetRoot<T>(raw.data);
-                      handler(Message<T>{raw.topic, *msg, raw.header, raw.data, raw.size});
+                      handler(Message<T>{raw.topic, *msg, raw.header, raw.data, raw.size, raw.shared});
                     });
   }
   // Handler for every verified message whose topic starts with `prefix` ("" = all).
@@ -264,7 +268,8 @@ class Node {
   int Drain(int max_messages);
   // `admitted`: the bytes are the ones a LocalBus's Forwarding verified and validated on publication, unchanged
   // (no communication fault touched them), so the checks are not repeated for every receiving node.
-  void Dispatch(const std::string& topic, const uint8_t* data, size_t size, bool admitted = false);
+  void Dispatch(const std::string& topic, const uint8_t* data, size_t size, bool admitted = false,
+                const std::shared_ptr<const std::vector<uint8_t>>* shared = nullptr);
   // From a LocalBus: one payload shared by every node it is delivered to (read-only).
   void Enqueue(const std::string& topic, std::shared_ptr<const std::vector<uint8_t>> payload, bool admitted);
   void CountDrop(const std::string& topic, uint64_t TopicCounters::*reason, const char* why);

@@ -33,7 +33,7 @@ void Forwarding::Drop(const std::string& topic, uint64_t TopicCounters::*reason,
 }
 
 Forwarding::Verdict Forwarding::Admit(const std::string& topic, const uint8_t* data, size_t size,
-                                      std::vector<CommOutgoing>* out) {
+                                      std::vector<CommOutgoing>* out, bool built_and_checked) {
   if (size > max_payload_) {
     Drop(topic, &TopicCounters::drops_oversize, "payload above the size cap");
     return Verdict::kDrop;
@@ -43,7 +43,7 @@ Forwarding::Verdict Forwarding::Admit(const std::string& topic, const uint8_t* d
     Drop(topic, &TopicCounters::drops_wrong_type, "unknown buffer identifier");
     return Verdict::kDrop;
   }
-  if (!type->verify(data, size)) {
+  if (!built_and_checked && !type->verify(data, size)) {
     Drop(topic, &TopicCounters::drops_malformed, "failed FlatBuffers verification");
     return Verdict::kDrop;
   }
@@ -66,9 +66,11 @@ Forwarding::Verdict Forwarding::Admit(const std::string& topic, const uint8_t* d
          ("the topic carries " + std::string(expected->name) + ", got " + type->name).c_str());
     return Verdict::kDrop;
   }
-  if (const std::string invalid = messages::ValidateValues(*type, data, size); !invalid.empty()) {
-    Drop(topic, &TopicCounters::drops_invalid, ("invalid value: " + invalid).c_str());
-    return Verdict::kDrop;
+  if (!built_and_checked) {
+    if (const std::string invalid = messages::ValidateValues(*type, data, size); !invalid.empty()) {
+      Drop(topic, &TopicCounters::drops_invalid, ("invalid value: " + invalid).c_str());
+      return Verdict::kDrop;
+    }
   }
   const bool tracked = !Untracked(topic);
   // A full table no longer refuses new topics (it did until the broker restarted): the message goes

@@ -61,7 +61,13 @@ class Forwarding {
   // `invalid`. While the table holds kMaxTrackedTopics topics, a message on a new topic is still verified
   // and forwarded, but counted under kOverflowTopic and never latched. Handles FaultCommands on `faults`
   // (communication faults).
-  Verdict Admit(const std::string& topic, const uint8_t* data, size_t size, std::vector<CommOutgoing>* out);
+  // `built_and_checked`: the bytes come straight from a FlatBufferBuilder in this process whose values the
+  // typed publisher already checked (bus::Publisher<T>::Publish on a LocalBus) — well-formed by construction
+  // and sane by that check, so the verifier and the value rules are not run twice. Everything else (size cap,
+  // one type per topic, counts, latching, faults) applies as to any message. Never set for bytes that crossed
+  // a process boundary or came from SendRaw.
+  Verdict Admit(const std::string& topic, const uint8_t* data, size_t size, std::vector<CommOutgoing>* out,
+                bool built_and_checked = false);
   // Fixes `topic`'s type before any traffic (e.g. "limbic.msg.NavGoal" or "NavGoal"). Throws
   // std::invalid_argument for an unknown type.
   void DeclareType(const std::string& topic, const std::string& type_name);

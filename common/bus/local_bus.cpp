@@ -45,8 +45,8 @@ void LocalBus::DeliverCopies() {
   for (const auto& m : copies) Deliver(m.topic, m.payload.data(), m.payload.size(), /*admitted=*/false);
 }
 
-void LocalBus::Publish(const std::string& topic, const uint8_t* data, size_t size) {
-  switch (forwarding_.Admit(topic, data, size, &comm_out_)) {
+void LocalBus::Publish(const std::string& topic, const uint8_t* data, size_t size, bool built_and_checked) {
+  switch (forwarding_.Admit(topic, data, size, &comm_out_, built_and_checked)) {
     case Forwarding::Verdict::kDrop:
       break;
     case Forwarding::Verdict::kForward:

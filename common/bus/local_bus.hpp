@@ -37,8 +37,9 @@ class LocalBus {
   friend class Node;
   void Attach(Node* node);
   void Detach(Node* node);
-  // From a node: one message as a publisher sends it.
-  void Publish(const std::string& topic, const uint8_t* data, size_t size);
+  // From a node: one message as a publisher sends it; `built_and_checked` as in Forwarding::Admit (a typed
+  // publisher's fresh, value-checked buffer).
+  void Publish(const std::string& topic, const uint8_t* data, size_t size, bool built_and_checked = false);
   // From a node: a new subscription; the latched values it asks for go to that node.
   void Subscribed(Node* node, const std::string& prefix);
   // `admitted`: the bytes passed forwarding_.Admit unchanged (see Node::Dispatch).

@@ -157,6 +157,27 @@ TEST(LocalBus, InvalidValuesAreDroppedCountedAndNamedInStatistics) {
   EXPECT_EQ(reported, 3u);
 }
 
+// A typed publisher's buffer is not verified a second time in process (Forwarding::Admit's
+// built_and_checked), but everything else the bus does still applies to it: one type per topic, counts,
+// latching for late joiners.
+TEST(LocalBus, TypedPublishersSkipOnlyTheSecondCheck) {
+  LocalBus bus;
+  Node a(bus, {.name = "a"});
+  auto wrong = a.Advertise<msg::Odometry>("r1/goal");  // the convention says NavGoal
+  PublishOdom(wrong, 1.0);
+  EXPECT_EQ(bus.counts().at("r1/goal").drops_wrong_type, 1u);
+  EXPECT_EQ(bus.counts().at("r1/goal").messages, 0u);
+  auto odom = a.Advertise<msg::Odometry>("r1/odom", /*latched=*/true);
+  PublishOdom(odom, 1.5);
+  PublishOdom(odom, 2.5);
+  EXPECT_EQ(bus.counts().at("r1/odom").messages, 2u);
+  Node late(bus, {.name = "late"});
+  std::vector<double> vs;
+  late.Subscribe<msg::Odometry>("r1/odom", [&](const Message<msg::Odometry>& m) { vs.push_back(m.msg.v()); });
+  late.Poll(0ms);
+  EXPECT_EQ(vs, (std::vector<double>{2.5}));
+}
+
 TEST(LocalBus, LateJoinerGetsLatchedValueOthersSeeADuplicate) {
   LocalBus bus;
   Node mapper(bus, {.name = "mapper"});

@@ -40,8 +40,13 @@ double InputBase::AgeS() const {
   return std::chrono::duration<double>(Clock::now() - last_arrival_).count();
 }
 
-void InputBase::Store(int64_t tick, const uint8_t* data, size_t size) {
-  buffer_.push_back(Entry{tick, std::vector<uint8_t>(data, data + size)});
+void InputBase::Store(int64_t tick, const uint8_t* data, size_t size,
+                      const std::shared_ptr<const std::vector<uint8_t>>* shared) {
+  if (shared != nullptr && *shared != nullptr && (*shared)->data() == data && (*shared)->size() == size) {
+    buffer_.push_back(Entry{tick, *shared});  // in process: the delivery's buffer, shared with other readers
+  } else {
+    buffer_.push_back(Entry{tick, std::make_shared<const std::vector<uint8_t>>(data, data + size)});
+  }
   last_arrival_ = Clock::now();
   ++received_;
   // Bound memory if nobody ticks (e.g. a lockstep participant waiting to start).

@@ -89,15 +89,17 @@ class InputBase {
   // Wall-clock age of the newest message in seconds (infinity if none).
   double AgeS() const;
   uint64_t received() const { return received_; }
-  // Called by the host's subscription for each verified message on the topic.
-  void Store(int64_t tick, const uint8_t* data, size_t size);
+  // Called by the host's subscription for each verified message on the topic. `shared` (a LocalBus's
+  // delivery, which holds `data`) is kept instead of a copy.
+  void Store(int64_t tick, const uint8_t* data, size_t size,
+             const std::shared_ptr<const std::vector<uint8_t>>* shared = nullptr);
   // Chooses the entry a step sees at `tick` (lockstep) or the newest (realtime); prunes old ones.
   void Select(Mode mode, int64_t tick);
 
  protected:
   struct Entry {
     int64_t tick;
-    std::vector<uint8_t> bytes;
+    std::shared_ptr<const std::vector<uint8_t>> bytes;  // never null
   };
   InputBase(std::string topic, Timing timing, bool required)
       : topic_(std::move(topic)), timing_(timing), required_(required) {}
@@ -119,7 +121,7 @@ class Input : public InputBase {
  public:
   Input(std::string topic, Timing timing, bool required) : InputBase(std::move(topic), timing, required) {}
   // The message this tick sees, or nullptr if none yet.
-  const T* Get() const { return selected() ? flatbuffers::GetRoot<T>(selected()->bytes.data()) : nullptr; }
+  const T* Get() const { return selected() ? flatbuffers::GetRoot<T>(selected()->bytes->data()) : nullptr; }
   const T* operator->() const { return Get(); }
   explicit operator bool() const { return Get() != nullptr; }
   int64_t tick() const { return selected() ? selected()->tick : -1; }
@@ -214,7 +216,7 @@ class ServiceContext {
     auto input = std::make_shared<Input<T>>(topic, timing, required);
     inputs_.push_back(Binding{input, [input](bus::Node& node) {
                                 node.Subscribe<T>(input->topic(), [raw = input.get()](const bus::Message<T>& m) {
-                                  raw->Store(m.header.tick(), m.data, m.size);
+                                  raw->Store(m.header.tick(), m.data, m.size, m.shared);
                                 });
                               }});
     return input;

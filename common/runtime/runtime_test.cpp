@@ -30,6 +30,32 @@ TEST(Input, SameTickSelectsExactlyThatTick) {
   EXPECT_FALSE(input.HasTick(5));
 }
 
+// In process an input keeps the LocalBus's delivered buffer instead of a copy; any other caller's bytes are
+// copied (a ZeroMQ frame is gone after the handler), and a shared buffer that does not hold those bytes is
+// not trusted.
+TEST(Input, KeepsASharedDeliveryAndCopiesEverythingElse) {
+  flatbuffers::FlatBufferBuilder fbb;
+  fbb.Finish(msg::CreateVelocityCommand(fbb, msg::CreateHeaderDirect(fbb, 0, 2, 1, "t"), 0.5, 0), "CMDV");
+  auto delivered =
+      std::make_shared<const std::vector<uint8_t>>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
+  Input<msg::VelocityCommand> shared("x", Timing::kSameTick, false);
+  shared.Store(2, delivered->data(), delivered->size(), &delivered);
+  shared.Select(Mode::kLockstep, 2);
+  ASSERT_TRUE(shared.Get());
+  EXPECT_EQ(shared.Get(), flatbuffers::GetRoot<msg::VelocityCommand>(delivered->data()));  // the same bytes
+  EXPECT_EQ(delivered.use_count(), 2);
+
+  Input<msg::VelocityCommand> copied("x", Timing::kSameTick, false);
+  const auto other = std::make_shared<const std::vector<uint8_t>>(4, 0);
+  copied.Store(2, delivered->data(), delivered->size(), &other);  // not the bytes it holds: copied
+  copied.Store(2, fbb.GetBufferPointer(), fbb.GetSize());
+  copied.Select(Mode::kLockstep, 2);
+  ASSERT_TRUE(copied.Get());
+  EXPECT_EQ(copied.Get()->v(), 0.5);
+  EXPECT_EQ(delivered.use_count(), 2);
+  EXPECT_EQ(other.use_count(), 1);
+}
+
 TEST(Input, FeedbackNeverSeesTheCurrentTickEvenIfItArrivedEarly) {
   Input<msg::VelocityCommand> input("x", Timing::kPreviousTick, false);
   StoreTick(input, 6, 6.0);

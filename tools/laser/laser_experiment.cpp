@@ -703,11 +703,14 @@ std::string WorldsCsv(const LaserExperiment& e, const std::vector<WorldRow>& row
   std::ostringstream s;
   const bool field = e.kind == "field";
   s << "experiment,density,world,realised_pct,optimal_path_cm,obstacles,attempts"
-    << (field ? ",free_cells,minimum_cells,minimum_places" : "") << "\n";
+    << (field ? ",free_cells,minimum_cells,minimum_places,minimum_places_near_goal" : "") << "\n";
   for (const WorldRow& r : rows) {
     s << e.name << "," << Num(r.density) << "," << r.world << "," << Num(r.realised_pct) << ","
       << Num(r.optimal_path_cm) << "," << r.obstacles << "," << r.attempts;
-    if (field) s << "," << r.free_cells << "," << r.minimum_cells << "," << r.minimum_places;
+    if (field) {
+      s << "," << r.free_cells << "," << r.minimum_cells << "," << r.minimum_places << ","
+        << r.minimum_places_near_goal;
+    }
     s << "\n";
   }
   return s.str();
@@ -761,6 +764,13 @@ RunOutput RunLaserExperiment(const LaserExperiment& definition, const RunOptions
           const VectorField field = ComputeVectorField(world, e.field);
           const std::vector<MinimumRegion> places = MinimumRegions(field);
           r.world.minimum_places = static_cast<int>(places.size());
+          r.world.minimum_places_near_goal = 0;
+          for (const MinimumRegion& place : places) {
+            if (std::hypot(place.centroid.x - world.goal.x, place.centroid.y - world.goal.y) <=
+                e.world.free_radius_cm) {
+              ++r.world.minimum_places_near_goal;
+            }
+          }
           r.world.minimum_cells = field.minima;
           r.world.free_cells = field.free_cells;
           if (tasks[t].density == e.densities.front() && tasks[t].world - e.first_world < e.trajectories &&
@@ -843,7 +853,10 @@ RunOutput RunLaserExperiment(const LaserExperiment& definition, const RunOptions
       if (options.progress) {
         std::lock_guard<std::mutex> lock(progress_mutex);
         if (n == tasks.size() || n % std::max<size_t>(1, tasks.size() / 50) == 0) {
-          std::cerr << "\r" << e.name << ": " << n << "/" << tasks.size() << " worlds" << std::flush;
+          const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+          const double eta = elapsed / static_cast<double>(n) * static_cast<double>(tasks.size() - n);
+          std::cerr << "\r" << e.name << ": " << n << "/" << tasks.size() << " worlds, " << std::llround(elapsed)
+                    << " s, ETA " << std::llround(eta) << " s   " << std::flush;
         }
       }
     }

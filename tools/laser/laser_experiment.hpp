@@ -137,6 +137,7 @@ struct WorldRow {
   int attempts = 0;
   // kind: field (E2c): the potential minima of the static law's field in this world (-1: not computed).
   int minimum_places = -1;
+  int minimum_places_near_goal = -1;  // centred within the goal's free half-disc (the goal-wall balance)
   int minimum_cells = -1;
   int free_cells = -1;
 };

@@ -415,7 +415,12 @@ trajectories: 1
     const VectorField f = ComputeVectorField(GenerateWorld(r.density, r.world, e.library_salt, e.world), o);
     EXPECT_EQ(r.free_cells, f.free_cells);
     EXPECT_EQ(r.minimum_cells, f.minima);
-    EXPECT_EQ(r.minimum_places, static_cast<int>(MinimumRegions(f).size()));
+    const std::vector<MinimumRegion> places = MinimumRegions(f);
+    EXPECT_EQ(r.minimum_places, static_cast<int>(places.size()));
+    const World w = GenerateWorld(r.density, r.world, e.library_salt, e.world);
+    int near = 0;
+    for (const MinimumRegion& p : places) near += std::hypot(p.centroid.x - w.goal.x, p.centroid.y - w.goal.y) <= 50.0;
+    EXPECT_EQ(r.minimum_places_near_goal, near);
     EXPECT_GT(r.free_cells, 0);
   }
   const std::string csv = Read(dir / "out" / "fields.csv");
@@ -423,6 +428,7 @@ trajectories: 1
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 5);
   const std::string md = Read(dir / "out" / "summary.md");
   EXPECT_NE(md.find("places per world"), std::string::npos) << md;
+  EXPECT_NE(md.find("away from the goal"), std::string::npos) << md;
   EXPECT_NE(md.find("| 35 | 2 |"), std::string::npos) << md;
   EXPECT_TRUE(fs::exists(dir / "out" / "field_d15_w1.svg"));
   EXPECT_FALSE(fs::exists(dir / "out" / "field_d15_w2.svg"));

@@ -330,8 +330,8 @@ namespace {
 
 struct FieldCell {
   double density = 0;
-  Interval places, cells;
-  int with_minimum = 0, worlds = 0;
+  Interval places, away, cells;
+  int with_minimum = 0, with_minimum_away = 0, worlds = 0;
 };
 
 std::vector<FieldCell> FieldCells(const std::vector<WorldRow>& rows) {
@@ -341,15 +341,19 @@ std::vector<FieldCell> FieldCells(const std::vector<WorldRow>& rows) {
   for (const auto& [density, list] : by_density) {
     FieldCell c;
     c.density = density;
-    std::vector<double> places, minimum_cells;
+    std::vector<double> places, away, minimum_cells;
     for (const WorldRow* r : list) {
       if (r->minimum_places < 0) continue;  // not computed: not a field row
+      const int away_from_goal = r->minimum_places - std::max(0, r->minimum_places_near_goal);
       places.push_back(r->minimum_places);
+      away.push_back(away_from_goal);
       minimum_cells.push_back(r->minimum_cells);
       c.with_minimum += r->minimum_places > 0 ? 1 : 0;
+      c.with_minimum_away += away_from_goal > 0 ? 1 : 0;
       ++c.worlds;
     }
     c.places = MeanInterval(places);
+    c.away = MeanInterval(away);
     c.cells = MeanInterval(minimum_cells);
     cells.push_back(c);
   }
@@ -360,14 +364,17 @@ std::vector<FieldCell> FieldCells(const std::vector<WorldRow>& rows) {
 
 std::string FieldSummaryCsv(const std::vector<WorldRow>& rows) {
   std::ostringstream out;
-  out << "density,worlds,places,places_low,places_high,cells,cells_low,cells_high,worlds_with_minimum,"
-         "with_minimum_pct,with_minimum_low,with_minimum_high\n";
+  out << "density,worlds,places,places_low,places_high,places_away,places_away_low,places_away_high,cells,cells_low,"
+         "cells_high,worlds_with_minimum,with_minimum_pct,with_minimum_low,with_minimum_high,worlds_with_minimum_away,"
+         "with_minimum_away_pct,with_minimum_away_low,with_minimum_away_high\n";
   out << std::setprecision(8);
   for (const FieldCell& c : FieldCells(rows)) {
     const Interval w = Scaled(WilsonInterval(c.with_minimum, c.worlds), 100.0);
+    const Interval a = Scaled(WilsonInterval(c.with_minimum_away, c.worlds), 100.0);
     out << c.density << "," << c.worlds << "," << c.places.mean << "," << c.places.low << "," << c.places.high << ","
-        << c.cells.mean << "," << c.cells.low << "," << c.cells.high << "," << c.with_minimum << "," << w.mean << ","
-        << w.low << "," << w.high << "\n";
+        << c.away.mean << "," << c.away.low << "," << c.away.high << "," << c.cells.mean << "," << c.cells.low << ","
+        << c.cells.high << "," << c.with_minimum << "," << w.mean << "," << w.low << "," << w.high << ","
+        << c.with_minimum_away << "," << a.mean << "," << a.low << "," << a.high << "\n";
   }
   return out.str();
 }
@@ -379,13 +386,18 @@ std::string FieldSummaryMarkdown(const LaserExperiment& e, const std::vector<Wor
       << e.field.gains.og << ", S " << e.field.gains.s_cm << " cm) at every " << e.field.cell_cm
       << " cm cell where the robot fits; a potential minimum is a cell whose neighbour's heading differs by more than "
       << e.field.minimum_angle_deg << " deg, and a place an 8-connected group of them. 95 % intervals: Student t "
-      << "(places, cells), Wilson (worlds with a minimum).\n\n";
-  out << "| density | worlds | places per world | minimum cells per world | worlds with a minimum % |\n"
-         "|---|---|---|---|---|\n";
+      << "(places, cells), Wilson (worlds). \"Near the goal\": a place centred within the goal's free half-disc ("
+      << e.world.free_radius_cm << " cm), where the goal's pull meets the north wall's push; the others lie between "
+      << "start and goal.\n\n";
+  out << "| density | worlds | places per world | away from the goal | minimum cells per world | worlds with a minimum "
+         "% | worlds with one away from the goal % |\n"
+         "|---|---|---|---|---|---|---|\n";
   for (const FieldCell& c : FieldCells(rows)) {
     const Interval w = Scaled(WilsonInterval(c.with_minimum, c.worlds), 100.0);
-    out << "| " << DensityText(c.density) << " | " << c.worlds << " | " << Ci(c.places, 2) << " | " << Ci(c.cells, 1)
-        << " | " << c.with_minimum << " = " << Ci(w, 1) << " |\n";
+    const Interval a = Scaled(WilsonInterval(c.with_minimum_away, c.worlds), 100.0);
+    out << "| " << DensityText(c.density) << " | " << c.worlds << " | " << Ci(c.places, 2) << " | " << Ci(c.away, 2)
+        << " | " << Ci(c.cells, 1) << " | " << c.with_minimum << " = " << Ci(w, 1) << " | " << c.with_minimum_away
+        << " = " << Ci(a, 1) << " |\n";
   }
   return out.str();
 }

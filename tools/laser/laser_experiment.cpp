@@ -336,8 +336,24 @@ LaserExperiment LoadLaserExperiment(const std::string& path) {
     }
   }
   map.Optional("trajectories", &e.trajectories);
+  if (map.Has("case_studies")) {
+    if (e.kind != "episodes") map.Fail("case_studies", "is for kind: episodes");
+    StrictMap c = map.Child("case_studies");
+    e.case_studies = true;
+    c.Optional("pictures", &e.case_pictures);
+    c.Optional("visit_radius_cm", &e.failure.visit_radius_cm);
+    c.Optional("min_dwell_s", &e.failure.min_dwell_s);
+    c.Optional("pinned_radius_cm", &e.failure.pinned_radius_cm);
+    c.Optional("circulating_factor", &e.failure.circulating_factor);
+    if (e.case_pictures < 0) c.Fail("pictures", "must be >= 0");
+    try {
+      ValidateFailureOptions(e.failure);
+    } catch (const std::invalid_argument& err) {
+      throw ConfigError(path + ": case_studies: " + err.what());
+    }
+  }
   if (map.Has("field")) {
-    if (e.kind != "field") map.Fail("field", "is for kind: field");
+    if (e.kind != "field" && !e.case_studies) map.Fail("field", "is for kind: field and case_studies");
     StrictMap f = map.Child("field");
     f.Optional("cell_cm", &e.field.cell_cm);
     f.Optional("gg", &e.field.gains.gg);
@@ -346,7 +362,7 @@ LaserExperiment LoadLaserExperiment(const std::string& path) {
     f.Optional("threshold_deg", &e.field.minimum_angle_deg);
     f.Optional("goal_radius_cm", &e.field.goal_radius_cm);
   }
-  if (e.kind == "field") {
+  if (e.kind == "field" || e.case_studies) {
     try {
       ValidateVectorFieldOptions(e.field);
     } catch (const std::invalid_argument& err) {
@@ -662,6 +678,7 @@ std::string RunsCsv(const LaserExperiment& e, const std::vector<EpisodeRow>& row
     s << ",sim_ns,controller_ns,perception_ns,mapping_ns,planning_ns,following_ns,bytes_per_node_memory,"
          "bytes_per_node_bus";
   }
+  if (e.case_studies) s << ",failure,minima_visits";
   if (e.controller == "nn") {
     for (const char* name : kNetworkInputNames) s << ",pass_" << name;
     for (const char* name : kNetworkOutputNames) s << ",pass_" << name;
@@ -688,6 +705,7 @@ std::string RunsCsv(const LaserExperiment& e, const std::vector<EpisodeRow>& row
         << k.map.planning_ns << "," << k.map.following_ns << "," << Num(k.bytes_per_node_memory) << ","
         << Num(k.bytes_per_node_bus);
     }
+    if (e.case_studies) s << "," << r.failure << "," << r.minima_visits;
     if (e.controller == "nn") {
       // Gates passed per control cycle (E4's input-usage analysis: which inputs the evolved gates pass).
       const double cycles = std::max<int64_t>(1, r.gates.evaluations);
@@ -792,7 +810,7 @@ RunOutput RunLaserExperiment(const LaserExperiment& definition, const RunOptions
           const bool pictures = traced && !options.out_dir.empty();
           for (const LaserConfiguration& c : e.configurations) {
             if (c.controller != "memory") {
-              r.episodes.push_back(RunLaserEpisode(e, c, world, seed, traced));
+              r.episodes.push_back(RunLaserEpisode(e, c, world, seed, traced || e.case_studies));
               continue;
             }
             // E6/E7: the controller with memory; with map_runs > 1 each run starts from the map the
@@ -815,7 +833,7 @@ RunOutput RunLaserExperiment(const LaserExperiment& definition, const RunOptions
                   WriteFile(fs::path(options.out_dir) / stem.str(), RenderWorldSvg(world, layers));
                 };
               }
-              EpisodeRow row = RunMemoryEpisode(e, c, world, seed, traced, retained, snapshot);
+              EpisodeRow row = RunMemoryEpisode(e, c, world, seed, traced || e.case_studies, retained, snapshot);
               row.configuration = label;
               row.run = run;
               if (row.map) retained = *row.map;
@@ -841,8 +859,20 @@ RunOutput RunLaserExperiment(const LaserExperiment& definition, const RunOptions
                         RenderWorldSvg(world, layers));
             }
           }
+          if (e.case_studies) {
+            // E3's case studies: each episode read against the places of this world's static field.
+            const std::vector<MinimumRegion> places = MinimumRegions(ComputeVectorField(world, e.field));
+            for (EpisodeRow& row : r.episodes) {
+              FailureOptions failure = e.failure;
+              failure.sample_s = 0.1;  // every 10th 10 ms pose (RunLaserEpisode's trajectory)
+              const FailureAnalysis analysis = ClassifyFailure(row.result, places, failure);
+              row.failure = FailureKindName(analysis.kind);
+              row.minima_visits = static_cast<int>(analysis.visits.size());
+            }
+          }
           for (EpisodeRow& row : r.episodes) {
-            row.result.trajectory.clear();
+            // Case studies keep the unsolved episodes' paths for their pictures (drawn once all worlds are done).
+            if (!e.case_studies || row.result.solved) row.result.trajectory.clear();
             row.map.reset();
           }
         }
@@ -895,6 +925,26 @@ RunOutput RunLaserExperiment(const LaserExperiment& definition, const RunOptions
     };
     return index(a.configuration) < index(b.configuration);
   });
+  if (e.case_studies) {
+    // The first `case_pictures` episodes of each failure kind, in row order (the same whatever the threads did).
+    std::map<std::string, int> drawn;
+    for (EpisodeRow& row : out.episodes) {
+      if (row.result.solved || options.out_dir.empty() || drawn[row.failure] >= e.case_pictures) continue;
+      ++drawn[row.failure];
+      const World world = GenerateWorld(row.density, row.world, e.library_salt, e.world);
+      const VectorField field = ComputeVectorField(world, e.field);
+      RenderLayers layers;
+      layers.title = e.name + " " + row.configuration + ": " + Num(row.density) + " % world No. " +
+                     std::to_string(row.world + 1) + ", " + row.failure + " (" + std::to_string(row.minima_visits) +
+                     " visits to minima), path " + Num(std::round(row.result.path_cm)) + " cm";
+      layers.field = &field;
+      layers.trajectory = row.result.trajectory;
+      WriteFile(fs::path(options.out_dir) / ("case_" + row.failure + "_" + FileSafe(row.configuration) + "_d" +
+                                             Num(row.density) + "_w" + std::to_string(row.world + 1) + ".svg"),
+                RenderWorldSvg(world, layers));
+    }
+    for (EpisodeRow& row : out.episodes) row.result.trajectory.clear();
+  }
   out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (!options.out_dir.empty()) {
     const fs::path dir(options.out_dir);
@@ -905,6 +955,7 @@ RunOutput RunLaserExperiment(const LaserExperiment& definition, const RunOptions
       std::string md = SummaryMarkdown(summarised, summary);
       if (e.controller == "memory") md += MapSummaryMarkdown(summarised, out.episodes);
       if (e.cost) md += CostSummaryMarkdown(summarised, out.episodes);
+      if (e.case_studies) md += FailureSummaryMarkdown(summarised, out.episodes);
       WriteFile(dir / "summary.md", md);
     } else if (e.kind == "field") {
       WriteFile(dir / "fields.csv", WorldsCsv(e, out.worlds));

@@ -23,6 +23,7 @@
 #include "services/laser_sim/episode.hpp"
 #include "services/laser_sim/laser_world.hpp"
 #include "services/laser_topo/memory_controller.hpp"
+#include "tools/laser/failure_cases.hpp"
 
 namespace limbic::laser {
 
@@ -81,6 +82,12 @@ struct LaserExperiment {
   double snapshot_every_s = 0.0;  // E7: an SVG of trajectory and map every this many seconds (0: none)
   bool cost = false;              // E8 (controller memory): time each stage, weigh the map; summary.md says it
   VectorFieldOptions field;       // kind: field (E2c): the static law's field with NG = 0 and its potential minima
+  // E3's failure case studies (kind: episodes): every unsolved episode classified against the world's field
+  // (failure_cases.hpp; the field with `field`'s settings), counts in summary.md, and pictures of the first
+  // `case_pictures` episodes of each failure kind (case_<kind>_*.svg: field, minima, trajectory).
+  bool case_studies = false;
+  FailureOptions failure;
+  int case_pictures = 2;
 
   int64_t EpisodeCount() const;
 };
@@ -125,6 +132,9 @@ struct EpisodeRow {
   MapLayerStats map_stats;
   std::shared_ptr<const TopoMap> map;
   EpisodeCost cost;  // measured when the experiment says `cost: true` (E8)
+  // case_studies (E3): how the episode ended (FailureKindName) and how many minima it dwelt at.
+  std::string failure;
+  int minima_visits = 0;
 };
 
 // One world's row (worlds.csv, E1).

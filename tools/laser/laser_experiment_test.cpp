@@ -442,6 +442,56 @@ trajectories: 1
   fs::remove_all(dir);
 }
 
+// E3's case studies: every episode classified, counts in the summary, pictures of the first failures.
+TEST(LaserCaseStudies, EveryEpisodeIsClassifiedAndFailuresAreDrawn) {
+  const fs::path dir = TempDir("cases");
+  const std::string file = WriteYaml(dir, "cases", R"(section: "E3"
+description: cases
+controller: cbr
+densities: [35]
+worlds: {first: 0, count: 4}
+episode: {time_limit_s: 40}
+case_studies: {pictures: 1}
+field: {cell_cm: 20}
+)");
+  const LaserExperiment e = LoadLaserExperiment(file);
+  ASSERT_TRUE(e.case_studies);
+  RunOptions options;
+  options.progress = false;
+  options.jobs = 2;
+  options.out_dir = (dir / "out").string();
+  fs::create_directories(options.out_dir);
+  const RunOutput out = RunLaserExperiment(e, options);
+  ASSERT_EQ(out.episodes.size(), 4u);
+  int unsolved = 0;
+  for (const EpisodeRow& r : out.episodes) {
+    EXPECT_EQ(r.failure == "solved", r.result.solved) << r.failure;
+    EXPECT_FALSE(r.failure.empty());
+    EXPECT_TRUE(r.result.trajectory.empty());  // drawn and let go
+    if (!r.result.solved) {
+      ++unsolved;
+      const fs::path picture =
+          dir / "out" / ("case_" + r.failure + "_cbr_d35_w" + std::to_string(r.world + 1) + ".svg");
+      bool first_of_kind = true;
+      for (const EpisodeRow& q : out.episodes) {
+        if (&q == &r) break;
+        if (q.failure == r.failure) first_of_kind = false;
+      }
+      EXPECT_EQ(fs::exists(picture), first_of_kind) << picture;
+    }
+  }
+  EXPECT_GT(unsolved, 0) << "pick worlds where the case-based controller fails within 40 s";
+  const std::string runs = Read(dir / "out" / "runs.csv");
+  EXPECT_NE(runs.find(",failure,minima_visits"), std::string::npos);
+  const std::string md = Read(dir / "out" / "summary.md");
+  EXPECT_NE(md.find("## Failure case studies (E3)"), std::string::npos) << md;
+  EXPECT_THROW(LoadLaserExperiment(WriteYaml(dir, "c2", "kind: field\ncase_studies: {pictures: 1}\n")),
+               config::ConfigError);
+  EXPECT_THROW(LoadLaserExperiment(WriteYaml(dir, "c3", "controller: cbr\ncase_studies: {circulating_factor: 0.5}\n")),
+               config::ConfigError);
+  fs::remove_all(dir);
+}
+
 TEST(LaserCli, SmokeExperimentWritesRowsSummaryAndPictures) {
   const std::string exe = std::string(LIMBIC_BUILD_BIN_DIR) + "/limbic-laser";
   const fs::path out = TempDir("smoke");

@@ -402,4 +402,32 @@ std::string FieldSummaryMarkdown(const LaserExperiment& e, const std::vector<Wor
   return out.str();
 }
 
+std::string FailureSummaryMarkdown(const LaserExperiment& e, const std::vector<EpisodeRow>& rows) {
+  std::ostringstream out;
+  out << "\n## Failure case studies (E3)\n\nEach unsolved episode read against the potential minima of its world's "
+         "static field (GG "
+      << e.field.gains.gg << ", OG " << e.field.gains.og << ", NG 0): two_minima = it dwelt at one place, another, and "
+      << "the first again; pinned = held within " << e.failure.pinned_radius_cm
+      << " cm for the last half of the episode; circulating = travelled at least " << e.failure.circulating_factor
+      << "x the optimal path without arriving (the bottleneck); other = the rest. Pictures: case_*.svg.\n\n";
+  out << "| configuration | density | episodes | solved | two_minima | pinned | circulating | other |\n"
+         "|---|---|---|---|---|---|---|---|\n";
+  for (const LaserConfiguration& c : e.configurations) {
+    for (double d : e.densities) {
+      std::map<std::string, int> count;
+      int n = 0;
+      for (const EpisodeRow& r : rows) {
+        if (r.configuration != c.label || r.density != d) continue;
+        ++n;
+        ++count[r.failure];
+      }
+      if (n == 0) continue;
+      out << "| " << c.label << " | " << DensityText(d) << " | " << n;
+      for (FailureKind k : kFailureKinds) out << " | " << count[FailureKindName(k)];
+      out << " |\n";
+    }
+  }
+  return out.str();
+}
+
 }  // namespace limbic::laser

@@ -66,6 +66,10 @@ std::string CostSummaryMarkdown(const LaserExperiment& e, const std::vector<Epis
 std::string WorldSummaryCsv(const std::vector<WorldRow>& rows);
 std::string WorldSummaryMarkdown(const LaserExperiment& experiment, const std::vector<WorldRow>& rows);
 
+// E3's failure case studies (case_studies): per configuration and density, how many episodes ended in each
+// failure kind (failure_cases.hpp).
+std::string FailureSummaryMarkdown(const LaserExperiment& experiment, const std::vector<EpisodeRow>& rows);
+
 // E2c (kind: field): per density, the potential-minimum places per world and the cells they cover (95 % t
 // intervals), and the share of worlds with at least one place (95 % Wilson interval).
 std::string FieldSummaryCsv(const std::vector<WorldRow>& rows);

@@ -4,6 +4,25 @@
 #include <cmath>
 
 namespace limbic::laser {
+namespace {
+
+// The smallest range of beams centre − half … centre + half (centre in 0..359, indices modulo 360): two
+// contiguous stretches instead of a modulo per beam. 255 when half < 0.
+int MinRange(const RangeScan& r, int centre, int half) {
+  if (half >= kBeams / 2) return *std::min_element(r.begin(), r.end());
+  int lo = centre - half, hi = centre + half;
+  if (lo < 0) {
+    lo += kBeams;
+    hi += kBeams;
+  }
+  int closest = 255;
+  const int end = std::min(hi, kBeams - 1);
+  for (int a = lo; a <= end; ++a) closest = std::min<int>(closest, r[a]);
+  for (int a = kBeams; a <= hi; ++a) closest = std::min<int>(closest, r[a - kBeams]);
+  return closest;
+}
+
+}  // namespace
 
 EnvironmentTracker::EnvironmentTracker(const EnvironmentOptions& options) : options_(options) {
   if (options_.wander_window_s > 0.0) {
@@ -20,12 +39,15 @@ const EnvironmentInfo& EnvironmentTracker::Update(const SensorFrame& f) {
   const double d = options_.d_cm;
   EnvironmentInfo& e = info_;
   // Eq. 4-4 and 4-5 (r_0 ≡ r_360: beam 0's predecessor is beam 359).
+  // In whole centimetres: Δ > d is Δ > ⌊d⌋ and v < S is v < ⌈S⌉ (clamped to the bytes' range; NaN: never).
+  const int jump = std::isnan(d) ? 1000 : static_cast<int>(std::floor(std::clamp(d, -1000.0, 1000.0)));
+  const int below = s >= 0.0 ? static_cast<int>(std::ceil(std::min(s, 1000.0))) : 0;
   int clutter = 0, density = 0;
   int prev = r[kBeams - 1];
   for (int a = 0; a < kBeams; ++a) {
     const int v = r[a];
-    clutter += (v - prev > d) ? 1 : 0;
-    density += (v < s) ? 1 : 0;
+    clutter += v - prev > jump;
+    density += v < below;
     prev = v;
   }
   e.clutter = clutter;
@@ -33,11 +55,7 @@ const EnvironmentInfo& EnvironmentTracker::Update(const SensorFrame& f) {
   e.density_pct = 100.0 * density / kBeams;
   // Eq. 4-6: f over the 71 beams within ±35° of the heading.
   const int h = static_cast<int>(std::lround(Wrap360(f.odom.heading_deg))) % kBeams;
-  int closest = 255;
-  for (int k = -options_.proximity_half_fov_deg; k <= options_.proximity_half_fov_deg; ++k) {
-    closest = std::min<int>(closest, r[((h + k) % kBeams + kBeams) % kBeams]);
-  }
-  e.ofd_cm = closest;
+  e.ofd_cm = MinRange(r, h, options_.proximity_half_fov_deg);
   e.proximity = e.ofd_cm >= s ? -1 : (e.ofd_cm >= d ? 0 : 1);
   // Eq. 4-7: Wander since the case started, from the odometric position.
   const Vec2 p{f.odom.x_cm, f.odom.y_cm};
@@ -68,10 +86,7 @@ const EnvironmentInfo& EnvironmentTracker::Update(const SensorFrame& f) {
   e.goal_range_cm = Norm(to_goal);
   e.goal_bearing_deg = BearingOf(to_goal);
   const int g = static_cast<int>(std::lround(e.goal_bearing_deg)) % kBeams;
-  int corridor_min = 255;
-  for (int k = -options_.goal_corridor_deg; k <= options_.goal_corridor_deg; ++k) {
-    corridor_min = std::min<int>(corridor_min, r[((g + k) % kBeams + kBeams) % kBeams]);
-  }
+  const int corridor_min = MinRange(r, g, options_.goal_corridor_deg);
   const bool facing = AngDiff(f.odom.heading_deg, e.goal_bearing_deg) <= options_.facing_tolerance_deg;
   e.clear_to_goal = facing && corridor_min >= std::min(e.goal_range_cm, s);
   e.senses_goal = e.goal_range_cm <= s && corridor_min >= e.goal_range_cm;

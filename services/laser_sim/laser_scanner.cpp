@@ -96,16 +96,27 @@ void CastExact(const World& world, Vec2 p, ExactScan* ranges, std::array<int16_t
     const double centre = BearingOf(d);
     const int first = static_cast<int>(std::ceil(centre - half));
     const int last = static_cast<int>(std::floor(centre + half));
-    for (int k = first; k <= last; ++k) {
-      const int a = k < 0 ? k + kBeams : (k >= kBeams ? k - kBeams : k);  // first ≥ −90, last < 450
-      const double b = u[a].x * d.x + u[a].y * d.y;
-      const double disc = b * b - (dist2 - r2);
-      if (disc < 0.0 || b <= 0.0) continue;
-      const double l = b - std::sqrt(disc);  // Eq. 3-3, exact
-      if (l > 0.0 && l < (*ranges)[a]) {
-        (*ranges)[a] = static_cast<float>(l);
-        if (hit) (*hit)[a] = static_cast<int16_t>(i);
+    // Beams first … last (first ≥ −90, last < 450) as at most two contiguous stretches of indices.
+    auto stretch = [&](int from, int to) {
+      for (int a = from; a <= to; ++a) {
+        const double b = u[a].x * d.x + u[a].y * d.y;
+        const double disc = b * b - (dist2 - r2);
+        if (disc < 0.0 || b <= 0.0) continue;
+        const double l = b - std::sqrt(disc);  // Eq. 3-3, exact
+        if (l > 0.0 && l < (*ranges)[a]) {
+          (*ranges)[a] = static_cast<float>(l);
+          if (hit) (*hit)[a] = static_cast<int16_t>(i);
+        }
       }
+    };
+    if (first < 0) {
+      stretch(first + kBeams, kBeams - 1);
+      stretch(0, last);
+    } else if (last >= kBeams) {
+      stretch(first, kBeams - 1);
+      stretch(0, last - kBeams);
+    } else {
+      stretch(first, last);
     }
   }
 }
@@ -202,26 +213,31 @@ void LaserScanner::Scan(Vec2 p, RangeScan* out, ExactScan* exact) {
     }
     return;
   }
-  CastExact(world_, p, &exact_, &hit_);
-  for (int a = 0; a < kBeams; ++a) {
-    const double l = exact_[a];
-    int e = 0;
-    if (use_error && hit_[a] != kNothing) {
-      if (options_.error_model == LaserErrorModel::kUniform) {
-        e = errors_[a];
-      } else {  // thesis_approx: a fixed bias per (obstacle, beam)
+  // Straight into the caller's buffer when it wants the exact ranges (no copy of 360 floats per scan).
+  ExactScan& ranges = exact ? *exact : exact_;
+  CastExact(world_, p, &ranges, &hit_);
+  // A beam that hits nothing reads 250 exactly (§1.5.1); a hit is rounded with its error and clamped.
+  // (Rounding half up by truncation: l + e + 0.5 is clamped at 0 first, so it is never negative.)
+  auto quantise = [&](int a, int e) {
+    const double x = static_cast<double>(ranges[a]) + e + 0.5;
+    const int v = hit_[a] == kNothing ? static_cast<int>(kMaxRangeCm) : (x <= 0.0 ? 0 : static_cast<int>(x));
+    (*out)[a] = static_cast<uint8_t>(std::min(v, static_cast<int>(kMaxRangeCm)));
+  };
+  if (!use_error) {
+    for (int a = 0; a < kBeams; ++a) quantise(a, 0);
+  } else if (options_.error_model == LaserErrorModel::kUniform) {
+    for (int a = 0; a < kBeams; ++a) quantise(a, hit_[a] != kNothing ? errors_[a] : 0);
+  } else {  // thesis_approx: a fixed bias per (obstacle, beam)
+    for (int a = 0; a < kBeams; ++a) {
+      int e = 0;
+      if (hit_[a] != kNothing) {
         const uint64_t key = (static_cast<uint64_t>(static_cast<uint16_t>(hit_[a])) << 16) | static_cast<uint64_t>(a);
         e = static_cast<int>(sim::SplitMix64(key) % static_cast<uint64_t>(2 * options_.error_cm + 1)) -
             options_.error_cm;
       }
+      quantise(a, e);
     }
-    // A beam that hits nothing reads 250 exactly (§1.5.1); a hit is rounded with its error and clamped.
-    // (Rounding half up by truncation: l + e + 0.5 is clamped at 0 first, so it is never negative.)
-    const double x = l + e + 0.5;
-    const int v = hit_[a] == kNothing ? static_cast<int>(kMaxRangeCm) : (x <= 0.0 ? 0 : static_cast<int>(x));
-    (*out)[a] = static_cast<uint8_t>(std::min(v, static_cast<int>(kMaxRangeCm)));
   }
-  if (exact) *exact = exact_;
 }
 
 }  // namespace limbic::laser

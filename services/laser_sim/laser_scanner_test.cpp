@@ -5,9 +5,12 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <random>
 #include <set>
 #include <thread>
 #include <vector>
+
+#include "services/laser_sim/testing/reference_cast.hpp"
 
 namespace limbic::laser {
 namespace {
@@ -163,6 +166,104 @@ TEST(LaserScanner, RefusesBadOptions) {
   EXPECT_THROW(LaserScanner(w, {LaserErrorModel::kThesisApprox, 2, true}, 1), std::invalid_argument);
   EXPECT_THROW(ParseLaserErrorModel("gaussian"), std::invalid_argument);
   EXPECT_EQ(ParseLaserErrorModel("thesis_approx"), LaserErrorModel::kThesisApprox);
+}
+
+// The cast must give exactly what it gave before it was made faster (every experiment's results depend
+// on every bit): the previous code is kept as the oracle. Besides, every beam is checked against a brute
+// force over every circle (no visible-angle window), to 1e-4 cm (the float ranges' resolution at 250 cm
+// is 1.5e-5 cm).
+void ExpectSameCast(const World& w, Vec2 p) {
+  ExactScan ranges, want;
+  std::array<int16_t, kBeams> hit, want_hit;
+  CastExact(w, p, &ranges, &hit);
+  reference::CastExact(w, p, &want, &want_hit);
+  for (int a = 0; a < kBeams; ++a) {
+    ASSERT_EQ(ranges[a], want[a]) << "beam " << a << " from (" << p.x << ", " << p.y << ")";
+    ASSERT_EQ(hit[a], want_hit[a]) << "beam " << a;
+  }
+}
+
+// Every beam against every circle and the walls, by the ray equation alone.
+ExactScan BruteForceCast(const World& w, Vec2 p) {
+  ExactScan out;
+  const auto& u = BeamUnitVectors();
+  for (int a = 0; a < kBeams; ++a) {
+    double best = kMaxRangeCm;
+    if (u[a].x > 1e-12) best = std::min(best, (w.width - p.x) / u[a].x);
+    if (u[a].x < -1e-12) best = std::min(best, -p.x / u[a].x);
+    if (u[a].y > 1e-12) best = std::min(best, (w.height - p.y) / u[a].y);
+    if (u[a].y < -1e-12) best = std::min(best, -p.y / u[a].y);
+    for (const Circle& c : w.obstacles) {
+      const double dx = c.cx - p.x, dy = c.cy - p.y;
+      const double b = u[a].x * dx + u[a].y * dy;
+      const double disc = b * b - (dx * dx + dy * dy - c.r * c.r);
+      if (disc >= 0.0 && b > 0.0 && b - std::sqrt(disc) > 0.0) best = std::min(best, b - std::sqrt(disc));
+    }
+    out[a] = static_cast<float>(best);
+  }
+  return out;
+}
+
+TEST(LaserScanner, CastIsThePreviousCastBitForBitOnRandomWorlds) {
+  std::mt19937_64 rng(21);
+  for (double density : {15.0, 25.0, 35.0}) {
+    for (int index = 0; index < 4; ++index) {
+      const World w = GenerateWorld(density, index);
+      std::uniform_real_distribution<double> coordinate(-5.0, w.width + 5.0);  // outside the room too
+      for (int k = 0; k < 300; ++k) {
+        const Vec2 p{coordinate(rng), coordinate(rng)};
+        ExpectSameCast(w, p);
+        if (HasFatalFailure()) return;
+        ExactScan ranges;
+        CastExact(w, p, &ranges);
+        if (ranges[0] == 0.0f) continue;  // inside an obstacle or outside the room: all zero (tested above)
+        const ExactScan brute = BruteForceCast(w, p);
+        for (int a = 0; a < kBeams; ++a) ASSERT_NEAR(ranges[a], brute[a], 1e-4) << "beam " << a;
+      }
+    }
+  }
+}
+
+TEST(LaserScanner, CastIsThePreviousCastAtTheEdges) {
+  const Vec2 p{330, 330};
+  World w;
+  w.start = {330, 40};
+  w.goal = {330, 620};
+  ExpectSameCast(w, p);  // an empty room: walls and "no return" only
+  ExactScan ranges;
+  std::array<int16_t, kBeams> hit;
+  CastExact(w, {330, 330}, &ranges, &hit);
+  EXPECT_EQ(std::count(hit.begin(), hit.end(), kNothing), kBeams);  // every wall 330 cm away
+  // A beam grazing a circle: beam 10 is tangent to a circle due north (asin(r / D) = 10°), and beams 9
+  // and 11 just inside and outside; and the same circle nudged by ±1e-9 cm either way.
+  for (double nudge : {0.0, 1e-9, -1e-9, 1e-6, -1e-6}) {
+    World g = w;
+    g.obstacles = {{330, 430, 100 * std::sin(10 * kDegToRad) + nudge}};
+    ExpectSameCast(g, p);
+    g.obstacles = {{330 + 100 * std::sin(25 * kDegToRad), 330 + 100 * std::cos(25 * kDegToRad),
+                    100 * std::sin(7 * kDegToRad) + nudge}};  // centred on beam 25, tangent at 18° and 32°
+    ExpectSameCast(g, p);
+  }
+  // The robot centre on a circle's surface (reads 0: inside), just outside it, and a circle touching
+  // the robot's disc.
+  for (double gap : {0.0, 1e-12, 1e-6, 0.5, 15.0}) {
+    World g = w;
+    g.obstacles = {{330 + 20 + gap, 330, 20}};
+    ExpectSameCast(g, p);
+  }
+  // Circles straddling the walls (partly outside the room) and one in a corner.
+  World straddle = w;
+  straddle.obstacles = {{0, 330, 40}, {660, 300, 35}, {330, 665, 30}, {300, -10, 25}, {0, 0, 50}};
+  for (Vec2 q : {Vec2{45, 330}, Vec2{620, 300}, Vec2{330, 630}, Vec2{300, 20}, Vec2{40, 40}, Vec2{1, 1}}) {
+    ExpectSameCast(straddle, q);
+  }
+  // Maximum range: a circle whose nearest point is exactly 250 cm away, just inside and just beyond.
+  for (double d : {250.0 - 1e-9, 250.0, 250.0 + 1e-9, 249.5, 250.5}) {
+    World g = w;
+    g.width = g.height = 2000;
+    g.obstacles = {{1000 + d + 30, 1000, 30}};
+    ExpectSameCast(g, {1000, 1000});
+  }
 }
 
 }  // namespace

@@ -28,7 +28,9 @@ inline double Norm(Vec2 a) { return std::hypot(a.x, a.y); }
 
 // [0, 360).
 inline double Wrap360(double deg) {
-  double w = std::fmod(deg, 360.0);
+  // fmod(x, 360) is x exactly for |x| < 360 (most calls: bearings from atan2, sums of two angles), and
+  // fmod is a library call on every controller's path.
+  double w = std::fabs(deg) < 360.0 ? deg : std::fmod(deg, 360.0);
   if (w < 0.0) w += 360.0;
   return w >= 360.0 ? 0.0 : w;
 }

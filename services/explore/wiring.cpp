@@ -1,13 +1,17 @@
 #include "services/explore/wiring.hpp"
 
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <random>
 
 #include "common/config/config.hpp"
 #include "common/convert/convert.hpp"
 #include "common/log/log.hpp"
 #include "common/robot/robot_description.hpp"
+#include "services/explore/executor_load.hpp"
 #include "services/explore/exploration_run.hpp"
 #include "services/explore/task_manager.hpp"
 #include "services/mapper/convert.hpp"
@@ -21,6 +25,34 @@ void AppendLine(const std::string& path, const std::string& header, const std::s
   if (!out) throw std::runtime_error("cannot append to " + path);
   if (fresh) out << header << "\n";
   out << line << "\n";
+}
+
+double WallSeconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+double CounterOf(const msg::Heartbeat& h, const char* name) {
+  if (h.counters() == nullptr) return std::numeric_limits<double>::quiet_NaN();
+  for (const auto* c : *h.counters()) {
+    if (c->name() && c->name()->str() == name) return c->value();
+  }
+  return std::numeric_limits<double>::quiet_NaN();
+}
+
+std::vector<double> Numbers(const std::vector<std::string>& items, const std::string& what) {
+  std::vector<double> out;
+  for (const std::string& item : items) {
+    size_t used = 0;
+    double v = 0;
+    try {
+      v = std::stod(item, &used);
+    } catch (const std::logic_error&) {
+      used = 0;
+    }
+    if (used != item.size()) throw std::invalid_argument(what + ": '" + item + "' is not a number");
+    out.push_back(v);
+  }
+  return out;
 }
 
 }  // namespace
@@ -68,8 +100,56 @@ runtime::ServiceDefinition TaskManagerService() {
         const std::string configuration =
             ctx.Option<std::string>("configuration", "team", "configuration label in the CSV files");
         const int64_t seed = ctx.Option<int64_t>("seed", 1, "run seed in the CSV files");
+        // Resource-utilisation feedback (executor_load.hpp). Off by default: it reads CPU time, so a run with it
+        // is no longer reproducible to the bit, and the experiments' numbers must not change unasked.
+        const bool feedback = ctx.Option<bool>(
+            "feedback", false,
+            "resource-utilisation feedback: measure each explorer's planner, mapper and controller CPU share from "
+            "their heartbeats and lower or raise its planning and sensing rates (live parameters)");
+        const std::string feedback_budget = ctx.Option<std::string>(
+            "feedback_budget", "1",
+            "feedback: CPU share each explorer may use (1 = one core), one for all or one each");
+        ResourceFeedbackOptions fb;
+        fb.retune.high =
+            ctx.Option<double>("feedback_high", fb.retune.high,
+                               "feedback: lower rates above this fraction of the budget", runtime::InRange(0.01, 10.0));
+        fb.retune.target =
+            ctx.Option<double>("feedback_target", fb.retune.target,
+                               "feedback: the fraction of the budget a change aims for", runtime::InRange(0.01, 10.0));
+        fb.retune.low =
+            ctx.Option<double>("feedback_low", fb.retune.low, "feedback: raise rates below this fraction of the budget",
+                               runtime::InRange(0.01, 10.0));
+        fb.retune.bounds[kPlanning] = {1.0 / ctx.period_s(), 0.2};
+        fb.retune.bounds[kPlanning].min_hz =
+            ctx.Option<double>("feedback_planning_min_hz", 0.2,
+                               "feedback: the lowest planning rate (timer replans per simulated s; nominal: no cap)",
+                               runtime::InRange(0.001, 1.0 / ctx.period_s()));
+        fb.retune.bounds[kSensing].nominal_hz = ctx.Option<double>(
+            "feedback_sensing_hz", 1.0,
+            "feedback: the mappers' nominal full-map rate (per simulated s; 1 = the experiments' full_map_period=10)",
+            runtime::InRange(0.001, 1.0 / ctx.period_s()));
+        fb.retune.bounds[kSensing].min_hz =
+            ctx.Option<double>("feedback_sensing_min_hz", 0.2, "feedback: the lowest full-map rate",
+                               runtime::InRange(0.001, 1.0 / ctx.period_s()));
+        fb.retune.bounds[kActuation] = {1.0 / ctx.period_s(), 1.0 / ctx.period_s()};  // safety last: never lowered
+        fb.estimator.period_s = ctx.period_s();
+        fb.estimator.stale_s =
+            ctx.Option<double>("feedback_stale_s", 3.0,
+                               "feedback: no decision for an explorer whose services' last heartbeat is older (wall s)",
+                               runtime::InRange(1.5, 3600.0));
+        const std::string sensing_services = ctx.Option<std::string>(
+            "feedback_sensing", "mapper", "feedback: the services whose CPU counts as sensing (e.g. mapper,hwio)");
+        std::array<std::vector<std::string>, kActivities> feedback_services;
+        std::shared_ptr<ResourceFeedback> resources;
         std::vector<ExplorerProfile> team;
         try {
+          feedback_services = {{{"planner"}, SplitList(sensing_services, "feedback_sensing"), {"controller"}}};
+          fb.budgets =
+              Numbers(PerRobot(SplitList(feedback_budget, "feedback_budget"), robots.size(), "feedback_budget"),
+                      "feedback_budget");
+          if (fb.retune.bounds[kSensing].min_hz > fb.retune.bounds[kSensing].nominal_hz)
+            throw std::invalid_argument("feedback_sensing_min_hz must not exceed feedback_sensing_hz");
+          Validate(fb);
           Validate(options);
           std::vector<std::string> cells =
               budgets.empty() ? std::vector<std::string>{}
@@ -89,6 +169,9 @@ runtime::ServiceDefinition TaskManagerService() {
             }
             if (!(b > 0) || !std::isfinite(b)) throw std::invalid_argument("processing_cells must be > 0");
             team.push_back(ProfileFor(robots[r], d.name, d, b));
+          }
+          if (feedback) {
+            resources = std::make_shared<ResourceFeedback>(static_cast<int>(robots.size()), feedback_services, fb);
           }
         } catch (const std::logic_error& e) {  // std::stod, Validate, PerRobot
           throw config::ConfigError(std::string("explore_manager: ") + e.what());
@@ -123,6 +206,58 @@ runtime::ServiceDefinition TaskManagerService() {
           // Ground truth feeds the run's measures only (paths, collisions), never a decision.
           truth_in.push_back(ctx.AddInput<msg::GroundTruth>(r + "/truth", Timing::kPreviousTick));
           task_out.push_back(ctx.AddOutput<msg::ExploreTask>(r + "/explore/task", /*latched=*/true));
+        }
+        // Feedback: the explorers' heartbeats in, live parameter sets out (`limbic param set` travels the same way),
+        // and their replies, so that a refused set is known.
+        auto pending = std::make_shared<std::map<uint64_t, ParameterSet>>();
+        std::map<std::string, std::shared_ptr<runtime::Output<msg::ParameterRequest>>> param_out;
+        auto next_request = std::make_shared<uint64_t>(std::random_device{}() | 1ull << 40);
+        if (resources) {
+          for (size_t r = 0; r < robots.size(); ++r) {
+            for (int a = 0; a < kActivities; ++a) {
+              for (const std::string& service : feedback_services[a]) {
+                const int robot = static_cast<int>(r);
+                const std::string calls = service == "planner" ? "plans" : service == "mapper" ? "full_maps" : "";
+                ctx.OnMessage<msg::Heartbeat>(
+                    "health/" + runtime::InstanceName(service, robots[r]),
+                    [resources, robot, service, calls](const bus::Message<msg::Heartbeat>& m) {
+                      ServiceSample sample;
+                      sample.received_s = WallSeconds();
+                      sample.tick = m.msg.tick();
+                      sample.cpu_s = CounterOf(m.msg, "step_cpu_s");
+                      sample.calls =
+                          calls.empty() ? std::numeric_limits<double>::quiet_NaN() : CounterOf(m.msg, calls.c_str());
+                      resources->Heartbeat(robot, service, sample);
+                    });
+              }
+            }
+            for (const std::string service : {"planner", "mapper"}) {
+              const std::string instance = runtime::InstanceName(service, robots[r]);
+              param_out[instance] = ctx.AddOutput<msg::ParameterRequest>("param/" + instance);
+              ctx.OnMessage<msg::ParameterReply>(
+                  "param/" + instance + "/reply",
+                  [resources, pending, instance](const bus::Message<msg::ParameterReply>& m) {
+                    const auto it = pending->find(m.msg.request_id());
+                    if (it == pending->end()) return;  // someone else's (limbic param)
+                    if (!m.msg.ok()) {
+                      LIMBIC_LOG(kWarning)
+                          << instance << " refused " << it->second.parameter << " = " << it->second.value << ": "
+                          << (m.msg.error() ? m.msg.error()->str() : std::string("?"));
+                    }
+                    resources->SetOutcome(it->second, m.msg.ok());
+                    pending->erase(it);
+                  });
+            }
+          }
+          ctx.Counter("feedback_retunes", [resources] { return resources->counters().retunes; });
+          ctx.Counter("feedback_sets", [resources] { return resources->counters().sets_sent; });
+          ctx.Counter("feedback_sets_refused", [resources] { return resources->counters().sets_refused; });
+          ctx.Counter("feedback_no_estimate", [resources] { return resources->counters().no_estimate; });
+          ctx.Counter("feedback_samples_refused", [resources] { return resources->counters().samples_refused; });
+          for (size_t r = 0; r < robots.size(); ++r) {
+            ctx.Counter(robots[r] + "_planning_hz", [resources, r] { return resources->commanded(r)[kPlanning]; });
+            ctx.Counter(robots[r] + "_sensing_hz", [resources, r] { return resources->commanded(r)[kSensing]; });
+          }
         }
         ctx.Counter("coverage", [s] { return s->coverage; });
         ctx.Counter("allocation_changes", [s] { return s->manager ? s->manager->state().allocation_changes : 0; });
@@ -167,6 +302,19 @@ runtime::ServiceDefinition TaskManagerService() {
           }
           const bool decide = tick.tick % decide_every == 0;
           const bool sample = tick.tick % per_second == 0;
+          if (resources && decide) {
+            for (const ParameterSet& set : resources->Step(WallSeconds())) {
+              const std::string instance = runtime::InstanceName(set.service, robots[set.robot]);
+              const uint64_t id = (*next_request)++;
+              (*pending)[id] = set;
+              LIMBIC_LOG(kInfo) << "feedback: " << instance << " " << set.parameter << " = " << set.value << " ("
+                                << set.previous_hz << " -> " << set.new_hz << " Hz)";
+              param_out.at(instance)->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+                return msg::CreateParameterRequestDirect(fbb, header, id, set.parameter.c_str(), set.value.c_str(),
+                                                         true);
+              });
+            }
+          }
           if (!decide && !sample) return;
           std::vector<const mapper::GridMaps*> have;
           for (const auto& m : s->maps) {

@@ -11,6 +11,8 @@
 #include "common/convert/convert.hpp"
 #include "common/log/log.hpp"
 #include "common/robot/robot_description.hpp"
+#include "services/explore/bidding.hpp"
+#include "services/explore/convert.hpp"
 #include "services/explore/executor_load.hpp"
 #include "services/explore/exploration_run.hpp"
 #include "services/explore/task_manager.hpp"
@@ -90,6 +92,16 @@ runtime::ServiceDefinition TaskManagerService() {
             ctx.Option<double>("w11", 1.0, "W_11: weight of the clearance mean in c_m", runtime::InRange(0.0, 100.0));
         const double time_limit = ctx.Option<double>("time_limit_s", 600.0, "exploration ends after this time (s)",
                                                      runtime::Positive<double>());
+        // Bids over the bus (bidding.hpp): the default, as the spec has the planners negotiate; `manager` keeps the
+        // auction run on the robots' behalf from their reports (as before; no call, no bid).
+        const std::string bidding = ctx.Option<std::string>(
+            "bidding", "robots",
+            "who computes the bids: robots (each idle explorer answers a call for bids on <robot>/explore/call with "
+            "its coarse-tier costs on <robot>/explore/bid) | manager (the manager computes them from the reports)",
+            runtime::OneOf({"robots", "manager"}));
+        const double bid_deadline_s = ctx.Option<double>(
+            "bid_deadline_s", 0.5, "bidding=robots: bids stamped later than this after the call are left out (s)",
+            runtime::InRange(0.0, 60.0));
         const int decide_every =
             ctx.Option<int>("decide_every", 10, "ticks between allocation rounds", runtime::AtLeast(1));
         const std::string results_csv =
@@ -186,6 +198,9 @@ runtime::ServiceDefinition TaskManagerService() {
           std::vector<ExplorerReport> reports;
           std::vector<int64_t> report_ticks;
           RunMeasures measures;
+          std::unique_ptr<BidRound> round;
+          std::vector<int64_t> bid_ticks;
+          int64_t next_round = 1;
           bool finished = false;
           double coverage = 0.0;
         };
@@ -194,18 +209,28 @@ runtime::ServiceDefinition TaskManagerService() {
         s->map_ticks.assign(robots.size(), -1);
         s->reports.resize(robots.size());
         s->report_ticks.assign(robots.size(), -1);
+        s->bid_ticks.assign(robots.size(), -1);
+        const bool robots_bid = bidding == "robots";
+        if (robots_bid) s->round = std::make_unique<BidRound>(static_cast<int>(robots.size()));
+        const int64_t deadline_ticks = std::lround(bid_deadline_s / ctx.period_s());
 
         auto world = ctx.AddInput<msg::WorldGeometry>("world", Timing::kPreviousTick, /*required=*/true);
         std::vector<std::shared_ptr<runtime::Input<msg::GridMap>>> map_in;
         std::vector<std::shared_ptr<runtime::Input<msg::ExploreReport>>> report_in;
         std::vector<std::shared_ptr<runtime::Input<msg::GroundTruth>>> truth_in;
         std::vector<std::shared_ptr<runtime::Output<msg::ExploreTask>>> task_out;
+        std::vector<std::shared_ptr<runtime::Input<msg::ExploreBid>>> bid_in;
+        std::vector<std::shared_ptr<runtime::Output<msg::ExploreCall>>> call_out;
         for (const auto& r : robots) {
           map_in.push_back(ctx.AddInput<msg::GridMap>(r + "/map", Timing::kPreviousTick));
           report_in.push_back(ctx.AddInput<msg::ExploreReport>(r + "/explore/report", Timing::kPreviousTick));
           // Ground truth feeds the run's measures only (paths, collisions), never a decision.
           truth_in.push_back(ctx.AddInput<msg::GroundTruth>(r + "/truth", Timing::kPreviousTick));
           task_out.push_back(ctx.AddOutput<msg::ExploreTask>(r + "/explore/task", /*latched=*/true));
+          if (robots_bid) {
+            bid_in.push_back(ctx.AddInput<msg::ExploreBid>(r + "/explore/bid", Timing::kPreviousTick));
+            call_out.push_back(ctx.AddOutput<msg::ExploreCall>(r + "/explore/call"));
+          }
         }
         // Feedback: the explorers' heartbeats in, live parameter sets out (`limbic param set` travels the same way),
         // and their replies, so that a refused set is known.
@@ -259,6 +284,14 @@ runtime::ServiceDefinition TaskManagerService() {
             ctx.Counter(robots[r] + "_sensing_hz", [resources, r] { return resources->commanded(r)[kSensing]; });
           }
         }
+        if (robots_bid) {
+          ctx.Counter("bid_rounds", [s] { return s->round->counters().rounds; });
+          ctx.Counter("bids_received", [s] { return s->round->counters().received; });
+          ctx.Counter("bids_missing", [s] { return s->round->counters().missing; });
+          ctx.Counter("bids_late", [s] { return s->round->counters().late; });
+          ctx.Counter("bids_stale", [s] { return s->round->counters().stale; });
+          ctx.Counter("bids_malformed", [s] { return s->round->counters().malformed; });
+        }
         ctx.Counter("coverage", [s] { return s->coverage; });
         ctx.Counter("allocation_changes", [s] { return s->manager ? s->manager->state().allocation_changes : 0; });
         ctx.Counter("tiles_done", [s] { return s->manager ? s->manager->TilesDone() : 0; });
@@ -299,6 +332,14 @@ runtime::ServiceDefinition TaskManagerService() {
               e.waypoints_done = rep->waypoints_done();
               e.task_done = rep->task_done();
             }
+            // Bids are taken as they arrive (each message once), judged late by the tick they were stamped with.
+            if (robots_bid) {
+              if (const auto* b = bid_in[r]->Get(); b && bid_in[r]->tick() != s->bid_ticks[r]) {
+                s->bid_ticks[r] = bid_in[r]->tick();
+                ++s->measures.reports_received;  // a message from the explorer, like its reports
+                s->round->Offer(static_cast<int>(r), FromMsg(*b), bid_in[r]->tick());
+              }
+            }
           }
           const bool decide = tick.tick % decide_every == 0;
           const bool sample = tick.tick % per_second == 0;
@@ -329,6 +370,13 @@ runtime::ServiceDefinition TaskManagerService() {
             in.time = tick.time_s;
             in.maps = &merged;
             in.reports = s->reports;
+            // Bidding by the robots: the auction runs over the bids of a round that is complete (everyone invited
+            // answered, or its deadline passed); otherwise nobody bids this time.
+            std::vector<std::optional<std::vector<double>>> bids(robots.size());
+            if (robots_bid) {
+              if (s->round->open() && s->round->Complete(tick.tick)) bids = s->round->Close();
+              in.bids = &bids;
+            }
             const ManagerOutputs out = s->manager->Step(in);
             for (const ExploreTask& t : out.new_tasks) {
               LIMBIC_LOG(kInfo) << robots[t.robot] << ": task " << t.task_id << " in environment " << t.environment
@@ -344,6 +392,20 @@ runtime::ServiceDefinition TaskManagerService() {
             }
             end = end || out.finished;
             s->measures.all_done = out.finished;
+            // A new round for whoever is idle now (none while one is open).
+            if (robots_bid && !end && !s->round->open()) {
+              const std::vector<bool> idle = s->manager->Idle(s->reports);
+              if (std::find(idle.begin(), idle.end(), true) != idle.end()) {
+                const BidCall call = s->manager->Call(merged, s->next_round++, tick.tick + deadline_ticks);
+                s->round->Open(call.round, idle, static_cast<int>(call.graph.centres.size()), call.deadline_tick);
+                for (size_t r = 0; r < robots.size(); ++r) {
+                  if (!idle[r]) continue;
+                  call_out[r]->Publish(
+                      tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) { return ToMsg(fbb, header, call); });
+                  ++s->measures.tasks_sent;  // a message to the explorer, like its tasks
+                }
+              }
+            }
           }
           if (sample || end) {
             RunSample smp;

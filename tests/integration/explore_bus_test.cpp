@@ -1,5 +1,6 @@
 // Heterogeneous exploration over a private bus with real processes (issue 18, "Teams" item 4): the task manager's
-// resource-utilisation feedback reaches a robot's planner as a live parameter and the planner replans less.
+// resource-utilisation feedback reaches a robot's planner as a live parameter and the planner replans less; the
+// robots bid for local environments over the bus and the manager allocates from their bids.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -147,6 +148,53 @@ TEST(ExploreFeedback, ATinyBudgetLowersThePlanningRateAndThePlannerReplansLess) 
             << planner[capped].tick << "), " << after << " after (to tick " << planner.back().tick << "); " << retunes
             << " retunes\n";
   EXPECT_LT(after, before);
+}
+
+// Two MARVINs, bidding=robots (the default): the manager calls for bids on <robot>/explore/call, each robot's
+// mission answers with its coarse-tier costs on <robot>/explore/bid, and the manager allocates from what arrived.
+TEST(ExploreBids, TheRobotsBidOverTheBusAndTheManagerAllocatesFromTheirBids) {
+  stack::StackSpec spec;
+  spec.set = 'A';
+  spec.index = 0;
+  spec.robots = 2;
+  spec.explore = true;
+  spec.options = {"mapper.full_map_period=10", "explore_manager.time_limit_s=60"};
+  ExploreBus run(spec, "bids");
+  int calls = 0, bids = 0, tasks = 0;
+  size_t call_tiles = 0;
+  bool sizes_match = true;
+  double rounds = 0, received = 0, stale = 0, malformed = 0, allocations = 0;
+  for (const std::string r : {"r1", "r2"}) {
+    run.node().Subscribe<msg::ExploreCall>(r + "/explore/call", [&](const bus::Message<msg::ExploreCall>& m) {
+      ++calls;
+      call_tiles = m.msg.centres() ? m.msg.centres()->size() : 0;
+    });
+    run.node().Subscribe<msg::ExploreBid>(r + "/explore/bid", [&](const bus::Message<msg::ExploreBid>& m) {
+      ++bids;
+      sizes_match = sizes_match && m.msg.costs() && m.msg.costs()->size() == call_tiles;
+    });
+    run.node().Subscribe<msg::ExploreTask>(
+        r + "/explore/task", [&](const bus::Message<msg::ExploreTask>& m) { tasks += m.msg.finished() ? 0 : 1; });
+  }
+  run.node().Subscribe<msg::Heartbeat>("health/explore_manager", [&](const bus::Message<msg::Heartbeat>& m) {
+    rounds = CounterOf(m.msg, "bid_rounds");
+    received = CounterOf(m.msg, "bids_received");
+    stale = CounterOf(m.msg, "bids_stale");
+    malformed = CounterOf(m.msg, "bids_malformed");
+    allocations = CounterOf(m.msg, "allocation_changes");
+  });
+  ASSERT_TRUE(run.RunToEnd(240s)) << run.Logs();
+  std::cout << calls << " calls, " << bids << " bids, " << tasks << " tasks seen; manager: " << rounds << " rounds, "
+            << received << " bids taken, " << allocations << " allocations\n";
+  EXPECT_GE(calls, 2) << run.Logs();
+  EXPECT_GE(bids, 2);
+  EXPECT_TRUE(sizes_match);
+  EXPECT_GE(rounds, 1);
+  EXPECT_GE(received, 2);
+  EXPECT_EQ(stale, 0);
+  EXPECT_EQ(malformed, 0);
+  EXPECT_GE(allocations, 2);  // both robots won an environment through their bids
+  EXPECT_GE(tasks, 2);
 }
 
 }  // namespace

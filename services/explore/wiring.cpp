@@ -100,7 +100,9 @@ runtime::ServiceDefinition TaskManagerService() {
             "its coarse-tier costs on <robot>/explore/bid) | manager (the manager computes them from the reports)",
             runtime::OneOf({"robots", "manager"}));
         const double bid_deadline_s = ctx.Option<double>(
-            "bid_deadline_s", 0.5, "bidding=robots: bids stamped later than this after the call are left out (s)",
+            "bid_deadline_s", 0.9,
+            "bidding=robots: bids stamped (lockstep) or arriving (realtime) later than this after the call are left "
+            "out (s); the round closes at the next allocation round after it",
             runtime::InRange(0.0, 60.0));
         const int decide_every =
             ctx.Option<int>("decide_every", 10, "ticks between allocation rounds", runtime::AtLeast(1));
@@ -213,6 +215,7 @@ runtime::ServiceDefinition TaskManagerService() {
         const bool robots_bid = bidding == "robots";
         if (robots_bid) s->round = std::make_unique<BidRound>(static_cast<int>(robots.size()));
         const int64_t deadline_ticks = std::lround(bid_deadline_s / ctx.period_s());
+        const bool lockstep = ctx.mode() == runtime::Mode::kLockstep;
 
         auto world = ctx.AddInput<msg::WorldGeometry>("world", Timing::kPreviousTick, /*required=*/true);
         std::vector<std::shared_ptr<runtime::Input<msg::GridMap>>> map_in;
@@ -332,12 +335,14 @@ runtime::ServiceDefinition TaskManagerService() {
               e.waypoints_done = rep->waypoints_done();
               e.task_done = rep->task_done();
             }
-            // Bids are taken as they arrive (each message once), judged late by the tick they were stamped with.
+            // Bids are taken as they arrive (each message once). Lockstep: judged late by the tick they were stamped
+            // with (one clock for all). Realtime: every host counts its own ticks, so by the tick they arrived at.
             if (robots_bid) {
               if (const auto* b = bid_in[r]->Get(); b && bid_in[r]->tick() != s->bid_ticks[r]) {
                 s->bid_ticks[r] = bid_in[r]->tick();
                 ++s->measures.reports_received;  // a message from the explorer, like its reports
-                s->round->Offer(static_cast<int>(r), FromMsg(*b), bid_in[r]->tick());
+                const int64_t when = lockstep ? bid_in[r]->tick() : tick.tick;
+                s->round->Offer(static_cast<int>(r), FromMsg(*b), when);
               }
             }
           }
@@ -347,6 +352,7 @@ runtime::ServiceDefinition TaskManagerService() {
             for (const ParameterSet& set : resources->Step(WallSeconds())) {
               const std::string instance = runtime::InstanceName(set.service, robots[set.robot]);
               const uint64_t id = (*next_request)++;
+              if (pending->size() >= 64) pending->erase(pending->begin());  // never answered (the service is gone)
               (*pending)[id] = set;
               LIMBIC_LOG(kInfo) << "feedback: " << instance << " " << set.parameter << " = " << set.value << " ("
                                 << set.previous_hz << " -> " << set.new_hz << " Hz)";

@@ -74,7 +74,9 @@
   X(CrowdState, "CRST")         \
   X(CrowdNeighbours, "CRNB")    \
   X(ExploreTask, "EXTK")        \
-  X(ExploreReport, "EXRP")
+  X(ExploreReport, "EXRP")      \
+  X(ExploreCall, "EXCL")        \
+  X(ExploreBid, "EXBD")
 
 namespace limbic::messages {
 

@@ -74,7 +74,9 @@ const MessageType* ConventionalType(std::string_view topic) {
                                                                              {"mission", "MSTS"},
                                                                              {"truth", "TRUE"},
                                                                              {"explore/task", "EXTK"},
-                                                                             {"explore/report", "EXRP"}};
+                                                                             {"explore/report", "EXRP"},
+                                                                             {"explore/call", "EXCL"},
+                                                                             {"explore/bid", "EXBD"}};
   for (const auto& [name, id] : kGlobal) {
     if (topic == name) return FindByIdentifier(id);
   }

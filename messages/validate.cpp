@@ -646,6 +646,49 @@ void Rule(Check& c, const msg::ExploreReport& m) {
   c.Range("waypoints_skipped", m.waypoints_skipped(), 0, m.waypoints_done());
 }
 
+void Rule(Check& c, const msg::ExploreCall& m) {
+  if (m.round() <= 0) c.Fail("round", "must be > 0", static_cast<double>(m.round()));
+  c.Range("deadline_tick", static_cast<double>(m.deadline_tick()), 0, 9e18);
+  const int64_t cells = c.Grid("grid", m.grid(), /*required=*/true);
+  if (!c.ok()) return;
+  c.Range("tile_cells", m.tile_cells(), 1, static_cast<double>(kMaxGridSide));
+  c.Range("tiles_x", m.tiles_x(), 1, static_cast<double>(kMaxGridSide));
+  c.Range("tiles_y", m.tiles_y(), 1, static_cast<double>(kMaxGridSide));
+  if (!c.ok()) return;
+  const int64_t tiles = int64_t{m.tiles_x()} * m.tiles_y();
+  if (tiles > cells) c.Fail("tiles_x", "times tiles_y must not exceed the grid's cells", static_cast<double>(tiles));
+  if (m.tile_cells() * int64_t{m.tiles_x()} < m.grid()->width() ||
+      m.tile_cells() * int64_t{m.tiles_y()} < m.grid()->height()) {
+    c.Fail("tile_cells", "times tiles_x, tiles_y must cover the grid", m.tile_cells());
+  }
+  if (!c.ok()) return;
+  c.SameLength("centres", m.centres(), static_cast<size_t>(tiles), "tiles_x · tiles_y", /*may_be_empty=*/false);
+  c.SameLength("multipliers", m.multipliers(), static_cast<size_t>(tiles), "tiles_x · tiles_y",
+               /*may_be_empty=*/false);
+  if (!c.ok()) return;
+  c.Points("centres", m.centres());
+  c.Finites("multipliers", m.multipliers(), 1e9);
+  for (flatbuffers::uoffset_t i = 0; i < m.multipliers()->size() && c.ok(); ++i) {
+    const double v = m.multipliers()->Get(i);
+    if (v != 0.0 && v < 1.0) c.Fail("multipliers", "must be 0 (cannot be entered) or >= 1", v, i);
+  }
+}
+
+void Rule(Check& c, const msg::ExploreBid& m) {
+  if (m.round() <= 0) c.Fail("round", "must be > 0", static_cast<double>(m.round()));
+  c.Range("from_tile", m.from_tile(), 0, static_cast<double>(kMaxGridCells));
+  if (m.costs() == nullptr || m.costs()->size() == 0) {
+    c.Fail("costs", "must hold one cost per tile", 0);
+    return;
+  }
+  c.Count("costs", m.costs()->size(), static_cast<size_t>(kMaxGridCells));
+  c.Finites("costs", m.costs(), 1e12);
+  for (flatbuffers::uoffset_t i = 0; i < m.costs()->size() && c.ok(); ++i) {
+    const double v = m.costs()->Get(i);
+    if (v < 0 && v != -1.0) c.Fail("costs", "must be >= 0, or -1 (cannot get there)", v, i);
+  }
+}
+
 // The laser navigator (services/laser_sim, services/laser_nav; spec reactive-topological §5.2).
 constexpr double kLaserRoomCm = 1e6;  // positions in cm: far beyond any room, finite
 

@@ -1,5 +1,6 @@
 #include "common/runtime/runtime.hpp"
 
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,6 +15,16 @@
 namespace limbic::runtime {
 
 using Clock = std::chrono::steady_clock;
+
+namespace {
+// CPU time of the calling thread (s); 0 where the clock is not available.
+double ThreadCpuSeconds() {
+  timespec ts{};
+  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0.0;
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+}  // namespace
+
 using namespace std::chrono_literals;
 
 std::string InstanceName(const std::string& service, const std::string& robot) {
@@ -262,6 +273,7 @@ TickInfo Host::MakeTick(int64_t tick) const {
 void Host::RunStep(size_t index, const TickInfo& tick) {
   for (auto& binding : context_->inputs_) binding.input->Select(options_.mode, tick.tick);
   const auto begin = Clock::now();
+  const double cpu_begin = ThreadCpuSeconds();
   try {
     context_->steps_[index].fn(tick);
     ++successes_since_failure_;
@@ -288,6 +300,7 @@ void Host::RunStep(size_t index, const TickInfo& tick) {
     }
   }
   const double elapsed = std::chrono::duration<double>(Clock::now() - begin).count();
+  step_cpu_s_ += std::max(0.0, ThreadCpuSeconds() - cpu_begin);
   loop_last_s_ = elapsed;
   loop_sum_s_ += elapsed;
   loop_max_s_ = std::max(loop_max_s_, elapsed);
@@ -532,6 +545,9 @@ void Host::PublishHeartbeat() {
       counters.push_back(msg::CreateCounterDirect(fbb, name.c_str(), fn()));
     counters.push_back(msg::CreateCounterDirect(fbb, "bus_drops", static_cast<double>(node_->TotalDrops())));
     counters.push_back(msg::CreateCounterDirect(fbb, "step_errors", static_cast<double>(step_errors_)));
+    // CPU seconds its steps have used since start (their thread's CPU clock, so one process hosting many
+    // services still tells them apart): the exploration task manager's resource feedback reads it.
+    counters.push_back(msg::CreateCounterDirect(fbb, "step_cpu_s", step_cpu_s_));
     // Set by `limbic launch` for the processes it starts: how often this one was restarted.
     if (const char* restarts = std::getenv("LIMBIC_RESTARTS")) {
       counters.push_back(msg::CreateCounterDirect(fbb, "restarts", std::atof(restarts)));

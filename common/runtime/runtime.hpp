@@ -408,6 +408,7 @@ class Host {
   // Loop-time statistics over all steps.
   double loop_last_s_ = 0, loop_sum_s_ = 0, loop_max_s_ = 0;
   uint64_t loop_count_ = 0, overruns_ = 0;
+  double step_cpu_s_ = 0;  // CPU time of the steps (heartbeat counter step_cpu_s)
   std::vector<uint64_t> loop_buckets_;
   uint64_t step_errors_ = 0;
   log::RateLimiter step_error_log_;

@@ -312,7 +312,7 @@ _ROBOT_TOPICS = {"ranges_raw": "RawRanges", "scan": "RangeScan", "bumpers_raw": 
                  "control/velocity": "VelocityState", "params": "ControlParams", "affect": "AffectState",
                  "emotion_layer": "EmotionLayer", "affect/snapshot": "AffectSnapshot", "metrics": "RunMetrics",
                  "mission": "MissionStatus", "truth": "GroundTruth", "explore/task": "ExploreTask",
-                 "explore/report": "ExploreReport"}
+                 "explore/report": "ExploreReport", "explore/call": "ExploreCall", "explore/bid": "ExploreBid"}
 
 
 def conventional_type(topic):

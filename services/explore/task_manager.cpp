@@ -125,6 +125,8 @@ ManagerOutputs TaskManager::Step(const ManagerInputs& in) {
     throw std::invalid_argument("explore task manager: " + std::to_string(in.reports.size()) + " reports for " +
                                 std::to_string(team_.size()) + " explorers");
   }
+  if (in.bids != nullptr && in.bids->size() != team_.size())
+    throw std::invalid_argument("explore task manager: bids for another team size");
   const mapper::GridMaps& maps = *in.maps;
   ManagerOutputs out;
   // 1. Tiles explored well enough are done, whoever explored them.
@@ -149,13 +151,19 @@ ManagerOutputs TaskManager::Step(const ManagerInputs& in) {
     }
   }
   // 3. Idle explorers bid; awards that cannot be reached are marked done and the auction runs again.
-  for (int round = 0; round < static_cast<int>(partition_.tiles().size()) + 1; ++round) {
+  const std::vector<bool> idle = Idle(in.reports);
+  const size_t tiles = partition_.tiles().size();
+  for (int round = 0; round < static_cast<int>(tiles) + 1; ++round) {
     std::vector<Bidder> bidders;
     std::optional<TwoTierPlanner> coarse;
     for (size_t r = 0; r < team_.size(); ++r) {
-      if (state_.task[r] >= 0 || !in.reports[r].valid) continue;
+      if (!idle[r] || state_.task[r] >= 0) continue;
+      if (in.bids != nullptr) {  // the robots bid: only what arrived counts
+        const auto& bid = (*in.bids)[r];
+        if (bid && bid->size() == tiles) bidders.push_back({static_cast<int>(r), *bid, shapes_[r]});
+        continue;
+      }
       const int from = partition_.TileAt(in.reports[r].position);
-      if (from < 0) continue;
       if (!coarse) coarse.emplace(partition_, maps, options_.planning);
       bidders.push_back({static_cast<int>(r), coarse->CoarseCostsFrom(from), shapes_[r]});
     }
@@ -181,6 +189,24 @@ ManagerOutputs TaskManager::Step(const ManagerInputs& in) {
   }
   out.finished = TilesDone() == static_cast<int>(partition_.tiles().size());
   return out;
+}
+
+std::vector<bool> TaskManager::Idle(const std::vector<ExplorerReport>& reports) const {
+  std::vector<bool> idle(team_.size(), false);
+  for (size_t r = 0; r < team_.size() && r < reports.size(); ++r) {
+    idle[r] = state_.task[r] < 0 && reports[r].valid && partition_.TileAt(reports[r].position) >= 0;
+  }
+  return idle;
+}
+
+BidCall TaskManager::Call(const mapper::GridMaps& maps, int64_t round, int64_t deadline_tick) const {
+  BidCall call;
+  call.round = round;
+  call.deadline_tick = deadline_tick;
+  call.grid = partition_.grid();
+  call.tile_cells = partition_.tile_cells();
+  call.graph = TwoTierPlanner(partition_, maps, options_.planning).Graph();
+  return call;
 }
 
 WaypointFollower::WaypointFollower(const FollowerOptions& options) : options_(options) {

@@ -11,7 +11,11 @@
 // done_fraction, by anyone) or the explorer reports its task finished (its lanes driven; what is left is marked
 // done). Each award is an allocation change.
 //
-// Inputs per step: time, the merged maps, each explorer's report (position, task, progress).
+// Bids come either from the robots over the bus (ManagerInputs::bids: the costs each computed with RobotBidder from
+// the manager's Call) or, as before, from the manager itself on their behalf; with the same costs the auction
+// awards the same.
+//
+// Inputs per step: time, the merged maps, each explorer's report (position, task, progress), the bids if any.
 // Outputs: new tasks, and whether exploration is finished.
 #pragma once
 
@@ -78,6 +82,9 @@ struct ManagerInputs {
   double time = 0.0;
   const mapper::GridMaps* maps = nullptr;  // merged (MergeMaps); required
   std::vector<ExplorerReport> reports;     // one per explorer, in the team's order
+  // Bidding by the robots (bidding.hpp): per explorer, the costs it bid in the round just closed (nullopt: no bid,
+  // so it is left out of this auction). nullptr: the manager bids on every idle explorer's behalf from its report.
+  const std::vector<std::optional<std::vector<double>>>* bids = nullptr;
 };
 
 struct ManagerOutputs {
@@ -102,6 +109,10 @@ class TaskManager {
   // Throws std::invalid_argument for an empty team or invalid options.
   TaskManager(const GridSpec& grid, std::vector<ExplorerProfile> team, const ManagerOptions& options = {});
   ManagerOutputs Step(const ManagerInputs& in);
+  // The explorers that would bid now: no environment held, a report heard, a position inside the grid.
+  std::vector<bool> Idle(const std::vector<ExplorerReport>& reports) const;
+  // A call for bids over the coarse tier of `maps` (the merged map).
+  BidCall Call(const mapper::GridMaps& maps, int64_t round, int64_t deadline_tick) const;
 
   const Partition& partition() const { return partition_; }
   const std::vector<ExplorerProfile>& team() const { return team_; }

@@ -142,6 +142,66 @@ TEST(TaskManager, UnreachableEnvironmentsAreMarkedDone) {
   EXPECT_TRUE(next.finished);
 }
 
+// Bids over the bus: each robot prices the manager's call from its own position (RobotBidder); with the same
+// positions and maps the auction over the received bids awards exactly what the manager-side auction awards.
+TEST(TaskManager, BidsFromTheRobotsAwardLikeTheManagersOwnAuction) {
+  mapper::GridMaps maps = mapper::GridMaps::Initial(Grid(16, 8));
+  for (int x = 8; x < 12; ++x) maps.p_o[maps.spec.Index({x, 2})] = 0.9;  // costlier tiles in the middle
+  maps.p_e[maps.spec.Index({1, 1})] = 1.0;
+  TaskManager by_manager(maps.spec, Team()), by_robots(maps.spec, Team());
+  ManagerInputs in;
+  in.maps = &maps;
+  in.reports = {At(13, 1), At(2, 6)};
+  const ManagerOutputs expected = by_manager.Step(in);
+  ASSERT_EQ(expected.new_tasks.size(), 2u);
+
+  EXPECT_EQ(by_robots.Idle(in.reports), (std::vector<bool>{true, true}));
+  const BidCall call = by_robots.Call(maps, /*round=*/1, /*deadline_tick=*/5);
+  EXPECT_EQ(call.graph.centres.size(), by_robots.partition().tiles().size());
+  std::vector<std::optional<std::vector<double>>> bids(2);
+  for (int r = 0; r < 2; ++r) {
+    RobotBidder bidder;
+    const std::optional<Bid> bid = bidder.Answer(call, in.reports[r].position);
+    ASSERT_TRUE(bid);
+    EXPECT_EQ(bid->from_tile, by_robots.partition().TileAt(in.reports[r].position));
+    bids[r] = bid->costs;
+  }
+  in.bids = &bids;
+  const ManagerOutputs got = by_robots.Step(in);
+  ASSERT_EQ(got.new_tasks.size(), expected.new_tasks.size());
+  for (size_t k = 0; k < got.new_tasks.size(); ++k) {
+    EXPECT_EQ(got.new_tasks[k].robot, expected.new_tasks[k].robot);
+    EXPECT_EQ(got.new_tasks[k].tiles, expected.new_tasks[k].tiles);
+    EXPECT_EQ(got.new_tasks[k].waypoints, expected.new_tasks[k].waypoints);
+  }
+  EXPECT_EQ(by_robots.state(), by_manager.state());
+  EXPECT_EQ(by_robots.Idle(in.reports), (std::vector<bool>{false, false}));
+}
+
+TEST(TaskManager, ARobotWithoutAUsableBidIsLeftOutOfTheRound) {
+  mapper::GridMaps maps = mapper::GridMaps::Initial(Grid(16, 8));
+  TaskManager manager(maps.spec, Team());
+  ManagerInputs in;
+  in.maps = &maps;
+  in.reports = {At(1, 1), At(15, 7)};
+  const BidCall call = manager.Call(maps, 1, 5);
+  RobotBidder bidder;
+  // r1's bid did not arrive; r2's has the wrong length (another grid): neither takes part.
+  std::vector<std::optional<std::vector<double>>> bids{std::nullopt, std::vector<double>{0.0, 1.0}};
+  in.bids = &bids;
+  EXPECT_TRUE(manager.Step(in).new_tasks.empty());
+  // Next round: r2 bids properly and wins its own tile; r1 still has none and stays idle.
+  bids[1] = bidder.Answer(call, in.reports[1].position)->costs;
+  const ManagerOutputs out = manager.Step(in);
+  ASSERT_EQ(out.new_tasks.size(), 1u);
+  EXPECT_EQ(out.new_tasks[0].robot, 1);
+  EXPECT_EQ(out.new_tasks[0].tiles, (std::vector<int>{7}));
+  EXPECT_EQ(manager.Idle(in.reports), (std::vector<bool>{true, false}));
+  std::vector<std::optional<std::vector<double>>> wrong(3);
+  in.bids = &wrong;
+  EXPECT_THROW(manager.Step(in), std::invalid_argument);
+}
+
 TEST(TaskManager, RejectsBadInput) {
   mapper::GridMaps maps = mapper::GridMaps::Initial(Grid(8, 4));
   EXPECT_THROW(TaskManager(maps.spec, {}), std::invalid_argument);

@@ -118,29 +118,17 @@ CoarseResult TwoTierPlanner::Coarse(int from, int to) const {
   return result;
 }
 
-std::vector<double> TwoTierPlanner::CoarseCostsFrom(int from) const {
-  const int n = static_cast<int>(partition_.tiles().size());
-  std::vector<double> g(n, kInf);
-  if (from < 0 || from >= n) return g;
-  std::vector<bool> closed(n, false);
-  OpenList open;
-  g[from] = 0.0;
-  open.push({0.0, 0.0, from});
-  while (!open.empty()) {
-    const OpenEntry e = open.top();
-    open.pop();
-    if (closed[e.node]) continue;
-    closed[e.node] = true;
-    for (int m : partition_.Neighbours(e.node)) {
-      if (closed[m] || !tile_passable_[m]) continue;
-      const double step = (partition_.tile(m).centre - partition_.tile(e.node).centre).norm() * tile_multiplier_[m];
-      if (g[e.node] + step < g[m]) {
-        g[m] = g[e.node] + step;
-        open.push({g[m], g[m], m});
-      }
-    }
+std::vector<double> TwoTierPlanner::CoarseCostsFrom(int from) const { return CoarseCosts(Graph(), from); }
+
+CoarseGraph TwoTierPlanner::Graph() const {
+  CoarseGraph graph;
+  graph.tiles_x = partition_.tiles_x();
+  graph.tiles_y = partition_.tiles_y();
+  for (const Tile& t : partition_.tiles()) {
+    graph.centres.push_back(t.centre);
+    graph.multipliers.push_back(tile_passable_[t.id] ? tile_multiplier_[t.id] : 0.0);
   }
-  return g;
+  return graph;
 }
 
 FineResult TwoTierPlanner::Fine(const Cell& start, const Cell& goal, const std::vector<int>& corridor) const {

@@ -13,6 +13,7 @@
 
 #include <vector>
 
+#include "services/explore/bidding.hpp"
 #include "services/explore/local_environments.hpp"
 
 namespace limbic::explore {
@@ -64,8 +65,11 @@ class TwoTierPlanner {
 
   // Coarse A* from tile to tile (Euclidean heuristic between centres; multipliers ≥ 1 keep it admissible).
   CoarseResult Coarse(int from_tile, int to_tile) const;
-  // Coarse Dijkstra: the cost from `from_tile` to every tile (+∞ where unreachable).
+  // Coarse Dijkstra: the cost from `from_tile` to every tile (+∞ where unreachable): CoarseCosts over Graph().
   std::vector<double> CoarseCostsFrom(int from_tile) const;
+  // The coarse tier as a graph (what a call for bids carries): tile centres, and multipliers with 0 where a tile
+  // cannot be entered.
+  CoarseGraph Graph() const;
   // Fine A* from cell to cell restricted to `corridor` tiles (all tiles when empty). The start cell is entered
   // whatever its p_o (the robot is there); the goal must be passable. Heuristic: Euclidean distance (c_m ≥ 1).
   FineResult Fine(const Cell& start, const Cell& goal, const std::vector<int>& corridor = {}) const;

@@ -1,13 +1,19 @@
 #include "services/explore/wiring.hpp"
 
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <random>
 
 #include "common/config/config.hpp"
 #include "common/convert/convert.hpp"
 #include "common/log/log.hpp"
 #include "common/robot/robot_description.hpp"
+#include "services/explore/bidding.hpp"
+#include "services/explore/convert.hpp"
+#include "services/explore/executor_load.hpp"
 #include "services/explore/exploration_run.hpp"
 #include "services/explore/task_manager.hpp"
 #include "services/mapper/convert.hpp"
@@ -21,6 +27,34 @@ void AppendLine(const std::string& path, const std::string& header, const std::s
   if (!out) throw std::runtime_error("cannot append to " + path);
   if (fresh) out << header << "\n";
   out << line << "\n";
+}
+
+double WallSeconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+double CounterOf(const msg::Heartbeat& h, const char* name) {
+  if (h.counters() == nullptr) return std::numeric_limits<double>::quiet_NaN();
+  for (const auto* c : *h.counters()) {
+    if (c->name() && c->name()->str() == name) return c->value();
+  }
+  return std::numeric_limits<double>::quiet_NaN();
+}
+
+std::vector<double> Numbers(const std::vector<std::string>& items, const std::string& what) {
+  std::vector<double> out;
+  for (const std::string& item : items) {
+    size_t used = 0;
+    double v = 0;
+    try {
+      v = std::stod(item, &used);
+    } catch (const std::logic_error&) {
+      used = 0;
+    }
+    if (used != item.size()) throw std::invalid_argument(what + ": '" + item + "' is not a number");
+    out.push_back(v);
+  }
+  return out;
 }
 
 }  // namespace
@@ -58,6 +92,18 @@ runtime::ServiceDefinition TaskManagerService() {
             ctx.Option<double>("w11", 1.0, "W_11: weight of the clearance mean in c_m", runtime::InRange(0.0, 100.0));
         const double time_limit = ctx.Option<double>("time_limit_s", 600.0, "exploration ends after this time (s)",
                                                      runtime::Positive<double>());
+        // Bids over the bus (bidding.hpp): the default, as the spec has the planners negotiate; `manager` keeps the
+        // auction run on the robots' behalf from their reports (as before; no call, no bid).
+        const std::string bidding = ctx.Option<std::string>(
+            "bidding", "robots",
+            "who computes the bids: robots (each idle explorer answers a call for bids on <robot>/explore/call with "
+            "its coarse-tier costs on <robot>/explore/bid) | manager (the manager computes them from the reports)",
+            runtime::OneOf({"robots", "manager"}));
+        const double bid_deadline_s = ctx.Option<double>(
+            "bid_deadline_s", 0.9,
+            "bidding=robots: bids stamped (lockstep) or arriving (realtime) later than this after the call are left "
+            "out (s); the round closes at the next allocation round after it",
+            runtime::InRange(0.0, 60.0));
         const int decide_every =
             ctx.Option<int>("decide_every", 10, "ticks between allocation rounds", runtime::AtLeast(1));
         const std::string results_csv =
@@ -68,8 +114,56 @@ runtime::ServiceDefinition TaskManagerService() {
         const std::string configuration =
             ctx.Option<std::string>("configuration", "team", "configuration label in the CSV files");
         const int64_t seed = ctx.Option<int64_t>("seed", 1, "run seed in the CSV files");
+        // Resource-utilisation feedback (executor_load.hpp). Off by default: it reads CPU time, so a run with it
+        // is no longer reproducible to the bit, and the experiments' numbers must not change unasked.
+        const bool feedback = ctx.Option<bool>(
+            "feedback", false,
+            "resource-utilisation feedback: measure each explorer's planner, mapper and controller CPU share from "
+            "their heartbeats and lower or raise its planning and sensing rates (live parameters)");
+        const std::string feedback_budget = ctx.Option<std::string>(
+            "feedback_budget", "1",
+            "feedback: CPU share each explorer may use (1 = one core), one for all or one each");
+        ResourceFeedbackOptions fb;
+        fb.retune.high =
+            ctx.Option<double>("feedback_high", fb.retune.high,
+                               "feedback: lower rates above this fraction of the budget", runtime::InRange(0.01, 10.0));
+        fb.retune.target =
+            ctx.Option<double>("feedback_target", fb.retune.target,
+                               "feedback: the fraction of the budget a change aims for", runtime::InRange(0.01, 10.0));
+        fb.retune.low =
+            ctx.Option<double>("feedback_low", fb.retune.low, "feedback: raise rates below this fraction of the budget",
+                               runtime::InRange(0.01, 10.0));
+        fb.retune.bounds[kPlanning] = {1.0 / ctx.period_s(), 0.2};
+        fb.retune.bounds[kPlanning].min_hz =
+            ctx.Option<double>("feedback_planning_min_hz", 0.2,
+                               "feedback: the lowest planning rate (timer replans per simulated s; nominal: no cap)",
+                               runtime::InRange(0.001, 1.0 / ctx.period_s()));
+        fb.retune.bounds[kSensing].nominal_hz = ctx.Option<double>(
+            "feedback_sensing_hz", 1.0,
+            "feedback: the mappers' nominal full-map rate (per simulated s; 1 = the experiments' full_map_period=10)",
+            runtime::InRange(0.001, 1.0 / ctx.period_s()));
+        fb.retune.bounds[kSensing].min_hz =
+            ctx.Option<double>("feedback_sensing_min_hz", 0.2, "feedback: the lowest full-map rate",
+                               runtime::InRange(0.001, 1.0 / ctx.period_s()));
+        fb.retune.bounds[kActuation] = {1.0 / ctx.period_s(), 1.0 / ctx.period_s()};  // safety last: never lowered
+        fb.estimator.period_s = ctx.period_s();
+        fb.estimator.stale_s =
+            ctx.Option<double>("feedback_stale_s", 3.0,
+                               "feedback: no decision for an explorer whose services' last heartbeat is older (wall s)",
+                               runtime::InRange(1.5, 3600.0));
+        const std::string sensing_services = ctx.Option<std::string>(
+            "feedback_sensing", "mapper", "feedback: the services whose CPU counts as sensing (e.g. mapper,hwio)");
+        std::array<std::vector<std::string>, kActivities> feedback_services;
+        std::shared_ptr<ResourceFeedback> resources;
         std::vector<ExplorerProfile> team;
         try {
+          feedback_services = {{{"planner"}, SplitList(sensing_services, "feedback_sensing"), {"controller"}}};
+          fb.budgets =
+              Numbers(PerRobot(SplitList(feedback_budget, "feedback_budget"), robots.size(), "feedback_budget"),
+                      "feedback_budget");
+          if (fb.retune.bounds[kSensing].min_hz > fb.retune.bounds[kSensing].nominal_hz)
+            throw std::invalid_argument("feedback_sensing_min_hz must not exceed feedback_sensing_hz");
+          Validate(fb);
           Validate(options);
           std::vector<std::string> cells =
               budgets.empty() ? std::vector<std::string>{}
@@ -90,6 +184,9 @@ runtime::ServiceDefinition TaskManagerService() {
             if (!(b > 0) || !std::isfinite(b)) throw std::invalid_argument("processing_cells must be > 0");
             team.push_back(ProfileFor(robots[r], d.name, d, b));
           }
+          if (feedback) {
+            resources = std::make_shared<ResourceFeedback>(static_cast<int>(robots.size()), feedback_services, fb);
+          }
         } catch (const std::logic_error& e) {  // std::stod, Validate, PerRobot
           throw config::ConfigError(std::string("explore_manager: ") + e.what());
         }
@@ -103,6 +200,9 @@ runtime::ServiceDefinition TaskManagerService() {
           std::vector<ExplorerReport> reports;
           std::vector<int64_t> report_ticks;
           RunMeasures measures;
+          std::unique_ptr<BidRound> round;
+          std::vector<int64_t> bid_ticks;
+          int64_t next_round = 1;
           bool finished = false;
           double coverage = 0.0;
         };
@@ -111,18 +211,89 @@ runtime::ServiceDefinition TaskManagerService() {
         s->map_ticks.assign(robots.size(), -1);
         s->reports.resize(robots.size());
         s->report_ticks.assign(robots.size(), -1);
+        s->bid_ticks.assign(robots.size(), -1);
+        const bool robots_bid = bidding == "robots";
+        if (robots_bid) s->round = std::make_unique<BidRound>(static_cast<int>(robots.size()));
+        const int64_t deadline_ticks = std::lround(bid_deadline_s / ctx.period_s());
+        const bool lockstep = ctx.mode() == runtime::Mode::kLockstep;
 
         auto world = ctx.AddInput<msg::WorldGeometry>("world", Timing::kPreviousTick, /*required=*/true);
         std::vector<std::shared_ptr<runtime::Input<msg::GridMap>>> map_in;
         std::vector<std::shared_ptr<runtime::Input<msg::ExploreReport>>> report_in;
         std::vector<std::shared_ptr<runtime::Input<msg::GroundTruth>>> truth_in;
         std::vector<std::shared_ptr<runtime::Output<msg::ExploreTask>>> task_out;
+        std::vector<std::shared_ptr<runtime::Input<msg::ExploreBid>>> bid_in;
+        std::vector<std::shared_ptr<runtime::Output<msg::ExploreCall>>> call_out;
         for (const auto& r : robots) {
           map_in.push_back(ctx.AddInput<msg::GridMap>(r + "/map", Timing::kPreviousTick));
           report_in.push_back(ctx.AddInput<msg::ExploreReport>(r + "/explore/report", Timing::kPreviousTick));
           // Ground truth feeds the run's measures only (paths, collisions), never a decision.
           truth_in.push_back(ctx.AddInput<msg::GroundTruth>(r + "/truth", Timing::kPreviousTick));
           task_out.push_back(ctx.AddOutput<msg::ExploreTask>(r + "/explore/task", /*latched=*/true));
+          if (robots_bid) {
+            bid_in.push_back(ctx.AddInput<msg::ExploreBid>(r + "/explore/bid", Timing::kPreviousTick));
+            call_out.push_back(ctx.AddOutput<msg::ExploreCall>(r + "/explore/call"));
+          }
+        }
+        // Feedback: the explorers' heartbeats in, live parameter sets out (`limbic param set` travels the same way),
+        // and their replies, so that a refused set is known.
+        auto pending = std::make_shared<std::map<uint64_t, ParameterSet>>();
+        std::map<std::string, std::shared_ptr<runtime::Output<msg::ParameterRequest>>> param_out;
+        auto next_request = std::make_shared<uint64_t>(std::random_device{}() | 1ull << 40);
+        if (resources) {
+          for (size_t r = 0; r < robots.size(); ++r) {
+            for (int a = 0; a < kActivities; ++a) {
+              for (const std::string& service : feedback_services[a]) {
+                const int robot = static_cast<int>(r);
+                const std::string calls = service == "planner" ? "plans" : service == "mapper" ? "full_maps" : "";
+                ctx.OnMessage<msg::Heartbeat>(
+                    "health/" + runtime::InstanceName(service, robots[r]),
+                    [resources, robot, service, calls](const bus::Message<msg::Heartbeat>& m) {
+                      ServiceSample sample;
+                      sample.received_s = WallSeconds();
+                      sample.tick = m.msg.tick();
+                      sample.cpu_s = CounterOf(m.msg, "step_cpu_s");
+                      sample.calls =
+                          calls.empty() ? std::numeric_limits<double>::quiet_NaN() : CounterOf(m.msg, calls.c_str());
+                      resources->Heartbeat(robot, service, sample);
+                    });
+              }
+            }
+            for (const std::string service : {"planner", "mapper"}) {
+              const std::string instance = runtime::InstanceName(service, robots[r]);
+              param_out[instance] = ctx.AddOutput<msg::ParameterRequest>("param/" + instance);
+              ctx.OnMessage<msg::ParameterReply>(
+                  "param/" + instance + "/reply",
+                  [resources, pending, instance](const bus::Message<msg::ParameterReply>& m) {
+                    const auto it = pending->find(m.msg.request_id());
+                    if (it == pending->end()) return;  // someone else's (limbic param)
+                    if (!m.msg.ok()) {
+                      LIMBIC_LOG(kWarning)
+                          << instance << " refused " << it->second.parameter << " = " << it->second.value << ": "
+                          << (m.msg.error() ? m.msg.error()->str() : std::string("?"));
+                    }
+                    resources->SetOutcome(it->second, m.msg.ok());
+                    pending->erase(it);
+                  });
+            }
+          }
+          ctx.Counter("feedback_retunes", [resources] { return resources->counters().retunes; });
+          ctx.Counter("feedback_sets", [resources] { return resources->counters().sets_sent; });
+          ctx.Counter("feedback_sets_refused", [resources] { return resources->counters().sets_refused; });
+          ctx.Counter("feedback_no_estimate", [resources] { return resources->counters().no_estimate; });
+          ctx.Counter("feedback_samples_refused", [resources] { return resources->counters().samples_refused; });
+          for (size_t r = 0; r < robots.size(); ++r) {
+            ctx.Counter(robots[r] + "_planning_hz", [resources, r] { return resources->commanded(r)[kPlanning]; });
+            ctx.Counter(robots[r] + "_sensing_hz", [resources, r] { return resources->commanded(r)[kSensing]; });
+          }
+        }
+        if (robots_bid) {
+          ctx.Counter("bid_rounds", [s] { return s->round->counters().rounds; });
+          ctx.Counter("bids_received", [s] { return s->round->counters().received; });
+          ctx.Counter("bids_missing", [s] { return s->round->counters().missing; });
+          ctx.Counter("bids_late", [s] { return s->round->counters().late; });
+          ctx.Counter("bids_stale", [s] { return s->round->counters().stale; });
+          ctx.Counter("bids_malformed", [s] { return s->round->counters().malformed; });
         }
         ctx.Counter("coverage", [s] { return s->coverage; });
         ctx.Counter("allocation_changes", [s] { return s->manager ? s->manager->state().allocation_changes : 0; });
@@ -164,9 +335,33 @@ runtime::ServiceDefinition TaskManagerService() {
               e.waypoints_done = rep->waypoints_done();
               e.task_done = rep->task_done();
             }
+            // Bids are taken as they arrive (each message once). Lockstep: judged late by the tick they were stamped
+            // with (one clock for all). Realtime: every host counts its own ticks, so by the tick they arrived at.
+            if (robots_bid) {
+              if (const auto* b = bid_in[r]->Get(); b && bid_in[r]->tick() != s->bid_ticks[r]) {
+                s->bid_ticks[r] = bid_in[r]->tick();
+                ++s->measures.reports_received;  // a message from the explorer, like its reports
+                const int64_t when = lockstep ? bid_in[r]->tick() : tick.tick;
+                s->round->Offer(static_cast<int>(r), FromMsg(*b), when);
+              }
+            }
           }
           const bool decide = tick.tick % decide_every == 0;
           const bool sample = tick.tick % per_second == 0;
+          if (resources && decide) {
+            for (const ParameterSet& set : resources->Step(WallSeconds())) {
+              const std::string instance = runtime::InstanceName(set.service, robots[set.robot]);
+              const uint64_t id = (*next_request)++;
+              if (pending->size() >= 64) pending->erase(pending->begin());  // never answered (the service is gone)
+              (*pending)[id] = set;
+              LIMBIC_LOG(kInfo) << "feedback: " << instance << " " << set.parameter << " = " << set.value << " ("
+                                << set.previous_hz << " -> " << set.new_hz << " Hz)";
+              param_out.at(instance)->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+                return msg::CreateParameterRequestDirect(fbb, header, id, set.parameter.c_str(), set.value.c_str(),
+                                                         true);
+              });
+            }
+          }
           if (!decide && !sample) return;
           std::vector<const mapper::GridMaps*> have;
           for (const auto& m : s->maps) {
@@ -181,6 +376,13 @@ runtime::ServiceDefinition TaskManagerService() {
             in.time = tick.time_s;
             in.maps = &merged;
             in.reports = s->reports;
+            // Bidding by the robots: the auction runs over the bids of a round that is complete (everyone invited
+            // answered, or its deadline passed); otherwise nobody bids this time.
+            std::vector<std::optional<std::vector<double>>> bids(robots.size());
+            if (robots_bid) {
+              if (s->round->open() && s->round->Complete(tick.tick)) bids = s->round->Close();
+              in.bids = &bids;
+            }
             const ManagerOutputs out = s->manager->Step(in);
             for (const ExploreTask& t : out.new_tasks) {
               LIMBIC_LOG(kInfo) << robots[t.robot] << ": task " << t.task_id << " in environment " << t.environment
@@ -196,6 +398,20 @@ runtime::ServiceDefinition TaskManagerService() {
             }
             end = end || out.finished;
             s->measures.all_done = out.finished;
+            // A new round for whoever is idle now (none while one is open).
+            if (robots_bid && !end && !s->round->open()) {
+              const std::vector<bool> idle = s->manager->Idle(s->reports);
+              if (std::find(idle.begin(), idle.end(), true) != idle.end()) {
+                const BidCall call = s->manager->Call(merged, s->next_round++, tick.tick + deadline_ticks);
+                s->round->Open(call.round, idle, static_cast<int>(call.graph.centres.size()), call.deadline_tick);
+                for (size_t r = 0; r < robots.size(); ++r) {
+                  if (!idle[r]) continue;
+                  call_out[r]->Publish(
+                      tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) { return ToMsg(fbb, header, call); });
+                  ++s->measures.tasks_sent;  // a message to the explorer, like its tasks
+                }
+              }
+            }
           }
           if (sample || end) {
             RunSample smp;

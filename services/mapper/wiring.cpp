@@ -27,6 +27,7 @@ struct State {
   std::unique_ptr<OccupancyMapper> mapper;
   convert::WorldInfo world;
   CollisionEvent last_collision;
+  uint64_t full_maps = 0;  // published (the exploration manager's resource feedback reads it as the sensing rate)
 };
 
 }  // namespace
@@ -85,6 +86,7 @@ runtime::ServiceDefinition MapperService(MapperStepHook before_update) {
         auto obstacles_out = ctx.AddOutput<msg::ObstacleSet>(ctx.Topic("obstacles"));
         auto full_out = ctx.AddOutput<msg::GridMap>(ctx.Topic("map"), /*latched=*/true);
         ctx.Counter("cells", [s] { return s->mapper ? static_cast<double>(s->mapper->maps().CellCount()) : 0.0; });
+        ctx.Counter("full_maps", [s] { return static_cast<double>(s->full_maps); });
 
         ctx.AddStep(
             {.outputs = {ctx.Topic("map/patch"), ctx.Topic("map/stats"), ctx.Topic("obstacles")}},
@@ -149,6 +151,7 @@ runtime::ServiceDefinition MapperService(MapperStepHook before_update) {
                 full_out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
                   return SnapshotToMsg(fbb, header, s->mapper->Snapshot());
                 });
+                ++s->full_maps;
               }
             });
       }};

@@ -7,6 +7,8 @@
 
 #include "common/convert/convert.hpp"
 #include "common/log/log.hpp"
+#include "services/explore/bidding.hpp"
+#include "services/explore/convert.hpp"
 #include "services/explore/explorer.hpp"
 #include "services/mission/mission.hpp"
 
@@ -22,6 +24,9 @@ namespace {
 // The mission's explore mode: a WaypointFollower between the task manager's ExploreTask and the robot's NavGoal.
 // Arrival is judged from the true pose (like a traversal's); the report carries the odometry estimate, the position
 // the task manager bids from. A finished exploration stops the robot and, in lockstep, ends the robot's run.
+// Bids over the bus: a call for bids (`<robot>/explore/call`, from a manager with bidding=robots) is answered once,
+// from the odometry estimate, with the robot's coarse-tier cost to every tile (`<robot>/explore/bid`): the bidding
+// runs on the robot, wherever its stack runs.
 void AddExplorer(runtime::ServiceContext& ctx, const explore::FollowerOptions& follow) {
   using runtime::Timing;
   const int report_every = std::max(1, static_cast<int>(std::lround(1.0 / ctx.period_s())));
@@ -31,6 +36,11 @@ void AddExplorer(runtime::ServiceContext& ctx, const explore::FollowerOptions& f
   auto odom = ctx.AddInput<msg::Odometry>(ctx.Topic("odom"), Timing::kSameTick);
   auto goal_out = ctx.AddOutput<msg::NavGoal>(ctx.Topic("goal"), /*latched=*/true);
   auto report_out = ctx.AddOutput<msg::ExploreReport>(ctx.Topic("explore/report"));
+  auto call = ctx.AddInput<msg::ExploreCall>(ctx.Topic("explore/call"), Timing::kPreviousTick);
+  auto bid_out = ctx.AddOutput<msg::ExploreBid>(ctx.Topic("explore/bid"));
+  auto bidder = std::make_shared<explore::RobotBidder>();
+  auto bids_sent = std::make_shared<uint64_t>(0);
+  ctx.Counter("bids_sent", [bids_sent] { return static_cast<double>(*bids_sent); });
   ctx.Counter("task", [explorer] { return static_cast<double>(explorer->follower().task_id()); });
   ctx.Counter("waypoints_done", [explorer] { return explorer->follower().waypoints_done(); });
   ctx.AddStep({.outputs = {ctx.Topic("explore/report")}}, [=, &ctx](const runtime::TickInfo& tick) {
@@ -43,6 +53,13 @@ void AddExplorer(runtime::ServiceContext& ctx, const explore::FollowerOptions& f
       latest = explore::ExplorerTask{t->finished(), t->task_id(), t->environment(), {}};
       if (t->waypoints())
         for (const auto* w : *t->waypoints()) latest->waypoints.push_back(convert::FromMsg(*w));
+    }
+    if (const auto* c = call->Get(); c && c->round() > bidder->last_round()) {
+      if (const std::optional<explore::Bid> bid = bidder->Answer(explore::FromMsg(*c), estimate)) {
+        bid_out->Publish(
+            tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) { return explore::ToMsg(fbb, header, *bid); });
+        ++*bids_sent;
+      }
     }
     const explore::ExplorerOutputs out = explorer->Step(tick.tick, tick.time_s, latest, position, estimate);
     if (out.task_taken) {

@@ -60,6 +60,11 @@ PlannerOutputs Planner::Refuse(std::string why) {
   return out;
 }
 
+void Planner::SetMaxReplanRate(double hz) {
+  if (!(hz >= 0) || !std::isfinite(hz)) throw std::invalid_argument("Planner: max replan rate must be >= 0 and finite");
+  max_replan_hz_ = hz;
+}
+
 PlannerOutputs Planner::Step(const PlannerInputs& in) {
   // Out-of-range parameters (r_f sizes the smoothing kernel, eq. 5.8) are refused before they size
   // anything: the state is untouched and the step throws.
@@ -83,7 +88,8 @@ PlannerOutputs Planner::Step(const PlannerInputs& in) {
       out.reason = ReplanReason::kNewGoal;
     } else if (state_.replan_requested) {
       out.reason = ReplanReason::kRequested;
-    } else if (in.time - state_.last_plan_time + options_.timer_tolerance >= in.params.t_r) {
+    } else if (in.time - state_.last_plan_time + options_.timer_tolerance >=
+               std::max(in.params.t_r, max_replan_hz_ > 0 ? 1.0 / max_replan_hz_ : 0.0)) {
       out.reason = ReplanReason::kTimer;
     }
   }

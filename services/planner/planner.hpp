@@ -74,7 +74,7 @@ struct PlannerInputs {
 enum class ReplanReason {
   kNone,       // no plan this cycle (path is the previous one)
   kNewGoal,    // instruction_id differs from the last planned one (or the first goal)
-  kTimer,      // time − last plan ≥ t_r (t_r = 0: every cycle)
+  kTimer,      // time − last plan ≥ max(t_r, 1/max_replan_hz) (t_r = 0 and no cap: every cycle)
   kRequested,  // RequestReplan (a live fusion change: the current path was planned under the old one)
 };
 
@@ -119,6 +119,12 @@ class Planner {
   // After a live change of how the cost is made (issue 15: planner fusion), the next Step with a goal
   // replans, whatever the timer says.
   void RequestReplan() { state_.replan_requested = true; }
+  // Resource feedback (multi-robot spec §1; services/explore): timer replans happen at most `hz` times per
+  // simulated second, i.e. the timer's period is max(t_r, 1/hz); 0 = no cap (the default: t_r alone). A new
+  // instruction or a requested replan is never delayed. Throws std::invalid_argument for a negative or
+  // non-finite rate.
+  void SetMaxReplanRate(double hz);
+  double max_replan_hz() const { return max_replan_hz_; }
 
  private:
   friend struct PlannerTestPeer;  // test seam (testing/planner_peer.hpp): poisons the state
@@ -132,6 +138,7 @@ class Planner {
   PlannerState last_good_;
   AStarPlanner astar_;
   std::string fault_;
+  double max_replan_hz_ = 0.0;  // a live setting, not state: 0 = no cap
 };
 
 }  // namespace limbic::planner

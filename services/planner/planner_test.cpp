@@ -65,6 +65,26 @@ TEST_F(PlannerPolicyTest, ZeroTrReplansEveryCycleAndTrIsReadLive) {
   EXPECT_EQ(planner_.Step(Inputs(5.3, 7, 0.1)).reason, ReplanReason::kTimer);  // lowered live
 }
 
+// Resource feedback (services/explore): a cap on timer replans lengthens the period to max(t_r, 1/cap); a new
+// instruction still plans at once, and a cap of 0 lifts it.
+TEST_F(PlannerPolicyTest, AReplanRateCapLengthensTheTimerButNeverDelaysANewGoal) {
+  EXPECT_EQ(planner_.max_replan_hz(), 0.0);
+  planner_.SetMaxReplanRate(0.5);  // at most every 2 s, against t_r = 1 s
+  EXPECT_EQ(planner_.Step(Inputs(0.0, 7, 1.0)).reason, ReplanReason::kNewGoal);
+  EXPECT_EQ(planner_.Step(Inputs(1.0, 7, 1.0)).reason, ReplanReason::kNone);  // t_r reached, the cap not
+  EXPECT_EQ(planner_.Step(Inputs(1.9, 7, 1.0)).reason, ReplanReason::kNone);
+  EXPECT_EQ(planner_.Step(Inputs(2.0, 7, 1.0)).reason, ReplanReason::kTimer);
+  EXPECT_EQ(planner_.Step(Inputs(2.1, 8, 1.0)).reason, ReplanReason::kNewGoal);  // never delayed
+  EXPECT_EQ(planner_.Step(Inputs(2.2, 8, 5.0)).reason, ReplanReason::kNone);     // t_r above the cap's period rules
+  EXPECT_EQ(planner_.Step(Inputs(6.0, 8, 5.0)).reason, ReplanReason::kNone);
+  EXPECT_EQ(planner_.Step(Inputs(7.1, 8, 5.0)).reason, ReplanReason::kTimer);
+  planner_.SetMaxReplanRate(0.0);  // lifted: t_r alone
+  EXPECT_EQ(planner_.Step(Inputs(7.2, 8, 0.1)).reason, ReplanReason::kTimer);
+  EXPECT_THROW(planner_.SetMaxReplanRate(-1.0), std::invalid_argument);
+  EXPECT_THROW(planner_.SetMaxReplanRate(std::numeric_limits<double>::quiet_NaN()), std::invalid_argument);
+  EXPECT_EQ(planner_.max_replan_hz(), 0.0);  // a refused rate leaves the cap as it was
+}
+
 // Issue 15: a live fusion change asks for a plan at once; the timer restarts from it.
 TEST_F(PlannerPolicyTest, ARequestedReplanHappensAtTheNextStepWithAGoal) {
   EXPECT_EQ(planner_.Step(Inputs(0.0, 7, 5.0)).reason, ReplanReason::kNewGoal);

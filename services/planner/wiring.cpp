@@ -31,6 +31,13 @@ runtime::ServiceDefinition PlannerService(PlannerStepHook before_step) {
               if (f != s->fusion) s->planner->RequestReplan();
               s->fusion = f;
             });
+        // Live: the exploration task manager's resource feedback lowers it when the robot's CPU share is saturated
+        // (services/explore). The apply step reaches the planner object, which reads it at the next cycle.
+        const double max_replan_hz = ctx.LiveParam<double>(
+            "max_replan_hz", 0.0,
+            "cap on timer replans per simulated second: the replan period is max(t_r, 1/cap); 0 = no cap (t_r "
+            "alone); a new goal is always planned at once",
+            runtime::InRange(0.0, 100.0), [s](const double& hz) { s->planner->SetMaxReplanRate(hz); });
         PlannerOptions options;
         const std::string danger_weight = ctx.Option<std::string>(
             "danger_weight", "live",
@@ -39,6 +46,7 @@ runtime::ServiceDefinition PlannerService(PlannerStepHook before_step) {
             runtime::OneOf(kDangerWeightNames));
         options.danger_weight = ParseDangerWeight(danger_weight);
         s->planner = std::make_unique<Planner>(options);
+        s->planner->SetMaxReplanRate(max_replan_hz);
 
         auto world = ctx.AddInput<msg::WorldGeometry>("world", Timing::kPreviousTick, /*required=*/true);
         auto odom = ctx.AddInput<msg::Odometry>(ctx.Topic("odom"), Timing::kSameTick);
@@ -50,6 +58,7 @@ runtime::ServiceDefinition PlannerService(PlannerStepHook before_step) {
         auto path_out = ctx.AddOutput<msg::Path>(ctx.Topic("path"));
         ctx.Counter("plans", [s] { return static_cast<double>(s->plans); });
         ctx.Counter("plan_time_s", [s] { return s->last_plan_time_s; });
+        ctx.Counter("max_replan_hz", [s] { return s->planner->max_replan_hz(); });
 
         ctx.AddStep({.outputs = {ctx.Topic("path")}}, [=, &ctx](const runtime::TickInfo& tick) {
           if (s->world.set == '?') s->world = convert::FromMsg(*world->Get());

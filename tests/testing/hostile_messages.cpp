@@ -284,6 +284,26 @@ const std::map<std::string, Entry>& Table() {
           const msg::Vec2 goal(v == 0 ? Bad(v, n) : 1.0, 1.0);
           return Untyped(msg::CreateMissionStatus(fbb, h, 1, 2, &goal, v == 1 ? -3.0 : 1.0));
         }}},
+      // Heterogeneous exploration's calls for bids and bids (services/explore/bidding.hpp).
+      {"EXCL",
+       {5,
+        [](FBB& fbb, HeaderOffset h, int v, uint64_t n) {
+          const msg::GridInfo grid(0.0, 0.0, 0.35, 20, 10);
+          std::vector<msg::Vec2> centres{msg::Vec2(1.75, 1.75), msg::Vec2(v == 0 ? Bad(v, n) : 5.25, 1.75)};
+          std::vector<double> multipliers{1.0, v == 1 ? Bad(v, n) : 1.5};
+          if (v == 2) multipliers[0] = 0.5;  // neither 0 nor >= 1
+          if (v == 3) centres.pop_back();    // not one per tile
+          return Untyped(
+              msg::CreateExploreCallDirect(fbb, h, v == 4 ? -3 : 1, 20, &grid, 10, 2, 1, &centres, &multipliers));
+        }}},
+      {"EXBD",
+       {4,
+        [](FBB& fbb, HeaderOffset h, int v, uint64_t n) {
+          std::vector<double> costs{0.0, v == 0 ? Bad(v, n) : 3.5, -1.0};
+          if (v == 1) costs[2] = -7.0;  // neither >= 0 nor -1
+          if (v == 2) costs.clear();    // no bids
+          return Untyped(msg::CreateExploreBidDirect(fbb, h, v == 3 ? 0 : 4, 0, &costs));
+        }}},
       // The laser map layer's requests and answers (spec reactive-topological §5.2).
       {"LPTH",
        {3,

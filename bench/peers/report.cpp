@@ -51,6 +51,17 @@ std::string CsvNumber(double value) {
   return out.str();
 }
 
+// The reason shared by every size of a row without any figure ("" if some size has one or the reasons differ).
+std::string RowNote(const Summary& summary, size_t contender, Kind kind) {
+  std::string note;
+  for (size_t z = 0; z < summary.sizes.size(); ++z) {
+    const Cell& cell = summary.At(contender, kind, z);
+    if (cell.rounds > 0 || (z > 0 && cell.note != note)) return "";
+    note = cell.note;
+  }
+  return note;
+}
+
 }  // namespace
 
 Summary Summarize(const std::vector<ContenderInfo>& contenders, const std::vector<size_t>& sizes, int rounds,
@@ -169,6 +180,12 @@ std::string MarkdownReport(const Summary& summary, const ReportContext& context)
       unavailable_row(info, 2 * sizes.size());
       continue;
     }
+    if (std::string note = RowNote(summary, c, Kind::kRoundTrip); !note.empty()) {
+      ContenderInfo skipped = info;
+      skipped.unavailable = note;
+      unavailable_row(skipped, 2 * sizes.size());
+      continue;
+    }
     row_start(info);
     for (size_t z = 0; z < sizes.size(); ++z) {
       const Cell& cell = summary.At(c, Kind::kRoundTrip, z);
@@ -194,6 +211,12 @@ std::string MarkdownReport(const Summary& summary, const ReportContext& context)
     const ContenderInfo& info = summary.contenders[c];
     if (!info.unavailable.empty()) {
       unavailable_row(info, sizes.size());
+      continue;
+    }
+    if (std::string note = RowNote(summary, c, Kind::kThroughput); !note.empty()) {
+      ContenderInfo skipped = info;
+      skipped.unavailable = note;
+      unavailable_row(skipped, sizes.size());
       continue;
     }
     row_start(info);

@@ -128,6 +128,21 @@ TEST(MarkdownReport, RowsRatiosUnavailableContendersAndSizeNotes) {
   EXPECT_NE(md.find("- limbic broker, ipc: 64 B → 112 B"), std::string::npos) << md;
 }
 
+// A contender skipped at every size for one reason (a missing daemon or route) gets that reason once.
+TEST(MarkdownReport, OneReasonForARowSkippedAtEverySize) {
+  std::vector<Sample> samples = {RoundTrip("zmq-ipc", 0, 0, 10), RoundTrip("zmq-ipc", 1, 0, 11)};
+  for (size_t z : {0u, 1u}) {
+    Sample skipped;
+    skipped.contender = "limbic-ipc";
+    skipped.size_index = z;
+    skipped.note = "skipped: no daemon";
+    samples.push_back(skipped);
+  }
+  const std::string md = MarkdownReport(Summarize(TwoContenders(), {64, 1024}, 1, samples), {});
+  EXPECT_NE(md.find("| limbic broker, ipc | raw ZeroMQ PUB/SUB, ipc | skipped: no daemon | | | |\n"), std::string::npos)
+      << md;
+}
+
 TEST(MarkdownReport, CountsRoundsWhenSomeFailed) {
   Sample failed;
   failed.contender = "limbic-ipc";

@@ -291,7 +291,8 @@ struct Run {
   int log_fd = -1;
   std::string log_path;
   ExchangeOptions options;
-  int next = 0;  // measurements started, for fresh rendezvous
+  int next = 0;                                // measurements started, for fresh rendezvous
+  std::map<std::string, std::string> skipped;  // contenders whose daemon did not start: skipped from then on
 };
 
 Rendezvous Fresh(Run& run) {
@@ -389,10 +390,14 @@ std::vector<Sample> Measure(Run& run, const Contender& c, Kind kind, int round) 
   if (c.check) {
     if (std::string why = c.check(); !why.empty()) return fail_all(why);
   }
+  if (const auto it = run.skipped.find(c.info.key); it != run.skipped.end()) return fail_all(it->second);
   const Rendezvous r = Fresh(run);
   std::string why;
   auto middle = StartMiddle(run, c, r, &why);
-  if (c.middle != Middle::kNone && !middle) return fail_all(why);
+  if (c.middle != Middle::kNone && !middle) {
+    run.skipped[c.info.key] = why;  // not waited for again in later rounds
+    return fail_all(why);
+  }
   const bool rtt = kind == Kind::kRoundTrip;
   {
     Process b(ChildArgs(run, rtt ? "echo" : "sink", c.info.key, r), run.log_fd);
@@ -470,6 +475,9 @@ std::string Duration(double seconds) {
 
 std::string BriefResult(const std::vector<Sample>& samples, const std::vector<size_t>& sizes) {
   std::string text;
+  const bool one_reason = std::all_of(samples.begin(), samples.end(),
+                                      [&](const Sample& s) { return !s.ok && s.note == samples.front().note; });
+  if (!samples.empty() && one_reason) return samples.front().note;
   for (const Sample& s : samples) {
     text += (text.empty() ? "" : ", ") + SizeLabel(sizes[s.size_index]) + " ";
     char figure[64];

@@ -56,7 +56,7 @@ int RunPing(Link& link, const ExchangeOptions& options, std::ostream& out) {
     size_t bytes = 0;
     int lost = 0;
     for (int i = 0; i < options.warmup + options.samples; ++i) {
-      const uint64_t seq = static_cast<uint64_t>(i);
+      const uint64_t seq = z * kSizeStride + static_cast<uint64_t>(i);
       const int64_t t0 = NowNs();
       bytes = link.Send(seq, options.sizes[z]);
       for (;;) {
@@ -105,7 +105,8 @@ int RunBlast(Link& link, const ExchangeOptions& options, std::ostream& out) {
     const uint64_t count = BlastCount(options, z);
     size_t bytes = 0;
     const int64_t t0 = NowNs();
-    for (uint64_t i = 0; i < count; ++i) bytes = link.Send(i, options.sizes[z]);
+    for (uint64_t i = 0; i < count; ++i) bytes = link.Send(z * kSizeStride + i, options.sizes[z]);
+    for (int i = 0; i < 3; ++i) link.Send(kEnd, kControlBytes);  // three: one may be lost (LCM)
     bool done = false;
     const auto deadline = Clock::now() + 60s;
     while (!done && Clock::now() < deadline) {
@@ -139,7 +140,8 @@ int RunSink(Link& link, const ExchangeOptions& options, std::ostream& out) {
         break;  // the rest was lost
       }
       if (r->seq == kWarmup && count == 0) link.Send(kReady, kControlBytes);
-      if (r->seq >= kControl) continue;
+      if (r->seq == kEnd && count > 0) break;  // (with none counted: a copy left over from the size before)
+      if (r->seq >= kControl || r->seq / kSizeStride != z) continue;
       ++count;
       last_ns = NowNs();
       bytes = r->bytes;

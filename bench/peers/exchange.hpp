@@ -25,7 +25,9 @@ struct ExchangeOptions {
   uint64_t blast_bytes = 128u << 20;           // ... but at most this many bytes of them
   std::chrono::milliseconds discovery{10000};  // for the first answer of each size (DDS discovery, slow joiners)
   std::chrono::milliseconds receive_timeout{1000};
-  std::chrono::milliseconds sink_idle{1000};  // a sink ends a size this long after its last message (lossy peers)
+  // A sink ends a size at the blast's end marker, or this long after its last message if the marker was lost
+  // (LCM); long enough for a reliable transport that stalls while it waits for acknowledgements (Fast DDS).
+  std::chrono::milliseconds sink_idle{5000};
 };
 
 // The number of messages blasted at size index `z`.

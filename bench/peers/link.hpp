@@ -20,6 +20,10 @@ inline constexpr uint64_t kWarmup = kControl + 1;                   // A → B u
 inline constexpr uint64_t kReady = kControl + 2;                    // B → A: a sink saw a warm-up
 inline constexpr uint64_t kDone = kControl + 3;                     // B → A: a sink has finished counting one size
 inline constexpr uint64_t kStop = kControl + 4;                     // A → B: no more sizes
+inline constexpr uint64_t kEnd = kControl + 5;  // A → B: the blast of this size is over (after its data)
+// A data message's sequence number is size_index · kSizeStride + i, so a late message of one size is never
+// counted as one of the next.
+inline constexpr uint64_t kSizeStride = 1'000'000'000'000ull;
 
 enum class Side { kA, kB };  // A publishes "ping" and subscribes "pong"; B the reverse
 

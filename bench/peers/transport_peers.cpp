@@ -629,7 +629,8 @@ int Main(int argc, char** argv) {
   }
 
   Run run;
-  run.self = std::filesystem::read_symlink("/proc/self/exe").string();
+  // The parent's own executable, even if the file is rebuilt during a run (children exec the same inode).
+  run.self = "/proc/" + std::to_string(getpid()) + "/exe";
   run.options = options;
   run.log_path = log_path.empty() ? "/tmp/transport_peers-" + std::to_string(getpid()) + ".log" : log_path;
   run.log_fd = open(run.log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

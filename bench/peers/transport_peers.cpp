@@ -633,6 +633,9 @@ int Main(int argc, char** argv) {
   run.self = "/proc/" + std::to_string(getpid()) + "/exe";
   run.options = options;
   run.log_path = log_path.empty() ? "/tmp/transport_peers-" + std::to_string(getpid()) + ".log" : log_path;
+  if (const auto dir = std::filesystem::path(run.log_path).parent_path(); !dir.empty()) {
+    std::filesystem::create_directories(dir);
+  }
   run.log_fd = open(run.log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (run.log_fd < 0) throw std::runtime_error("cannot write " + run.log_path);
   signal(SIGPIPE, SIG_IGN);

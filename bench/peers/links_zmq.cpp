@@ -1,0 +1,202 @@
+// The ZeroMQ contenders: a raw PUB/SUB pair (ipc, tcp), the same through a bare zmq::proxy (XSUB/XPUB, ipc),
+// and limbic's bus through its broker (bus::Node at each end, bus::Broker in the middle process).
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <stdexcept>
+#include <vector>
+#include <zmq.hpp>
+
+#include "bench/peers/link.hpp"
+#include "common/bus/broker.hpp"
+#include "common/bus/bus.hpp"
+
+namespace limbic::peers {
+namespace {
+
+using namespace std::chrono_literals;
+
+const char* OutTopic(Side side) { return side == Side::kA ? "ping" : "pong"; }
+const char* InTopic(Side side) { return side == Side::kA ? "pong" : "ping"; }
+
+// [topic][payload] frames, the payload's first 8 bytes the sequence number (as bus_bench's raw pair).
+class ZmqLink : public Link {
+ public:
+  // `bind_out`: PUB binds `out` (a pair); otherwise it connects (through a proxy).
+  ZmqLink(Side side, const std::string& out, bool bind_out, const std::string& in)
+      : out_topic_(OutTopic(side)),
+        pub_(pub_context_, zmq::socket_type::pub),
+        sub_(sub_context_, zmq::socket_type::sub) {
+    pub_.set(zmq::sockopt::linger, 0);
+    sub_.set(zmq::sockopt::linger, 0);
+    pub_.set(zmq::sockopt::sndhwm, 0);  // never drop: the blast measures throughput without loss
+    sub_.set(zmq::sockopt::rcvhwm, 0);
+    if (bind_out) {
+      pub_.bind(out);
+    } else {
+      pub_.connect(out);
+    }
+    sub_.connect(in);
+    sub_.set(zmq::sockopt::subscribe, InTopic(side));
+  }
+  size_t Send(uint64_t seq, size_t bytes) override {
+    payload_.resize(std::max<size_t>(bytes, sizeof seq));
+    std::memcpy(payload_.data(), &seq, sizeof seq);
+    pub_.send(zmq::buffer(out_topic_), zmq::send_flags::sndmore);
+    pub_.send(zmq::buffer(payload_), zmq::send_flags::none);
+    return payload_.size();
+  }
+  std::optional<Received> Receive(std::chrono::milliseconds timeout) override {
+    if (!sub_.recv(topic_, zmq::recv_flags::dontwait)) {  // poll only when nothing is waiting (a blast's sink)
+      zmq::pollitem_t items[] = {{sub_.handle(), 0, ZMQ_POLLIN, 0}};
+      if (zmq::poll(items, 1, timeout) == 0 || !sub_.recv(topic_)) return std::nullopt;
+    }
+    if (!sub_.recv(body_)) return std::nullopt;
+    Received r;
+    r.bytes = body_.size();
+    if (body_.size() >= sizeof r.seq) std::memcpy(&r.seq, body_.data(), sizeof r.seq);
+    return r;
+  }
+
+ private:
+  std::string out_topic_;
+  // A context each, as two processes would have: this process's sends and receives use separate I/O threads.
+  zmq::context_t pub_context_{1};
+  zmq::context_t sub_context_{1};
+  zmq::socket_t pub_;
+  zmq::socket_t sub_;
+  std::vector<uint8_t> payload_;
+  zmq::message_t topic_, body_;
+};
+
+std::string PairAddress(const Rendezvous& r, bool tcp, Side publisher) {
+  if (tcp) return "tcp://127.0.0.1:" + std::to_string(r.tcp_port + (publisher == Side::kA ? 0 : 1));
+  return "ipc://" + r.ipc_base + (publisher == Side::kA ? "-ping" : "-pong");
+}
+
+std::string BusAddress(const Rendezvous& r, bool tcp) {
+  return tcp ? "tcp://127.0.0.1:" + std::to_string(r.tcp_port) : "ipc://" + r.ipc_base + "-bus";
+}
+
+int64_t NowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// A Heartbeat whose `mode` string pads it to the size asked for (as bus_bench).
+flatbuffers::Offset<msg::Heartbeat> BuildHeartbeat(flatbuffers::FlatBufferBuilder& fbb,
+                                                   flatbuffers::Offset<msg::Header> header, size_t padding) {
+  const std::string filler(padding, 'x');
+  return msg::CreateHeartbeatDirect(fbb, header, "peers", msg::ServiceState::Running, filler.c_str());
+}
+
+class LimbicLink : public Link {
+ public:
+  LimbicLink(Side side, const std::string& address) : node_(context_, address, Options(side)) {
+    publisher_ = node_.Advertise<msg::Heartbeat>(std::string("peers/") + OutTopic(side));
+    node_.Subscribe<msg::Heartbeat>(std::string("peers/") + InTopic(side),
+                                    [this](const bus::Message<msg::Heartbeat>& m) {
+                                      inbox_.push_back({static_cast<uint64_t>(m.header.tick()), m.size});
+                                    });
+  }
+  size_t Send(uint64_t seq, size_t bytes) override {
+    const Shape& shape = ShapeFor(bytes);
+    publisher_.Publish(NowNs(), static_cast<int64_t>(seq),
+                       [&](auto& fbb, auto header) { return BuildHeartbeat(fbb, header, shape.padding); });
+    return shape.size;
+  }
+  std::optional<Received> Receive(std::chrono::milliseconds timeout) override {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (inbox_.empty()) {
+      const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      if (left <= 0ms) return std::nullopt;
+      node_.Poll(left, 1);
+    }
+    const Received r = inbox_.front();
+    inbox_.pop_front();
+    return r;
+  }
+
+ private:
+  struct Shape {
+    size_t padding = 0;
+    size_t size = 0;
+  };
+  static bus::NodeOptions Options(Side side) {
+    bus::NodeOptions options;
+    options.name = side == Side::kA ? "peers-a" : "peers-b";
+    options.send_hwm = options.receive_hwm = 0;  // as the raw pair: never drop
+    options.latched_resend = 0ms;
+    return options;
+  }
+  // The message size for `padding` bytes of padding, as the node builds it.
+  static size_t MessageSize(size_t padding) {
+    flatbuffers::FlatBufferBuilder fbb;
+    auto header = msg::CreateHeaderDirect(fbb, NowNs(), 1, 1, "peers-a", false, 1);
+    fbb.Finish(BuildHeartbeat(fbb, header, padding), messages::Traits<msg::Heartbeat>::kIdentifier);
+    return fbb.GetSize();
+  }
+  // The padding that makes the message about `target` bytes (never less than the smallest message).
+  const Shape& ShapeFor(size_t target) {
+    auto it = shapes_.find(target);
+    if (it != shapes_.end()) return it->second;
+    size_t padding = 0;
+    const size_t base = MessageSize(0);
+    if (target > base) padding = target - base;
+    while (padding > 0 && MessageSize(padding) > target) --padding;
+    return shapes_[target] = Shape{padding, MessageSize(padding)};
+  }
+
+  zmq::context_t context_{1};
+  bus::Node node_;
+  bus::Publisher<msg::Heartbeat> publisher_;
+  std::deque<Received> inbox_;
+  std::map<size_t, Shape> shapes_;
+};
+
+}  // namespace
+
+std::unique_ptr<Link> OpenZmqLink(Side side, const Rendezvous& r, bool tcp) {
+  const Side other = side == Side::kA ? Side::kB : Side::kA;
+  return std::make_unique<ZmqLink>(side, PairAddress(r, tcp, side), /*bind_out=*/true, PairAddress(r, tcp, other));
+}
+
+std::unique_ptr<Link> OpenProxyLink(Side side, const Rendezvous& r) {
+  return std::make_unique<ZmqLink>(side, "ipc://" + r.ipc_base + "-in", /*bind_out=*/false,
+                                   "ipc://" + r.ipc_base + "-out");
+}
+
+std::unique_ptr<Link> OpenLimbicLink(Side side, const Rendezvous& r, bool tcp) {
+  return std::make_unique<LimbicLink>(side, BusAddress(r, tcp));
+}
+
+void ServeProxy(const Rendezvous& r, void (*ready)()) {
+  zmq::context_t context(1);
+  zmq::socket_t in(context, zmq::socket_type::xsub), out(context, zmq::socket_type::xpub);
+  for (zmq::socket_t* s : {&in, &out}) {
+    s->set(zmq::sockopt::linger, 0);
+    s->set(zmq::sockopt::sndhwm, 0);
+    s->set(zmq::sockopt::rcvhwm, 0);
+  }
+  in.bind("ipc://" + r.ipc_base + "-in");
+  out.bind("ipc://" + r.ipc_base + "-out");
+  ready();
+  zmq::proxy(in, out);  // until the harness ends this process
+}
+
+void ServeLimbicBroker(const Rendezvous& r, bool tcp, void (*ready)(), const std::atomic<bool>& stop) {
+  bus::BrokerOptions options;
+  options.address = BusAddress(r, tcp);
+  options.send_hwm = options.receive_hwm = 0;  // as bus_bench: the blast sends faster than anyone reads
+  // The blast of 64 KiB messages holds up to --blast-bytes for the subscriber; the default 64 MiB per
+  // subscriber would drop (counted) what a slow reader has not taken yet.
+  options.queue_bytes = size_t{1} << 30;
+  zmq::context_t context(1);
+  bus::Broker broker(context, options);
+  ready();
+  broker.Run(stop);
+}
+
+}  // namespace limbic::peers

@@ -29,6 +29,9 @@ namespace fs = std::filesystem;
 const std::vector<std::pair<std::string, std::string>> kNotRun = {
     {"tools/dev ", "installs packages and builds: what CI itself does"},
     {"cmake ", "a build: what CI itself does"},
+    {"tools/setup-debian.sh ", "installs Debian packages (the transport peers' middleware; CI installs what it needs)"},
+    {"sudo ip route ", "changes the machine's routing (LCM's multicast through lo)"},
+    {"build/bench/transport_peers ", "a benchmark of minutes in fresh processes (peers_exchange_test tests its parts)"},
     {"TSAN_OPTIONS=", "a sanitizer build's test run (CI runs it)"},
     {"export ", "sets the shell's environment only"},
     {"python3 ", "the Python client against the demo: python_client_live_test runs it"},

@@ -6,19 +6,11 @@
 namespace limbic::laser {
 namespace {
 
-// The smallest range of beams centre − half … centre + half (centre in 0..359, indices modulo 360): two
-// contiguous stretches instead of a modulo per beam. 255 when half < 0.
+// The smallest range of beams centre − half … centre + half (centre in 0..359).
 int MinRange(const RangeScan& r, int centre, int half) {
   if (half >= kBeams / 2) return *std::min_element(r.begin(), r.end());
-  int lo = centre - half, hi = centre + half;
-  if (lo < 0) {
-    lo += kBeams;
-    hi += kBeams;
-  }
   int closest = 255;
-  const int end = std::min(hi, kBeams - 1);
-  for (int a = lo; a <= end; ++a) closest = std::min<int>(closest, r[a]);
-  for (int a = kBeams; a <= hi; ++a) closest = std::min<int>(closest, r[a - kBeams]);
+  ForEachBeam(centre - half, centre + half, [&](int a) { closest = std::min<int>(closest, r[a]); });
   return closest;
 }
 

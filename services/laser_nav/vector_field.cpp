@@ -31,11 +31,6 @@ void ValidateVectorFieldOptions(const VectorFieldOptions& o) {
   ValidateWeightOptions(o.weight);
 }
 
-double BearingDifferenceDeg(double a_deg, double b_deg) {
-  const double d = std::fabs(std::remainder(a_deg - b_deg, 360.0));
-  return d;
-}
-
 std::vector<uint8_t> PotentialMinima(int nx, int ny, const std::vector<double>& heading_deg, double minimum_angle_deg,
                                      const std::vector<uint8_t>& vanished) {
   const size_t cells = static_cast<size_t>(nx) * static_cast<size_t>(ny);
@@ -57,7 +52,7 @@ std::vector<uint8_t> PotentialMinima(int nx, int ny, const std::vector<double>& 
         if (i2 < 0 || i2 >= nx || j2 >= ny) continue;
         const size_t b = static_cast<size_t>(j2) * nx + i2;
         if (std::isnan(heading_deg[b])) continue;
-        if (BearingDifferenceDeg(heading_deg[a], heading_deg[b]) > minimum_angle_deg) minimum[a] = minimum[b] = 1;
+        if (AngDiff(heading_deg[a], heading_deg[b]) > minimum_angle_deg) minimum[a] = minimum[b] = 1;
       }
     }
   }
@@ -100,16 +95,14 @@ VectorField ComputeVectorField(const World& world, const VectorFieldOptions& opt
       // Eq. 4-1 with NG = 0: what StaticController::Step forms, minus the noise.
       const Vec2 gv = GoalVector(p, world.goal);
       const Vec2 ov = obstacles.Compute(scan, g.s_cm);
-      const Vec2 r{g.gg * gv.x + g.og * ov.x, g.gg * gv.y + g.og * ov.y};
+      const Vec2 r = g.gg * gv + g.og * ov;
       field.resultant[k] = r;
-      if (std::hypot(p.x - world.goal.x, p.y - world.goal.y) <= arrival_cm) continue;  // the intended sink
-      if (std::hypot(r.x, r.y) < kVanishing) {
+      if (Norm(p - world.goal) <= arrival_cm) continue;  // the intended sink
+      if (Norm(r) < kVanishing) {
         vanished[k] = 1;  // no bearing at all: the robot stands still here
         continue;
       }
-      double bearing = std::atan2(r.x, r.y) / kDegToRad;  // compass: 0 north, clockwise
-      if (bearing < 0.0) bearing += 360.0;
-      field.heading_deg[k] = bearing;
+      field.heading_deg[k] = BearingOf(r);
     }
   }
   field.minimum = PotentialMinima(field.nx, field.ny, field.heading_deg, options.minimum_angle_deg, vanished);

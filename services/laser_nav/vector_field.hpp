@@ -56,8 +56,8 @@ struct VectorField {
 VectorField ComputeVectorField(const World& world, const VectorFieldOptions& options = {});
 
 // The detection alone over a grid of headings (NaN = not free): a cell is marked when a non-NaN 8-neighbour's
-// heading differs from its own by more than `minimum_angle_deg` (angles compared on the circle: 179° and −179°
-// are 2° apart). Cells flagged in `vanished` (may be empty) are marked too.
+// heading differs from its own by more than `minimum_angle_deg` (AngDiff: on the circle, 179° and −179° are 2°
+// apart). Cells flagged in `vanished` (may be empty) are marked too.
 std::vector<uint8_t> PotentialMinima(int nx, int ny, const std::vector<double>& heading_deg, double minimum_angle_deg,
                                      const std::vector<uint8_t>& vanished = {});
 
@@ -68,8 +68,5 @@ struct MinimumRegion {
   Vec2 centroid;
 };
 std::vector<MinimumRegion> MinimumRegions(const VectorField& field);
-
-// The absolute difference of two bearings on the circle, in [0, 180].
-double BearingDifferenceDeg(double a_deg, double b_deg);
 
 }  // namespace limbic::laser

@@ -21,13 +21,6 @@ World Room(std::vector<Circle> obstacles) {
   return w;
 }
 
-TEST(VectorField, BearingsAreComparedOnTheCircle) {
-  EXPECT_DOUBLE_EQ(BearingDifferenceDeg(10.0, 350.0), 20.0);
-  EXPECT_DOUBLE_EQ(BearingDifferenceDeg(179.0, -179.0), 2.0);
-  EXPECT_DOUBLE_EQ(BearingDifferenceDeg(0.0, 180.0), 180.0);
-  EXPECT_DOUBLE_EQ(BearingDifferenceDeg(90.0, 90.0), 0.0);
-}
-
 TEST(VectorField, NeighboursMoreThanTheThresholdApartAreBothMarked) {
   // A row of three: 0°, 160°, 0° — both pairs differ by 160° > 150°.
   EXPECT_EQ(PotentialMinima(3, 1, {0.0, 160.0, 0.0}, 150.0), (std::vector<uint8_t>{1, 1, 1}));
@@ -90,7 +83,7 @@ TEST(VectorField, AnEmptyRoomLeadsToTheGoal) {
   for (int j = 2; j < 50; ++j) {
     const size_t k = f.Index(32, j);  // centre x = 325 cm, 5 cm west of the goal's line
     ASSERT_FALSE(std::isnan(f.heading_deg[k])) << j;
-    EXPECT_LT(BearingDifferenceDeg(f.heading_deg[k], 0.0), 5.0) << "row " << j;
+    EXPECT_LT(AngDiff(f.heading_deg[k], 0.0), 5.0) << "row " << j;
   }
   // Nowhere in the southern two thirds does the field trap the robot.
   for (int j = 0; j < 44; ++j) {
@@ -125,7 +118,7 @@ TEST(VectorField, ACupFacingTheStartHoldsAMinimumAndASingleDiscDoesNot) {
     }
   }
   // Far south on the centre line the field points at the goal, straight through the cup.
-  EXPECT_LT(BearingDifferenceDeg(cup.heading_deg[cup.Index(32, 5)], 0.0), 5.0);
+  EXPECT_LT(AngDiff(cup.heading_deg[cup.Index(32, 5)], 0.0), 5.0);
 
   // One convex disc in the way: close to its south side the push wins and the robot is sent back, but off the
   // axis the field turns sideways around the disc (a saddle the robot slides off, not a trap), so no neighbours
@@ -133,7 +126,7 @@ TEST(VectorField, ACupFacingTheStartHoldsAMinimumAndASingleDiscDoesNot) {
   const VectorField disc = ComputeVectorField(Room({{330, 330, 50}}));
   const size_t near = disc.Index(32, 26);  // centre (325, 265): 65.2 cm from the disc's centre
   ASSERT_TRUE(disc.free[near]);
-  EXPECT_GT(BearingDifferenceDeg(disc.heading_deg[near], 0.0), 150.0);
+  EXPECT_GT(AngDiff(disc.heading_deg[near], 0.0), 150.0);
   for (int j = 0; j < disc.ny; ++j) {
     for (int i = 0; i < disc.nx; ++i) {
       const Vec2 c = disc.Centre(i, j);

@@ -96,28 +96,17 @@ void CastExact(const World& world, Vec2 p, ExactScan* ranges, std::array<int16_t
     const double centre = BearingOf(d);
     const int first = static_cast<int>(std::ceil(centre - half));
     const int last = static_cast<int>(std::floor(centre + half));
-    // Beams first … last (first ≥ −90, last < 450) as at most two contiguous stretches of indices.
-    auto stretch = [&](int from, int to) {
-      for (int a = from; a <= to; ++a) {
-        const double b = u[a].x * d.x + u[a].y * d.y;
-        const double disc = b * b - (dist2 - r2);
-        if (disc < 0.0 || b <= 0.0) continue;
-        const double l = b - std::sqrt(disc);  // Eq. 3-3, exact
-        if (l > 0.0 && l < (*ranges)[a]) {
-          (*ranges)[a] = static_cast<float>(l);
-          if (hit) (*hit)[a] = static_cast<int16_t>(i);
-        }
+    // Beams first … last (first ≥ −90, last < 450).
+    ForEachBeam(first, last, [&](int a) {
+      const double b = u[a].x * d.x + u[a].y * d.y;
+      const double disc = b * b - (dist2 - r2);
+      if (disc < 0.0 || b <= 0.0) return;
+      const double l = b - std::sqrt(disc);  // Eq. 3-3, exact
+      if (l > 0.0 && l < (*ranges)[a]) {
+        (*ranges)[a] = static_cast<float>(l);
+        if (hit) (*hit)[a] = static_cast<int16_t>(i);
       }
-    };
-    if (first < 0) {
-      stretch(first + kBeams, kBeams - 1);
-      stretch(0, last);
-    } else if (last >= kBeams) {
-      stretch(first, kBeams - 1);
-      stretch(0, last - kBeams);
-    } else {
-      stretch(first, last);
-    }
+    });
   }
 }
 

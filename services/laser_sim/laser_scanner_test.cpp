@@ -268,3 +268,23 @@ TEST(LaserScanner, CastIsThePreviousCastAtTheEdges) {
 
 }  // namespace
 }  // namespace limbic::laser
+
+namespace limbic::laser {
+namespace {
+
+// The beam window every loop over a bearing's neighbourhood uses: each beam of first … last (mod 360) once.
+TEST(BeamWindow, EveryBeamOfTheWindowOnceAcrossBothEnds) {
+  for (const auto& [first, last] : std::vector<std::pair<int, int>>{
+           {10, 20}, {-5, 5}, {355, 365}, {-90, 90}, {270, 450}, {0, 359}, {-180, 179}, {7, 6}}) {
+    std::vector<int> expected, seen;
+    for (int a = first; a <= last; ++a) expected.push_back(((a % kBeams) + kBeams) % kBeams);
+    ForEachBeam(first, last, [&](int a) { seen.push_back(a); });
+    std::sort(expected.begin(), expected.end());
+    std::sort(seen.begin(), seen.end());
+    EXPECT_EQ(seen, expected) << first << ".." << last;
+    for (int a : seen) EXPECT_TRUE(a >= 0 && a < kBeams);
+  }
+}
+
+}  // namespace
+}  // namespace limbic::laser

@@ -47,6 +47,21 @@ inline Vec2 UnitVector(double bearing_deg) {
 }
 // Bearing of (dx, dy): atan2(dx, dy) in [0, 360) (§0.2).
 inline double BearingOf(Vec2 v) { return Wrap360(std::atan2(v.x, v.y) * kRadToDeg); }
+// Calls fn(a) for the beams first … last taken modulo 360 (−360 ≤ first ≤ last < 720, at most 360 beams) as at
+// most two contiguous stretches of indices, each in increasing order: a beam window around a bearing without a
+// modulo per beam (the laser's cast, the motion law's corridor, the proximity and goal-corridor minima).
+template <typename Fn>
+inline void ForEachBeam(int first, int last, Fn&& fn) {
+  if (first < 0) {
+    for (int a = first + kBeams; a < kBeams; ++a) fn(a);
+    for (int a = 0; a <= last; ++a) fn(a);
+  } else if (last >= kBeams) {
+    for (int a = first; a < kBeams; ++a) fn(a);
+    for (int a = 0; a <= last - kBeams; ++a) fn(a);
+  } else {
+    for (int a = first; a <= last; ++a) fn(a);
+  }
+}
 
 // u(a) for every beam a, computed once: the controllers sum 360 of these every cycle.
 inline const std::array<Vec2, kBeams>& BeamUnitVectors() {

@@ -33,29 +33,16 @@ double FreeTravelDistance(const RangeScan& scan, double heading_deg, const Motio
   const auto& u = BeamUnitVectors();
   const int h = static_cast<int>(std::lround(Wrap360(heading_deg))) % kBeams;
   double f = kMaxRangeCm;
-  // Beams h − 90 … h + 90 as (at most) two contiguous stretches of indices; the minimum does not depend on
-  // the order the beams are visited in.
-  auto stretch = [&](int from, int to) {
-    for (int a = from; a <= to; ++a) {
-      if (scan[a] >= kMaxRangeCm) continue;
-      const double r = scan[a];
-      const double cos_phi = Dot(u[a], uh);
-      if (cos_phi <= 0.0) continue;  // φ outside (−90°, 90°)
-      const double lateral = r * (u[a].x * uh.y - u[a].y * uh.x);
-      if (std::fabs(lateral) >= half_width) continue;
-      f = std::min(f, r * cos_phi - std::sqrt(half_width2 - lateral * lateral) + o.robot_radius_cm);
-    }
-  };
-  const int first = h - 90, last = h + 90;
-  if (first < 0) {
-    stretch(first + kBeams, kBeams - 1);
-    stretch(0, last);
-  } else if (last >= kBeams) {
-    stretch(first, kBeams - 1);
-    stretch(0, last - kBeams);
-  } else {
-    stretch(first, last);
-  }
+  // Beams h − 90 … h + 90 (the minimum does not depend on the order they are visited in).
+  ForEachBeam(h - 90, h + 90, [&](int a) {
+    if (scan[a] >= kMaxRangeCm) return;
+    const double r = scan[a];
+    const double cos_phi = Dot(u[a], uh);
+    if (cos_phi <= 0.0) return;  // φ outside (−90°, 90°)
+    const double lateral = r * (u[a].x * uh.y - u[a].y * uh.x);
+    if (std::fabs(lateral) >= half_width) return;
+    f = std::min(f, r * cos_phi - std::sqrt(half_width2 - lateral * lateral) + o.robot_radius_cm);
+  });
   return f;
 }
 

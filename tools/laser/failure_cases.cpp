@@ -7,8 +7,6 @@
 namespace limbic::laser {
 namespace {
 
-double Distance(Vec2 a, Vec2 b) { return std::hypot(a.x - b.x, a.y - b.y); }
-
 void Require(bool ok, const char* what) {
   if (!ok) throw std::invalid_argument(std::string("failure cases: ") + what);
 }
@@ -62,7 +60,7 @@ FailureAnalysis ClassifyFailure(const EpisodeResult& result, const std::vector<M
     int nearest = -1;
     double best = o.visit_radius_cm;
     for (size_t k = 0; k < places.size(); ++k) {
-      const double d = Distance(p, places[k].centroid);
+      const double d = Norm(p - places[k].centroid);
       if (d <= best) {
         best = d;
         nearest = static_cast<int>(k);
@@ -85,7 +83,7 @@ FailureAnalysis ClassifyFailure(const EpisodeResult& result, const std::vector<M
   if (!path.empty()) {
     const Vec2 end = path.back();
     bool held = true;
-    for (size_t k = path.size() / 2; k < path.size() && held; ++k) held = Distance(path[k], end) <= o.pinned_radius_cm;
+    for (size_t k = path.size() / 2; k < path.size() && held; ++k) held = Norm(path[k] - end) <= o.pinned_radius_cm;
     if (held) {
       a.kind = FailureKind::kPinned;
       return a;

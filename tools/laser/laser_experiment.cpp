@@ -784,8 +784,7 @@ RunOutput RunLaserExperiment(const LaserExperiment& definition, const RunOptions
           r.world.minimum_places = static_cast<int>(places.size());
           r.world.minimum_places_near_goal = 0;
           for (const MinimumRegion& place : places) {
-            if (std::hypot(place.centroid.x - world.goal.x, place.centroid.y - world.goal.y) <=
-                e.world.free_radius_cm) {
+            if (Norm(place.centroid - world.goal) <= e.world.free_radius_cm) {
               ++r.world.minimum_places_near_goal;
             }
           }
@@ -859,15 +858,19 @@ RunOutput RunLaserExperiment(const LaserExperiment& definition, const RunOptions
                         RenderWorldSvg(world, layers));
             }
           }
+          const bool any_unsolved = std::any_of(r.episodes.begin(), r.episodes.end(),
+                                                [](const EpisodeRow& row) { return !row.result.solved; });
           if (e.case_studies) {
-            // E3's case studies: each episode read against the places of this world's static field.
-            const std::vector<MinimumRegion> places = MinimumRegions(ComputeVectorField(world, e.field));
+            // E3's case studies: each episode read against the places of this world's static field (computed only
+            // when an episode failed here: a solved one needs no places).
+            const std::vector<MinimumRegion> places =
+                any_unsolved ? MinimumRegions(ComputeVectorField(world, e.field)) : std::vector<MinimumRegion>{};
             for (EpisodeRow& row : r.episodes) {
               FailureOptions failure = e.failure;
               failure.sample_s = 0.1;  // every 10th 10 ms pose (RunLaserEpisode's trajectory)
               const FailureAnalysis analysis = ClassifyFailure(row.result, places, failure);
               row.failure = FailureKindName(analysis.kind);
-              row.minima_visits = static_cast<int>(analysis.visits.size());
+              if (!row.result.solved) row.minima_visits = static_cast<int>(analysis.visits.size());
             }
           }
           for (EpisodeRow& row : r.episodes) {

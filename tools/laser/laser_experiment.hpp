@@ -132,7 +132,8 @@ struct EpisodeRow {
   MapLayerStats map_stats;
   std::shared_ptr<const TopoMap> map;
   EpisodeCost cost;  // measured when the experiment says `cost: true` (E8)
-  // case_studies (E3): how the episode ended (FailureKindName) and how many minima it dwelt at.
+  // case_studies (E3): how the episode ended (FailureKindName) and, for an unsolved one, how many minima it dwelt
+  // at (0 for a solved one: its world's field is computed only when an episode there failed).
   std::string failure;
   int minima_visits = 0;
 };

@@ -419,7 +419,7 @@ trajectories: 1
     EXPECT_EQ(r.minimum_places, static_cast<int>(places.size()));
     const World w = GenerateWorld(r.density, r.world, e.library_salt, e.world);
     int near = 0;
-    for (const MinimumRegion& p : places) near += std::hypot(p.centroid.x - w.goal.x, p.centroid.y - w.goal.y) <= 50.0;
+    for (const MinimumRegion& p : places) near += Norm(p.centroid - w.goal) <= 50.0;
     EXPECT_EQ(r.minimum_places_near_goal, near);
     EXPECT_GT(r.free_cells, 0);
   }
@@ -468,6 +468,9 @@ field: {cell_cm: 20}
     EXPECT_EQ(r.failure == "solved", r.result.solved) << r.failure;
     EXPECT_FALSE(r.failure.empty());
     EXPECT_TRUE(r.result.trajectory.empty());  // drawn and let go
+    if (r.result.solved) {
+      EXPECT_EQ(r.minima_visits, 0);
+    }
     if (!r.result.solved) {
       ++unsolved;
       const fs::path picture =

@@ -60,7 +60,7 @@ std::string RenderWorldSvg(const World& w, const RenderLayers& layers) {
         const double heading = f->heading_deg[f->Index(i, j)];
         if (std::isnan(heading)) continue;
         const Vec2 p = f->Centre(i, j), u = UnitVector(heading);
-        const Vec2 a{p.x - 0.5 * len * u.x, p.y - 0.5 * len * u.y}, b{p.x + 0.5 * len * u.x, p.y + 0.5 * len * u.y};
+        const Vec2 a = p - (0.5 * len) * u, b = p + (0.5 * len) * u;
         svg << "<line x1=\"" << a.x << "\" y1=\"" << h - a.y << "\" x2=\"" << b.x << "\" y2=\"" << h - b.y
             << "\" stroke=\"#555\" stroke-width=\"1\" marker-end=\"url(#arrow)\"/>\n";
       }

@@ -69,9 +69,10 @@ int TileAt(const BidCall& call, const Vec2& position) {
 
 std::optional<Bid> RobotBidder::Answer(const BidCall& call, const std::optional<Vec2>& position) {
   TileCount(call.graph);  // throws for a malformed call
-  if (call.round <= last_round_ || !position) return std::nullopt;
+  if (!Unanswered(call.caller, call.round) || !position) return std::nullopt;
   const int from = TileAt(call, *position);
   if (from < 0) return std::nullopt;
+  caller_ = call.caller;
   last_round_ = call.round;
   return Bid{call.round, from, CoarseCosts(call.graph, from)};
 }

@@ -77,12 +77,13 @@ class RobotBidder {
 };
 
 struct BidCounters {
-  uint64_t rounds = 0;     // calls sent
-  uint64_t received = 0;   // bids taken into a round
-  uint64_t missing = 0;    // invited robots without a bid when their round closed (left out of it)
-  uint64_t late = 0;       // bids stamped after the deadline
-  uint64_t stale = 0;      // bids for another round (or when no round is open)
-  uint64_t malformed = 0;  // bids of the wrong length or with a bad cost
+  uint64_t rounds = 0;                     // calls sent
+  uint64_t received = 0;                   // bids taken into a round
+  uint64_t missing = 0;                    // invited robots without a bid when their round closed (left out of it)
+  uint64_t late = 0;                       // bids stamped after the deadline
+  uint64_t stale = 0;                      // bids for another round (or when no round is open)
+  uint64_t malformed = 0;                  // bids of the wrong length or with a bad cost
+  std::vector<uint64_t> missing_by_robot;  // `missing`, per robot: the rounds each sat out
 };
 
 // The manager's side: one round at a time.

@@ -113,7 +113,8 @@ TEST(BidRound, TakesGoodBidsAndCountsLateStaleMalformedAndMissingOnes) {
   EXPECT_EQ(c.stale, 4u);
   EXPECT_EQ(c.malformed, 3u);
   EXPECT_EQ(c.late, 1u);
-  EXPECT_EQ(c.missing, 1u);  // r2 (r3 was not invited)
+  EXPECT_EQ(c.missing, 1u);                                         // r2 (r3 was not invited)
+  EXPECT_EQ(c.missing_by_robot, (std::vector<uint64_t>{0, 1, 0}));  // the robot that sat the round out
   // Everyone invited bid: complete before the deadline.
   round.Open(8, {false, true, false}, 2, 40);
   EXPECT_TRUE(round.Offer(1, Bid{8, 1, {3, 0}}, 31));

@@ -65,6 +65,7 @@ TaskManager::TaskManager(const GridSpec& grid, std::vector<ExplorerProfile> team
   state_.holder.assign(tiles, -1);
   state_.task.assign(team_.size(), -1);
   state_.held.assign(team_.size(), {});
+  state_.awards.assign(team_.size(), 0);
 }
 
 int TaskManager::TilesDone() const {
@@ -189,6 +190,7 @@ ManagerOutputs TaskManager::Step(const ManagerInputs& in) {
       state_.held[a.robot] = a.tiles;
       state_.task[a.robot] = task->task_id;
       ++state_.allocation_changes;
+      ++state_.awards[a.robot];
       out.new_tasks.push_back(std::move(*task));
     }
     if (!retry) break;

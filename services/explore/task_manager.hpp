@@ -120,6 +120,7 @@ struct ManagerState {
   int released_early = 0;      // environments given back because others explored them
   int unreachable = 0;         // tiles marked done because no approach path reached them
   int adopted = 0;             // tasks taken over from a predecessor (TakeOver)
+  std::vector<int> awards;     // per robot: its awards (allocation_changes by robot, this manager's own)
   bool operator==(const ManagerState&) const = default;
 };
 

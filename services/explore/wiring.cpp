@@ -301,10 +301,16 @@ runtime::ServiceDefinition TaskManagerService() {
           ctx.Counter("bids_late", [s] { return s->round->counters().late; });
           ctx.Counter("bids_stale", [s] { return s->round->counters().stale; });
           ctx.Counter("bids_malformed", [s] { return s->round->counters().malformed; });
+          for (size_t r = 0; r < robots.size(); ++r) {
+            ctx.Counter(robots[r] + "_bids_missing", [s, r] { return s->round->counters().missing_by_robot[r]; });
+          }
         }
         ctx.Counter("coverage", [s] { return s->coverage; });
         ctx.Counter("allocation_changes", [s] { return s->manager ? s->manager->state().allocation_changes : 0; });
         ctx.Counter("tiles_done", [s] { return s->manager ? s->manager->TilesDone() : 0; });
+        for (size_t r = 0; r < robots.size(); ++r) {
+          ctx.Counter(robots[r] + "_allocations", [s, r] { return s->manager ? s->manager->state().awards[r] : 0; });
+        }
         ctx.Counter("tasks_adopted", [s] { return s->manager ? s->manager->state().adopted : 0; });
         const int per_second = std::max(1, static_cast<int>(std::lround(1.0 / ctx.period_s())));
 

@@ -151,6 +151,12 @@ runtime::ServiceDefinition TaskManagerService() {
             ctx.Option<double>("feedback_stale_s", 3.0,
                                "feedback: no decision for an explorer whose services' last heartbeat is older (wall s)",
                                runtime::InRange(1.5, 3600.0));
+        fb.refusal_hold_s = ctx.Option<double>(
+            "feedback_refusal_hold_s", fb.refusal_hold_s,
+            "feedback: after a set is refused (or unanswered for 5 s), no set of that activity to that robot for this "
+            "long (wall s), doubling with each refusal in a row up to 600 s",
+            runtime::InRange(0.0, 3600.0));
+        fb.refusal_hold_max_s = std::max(fb.refusal_hold_max_s, fb.refusal_hold_s);
         const std::string sensing_services = ctx.Option<std::string>(
             "feedback_sensing", "mapper", "feedback: the services whose CPU counts as sensing (e.g. mapper,hwio)");
         std::array<std::vector<std::string>, kActivities> feedback_services;
@@ -244,7 +250,6 @@ runtime::ServiceDefinition TaskManagerService() {
         }
         // Feedback: the explorers' heartbeats in, live parameter sets out (`limbic param set` travels the same way),
         // and their replies, so that a refused set is known.
-        auto pending = std::make_shared<std::map<uint64_t, ParameterSet>>();
         std::map<std::string, std::shared_ptr<runtime::Output<msg::ParameterRequest>>> param_out;
         auto next_request = std::make_shared<uint64_t>(std::random_device{}() | 1ull << 40);
         if (resources) {
@@ -270,23 +275,21 @@ runtime::ServiceDefinition TaskManagerService() {
               const std::string instance = runtime::InstanceName(service, robots[r]);
               param_out[instance] = ctx.AddOutput<msg::ParameterRequest>("param/" + instance);
               ctx.OnMessage<msg::ParameterReply>(
-                  "param/" + instance + "/reply",
-                  [resources, pending, instance](const bus::Message<msg::ParameterReply>& m) {
-                    const auto it = pending->find(m.msg.request_id());
-                    if (it == pending->end()) return;  // someone else's (limbic param)
-                    if (!m.msg.ok()) {
-                      LIMBIC_LOG(kWarning)
-                          << instance << " refused " << it->second.parameter << " = " << it->second.value << ": "
-                          << (m.msg.error() ? m.msg.error()->str() : std::string("?"));
-                    }
-                    resources->SetOutcome(it->second, m.msg.ok());
-                    pending->erase(it);
+                  "param/" + instance + "/reply", [resources, instance](const bus::Message<msg::ParameterReply>& m) {
+                    const std::optional<ParameterSet> set =
+                        resources->Reply(m.msg.request_id(), m.msg.ok(), WallSeconds());
+                    if (!set || m.msg.ok()) return;  // someone else's (limbic param), or taken
+                    LIMBIC_LOG(kWarning) << instance << " refused " << set->parameter << " = " << set->value << ": "
+                                         << (m.msg.error() ? m.msg.error()->str() : std::string("?"))
+                                         << " (no further set of it for a while)";
                   });
             }
           }
           ctx.Counter("feedback_retunes", [resources] { return resources->counters().retunes; });
           ctx.Counter("feedback_sets", [resources] { return resources->counters().sets_sent; });
           ctx.Counter("feedback_sets_refused", [resources] { return resources->counters().sets_refused; });
+          ctx.Counter("feedback_sets_unanswered", [resources] { return resources->counters().sets_unanswered; });
+          ctx.Counter("feedback_sets_held", [resources] { return resources->counters().sets_held; });
           ctx.Counter("feedback_no_estimate", [resources] { return resources->counters().no_estimate; });
           ctx.Counter("feedback_samples_refused", [resources] { return resources->counters().samples_refused; });
           for (size_t r = 0; r < robots.size(); ++r) {
@@ -404,8 +407,7 @@ runtime::ServiceDefinition TaskManagerService() {
             for (const ParameterSet& set : resources->Step(WallSeconds())) {
               const std::string instance = runtime::InstanceName(set.service, robots[set.robot]);
               const uint64_t id = (*next_request)++;
-              if (pending->size() >= 64) pending->erase(pending->begin());  // never answered (the service is gone)
-              (*pending)[id] = set;
+              resources->Sent(id, set, WallSeconds());
               LIMBIC_LOG(kInfo) << "feedback: " << instance << " " << set.parameter << " = " << set.value << " ("
                                 << set.previous_hz << " -> " << set.new_hz << " Hz)";
               param_out.at(instance)->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {

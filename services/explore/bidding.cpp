@@ -69,15 +69,17 @@ int TileAt(const BidCall& call, const Vec2& position) {
 
 std::optional<Bid> RobotBidder::Answer(const BidCall& call, const std::optional<Vec2>& position) {
   TileCount(call.graph);  // throws for a malformed call
-  if (call.round <= last_round_ || !position) return std::nullopt;
+  if (!Unanswered(call.caller, call.round) || !position) return std::nullopt;
   const int from = TileAt(call, *position);
   if (from < 0) return std::nullopt;
+  caller_ = call.caller;
   last_round_ = call.round;
   return Bid{call.round, from, CoarseCosts(call.graph, from)};
 }
 
 BidRound::BidRound(int robots) : bids_(robots), invited_(robots, false) {
   if (robots < 1) throw std::invalid_argument("bid round: no robots");
+  counters_.missing_by_robot.assign(robots, 0);
 }
 
 void BidRound::Open(int64_t round, std::vector<bool> invited, int tiles, int64_t deadline_tick) {
@@ -127,7 +129,10 @@ std::vector<std::optional<std::vector<double>>> BidRound::Close() {
   std::vector<std::optional<std::vector<double>>> out(bids_.size());
   if (!open_) return out;
   for (size_t r = 0; r < bids_.size(); ++r) {
-    if (invited_[r] && !bids_[r]) ++counters_.missing;
+    if (invited_[r] && !bids_[r]) {
+      ++counters_.missing;
+      ++counters_.missing_by_robot[r];
+    }
     out[r] = std::move(bids_[r]);
     bids_[r].reset();
   }

@@ -41,6 +41,9 @@ std::vector<double> CoarseCosts(const CoarseGraph& graph, int from);
 
 // A call for bids (ExploreCall).
 struct BidCall {
+  // The calling manager's instance (its messages' header incarnation, random per process start; 0: unknown). A
+  // restarted manager numbers its rounds from 1 again: a robot answers each round of each caller once.
+  uint64_t caller = 0;
   int64_t round = 0;
   int64_t deadline_tick = 0;
   GridSpec grid;
@@ -57,25 +60,30 @@ struct Bid {
   std::vector<double> costs;  // per tile; +∞ where it cannot get there
 };
 
-// The robot's side: one bid per round, from its position estimate.
+// The robot's side: one bid per round, from its position estimate. Rounds are the caller's: a call from another
+// manager instance (a restarted one counts from round 1 again) is answered whatever its round.
 class RobotBidder {
  public:
-  // The bid for `call`, or nullopt: a round already answered, no position yet, or a position outside the grid.
-  // Throws std::invalid_argument for a malformed call (its graph does not match its tile counts).
+  // The bid for `call`, or nullopt: a round of this caller already answered, no position yet, or a position outside
+  // the grid. Throws std::invalid_argument for a malformed call (its graph does not match its tile counts).
   std::optional<Bid> Answer(const BidCall& call, const std::optional<Vec2>& position);
+  // Whether a call of `caller` for `round` would be answered (cheap: before converting the message).
+  bool Unanswered(uint64_t caller, int64_t round) const { return caller != caller_ || round > last_round_; }
   int64_t last_round() const { return last_round_; }
 
  private:
+  uint64_t caller_ = 0;
   int64_t last_round_ = 0;
 };
 
 struct BidCounters {
-  uint64_t rounds = 0;     // calls sent
-  uint64_t received = 0;   // bids taken into a round
-  uint64_t missing = 0;    // invited robots without a bid when their round closed (left out of it)
-  uint64_t late = 0;       // bids stamped after the deadline
-  uint64_t stale = 0;      // bids for another round (or when no round is open)
-  uint64_t malformed = 0;  // bids of the wrong length or with a bad cost
+  uint64_t rounds = 0;                     // calls sent
+  uint64_t received = 0;                   // bids taken into a round
+  uint64_t missing = 0;                    // invited robots without a bid when their round closed (left out of it)
+  uint64_t late = 0;                       // bids stamped after the deadline
+  uint64_t stale = 0;                      // bids for another round (or when no round is open)
+  uint64_t malformed = 0;                  // bids of the wrong length or with a bad cost
+  std::vector<uint64_t> missing_by_robot;  // `missing`, per robot: the rounds each sat out
 };
 
 // The manager's side: one round at a time.

@@ -33,6 +33,28 @@ BidCall Call(int64_t round) {
   return call;
 }
 
+// A restarted manager (a new instance: another header incarnation) numbers its rounds from 1 again. The robot
+// answered rounds up to 5 of the manager that was killed; the new one's round 1 must get its bid, or the robot sits
+// out every round until the new count passes 5 (issue 18: the manager killed mid-run).
+TEST(RobotBidder, AnswersARestartedManagersRoundsFromOneAgain) {
+  RobotBidder bidder;
+  BidCall old_call = Call(5);
+  old_call.caller = 0x1111;
+  ASSERT_TRUE(bidder.Answer(old_call, Vec2(0.5, 0.5)));
+  EXPECT_FALSE(bidder.Unanswered(0x1111, 5));
+  EXPECT_FALSE(bidder.Unanswered(0x1111, 4));  // an older round of the same manager: not answered
+  EXPECT_FALSE(bidder.Answer(old_call, Vec2(0.5, 0.5)));
+  BidCall restarted = Call(1);
+  restarted.caller = 0x2222;
+  EXPECT_TRUE(bidder.Unanswered(0x2222, 1));
+  const auto bid = bidder.Answer(restarted, Vec2(0.5, 0.5));
+  ASSERT_TRUE(bid);
+  EXPECT_EQ(bid->round, 1);
+  EXPECT_FALSE(bidder.Answer(restarted, Vec2(0.5, 0.5)));  // and each of its rounds once
+  restarted.round = 2;
+  EXPECT_TRUE(bidder.Answer(restarted, Vec2(0.5, 0.5)));
+}
+
 TEST(CoarseCosts, DijkstraOverTheTilesHandWorked) {
   // From tile 0: tiles 1 and 3 are 2 m away (×1); tile 2 costs 2 + 2·2 = 6; tile 5 only through 2: 6 + 2·1 = 8;
   // tile 4 cannot be entered.
@@ -91,7 +113,8 @@ TEST(BidRound, TakesGoodBidsAndCountsLateStaleMalformedAndMissingOnes) {
   EXPECT_EQ(c.stale, 4u);
   EXPECT_EQ(c.malformed, 3u);
   EXPECT_EQ(c.late, 1u);
-  EXPECT_EQ(c.missing, 1u);  // r2 (r3 was not invited)
+  EXPECT_EQ(c.missing, 1u);                                         // r2 (r3 was not invited)
+  EXPECT_EQ(c.missing_by_robot, (std::vector<uint64_t>{0, 1, 0}));  // the robot that sat the round out
   // Everyone invited bid: complete before the deadline.
   round.Open(8, {false, true, false}, 2, 40);
   EXPECT_TRUE(round.Offer(1, Bid{8, 1, {3, 0}}, 31));

@@ -21,6 +21,7 @@ flatbuffers::Offset<msg::ExploreCall> ToMsg(flatbuffers::FlatBufferBuilder& fbb,
 BidCall FromMsg(const msg::ExploreCall& m) {
   if (m.grid() == nullptr) throw std::invalid_argument("ExploreCall without its grid");
   BidCall call;
+  call.caller = m.header() ? m.header()->incarnation() : 0;
   call.round = m.round();
   call.deadline_tick = m.deadline_tick();
   call.grid.origin = Vec2(m.grid()->origin_x(), m.grid()->origin_y());

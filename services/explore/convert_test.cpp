@@ -12,7 +12,7 @@ namespace {
 template <typename T, typename Build>
 flatbuffers::DetachedBuffer Finish(Build&& build) {
   flatbuffers::FlatBufferBuilder fbb;
-  const auto header = msg::CreateHeader(fbb, 5, 7, 1, fbb.CreateString("explore_manager"));
+  const auto header = msg::CreateHeader(fbb, 5, 7, 1, fbb.CreateString("explore_manager"), false, 0xabcdef);
   fbb.Finish(build(fbb, header), messages::Traits<T>::kIdentifier);
   return fbb.Release();
 }
@@ -30,6 +30,7 @@ TEST(ExploreConvert, CallRoundTripsAndPassesTheRules) {
   const auto buf = Finish<msg::ExploreCall>([&](auto& fbb, auto h) { return ToMsg(fbb, h, call); });
   EXPECT_EQ(messages::VerifyAndValidate(*messages::FindByName("ExploreCall"), buf.data(), buf.size()), "");
   const BidCall back = FromMsg(*flatbuffers::GetRoot<msg::ExploreCall>(buf.data()));
+  EXPECT_EQ(back.caller, 0xabcdefu);  // the header's incarnation: which manager instance called
   EXPECT_EQ(back.round, 3);
   EXPECT_EQ(back.deadline_tick, 125);
   EXPECT_EQ(back.grid, call.grid);

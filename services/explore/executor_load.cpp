@@ -106,6 +106,10 @@ void Validate(const ResourceFeedbackOptions& o) {
   }
   if (!(o.estimator.period_s > 0) || !(o.estimator.stale_s > 0))
     throw std::invalid_argument("resource feedback: period_s and stale_s must be > 0");
+  if (!(o.reply_timeout_s > 0) || !std::isfinite(o.reply_timeout_s))
+    throw std::invalid_argument("resource feedback: reply_timeout_s must be > 0");
+  if (!(o.refusal_hold_s >= 0) || !(o.refusal_hold_max_s >= o.refusal_hold_s) || !std::isfinite(o.refusal_hold_max_s))
+    throw std::invalid_argument("resource feedback: 0 <= refusal_hold_s <= refusal_hold_max_s (finite)");
 }
 
 ResourceFeedback::ResourceFeedback(int robots, std::array<std::vector<std::string>, kActivities> services,
@@ -129,6 +133,15 @@ bool ResourceFeedback::Heartbeat(int robot, const std::string& service, const Se
 }
 
 std::vector<ParameterSet> ResourceFeedback::Step(double now_s) {
+  for (auto it = pending_.begin(); it != pending_.end();) {
+    if (now_s - it->second.sent_s < options_.reply_timeout_s) {
+      ++it;
+      continue;
+    }
+    ++counters_.sets_unanswered;
+    Refused(it->second.set, now_s);
+    it = pending_.erase(it);
+  }
   std::vector<ParameterSet> sets;
   for (size_t r = 0; r < robots_.size(); ++r) {
     Robot& robot = robots_[r];
@@ -144,6 +157,10 @@ std::vector<ParameterSet> ResourceFeedback::Step(double now_s) {
       // Retune moves the measured rate; the command moves the same way from where it stands (a planner held
       // below its cap by t_r measures less than the cap: raising that measured rate must not lower the cap).
       if (result.rate_hz[a] == load->rate_hz[a]) continue;
+      if (Held(static_cast<int>(r), a, now_s)) {
+        ++counters_.sets_held;  // refused lately: the command stays as it is until the hold ends
+        continue;
+      }
       double hz = result.rate_hz[a] < load->rate_hz[a] ? std::min(result.rate_hz[a], robot.commanded[a])
                                                        : std::max(result.rate_hz[a], robot.commanded[a]);
       ParameterSet set;
@@ -177,10 +194,36 @@ std::vector<ParameterSet> ResourceFeedback::Step(double now_s) {
   return sets;
 }
 
-void ResourceFeedback::SetOutcome(const ParameterSet& set, bool accepted) {
-  if (accepted || set.robot < 0 || set.robot >= static_cast<int>(robots_.size())) return;
-  ++counters_.sets_refused;
-  robots_[set.robot].commanded[set.activity] = set.previous_hz;
+void ResourceFeedback::Sent(uint64_t request_id, const ParameterSet& set, double now_s) {
+  if (set.robot < 0 || set.robot >= static_cast<int>(robots_.size()))
+    throw std::invalid_argument("resource feedback: a set for no robot");
+  pending_[request_id] = Pending{set, now_s};
+}
+
+std::optional<ParameterSet> ResourceFeedback::Reply(uint64_t request_id, bool accepted, double now_s) {
+  const auto it = pending_.find(request_id);
+  if (it == pending_.end()) return std::nullopt;
+  ParameterSet set = std::move(it->second.set);
+  pending_.erase(it);
+  if (accepted) {
+    robots_[set.robot].refusals[set.activity] = 0;
+  } else {
+    ++counters_.sets_refused;
+    Refused(set, now_s);
+  }
+  return set;
+}
+
+void ResourceFeedback::Refused(const ParameterSet& set, double now_s) {
+  Robot& robot = robots_[set.robot];
+  robot.commanded[set.activity] = set.previous_hz;
+  const int k = std::min(++robot.refusals[set.activity], 30);
+  robot.held_until_s[set.activity] =
+      now_s + std::min(options_.refusal_hold_s * std::ldexp(1.0, k - 1), options_.refusal_hold_max_s);
+}
+
+bool ResourceFeedback::Held(int robot, Activity a, double now_s) const {
+  return now_s < robots_.at(robot).held_until_s[a];
 }
 
 FeedbackCounters ResourceFeedback::counters() const {

@@ -21,12 +21,22 @@
 // After a change the robot's measurements start again (two heartbeats taken at the new rates before the next
 // decision). A refused set puts the commanded rate back and is counted.
 //
+// Refused and unanswered sets (README "A refused live set"): a service may refuse a set — another or older
+// implementation without the parameter ("no parameter 'max_replan_hz' in r1/planner"), or a value outside its
+// range — or never answer (gone, or its reply lost). Retune would then ask for the same change at every fresh
+// estimate, and the same set would be refused every few seconds for the rest of the run. So a refused set, or one
+// unanswered after reply_timeout_s, puts the command back and holds that robot's activity: no set of it for
+// refusal_hold_s, doubling with each refusal in a row up to refusal_hold_max_s (a service that was upgraded or
+// restarted meanwhile is asked again). An accepted set ends the run of refusals. The robot's other activities are
+// tuned as before.
+//
 // Inputs: heartbeat samples (with the manager's wall time of receipt), the manager's wall time at each decision,
-// parameter-set outcomes. Outputs: parameter sets to send, counters.
+// the sets sent (with their request ids) and the replies. Outputs: parameter sets to send, counters.
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -102,6 +112,9 @@ struct ResourceFeedbackOptions {
   FeedbackOptions retune;       // budget (one for all robots unless `budgets`), thresholds, bounds per activity
   std::vector<double> budgets;  // per robot (empty: retune.budget for every robot)
   EstimatorOptions estimator;
+  double reply_timeout_s = 5.0;       // wall s: a set unanswered this long counts as refused (unanswered)
+  double refusal_hold_s = 30.0;       // wall s without a set of an activity after its first refusal in a row
+  double refusal_hold_max_s = 600.0;  // the hold doubles with each refusal in a row, up to this
 };
 // Throws std::invalid_argument naming the field.
 void Validate(const ResourceFeedbackOptions& options);
@@ -110,6 +123,8 @@ struct FeedbackCounters {
   uint64_t retunes = 0;          // decisions that changed a robot's rates
   uint64_t sets_sent = 0;        // parameter sets sent
   uint64_t sets_refused = 0;     // refused by the service (its commanded rate put back)
+  uint64_t sets_unanswered = 0;  // no reply within reply_timeout_s (put back like a refusal)
+  uint64_t sets_held = 0;        // changes not sent because the activity is held after a refusal
   uint64_t no_estimate = 0;      // decisions skipped for a robot without a fresh estimate (stale or missing data)
   uint64_t samples_refused = 0;  // heartbeats refused by the estimators
 };
@@ -121,10 +136,18 @@ class ResourceFeedback {
                    const ResourceFeedbackOptions& options);
 
   bool Heartbeat(int robot, const std::string& service, const ServiceSample& sample);
-  // One decision round at the manager's wall time `now_s`: the parameter sets to send.
+  // One decision round at the manager's wall time `now_s`: sets unanswered for reply_timeout_s are given up (put
+  // back, held), then the parameter sets to send. Send each with a request id and report it with Sent.
   std::vector<ParameterSet> Step(double now_s);
-  // The outcome of a set: a refused one puts the robot's commanded rate for that activity back.
-  void SetOutcome(const ParameterSet& set, bool accepted);
+  // A set went out as request `request_id` at `now_s`.
+  void Sent(uint64_t request_id, const ParameterSet& set, double now_s);
+  // The reply to request `request_id`: the set it answers, or nullopt for a request that is not an outstanding set
+  // of ours (another client's, e.g. `limbic param`, or one already given up). A refusal puts the robot's commanded
+  // rate for that activity back and holds the activity (see above); an acceptance ends its run of refusals.
+  std::optional<ParameterSet> Reply(uint64_t request_id, bool accepted, double now_s);
+  // Whether robot `robot`'s activity `a` is held after a refusal at `now_s`.
+  bool Held(int robot, Activity a, double now_s) const;
+  size_t outstanding() const { return pending_.size(); }
 
   const std::array<double, kActivities>& commanded(int robot) const { return robots_.at(robot).commanded; }
   FeedbackCounters counters() const;
@@ -134,8 +157,16 @@ class ResourceFeedback {
     ExecutorLoadEstimator estimator;
     std::array<double, kActivities> commanded{};
     FeedbackOptions retune;
+    std::array<int, kActivities> refusals{};  // in a row
+    std::array<double, kActivities> held_until_s{};
   };
+  struct Pending {
+    ParameterSet set;
+    double sent_s = 0.0;
+  };
+  void Refused(const ParameterSet& set, double now_s);
   std::vector<Robot> robots_;
+  std::map<uint64_t, Pending> pending_;
   ResourceFeedbackOptions options_;
   FeedbackCounters counters_;
 };

@@ -165,11 +165,91 @@ TEST(ResourceFeedback, RaisesBackWhenThereIsHeadroomAndARefusedSetIsPutBack) {
   EXPECT_NEAR(raised[0].previous_hz, 0.75, 1e-12);
   EXPECT_EQ(f.counters().retunes, 2u);
   // The planner refuses the set: the command goes back to what it was.
-  f.SetOutcome(raised[0], /*accepted=*/false);
+  f.Sent(1, lowered[0], 1.0);
+  f.Sent(2, raised[0], 5.0);
+  ASSERT_TRUE(f.Reply(2, /*accepted=*/false, 5.1));
   EXPECT_EQ(f.counters().sets_refused, 1u);
   EXPECT_NEAR(f.commanded(0)[kPlanning], 0.75, 1e-12);
-  f.SetOutcome(lowered[0], /*accepted=*/true);  // an accepted one changes nothing
+  ASSERT_TRUE(f.Reply(1, /*accepted=*/true, 5.1));  // an accepted one changes nothing
   EXPECT_EQ(f.counters().sets_refused, 1u);
+  EXPECT_NEAR(f.commanded(0)[kPlanning], 0.75, 1e-12);
+  EXPECT_FALSE(f.Reply(1, false, 5.2));   // answered already
+  EXPECT_FALSE(f.Reply(99, false, 5.2));  // not ours (limbic param's)
+  EXPECT_EQ(f.counters().sets_refused, 1u);
+}
+
+// An explorer whose planner is another implementation (or an older build) without `max_replan_hz` refuses every
+// set of it ("no parameter 'max_replan_hz' in r1/planner"). The manager puts its command back, counts the refusal,
+// and does not ask again at every fresh estimate: planning is held for refusal_hold_s (30 s), then 60 s, 120 s, …
+// after each further refusal in a row; the robot's sensing is still tuned meanwhile.
+TEST(ResourceFeedback, ARefusedSetIsNotRetriedAtEveryDecision) {
+  ResourceFeedbackOptions options = Options(0.0001);  // nothing fits: shed planning and sensing
+  ResourceFeedback f(1, Services(), options);
+  int planner_sets = 0, mapper_sets = 0;
+  uint64_t id = 100;
+  // A decision every 10 s of wall time, 200 of them, each on fresh heartbeats; every planner set is refused at once,
+  // every mapper set taken.
+  for (int k = 0; k < 200; ++k) {
+    const double t = 10.0 * k;
+    FeedOneSecond([&](const std::string& s, const ServiceSample& x) { f.Heartbeat(0, s, x); }, t);
+    for (const ParameterSet& set : f.Step(t + 1.5)) {
+      f.Sent(++id, set, t + 1.5);
+      if (set.service == "planner") {
+        ++planner_sets;
+        EXPECT_EQ(set.previous_hz, 10.0);  // always from the nominal: every earlier set was put back
+        ASSERT_TRUE(f.Reply(id, /*accepted=*/false, t + 1.6));
+        EXPECT_EQ(f.commanded(0)[kPlanning], 10.0);
+        EXPECT_TRUE(f.Held(0, kPlanning, t + 1.6));
+      } else {
+        ++mapper_sets;
+        ASSERT_TRUE(f.Reply(id, /*accepted=*/true, t + 1.6));
+      }
+    }
+  }
+  // 2000 s of decisions every 10 s: sets at 1.5, 41.5, 111.5, 241.5, 491.5, 981.5 and 1591.5 s (held 30, 60, 120,
+  // 240, 480, 600 and 600 s after each refusal) → 7 sets of 200 decisions, not one every decision.
+  EXPECT_EQ(planner_sets, 7);
+  EXPECT_EQ(f.counters().sets_refused, 7u);
+  EXPECT_EQ(f.counters().sets_held, 193u);  // every other decision wanted the same change
+  EXPECT_GE(mapper_sets, 1);                // sensing was still lowered
+  EXPECT_NEAR(f.commanded(0)[kSensing], 0.2, 1e-12);
+  EXPECT_EQ(f.outstanding(), 0u);
+}
+
+// A set nobody answers (the service gone, another implementation that does not reply, the reply lost) is not taken
+// for accepted forever: after reply_timeout_s it counts as unanswered, the command goes back and the activity is
+// held like after a refusal; an accepted set ends a run of refusals (the next hold is the first one again).
+TEST(ResourceFeedback, AnUnansweredSetIsGivenUpAndAnAcceptedOneEndsTheHolds) {
+  ResourceFeedbackOptions options = Options(0.5);
+  options.reply_timeout_s = 5.0;
+  options.refusal_hold_s = 30.0;
+  ResourceFeedback f(1, Services(), options);
+  FeedOneSecond([&](const std::string& s, const ServiceSample& x) { f.Heartbeat(0, s, x); }, 0.0);
+  auto sets = f.Step(1.0);
+  ASSERT_EQ(sets.size(), 1u);
+  f.Sent(7, sets[0], 1.0);
+  EXPECT_NEAR(f.commanded(0)[kPlanning], 0.75, 1e-12);  // taken for granted while the reply may come
+  FeedOneSecond([&](const std::string& s, const ServiceSample& x) { f.Heartbeat(0, s, x); }, 5.0);
+  EXPECT_TRUE(f.Step(5.9).empty());  // the same decision again: nothing new to send while the reply may come
+  EXPECT_EQ(f.counters().sets_held, 0u);
+  EXPECT_EQ(f.outstanding(), 1u);
+  FeedOneSecond([&](const std::string& s, const ServiceSample& x) { f.Heartbeat(0, s, x); }, 6.0);
+  EXPECT_TRUE(f.Step(7.0).empty());  // 6 s without a reply: given up, put back, held until 37 s
+  EXPECT_EQ(f.counters().sets_unanswered, 1u);
+  EXPECT_EQ(f.commanded(0)[kPlanning], 10.0);
+  EXPECT_EQ(f.counters().sets_held, 1u);
+  EXPECT_FALSE(f.Reply(7, true, 8.0));  // too late: already given up
+  FeedOneSecond([&](const std::string& s, const ServiceSample& x) { f.Heartbeat(0, s, x); }, 37.0);
+  sets = f.Step(38.0);  // the hold is over: asked again, and taken
+  ASSERT_EQ(sets.size(), 1u);
+  f.Sent(8, sets[0], 38.0);
+  ASSERT_TRUE(f.Reply(8, true, 38.1));
+  EXPECT_FALSE(f.Held(0, kPlanning, 38.1));
+  EXPECT_NEAR(f.commanded(0)[kPlanning], 0.75, 1e-12);
+  EXPECT_EQ(f.outstanding(), 0u);
+  ResourceFeedbackOptions bad = Options(0.5);
+  bad.refusal_hold_max_s = 1.0;  // below refusal_hold_s
+  EXPECT_THROW(ResourceFeedback(1, Services(), bad), std::invalid_argument);
 }
 
 TEST(ResourceFeedback, RobotsWithoutFreshDataAreLeftAlone) {

@@ -65,6 +65,7 @@ TaskManager::TaskManager(const GridSpec& grid, std::vector<ExplorerProfile> team
   state_.holder.assign(tiles, -1);
   state_.task.assign(team_.size(), -1);
   state_.held.assign(team_.size(), {});
+  state_.awards.assign(team_.size(), 0);
 }
 
 int TaskManager::TilesDone() const {
@@ -129,6 +130,12 @@ ManagerOutputs TaskManager::Step(const ManagerInputs& in) {
     throw std::invalid_argument("explore task manager: bids for another team size");
   const mapper::GridMaps& maps = *in.maps;
   ManagerOutputs out;
+  // 0. A task id a robot reports is never issued again: the robot ignores a task whose id it already holds (a
+  // manager restarted without its predecessor's state would otherwise hand out 1, 2, ... again, and a robot given
+  // its current id would keep driving its old lanes while the new environment stayed held for it).
+  for (const ExplorerReport& rep : in.reports) {
+    if (rep.valid && rep.task_id >= state_.next_task_id) state_.next_task_id = rep.task_id + 1;
+  }
   // 1. Tiles explored well enough are done, whoever explored them.
   for (const Tile& t : partition_.tiles()) {
     if (state_.status[t.id] != TileStatus::kDone &&
@@ -183,6 +190,7 @@ ManagerOutputs TaskManager::Step(const ManagerInputs& in) {
       state_.held[a.robot] = a.tiles;
       state_.task[a.robot] = task->task_id;
       ++state_.allocation_changes;
+      ++state_.awards[a.robot];
       out.new_tasks.push_back(std::move(*task));
     }
     if (!retry) break;
@@ -207,6 +215,33 @@ BidCall TaskManager::Call(const mapper::GridMaps& maps, int64_t round, int64_t d
   call.tile_cells = partition_.tile_cells();
   call.graph = TwoTierPlanner(partition_, maps, options_.planning).Graph();
   return call;
+}
+
+Takeover TaskManager::TakeOver(int robot, const PredecessorTask* found, const ExplorerReport& report,
+                               ExploreTask* adopted) {
+  if (robot < 0 || robot >= static_cast<int>(team_.size()))
+    throw std::invalid_argument("explore task manager: no robot " + std::to_string(robot));
+  if (!report.valid) return Takeover::kWait;
+  if (found == nullptr) return Takeover::kDeclined;
+  const PredecessorTask& task = *found;
+  state_.next_task_id = std::max({state_.next_task_id, task.task_id + 1, report.task_id + 1});
+  state_.allocation_changes = std::max(state_.allocation_changes, task.allocation_changes);
+  const int tiles = static_cast<int>(partition_.tiles().size());
+  bool usable = task.task_id > 0 && report.task_id == task.task_id && !report.task_done && state_.task[robot] < 0 &&
+                !task.tiles.empty() && task.approach >= 0 && task.approach <= static_cast<int>(task.waypoints.size());
+  for (int t : task.tiles) usable = usable && t >= 0 && t < tiles && state_.holder[t] < 0;
+  if (!usable) return Takeover::kDeclined;
+  for (int t : task.tiles) {
+    state_.holder[t] = robot;
+    if (state_.status[t] == TileStatus::kOpen) state_.status[t] = TileStatus::kHeld;
+  }
+  state_.held[robot] = task.tiles;
+  state_.task[robot] = task.task_id;
+  ++state_.adopted;
+  if (adopted != nullptr) {
+    *adopted = ExploreTask{robot, task.task_id, task.environment, task.tiles, task.waypoints, task.approach};
+  }
+  return Takeover::kAdopted;
 }
 
 WaypointFollower::WaypointFollower(const FollowerOptions& options) : options_(options) {

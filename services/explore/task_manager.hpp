@@ -92,6 +92,24 @@ struct ManagerOutputs {
   bool finished = false;  // every tile done
 };
 
+// What a restarted manager finds of its predecessor (realtime; the wiring reads it from the latched
+// `<robot>/explore/task` the killed manager left on the bus): the last task it gave one robot.
+struct PredecessorTask {
+  int64_t task_id = -1;
+  int environment = -1;
+  std::vector<int> tiles;
+  std::vector<Vec2> waypoints;
+  int approach = 0;
+  int allocation_changes = 0;  // the predecessor's count when it sent the task
+};
+
+// A restarted manager's decision about a robot's predecessor task (TaskManager::TakeOver).
+enum class Takeover : uint8_t {
+  kWait,      // the robot has not reported yet: decide when it has (it is not idle meanwhile: it bids for nothing)
+  kAdopted,   // its report says the task is under way: the manager holds its tiles for it, as its predecessor did
+  kDeclined,  // its report says it finished that task or holds another: it is idle and bids like anyone
+};
+
 struct ManagerState {
   std::vector<TileStatus> status;
   std::vector<int> holder;             // per tile: the robot holding it (-1)
@@ -101,6 +119,8 @@ struct ManagerState {
   int allocation_changes = 0;  // awards
   int released_early = 0;      // environments given back because others explored them
   int unreachable = 0;         // tiles marked done because no approach path reached them
+  int adopted = 0;             // tasks taken over from a predecessor (TakeOver)
+  std::vector<int> awards;     // per robot: its awards (allocation_changes by robot, this manager's own)
   bool operator==(const ManagerState&) const = default;
 };
 
@@ -113,6 +133,16 @@ class TaskManager {
   std::vector<bool> Idle(const std::vector<ExplorerReport>& reports) const;
   // A call for bids over the coarse tier of `maps` (the merged map).
   BidCall Call(const mapper::GridMaps& maps, int64_t round, int64_t deadline_tick) const;
+
+  // A restarted manager takes over (README "The manager killed mid-run"): given the task its predecessor last gave
+  // `robot` and the robot's latest report, it adopts the task when the robot reports it under way (same id, not
+  // done): the task's tiles that are still open become held by the robot, as before the crash, and nobody else is
+  // allocated them. Either way (adopted or declined) task ids continue above the predecessor's and the allocation
+  // count from its count. kWait while the robot has not reported. A task whose tiles are not this partition's
+  // (another world or configuration) or that another robot holds is declined. `adopted` (may be null) receives the
+  // task to send again under this manager (the robot ignores a task id it holds: nothing changes for it).
+  // `task` null: none was found (a first start, or the predecessor's was `finished`): kDeclined once it has reported.
+  Takeover TakeOver(int robot, const PredecessorTask* task, const ExplorerReport& report, ExploreTask* adopted);
 
   const Partition& partition() const { return partition_; }
   const std::vector<ExplorerProfile>& team() const { return team_; }

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <limits>
 #include <stdexcept>
 
@@ -200,6 +201,99 @@ TEST(TaskManager, ARobotWithoutAUsableBidIsLeftOutOfTheRound) {
   std::vector<std::optional<std::vector<double>>> wrong(3);
   in.bids = &wrong;
   EXPECT_THROW(manager.Step(in), std::invalid_argument);
+}
+
+// The manager killed mid-run and restarted without taking anything over (as before issue 18's unhappy paths):
+// its robots still drive the tasks 1 and 2 its predecessor gave them and report those ids. The new manager must not
+// hand out 1 and 2 again: a robot ignores a task id it already holds (WaypointFollower::Assign), so it would keep
+// driving its old lanes while the new environment stayed held for it, and its "task 1 done" would then mark that
+// environment done unexplored.
+TEST(TaskManager, ARestartedManagerNeverReissuesATaskIdItsRobotsHold) {
+  mapper::GridMaps maps = mapper::GridMaps::Initial(Grid(16, 8));
+  ManagerInputs in;
+  in.maps = &maps;
+  in.reports = {At(1, 1), At(15, 7)};
+  TaskManager killed(maps.spec, Team());
+  const ManagerOutputs before = killed.Step(in);
+  ASSERT_EQ(before.new_tasks.size(), 2u);
+  for (const ExploreTask& t : before.new_tasks) in.reports[t.robot].task_id = t.task_id;
+  TaskManager restarted(maps.spec, Team());
+  const ManagerOutputs after = restarted.Step(in);
+  ASSERT_EQ(after.new_tasks.size(), 2u);
+  for (const ExploreTask& t : after.new_tasks) {
+    EXPECT_GT(t.task_id, in.reports[0].task_id) << "robot " << t.robot;
+    EXPECT_GT(t.task_id, in.reports[1].task_id) << "robot " << t.robot;
+  }
+}
+
+PredecessorTask From(const ExploreTask& t, int allocation_changes) {
+  return {t.task_id, t.environment, t.tiles, t.waypoints, t.approach, allocation_changes};
+}
+
+// The restarted manager takes over from the robots' reports and its predecessor's latched tasks: r1 reports its
+// task under way and keeps it (its tiles held, no new task, nobody else given them); r2 reports its task done and
+// bids again; ids and the allocation count continue.
+TEST(TaskManager, ARestartedManagerTakesOverTheTasksUnderWay) {
+  mapper::GridMaps maps = mapper::GridMaps::Initial(Grid(16, 8));
+  ManagerInputs in;
+  in.maps = &maps;
+  in.reports = {At(1, 1), At(15, 7)};
+  TaskManager killed(maps.spec, Team());
+  const ManagerOutputs before = killed.Step(in);
+  ASSERT_EQ(before.new_tasks.size(), 2u);
+  const ExploreTask& r1_task = before.new_tasks[0];
+  const ExploreTask& r2_task = before.new_tasks[1];
+  ASSERT_EQ(r1_task.robot, 0);
+  ASSERT_EQ(r1_task.tiles, (std::vector<int>{0, 1, 4, 5}));
+
+  TaskManager restarted(maps.spec, Team());
+  const PredecessorTask r1_before = From(r1_task, 2), r2_before = From(r2_task, 2);
+  ExploreTask again;
+  EXPECT_EQ(restarted.TakeOver(0, &r1_before, ExplorerReport{}, &again), Takeover::kWait);  // not heard yet
+  in.reports[0].task_id = r1_task.task_id;
+  in.reports[0].waypoints_done = 3;
+  EXPECT_EQ(restarted.TakeOver(0, &r1_before, in.reports[0], &again), Takeover::kAdopted);
+  EXPECT_EQ(again.task_id, r1_task.task_id);
+  EXPECT_EQ(again.tiles, r1_task.tiles);
+  EXPECT_EQ(again.waypoints, r1_task.waypoints);
+  in.reports[1].task_id = r2_task.task_id;
+  in.reports[1].task_done = true;
+  EXPECT_EQ(restarted.TakeOver(1, &r2_before, in.reports[1], nullptr), Takeover::kDeclined);
+  EXPECT_EQ(restarted.state().adopted, 1);
+  EXPECT_EQ(restarted.state().allocation_changes, 2);
+  EXPECT_EQ(restarted.Idle(in.reports), (std::vector<bool>{false, true}));
+
+  // r2 bids (the manager on its behalf here): it cannot win r1's tiles; its new task's id is above both.
+  const ManagerOutputs out = restarted.Step(in);
+  ASSERT_EQ(out.new_tasks.size(), 1u);
+  EXPECT_EQ(out.new_tasks[0].robot, 1);
+  EXPECT_EQ(out.new_tasks[0].task_id, 3);
+  for (int t : out.new_tasks[0].tiles) EXPECT_EQ(std::count(r1_task.tiles.begin(), r1_task.tiles.end(), t), 0);
+  EXPECT_EQ(restarted.state().allocation_changes, 3);
+  // r1 finishes the adopted task: its environment comes back done and r1 bids again (and wins task 4).
+  in.reports[0].task_done = true;
+  const ManagerOutputs next = restarted.Step(in);
+  for (int t : r1_task.tiles) EXPECT_EQ(restarted.state().status[t], TileStatus::kDone);
+  ASSERT_EQ(next.new_tasks.size(), 1u);
+  EXPECT_EQ(next.new_tasks[0].robot, 0);
+  EXPECT_EQ(next.new_tasks[0].task_id, 4);
+}
+
+TEST(TaskManager, ATakeoverOfTilesThatAreNotThisPartitionsIsDeclined) {
+  mapper::GridMaps maps = mapper::GridMaps::Initial(Grid(16, 8));
+  TaskManager manager(maps.spec, Team());
+  ExplorerReport rep = At(1, 1);
+  rep.task_id = 4;
+  PredecessorTask task{4, 0, {0, 99}, {Vec2(1, 1)}, 0, 3};  // tile 99: another world's partition
+  EXPECT_EQ(manager.TakeOver(0, &task, rep, nullptr), Takeover::kDeclined);
+  task.tiles = {0};
+  rep.task_id = 3;  // the robot holds another task than the latched one
+  EXPECT_EQ(manager.TakeOver(0, &task, rep, nullptr), Takeover::kDeclined);
+  EXPECT_EQ(manager.TakeOver(1, nullptr, ExplorerReport{}, nullptr), Takeover::kWait);  // nothing found, not heard
+  EXPECT_EQ(manager.TakeOver(1, nullptr, At(15, 7), nullptr), Takeover::kDeclined);     // nothing to take over
+  EXPECT_EQ(manager.state().task, (std::vector<int64_t>{-1, -1}));
+  EXPECT_EQ(manager.state().status[0], TileStatus::kOpen);
+  EXPECT_THROW(manager.TakeOver(2, &task, rep, nullptr), std::invalid_argument);
 }
 
 TEST(TaskManager, RejectsBadInput) {

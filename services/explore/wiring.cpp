@@ -151,6 +151,12 @@ runtime::ServiceDefinition TaskManagerService() {
             ctx.Option<double>("feedback_stale_s", 3.0,
                                "feedback: no decision for an explorer whose services' last heartbeat is older (wall s)",
                                runtime::InRange(1.5, 3600.0));
+        fb.refusal_hold_s = ctx.Option<double>(
+            "feedback_refusal_hold_s", fb.refusal_hold_s,
+            "feedback: after a set is refused (or unanswered for 5 s), no set of that activity to that robot for this "
+            "long (wall s), doubling with each refusal in a row up to 600 s",
+            runtime::InRange(0.0, 3600.0));
+        fb.refusal_hold_max_s = std::max(fb.refusal_hold_max_s, fb.refusal_hold_s);
         const std::string sensing_services = ctx.Option<std::string>(
             "feedback_sensing", "mapper", "feedback: the services whose CPU counts as sensing (e.g. mapper,hwio)");
         std::array<std::vector<std::string>, kActivities> feedback_services;
@@ -202,6 +208,9 @@ runtime::ServiceDefinition TaskManagerService() {
           RunMeasures measures;
           std::unique_ptr<BidRound> round;
           std::vector<int64_t> bid_ticks;
+          // Realtime restart (README "The manager killed mid-run"): per robot, whether its predecessor's task has
+          // been taken over or declined (or there was none); set once this manager sends the robot anything.
+          std::vector<bool> settled;
           int64_t next_round = 1;
           bool finished = false;
           double coverage = 0.0;
@@ -212,6 +221,7 @@ runtime::ServiceDefinition TaskManagerService() {
         s->reports.resize(robots.size());
         s->report_ticks.assign(robots.size(), -1);
         s->bid_ticks.assign(robots.size(), -1);
+        s->settled.assign(robots.size(), false);
         const bool robots_bid = bidding == "robots";
         if (robots_bid) s->round = std::make_unique<BidRound>(static_cast<int>(robots.size()));
         const int64_t deadline_ticks = std::lround(bid_deadline_s / ctx.period_s());
@@ -222,6 +232,7 @@ runtime::ServiceDefinition TaskManagerService() {
         std::vector<std::shared_ptr<runtime::Input<msg::ExploreReport>>> report_in;
         std::vector<std::shared_ptr<runtime::Input<msg::GroundTruth>>> truth_in;
         std::vector<std::shared_ptr<runtime::Output<msg::ExploreTask>>> task_out;
+        std::vector<std::shared_ptr<runtime::Input<msg::ExploreTask>>> own_task;
         std::vector<std::shared_ptr<runtime::Input<msg::ExploreBid>>> bid_in;
         std::vector<std::shared_ptr<runtime::Output<msg::ExploreCall>>> call_out;
         for (const auto& r : robots) {
@@ -230,6 +241,8 @@ runtime::ServiceDefinition TaskManagerService() {
           // Ground truth feeds the run's measures only (paths, collisions), never a decision.
           truth_in.push_back(ctx.AddInput<msg::GroundTruth>(r + "/truth", Timing::kPreviousTick));
           task_out.push_back(ctx.AddOutput<msg::ExploreTask>(r + "/explore/task", /*latched=*/true));
+          // Before this manager sends a robot anything, a latched task there is a predecessor's (realtime restart).
+          own_task.push_back(ctx.AddInput<msg::ExploreTask>(r + "/explore/task", Timing::kPreviousTick));
           if (robots_bid) {
             bid_in.push_back(ctx.AddInput<msg::ExploreBid>(r + "/explore/bid", Timing::kPreviousTick));
             call_out.push_back(ctx.AddOutput<msg::ExploreCall>(r + "/explore/call"));
@@ -237,7 +250,6 @@ runtime::ServiceDefinition TaskManagerService() {
         }
         // Feedback: the explorers' heartbeats in, live parameter sets out (`limbic param set` travels the same way),
         // and their replies, so that a refused set is known.
-        auto pending = std::make_shared<std::map<uint64_t, ParameterSet>>();
         std::map<std::string, std::shared_ptr<runtime::Output<msg::ParameterRequest>>> param_out;
         auto next_request = std::make_shared<uint64_t>(std::random_device{}() | 1ull << 40);
         if (resources) {
@@ -263,23 +275,21 @@ runtime::ServiceDefinition TaskManagerService() {
               const std::string instance = runtime::InstanceName(service, robots[r]);
               param_out[instance] = ctx.AddOutput<msg::ParameterRequest>("param/" + instance);
               ctx.OnMessage<msg::ParameterReply>(
-                  "param/" + instance + "/reply",
-                  [resources, pending, instance](const bus::Message<msg::ParameterReply>& m) {
-                    const auto it = pending->find(m.msg.request_id());
-                    if (it == pending->end()) return;  // someone else's (limbic param)
-                    if (!m.msg.ok()) {
-                      LIMBIC_LOG(kWarning)
-                          << instance << " refused " << it->second.parameter << " = " << it->second.value << ": "
-                          << (m.msg.error() ? m.msg.error()->str() : std::string("?"));
-                    }
-                    resources->SetOutcome(it->second, m.msg.ok());
-                    pending->erase(it);
+                  "param/" + instance + "/reply", [resources, instance](const bus::Message<msg::ParameterReply>& m) {
+                    const std::optional<ParameterSet> set =
+                        resources->Reply(m.msg.request_id(), m.msg.ok(), WallSeconds());
+                    if (!set || m.msg.ok()) return;  // someone else's (limbic param), or taken
+                    LIMBIC_LOG(kWarning) << instance << " refused " << set->parameter << " = " << set->value << ": "
+                                         << (m.msg.error() ? m.msg.error()->str() : std::string("?"))
+                                         << " (no further set of it for a while)";
                   });
             }
           }
           ctx.Counter("feedback_retunes", [resources] { return resources->counters().retunes; });
           ctx.Counter("feedback_sets", [resources] { return resources->counters().sets_sent; });
           ctx.Counter("feedback_sets_refused", [resources] { return resources->counters().sets_refused; });
+          ctx.Counter("feedback_sets_unanswered", [resources] { return resources->counters().sets_unanswered; });
+          ctx.Counter("feedback_sets_held", [resources] { return resources->counters().sets_held; });
           ctx.Counter("feedback_no_estimate", [resources] { return resources->counters().no_estimate; });
           ctx.Counter("feedback_samples_refused", [resources] { return resources->counters().samples_refused; });
           for (size_t r = 0; r < robots.size(); ++r) {
@@ -294,10 +304,17 @@ runtime::ServiceDefinition TaskManagerService() {
           ctx.Counter("bids_late", [s] { return s->round->counters().late; });
           ctx.Counter("bids_stale", [s] { return s->round->counters().stale; });
           ctx.Counter("bids_malformed", [s] { return s->round->counters().malformed; });
+          for (size_t r = 0; r < robots.size(); ++r) {
+            ctx.Counter(robots[r] + "_bids_missing", [s, r] { return s->round->counters().missing_by_robot[r]; });
+          }
         }
         ctx.Counter("coverage", [s] { return s->coverage; });
         ctx.Counter("allocation_changes", [s] { return s->manager ? s->manager->state().allocation_changes : 0; });
         ctx.Counter("tiles_done", [s] { return s->manager ? s->manager->TilesDone() : 0; });
+        for (size_t r = 0; r < robots.size(); ++r) {
+          ctx.Counter(robots[r] + "_allocations", [s, r] { return s->manager ? s->manager->state().awards[r] : 0; });
+        }
+        ctx.Counter("tasks_adopted", [s] { return s->manager ? s->manager->state().adopted : 0; });
         const int per_second = std::max(1, static_cast<int>(std::lround(1.0 / ctx.period_s())));
 
         ctx.AddStep({}, [=](const runtime::TickInfo& tick) {
@@ -318,6 +335,16 @@ runtime::ServiceDefinition TaskManagerService() {
             }
           }
           if (s->finished) return;
+          auto publish_task = [&](const runtime::TickInfo& at, const ExploreTask& t) {
+            s->settled[t.robot] = true;
+            task_out[t.robot]->Publish(at, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+              std::vector<msg::Vec2> points;
+              for (const Vec2& w : t.waypoints) points.push_back(convert::ToMsg(w));
+              return msg::CreateExploreTaskDirect(fbb, header, t.task_id, t.environment, &t.tiles, &points, t.approach,
+                                                  false, s->manager->state().allocation_changes, s->coverage);
+            });
+            ++s->measures.tasks_sent;
+          };
           for (size_t r = 0; r < robots.size(); ++r) {
             if (map_in[r]->tick() >= 0 && map_in[r]->tick() != s->map_ticks[r]) {
               s->map_ticks[r] = map_in[r]->tick();
@@ -346,14 +373,41 @@ runtime::ServiceDefinition TaskManagerService() {
               }
             }
           }
+          // A restarted manager (realtime; lockstep runs start afresh) takes over its predecessor's tasks from their
+          // latched copies and the robots' reports, before anyone is found idle: a robot whose report says the task
+          // is under way keeps it; one that finished it bids. Ids and the allocation count continue.
+          for (size_t r = 0; r < robots.size() && !lockstep; ++r) {
+            if (s->settled[r]) continue;
+            std::optional<PredecessorTask> before;
+            if (const auto* latched = own_task[r]->Get(); latched != nullptr && !latched->finished()) {
+              before.emplace();
+              before->task_id = latched->task_id();
+              before->environment = latched->environment();
+              if (latched->tiles()) before->tiles.assign(latched->tiles()->begin(), latched->tiles()->end());
+              if (latched->waypoints())
+                for (const auto* w : *latched->waypoints()) before->waypoints.push_back(convert::FromMsg(*w));
+              before->approach = latched->approach();
+              before->allocation_changes = latched->allocation_changes();
+            }
+            ExploreTask again;
+            const Takeover d =
+                s->manager->TakeOver(static_cast<int>(r), before ? &*before : nullptr, s->reports[r], &again);
+            if (d == Takeover::kWait) continue;
+            s->settled[r] = true;
+            if (!before) continue;
+            LIMBIC_LOG(kInfo) << robots[r] << ": " << (d == Takeover::kAdopted ? "took over" : "did not take over")
+                              << " task " << before->task_id
+                              << " of the manager before this one (the robot reports task " << s->reports[r].task_id
+                              << (s->reports[r].task_done ? ", done" : ", under way") << ")";
+            if (d == Takeover::kAdopted) publish_task(tick, again);
+          }
           const bool decide = tick.tick % decide_every == 0;
           const bool sample = tick.tick % per_second == 0;
           if (resources && decide) {
             for (const ParameterSet& set : resources->Step(WallSeconds())) {
               const std::string instance = runtime::InstanceName(set.service, robots[set.robot]);
               const uint64_t id = (*next_request)++;
-              if (pending->size() >= 64) pending->erase(pending->begin());  // never answered (the service is gone)
-              (*pending)[id] = set;
+              resources->Sent(id, set, WallSeconds());
               LIMBIC_LOG(kInfo) << "feedback: " << instance << " " << set.parameter << " = " << set.value << " ("
                                 << set.previous_hz << " -> " << set.new_hz << " Hz)";
               param_out.at(instance)->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
@@ -387,14 +441,7 @@ runtime::ServiceDefinition TaskManagerService() {
             for (const ExploreTask& t : out.new_tasks) {
               LIMBIC_LOG(kInfo) << robots[t.robot] << ": task " << t.task_id << " in environment " << t.environment
                                 << " (" << t.tiles.size() << " tiles, " << t.waypoints.size() << " waypoints)";
-              task_out[t.robot]->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
-                std::vector<msg::Vec2> points;
-                for (const Vec2& w : t.waypoints) points.push_back(convert::ToMsg(w));
-                return msg::CreateExploreTaskDirect(fbb, header, t.task_id, t.environment, &t.tiles, &points,
-                                                    t.approach, false, s->manager->state().allocation_changes,
-                                                    s->coverage);
-              });
-              ++s->measures.tasks_sent;
+              publish_task(tick, t);
             }
             end = end || out.finished;
             s->measures.all_done = out.finished;

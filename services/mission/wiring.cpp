@@ -54,7 +54,8 @@ void AddExplorer(runtime::ServiceContext& ctx, const explore::FollowerOptions& f
       if (t->waypoints())
         for (const auto* w : *t->waypoints()) latest->waypoints.push_back(convert::FromMsg(*w));
     }
-    if (const auto* c = call->Get(); c && c->round() > bidder->last_round()) {
+    if (const auto* c = call->Get();
+        c && bidder->Unanswered(c->header() ? c->header()->incarnation() : 0, c->round())) {
       if (const std::optional<explore::Bid> bid = bidder->Answer(explore::FromMsg(*c), estimate)) {
         bid_out->Publish(
             tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) { return explore::ToMsg(fbb, header, *bid); });

@@ -14,7 +14,7 @@
 # robots, coverage grown past MIN_COVERAGE, and its trace shows both robots driven.
 # Explore also runs r2 over a bad link (issue 18's unhappy paths): its link loses LOSS percent (30) of the packets
 # r2's host sends, from the start — netem where the kernel has it, else a random drop on arrival (a classic BPF
-# filter: kernels built without sch_netem); neither possible, the test skips. It then also passes only when r2's
+# filter: kernels built without sch_netem); neither possible, it says so and explores on a clean link. It then also passes only when r2's
 # host had to retransmit (the link really lost packets), and the manager's heartbeat shows r1 bidding in every
 # round and allocated and every round sat out r2's (bids missing per robot, allocations per robot), besides the
 # coverage above and r1 driven (r2 may hardly move). How many rounds r2 sat out is printed: it depends on whether
@@ -88,10 +88,14 @@ BUS=tcp://10.79.1.1:7400
 # counts a dropped packet as sent, so TCP sees a loss on the wire) where the kernel has it; else a classic BPF
 # program on the ingress hook (clsact) of the world host's end that loads a random number (ld rand) and shoots the
 # packet when it falls below PERCENT·2^32/100 — on arrival, since a packet shot on the sender's egress is reported
-# to TCP as a local drop and sent again at once, which is no loss at all; neither, the test skips. Sets LOSS_HOW.
+# to TCP as a local drop and sent again at once, which is no loss at all; neither, LOSS=0 (said). Sets LOSS_HOW.
 lossy_link() {
   local k=$1 pct=$2 ns="NS_$1"
-  command -v tc >/dev/null 2>&1 || skip "no 'tc' for the lossy link (iproute2: tools/setup-debian.sh iproute2)"
+  if ! command -v tc >/dev/null 2>&1; then
+    echo "NOT RUN: the lossy-link part (no 'tc': tools/setup-debian.sh iproute2); exploring on a clean link"
+    LOSS=0
+    return 0
+  fi
   if ip netns exec "${!ns}" tc qdisc add dev "r$k$TAG" root netem loss "$pct%" 2>"$TMP/tc.err"; then
     LOSS_HOW="netem loss $pct% of what r$k sends"
     return 0
@@ -103,7 +107,11 @@ lossy_link() {
     LOSS_HOW="random drop of $pct% of what r$k sends, on arrival (classic BPF; no netem in this kernel)"
     return 0
   fi
-  skip "cannot make r$k's link lose packets (neither netem nor a BPF ingress filter): $(tr '\n' ' ' <"$TMP/tc.err")"
+  # The exploration across hosts still runs, on a clean link; only the lossy-link checks are left out, and said so.
+  echo "NOT RUN: the lossy-link part (neither netem nor a BPF ingress filter here: $(tr '\n' ' ' <"$TMP/tc.err"));" \
+    "exploring on a clean link"
+  LOSS=0
+  LOSS_HOW="none (no way to make the link lose packets here)"
 }
 
 if [ "$KIND" = explore ]; then

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <set>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "services/laser_sim/testing/reference_cast.hpp"
+#include "services/laser_sim/testing/reference_scan.hpp"
 
 namespace limbic::laser {
 namespace {
@@ -263,6 +265,71 @@ TEST(LaserScanner, CastIsThePreviousCastAtTheEdges) {
     g.width = g.height = 2000;
     g.obstacles = {{1000 + d + 30, 1000, 30}};
     ExpectSameCast(g, {1000, 1000});
+  }
+  // The cast walks a circle's beams out from the one nearest its centre: circles whose cone starts or
+  // ends at 0°/360°, tiny circles between two beams (no beam, or one just inside), a beam exactly through
+  // a tangent point on either side of north, and a robot centre a hair off the surface (the previous
+  // window's path).
+  for (double centre : {0.0, 0.3, 0.5, 359.5, 359.7, 1.0, 89.5, 180.0, 270.49, 270.51}) {
+    for (double r : {0.01, 0.2, 0.4999, 0.5, 0.51, 3.0, 40.0}) {
+      World g = w;
+      g.obstacles = {{330 + 120 * std::sin(centre * kDegToRad), 330 + 120 * std::cos(centre * kDegToRad), r}};
+      ExpectSameCast(g, p);
+    }
+  }
+  for (double tangent_deg : {1.0, 2.0, 5.0, 30.0}) {
+    for (double nudge : {0.0, 1e-12, -1e-12, 1e-9, -1e-9}) {
+      World g = w;  // centred on 0° (north) so the cone ends at −tangent and +tangent
+      g.obstacles = {{330, 330 + 80, 80 * std::sin(tangent_deg * kDegToRad) + nudge}};
+      ExpectSameCast(g, p);
+    }
+  }
+  for (double gap : {1e-9, 1e-7, 1e-5, 1e-3, 0.01, 0.1}) {
+    for (double bearing : {0.0, 37.0, 90.0, 200.5}) {
+      World g = w;
+      const double r = 30.0;
+      g.obstacles = {
+          {330 + (r + gap) * std::sin(bearing * kDegToRad), 330 + (r + gap) * std::cos(bearing * kDegToRad), r}};
+      ExpectSameCast(g, p);
+    }
+  }
+}
+
+// The scan's bytes (the uniform model's draws four beams at a time, fused with the quantisation) are the
+// previous code's, scan after scan of one stream, for every error model and several error sizes; and the
+// exact ranges the same floats.
+TEST(LaserScanner, ScanIsThePreviousScanBitForBit) {
+  std::mt19937_64 rng(7);
+  for (LaserErrorModel model : {LaserErrorModel::kUniform, LaserErrorModel::kNone, LaserErrorModel::kThesisApprox}) {
+    for (int error_cm : {0, 1, 2, 5, 10}) {
+      for (double density : {15.0, 35.0}) {
+        const World w = GenerateWorld(density, error_cm);
+        const LaserOptions options{model, error_cm, false};
+        LaserScanner laser(w, options, 99);
+        reference::Scanner want(w, options, 99);
+        std::uniform_real_distribution<double> coordinate(-2.0, w.width + 2.0);
+        for (int k = 0; k < 200; ++k) {
+          Vec2 q{coordinate(rng), coordinate(rng)};
+          if (k % 5 == 0 && !w.obstacles.empty()) {  // a hair outside a circle: ranges below the error
+            const Circle& c = w.obstacles[k % w.obstacles.size()];
+            q = {c.cx + (c.r + 0.3 * (k % 3)) * std::sin(k), c.cy + (c.r + 0.3 * (k % 3)) * std::cos(k)};
+          }
+          RangeScan got, expected;
+          ExactScan got_exact, expected_exact;
+          laser.Scan(q, &got, &got_exact);
+          want.Scan(q, &expected, &expected_exact);
+          ASSERT_EQ(got, expected) << LaserErrorModelName(model) << " ±" << error_cm << " from (" << q.x << ", " << q.y
+                                   << ")";
+          ASSERT_EQ(0, std::memcmp(got_exact.data(), expected_exact.data(), sizeof got_exact));
+          RangeScan without_exact;  // the scan is the same with or without the exact ranges
+          LaserScanner again(w, options, 99);
+          reference::Scanner want_again(w, options, 99);
+          again.Scan(q, &without_exact);
+          want_again.Scan(q, &expected, &expected_exact);
+          ASSERT_EQ(without_exact, expected);
+        }
+      }
+    }
   }
 }
 

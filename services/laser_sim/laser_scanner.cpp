@@ -67,17 +67,29 @@ void WallRanges(Vec2 p, double width, double height, ExactScan* out, std::array<
   quadrant(270, west, north);  // 270..359°: north-west
 }
 
-// Bearing of d ≠ 0 in degrees, [0, 360], to within 0.1° (atan on [0, 1] by a quadratic correction of
-// π/4·t, at most 0.0015 rad off): only to find the beam nearest a circle's centre, which needs < 0.5°.
-inline double RoughBearingDeg(Vec2 d) {
+}  // namespace
+
+// atan(t) in degrees for t in [0, 1], to within 0.09° (π/4·t with a quadratic correction, at most 0.0015 rad
+// off; tested densely).
+double RoughAtanDeg(double t) { return (0.25 * kPi + (1.0 - t) * (0.2447 + 0.0663 * t)) * t * kRadToDeg; }
+
+// Bearing of d ≠ 0 in degrees, in [0, 360], to within 0.09°.
+double RoughBearingDeg(Vec2 d) {
   const double ax = std::fabs(d.x), ay = std::fabs(d.y);
   const bool steep = ax <= ay;  // within 45° of north or south
-  const double t = steep ? ax / ay : ay / ax;
-  const double atan_t = (0.25 * kPi + (1.0 - t) * (0.2447 + 0.0663 * t)) * t * kRadToDeg;  // [0, 45]
+  const double atan_t = RoughAtanDeg(steep ? ax / ay : ay / ax);
   const double from_axis = steep ? atan_t : 90.0 - atan_t;  // from north/south towards east/west
   if (d.y >= 0.0) return d.x >= 0.0 ? from_axis : 360.0 - from_axis;
   return d.x >= 0.0 ? 180.0 - from_axis : 180.0 + from_axis;
 }
+
+// asin(r / D) = atan(r / sqrt(D² − r²)) in degrees (D² − r² = c0 > 0), to within 0.09°.
+double RoughHalfAngleDeg(double r, double c0) {
+  const double t = r / std::sqrt(c0);
+  return t <= 1.0 ? RoughAtanDeg(t) : 90.0 - RoughAtanDeg(1.0 / t);
+}
+
+namespace {
 
 // One circle (centre d from p, radius r, p outside it and the circle within range) into the ranges and
 // hits: for every beam a inside the visible half-angle asin(r/D) around the centre bearing (Eq. 3-1), the
@@ -86,13 +98,14 @@ inline double RoughBearingDeg(Vec2 d) {
 //
 // The previous cast (testing/reference_cast.hpp) took the beams ceil(centre − half) … floor(centre + half)
 // with centre = atan2 and half = asin, and skipped those with b² < D² − r² or b ≤ 0. Those two tests alone
-// are the visible cone (b ≥ sqrt(D² − r²) ⇔ angle to the centre ≤ asin(r/D)), so here the beams are walked
-// out from the one nearest the centre (found without atan2) until they fail; the libm window is worked out
-// only for a beam within 1e-9·D² of the cone's edge (disc ≈ 0, where rounding could put it on either
-// side), and a circle the robot centre nearly touches (D² − r² < 1e-4·D², where asin(r/D) is ill-conditioned)
-// takes the previous path whole. A beam with disc > 1e-9·D² is > 5e-10 rad inside the cone, far beyond
-// the previous window's rounding (~1e-13°); the cone's beams are contiguous, and a beam 1° beyond a failing
-// one is outside by disc steps of ≥ D²·sin²1°: the same beams, the same arithmetic, bit for bit (tested).
+// are the visible cone (b ≥ sqrt(D² − r²) ⇔ angle to the centre ≤ asin(r/D)). Here centre and half come
+// from a rough atan (±0.09° each), so the beams more than 0.3° inside the rough cone are inside the true
+// one with b² − (D² − r²) ≥ ~4e-5·D² (far beyond any rounding, and beyond the previous window's ~1e-13°):
+// they take the arithmetic alone, two at a time. The few within 0.3° of either rough edge are tested as
+// before, and the previous atan2/asin window is worked out only for a beam within 1e-9·D² of the cone's
+// edge (where rounding could put it on either side); beams further out are outside the cone by ≥ ~3e-5·D².
+// A robot centre within a hair of the surface (D² − r² < 1e-4·D², asin(r/D) ill-conditioned) takes the
+// previous path whole. The same beams, the same arithmetic: bit for bit (tested).
 class CircleCast {
  public:
   CircleCast(const Circle& c, int16_t index, Vec2 d, double dist2, double r2, ExactScan* ranges,
@@ -103,8 +116,8 @@ class CircleCast {
         dist2_(dist2),
         c0_(dist2 - r2),
         edge_(1e-9 * dist2),
-        ranges_(*ranges),
-        hit_(*hit) {}
+        ranges_(ranges->data()),
+        hit_(hit->data()) {}
 
   void Run() {
     if (c0_ < 1e-4 * dist2_) {  // the robot centre within a hair of the surface: the previous window
@@ -112,62 +125,73 @@ class CircleCast {
       ForEachBeam(first_, last_, [&](int a) { Visit(a); });
       return;
     }
-    // The cone is less than 180° wide here (b² ≥ D² − r² ≥ 1e-4·D²), so the two walks never meet.
-    int n = static_cast<int>(RoughBearingDeg(d_) + 0.5);
-    if (n == kBeams) n = 0;
-    const int right = n == kBeams - 1 ? 0 : n + 1, left = n == 0 ? kBeams - 1 : n - 1;
-    if (Visit(n)) {
-      WalkUp(right);
-      WalkDown(left);
-    } else {  // no beam within ~0.5° of the centre: at most one on either side (or none)
-      if (Visit(right)) WalkUp(right == kBeams - 1 ? 0 : right + 1);
-      if (Visit(left)) WalkDown(left == 0 ? kBeams - 1 : left - 1);
+    constexpr double kMargin = 0.3;  // > the rough centre's and half-angle's errors together
+    const double centre = RoughBearingDeg(d_), half = RoughHalfAngleDeg(c_.r, c0_);  // [0, 360], [0, 90)
+    const int outer_first = static_cast<int>(std::ceil(centre - half - kMargin));
+    const int outer_last = static_cast<int>(std::floor(centre + half + kMargin));
+    const int inner_first = static_cast<int>(std::ceil(centre - half + kMargin));
+    const int inner_last = static_cast<int>(std::floor(centre + half - kMargin));
+    auto visit = [&](int first, int last) {
+      if (first <= last) ForEachBeam(first, last, [&](int a) { Visit(a); });
+    };
+    if (inner_first > inner_last) {
+      visit(outer_first, outer_last);
+      return;
     }
+    visit(outer_first, inner_first - 1);
+    visit(inner_last + 1, outer_last);
+    ForEachBeamStretch(inner_first, inner_last, [&](int lo, int hi) { Inside(lo, hi); });
   }
 
  private:
-  // Beam a: false outside the cone (b ≤ 0 or disc < 0); otherwise true, and the beam is updated if it is
-  // the previous window's and the circle is nearer.
-  [[gnu::always_inline]] bool Visit(int a) {
+  // Beam a near the cone's edge: nothing outside the cone (b ≤ 0 or disc < 0); inside, the beam is
+  // updated if it is the previous window's and the circle is nearer.
+  void Visit(int a) {
     const double b = u_[a].x * d_.x + u_[a].y * d_.y;
     const double disc = b * b - c0_;
-    if (disc < 0.0 || b <= 0.0) return false;
-    if (disc <= edge_ && !InWindow(a)) return true;
-    const double l = b - std::sqrt(disc);  // Eq. 3-3, exact
+    if (disc < 0.0 || b <= 0.0) return;
+    if (disc <= edge_ && !InWindow(a)) return;
+    Update(a, b - std::sqrt(disc));  // Eq. 3-3, exact
+  }
+  void Update(int a, double l) {
     if (l > 0.0 && l < ranges_[a]) {
       ranges_[a] = static_cast<float>(l);
       hit_[a] = index_;
     }
-    return true;
   }
-  // Visit(a), Visit(a + step), … (modulo 360) while they are in the cone.
-  template <int kStep>
-  void Walk(int a) {
-    // Locals, so that the loop keeps them in registers across the stores into the scan.
+  // Beams lo … hi well inside the cone (and the previous window): l = b − sqrt(b² − c0) and the update.
+  void Inside(int lo, int hi) {
     const Vec2* u = u_;
-    const double dx = d_.x, dy = d_.y, c0 = c0_, edge = edge_;
-    float* ranges = ranges_.data();
-    int16_t* hit = hit_.data();
-    for (int k = 0; k < kBeams / 2; ++k) {
-      const double b = u[a].x * dx + u[a].y * dy;
-      const double disc = b * b - c0;
-      if (disc < 0.0 || b <= 0.0) return;
-      if (disc > edge || InWindow(a)) {
-        const double l = b - std::sqrt(disc);  // Eq. 3-3, exact
-        if (l > 0.0 && l < ranges[a]) {
-          ranges[a] = static_cast<float>(l);
-          hit[a] = index_;
-        }
-      }
-      if constexpr (kStep > 0) {
-        a = a == kBeams - 1 ? 0 : a + 1;
-      } else {
-        a = a == 0 ? kBeams - 1 : a - 1;
-      }
+    int a = lo;
+#if defined(__SSE2__)
+    // Two beams at a time, each lane the scalar arithmetic in the same order; the floats and hits are
+    // blended where l > 0 and l < the range so far (the same test on the same doubles).
+    const __m128d dx = _mm_set1_pd(d_.x), dy = _mm_set1_pd(d_.y), c0 = _mm_set1_pd(c0_), zero = _mm_setzero_pd();
+    const __m128i index = _mm_set1_epi16(index_);
+    for (; a + 1 <= hi; a += 2) {
+      const __m128d u0 = _mm_loadu_pd(&u[a].x), u1 = _mm_loadu_pd(&u[a + 1].x);
+      const __m128d b = _mm_add_pd(_mm_mul_pd(_mm_unpacklo_pd(u0, u1), dx), _mm_mul_pd(_mm_unpackhi_pd(u0, u1), dy));
+      const __m128d l = _mm_sub_pd(b, _mm_sqrt_pd(_mm_sub_pd(_mm_mul_pd(b, b), c0)));
+      const __m128i so_far = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(&ranges_[a]));  // 2 floats
+      const __m128d nearer = _mm_and_pd(_mm_cmpgt_pd(l, zero), _mm_cmplt_pd(l, _mm_cvtps_pd(_mm_castsi128_ps(so_far))));
+      if (_mm_movemask_pd(nearer) == 0) continue;
+      const __m128i lanes = _mm_shuffle_epi32(_mm_castpd_si128(nearer), _MM_SHUFFLE(3, 3, 2, 0));  // 32-bit masks
+      const __m128i ranges =
+          _mm_or_si128(_mm_and_si128(lanes, _mm_castps_si128(_mm_cvtpd_ps(l))), _mm_andnot_si128(lanes, so_far));
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(&ranges_[a]), ranges);
+      int32_t hits;
+      std::memcpy(&hits, &hit_[a], sizeof hits);
+      const __m128i lanes16 = _mm_packs_epi32(lanes, lanes);  // 16-bit masks
+      hits = _mm_cvtsi128_si32(
+          _mm_or_si128(_mm_and_si128(lanes16, index), _mm_andnot_si128(lanes16, _mm_cvtsi32_si128(hits))));
+      std::memcpy(&hit_[a], &hits, sizeof hits);
+    }
+#endif
+    for (; a <= hi; ++a) {
+      const double b = u[a].x * d_.x + u[a].y * d_.y;
+      Update(a, b - std::sqrt(b * b - c0_));
     }
   }
-  void WalkUp(int a) { Walk<1>(a); }
-  void WalkDown(int a) { Walk<-1>(a); }
   // The previous cast's beams first … last (modulo 360).
   [[gnu::noinline]] void Window() {
     const double dist = std::sqrt(dist2_);
@@ -190,16 +214,12 @@ class CircleCast {
   const int16_t index_;
   const Vec2 d_;
   const double dist2_, c0_, edge_;
-  ExactScan& ranges_;
-  std::array<int16_t, kBeams>& hit_;
+  float* const ranges_;
+  int16_t* const hit_;
   int first_ = 0, last_ = -1;
   bool have_window_ = false;
 };
 
-// §1.5.3's byte of one beam: 250 for no return; otherwise clamp(round(l + e), 0, 250), rounding half up.
-// The previous code computed trunc((l + e) + 0.5) in double, with 0 when that sum is <= 0: for a range
-// l >= 0 (a float below 256, so l + e + 0.5 is exact in double) and an integer e that is
-// max(0, trunc(l + 0.5) + e), the form here (one conversion, then integer clamps).
 static_assert(kWall == kNothing + 1 && kBeams % 4 == 0);
 
 inline uint8_t QuantiseBeam(float l, bool nothing, int e) {

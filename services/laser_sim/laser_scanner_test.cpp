@@ -284,6 +284,17 @@ TEST(LaserScanner, CastIsThePreviousCastAtTheEdges) {
       ExpectSameCast(g, p);
     }
   }
+  // Circles at bearings and sizes that put the cone's edges near whole degrees and near the rough cone's
+  // inner and outer margins.
+  for (int k = 0; k < 4000; ++k) {
+    World g = w;
+    const double bearing = k * 0.0917, dist = 20.0 + (k % 97) * 2.7;
+    const double half = 0.05 + (k % 89) * 0.9 + (k % 3) * 0.2999;
+    const double r = std::min(dist * std::sin(std::min(half, 89.0) * kDegToRad), dist - 0.01);
+    g.obstacles = {{330 + dist * std::sin(bearing * kDegToRad), 330 + dist * std::cos(bearing * kDegToRad), r}};
+    ExpectSameCast(g, p);
+    if (HasFatalFailure()) return;
+  }
   for (double gap : {1e-9, 1e-7, 1e-5, 1e-3, 0.01, 0.1}) {
     for (double bearing : {0.0, 37.0, 90.0, 200.5}) {
       World g = w;
@@ -293,6 +304,36 @@ TEST(LaserScanner, CastIsThePreviousCastAtTheEdges) {
       ExpectSameCast(g, p);
     }
   }
+}
+
+// The cast's rough angles are within 0.09° (the cast's 0.3° margin covers a centre and a half-angle error):
+// densely over atan's domain, every bearing and half-angles from a hair to nearly 90°.
+TEST(LaserScanner, RoughAnglesAreWithinTheCastsMargin) {
+  double worst = 0.0;
+  for (int k = 0; k <= 1000000; ++k) {
+    const double t = k * 1e-6;
+    worst = std::max(worst, std::fabs(RoughAtanDeg(t) - std::atan(t) * kRadToDeg));
+  }
+  EXPECT_LT(worst, 0.09);
+  worst = 0.0;
+  for (int k = 0; k < 3600000; ++k) {
+    const double bearing = k * 1e-4;
+    for (double len : {1e-3, 1.0, 300.0}) {
+      const Vec2 d{len * std::sin(bearing * kDegToRad), len * std::cos(bearing * kDegToRad)};
+      const double diff = std::fabs(RoughBearingDeg(d) - BearingOf(d));
+      worst = std::max(worst, std::min(diff, 360.0 - diff));
+    }
+  }
+  EXPECT_LT(worst, 0.09);
+  worst = 0.0;
+  for (double dist : {10.0, 100.0, 299.0}) {
+    for (int k = 1; k < 100000; ++k) {
+      const double r = dist * k * 1e-5;
+      const double exact = std::asin(r / dist) * kRadToDeg;
+      worst = std::max(worst, std::fabs(RoughHalfAngleDeg(r, dist * dist - r * r) - exact));
+    }
+  }
+  EXPECT_LT(worst, 0.09);
 }
 
 // The scan's bytes (the uniform model's draws four beams at a time, fused with the quantisation) are the

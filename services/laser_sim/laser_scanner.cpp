@@ -39,18 +39,27 @@ void WallRanges(Vec2 p, double width, double height, ExactScan* out, std::array<
   auto quadrant = [&](int first, double x_wall, double y_wall) {
     int a = first;
 #if defined(__SSE2__)
-    // Two beams at a time: minpd(a, b) is a < b ? a : b lane by lane, the same choice.
+    // Four (then two) beams at a time: minpd(a, b) is a < b ? a : b lane by lane, the same choice; the hit
+    // is kNothing, or kNothing + 1 = kWall where the float is below 250 (the mask is −1 there).
     const __m128d xw = _mm_set1_pd(x_wall), yw = _mm_set1_pd(y_wall), cap = _mm_set1_pd(kMaxRangeCm);
     const __m128 cap_f = _mm_set1_ps(static_cast<float>(kMaxRangeCm));
     const __m128i nothing = _mm_set1_epi32(kNothing);
-    for (; a + 2 <= first + 90; a += 2) {
-      const __m128d x = _mm_mul_pd(xw, _mm_loadu_pd(&inv.ix[a])), y = _mm_mul_pd(yw, _mm_loadu_pd(&inv.iy[a]));
-      const __m128 range = _mm_cvtpd_ps(_mm_min_pd(y, _mm_min_pd(x, cap)));
-      _mm_storel_pi(reinterpret_cast<__m64*>(&range_out[a]), range);
-      // kNothing, or kNothing + 1 = kWall where the float is below 250 (the mask is −1 there).
+    auto pair = [&](int b) {  // beams b, b + 1 as floats in the low half
+      const __m128d x = _mm_mul_pd(xw, _mm_loadu_pd(&inv.ix[b])), y = _mm_mul_pd(yw, _mm_loadu_pd(&inv.iy[b]));
+      return _mm_cvtpd_ps(_mm_min_pd(y, _mm_min_pd(x, cap)));
+    };
+    for (; a + 4 <= first + 90; a += 4) {
+      const __m128 range = _mm_movelh_ps(pair(a), pair(a + 2));
+      _mm_storeu_ps(&range_out[a], range);
       const __m128i met = _mm_sub_epi32(nothing, _mm_castps_si128(_mm_cmplt_ps(range, cap_f)));
-      const int32_t pair = _mm_cvtsi128_si32(_mm_packs_epi32(met, met));
-      std::memcpy(&hit_out[a], &pair, sizeof pair);
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(&hit_out[a]), _mm_packs_epi32(met, met));
+    }
+    for (; a + 2 <= first + 90; a += 2) {
+      const __m128 range = pair(a);
+      _mm_storel_pi(reinterpret_cast<__m64*>(&range_out[a]), range);
+      const __m128i met = _mm_sub_epi32(nothing, _mm_castps_si128(_mm_cmplt_ps(range, cap_f)));
+      const int32_t two = _mm_cvtsi128_si32(_mm_packs_epi32(met, met));
+      std::memcpy(&hit_out[a], &two, sizeof two);
     }
 #endif
     for (; a < first + 90; ++a) {
@@ -127,10 +136,12 @@ class CircleCast {
     }
     constexpr double kMargin = 0.3;  // > the rough centre's and half-angle's errors together
     const double centre = RoughBearingDeg(d_), half = RoughHalfAngleDeg(c_.r, c0_);  // [0, 360], [0, 90)
-    const int outer_first = static_cast<int>(std::ceil(centre - half - kMargin));
-    const int outer_last = static_cast<int>(std::floor(centre + half + kMargin));
-    const int inner_first = static_cast<int>(std::ceil(centre - half + kMargin));
-    const int inner_last = static_cast<int>(std::floor(centre + half - kMargin));
+    // Whole degrees by truncation from above −1024 (no libm call): these bounds are conservative by 0.2° at
+    // least, so a rounding of 1e-13° in them changes nothing.
+    auto floor_deg = [](double x) { return static_cast<int>(x + 1024.0) - 1024; };
+    auto ceil_deg = [](double x) { return 1024 - static_cast<int>(1024.0 - x); };
+    const int outer_first = ceil_deg(centre - half - kMargin), outer_last = floor_deg(centre + half + kMargin);
+    const int inner_first = ceil_deg(centre - half + kMargin), inner_last = floor_deg(centre + half - kMargin);
     auto visit = [&](int first, int last) {
       if (first <= last) ForEachBeam(first, last, [&](int a) { Visit(a); });
     };

@@ -394,5 +394,32 @@ TEST(BeamWindow, EveryBeamOfTheWindowOnceAcrossBothEnds) {
   }
 }
 
+// The same beams as stretches, a window wholly below 0 or above 359 too, and none for an empty window.
+TEST(BeamWindow, StretchesCoverTheWindowOnce) {
+  for (const auto& [first, last] : std::vector<std::pair<int, int>>{{10, 20},
+                                                                    {-5, 5},
+                                                                    {355, 365},
+                                                                    {-90, 90},
+                                                                    {270, 450},
+                                                                    {0, 359},
+                                                                    {-180, 179},
+                                                                    {-5, -2},
+                                                                    {-1, -1},
+                                                                    {360, 363},
+                                                                    {400, 719},
+                                                                    {7, 6},
+                                                                    {-3, -4}}) {
+    std::vector<int> expected, seen;
+    for (int a = first; a <= last; ++a) expected.push_back(((a % kBeams) + kBeams) % kBeams);
+    ForEachBeamStretch(first, last, [&](int lo, int hi) {
+      EXPECT_TRUE(lo >= 0 && lo <= hi && hi < kBeams) << lo << ".." << hi;
+      for (int a = lo; a <= hi; ++a) seen.push_back(a);
+    });
+    std::sort(expected.begin(), expected.end());
+    std::sort(seen.begin(), seen.end());
+    EXPECT_EQ(seen, expected) << first << ".." << last;
+  }
+}
+
 }  // namespace
 }  // namespace limbic::laser

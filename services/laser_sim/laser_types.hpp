@@ -63,17 +63,23 @@ inline void ForEachBeam(int first, int last, Fn&& fn) {
   }
 }
 
-// The same beams as ForEachBeam as at most two contiguous stretches: fn(lo, hi) for lo … hi (0 ≤ lo ≤ hi < 360),
-// for loops that take several beams at a time.
+// The beams first … last modulo 360 (−360 ≤ first, last < 720, at most 360 beams; none when first > last) as
+// at most two contiguous stretches: fn(lo, hi) for lo … hi (0 ≤ lo ≤ hi < 360), for loops that take several
+// beams at a time.
 template <typename Fn>
 inline void ForEachBeamStretch(int first, int last, Fn&& fn) {
-  if (first < 0) {
+  if (first > last) return;
+  if (last < 0) {
+    fn(first + kBeams, last + kBeams);
+  } else if (first >= kBeams) {
+    fn(first - kBeams, last - kBeams);
+  } else if (first < 0) {
     fn(first + kBeams, kBeams - 1);
-    if (last >= 0) fn(0, last);
+    fn(0, last);
   } else if (last >= kBeams) {
     fn(first, kBeams - 1);
     fn(0, last - kBeams);
-  } else if (first <= last) {
+  } else {
     fn(first, last);
   }
 }

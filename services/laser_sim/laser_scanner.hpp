@@ -54,6 +54,12 @@ inline constexpr int16_t kNothing = -2;
 // each beam hit. A robot centre inside an obstacle or outside the room reads 0 everywhere.
 void CastExact(const World& world, Vec2 p, ExactScan* ranges, std::array<int16_t, kBeams>* hit = nullptr);
 
+// The cast's rough angles (degrees), declared for their tests: atan(t) for t in [0, 1], the bearing of d ≠ 0
+// in [0, 360], and asin(r / D) from r and c0 = D² − r² > 0 — each within 0.09° of the exact value.
+double RoughAtanDeg(double t);
+double RoughBearingDeg(Vec2 d);
+double RoughHalfAngleDeg(double r, double c0);
+
 // The §1.5.4 cache of one world for many scanners on many threads: 360 noise-free bytes per 3 cm cell
 // (at the cell centre), each cell cast by the first thread that needs it. A thread that finds a cell
 // being filled by another casts into its own buffer instead of waiting; the bytes depend only on the

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <set>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "services/laser_sim/testing/reference_cast.hpp"
+#include "services/laser_sim/testing/reference_scan.hpp"
 
 namespace limbic::laser {
 namespace {
@@ -264,6 +266,112 @@ TEST(LaserScanner, CastIsThePreviousCastAtTheEdges) {
     g.obstacles = {{1000 + d + 30, 1000, 30}};
     ExpectSameCast(g, {1000, 1000});
   }
+  // The cast walks a circle's beams out from the one nearest its centre: circles whose cone starts or
+  // ends at 0°/360°, tiny circles between two beams (no beam, or one just inside), a beam exactly through
+  // a tangent point on either side of north, and a robot centre a hair off the surface (the previous
+  // window's path).
+  for (double centre : {0.0, 0.3, 0.5, 359.5, 359.7, 1.0, 89.5, 180.0, 270.49, 270.51}) {
+    for (double r : {0.01, 0.2, 0.4999, 0.5, 0.51, 3.0, 40.0}) {
+      World g = w;
+      g.obstacles = {{330 + 120 * std::sin(centre * kDegToRad), 330 + 120 * std::cos(centre * kDegToRad), r}};
+      ExpectSameCast(g, p);
+    }
+  }
+  for (double tangent_deg : {1.0, 2.0, 5.0, 30.0}) {
+    for (double nudge : {0.0, 1e-12, -1e-12, 1e-9, -1e-9}) {
+      World g = w;  // centred on 0° (north) so the cone ends at −tangent and +tangent
+      g.obstacles = {{330, 330 + 80, 80 * std::sin(tangent_deg * kDegToRad) + nudge}};
+      ExpectSameCast(g, p);
+    }
+  }
+  // Circles at bearings and sizes that put the cone's edges near whole degrees and near the rough cone's
+  // inner and outer margins.
+  for (int k = 0; k < 4000; ++k) {
+    World g = w;
+    const double bearing = k * 0.0917, dist = 20.0 + (k % 97) * 2.7;
+    const double half = 0.05 + (k % 89) * 0.9 + (k % 3) * 0.2999;
+    const double r = std::min(dist * std::sin(std::min(half, 89.0) * kDegToRad), dist - 0.01);
+    g.obstacles = {{330 + dist * std::sin(bearing * kDegToRad), 330 + dist * std::cos(bearing * kDegToRad), r}};
+    ExpectSameCast(g, p);
+    if (HasFatalFailure()) return;
+  }
+  for (double gap : {1e-9, 1e-7, 1e-5, 1e-3, 0.01, 0.1}) {
+    for (double bearing : {0.0, 37.0, 90.0, 200.5}) {
+      World g = w;
+      const double r = 30.0;
+      g.obstacles = {
+          {330 + (r + gap) * std::sin(bearing * kDegToRad), 330 + (r + gap) * std::cos(bearing * kDegToRad), r}};
+      ExpectSameCast(g, p);
+    }
+  }
+}
+
+// The cast's rough angles are within 0.09° (the cast's 0.3° margin covers a centre and a half-angle error):
+// densely over atan's domain, every bearing and half-angles from a hair to nearly 90°.
+TEST(LaserScanner, RoughAnglesAreWithinTheCastsMargin) {
+  double worst = 0.0;
+  for (int k = 0; k <= 1000000; ++k) {
+    const double t = k * 1e-6;
+    worst = std::max(worst, std::fabs(RoughAtanDeg(t) - std::atan(t) * kRadToDeg));
+  }
+  EXPECT_LT(worst, 0.09);
+  worst = 0.0;
+  for (int k = 0; k < 3600000; ++k) {
+    const double bearing = k * 1e-4;
+    for (double len : {1e-3, 1.0, 300.0}) {
+      const Vec2 d{len * std::sin(bearing * kDegToRad), len * std::cos(bearing * kDegToRad)};
+      const double diff = std::fabs(RoughBearingDeg(d) - BearingOf(d));
+      worst = std::max(worst, std::min(diff, 360.0 - diff));
+    }
+  }
+  EXPECT_LT(worst, 0.09);
+  worst = 0.0;
+  for (double dist : {10.0, 100.0, 299.0}) {
+    for (int k = 1; k < 100000; ++k) {
+      const double r = dist * k * 1e-5;
+      const double exact = std::asin(r / dist) * kRadToDeg;
+      worst = std::max(worst, std::fabs(RoughHalfAngleDeg(r, dist * dist - r * r) - exact));
+    }
+  }
+  EXPECT_LT(worst, 0.09);
+}
+
+// The scan's bytes (the uniform model's draws four beams at a time, fused with the quantisation) are the
+// previous code's, scan after scan of one stream, for every error model and several error sizes; and the
+// exact ranges the same floats.
+TEST(LaserScanner, ScanIsThePreviousScanBitForBit) {
+  std::mt19937_64 rng(7);
+  for (LaserErrorModel model : {LaserErrorModel::kUniform, LaserErrorModel::kNone, LaserErrorModel::kThesisApprox}) {
+    for (int error_cm : {0, 1, 2, 5, 10}) {
+      for (double density : {15.0, 35.0}) {
+        const World w = GenerateWorld(density, error_cm);
+        const LaserOptions options{model, error_cm, false};
+        LaserScanner laser(w, options, 99);
+        reference::Scanner want(w, options, 99);
+        std::uniform_real_distribution<double> coordinate(-2.0, w.width + 2.0);
+        for (int k = 0; k < 200; ++k) {
+          Vec2 q{coordinate(rng), coordinate(rng)};
+          if (k % 5 == 0 && !w.obstacles.empty()) {  // a hair outside a circle: ranges below the error
+            const Circle& c = w.obstacles[k % w.obstacles.size()];
+            q = {c.cx + (c.r + 0.3 * (k % 3)) * std::sin(k), c.cy + (c.r + 0.3 * (k % 3)) * std::cos(k)};
+          }
+          RangeScan got, expected;
+          ExactScan got_exact, expected_exact;
+          laser.Scan(q, &got, &got_exact);
+          want.Scan(q, &expected, &expected_exact);
+          ASSERT_EQ(got, expected) << LaserErrorModelName(model) << " ±" << error_cm << " from (" << q.x << ", " << q.y
+                                   << ")";
+          ASSERT_EQ(0, std::memcmp(got_exact.data(), expected_exact.data(), sizeof got_exact));
+          RangeScan without_exact;  // the scan is the same with or without the exact ranges
+          LaserScanner again(w, options, 99);
+          reference::Scanner want_again(w, options, 99);
+          again.Scan(q, &without_exact);
+          want_again.Scan(q, &expected, &expected_exact);
+          ASSERT_EQ(without_exact, expected);
+        }
+      }
+    }
+  }
 }
 
 }  // namespace
@@ -283,6 +391,33 @@ TEST(BeamWindow, EveryBeamOfTheWindowOnceAcrossBothEnds) {
     std::sort(seen.begin(), seen.end());
     EXPECT_EQ(seen, expected) << first << ".." << last;
     for (int a : seen) EXPECT_TRUE(a >= 0 && a < kBeams);
+  }
+}
+
+// The same beams as stretches, a window wholly below 0 or above 359 too, and none for an empty window.
+TEST(BeamWindow, StretchesCoverTheWindowOnce) {
+  for (const auto& [first, last] : std::vector<std::pair<int, int>>{{10, 20},
+                                                                    {-5, 5},
+                                                                    {355, 365},
+                                                                    {-90, 90},
+                                                                    {270, 450},
+                                                                    {0, 359},
+                                                                    {-180, 179},
+                                                                    {-5, -2},
+                                                                    {-1, -1},
+                                                                    {360, 363},
+                                                                    {400, 719},
+                                                                    {7, 6},
+                                                                    {-3, -4}}) {
+    std::vector<int> expected, seen;
+    for (int a = first; a <= last; ++a) expected.push_back(((a % kBeams) + kBeams) % kBeams);
+    ForEachBeamStretch(first, last, [&](int lo, int hi) {
+      EXPECT_TRUE(lo >= 0 && lo <= hi && hi < kBeams) << lo << ".." << hi;
+      for (int a = lo; a <= hi; ++a) seen.push_back(a);
+    });
+    std::sort(expected.begin(), expected.end());
+    std::sort(seen.begin(), seen.end());
+    EXPECT_EQ(seen, expected) << first << ".." << last;
   }
 }
 

@@ -63,6 +63,27 @@ inline void ForEachBeam(int first, int last, Fn&& fn) {
   }
 }
 
+// The beams first … last modulo 360 (−360 ≤ first, last < 720, at most 360 beams; none when first > last) as
+// at most two contiguous stretches: fn(lo, hi) for lo … hi (0 ≤ lo ≤ hi < 360), for loops that take several
+// beams at a time.
+template <typename Fn>
+inline void ForEachBeamStretch(int first, int last, Fn&& fn) {
+  if (first > last) return;
+  if (last < 0) {
+    fn(first + kBeams, last + kBeams);
+  } else if (first >= kBeams) {
+    fn(first - kBeams, last - kBeams);
+  } else if (first < 0) {
+    fn(first + kBeams, kBeams - 1);
+    fn(0, last);
+  } else if (last >= kBeams) {
+    fn(first, kBeams - 1);
+    fn(0, last - kBeams);
+  } else {
+    fn(first, last);
+  }
+}
+
 // u(a) for every beam a, computed once: the controllers sum 360 of these every cycle.
 inline const std::array<Vec2, kBeams>& BeamUnitVectors() {
   static const std::array<Vec2, kBeams> table = [] {

@@ -1,6 +1,7 @@
 #include "services/laser_sim/motion.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -33,15 +34,28 @@ double FreeTravelDistance(const RangeScan& scan, double heading_deg, const Motio
   const auto& u = BeamUnitVectors();
   const int h = static_cast<int>(std::lround(Wrap360(heading_deg))) % kBeams;
   double f = kMaxRangeCm;
-  // Beams h − 90 … h + 90 (the minimum does not depend on the order they are visited in).
-  ForEachBeam(h - 90, h + 90, [&](int a) {
-    if (scan[a] >= kMaxRangeCm) return;
-    const double r = scan[a];
-    const double cos_phi = Dot(u[a], uh);
-    if (cos_phi <= 0.0) return;  // φ outside (−90°, 90°)
-    const double lateral = r * (u[a].x * uh.y - u[a].y * uh.x);
-    if (std::fabs(lateral) >= half_width) return;
-    f = std::min(f, r * cos_phi - std::sqrt(half_width2 - lateral * lateral) + o.robot_radius_cm);
+  // |sin φ| ≥ sin(|k| − 0.5°) for beam a = h + k (|φ − k| ≤ 0.5° as h is the heading rounded), so a beam
+  // with r·sin(|k| − 0.5°) ≥ (1 + 1e-6)·half_width is outside the corridor by far more than the rounding of
+  // `lateral` (~1e-13 cm) and is skipped before the products: most beams away from the heading.
+  static const std::array<double, 181> sin_floor = [] {
+    std::array<double, 181> t{};
+    for (int k = -90; k <= 90; ++k) t[k + 90] = k == 0 ? 0.0 : std::sin((std::abs(k) - 0.5) * kDegToRad);
+    return t;
+  }();
+  const double outside = (1.0 + 1e-6) * half_width;
+  // Beams h − 90 … h + 90 (the minimum does not depend on the order they are visited in: no NaN).
+  ForEachBeamStretch(h - 90, h + 90, [&](int lo, int hi) {
+    const double* s = &sin_floor[(lo - h + 90 + kBeams) % kBeams];  // offset k = lo − h, modulo 360
+    for (int a = lo; a <= hi; ++a, ++s) {
+      if (scan[a] >= kMaxRangeCm) continue;
+      const double r = scan[a];
+      if (r * *s >= outside) continue;
+      const double cos_phi = Dot(u[a], uh);
+      if (cos_phi <= 0.0) continue;  // φ outside (−90°, 90°)
+      const double lateral = r * (u[a].x * uh.y - u[a].y * uh.x);
+      if (std::fabs(lateral) >= half_width) continue;
+      f = std::min(f, r * cos_phi - std::sqrt(half_width2 - lateral * lateral) + o.robot_radius_cm);
+    }
   });
   return f;
 }

@@ -4,6 +4,9 @@
 
 #include <cmath>
 #include <limits>
+#include <random>
+
+#include "services/laser_sim/testing/reference_motion.hpp"
 
 namespace limbic::laser {
 namespace {
@@ -122,6 +125,31 @@ TEST(Motion, RefusesBadOptions) {
   o.stop_margin_cm = -1.0;
   EXPECT_THROW(ValidateMotionOptions(o), std::invalid_argument);
   EXPECT_NO_THROW(ValidateMotionOptions(MotionOptions{}));
+}
+
+// f is the previous code's, bit for bit: random scans (near obstacles, open beams, zeros) at headings on and
+// between whole degrees, across north, and with other corridor widths.
+TEST(Motion, FreeTravelIsThePreviousCodesBitForBit) {
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> heading(-20.0, 380.0);
+  for (int k = 0; k < 3000; ++k) {
+    RangeScan s;
+    const uint64_t near = 10 + rng() % 240;  // ranges up to `near`, and a share reading 250
+    for (auto& r : s) r = static_cast<uint8_t>(rng() % 4 == 0 ? 250 : rng() % (near + 1));
+    MotionOptions o;
+    if (k % 7 == 0) o.corridor_extra_cm = 0.0;
+    if (k % 11 == 0) o.robot_radius_cm = 25.0;
+    double h = heading(rng);
+    if (k % 5 == 0) h = std::round(h);
+    if (k % 13 == 0) h = (k % 2 ? 0.5 : 359.5) + 1e-12 * static_cast<double>(k % 3);
+    const double got = FreeTravelDistance(s, h, o), want = reference::FreeTravelDistance(s, h, o);
+    ASSERT_EQ(got, want) << "heading " << h;
+    ASSERT_EQ(std::signbit(got), std::signbit(want));
+  }
+  const MotionOptions o;
+  EXPECT_EQ(FreeTravelDistance(Open(), 37.0, o), reference::FreeTravelDistance(Open(), 37.0, o));
+  RangeScan zeros{};
+  EXPECT_EQ(FreeTravelDistance(zeros, 180.0, o), reference::FreeTravelDistance(zeros, 180.0, o));
 }
 
 }  // namespace

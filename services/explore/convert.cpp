@@ -54,4 +54,17 @@ Bid FromMsg(const msg::ExploreBid& m) {
   return bid;
 }
 
+std::optional<PredecessorTask> PredecessorFromMsg(const msg::ExploreTask& m) {
+  if (m.finished()) return std::nullopt;
+  PredecessorTask t;
+  t.task_id = m.task_id();
+  t.environment = m.environment();
+  if (m.tiles()) t.tiles.assign(m.tiles()->begin(), m.tiles()->end());
+  if (m.waypoints())
+    for (const auto* w : *m.waypoints()) t.waypoints.emplace_back(w->x(), w->y());
+  t.approach = m.approach();
+  t.allocation_changes = m.allocation_changes();
+  return t;
+}
+
 }  // namespace limbic::explore

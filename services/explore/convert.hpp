@@ -4,8 +4,11 @@
 
 #include <flatbuffers/flatbuffers.h>
 
+#include <optional>
+
 #include "messages/messages.hpp"
 #include "services/explore/bidding.hpp"
+#include "services/explore/task_manager.hpp"
 
 namespace limbic::explore {
 
@@ -18,5 +21,8 @@ BidCall FromMsg(const msg::ExploreCall& m);
 flatbuffers::Offset<msg::ExploreBid> ToMsg(flatbuffers::FlatBufferBuilder& fbb, flatbuffers::Offset<msg::Header> header,
                                            const Bid& bid);
 Bid FromMsg(const msg::ExploreBid& m);
+
+// A predecessor's latched task, for a restarted manager's takeover (TaskManager::TakeOver); nullopt for a finished one.
+std::optional<PredecessorTask> PredecessorFromMsg(const msg::ExploreTask& m);
 
 }  // namespace limbic::explore

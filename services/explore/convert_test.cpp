@@ -53,5 +53,29 @@ TEST(ExploreConvert, BidRoundTripsWithUnreachableTilesAsMinusOne) {
   EXPECT_EQ(back.costs, bid.costs);
 }
 
+TEST(ExploreConvert, APredecessorsLatchedTaskUnderWayIsTakenAsItWasAndAFinishedOneNot) {
+  const std::vector<int> tiles{0, 1, 4};
+  const std::vector<msg::Vec2> points{msg::Vec2(1.5, -2.0), msg::Vec2(3.0, 0.25)};
+  for (const bool finished : {false, true}) {
+    const auto buffer = Finish<msg::ExploreTask>([&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+      return msg::CreateExploreTaskDirect(fbb, header, 7, 3, &tiles, &points, 1, finished, 4, 0.5);
+    });
+    const auto* m = flatbuffers::GetRoot<msg::ExploreTask>(buffer.data());
+    const std::optional<PredecessorTask> t = PredecessorFromMsg(*m);
+    if (finished) {
+      EXPECT_FALSE(t.has_value());
+      continue;
+    }
+    ASSERT_TRUE(t.has_value());
+    EXPECT_EQ(t->task_id, 7);
+    EXPECT_EQ(t->environment, 3);
+    EXPECT_EQ(t->tiles, tiles);
+    ASSERT_EQ(t->waypoints.size(), 2u);
+    EXPECT_EQ(t->waypoints[1], Vec2(3.0, 0.25));
+    EXPECT_EQ(t->approach, 1);
+    EXPECT_EQ(t->allocation_changes, 4);
+  }
+}
+
 }  // namespace
 }  // namespace limbic::explore

@@ -379,16 +379,7 @@ runtime::ServiceDefinition TaskManagerService() {
           for (size_t r = 0; r < robots.size() && !lockstep; ++r) {
             if (s->settled[r]) continue;
             std::optional<PredecessorTask> before;
-            if (const auto* latched = own_task[r]->Get(); latched != nullptr && !latched->finished()) {
-              before.emplace();
-              before->task_id = latched->task_id();
-              before->environment = latched->environment();
-              if (latched->tiles()) before->tiles.assign(latched->tiles()->begin(), latched->tiles()->end());
-              if (latched->waypoints())
-                for (const auto* w : *latched->waypoints()) before->waypoints.push_back(convert::FromMsg(*w));
-              before->approach = latched->approach();
-              before->allocation_changes = latched->allocation_changes();
-            }
+            if (const auto* latched = own_task[r]->Get()) before = PredecessorFromMsg(*latched);
             ExploreTask again;
             const Takeover d =
                 s->manager->TakeOver(static_cast<int>(r), before ? &*before : nullptr, s->reports[r], &again);

@@ -81,12 +81,19 @@ int main(int argc, char** argv) {
   spec.iterations = 1000;
   spec.options = {"mission.timeout_s=3600"};
   spec.max_ticks = std::atoll(argv[2]);
+  auto digest = std::make_shared<Digest>();
+  auto services = stack::BuildStack(spec);
+  if (with_digest) {
+    runtime::HostedService probe{DigestService(stack::RobotNames(spec), digest), {}};
+    probe.options.robot = "";
+    services.push_back(std::move(probe));
+  }
   timespec t0{}, t1{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
   std::atomic<bool> stop{false};
   runtime::InProcessStats stats;
   const int status =
-      runtime::RunInProcess("inproc://team-cycles", stack::BuildStack(spec), stop, runtime::InProcessOptions{}, &stats);
+      runtime::RunInProcess("inproc://team-cycles", std::move(services), stop, runtime::InProcessOptions{}, &stats);
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
   const double cpu = static_cast<double>(t1.tv_sec - t0.tv_sec) + 1e-9 * static_cast<double>(t1.tv_nsec - t0.tv_nsec);
   std::printf("robots %d ticks %lld status %d cpu %.3f s (%.3f ms a tick, start-up included)%s%s\n", spec.robots,

@@ -5,6 +5,9 @@
 //   valgrind --tool=callgrind build/bench/team_cycles 16 300
 //
 // Start-up (construction, placement, joins) is in both totals: instructions per tick = the difference / 200.
+// Heartbeats, latched re-sends and the bus's statistics run on the wall clock (each second), so a run slowed
+// down by valgrind on a loaded machine does more of them: for the services' own work compare the inclusive
+// counts of runtime::Host::RunStep (callgrind_annotate --inclusive=yes) the same way.
 // Without valgrind it prints the thread's CPU time per tick, start-up included. Arguments: robots, ticks, and
 // `digest` to also print a digest of every robot's trajectory and outputs (true pose, velocity command, map coverage,
 // path cost, tick by tick), so a change that must not alter results can be checked run against run.

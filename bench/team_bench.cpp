@@ -18,6 +18,8 @@
 //   taskset -c 1 build/bench/team_bench --benchmark_filter='Lockstep/16'
 //   build/bench/team_bench --benchmark_filter=Realtime            # the latencies, 1 and 16 robots side by side
 //
+// Instruction counts of the same lockstep run (repeatable on a loaded machine): bench/team_cycles.cpp under callgrind.
+//
 // A benchmark, not a test: never run by ctest (the figures depend on the machine and its load).
 #include <benchmark/benchmark.h>
 #include <time.h>

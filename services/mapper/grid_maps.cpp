@@ -162,17 +162,29 @@ MapReplica::ApplyResult MapReplica::Apply(const MapPatch& patch) {
 }
 
 double Coverage(const GridMaps& maps, const geometry::Vec2& min, const geometry::Vec2& max, CoverageMetric metric) {
+  // Computed every tick by the mapper: which columns and rows have their centres inside the bounds is decided
+  // once per call (the same test as cell by cell), and the sum runs over those cells in the same row-major order,
+  // so the result is the same double as testing every cell (testing/reference_coverage.hpp, grid_maps_test).
   const geometry::GridSpec& s = maps.spec;
+  std::vector<int> columns;
+  columns.reserve(static_cast<size_t>(std::max(s.width, 0)));
+  for (int ix = 0; ix < s.width; ++ix) {
+    const double x = s.Center({ix, 0}).x();
+    if (!(x < min.x() || x > max.x())) columns.push_back(ix);
+  }
   double sum = 0.0;
   int count = 0;
+  if (columns.empty()) return 0.0;
   for (int iy = 0; iy < s.height; ++iy) {
-    for (int ix = 0; ix < s.width; ++ix) {
-      const geometry::Vec2 c = s.Center({ix, iy});
-      if (c.x() < min.x() || c.x() > max.x() || c.y() < min.y() || c.y() > max.y()) continue;
-      const double p_e = maps.p_e[s.Index({ix, iy})];
-      sum += metric == CoverageMetric::kMeanExploration ? p_e : (p_e > 0.5 ? 1.0 : 0.0);
-      ++count;
+    const double y = s.Center({0, iy}).y();
+    if (y < min.y() || y > max.y()) continue;
+    const double* row = maps.p_e.data() + static_cast<size_t>(iy) * static_cast<size_t>(s.width);
+    if (metric == CoverageMetric::kMeanExploration) {
+      for (int ix : columns) sum += row[ix];
+    } else {
+      for (int ix : columns) sum += row[ix] > 0.5 ? 1.0 : 0.0;
     }
+    count += static_cast<int>(columns.size());
   }
   return count > 0 ? sum / count : 0.0;
 }

@@ -2,8 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <limits>
+#include <random>
 #include <stdexcept>
+
+#include "services/mapper/testing/reference_coverage.hpp"
 
 namespace limbic::mapper {
 namespace {
@@ -161,6 +165,34 @@ TEST(Coverage, MeanExplorationAndFractionInsideBounds) {
   EXPECT_DOUBLE_EQ(Coverage(m, {1, 1}, {3, 3}), (0.9 + 0.6 + 0.2 + 0.0) / 4);
   EXPECT_DOUBLE_EQ(Coverage(m, {1, 1}, {3, 3}, CoverageMetric::kFractionExplored), 0.5);
   EXPECT_DOUBLE_EQ(Coverage(m, {10, 10}, {11, 11}), 0.0);
+}
+
+// Coverage decides the rows and columns inside the bounds once per call; it must give the very double of the
+// cell-by-cell test it replaced (testing/reference_coverage.hpp): same cells, same order of summation.
+TEST(Coverage, BitIdenticalToTheCellByCellReference) {
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  int compared = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    const GridSpec spec =
+        GridSpecCovering({-3.0 * unit(rng), -2.0 * unit(rng)}, {5 + 20 * unit(rng), 3 + 12 * unit(rng)});
+    GridMaps m = GridMaps::Initial(spec);
+    for (double& p : m.p_e) p = unit(rng) < 0.3 ? 0.0 : unit(rng);
+    // The world's bounds (what the mapper passes), bounds cutting through the grid, and bounds outside it.
+    const Vec2 lo{spec.origin.x() + 0.35 * 3 * unit(rng), spec.origin.y() + 0.35 * 3 * unit(rng)};
+    const Vec2 hi{lo.x() + 25 * unit(rng), lo.y() + 15 * unit(rng)};
+    for (const auto& [a, b] :
+         {std::pair{lo, hi}, std::pair{Vec2{0, 0}, Vec2{20, 12}}, std::pair{Vec2{50, 50}, Vec2{60, 60}},
+          std::pair{spec.Center({2, 3}), spec.Center({2, 3})}}) {
+      for (auto metric : {CoverageMetric::kMeanExploration, CoverageMetric::kFractionExplored}) {
+        const double fast = Coverage(m, a, b, metric);
+        const double reference = testing::ReferenceCoverage(m, a, b, metric);
+        EXPECT_EQ(std::memcmp(&fast, &reference, sizeof(double)), 0) << fast << " vs " << reference;
+        ++compared;
+      }
+    }
+  }
+  EXPECT_EQ(compared, 1600);
 }
 
 }  // namespace

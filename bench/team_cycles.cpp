@@ -1,0 +1,110 @@
+// A fixed number of lockstep ticks of R robots' whole stacks in one process (team_bench's BM_TeamLockstep run:
+// set B env 0, constant affect, seed 18), for instruction counts (issue 18's performance goal):
+//
+//   valgrind --tool=callgrind build/bench/team_cycles 16 100
+//   valgrind --tool=callgrind build/bench/team_cycles 16 300
+//
+// Start-up (construction, placement, joins) is in both totals: instructions per tick = the difference / 200.
+// Heartbeats, latched re-sends and the bus's statistics run on the wall clock (each second), so a run slowed
+// down by valgrind on a loaded machine does more of them: for the services' own work compare the inclusive
+// counts of runtime::Host::RunStep (callgrind_annotate --inclusive=yes) the same way.
+// Without valgrind it prints the thread's CPU time per tick, start-up included. Arguments: robots, ticks, and
+// `digest` to also print a digest of every robot's trajectory and outputs (true pose, velocity command, map coverage,
+// path cost, tick by tick), so a change that must not alter results can be checked run against run.
+#include <time.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "common/runtime/in_process.hpp"
+#include "messages/messages.hpp"
+#include "tools/stack/stack.hpp"
+
+namespace {
+
+// FNV-1a over the bytes of the values a robot's run produced.
+struct Digest {
+  uint64_t hash = 1469598103934665603ull;
+  uint64_t values = 0;
+  void Add(double v) {
+    unsigned char bytes[sizeof v];
+    std::memcpy(bytes, &v, sizeof v);
+    for (unsigned char b : bytes) hash = (hash ^ b) * 1099511628211ull;
+    ++values;
+  }
+};
+
+limbic::runtime::ServiceDefinition DigestService(const std::vector<std::string>& robots, std::shared_ptr<Digest> d) {
+  using namespace limbic;
+  return {"digest", "a digest of every robot's outputs",
+          [robots, d](runtime::ServiceContext& ctx) {
+            for (const auto& r : robots) {
+              ctx.OnMessage<msg::GroundTruth>(r + "/truth", [d](const bus::Message<msg::GroundTruth>& m) {
+                d->Add(static_cast<double>(m.header.tick()));
+                d->Add(m.msg.pose()->x());
+                d->Add(m.msg.pose()->y());
+                d->Add(m.msg.pose()->theta());
+              });
+              ctx.OnMessage<msg::VelocityCommand>(r + "/cmd_vel", [d](const bus::Message<msg::VelocityCommand>& m) {
+                d->Add(m.msg.v());
+                d->Add(m.msg.omega());
+              });
+              ctx.OnMessage<msg::MapStats>(r + "/map/stats", [d](const bus::Message<msg::MapStats>& m) {
+                d->Add(m.msg.coverage());
+                d->Add(m.msg.mean_p_e());
+              });
+              ctx.OnMessage<msg::Path>(r + "/path", [d](const bus::Message<msg::Path>& m) {
+                d->Add(m.msg.max_cost());
+                d->Add(m.msg.nodes() ? static_cast<double>(m.msg.nodes()->size()) : -1.0);
+              });
+            }
+          },
+          /*global=*/true};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace limbic;
+  const bool with_digest = argc == 4 && std::string(argv[3]) == "digest";
+  if (argc != 3 && !with_digest) {
+    std::fprintf(stderr, "usage: team_cycles ROBOTS TICKS [digest]\n");
+    return 2;
+  }
+  stack::StackSpec spec;  // as bench/team_bench.cpp's TeamSpec
+  spec.set = 'B';
+  spec.index = 0;
+  spec.seed = 18;
+  spec.robots = std::atoi(argv[1]);
+  spec.affect_config = "constant";
+  spec.iterations = 1000;
+  spec.options = {"mission.timeout_s=3600"};
+  spec.max_ticks = std::atoll(argv[2]);
+  auto digest = std::make_shared<Digest>();
+  auto services = stack::BuildStack(spec);
+  if (with_digest) {
+    runtime::HostedService probe{DigestService(stack::RobotNames(spec), digest), {}};
+    probe.options.robot = "";
+    services.push_back(std::move(probe));
+  }
+  timespec t0{}, t1{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+  std::atomic<bool> stop{false};
+  runtime::InProcessStats stats;
+  const int status =
+      runtime::RunInProcess("inproc://team-cycles", std::move(services), stop, runtime::InProcessOptions{}, &stats);
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+  const double cpu = static_cast<double>(t1.tv_sec - t0.tv_sec) + 1e-9 * static_cast<double>(t1.tv_nsec - t0.tv_nsec);
+  std::printf("robots %d ticks %lld status %d cpu %.3f s (%.3f ms a tick, start-up included)%s%s\n", spec.robots,
+              static_cast<long long>(stats.ticks), status, cpu,
+              1e3 * cpu / static_cast<double>(std::max<int64_t>(stats.ticks, 1)),
+              stats.errors.empty() ? "" : " error: ", stats.errors.empty() ? "" : stats.errors[0].c_str());
+  if (with_digest)
+    std::printf("digest %016llx over %llu values\n", static_cast<unsigned long long>(digest->hash),
+                static_cast<unsigned long long>(digest->values));
+  return status == 0 && stats.ticks == spec.max_ticks ? 0 : 1;
+}

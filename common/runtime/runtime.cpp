@@ -11,12 +11,28 @@
 #include <limits>
 
 #include "common/log/log.hpp"
+#include "common/runtime/liveness.hpp"
 
 namespace limbic::runtime {
 
 using Clock = std::chrono::steady_clock;
 
 namespace {
+
+// The process's liveness notifier (NOTIFY_SOCKET, set by `limbic launch` or systemd), shared by every service the
+// process hosts; null without one. A malformed address is the supervisor's mistake: said once, and the services
+// run on, their hangs then judged by bus heartbeats only.
+LivenessNotifier* ProcessLiveness() {
+  static const std::unique_ptr<LivenessNotifier> notifier = []() -> std::unique_ptr<LivenessNotifier> {
+    try {
+      return LivenessNotifier::FromEnvironment();
+    } catch (const std::exception& e) {
+      LIMBIC_LOG(kError) << e.what() << "; no local liveness pings";
+      return nullptr;
+    }
+  }();
+  return notifier.get();
+}
 // CPU time of the calling thread (s); 0 where the clock is not available.
 double ThreadCpuSeconds() {
   timespec ts{};
@@ -538,6 +554,8 @@ void Host::CoordinatorPoll() {
 }
 
 void Host::PublishHeartbeat() {
+  // Before the bus: the supervisor on this host hears it however slow the bus is.
+  if (LivenessNotifier* liveness = ProcessLiveness()) liveness->Notify();
   const double uptime = std::chrono::duration<double>(Clock::now() - started_).count();
   heartbeat_pub_.Publish(bus::Node::WallNowNs(), tick_, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
     std::vector<flatbuffers::Offset<msg::Counter>> counters;
@@ -548,6 +566,9 @@ void Host::PublishHeartbeat() {
     // CPU seconds its steps have used since start (their thread's CPU clock, so one process hosting many
     // services still tells them apart): the exploration task manager's resource feedback reads it.
     counters.push_back(msg::CreateCounterDirect(fbb, "step_cpu_s", step_cpu_s_));
+    if (LivenessNotifier* liveness = ProcessLiveness()) {
+      counters.push_back(msg::CreateCounterDirect(fbb, "liveness_failed", static_cast<double>(liveness->failed())));
+    }
     // Set by `limbic launch` for the processes it starts: how often this one was restarted.
     if (const char* restarts = std::getenv("LIMBIC_RESTARTS")) {
       counters.push_back(msg::CreateCounterDirect(fbb, "restarts", std::atof(restarts)));

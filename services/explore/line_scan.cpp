@@ -11,6 +11,8 @@ std::vector<Lane> Lanes(const mapper::GridMaps& maps, int x0, int y0, int x1, in
                         const std::function<bool(const Cell&)>& member, const LineScanOptions& options) {
   if (x1 <= x0 || y1 <= y0) throw std::invalid_argument("explore: line scanning over an empty environment");
   if (!(options.sensing_range > 0)) throw std::invalid_argument("explore: line scanning needs a sensing range > 0");
+  if (!(options.end_clearance >= 0) || !std::isfinite(options.end_clearance))
+    throw std::invalid_argument("explore: line scanning's end clearance must be finite and >= 0");
   const GridSpec& grid = maps.spec;
   const double res = grid.resolution;
   const double d = options.sensing_range;
@@ -23,6 +25,28 @@ std::vector<Lane> Lanes(const mapper::GridMaps& maps, int x0, int y0, int x1, in
   auto cell = [&](int u, int w) { return along_x ? Cell{u, w} : Cell{w, u}; };
   auto in = [&](const Cell& c) { return grid.Contains(c) && (!member || member(c)); };
   auto centre_w = [&](int w) { return w_origin + (w + 0.5) * res; };
+  // Cells within end_clearance of a cell's centre (offsets (dx, dy) with |(dx, dy)|·res ≤ r), and whether a lane end
+  // may stand there: clear of the grid's edge and of every known obstacle by r.
+  const double r = options.end_clearance;
+  const int reach = static_cast<int>(std::floor(r / res + 1e-9));
+  std::vector<Cell> near;
+  for (int dy = -reach; dy <= reach && r > 0; ++dy) {
+    for (int dx = -reach; dx <= reach; ++dx) {
+      if (std::hypot(dx, dy) * res <= r + 1e-9) near.push_back({dx, dy});
+    }
+  }
+  auto clear = [&](const Cell& c) {
+    if (r <= 0) return true;
+    const Vec2 p = grid.Center(c);
+    const double x_lo = grid.origin.x(), y_lo = grid.origin.y();
+    const double x_hi = x_lo + grid.width * res, y_hi = y_lo + grid.height * res;
+    if (std::min({p.x() - x_lo, x_hi - p.x(), p.y() - y_lo, y_hi - p.y()}) < r - 1e-9) return false;
+    for (const Cell& o : near) {
+      const Cell q{c.ix + o.ix, c.iy + o.iy};
+      if (grid.Contains(q) && maps.p_o[grid.Index(q)] >= k.occupied_threshold) return false;
+    }
+    return true;
+  };
 
   const double extent = (w1 - w0) * res;
   const int n = std::max(1, static_cast<int>(std::ceil(extent / (2.0 * d) - 1e-9)));
@@ -55,6 +79,7 @@ std::vector<Lane> Lanes(const mapper::GridMaps& maps, int x0, int y0, int x1, in
         const Cell c = cell(u, w);
         if (!in(c) || maps.p_o[grid.Index(c)] >= k.occupied_threshold) continue;
         if (std::abs(centre_w(w) - offset) > d + 1e-9) continue;
+        if (!clear(c)) continue;
         const double gap = std::abs(w - lane_w);
         if (!best || gap < best_gap) {
           best = grid.Center(c);
@@ -63,7 +88,11 @@ std::vector<Lane> Lanes(const mapper::GridMaps& maps, int x0, int y0, int x1, in
       }
       return best;
     };
-    const auto a = end_at(lo), b = end_at(hi);
+    std::optional<Vec2> a = end_at(lo), b = end_at(hi);
+    if (r > 0) {  // an extreme column without a clear cell: the end moves inward along the lane
+      for (int u = lo + 1; !a && u <= hi; ++u) a = end_at(u);
+      for (int u = hi - 1; !b && u >= lo; --u) b = end_at(u);
+    }
     if (!a && !b) continue;
     lane.a = a ? *a : *b;
     lane.b = b ? *b : *a;

@@ -19,6 +19,13 @@ struct LineScanOptions {
   KnowledgeOptions knowledge;  // what counts as explored, and as an obstacle (T_o)
   // A lane end in a cell at or above T_o moves along the lane's cross direction (within the swath) to the nearest
   // cell below it; a lane end with none is dropped.
+  //
+  // end_clearance (m): with it > 0 a lane end is also kept this far from the grid's edge (where the world's outer
+  // wall stands) and from every cell at or above T_o — the body's circumscribed radius, so that a robot can stand on
+  // the point it is sent to; when a lane's extreme column has no such cell, the end moves inward along the lane to
+  // the first column that has one. 0: ends as close to walls as the cells allow (a robot sent to a border cell
+  // presses against the outer wall).
+  double end_clearance = 0.0;
 };
 
 struct Lane {
@@ -30,7 +37,7 @@ struct Lane {
 // The lanes of one environment: cells [x0, x1) × [y0, y1), restricted to cells where `member` is true (all when
 // empty). Lanes run along x when the rectangle is at least as wide as it is tall, else along y; there are
 // n = ⌈extent / 2d⌉ of them, 2d apart, centred in the rectangle. Throws std::invalid_argument for an empty
-// rectangle or d ≤ 0.
+// rectangle, d ≤ 0 or a negative or non-finite end clearance.
 std::vector<Lane> Lanes(const mapper::GridMaps& maps, int x0, int y0, int x1, int y1,
                         const std::function<bool(const Cell&)>& member, const LineScanOptions& options);
 

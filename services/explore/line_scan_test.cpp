@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <limits>
 #include <stdexcept>
 
 namespace limbic::explore {
@@ -105,6 +107,66 @@ TEST(LineScan, RejectsEmptyEnvironmentsAndRanges) {
   const mapper::GridMaps m = Maps(4, 4);
   EXPECT_THROW(Lanes(m, 2, 0, 2, 4, {}, Range(1.0)), std::invalid_argument);
   EXPECT_THROW(Lanes(m, 0, 0, 4, 4, {}, Range(0.0)), std::invalid_argument);
+  LineScanOptions bad = Range(1.0);
+  bad.end_clearance = -0.1;
+  EXPECT_THROW(Lanes(m, 0, 0, 4, 4, {}, bad), std::invalid_argument);
+  bad.end_clearance = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_THROW(Lanes(m, 0, 0, 4, 4, {}, bad), std::invalid_argument);
+}
+
+// A 20 × 8 m world at 0.25 m: the grid's edge is the world's outer wall.
+mapper::GridMaps FineMaps() {
+  GridSpec g;
+  g.width = 80;
+  g.height = 32;
+  g.resolution = 0.25;
+  return mapper::GridMaps::Initial(g);
+}
+
+TEST(LineScan, EndsKeepTheBodyClearOfTheOuterWall) {
+  const mapper::GridMaps m = FineMaps();
+  // Without a clearance the ends are the border cells' centres, 0.125 m from the wall: a 0.35 m body sent there
+  // presses against it.
+  auto lanes = Lanes(m, 0, 0, 80, 32, {}, Range(2.0));
+  ASSERT_EQ(lanes.size(), 2u);
+  ExpectPoint(lanes[0].a, 0.125, 2.125);
+  ExpectPoint(lanes[0].b, 19.875, 2.125);
+  // With the body's radius the ends move inward along the lane to the first column whose centre is 0.35 m clear.
+  LineScanOptions o = Range(2.0);
+  o.end_clearance = 0.35;
+  lanes = Lanes(m, 0, 0, 80, 32, {}, o);
+  ASSERT_EQ(lanes.size(), 2u);
+  for (const Lane& lane : lanes) {
+    for (const Vec2& end : {lane.a, lane.b}) {
+      EXPECT_GE(std::min({end.x(), 20.0 - end.x(), end.y(), 8.0 - end.y()}), 0.35) << end.transpose();
+    }
+  }
+  ExpectPoint(lanes[0].a, 0.375, 2.125);
+  ExpectPoint(lanes[0].b, 19.625, 2.125);
+  ExpectPoint(lanes[1].a, 0.375, 6.125);
+}
+
+TEST(LineScan, EndsKeepTheBodyClearOfKnownObstacles) {
+  mapper::GridMaps m = FineMaps();
+  LineScanOptions o = Range(2.0);
+  o.end_clearance = 0.35;  // reach: the four neighbours (a diagonal's centre is 0.354 m away)
+  // A wall cell at the first lane's right end, in column 78 (the first column clear of the outer wall): the end
+  // may not stand on it nor beside it, and moves across the lane to the nearest clear row (6; row 10 is as near and
+  // later), as an end in an occupied cell always did.
+  m.p_o[m.spec.Index({78, 8})] = 0.9;
+  auto lanes = Lanes(m, 0, 0, 80, 32, {}, o);
+  ASSERT_EQ(lanes.size(), 2u);
+  ExpectPoint(lanes[0].b, 19.625, 1.625);
+  // A whole wall across the lane's swath at column 78 and 77: the end moves inward along the lane to column 75, the
+  // first whose cells are all clear of it by 0.35 m (76 touches 77).
+  for (int w = 0; w < 32; ++w) {
+    m.p_o[m.spec.Index({78, w})] = 0.9;
+    m.p_o[m.spec.Index({77, w})] = 0.9;
+  }
+  lanes = Lanes(m, 0, 0, 80, 32, {}, o);
+  ASSERT_EQ(lanes.size(), 2u);
+  ExpectPoint(lanes[0].b, 18.875, 2.125);
+  ExpectPoint(lanes[1].b, 18.875, 6.125);
 }
 
 }  // namespace

@@ -98,6 +98,7 @@ std::optional<ExploreTask> TaskManager::MakeTask(const Award& award, const Vec2&
   LineScanOptions scan;
   scan.sensing_range = profile.sensing_range;
   scan.knowledge = options_.knowledge;
+  scan.end_clearance = options_.lane_ends_clear ? profile.clearance_radius : 0.0;
   const auto lanes = Lanes(
       maps, x0, y0, x1, y1, [&](const Cell& c) { return mine[partition_.TileOf(c)]; }, scan);
   const std::vector<Vec2> lane_points = LineScanWaypoints(lanes, position);

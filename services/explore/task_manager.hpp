@@ -54,6 +54,10 @@ struct ManagerOptions {
   int lanes = 2;                  // lanes of line scanning per environment side (EnvironmentSide)
   double done_fraction = 0.9;     // a tile is done when this fraction of its open cells is explored
   double waypoint_spacing = 2.0;  // m between waypoints of the approach path
+  // Lane ends a body's circumscribed radius clear of the outer wall and of known obstacles (LineScanOptions::
+  // end_clearance). false: ends in the cells nearest the walls (before 2026-11-27; the measured tables of
+  // explore_teams and explore_teams_wide were made so, and their definitions keep it).
+  bool lane_ends_clear = true;
   KnowledgeOptions knowledge;
   TwoTierOptions planning;  // its clearance_radius is replaced by each explorer's own
 };

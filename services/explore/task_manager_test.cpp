@@ -118,6 +118,39 @@ TEST(TaskManager, AllocatesApproachesAndLines) {
   EXPECT_EQ(manager.state().released_early, 2);
 }
 
+// Lane ends keep each body clear of the outer wall: on a 0.25 m grid the first lane end of a MARVIN (0.35 m) is
+// the second column's centre, 0.375 m from the wall, and a wider body's further in; with lane_ends_clear=false it
+// is the border cell's centre, 0.125 m from the wall, where the body would press against it.
+TEST(TaskManager, LaneEndsKeepEachBodyClearOfTheOuterWall) {
+  mapper::GridMaps maps = mapper::GridMaps::Initial(Grid(64, 32, 0.25));  // 16 × 8 m
+  ManagerInputs in;
+  in.maps = &maps;
+  in.reports = {At(0.5, 0.5), At(15.5, 7.5)};
+  auto first_lane_end = [&](const ManagerOptions& options, double r1_radius) {
+    std::vector<ExplorerProfile> team = Team();
+    team[0].processing_cells = 1024;  // 8 m at 0.25 m, as in AllocatesApproachesAndLines at 1 m
+    team[1].processing_cells = 256;   // 4 m: the tiles
+    team[0].clearance_radius = r1_radius;
+    TaskManager manager(maps.spec, team, options);
+    const ManagerOutputs out = manager.Step(in);
+    EXPECT_EQ(out.new_tasks.size(), 2u);
+    const ExploreTask& t = out.new_tasks.at(0);
+    return t.waypoints.at(t.approach);
+  };
+  ManagerOptions clear;
+  EXPECT_TRUE(clear.lane_ends_clear);  // the default
+  const Vec2 marvin = first_lane_end(clear, 0.35);
+  EXPECT_DOUBLE_EQ(marvin.x(), 0.375);
+  EXPECT_DOUBLE_EQ(marvin.y(), 2.125);
+  const Vec2 wide = first_lane_end(clear, 0.6);  // a Tank-sized body: the third column (0.625 m)
+  EXPECT_DOUBLE_EQ(wide.x(), 0.625);
+  ManagerOptions old;
+  old.lane_ends_clear = false;
+  const Vec2 border = first_lane_end(old, 0.35);
+  EXPECT_DOUBLE_EQ(border.x(), 0.125);
+  EXPECT_DOUBLE_EQ(border.y(), 2.125);
+}
+
 TEST(TaskManager, UnreachableEnvironmentsAreMarkedDone) {
   // A wall (explored, p_o = 1) along x = 4: the robot in x < 4 reaches tile 0 only.
   mapper::GridMaps maps = mapper::GridMaps::Initial(Grid(8, 4));

@@ -82,6 +82,10 @@ runtime::ServiceDefinition TaskManagerService() {
         options.done_fraction = ctx.Option<double>("done_fraction", options.done_fraction,
                                                    "a tile is done when this fraction of its open cells is explored",
                                                    runtime::InRange(0.01, 1.0));
+        options.lane_ends_clear = ctx.Option<bool>(
+            "lane_ends_clear", options.lane_ends_clear,
+            "keep line-scanning lane ends a body radius clear of the outer wall and known obstacles (false: the cells "
+            "nearest the walls, as before 2026-11-27)");
         options.waypoint_spacing = ctx.Option<double>("waypoint_spacing", options.waypoint_spacing,
                                                       "m between approach waypoints", runtime::Positive<double>());
         options.planning.occupancy_threshold = ctx.Option<double>(
@@ -156,7 +160,10 @@ runtime::ServiceDefinition TaskManagerService() {
             "feedback: after a set is refused (or unanswered for 5 s), no set of that activity to that robot for this "
             "long (wall s), doubling with each refusal in a row up to 600 s",
             runtime::InRange(0.0, 3600.0));
-        fb.refusal_hold_max_s = std::max(fb.refusal_hold_max_s, fb.refusal_hold_s);
+        fb.refusal_hold_max_s = ctx.Option<double>(
+            "feedback_refusal_hold_max_s", fb.refusal_hold_max_s,
+            "feedback: the longest hold after refusals in a row (wall s; at least feedback_refusal_hold_s)",
+            runtime::InRange(0.0, 86400.0));
         const std::string sensing_services = ctx.Option<std::string>(
             "feedback_sensing", "mapper", "feedback: the services whose CPU counts as sensing (e.g. mapper,hwio)");
         std::array<std::vector<std::string>, kActivities> feedback_services;

@@ -2,6 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace limbic::laser {
 namespace {
@@ -15,6 +20,59 @@ int MinRange(const RangeScan& r, int centre, int half) {
 }
 
 }  // namespace
+
+ScanCountResult ScanCountsScalar(const RangeScan& r, int jump, int below) {
+  ScanCountResult c;
+  int prev = r[kBeams - 1];
+  for (int a = 0; a < kBeams; ++a) {
+    const int v = r[a];
+    c.clutter += v - prev > jump;
+    c.density += v < below;
+    prev = v;
+  }
+  return c;
+}
+
+ScanCountResult ScanCounts(const RangeScan& r, int jump, int below) {
+#if defined(__SSE2__)
+  // Beams 1..352 sixteen at a time (each beam and its predecessor, widened to 16 bits: differences span
+  // −255..255), the first and the last seven one by one. Thresholds clamped to what 16 bits hold without changing
+  // any comparison: a jump below −255 is always exceeded and one of 255 or more never; every byte is below 256.
+  const __m128i jump16 = _mm_set1_epi16(static_cast<int16_t>(std::clamp(jump, -256, 255)));
+  const __m128i below16 = _mm_set1_epi16(static_cast<int16_t>(std::clamp(below, -1, 256)));
+  const __m128i zero = _mm_setzero_si128();
+  __m128i clutter = zero, density = zero;  // per lane: minus the count (a true comparison is −1)
+  int a = 1;
+  for (; a + 16 <= kBeams; a += 16) {
+    const __m128i cur = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r.data() + a));
+    const __m128i prev = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r.data() + a - 1));
+    const __m128i cur_lo = _mm_unpacklo_epi8(cur, zero), cur_hi = _mm_unpackhi_epi8(cur, zero);
+    const __m128i diff_lo = _mm_sub_epi16(cur_lo, _mm_unpacklo_epi8(prev, zero));
+    const __m128i diff_hi = _mm_sub_epi16(cur_hi, _mm_unpackhi_epi8(prev, zero));
+    clutter = _mm_add_epi16(clutter, _mm_cmpgt_epi16(diff_lo, jump16));
+    clutter = _mm_add_epi16(clutter, _mm_cmpgt_epi16(diff_hi, jump16));
+    density = _mm_add_epi16(density, _mm_cmplt_epi16(cur_lo, below16));
+    density = _mm_add_epi16(density, _mm_cmplt_epi16(cur_hi, below16));
+  }
+  alignas(16) int16_t lanes_c[8], lanes_d[8];
+  _mm_store_si128(reinterpret_cast<__m128i*>(lanes_c), clutter);
+  _mm_store_si128(reinterpret_cast<__m128i*>(lanes_d), density);
+  ScanCountResult c;
+  for (int i = 0; i < 8; ++i) {
+    c.clutter -= lanes_c[i];
+    c.density -= lanes_d[i];
+  }
+  auto one = [&](int beam, int prev) {
+    c.clutter += r[beam] - prev > jump;
+    c.density += r[beam] < below;
+  };
+  one(0, r[kBeams - 1]);
+  for (; a < kBeams; ++a) one(a, r[a - 1]);
+  return c;
+#else
+  return ScanCountsScalar(r, jump, below);
+#endif
+}
 
 EnvironmentTracker::EnvironmentTracker(const EnvironmentOptions& options) : options_(options) {
   if (options_.wander_window_s > 0.0) {
@@ -34,17 +92,10 @@ const EnvironmentInfo& EnvironmentTracker::Update(const SensorFrame& f) {
   // In whole centimetres: Δ > d is Δ > ⌊d⌋ and v < S is v < ⌈S⌉ (clamped to the bytes' range; NaN: never).
   const int jump = std::isnan(d) ? 1000 : static_cast<int>(std::floor(std::clamp(d, -1000.0, 1000.0)));
   const int below = s >= 0.0 ? static_cast<int>(std::ceil(std::min(s, 1000.0))) : 0;
-  int clutter = 0, density = 0;
-  int prev = r[kBeams - 1];
-  for (int a = 0; a < kBeams; ++a) {
-    const int v = r[a];
-    clutter += v - prev > jump;
-    density += v < below;
-    prev = v;
-  }
-  e.clutter = clutter;
-  e.density = density;
-  e.density_pct = 100.0 * density / kBeams;
+  const ScanCountResult counts = ScanCounts(r, jump, below);
+  e.clutter = counts.clutter;
+  e.density = counts.density;
+  e.density_pct = 100.0 * counts.density / kBeams;
   // Eq. 4-6: f over the 71 beams within ±35° of the heading.
   const int h = static_cast<int>(std::lround(Wrap360(f.odom.heading_deg))) % kBeams;
   e.ofd_cm = MinRange(r, h, options_.proximity_half_fov_deg);

@@ -46,6 +46,18 @@ struct EnvironmentOptions {
   double wander_window_s = 0.0;
 };
 
+// Eq. 4-4 and 4-5 over one scan in whole centimetres: clutter counts beams a with r_a − r_{a−1} > jump (beam 0's
+// predecessor is beam 359), density beams with r_a < below. ScanCounts is what Update uses (16 beams at a time with
+// SSE2, where the compiler targets it: every x86-64 build); ScanCountsScalar is the plain loop, its test oracle,
+// compiled everywhere. Equal for every scan and every jump and below.
+struct ScanCountResult {
+  int clutter = 0;
+  int density = 0;
+  bool operator==(const ScanCountResult&) const = default;
+};
+ScanCountResult ScanCounts(const RangeScan& r, int jump, int below);
+ScanCountResult ScanCountsScalar(const RangeScan& r, int jump, int below);
+
 // Tracks the state behind Wander (the case start) and Nomovement (how long the robot has been still).
 class EnvironmentTracker {
  public:

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
 
 namespace limbic::laser {
 namespace {
@@ -34,6 +35,54 @@ TEST(EnvironmentInfo, ClutterAndDensityOfEq44And45) {
   f.ranges.fill(100);
   f.ranges[359] = 140;  // r_0 ≡ r_360: beam 0's predecessor is beam 359 (100 − 140 < 0); 359 rises by 40
   EXPECT_EQ(env.Update(f).clutter, 1);
+}
+
+// The 16-beams-at-a-time counts equal the plain loop on random scans, on scans at the bytes' extremes, and for
+// thresholds at and beyond every edge of the 16-bit clamping (±255, ±256, ±1000, 0 and 1).
+TEST(EnvironmentInfo, ScanCountsEqualThePlainLoop) {
+  std::mt19937 rng(421);
+  const int jumps[] = {-1000, -257, -256, -255, -254, -1, 0, 1, 29, 30, 31, 254, 255, 256, 1000};
+  const int belows[] = {-1000, -1, 0, 1, 2, 100, 249, 250, 251, 254, 255, 256, 257, 1000};
+  auto check = [&](const RangeScan& r, const char* what) {
+    for (int jump : jumps) {
+      for (int below : belows) {
+        ASSERT_EQ(ScanCounts(r, jump, below), ScanCountsScalar(r, jump, below))
+            << what << " jump " << jump << " below " << below;
+      }
+    }
+  };
+  RangeScan r{};
+  for (int trial = 0; trial < 300; ++trial) {
+    std::uniform_int_distribution<int> byte(0, 255), mode(0, 2);
+    const int m = mode(rng);
+    for (auto& v : r) v = static_cast<uint8_t>(m == 0 ? byte(rng) : (m == 1 ? (byte(rng) < 128 ? 0 : 255) : 250));
+    if (m == 2) {  // a realistic scan: open space with a few obstacles
+      for (int k = 0; k < 6; ++k) {
+        const int at = byte(rng) % kBeams, len = 1 + byte(rng) % 30, range = 15 + byte(rng) % 200;
+        for (int i = 0; i < len; ++i) r[(at + i) % kBeams] = static_cast<uint8_t>(range);
+      }
+    }
+    check(r, "random");
+  }
+  r.fill(0);
+  check(r, "all 0");
+  r.fill(255);
+  check(r, "all 255");
+  for (int a = 0; a < kBeams; ++a) r[a] = static_cast<uint8_t>(a % 2 ? 255 : 0);
+  check(r, "alternating");
+  r.fill(0);
+  r[0] = 255;  // beam 0's predecessor is 359, done one by one
+  r[359] = 255;
+  r[352] = 255;  // the last beam of the 16-wide part, and the first one by one after it
+  r[353] = 0;
+  check(r, "edges");
+  // And the counts Update reports are these.
+  EnvironmentTracker env;
+  SensorFrame f = Frame({330, 330}, 0, {330, 600});
+  f.ranges = r;
+  const EnvironmentInfo& e = env.Update(f);
+  EXPECT_EQ(e.clutter, ScanCountsScalar(r, 30, 250).clutter);
+  EXPECT_EQ(e.density, ScanCountsScalar(r, 30, 250).density);
 }
 
 TEST(EnvironmentInfo, ProximityLooksThirtyFiveDegreesEitherSide) {

@@ -13,6 +13,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "common/bus/bus.hpp"
@@ -388,6 +389,34 @@ TEST(ExploreManagerKilled, TheRobotsCarryOnAndTheRestartedManagerTakesOverAndAll
   // come from lane ends in the grid's border cells, next to the world's outer wall (one in 4 runs here, before, during
   // and after the outage alike, and in runs without a kill; services/explore/README.md "Unhappy paths").
   EXPECT_EQ(robots["r1"].robot_contacts + robots["r2"].robot_contacts, 0u) << "the robots ran into each other";
+}
+
+// A careless manager command line: the refusal hold longer than its cap, or a cap below the default hold, is
+// refused at start-up with a message naming both, and the manager exits non-zero — instead of the cap being raised
+// silently (as it was) or a hold that never doubles.
+TEST(ExploreManagerOptions, AHoldAboveItsCapIsRefusedAtStartUp) {
+  testing::TempDir dir;
+  const std::vector<std::vector<std::string>> cases = {{"feedback_refusal_hold_s=700"},
+                                                       {"feedback_refusal_hold_max_s=10"}};
+  for (const auto& sets : cases) {
+    std::vector<std::string> argv = {testing::Bin("limbic-explore-manager"), "--bus", "ipc://" + dir / "nobody"};
+    for (const auto& s : sets) argv.insert(argv.end(), {"--set", s});
+    testing::ChildProcess manager(argv, dir / "manager.log");
+    const int rc = manager.Wait(30s);
+    EXPECT_NE(rc, -1) << sets[0] << ": still running";
+    EXPECT_NE(rc, 0) << sets[0] << "\n" << manager.Log();
+    EXPECT_NE(manager.Log().find("refusal_hold_s <= refusal_hold_max_s"), std::string::npos) << sets[0] << "\n"
+                                                                                             << manager.Log();
+  }
+  // Both raised together are accepted: the manager starts and waits for its bus (stopped here).
+  std::vector<std::string> argv = {
+      testing::Bin("limbic-explore-manager"), "--bus", "ipc://" + dir / "nobody",         "--set",
+      "feedback_refusal_hold_s=700",          "--set", "feedback_refusal_hold_max_s=7000"};
+  testing::ChildProcess manager(argv, dir / "accepted.log");
+  std::this_thread::sleep_for(1s);
+  EXPECT_TRUE(manager.Running()) << manager.Log();
+  manager.Signal(SIGTERM);
+  EXPECT_NE(manager.Wait(10s), -1);
 }
 
 }  // namespace

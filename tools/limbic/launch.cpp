@@ -22,6 +22,7 @@
 #include "common/bus/bus.hpp"
 #include "common/bus/curve_keys.hpp"
 #include "common/config/config.hpp"
+#include "common/runtime/liveness.hpp"
 #include "tools/limbic/commands.hpp"
 #include "tools/limbic/launch_file.hpp"
 
@@ -138,6 +139,7 @@ class Launcher {
 
   int Run() {
     start_ = SteadyClock::now();
+    StartLocalLiveness();
     StartWatchdog();
     for (auto& p : procs_) {
       Start(p);
@@ -208,6 +210,13 @@ class Launcher {
       close(pipefd[1]);
       // The service reports it in its heartbeat (`limbic nodes` shows restarts).
       setenv("LIMBIC_RESTARTS", std::to_string(p.restarts).c_str(), 1);
+      // Its liveness pings come to this launcher, never to a supervisor above it (systemd's NOTIFY_SOCKET is
+      // for the launcher's own pid).
+      if (liveness_) {
+        setenv("NOTIFY_SOCKET", liveness_->address().c_str(), 1);
+      } else {
+        unsetenv("NOTIFY_SOCKET");
+      }
       for (const auto& [k, v] : p.spec->env) setenv(k.c_str(), v.c_str(), 1);
       ApplyResourceLimits(*p.spec);
       std::vector<char*> args;
@@ -288,6 +297,7 @@ class Launcher {
                                           : "was killed by signal " + std::to_string(WTERMSIG(status));
       if (p.watchdog_kill) how = std::string("was killed by the ") + p.watchdog_what + " watchdog";
       heartbeats_.erase(pid);
+      pinged_.erase(pid);
       Event(p, "exited", code);
       if (p.spec->name == until_) {
         Say(p.spec->name + " " + how + "; stopping the others");
@@ -328,6 +338,18 @@ class Launcher {
     SteadyClock::time_point last;
     std::string topic;
   };
+
+  // Local liveness: each child's runtime pings NOTIFY_SOCKET at every heartbeat (common/runtime/liveness.hpp).
+  // A child that pings is judged by its pings alone: they cannot be delayed by a slow or lossy link to a broker
+  // on another host, which once made this watchdog restart healthy services whose bus heartbeats were late.
+  void StartLocalLiveness() {
+    if (file_.watchdog.bus.empty()) return;
+    try {
+      liveness_ = std::make_unique<runtime::LivenessListener>();
+    } catch (const std::exception& e) {
+      Say(std::string("local liveness disabled (hangs judged by bus heartbeats only): ") + e.what());
+    }
+  }
 
   void StartWatchdog() {
     if (file_.watchdog.bus.empty()) return;
@@ -377,9 +399,19 @@ class Launcher {
     for (int i = 0; i < 10 && watch_node_->Poll(std::chrono::milliseconds(0)) > 0; ++i) {
     }
     const auto now = SteadyClock::now();
+    if (liveness_) liveness_->Drain([&](pid_t pid) { pinged_[pid] = now; });
     for (auto& p : procs_) {
       if (p.pid <= 0 || p.finished || p.waiting_restart || p.watchdog_kill) continue;
       if (p.spec->heartbeat_timeout_s <= 0) continue;
+      if (const auto ping = pinged_.find(p.pid); ping != pinged_.end()) {
+        const double silent = std::chrono::duration<double>(now - ping->second).count();
+        if (silent < p.spec->heartbeat_timeout_s) continue;
+        std::ostringstream msg;
+        msg << p.spec->name << " (pid " << p.pid << ") sent no heartbeat (no liveness ping on this host) for "
+            << std::fixed << std::setprecision(1) << silent << " s without exiting; killing it to restart it";
+        Kill(p, msg.str(), "heartbeat");
+        continue;
+      }
       const auto seen = heartbeats_.find(p.pid);
       // Only a process that has sent a heartbeat is watched: one that never does (a tool, or a
       // service still starting) is not judged by this.
@@ -394,12 +426,16 @@ class Launcher {
       std::ostringstream msg;
       msg << p.spec->name << " (pid " << p.pid << ") sent no heartbeat on " << seen->second.topic << " for "
           << std::fixed << std::setprecision(1) << silent << " s without exiting; killing it to restart it";
-      Say(msg.str());
-      Event(p, "watchdog");
-      p.watchdog_kill = true;
-      p.watchdog_what = "heartbeat";
-      kill(p.pid, SIGKILL);
+      Kill(p, msg.str(), "heartbeat");
     }
+  }
+
+  void Kill(Running& p, const std::string& why, const char* watchdog) {
+    Say(why);
+    Event(p, "watchdog");
+    p.watchdog_kill = true;
+    p.watchdog_what = watchdog;
+    kill(p.pid, SIGKILL);
   }
 
   // A process that heartbeats but has published nothing on one of its declared outputs for its
@@ -498,6 +534,8 @@ class Launcher {
   std::unique_ptr<zmq::context_t> watch_context_;
   std::unique_ptr<bus::Node> watch_node_;
   std::map<pid_t, HeartbeatSeen> heartbeats_;
+  std::unique_ptr<runtime::LivenessListener> liveness_;
+  std::map<pid_t, SteadyClock::time_point> pinged_;  // each child's last liveness ping
   SteadyClock::time_point last_any_heartbeat_{};
   std::map<std::string, SteadyClock::time_point> output_seen_;  // declared outputs: last new message
   std::string until_;

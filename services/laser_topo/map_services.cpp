@@ -279,7 +279,7 @@ bool RemoteMapLayer::Guide(const SensorFrame& f, const EnvironmentInfo& env, Vec
     Request(f, env, PlanReason::kOffPath);
     return false;
   }
-  ExitOutcome outcome;
+  ExitOutcome outcome = ExitOutcome::kAbandoned;
   if (AttemptOutcome(status, &outcome)) EndAttempt(outcome);
   if (!CountFollowing(status, &stats_)) return false;
   *waypoint = follower_.target() - offset_;  // map frame → odometry frame

@@ -121,6 +121,17 @@ class TopoMapper {
   std::array<int64_t, 3> attempts_{};
 };
 
+// §5.2 PlanRequest (reactive → planner).
+enum class PlanReason { kBehaviourFailing = 0, kOffPath = 1, kNewTerritory = 2, kStartup = 3 };
+
+struct PlanRequestOut {
+  uint32_t request_id = 0;
+  int current_node = -1;
+  Vec2 goal;
+  bool goal_in_sight = false;
+  PlanReason reason = PlanReason::kBehaviourFailing;
+};
+
 // ---- planner ----------------------------------------------------------------------------------------------
 
 // Eq. 6-1 from node `start`; an invalid path (no usable exit) for a start the map does not have.
@@ -195,16 +206,6 @@ class TopoPlanner {
 };
 
 // ---- reactive side ----------------------------------------------------------------------------------------
-
-enum class PlanReason { kBehaviourFailing = 0, kOffPath = 1, kNewTerritory = 2, kStartup = 3 };
-
-struct PlanRequestOut {
-  uint32_t request_id = 0;
-  int current_node = -1;
-  Vec2 goal;
-  bool goal_in_sight = false;
-  PlanReason reason = PlanReason::kBehaviourFailing;
-};
 
 struct ExitAttemptOut {
   int node = -1;

@@ -40,7 +40,10 @@ void ValidateMemoryOptions(const MemoryOptions& o) {
 }
 
 MapLayer::MapLayer(const MemoryOptions& options, TopoMap map)
-    : options_(options), map_(std::move(map)), follower_(options.follow) {
+    : options_(options), map_(options.map), follower_(options.follow) {
+  // A retained map's nodes (E7) under this controller's map options (the map's own were the defaults: options.map
+  // — self_localise, max_exit_tries, reached_is_not_a_try — went unused).
+  map_.mutable_nodes() = std::move(map.mutable_nodes());
   map_.Relocate();
 }
 
@@ -102,7 +105,7 @@ void MapLayer::EndAttempt(ExitOutcome outcome) {
 }
 
 bool MapLayer::Following(MapFollower::Status status) {
-  ExitOutcome outcome;
+  ExitOutcome outcome = ExitOutcome::kAbandoned;
   if (AttemptOutcome(status, &outcome)) EndAttempt(outcome);
   return CountFollowing(status, &stats_);
 }
@@ -137,7 +140,7 @@ bool MapLayer::Guide(const SensorFrame& f, const EnvironmentInfo& env, Vec2* way
     if (!Plan(f, env)) return false;
     const MapFollower::Status again = follower_.Step(f.ranges, pose, f.time_s, update_);
     if (again != MapFollower::Status::kFollowing) {
-      ExitOutcome outcome;
+      ExitOutcome outcome = ExitOutcome::kAbandoned;
       if (AttemptOutcome(again, &outcome)) EndAttempt(outcome);
       return false;
     }

@@ -163,12 +163,11 @@ runtime::ServiceDefinition LaserPlannerService() {
                                             s->updates.emplace_back(m.header.tick(), NodeUpdateFromMsg(m.msg));
                                           });
         auto path_out = ctx.AddOutput<msg::TopoPath>(ctx.Topic("laser/path"));
-        const TopoPlanner* planner = &s->planner;
-        ctx.Counter("answered", [planner] { return static_cast<double>(planner->answered()); });
-        ctx.Counter("no_path", [planner] { return static_cast<double>(planner->no_path()); });
-        ctx.Counter("waited_for_map", [planner] { return static_cast<double>(planner->waited()); });
-        ctx.Counter("map_updates", [planner] { return static_cast<double>(planner->replica().stats().applied); });
-        ctx.Counter("map_gaps", [planner] { return static_cast<double>(planner->replica().stats().gaps); });
+        ctx.Counter("answered", [s] { return static_cast<double>(s->planner.answered()); });
+        ctx.Counter("no_path", [s] { return static_cast<double>(s->planner.no_path()); });
+        ctx.Counter("waited_for_map", [s] { return static_cast<double>(s->planner.waited()); });
+        ctx.Counter("map_updates", [s] { return static_cast<double>(s->planner.replica().stats().applied); });
+        ctx.Counter("map_gaps", [s] { return static_cast<double>(s->planner.replica().stats().gaps); });
         ctx.AddStep({}, [=](const runtime::TickInfo& tick) {
           if (snapshot->Get() && snapshot->tick() != s->snapshot_tick) {
             s->snapshot_tick = snapshot->tick();

@@ -132,6 +132,33 @@ TEST(TopoConvert, FeaturesCurrentNodePathAndRequestsCrossUnchanged) {
   EXPECT_EQ(Check(af, ToMsg(af, Header(af), ExitAttemptOut{2, 7})), "");
 }
 
+// ExitAttempt's three states and EstimatedPose cross unchanged; out-of-range ones are refused.
+TEST(TopoConvert, ExitResultsAndTheEstimatedPoseRoundTrip) {
+  for (ExitOutcome outcome : {ExitOutcome::kStarted, ExitOutcome::kReached, ExitOutcome::kAbandoned}) {
+    FBB fbb;
+    ASSERT_EQ(Check(fbb, ToMsg(fbb, Header(fbb), ExitAttemptOut{4, 6, outcome})), "");
+    const ExitAttemptOut back = ExitAttemptFromMsg(*flatbuffers::GetRoot<msg::TopoExitAttempt>(fbb.GetBufferPointer()));
+    EXPECT_EQ(back.node, 4);
+    EXPECT_EQ(back.sector, 6);
+    EXPECT_EQ(back.outcome, outcome);
+  }
+  FBB bad;
+  EXPECT_NE(Check(bad, msg::CreateTopoExitAttempt(bad, Header(bad), 0, 1, static_cast<msg::ExitAttemptState>(3))), "");
+
+  TopoMapper mapper{TopoMapperOptions{}};
+  FBB pf;
+  ASSERT_EQ(Check(pf, ToMsg(pf, Header(pf), mapper, Vec2{120.5, 80.25}, 45.0)), "");
+  const auto* pose = flatbuffers::GetRoot<msg::EstimatedPose>(pf.GetBufferPointer());
+  EXPECT_EQ(pose->x_cm(), 120.5);  // no correction yet: the odometry
+  EXPECT_EQ(pose->y_cm(), 80.25);
+  EXPECT_EQ(pose->odom_x_cm(), 120.5);
+  EXPECT_EQ(pose->heading_deg(), 45.0);
+  EXPECT_EQ(pose->corrections(), 0u);
+  EXPECT_EQ(pose->node_id(), -1);
+  FBB nan_pose;
+  EXPECT_NE(Check(nan_pose, msg::CreateEstimatedPose(nan_pose, Header(nan_pose), std::nan(""), 0, 0, 0, 0)), "");
+}
+
 // §5.2 item 11: the planner's copy, built from the mapper's TopoMapUpdates across the wire format alone, equals
 // the mapper's map bit for bit — through random worlds and random sequences of creates, updates and revisits
 // (the robot driving), and of exit attempts and results (random, as the reactive layer would send them).

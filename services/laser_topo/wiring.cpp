@@ -163,6 +163,7 @@ runtime::ServiceDefinition LaserPlannerService() {
                                             s->updates.emplace_back(m.header.tick(), NodeUpdateFromMsg(m.msg));
                                           });
         auto path_out = ctx.AddOutput<msg::TopoPath>(ctx.Topic("laser/path"));
+        const bool lockstep = ctx.mode() == runtime::Mode::kLockstep;
         ctx.Counter("answered", [s] { return static_cast<double>(s->planner.answered()); });
         ctx.Counter("no_path", [s] { return static_cast<double>(s->planner.no_path()); });
         ctx.Counter("waited_for_map", [s] { return static_cast<double>(s->planner.waited()); });
@@ -173,9 +174,10 @@ runtime::ServiceDefinition LaserPlannerService() {
             s->snapshot_tick = snapshot->tick();
             s->planner.replica().Reset(NodesFromMsg(*snapshot->Get()), snapshot->Get()->update_seq());
           }
-          // Updates of earlier ticks only (as a previous-tick input sees): the same map whatever the timing.
+          // In lockstep the updates of earlier ticks only (as a previous-tick input sees them): the same map whatever
+          // the timing. In realtime every one that has come (the hosts' ticks are their own, as for inputs).
           auto later = std::stable_partition(s->updates.begin(), s->updates.end(),
-                                             [&](const auto& u) { return u.first < tick.tick; });
+                                             [&](const auto& u) { return !lockstep || u.first < tick.tick; });
           for (auto it = s->updates.begin(); it != later; ++it) s->planner.replica().Apply(it->second);
           s->updates.erase(s->updates.begin(), later);
           const msg::TopoPlanRequest* r = request->Get();

@@ -234,7 +234,9 @@ TEST(TopoMapper, BuildsTheInProcessLayersMapFromPerceivedScans) {
 }
 
 TEST(TopoMapper, CountsTriesOnExitsItHasAndMasksAfterTwoUnlessReached) {
-  TopoMapper mapper(TopoMapperOptions{});
+  TopoMapperOptions refund;  // reached_is_not_a_try: the default counts every attempt (topo_map_test)
+  refund.map.reached_is_not_a_try = true;
+  TopoMapper mapper(refund);
   EXPECT_FALSE(mapper.RecordAttempt(0, 0, ExitOutcome::kStarted));  // no node yet
   // One node from one feature.
   Feature f;

@@ -79,8 +79,9 @@ TEST(MapLayer, PlansThroughTheCurrentNodesExitAndSteersInTheOdometryFrame) {
   EXPECT_EQ(layer.stats().no_path, 2);
 }
 
-// §5.2 ExitResult in process: a map-following case that gets to the pass-through point beyond its exit takes
-// the try back (the exit is real), so the two-tries rule leaves it open; one that times out keeps it.
+// §5.2 ExitResult in process: with reached_is_not_a_try a map-following case that gets to the pass-through point
+// beyond its exit takes the try back (the exit is real), so the two-tries rule leaves it open; one that times out
+// keeps it; by default every attempt counts.
 TEST(MapLayer, AReachedExitIsNotAFailedTry) {
   auto setup = [](MapLayer& layer, const RangeScan& scan) {
     EnvironmentInfo env;
@@ -95,7 +96,9 @@ TEST(MapLayer, AReachedExitIsNotAFailedTry) {
   const RangeScan open = Circles({300, 100}, {});  // no feature: the map is not updated
   EnvironmentInfo env;
   Vec2 wp;
-  MapLayer layer{MemoryOptions{}};
+  MemoryOptions refund;
+  refund.map.reached_is_not_a_try = true;
+  MapLayer layer{refund};
   setup(layer, scan);
   for (int attempt = 0; attempt < 3; ++attempt) {
     const int64_t c = 10 + 10 * attempt;
@@ -126,10 +129,8 @@ TEST(MapLayer, AReachedExitIsNotAFailedTry) {
   ASSERT_TRUE(timed_out.TakeOver(Frame(late + 1, {300, 100}, scan), env));
   EXPECT_EQ(timed_out.map().nodes()[0].exits[0].mask, kMaskTries);
 
-  // The literal count (reached_is_not_a_try = false): two reached attempts mask it all the same.
-  MemoryOptions literal;
-  literal.map.reached_is_not_a_try = false;
-  MapLayer counted(literal);
+  // The literal count (the default): two reached attempts mask it all the same.
+  MapLayer counted{MemoryOptions{}};
   setup(counted, scan);
   ASSERT_TRUE(counted.TakeOver(Frame(10, {300, 100}, scan), env));
   const Vec2 beyond = counted.follower().path().waypoints.back().position;

@@ -51,12 +51,12 @@ struct TopoMapOptions {
   double exit_usable_prob = 10.0;       // [A]
   double mask2_distance_cm = 30.0;      // [T]
   int max_exit_tries = 2;               // [T]
-  // §3.10 + §5.2 item 15: a try is counted when the robot sets off through an exit (ExitAttempt Started,
-  // §3.9 [A] "increment exittrys"); the two-tries rule is there for spurious exits, and an exit the robot
-  // went through (ExitResult Reached) is not one, so by default a Reached result takes its try back and
-  // lifts a mask of code 4 it had caused. false: the literal count — every attempt counts whatever its
-  // outcome (the behaviour before ExitResult was honoured).
-  bool reached_is_not_a_try = true;       // [A]
+  // §3.10 + §5.2 item 15: a try is counted when the robot sets off through an exit (ExitAttempt Started, §3.9 [A]
+  // "increment exittrys"), and §3.10 masks an exit "after two attempts" whatever became of them (the default).
+  // true: an ExitResult Reached takes its try back and lifts the code-4 mask it caused (the exit is no spurious
+  // one). Measured on E6 it makes a livelock: a reached exit of the current node stays open, is planned again at
+  // the next failing selection point and reached at once, cycle after cycle (README).
+  bool reached_is_not_a_try = false;      // [A]
   double stationary_cm = 0.5;             // [A] §3.7
   double stationary_move_fraction = 0.1;  // [A]
   int stationary_cycles = 10;             // [A]

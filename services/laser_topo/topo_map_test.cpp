@@ -281,8 +281,9 @@ TEST(TopoMap, RefusesBadOptionsAndPoses) {
   EXPECT_TRUE(map.nodes().empty());
 }
 
-// §3.10 + §5.2 item 15: Started counts a try and masks after two; Reached takes its try back (the exit was
-// real, not a spurious one) and lifts the code-4 mask it had caused; Abandoned leaves the try counted.
+// §3.10 + §5.2 item 15: Started counts a try and masks after two; with reached_is_not_a_try Reached takes its try
+// back (the exit was real, not a spurious one) and lifts the code-4 mask it had caused; Abandoned leaves the try
+// counted. By default (§3.10's text) every attempt counts.
 TEST(TopoMap, ExitResultsDriveTheTwoTriesRule) {
   auto one_exit = [](const TopoMapOptions& o) {
     TopoMap map(o);
@@ -295,7 +296,9 @@ TEST(TopoMap, ExitResultsDriveTheTwoTriesRule) {
     e.prob = 50;
     return map;
   };
-  TopoMap map = one_exit(TopoMapOptions{});
+  TopoMapOptions refund;
+  refund.reached_is_not_a_try = true;
+  TopoMap map = one_exit(refund);
   const NodeExit& e = map.nodes()[0].exits[4];
   // Refused, and nothing changes: no such node, sector, or an empty slot.
   EXPECT_FALSE(map.RecordExitAttempt(1, 4, ExitOutcome::kStarted));
@@ -327,10 +330,8 @@ TEST(TopoMap, ExitResultsDriveTheTwoTriesRule) {
   EXPECT_TRUE(map.RecordExitAttempt(0, 4, ExitOutcome::kReached));
   EXPECT_EQ(e.mask, kMaskAdjacentArea);
 
-  // The literal count (reached_is_not_a_try = false): every attempt counts, reached or not.
-  TopoMapOptions literal;
-  literal.reached_is_not_a_try = false;
-  TopoMap lit = one_exit(literal);
+  // The literal count (the default): every attempt counts, reached or not.
+  TopoMap lit = one_exit(TopoMapOptions{});
   for (int i = 0; i < 2; ++i) {
     EXPECT_TRUE(lit.RecordExitAttempt(0, 4, ExitOutcome::kStarted));
     EXPECT_TRUE(lit.RecordExitAttempt(0, 4, ExitOutcome::kReached));

@@ -76,7 +76,9 @@
   X(ExploreTask, "EXTK")        \
   X(ExploreReport, "EXRP")      \
   X(ExploreCall, "EXCL")        \
-  X(ExploreBid, "EXBD")
+  X(ExploreBid, "EXBD")         \
+  X(TopoMapUpdate, "LMUP")      \
+  X(EstimatedPose, "LEPO")
 
 namespace limbic::messages {
 

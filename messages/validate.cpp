@@ -780,6 +780,45 @@ void Rule(Check& c, const msg::TopoCurrentNode& m) {
   if (m.node_id() >= m.nodes()) c.Fail("node_id", "must be below nodes", m.node_id());
 }
 
+// One node (§3.5) of a snapshot or an update; `i` its index (names the failure), link targets < `max_nodes`.
+void TopoNodeRule(Check& c, const msg::TopoNodeEntry* node, flatbuffers::uoffset_t i, double max_nodes) {
+  for (double v : {node->bearing_deg(), node->ref_bearing_deg()}) c.Range("nodes.bearing_deg", v, 0.0, 180.0, i);
+  for (double v : {node->length_cm(), node->v_bearing(), node->v_length()}) c.Range("nodes.length_cm", v, 0.0, 1e4, i);
+  for (double v :
+       {node->s_bearing(), node->ss_bearing(), node->s_length(), node->ss_length(), node->north(), node->east(),
+        node->south(), node->west(), node->rel_x_cm(), node->rel_y_cm(), node->rel_sum_x_cm(), node->rel_sum_y_cm()}) {
+    c.Finite("nodes.statistics", v, 1e15, i);
+  }
+  c.Range("nodes.n", static_cast<double>(node->n()), 0, 9e15, i);
+  c.Range("nodes.rel_n", static_cast<double>(node->rel_n()), 0, 9e15, i);
+  c.Range("nodes.visits", node->visits(), 0, 2e9, i);
+  if (node->links() != nullptr) {
+    c.Aligned("nodes.links", node->links());
+    c.Count("nodes.links", node->links()->size(), 1024);
+    for (flatbuffers::uoffset_t j = 0; j < node->links()->size() && c.ok(); ++j) {
+      const msg::TopoLinkEntry* l = node->links()->Get(j);
+      c.Range("nodes.links.to", l->to(), 0, max_nodes - 1, i);
+      c.Range("nodes.links.range_cm", l->range_cm(), 0.0, kLaserRoomCm, i);
+      c.Range("nodes.links.bearing_deg", l->bearing_deg(), 0.0, 360.0, i);
+    }
+  }
+  if (node->exits() == nullptr || node->exits()->size() != 8) {
+    c.Fail("nodes.exits", "must hold 8 exits (one per 45° sector)", node->exits() ? node->exits()->size() : 0, i);
+    return;
+  }
+  c.Aligned("nodes.exits", node->exits());
+  for (flatbuffers::uoffset_t k = 0; k < 8 && c.ok(); ++k) {
+    const msg::TopoExitEntry* e = node->exits()->Get(k);
+    c.Range("nodes.exits.mask", e->mask(), 0, 4, i);
+    c.Range("nodes.exits.tries", e->tries(), 0, 1000, i);
+    c.Range("nodes.exits.prob", e->prob(), 0.0, 100.0, i);
+    c.Range("nodes.exits.feature_bearing_deg", e->feature_bearing_deg(), 0.0, 180.0, i);
+    c.Range("nodes.exits.bearing_deg", e->bearing_deg(), 0.0, 360.0, i);
+    for (double v : {e->feature_length_cm(), e->range_cm()}) c.Range("nodes.exits.length", v, 0.0, 1e4, i);
+    c.Finite("nodes.exits.proj_seen_cm", e->proj_seen_cm(), kLaserRoomCm, i);
+  }
+}
+
 void Rule(Check& c, const msg::TopoMapSnapshot& m) {
   const size_t n = m.nodes() ? m.nodes()->size() : 0;
   c.Count("nodes", n, static_cast<size_t>(kMaxTopoNodes));
@@ -787,42 +826,7 @@ void Rule(Check& c, const msg::TopoMapSnapshot& m) {
   for (flatbuffers::uoffset_t i = 0; i < n && c.ok(); ++i) {
     const msg::TopoNodeEntry* node = m.nodes()->Get(i);
     if (node->id() != static_cast<int>(i)) c.Fail("nodes.id", "must be the node's index", node->id(), i);
-    for (double v : {node->bearing_deg(), node->ref_bearing_deg()}) c.Range("nodes.bearing_deg", v, 0.0, 180.0, i);
-    for (double v : {node->length_cm(), node->v_bearing(), node->v_length()})
-      c.Range("nodes.length_cm", v, 0.0, 1e4, i);
-    for (double v : {node->s_bearing(), node->ss_bearing(), node->s_length(), node->ss_length(), node->north(),
-                     node->east(), node->south(), node->west(), node->rel_x_cm(), node->rel_y_cm(),
-                     node->rel_sum_x_cm(), node->rel_sum_y_cm()}) {
-      c.Finite("nodes.statistics", v, 1e15, i);
-    }
-    c.Range("nodes.n", static_cast<double>(node->n()), 0, 9e15, i);
-    c.Range("nodes.rel_n", static_cast<double>(node->rel_n()), 0, 9e15, i);
-    c.Range("nodes.visits", node->visits(), 0, 2e9, i);
-    if (node->links() != nullptr) {
-      c.Aligned("nodes.links", node->links());
-      c.Count("nodes.links", node->links()->size(), 1024);
-      for (flatbuffers::uoffset_t j = 0; j < node->links()->size() && c.ok(); ++j) {
-        const msg::TopoLinkEntry* l = node->links()->Get(j);
-        c.Range("nodes.links.to", l->to(), 0, static_cast<double>(n) - 1, i);
-        c.Range("nodes.links.range_cm", l->range_cm(), 0.0, kLaserRoomCm, i);
-        c.Range("nodes.links.bearing_deg", l->bearing_deg(), 0.0, 360.0, i);
-      }
-    }
-    if (node->exits() == nullptr || node->exits()->size() != 8) {
-      c.Fail("nodes.exits", "must hold 8 exits (one per 45° sector)", node->exits() ? node->exits()->size() : 0, i);
-      return;
-    }
-    c.Aligned("nodes.exits", node->exits());
-    for (flatbuffers::uoffset_t k = 0; k < 8 && c.ok(); ++k) {
-      const msg::TopoExitEntry* e = node->exits()->Get(k);
-      c.Range("nodes.exits.mask", e->mask(), 0, 4, i);
-      c.Range("nodes.exits.tries", e->tries(), 0, 1000, i);
-      c.Range("nodes.exits.prob", e->prob(), 0.0, 100.0, i);
-      c.Range("nodes.exits.feature_bearing_deg", e->feature_bearing_deg(), 0.0, 180.0, i);
-      c.Range("nodes.exits.bearing_deg", e->bearing_deg(), 0.0, 360.0, i);
-      for (double v : {e->feature_length_cm(), e->range_cm()}) c.Range("nodes.exits.length", v, 0.0, 1e4, i);
-      c.Finite("nodes.exits.proj_seen_cm", e->proj_seen_cm(), kLaserRoomCm, i);
-    }
+    TopoNodeRule(c, node, i, static_cast<double>(n));
   }
 }
 
@@ -859,6 +863,24 @@ void Rule(Check& c, const msg::TopoPath& m) {
     c.Range("exit_sector", m.exit_sector(), -1, 7);
   }
   c.Finite("weight", m.weight(), 1e12);
+}
+
+void Rule(Check& c, const msg::TopoMapUpdate& m) {
+  if (m.seq() == 0) c.Fail("seq", "must be >= 1 (updates count from 1)", 0);
+  c.Range("op", static_cast<int>(m.op()), 0, 2);
+  if (m.node() == nullptr) {
+    c.Fail("node", "is required", 0);
+    return;
+  }
+  // The node's id is its index; its links may name nodes the receiver has not heard of yet (it checks).
+  c.Range("node.id", m.node()->id(), 0, kMaxTopoNodes - 1);
+  if (c.ok()) TopoNodeRule(c, m.node(), static_cast<flatbuffers::uoffset_t>(m.node()->id()), kMaxTopoNodes);
+}
+
+void Rule(Check& c, const msg::EstimatedPose& m) {
+  for (double v : {m.x_cm(), m.y_cm(), m.odom_x_cm(), m.odom_y_cm()}) c.Finite("x_cm", v, kLaserRoomCm);
+  c.Range("heading_deg", m.heading_deg(), 0.0, 360.0);
+  c.Range("node_id", m.node_id(), -1, kMaxTopoNodes - 1);
 }
 
 void Rule(Check& c, const msg::TopoExitAttempt& m) {

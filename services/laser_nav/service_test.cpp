@@ -10,6 +10,7 @@
 #include "common/runtime/in_process.hpp"
 #include "services/laser_nav/controllers.hpp"
 #include "services/laser_nav/neural_network.hpp"
+#include "services/laser_nav/recurrent_network.hpp"
 #include "services/laser_nav/wiring.hpp"
 #include "services/laser_sim/episode.hpp"
 #include "services/laser_sim/office.hpp"
@@ -139,6 +140,86 @@ TEST(LaserServices, NetworkControllerLockstepRunIsTheLibraryLoop) {
   runtime::HostedService bare{LaserNavService(), {}};
   bare.options.overrides = {"controller=nn"};
   EXPECT_THROW(runtime::RunInProcess("inproc://laser_bad3", {bare}, stop), config::ConfigError);
+}
+
+// The recurrent network as the reactive layer (controller=rnn, network=FILE, §2.7): the same run as the library's;
+// a missing, unreadable or malformed network file is refused at start with what is wrong.
+TEST(LaserServices, RecurrentControllerLockstepRunIsTheLibraryLoop) {
+  std::mt19937_64 rng(22);
+  RecurrentNetwork net(8);
+  for (RecurrentNeuron& n : net) n = RandomRecurrentNeuron(rng);
+  const std::filesystem::path dir = std::filesystem::temp_directory_path();
+  const std::string file = (dir / ("laser_rnn_" + std::to_string(getpid()) + ".txt")).string();
+  {
+    std::ofstream out(file);
+    SaveRecurrentNetwork(net, out);
+  }
+  auto seen = std::make_shared<Seen>();
+  runtime::HostedService sim{LaserSimService(), {}};
+  sim.options.period_s = 0.01;
+  sim.options.coordinate = true;
+  sim.options.participants = {"r1/laser_sim", "r1/laser_nav"};
+  sim.options.max_ticks = 3000;
+  sim.options.overrides = {"density=15", "index=1", "seed=4", "time_limit_s=8", "laser_error=uniform"};
+  runtime::HostedService nav{LaserNavService(), {}};
+  nav.options.period_s = 0.01;
+  nav.options.overrides = {"controller=rnn", "network=" + file, "sectors=mean", "frame=body"};
+  runtime::HostedService probe{Probe(seen), {}};
+  probe.options.robot = "";
+  std::atomic<bool> stop{false};
+  runtime::InProcessStats stats;
+  ASSERT_EQ(runtime::RunInProcess("inproc://laser_services_rnn", {sim, nav, probe}, stop, {}, &stats), 0)
+      << (stats.errors.empty() ? "" : stats.errors.front());
+
+  const World world = GenerateWorld(15, 1);
+  EpisodeOptions eo;
+  eo.time_limit_s = 8;
+  LaserEpisode episode(world, eo, 4);
+  RecurrentOptions ro;
+  ro.network = net;
+  ro.sectors = SectorReduction::kMean;
+  ro.frame = RnnFrame::kBody;
+  RecurrentController controller(ro);
+  double path_cm = 0;
+  while (!episode.done()) episode.Advance(controller.Step(episode.frame()));
+  const EpisodeResult r = episode.Result();
+  path_cm = r.path_cm;
+  {
+    std::lock_guard<std::mutex> lock(seen->mutex);
+    EXPECT_TRUE(seen->done);
+    EXPECT_EQ(seen->solved, r.solved);
+    EXPECT_DOUBLE_EQ(seen->x, episode.truth().x_cm);
+    EXPECT_DOUBLE_EQ(seen->y, episode.truth().y_cm);
+    EXPECT_EQ(seen->collisions, r.collisions);
+    EXPECT_EQ(seen->last_case, -1);  // no cases
+  }
+  EXPECT_GT(path_cm, 0.0);  // it drove
+
+  // Refused at start, each with a message naming the problem.
+  const std::string malformed = (dir / ("laser_rnn_bad_" + std::to_string(getpid()) + ".txt")).string();
+  {
+    std::ofstream out(malformed);
+    out << "recurrent_network 2\nrneuron 70000\n";
+  }
+  const std::vector<std::pair<std::vector<std::string>, std::string>> bad{
+      {{"controller=rnn"}, "needs --set network=FILE"},
+      {{"controller=rnn", "network=" + file + ".missing"}, "cannot open"},
+      {{"controller=rnn", "network=" + malformed}, malformed},
+      {{"controller=rnn", "network=" + file, "sectors=median"}, "sectors"},
+      {{"controller=cbr", "sectors=mean"}, "sectors"},  // an rnn option without the rnn
+  };
+  for (const auto& [overrides, says] : bad) {
+    runtime::HostedService refused{LaserNavService(), {}};
+    refused.options.overrides = overrides;
+    try {
+      runtime::RunInProcess("inproc://laser_bad_rnn", {refused}, stop);
+      ADD_FAILURE() << overrides.back() << ": started";
+    } catch (const config::ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+    }
+  }
+  std::filesystem::remove(file);
+  std::filesystem::remove(malformed);
 }
 
 // Crossing over (issue 21 item 5): the laser simulator in a set-B office of the hybrid navigator's

@@ -1,12 +1,14 @@
 #include "services/laser_nav/wiring.hpp"
 
 #include <cmath>
+#include <deque>
 #include <limits>
 #include <optional>
 
 #include "common/log/log.hpp"
 #include "services/laser_nav/controllers.hpp"
 #include "services/laser_nav/neural_network.hpp"
+#include "services/laser_nav/recurrent_network.hpp"
 #include "services/laser_sim/convert.hpp"
 #include "services/laser_topo/convert.hpp"
 #include "services/laser_topo/map_services.hpp"
@@ -14,13 +16,14 @@
 namespace limbic::laser {
 namespace {
 
-// controller=memory's side of the bus (§5.1, §5.3): the mapper's CurrentNode and the planner's Paths of
-// earlier ticks (feedback inputs, never awaited: without them the controller is the case-based one), and the
+// controller=memory's side of the bus (§5.1, §5.3): the mapper's CurrentNode and EstimatedPose and the planner's Paths
+// of earlier ticks (feedback inputs, never awaited: without them the controller is the case-based one), and the
 // PlanRequests and ExitAttempts the layer asks to send.
 class MapLayerLink {
  public:
   MapLayerLink(runtime::ServiceContext& ctx, RemoteMapLayer* layer, const CaseBasedController* cbr) : layer_(layer) {
     node_in_ = ctx.AddInput<msg::TopoCurrentNode>(ctx.Topic("laser/current_node"), runtime::Timing::kPreviousTick);
+    pose_in_ = ctx.AddInput<msg::EstimatedPose>(ctx.Topic("laser/pose"), runtime::Timing::kPreviousTick);
     path_in_ = ctx.AddInput<msg::TopoPath>(ctx.Topic("laser/path"), runtime::Timing::kPreviousTick);
     request_out_ = ctx.AddOutput<msg::TopoPlanRequest>(ctx.Topic("laser/plan_request"));
     attempt_out_ = ctx.AddOutput<msg::TopoExitAttempt>(ctx.Topic("laser/exit_attempt"));
@@ -36,7 +39,12 @@ class MapLayerLink {
   void Receive() {
     if (node_in_->Get() && node_in_->tick() != node_tick_) {
       node_tick_ = node_in_->tick();
-      layer_->OnCurrentNode(UpdateFromMsg(*node_in_->Get()), OffsetFromMsg(*node_in_->Get()));
+      layer_->OnCurrentNode(UpdateFromMsg(*node_in_->Get()));
+    }
+    if (pose_in_->Get() && pose_in_->tick() != pose_tick_) {
+      pose_tick_ = pose_in_->tick();
+      const msg::EstimatedPose& p = *pose_in_->Get();
+      layer_->OnEstimatedPose(Vec2{p.x_cm(), p.y_cm()}, Vec2{p.odom_x_cm(), p.odom_y_cm()});
     }
     if (path_in_->Get() && path_in_->tick() != path_tick_) {
       path_tick_ = path_in_->tick();
@@ -51,27 +59,34 @@ class MapLayerLink {
       request_out_->Publish(tick,
                             [&](flatbuffers::FlatBufferBuilder& fbb, auto header) { return ToMsg(fbb, header, r); });
     }
-    for (const ExitAttemptOut& a : layer_->TakeAttempts()) {
-      attempt_out_->Publish(tick,
-                            [&](flatbuffers::FlatBufferBuilder& fbb, auto header) { return ToMsg(fbb, header, a); });
+    // The mapper's input sees one ExitAttempt per tick, and a result and the next start can fall in one
+    // step: one a tick, in order.
+    for (const ExitAttemptOut& a : layer_->TakeAttempts()) attempts_.push_back(a);
+    if (!attempts_.empty()) {
+      attempt_out_->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+        return ToMsg(fbb, header, attempts_.front());
+      });
+      attempts_.pop_front();
     }
   }
 
  private:
   RemoteMapLayer* layer_;
   std::shared_ptr<runtime::Input<msg::TopoCurrentNode>> node_in_;
+  std::shared_ptr<runtime::Input<msg::EstimatedPose>> pose_in_;
   std::shared_ptr<runtime::Input<msg::TopoPath>> path_in_;
   std::shared_ptr<runtime::Output<msg::TopoPlanRequest>> request_out_;
   std::shared_ptr<runtime::Output<msg::TopoExitAttempt>> attempt_out_;
-  int64_t node_tick_ = -1, path_tick_ = -1;
+  int64_t node_tick_ = -1, pose_tick_ = -1, path_tick_ = -1;
+  std::deque<ExitAttemptOut> attempts_;  // waiting to be sent
 };
 
 }  // namespace
 
 runtime::ServiceDefinition LaserNavService() {
   return {"laser_nav",
-          "laser robot's reactive controller: static (Eq. 4-1), case-based (Appendix A), an evolved network, or "
-          "memory (the case-based controller fed by the map layer's services), 100 Hz",
+          "laser robot's reactive controller: static (Eq. 4-1), case-based (Appendix A), an evolved network, the "
+          "recurrent network (§2.7), or memory (the case-based controller fed by the map layer's services), 100 Hz",
           [](runtime::ServiceContext& ctx) {
             struct State {
               std::unique_ptr<HeadingController> controller;
@@ -82,11 +97,13 @@ runtime::ServiceDefinition LaserNavService() {
               int64_t bad_frames = 0;
             };
             auto s = std::make_shared<State>();
-            const std::string kind = ctx.Option<std::string>("controller", "cbr", "static | cbr | nn | memory",
-                                                             runtime::OneOf({"static", "cbr", "nn", "memory"}));
+            const std::string kind = ctx.Option<std::string>("controller", "cbr", "static | cbr | nn | rnn | memory",
+                                                             runtime::OneOf({"static", "cbr", "nn", "rnn", "memory"}));
             const auto seed = ctx.Option<int64_t>("seed", 1, "noise vector seed");
             const auto file = ctx.Option<std::string>(
-                "network", "", "nn: network file (limbic laser evolve writes networks/generation_NNN.txt)");
+                "network", "",
+                "nn, rnn: network file (limbic laser evolve writes networks/generation_NNN.txt; for rnn, E5's "
+                "recurrent networks)");
             try {
               if (kind == "static") {
                 StaticOptions o;
@@ -105,6 +122,21 @@ runtime::ServiceDefinition LaserNavService() {
                 }
                 o.seed = static_cast<uint64_t>(seed);
                 s->controller = std::make_unique<NeuralController>(o);
+              } else if (kind == "rnn") {
+                RecurrentOptions o;
+                o.sectors = ParseSectorReduction(ctx.Option<std::string>(
+                    "sectors", "min", "rnn: a 15° sector's input, its closest return or mean (§2.7)",
+                    runtime::OneOf({"min", "mean"})));
+                o.frame = ParseRnnFrame(ctx.Option<std::string>(
+                    "frame", "world", "rnn: sectors and output by compass bearing, or about the heading (§2.7)",
+                    runtime::OneOf({"world", "body"})));
+                if (file.empty()) throw config::ConfigError("laser_nav: controller=rnn needs --set network=FILE");
+                try {
+                  o.network = LoadRecurrentNetworkFile(file);
+                } catch (const std::runtime_error& e) {
+                  throw config::ConfigError(std::string("laser_nav: ") + e.what());
+                }
+                s->controller = std::make_unique<RecurrentController>(o);
               } else if (kind == "memory") {
                 MemoryOptions o;
                 o.cbr.seed = static_cast<uint64_t>(seed);

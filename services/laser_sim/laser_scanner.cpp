@@ -5,13 +5,22 @@
 #include <cstring>
 #include <stdexcept>
 
-#if defined(__SSE2__)
+// The cast's SSE2 paths (x86-64), or the portable scalar ones: every other target, and x86-64 when
+// LIMBIC_LASER_SCALAR is defined — laser_scanner_scalar_test builds them so, against the same oracles, so the
+// fallback is compiled and tested on this machine too. Both give the same bits.
+#if defined(__SSE2__) && !defined(LIMBIC_LASER_SCALAR)
+#define LIMBIC_LASER_SSE2 1
 #include <emmintrin.h>
+#else
+#define LIMBIC_LASER_SSE2 0
 #endif
 
 #include "sim/random.hpp"
 
 namespace limbic::laser {
+
+bool LaserCastUsesSse2() { return LIMBIC_LASER_SSE2 != 0; }
+
 namespace {
 
 // |1/u(a)| per beam (huge where a component vanishes), so the walls cost multiplications only.
@@ -38,7 +47,7 @@ void WallRanges(Vec2 p, double width, double height, ExactScan* out, std::array<
   // wall is met when that float is below 250 (249.99999999 reads 250: nothing).
   auto quadrant = [&](int first, double x_wall, double y_wall) {
     int a = first;
-#if defined(__SSE2__)
+#if LIMBIC_LASER_SSE2
     // Four (then two) beams at a time: minpd(a, b) is a < b ? a : b lane by lane, the same choice; the hit
     // is kNothing, or kNothing + 1 = kWall where the float is below 250 (the mask is −1 there).
     const __m128d xw = _mm_set1_pd(x_wall), yw = _mm_set1_pd(y_wall), cap = _mm_set1_pd(kMaxRangeCm);
@@ -174,7 +183,7 @@ class CircleCast {
   void Inside(int lo, int hi) {
     const Vec2* u = u_;
     int a = lo;
-#if defined(__SSE2__)
+#if LIMBIC_LASER_SSE2
     // Two beams at a time, each lane the scalar arithmetic in the same order; the floats and hits are
     // blended where l > 0 and l < the range so far (the same test on the same doubles).
     const __m128d dx = _mm_set1_pd(d_.x), dy = _mm_set1_pd(d_.y), c0 = _mm_set1_pd(c0_), zero = _mm_setzero_pd();
@@ -395,7 +404,7 @@ void LaserScanner::Scan(Vec2 p, RangeScan* out, ExactScan* exact) {
   } else if (options_.error_model == LaserErrorModel::kUniform) {
     // The draws of DrawErrors (the same SplitMix64 stream, 4 beams per 64 bits), each used at once.
     const auto span = static_cast<uint32_t>(2 * options_.error_cm + 1);
-#if defined(__SSE2__)
+#if LIMBIC_LASER_SSE2
     // Four beams per draw: the error of lane k is the high half of slice k × span (pmulhuw), minus e_max;
     // the rest is QuantiseBeam's arithmetic lane by lane (the byte clamps in 16 bits: −10 … 260).
     const __m128i span16 = _mm_set1_epi16(static_cast<int16_t>(span));

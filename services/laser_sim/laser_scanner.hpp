@@ -54,6 +54,10 @@ inline constexpr int16_t kNothing = -2;
 // each beam hit. A robot centre inside an obstacle or outside the room reads 0 everywhere.
 void CastExact(const World& world, Vec2 p, ExactScan* ranges, std::array<int16_t, kBeams>* hit = nullptr);
 
+// Whether this build's cast and scan run their SSE2 paths (x86-64) or the portable scalar ones (other targets, or
+// LIMBIC_LASER_SCALAR defined): the same bits either way.
+bool LaserCastUsesSse2();
+
 // The cast's rough angles (degrees), declared for their tests: atan(t) for t in [0, 1], the bearing of d ≠ 0
 // in [0, 360], and asin(r / D) from r and c0 = D² − r² > 0 — each within 0.09° of the exact value.
 double RoughAtanDeg(double t);

@@ -14,6 +14,16 @@
 #include "services/laser_sim/testing/reference_cast.hpp"
 #include "services/laser_sim/testing/reference_scan.hpp"
 
+// laser_scanner_scalar_test compiles this file and the scanner with LIMBIC_LASER_SCALAR: the same tests, the same
+// oracles, on the scalar fallback of the cast (suites renamed so both binaries' tests have their own names).
+#if defined(LIMBIC_LASER_SCALAR)
+#define LASER_SCANNER_SUITE LaserScannerScalar
+#define BEAM_WINDOW_SUITE BeamWindowScalar
+#else
+#define LASER_SCANNER_SUITE LaserScanner
+#define BEAM_WINDOW_SUITE BeamWindow
+#endif
+
 namespace limbic::laser {
 namespace {
 
@@ -25,7 +35,16 @@ World OneCircle() {
   return w;
 }
 
-TEST(LaserScanner, ExactRangesFollowEq33) {
+// The build runs the path it was asked for: SSE2 on x86-64, unless the scalar fallback was asked for.
+TEST(LASER_SCANNER_SUITE, RunsTheCastPathItWasBuiltFor) {
+#if defined(LIMBIC_LASER_SCALAR) || !defined(__SSE2__)
+  EXPECT_FALSE(LaserCastUsesSse2());
+#else
+  EXPECT_TRUE(LaserCastUsesSse2());
+#endif
+}
+
+TEST(LASER_SCANNER_SUITE, ExactRangesFollowEq33) {
   const World w = OneCircle();
   ExactScan r;
   std::array<int16_t, kBeams> hit;
@@ -49,7 +68,7 @@ TEST(LaserScanner, ExactRangesFollowEq33) {
   EXPECT_NEAR(r[225], 100.0 * std::sqrt(2.0), 1e-4);  // south-west: to the west wall at 45°
 }
 
-TEST(LaserScanner, InsideAnObstacleOrOutsideTheRoomReadsZero) {
+TEST(LASER_SCANNER_SUITE, InsideAnObstacleOrOutsideTheRoomReadsZero) {
   const World w = OneCircle();
   ExactScan r;
   CastExact(w, {330, 430}, &r);
@@ -60,7 +79,7 @@ TEST(LaserScanner, InsideAnObstacleOrOutsideTheRoomReadsZero) {
   for (float v : r) EXPECT_EQ(v, 0.0f);
 }
 
-TEST(LaserScanner, QuantisationWithoutErrorRoundsToWholeCentimetres) {
+TEST(LASER_SCANNER_SUITE, QuantisationWithoutErrorRoundsToWholeCentimetres) {
   const World w = OneCircle();
   LaserScanner laser(w, {LaserErrorModel::kNone, 2, false}, 1);
   RangeScan s;
@@ -72,7 +91,7 @@ TEST(LaserScanner, QuantisationWithoutErrorRoundsToWholeCentimetres) {
   for (int a = 0; a < kBeams; ++a) EXPECT_EQ(s[a], static_cast<uint8_t>(std::lround(exact[a])));
 }
 
-TEST(LaserScanner, UniformErrorIsWithinTwoCentimetresAndUsesAllFiveValues) {
+TEST(LASER_SCANNER_SUITE, UniformErrorIsWithinTwoCentimetresAndUsesAllFiveValues) {
   const World w = OneCircle();
   LaserScanner laser(w, {LaserErrorModel::kUniform, 2, false}, 42);
   RangeScan s;
@@ -93,7 +112,7 @@ TEST(LaserScanner, UniformErrorIsWithinTwoCentimetresAndUsesAllFiveValues) {
   EXPECT_EQ(errors, (std::set<int>{-2, -1, 0, 1, 2}));
 }
 
-TEST(LaserScanner, ThesisApproxBiasIsFixedPerObstacleAndBeam) {
+TEST(LASER_SCANNER_SUITE, ThesisApproxBiasIsFixedPerObstacleAndBeam) {
   const World w = OneCircle();
   LaserScanner a(w, {LaserErrorModel::kThesisApprox, 2, false}, 1);
   LaserScanner b(w, {LaserErrorModel::kThesisApprox, 2, false}, 99);
@@ -104,7 +123,7 @@ TEST(LaserScanner, ThesisApproxBiasIsFixedPerObstacleAndBeam) {
   EXPECT_LE(std::abs(static_cast<int>(sa[0]) - 80), 2);
 }
 
-TEST(LaserScanner, CacheAgreesWithTheRayCastWithinItsResolution) {
+TEST(LASER_SCANNER_SUITE, CacheAgreesWithTheRayCastWithinItsResolution) {
   const World w = GenerateWorld(25, 1);
   LaserScanner cached(w, {LaserErrorModel::kNone, 2, true}, 1);
   LaserScanner direct(w, {LaserErrorModel::kNone, 2, false}, 1);
@@ -133,7 +152,7 @@ TEST(LaserScanner, CacheAgreesWithTheRayCastWithinItsResolution) {
 
 // A cache shared by scanners on two threads gives every scan its own cache would (with the same error
 // draws), and fills each cell once.
-TEST(LaserScanner, SharedCacheScansAreTheOwnCachesOnEveryThread) {
+TEST(LASER_SCANNER_SUITE, SharedCacheScansAreTheOwnCachesOnEveryThread) {
   const World w = GenerateWorld(25, 1);
   SharedScanCache shared(w);
   auto walk = [&](bool use_shared, std::vector<RangeScan>* scans) {
@@ -161,7 +180,7 @@ TEST(LaserScanner, SharedCacheScansAreTheOwnCachesOnEveryThread) {
   EXPECT_THROW(LaserScanner(other, o, 1), std::invalid_argument);
 }
 
-TEST(LaserScanner, RefusesBadOptions) {
+TEST(LASER_SCANNER_SUITE, RefusesBadOptions) {
   const World w = OneCircle();
   EXPECT_THROW(LaserScanner(w, {LaserErrorModel::kUniform, 11, false}, 1), std::invalid_argument);
   EXPECT_THROW(LaserScanner(w, {LaserErrorModel::kUniform, -1, false}, 1), std::invalid_argument);
@@ -206,7 +225,7 @@ ExactScan BruteForceCast(const World& w, Vec2 p) {
   return out;
 }
 
-TEST(LaserScanner, CastIsThePreviousCastBitForBitOnRandomWorlds) {
+TEST(LASER_SCANNER_SUITE, CastIsThePreviousCastBitForBitOnRandomWorlds) {
   std::mt19937_64 rng(21);
   for (double density : {15.0, 25.0, 35.0}) {
     for (int index = 0; index < 4; ++index) {
@@ -226,7 +245,7 @@ TEST(LaserScanner, CastIsThePreviousCastBitForBitOnRandomWorlds) {
   }
 }
 
-TEST(LaserScanner, CastIsThePreviousCastAtTheEdges) {
+TEST(LASER_SCANNER_SUITE, CastIsThePreviousCastAtTheEdges) {
   const Vec2 p{330, 330};
   World w;
   w.start = {330, 40};
@@ -308,7 +327,7 @@ TEST(LaserScanner, CastIsThePreviousCastAtTheEdges) {
 
 // The cast's rough angles are within 0.09° (the cast's 0.3° margin covers a centre and a half-angle error):
 // densely over atan's domain, every bearing and half-angles from a hair to nearly 90°.
-TEST(LaserScanner, RoughAnglesAreWithinTheCastsMargin) {
+TEST(LASER_SCANNER_SUITE, RoughAnglesAreWithinTheCastsMargin) {
   double worst = 0.0;
   for (int k = 0; k <= 1000000; ++k) {
     const double t = k * 1e-6;
@@ -339,7 +358,7 @@ TEST(LaserScanner, RoughAnglesAreWithinTheCastsMargin) {
 // The scan's bytes (the uniform model's draws four beams at a time, fused with the quantisation) are the
 // previous code's, scan after scan of one stream, for every error model and several error sizes; and the
 // exact ranges the same floats.
-TEST(LaserScanner, ScanIsThePreviousScanBitForBit) {
+TEST(LASER_SCANNER_SUITE, ScanIsThePreviousScanBitForBit) {
   std::mt19937_64 rng(7);
   for (LaserErrorModel model : {LaserErrorModel::kUniform, LaserErrorModel::kNone, LaserErrorModel::kThesisApprox}) {
     for (int error_cm : {0, 1, 2, 5, 10}) {
@@ -381,7 +400,7 @@ namespace limbic::laser {
 namespace {
 
 // The beam window every loop over a bearing's neighbourhood uses: each beam of first … last (mod 360) once.
-TEST(BeamWindow, EveryBeamOfTheWindowOnceAcrossBothEnds) {
+TEST(BEAM_WINDOW_SUITE, EveryBeamOfTheWindowOnceAcrossBothEnds) {
   for (const auto& [first, last] : std::vector<std::pair<int, int>>{
            {10, 20}, {-5, 5}, {355, 365}, {-90, 90}, {270, 450}, {0, 359}, {-180, 179}, {7, 6}}) {
     std::vector<int> expected, seen;
@@ -395,7 +414,7 @@ TEST(BeamWindow, EveryBeamOfTheWindowOnceAcrossBothEnds) {
 }
 
 // The same beams as stretches, a window wholly below 0 or above 359 too, and none for an empty window.
-TEST(BeamWindow, StretchesCoverTheWindowOnce) {
+TEST(BEAM_WINDOW_SUITE, StretchesCoverTheWindowOnce) {
   for (const auto& [first, last] : std::vector<std::pair<int, int>>{{10, 20},
                                                                     {-5, 5},
                                                                     {355, 365},

@@ -2,11 +2,15 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
+#include <iostream>
 #include <limits>
+#include <random>
 
 #include "messages/validate.hpp"
 #include "services/laser_sim/episode.hpp"
+#include "services/laser_topo/memory_controller.hpp"
 
 namespace limbic::laser {
 namespace {
@@ -126,6 +130,113 @@ TEST(TopoConvert, FeaturesCurrentNodePathAndRequestsCrossUnchanged) {
   EXPECT_EQ(Check(rf, ToMsg(rf, Header(rf), r)), "");
   FBB af;
   EXPECT_EQ(Check(af, ToMsg(af, Header(af), ExitAttemptOut{2, 7})), "");
+}
+
+// ExitAttempt's three states and EstimatedPose cross unchanged; out-of-range ones are refused.
+TEST(TopoConvert, ExitResultsAndTheEstimatedPoseRoundTrip) {
+  for (ExitOutcome outcome : {ExitOutcome::kStarted, ExitOutcome::kReached, ExitOutcome::kAbandoned}) {
+    FBB fbb;
+    ASSERT_EQ(Check(fbb, ToMsg(fbb, Header(fbb), ExitAttemptOut{4, 6, outcome})), "");
+    const ExitAttemptOut back = ExitAttemptFromMsg(*flatbuffers::GetRoot<msg::TopoExitAttempt>(fbb.GetBufferPointer()));
+    EXPECT_EQ(back.node, 4);
+    EXPECT_EQ(back.sector, 6);
+    EXPECT_EQ(back.outcome, outcome);
+  }
+  FBB bad;
+  EXPECT_NE(Check(bad, msg::CreateTopoExitAttempt(bad, Header(bad), 0, 1, static_cast<msg::ExitAttemptState>(3))), "");
+
+  TopoMapper mapper{TopoMapperOptions{}};
+  FBB pf;
+  ASSERT_EQ(Check(pf, ToMsg(pf, Header(pf), mapper, Vec2{120.5, 80.25}, 45.0)), "");
+  const auto* pose = flatbuffers::GetRoot<msg::EstimatedPose>(pf.GetBufferPointer());
+  EXPECT_EQ(pose->x_cm(), 120.5);  // no correction yet: the odometry
+  EXPECT_EQ(pose->y_cm(), 80.25);
+  EXPECT_EQ(pose->odom_x_cm(), 120.5);
+  EXPECT_EQ(pose->heading_deg(), 45.0);
+  EXPECT_EQ(pose->corrections(), 0u);
+  EXPECT_EQ(pose->node_id(), -1);
+  FBB nan_pose;
+  EXPECT_NE(Check(nan_pose, msg::CreateEstimatedPose(nan_pose, Header(nan_pose), std::nan(""), 0, 0, 0, 0)), "");
+}
+
+// §5.2 item 11: the planner's copy, built from the mapper's TopoMapUpdates across the wire format alone, equals
+// the mapper's map bit for bit — through random worlds and random sequences of creates, updates and revisits
+// (the robot driving), and of exit attempts and results (random, as the reactive layer would send them).
+TEST(TopoConvert, AMapBuiltFromUpdatesEqualsTheMappers) {
+  std::mt19937 random(21);
+  std::array<int64_t, 3> ops{};
+  int64_t compared = 0, scans = 0;
+  // Bytes on the wire: the updates and the 1-s snapshots now, and the snapshots of the policy before the updates
+  // (one whenever a node was created or became current, else every 10 scans).
+  size_t update_bytes = 0, snapshot_bytes = 0, old_snapshot_bytes = 0;
+  int64_t updates_sent = 0, snapshots_sent = 0, old_snapshots = 0;
+  for (int run = 0; run < 6; ++run) {
+    const int density = 15 + 5 * static_cast<int>(random() % 4);
+    const World w = GenerateWorld(density, static_cast<int>(random() % 20));
+    EpisodeOptions eo;
+    eo.time_limit_s = 40;
+    LaserEpisode e(w, eo, static_cast<uint64_t>(run));
+    MemoryOptions mo;
+    mo.cbr.seed = static_cast<uint64_t>(random());
+    MemoryController driver(mo);  // it plans through its own map: the robot comes back to known passages
+    EnvironmentTracker env;
+    TopoMapperOptions options;
+    options.map_every_cycles = 1 + run % 2;
+    TopoMapper mapper(options);
+    MapReplica replica;
+    int since_old = 10;
+    while (!e.done()) {
+      const SensorFrame& f = e.frame();
+      const PerceivedScan p = PerceiveScan(f, env, TopoPerceptionOptions{});
+      if (random() % 50 == 0 && !mapper.map().nodes().empty()) {
+        const int node = static_cast<int>(random() % mapper.map().nodes().size());
+        mapper.RecordAttempt(node, static_cast<int>(random() % 8), static_cast<ExitOutcome>(random() % 3));
+      }
+      const MapUpdate mu =
+          mapper.Update(p.features, p.classified, {f.odom.x_cm, f.odom.y_cm}, p.goal_in_sight, f.cycle);
+      ++scans;
+      auto snapshot_size = [&] {
+        FBB fbb;
+        fbb.Finish(ToMsg(fbb, Header(fbb), mapper.map(), 1, mapper.update_seq()), "LMAP");
+        return static_cast<size_t>(fbb.GetSize());
+      };
+      if (mu.created || mu.changed || ++since_old >= 10) {
+        old_snapshot_bytes += snapshot_size();
+        ++old_snapshots;
+        since_old = 0;
+      }
+      for (const NodeUpdate& u : mapper.TakeUpdates()) {
+        FBB fbb;
+        ASSERT_EQ(Check(fbb, ToMsg(fbb, Header(fbb), u)), "");
+        update_bytes += fbb.GetSize();
+        ++updates_sent;
+        const NodeUpdate back = NodeUpdateFromMsg(*flatbuffers::GetRoot<msg::TopoMapUpdate>(fbb.GetBufferPointer()));
+        ++ops[static_cast<size_t>(back.op)];
+        ASSERT_EQ(replica.Apply(back), MapReplica::Result::kApplied) << "seq " << back.seq;
+      }
+      if (mapper.SnapshotDue()) {
+        mapper.SnapshotSent();
+        snapshot_bytes += snapshot_size();
+        ++snapshots_sent;
+      }
+      if (f.cycle % 50 == 0) {
+        ASSERT_TRUE(replica.whole());
+        ASSERT_EQ(replica.map().nodes(), mapper.map().nodes()) << "run " << run << ", cycle " << f.cycle;
+        ++compared;
+      }
+      e.Advance(driver.Step(f));
+    }
+    EXPECT_EQ(replica.map().nodes(), mapper.map().nodes());
+    EXPECT_EQ(replica.seq(), mapper.update_seq());
+  }
+  std::cout << "map updates: " << ops[0] << " creates, " << ops[1] << " updates, " << ops[2]
+            << " revisits; maps compared " << compared << " times\n"
+            << "over " << scans << " scans: " << updates_sent << " updates, " << update_bytes << " B + "
+            << snapshots_sent << " snapshots, " << snapshot_bytes << " B; before: " << old_snapshots << " snapshots, "
+            << old_snapshot_bytes << " B\n";
+  EXPECT_GT(ops[0], 10);
+  EXPECT_GT(ops[1], ops[0]);
+  EXPECT_GT(ops[2], 0);
 }
 
 // Out-of-range values are refused by the value rules, so the bus drops and counts them (issue 15).

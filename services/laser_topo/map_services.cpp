@@ -1,5 +1,6 @@
 #include "services/laser_topo/map_services.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -35,29 +36,46 @@ const MapUpdate& TopoMapper::Update(const std::vector<Feature>& features, int cl
   ++scans_since_snapshot_;
   if (cycle % options_.map_every_cycles != 0) return update_;
   update_ = map_.Update(features, classified, odom + offset_, goal_in_sight);
-  if (update_.corrected) offset_ = offset_ + update_.correction;
-  if (update_.created || update_.changed) structural_change_ = true;
+  if (update_.corrected) {
+    offset_ = offset_ + update_.correction;
+    ++corrections_;
+    corrected_node_ = update_.current;
+  }
+  if (update_.revisit) revisited_.push_back(update_.current);
   return update_;
 }
 
-bool TopoMapper::CountAttempt(int node, int sector) {
-  if (node < 0 || node >= static_cast<int>(map_.nodes().size()) || sector < 0 || sector >= 8 ||
-      !map_.nodes()[node].exits[sector].filled) {
+std::vector<NodeUpdate> TopoMapper::TakeUpdates() {
+  // Compared with what the last updates said, so no change can go unsent (a counted try, a mask, a link
+  // added at the old node when a new one is made, the statistics of the current node every scan).
+  std::vector<NodeUpdate> out;
+  const std::vector<TopoNode>& nodes = map_.nodes();
+  for (size_t i = published_.size(); i < nodes.size(); ++i) out.push_back({++update_seq_, MapOp::kCreate, nodes[i]});
+  for (size_t i = 0; i < published_.size(); ++i) {
+    if (nodes[i] == published_[i]) continue;
+    const bool revisit = std::find(revisited_.begin(), revisited_.end(), static_cast<int>(i)) != revisited_.end();
+    out.push_back({++update_seq_, revisit ? MapOp::kMergeRevisit : MapOp::kUpdate, nodes[i]});
+  }
+  published_ = nodes;
+  revisited_.clear();
+  return out;
+}
+
+bool TopoMapper::RecordAttempt(int node, int sector, ExitOutcome outcome) {
+  if (!map_.RecordExitAttempt(node, sector, outcome)) {
     ++attempts_refused_;
     return false;
   }
-  ++map_.mutable_nodes()[node].exits[sector].tries;
-  map_.MaskExits(node);  // §3.10: masked after two tries
-  structural_change_ = true;
+  ++attempts_[static_cast<size_t>(outcome)];
   return true;
 }
 
-bool TopoMapper::SnapshotDue() const { return structural_change_ || scans_since_snapshot_ >= options_.snapshot_every; }
+bool TopoMapper::SnapshotDue() const { return first_snapshot_ || scans_since_snapshot_ >= options_.snapshot_every; }
 
 void TopoMapper::SnapshotSent() {
   ++version_;
   scans_since_snapshot_ = 0;
-  structural_change_ = false;
+  first_snapshot_ = false;
 }
 
 MapPath PlanForRequest(const TopoMap& map, int start, Vec2 goal, bool goal_in_sight, const PlannerOptions& options) {
@@ -65,14 +83,100 @@ MapPath PlanForRequest(const TopoMap& map, int start, Vec2 goal, bool goal_in_si
   return SolveMap(map, start, goal, goal_in_sight, options);
 }
 
+MapReplica::Result MapReplica::Apply(const NodeUpdate& u) {
+  if (u.seq <= seq_ || held_.count(u.seq)) {
+    ++stats_.stale;
+    return Result::kStale;
+  }
+  if (u.seq != seq_ + 1 || broken_) {
+    // A gap (or the copy already waits for a snapshot): keep it for when the sequence is whole again.
+    if (whole()) ++stats_.gaps;
+    if (held_.size() >= kMaxHeld) {
+      ++stats_.dropped;
+    } else {
+      held_.emplace(u.seq, u);
+      ++stats_.held;
+    }
+    return Result::kHeld;
+  }
+  if (!ApplyInOrder(u)) return Result::kRefused;
+  Drain();
+  return Result::kApplied;
+}
+
+bool MapReplica::ApplyInOrder(const NodeUpdate& u) {
+  auto& nodes = map_.mutable_nodes();
+  const int size = static_cast<int>(nodes.size());
+  const int id = u.node.id;
+  bool ok = u.op == MapOp::kCreate ? id == size : id >= 0 && id < size;
+  const int after = u.op == MapOp::kCreate ? size + 1 : size;
+  for (const NodeLink& l : u.node.links) ok = ok && l.to >= 0 && l.to < after && l.to != id;
+  if (!ok) {
+    ++stats_.refused;
+    if (whole()) ++stats_.gaps;
+    broken_ = true;
+    return false;
+  }
+  if (u.op == MapOp::kCreate) {
+    nodes.push_back(u.node);
+  } else {
+    nodes[id] = u.node;
+  }
+  seq_ = u.seq;
+  ++stats_.applied;
+  return true;
+}
+
+void MapReplica::Drain() {
+  while (!broken_ && !held_.empty() && held_.begin()->first == seq_ + 1) {
+    const NodeUpdate next = std::move(held_.begin()->second);
+    held_.erase(held_.begin());
+    ApplyInOrder(next);
+  }
+}
+
+bool MapReplica::Reset(std::vector<TopoNode> nodes, uint32_t update_seq) {
+  if (whole() && update_seq < seq_) return false;
+  map_.mutable_nodes() = std::move(nodes);
+  seq_ = update_seq;
+  broken_ = false;
+  while (!held_.empty() && held_.begin()->first <= seq_) {
+    held_.erase(held_.begin());
+    ++stats_.dropped;
+  }
+  ++stats_.snapshots;
+  Drain();
+  return true;
+}
+
+void TopoPlanner::OnRequest(const PlanRequestOut& request) { request_ = request; }
+
+std::optional<PlanAnswer> TopoPlanner::Answer() {
+  if (!request_) return std::nullopt;
+  if (!replica_.whole()) {
+    ++waited_;
+    return std::nullopt;
+  }
+  PlanAnswer a;
+  a.request_id = request_->request_id;
+  a.start_node = request_->current_node;
+  a.path = PlanForRequest(replica_.map(), request_->current_node, request_->goal, request_->goal_in_sight, options_);
+  a.map_seq = replica_.seq();
+  request_.reset();
+  ++answered_;
+  if (!a.path.valid) ++no_path_;
+  return a;
+}
+
 RemoteMapLayer::RemoteMapLayer(const MemoryOptions& options) : options_(options), follower_(options.follow) {}
 
-void RemoteMapLayer::OnCurrentNode(const MapUpdate& update, Vec2 offset) {
+void RemoteMapLayer::OnCurrentNode(const MapUpdate& update) {
   news_ = update;
   have_news_ = true;
-  offset_ = offset;
   ++stats_.map_news;
 }
+
+void RemoteMapLayer::OnEstimatedPose(Vec2 estimate, Vec2 odom) { offset_ = estimate - odom; }
 
 bool RemoteMapLayer::OnPath(uint32_t request_id, int start_node, const MapPath& path) {
   if (outstanding_ == 0 || request_id != outstanding_) {
@@ -118,29 +222,39 @@ bool RemoteMapLayer::Start(const SensorFrame& f) {
   answer_ready_ = false;
   if (!answer_.valid) {
     ++stats_.no_path;
+    EndAttempt(ExitOutcome::kAbandoned);
     return false;
   }
   if (answer_start_ != current_) {  // planned from a node the robot has left since
     ++stats_.stale_paths;
     return false;
   }
-  // One attempt per exit (exittrys, §3.10): the mapper counts it; a re-plan toward the same exit is the same one.
-  if (!(following_.valid && following_.exit_node == answer_.exit_node &&
-        following_.exit_sector == answer_.exit_sector)) {
-    attempts_.push_back({answer_.exit_node, answer_.exit_sector});
+  // One attempt per exit (exittrys, §3.10): the mapper counts it; a re-plan toward the same exit is the same one,
+  // one toward another exit gives the previous one up.
+  if (!(attempt_node_ == answer_.exit_node && attempt_sector_ == answer_.exit_sector)) {
+    EndAttempt(ExitOutcome::kAbandoned);
+    attempts_.push_back({answer_.exit_node, answer_.exit_sector, ExitOutcome::kStarted});
+    attempt_node_ = answer_.exit_node;
+    attempt_sector_ = answer_.exit_sector;
   }
-  following_ = answer_;
   follower_.Start(answer_, f.time_s);
   ++stats_.plans;
   return true;
 }
 
+void RemoteMapLayer::EndAttempt(ExitOutcome outcome) {
+  if (attempt_node_ < 0) return;
+  attempts_.push_back({attempt_node_, attempt_sector_, outcome});
+  ++(outcome == ExitOutcome::kReached ? stats_.exits_reached : stats_.exits_abandoned);
+  attempt_node_ = attempt_sector_ = -1;
+}
+
 bool RemoteMapLayer::TakeOver(const SensorFrame& f, const EnvironmentInfo& env) {
-  if (current_ < 0) {  // no map (yet, or no mapper): the reactive behaviour goes on
+  EndAttempt(ExitOutcome::kAbandoned);  // a fresh attempt: the previous path's exit is done with
+  if (current_ < 0) {                   // no map (yet, or no mapper): the reactive behaviour goes on
     ++stats_.no_path;
     return false;
   }
-  following_ = MapPath{};  // a fresh attempt: forget the previous path's exit (as MapLayer::TakeOver)
   if (answer_ready_ && answer_start_ == current_) return Start(f);
   Request(f, env, PlanReason::kBehaviourFailing);
   return false;
@@ -165,6 +279,8 @@ bool RemoteMapLayer::Guide(const SensorFrame& f, const EnvironmentInfo& env, Vec
     Request(f, env, PlanReason::kOffPath);
     return false;
   }
+  ExitOutcome outcome = ExitOutcome::kAbandoned;
+  if (AttemptOutcome(status, &outcome)) EndAttempt(outcome);
   if (!CountFollowing(status, &stats_)) return false;
   *waypoint = follower_.target() - offset_;  // map frame → odometry frame
   return true;

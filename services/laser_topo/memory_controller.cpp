@@ -40,7 +40,10 @@ void ValidateMemoryOptions(const MemoryOptions& o) {
 }
 
 MapLayer::MapLayer(const MemoryOptions& options, TopoMap map)
-    : options_(options), map_(std::move(map)), follower_(options.follow) {
+    : options_(options), map_(options.map), follower_(options.follow) {
+  // A retained map's nodes (E7) under this controller's map options (the map's own were the defaults: options.map
+  // — self_localise, max_exit_tries, reached_is_not_a_try — went unused).
+  map_.mutable_nodes() = std::move(map.mutable_nodes());
   map_.Relocate();
 }
 
@@ -76,15 +79,17 @@ bool MapLayer::Plan(const SensorFrame& f, const EnvironmentInfo& env) {
   }
   if (!path.valid) {
     ++stats_.no_path;
+    EndAttempt(ExitOutcome::kAbandoned);
     return false;
   }
   // An attempt through this exit (exittrys; masked after two by §3.10); a re-plan toward the same exit
-  // is the same attempt.
-  const MapPath& before = follower_.path();
-  if (!(before.valid && before.exit_node == path.exit_node && before.exit_sector == path.exit_sector)) {
-    ++map_.mutable_nodes()[path.exit_node].exits[path.exit_sector].tries;
-    // The two-tries rule (§3.10) for an exit of a node other than the current one, which Update masks.
-    map_.MaskExits(path.exit_node);
+  // is the same attempt, one toward another exit gives the previous one up.
+  if (!(attempt_node_ == path.exit_node && attempt_sector_ == path.exit_sector)) {
+    EndAttempt(ExitOutcome::kAbandoned);
+    map_.RecordExitAttempt(path.exit_node, path.exit_sector, ExitOutcome::kStarted);
+    attempt_node_ = path.exit_node;
+    attempt_sector_ = path.exit_sector;
+    ++stats_.exits_started;
   }
   follower_.Start(path, f.time_s);
   ++stats_.plans;
@@ -92,12 +97,26 @@ bool MapLayer::Plan(const SensorFrame& f, const EnvironmentInfo& env) {
   return true;
 }
 
+void MapLayer::EndAttempt(ExitOutcome outcome) {
+  if (attempt_node_ < 0) return;
+  map_.RecordExitAttempt(attempt_node_, attempt_sector_, outcome);
+  ++(outcome == ExitOutcome::kReached ? stats_.exits_reached : stats_.exits_abandoned);
+  attempt_node_ = attempt_sector_ = -1;
+}
+
+bool MapLayer::Following(MapFollower::Status status) {
+  ExitOutcome outcome = ExitOutcome::kAbandoned;
+  if (AttemptOutcome(status, &outcome)) EndAttempt(outcome);
+  return CountFollowing(status, &stats_);
+}
+
 bool MapLayer::TakeOver(const SensorFrame& f, const EnvironmentInfo& env) {
+  EndAttempt(ExitOutcome::kAbandoned);  // a fresh attempt: the previous path's exit is done with
   if (map_.current() < 0) {
     ++stats_.no_path;
     return false;
   }
-  follower_.Start(MapPath{}, f.time_s);  // a fresh attempt: forget the previous path's exit
+  follower_.Start(MapPath{}, f.time_s);
   return Plan(f, env);
 }
 
@@ -107,6 +126,7 @@ bool MapLayer::Guide(const SensorFrame& f, const EnvironmentInfo& env, Vec2* way
   if (options_.end_when_stalled && static_cast<double>(still_cycles_) * kControlPeriodS >= options_.stall_time_s) {
     follower_.Stop();
     ++stats_.stalled;
+    EndAttempt(ExitOutcome::kAbandoned);
     return false;
   }
   MapFollower::Status status;
@@ -118,8 +138,13 @@ bool MapLayer::Guide(const SensorFrame& f, const EnvironmentInfo& env, Vec2* way
     // §3.11: through a node that is not on the path: a new path from here.
     ++stats_.replans;
     if (!Plan(f, env)) return false;
-    if (follower_.Step(f.ranges, pose, f.time_s, update_) != MapFollower::Status::kFollowing) return false;
-  } else if (!CountFollowing(status, &stats_)) {
+    const MapFollower::Status again = follower_.Step(f.ranges, pose, f.time_s, update_);
+    if (again != MapFollower::Status::kFollowing) {
+      ExitOutcome outcome = ExitOutcome::kAbandoned;
+      if (AttemptOutcome(again, &outcome)) EndAttempt(outcome);
+      return false;
+    }
+  } else if (!Following(status)) {
     return false;
   }
   *waypoint = follower_.target() - offset_;  // map frame → odometry frame

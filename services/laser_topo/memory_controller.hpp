@@ -52,6 +52,7 @@ struct MapLayerStats {
   int64_t stalled = 0;      //                      standing still for 1 s (end_when_stalled)
   int64_t corrections = 0;  // self-localisation calibrations
   int64_t map_updates = 0;  // scans that updated the map
+  int64_t exits_started = 0, exits_reached = 0, exits_abandoned = 0;  // §5.2 ExitAttempt/ExitResult
 };
 
 // Where the map layer's CPU time goes (E8), in nanoseconds of the clock the caller hands to MeasureCost (the
@@ -85,6 +86,10 @@ class MapLayer : public CaseOverride {
 
  private:
   bool Plan(const SensorFrame& frame, const EnvironmentInfo& env);
+  // Ends the open exit attempt, if any, with `outcome` (§5.2 ExitResult → exittrys, §3.10).
+  void EndAttempt(ExitOutcome outcome);
+  // Reports how the map-following case ended; false when it goes on.
+  bool Following(MapFollower::Status status);
   Vec2 Pose(const SensorFrame& frame) const { return Vec2{frame.odom.x_cm, frame.odom.y_cm} + offset_; }
 
   MemoryOptions options_;
@@ -93,7 +98,8 @@ class MapLayer : public CaseOverride {
   MapUpdate update_;
   Vec2 offset_;
   MapLayerStats stats_;
-  int64_t still_cycles_ = 0;  // since the map-following case (re)started
+  int64_t still_cycles_ = 0;                     // since the map-following case (re)started
+  int attempt_node_ = -1, attempt_sector_ = -1;  // the exit being attempted (-1: none)
   int64_t (*now_ns_)() = nullptr;
   MapLayerCost cost_;
 };

@@ -79,6 +79,71 @@ TEST(MapLayer, PlansThroughTheCurrentNodesExitAndSteersInTheOdometryFrame) {
   EXPECT_EQ(layer.stats().no_path, 2);
 }
 
+// §5.2 ExitResult in process: with reached_is_not_a_try a map-following case that gets to the pass-through point
+// beyond its exit takes the try back (the exit is real), so the two-tries rule leaves it open; one that times out
+// keeps it; by default every attempt counts.
+TEST(MapLayer, AReachedExitIsNotAFailedTry) {
+  auto setup = [](MapLayer& layer, const RangeScan& scan) {
+    EnvironmentInfo env;
+    layer.Observe(Frame(1, {300, 100}, scan), env);
+    NodeExit& e = layer.mutable_map().mutable_nodes()[0].exits[0];
+    e.filled = true;
+    e.bearing_deg = 0;
+    e.range_cm = 80;
+    e.prob = 50;
+  };
+  const RangeScan scan = Circles({300, 100}, {{240, 130, 30}, {360, 130, 30}});
+  const RangeScan open = Circles({300, 100}, {});  // no feature: the map is not updated
+  EnvironmentInfo env;
+  Vec2 wp;
+  MemoryOptions refund;
+  refund.map.reached_is_not_a_try = true;
+  MapLayer layer{refund};
+  setup(layer, scan);
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    const int64_t c = 10 + 10 * attempt;
+    ASSERT_TRUE(layer.TakeOver(Frame(c, {300, 100}, scan), env)) << attempt;
+    EXPECT_EQ(layer.map().nodes()[0].exits[0].tries, 1);
+    const Vec2 beyond = layer.follower().path().waypoints.back().position;  // offset 0: the odometry frame too
+    layer.Observe(Frame(c, {300, 100}, scan), env);
+    ASSERT_TRUE(layer.Guide(Frame(c, {300, 100}, scan), env, &wp));  // straight to the pass-through point
+    layer.Observe(Frame(c + 1, beyond, open), env);
+    EXPECT_FALSE(layer.Guide(Frame(c + 1, beyond, open), env, &wp));
+    EXPECT_EQ(layer.map().nodes()[0].exits[0].tries, 0);
+    EXPECT_EQ(layer.map().nodes()[0].exits[0].mask, kExitOpen);
+  }
+  EXPECT_EQ(layer.stats().reached, 3);
+  EXPECT_EQ(layer.stats().exits_started, 3);
+  EXPECT_EQ(layer.stats().exits_reached, 3);
+
+  // Timed out short of it: abandoned, the try stands; the second start masks the exit (§3.10).
+  MapLayer timed_out{MemoryOptions{}};
+  setup(timed_out, scan);
+  ASSERT_TRUE(timed_out.TakeOver(Frame(10, {300, 100}, scan), env));
+  const int64_t late = 10 + 3001;
+  timed_out.Observe(Frame(late, {300, 100}, open), env);
+  EXPECT_FALSE(timed_out.Guide(Frame(late, {300, 100}, open), env, &wp));
+  EXPECT_EQ(timed_out.stats().timeouts, 1);
+  EXPECT_EQ(timed_out.stats().exits_abandoned, 1);
+  EXPECT_EQ(timed_out.map().nodes()[0].exits[0].tries, 1);
+  ASSERT_TRUE(timed_out.TakeOver(Frame(late + 1, {300, 100}, scan), env));
+  EXPECT_EQ(timed_out.map().nodes()[0].exits[0].mask, kMaskTries);
+
+  // The literal count (the default): two reached attempts mask it all the same.
+  MapLayer counted{MemoryOptions{}};
+  setup(counted, scan);
+  ASSERT_TRUE(counted.TakeOver(Frame(10, {300, 100}, scan), env));
+  const Vec2 beyond = counted.follower().path().waypoints.back().position;
+  counted.Observe(Frame(10, {300, 100}, scan), env);
+  ASSERT_TRUE(counted.Guide(Frame(10, {300, 100}, scan), env, &wp));
+  counted.Observe(Frame(11, beyond, open), env);
+  EXPECT_FALSE(counted.Guide(Frame(11, beyond, open), env, &wp));
+  EXPECT_EQ(counted.stats().exits_reached, 1);
+  ASSERT_TRUE(counted.TakeOver(Frame(20, {300, 100}, scan), env));
+  EXPECT_EQ(counted.map().nodes()[0].exits[0].tries, 2);
+  EXPECT_EQ(counted.map().nodes()[0].exits[0].mask, kMaskTries);
+}
+
 TEST(MemoryController, BuildsAMapOnTheWayAndRepeatsExactly) {
   const World w = GenerateWorld(15, 0);
   auto run = [&](int* nodes, double* links) {

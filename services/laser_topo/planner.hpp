@@ -104,4 +104,25 @@ bool CountFollowing(MapFollower::Status status, Stats* stats) {
   return false;
 }
 
+// How a map-following case's end reads as §5.2's ExitResult for the exit it was heading for: Reached when it
+// got to the final way-point (the pass-through point beyond the exit's gap, §3.9), Abandoned when it ended on
+// a new node short of it or ran out of time. False for a case still following, off its path (a re-plan decides
+// whether the attempt goes on) or idle.
+inline bool AttemptOutcome(MapFollower::Status status, ExitOutcome* outcome) {
+  switch (status) {
+    case MapFollower::Status::kReached:
+      *outcome = ExitOutcome::kReached;
+      return true;
+    case MapFollower::Status::kNewNode:
+    case MapFollower::Status::kTimeout:
+      *outcome = ExitOutcome::kAbandoned;
+      return true;
+    case MapFollower::Status::kFollowing:
+    case MapFollower::Status::kOffPath:
+    case MapFollower::Status::kIdle:
+      break;
+  }
+  return false;
+}
+
 }  // namespace limbic::laser

@@ -2,10 +2,13 @@
 // simulator, the reactive layer with controller=memory, perception, the mapper and the planner run an episode.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <iostream>
 #include <limits>
+#include <map>
 #include <mutex>
 
 #include "common/bus/local_bus.hpp"
@@ -13,6 +16,7 @@
 #include "services/laser_nav/wiring.hpp"
 #include "services/laser_sim/episode.hpp"
 #include "services/laser_sim/wiring.hpp"
+#include "services/laser_topo/convert.hpp"
 #include "services/laser_topo/memory_controller.hpp"
 #include "services/laser_topo/wiring.hpp"
 
@@ -34,7 +38,18 @@ struct Seen {
   int64_t following_cycles = 0;
   int max_nodes = 0;
   int64_t requests = 0, paths = 0, valid_paths = 0, attempts = 0;
-  double heading_sum = 0;  // of every heading command: two runs agree on every one, or this differs
+  double heading_sum = 0;                     // of every heading command: two runs agree on every one, or this differs
+  std::vector<ExitAttemptOut> exit_messages;  // in order
+  std::vector<NodeUpdate> updates;            // every TopoMapUpdate
+  std::vector<std::pair<uint32_t, std::vector<TopoNode>>> snapshots;  // (update_seq, nodes)
+  size_t update_bytes = 0, snapshot_bytes = 0;
+  std::map<int64_t, Vec2> truth_at, odom_at;  // by tick
+  struct Pose {
+    int64_t tick;
+    Vec2 estimate, odom;
+    uint32_t corrections;
+  };
+  std::vector<Pose> poses;
 };
 
 runtime::ServiceDefinition Probe(std::shared_ptr<Seen> seen) {
@@ -48,6 +63,16 @@ runtime::ServiceDefinition Probe(std::shared_ptr<Seen> seen) {
               seen->done = m.msg.done();
               seen->solved = m.msg.solved();
               seen->collisions = m.msg.collisions();
+              seen->truth_at[m.header.tick()] = Vec2{m.msg.x_cm(), m.msg.y_cm()};
+            });
+            ctx.OnMessage<msg::LaserOdometry>("r1/laser/odom", [seen](const bus::Message<msg::LaserOdometry>& m) {
+              std::lock_guard<std::mutex> lock(seen->mutex);
+              seen->odom_at[m.header.tick()] = Vec2{m.msg.x_cm(), m.msg.y_cm()};
+            });
+            ctx.OnMessage<msg::EstimatedPose>("r1/laser/pose", [seen](const bus::Message<msg::EstimatedPose>& m) {
+              std::lock_guard<std::mutex> lock(seen->mutex);
+              seen->poses.push_back({m.header.tick(), Vec2{m.msg.x_cm(), m.msg.y_cm()},
+                                     Vec2{m.msg.odom_x_cm(), m.msg.odom_y_cm()}, m.msg.corrections()});
             });
             ctx.OnMessage<msg::HeadingCommand>("r1/laser/heading", [seen](const bus::Message<msg::HeadingCommand>& m) {
               std::lock_guard<std::mutex> lock(seen->mutex);
@@ -73,9 +98,21 @@ runtime::ServiceDefinition Probe(std::shared_ptr<Seen> seen) {
               ++seen->paths;
               if (m.msg.valid()) ++seen->valid_paths;
             });
-            ctx.OnMessage<msg::TopoExitAttempt>("r1/laser/exit_attempt", [seen](const auto&) {
+            ctx.OnMessage<msg::TopoExitAttempt>("r1/laser/exit_attempt",
+                                                [seen](const bus::Message<msg::TopoExitAttempt>& m) {
+                                                  std::lock_guard<std::mutex> lock(seen->mutex);
+                                                  ++seen->attempts;
+                                                  seen->exit_messages.push_back(ExitAttemptFromMsg(m.msg));
+                                                });
+            ctx.OnMessage<msg::TopoMapUpdate>("r1/laser/map_update", [seen](const bus::Message<msg::TopoMapUpdate>& m) {
               std::lock_guard<std::mutex> lock(seen->mutex);
-              ++seen->attempts;
+              seen->updates.push_back(NodeUpdateFromMsg(m.msg));
+              seen->update_bytes += m.size;
+            });
+            ctx.OnMessage<msg::TopoMapSnapshot>("r1/laser/map", [seen](const bus::Message<msg::TopoMapSnapshot>& m) {
+              std::lock_guard<std::mutex> lock(seen->mutex);
+              seen->snapshots.emplace_back(m.msg.update_seq(), NodesFromMsg(m.msg));
+              seen->snapshot_bytes += m.size;
             });
           }};
 }
@@ -108,6 +145,9 @@ runtime::ServiceDefinition Attacker(std::shared_ptr<int> sent) {
 struct BusRun {
   bool perception = true, mapper = true, planner = true, attacker = false;
   std::string controller = "memory";
+  std::vector<std::string> world = {kDensity, kIndex, "seed=4"};
+  std::string slip = "slip_fraction=0";
+  std::string laser_error = "laser_error=uniform";
 };
 
 std::shared_ptr<Seen> RunEpisode(const BusRun& run, runtime::InProcessStats* stats, int* attacks = nullptr) {
@@ -118,7 +158,10 @@ std::shared_ptr<Seen> RunEpisode(const BusRun& run, runtime::InProcessStats* sta
   sim.options.period_s = 0.01;
   sim.options.coordinate = true;
   sim.options.max_ticks = 7000;
-  sim.options.overrides = {kDensity, kIndex, "seed=4", "time_limit_s=60", "laser_error=uniform"};
+  sim.options.overrides = run.world;
+  for (const std::string& o : {std::string("time_limit_s=60"), run.laser_error, run.slip}) {
+    sim.options.overrides.push_back(o);
+  }
   runtime::HostedService nav{LaserNavService(), {}};
   nav.options.period_s = 0.01;
   nav.options.overrides = {"controller=" + run.controller, "seed=9"};
@@ -204,6 +247,48 @@ TEST(LaserTopoServices, MemoryOverTheBusBuildsAMapFollowsAPathAndRepeatsExactly)
   EXPECT_EQ(a->paths, b->paths);
 }
 
+// §5.2 items 11 and 15 over the bus: the mapper's TopoMapUpdates, in sequence, rebuild every snapshot it sent
+// exactly (the planner's copy is the mapper's map); every ExitResult the reactive layer sends closes an attempt it
+// started, and the attempts went through the mapper's two-tries rule.
+TEST(LaserTopoServices, MapUpdatesRebuildTheMappersMapAndExitResultsCloseAttempts) {
+  runtime::InProcessStats stats;
+  const auto a = RunEpisode(BusRun{}, &stats);
+  std::lock_guard<std::mutex> lock(a->mutex);
+  ASSERT_FALSE(a->updates.empty());
+  ASSERT_GE(a->snapshots.size(), 2u);
+  std::sort(a->updates.begin(), a->updates.end(), [](const auto& x, const auto& y) { return x.seq < y.seq; });
+  for (size_t i = 0; i < a->updates.size(); ++i) ASSERT_EQ(a->updates[i].seq, i + 1);  // none lost in process
+  std::sort(a->snapshots.begin(), a->snapshots.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  MapReplica replica;
+  size_t next = 0;
+  for (const auto& [seq, nodes] : a->snapshots) {
+    while (next < a->updates.size() && a->updates[next].seq <= seq) {
+      ASSERT_EQ(replica.Apply(a->updates[next++]), MapReplica::Result::kApplied);
+    }
+    ASSERT_EQ(replica.seq(), seq);
+    ASSERT_EQ(replica.map().nodes(), nodes) << "at update " << seq;
+  }
+  std::array<int64_t, 3> states{};
+  int open_node = -1, open_sector = -1;
+  for (const ExitAttemptOut& m : a->exit_messages) {
+    ++states[static_cast<size_t>(m.outcome)];
+    if (m.outcome == ExitOutcome::kStarted) {
+      EXPECT_EQ(open_node, -1) << "a new attempt while one is open";
+      open_node = m.node;
+      open_sector = m.sector;
+    } else {
+      EXPECT_EQ(m.node, open_node);
+      EXPECT_EQ(m.sector, open_sector);
+      open_node = open_sector = -1;
+    }
+  }
+  std::cout << "map over the bus: " << a->updates.size() << " updates, " << a->update_bytes << " B; "
+            << a->snapshots.size() << " snapshots, " << a->snapshot_bytes << " B; exit attempts " << states[0]
+            << " started, " << states[1] << " reached, " << states[2] << " abandoned\n";
+  EXPECT_GT(states[0], 0);
+  EXPECT_GE(states[0], states[1] + states[2]);
+}
+
 // §5.3: the reactive loop never waits for the map layer. Without a planner it asks, gets no answer,
 // steers every tick, and is the case-based controller's run exactly; without the whole map layer too.
 TEST(LaserTopoServices, WithoutThePlannerTheReactiveLayerIsTheCaseBasedController) {
@@ -258,6 +343,37 @@ TEST(LaserTopoServices, MalformedPathsAndPlanRequestsAreDroppedAndTheRunIsUnchan
   nav.Poll(std::chrono::milliseconds(0));
   EXPECT_EQ(received, 0);
   EXPECT_EQ(local.counts().at("r1/laser/path").drops_invalid, 1u);
+}
+
+// §3.7 / §5.2 EstimatedPose over the bus: with wheel slip the odometry drifts; after the calibration at a revisited
+// node the mapper's estimate is nearer the simulator's truth (LaserTruth) than the odometry — in this seeded world
+// (25 % No. 3, 50 % slip, an error-free laser; not in every world, see the README).
+TEST(LaserTopoServices, AfterACorrectionTheEstimatedPoseIsNearerTheTruthThanOdometry) {
+  runtime::InProcessStats stats;
+  BusRun slipping;
+  slipping.world = {"density=25", "index=2", "seed=3"};
+  slipping.slip = "slip_fraction=0.5";
+  slipping.laser_error = "laser_error=none";
+  const auto a = RunEpisode(slipping, &stats);
+  std::lock_guard<std::mutex> lock(a->mutex);
+  ASSERT_FALSE(a->poses.empty());
+  uint32_t seen_corrections = 0;
+  int checked = 0;
+  for (const auto& p : a->poses) {
+    // The pose corrects the odometry of its own tick.
+    ASSERT_TRUE(a->odom_at.count(p.tick));
+    EXPECT_EQ(p.odom.x, a->odom_at[p.tick].x);
+    if (p.corrections == seen_corrections) continue;
+    seen_corrections = p.corrections;
+    ASSERT_TRUE(a->truth_at.count(p.tick));
+    const Vec2 truth = a->truth_at[p.tick];
+    const double odom_error = Norm(p.odom - truth), estimate_error = Norm(p.estimate - truth);
+    std::cout << "correction " << p.corrections << " at tick " << p.tick << ": odometry " << odom_error
+              << " cm off the truth, estimate " << estimate_error << " cm\n";
+    EXPECT_LT(estimate_error, odom_error);
+    ++checked;
+  }
+  EXPECT_GT(checked, 0);
 }
 
 }  // namespace

@@ -41,6 +41,17 @@ bool TopoNode::ExitUsable(int k, double usable_prob) const {
   return e.filled && e.prob >= usable_prob && e.mask == kExitOpen;
 }
 
+bool TopoNode::operator==(const TopoNode& o) const {
+  auto same = [](Vec2 a, Vec2 b) { return a.x == b.x && a.y == b.y; };
+  return id == o.id && bearing_deg == o.bearing_deg && length_cm == o.length_cm &&
+         ref_bearing_deg == o.ref_bearing_deg && s_bearing == o.s_bearing && ss_bearing == o.ss_bearing &&
+         s_length == o.s_length && ss_length == o.ss_length && n == o.n && v_bearing == o.v_bearing &&
+         v_length == o.v_length && north == o.north && east == o.east && south == o.south && west == o.west &&
+         same(rel, o.rel) && same(rel_sum, o.rel_sum) && rel_n == o.rel_n && links == o.links && exits == o.exits &&
+         perspective == o.perspective && goal_seen == o.goal_seen && visits == o.visits &&
+         calibrated_this_visit == o.calibrated_this_visit;
+}
+
 Vec2 TopoNode::ExitPosition(int k) const { return rel + exits[k].range_cm * UnitVector(exits[k].bearing_deg); }
 
 int ExitSector(double bearing_deg) {
@@ -241,6 +252,27 @@ void TopoMap::UpdateExits(TopoNode& node, const std::vector<Feature>& features, 
       }
     }
   }
+}
+
+bool TopoMap::RecordExitAttempt(int id, int sector, ExitOutcome outcome) {
+  if (id < 0 || id >= static_cast<int>(nodes_.size()) || sector < 0 || sector >= 8) return false;
+  NodeExit& e = nodes_[id].exits[sector];
+  if (!e.filled) return false;
+  switch (outcome) {
+    case ExitOutcome::kStarted:
+      ++e.tries;
+      break;
+    case ExitOutcome::kReached:
+      if (!options_.reached_is_not_a_try || e.tries == 0) return true;
+      --e.tries;
+      // The mask the two-tries rule set came from this try; the other procedures run again below.
+      if (e.mask == kMaskTries && e.tries < options_.max_exit_tries) e.mask = kExitOpen;
+      break;
+    case ExitOutcome::kAbandoned:
+      return true;  // the try was counted when it started
+  }
+  MaskExits(id);  // §3.10: masked after two tries (an exit of a node other than the current one too)
+  return true;
 }
 
 void TopoMap::MaskExits(int id) {

@@ -37,20 +37,26 @@
 namespace limbic::laser {
 
 struct TopoMapOptions {
-  double gate_bearing_deg = 10.0;         // [T] 2·Vbearing + 10
-  double gate_length_cm = 20.0;           // [T] 2·Vlength + 20
-  double gate_sigmas = 2.0;               // [T]
-  double revisit_cm = 30.0;               // [A] A26
-  int max_links = 20;                     // [T]
-  double exit_min_length_cm = 40.0;       // [T] min_exit_width
-  double exit_near_node_cm = 30.0;        // [A] candidates this close to the node middle are the node itself
-  double exit_prob_base = 10.0;           // [A] A27
-  double exit_prob_max = 100.0;           // [A]
-  double exit_unseen_margin_cm = 20.0;    // [A]
-  double exit_decay = 2.0;                // [A]
-  double exit_usable_prob = 10.0;         // [A]
-  double mask2_distance_cm = 30.0;        // [T]
-  int max_exit_tries = 2;                 // [T]
+  double gate_bearing_deg = 10.0;       // [T] 2·Vbearing + 10
+  double gate_length_cm = 20.0;         // [T] 2·Vlength + 20
+  double gate_sigmas = 2.0;             // [T]
+  double revisit_cm = 30.0;             // [A] A26
+  int max_links = 20;                   // [T]
+  double exit_min_length_cm = 40.0;     // [T] min_exit_width
+  double exit_near_node_cm = 30.0;      // [A] candidates this close to the node middle are the node itself
+  double exit_prob_base = 10.0;         // [A] A27
+  double exit_prob_max = 100.0;         // [A]
+  double exit_unseen_margin_cm = 20.0;  // [A]
+  double exit_decay = 2.0;              // [A]
+  double exit_usable_prob = 10.0;       // [A]
+  double mask2_distance_cm = 30.0;      // [T]
+  int max_exit_tries = 2;               // [T]
+  // §3.10 + §5.2 item 15: a try is counted when the robot sets off through an exit (ExitAttempt Started, §3.9 [A]
+  // "increment exittrys"), and §3.10 masks an exit "after two attempts" whatever became of them (the default).
+  // true: an ExitResult Reached takes its try back and lifts the code-4 mask it caused (the exit is no spurious
+  // one). Measured on E6 it makes a livelock: a reached exit of the current node stays open, is planned again at
+  // the next failing selection point and reached at once, cycle after cycle (README).
+  bool reached_is_not_a_try = false;      // [A]
   double stationary_cm = 0.5;             // [A] §3.7
   double stationary_move_fraction = 0.1;  // [A]
   int stationary_cycles = 10;             // [A]
@@ -63,6 +69,7 @@ struct NodeLink {
   int to = -1;
   double range_cm = 0.0;     // |L|
   double bearing_deg = 0.0;  // bearing of L, from this node's middle to the other's
+  bool operator==(const NodeLink&) const = default;
 };
 
 // Exit mask codes (§3.5 exitmask).
@@ -78,6 +85,7 @@ struct NodeExit {
   int tries = 0;                     // exittrys
   double prob = 0.0;                 // exitprob, 0..100
   double proj_seen_cm = 0.0;         // the furthest the robot had gone that way when it saw the exit
+  bool operator==(const NodeExit&) const = default;
 };
 
 struct TopoNode {
@@ -103,7 +111,12 @@ struct TopoNode {
   bool ExitUsable(int k, double usable_prob) const;
   // Where exit k leads: rel + range·u(bearing).
   Vec2 ExitPosition(int k) const;
+  // Every field the same, bit for bit (a copy sent as updates or a snapshot must equal the original).
+  bool operator==(const TopoNode& o) const;
 };
+
+// §5.2 item 15: what became of an attempt through an exit.
+enum class ExitOutcome { kStarted = 0, kReached = 1, kAbandoned = 2 };
 
 // The 45° sector of a bearing (thesis: (bearing + 23) / 45, 8 → 0).
 int ExitSector(double bearing_deg);
@@ -135,6 +148,10 @@ class TopoMap {
   double LinksPerNode() const;
   // Runs the masking procedures (§3.10) on node `id` (Update runs them on the current node).
   void MaskExits(int id);
+  // §5.2 ExitAttempt/ExitResult for exit `sector` of node `id` (§3.10): Started counts a try and applies the
+  // two-tries rule; Reached takes the try back (reached_is_not_a_try) and re-runs the masking; Abandoned
+  // leaves the counted try. False, and nothing changes, for a node or an exit slot the map does not have.
+  bool RecordExitAttempt(int id, int sector, ExitOutcome outcome);
   // Forgets where the robot is (a new episode over a retained map): the next feature is resolved
   // against the whole map; no link is made to the node the robot was in.
   void Relocate();

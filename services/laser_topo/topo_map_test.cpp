@@ -281,5 +281,64 @@ TEST(TopoMap, RefusesBadOptionsAndPoses) {
   EXPECT_TRUE(map.nodes().empty());
 }
 
+// §3.10 + §5.2 item 15: Started counts a try and masks after two; with reached_is_not_a_try Reached takes its try
+// back (the exit was real, not a spurious one) and lifts the code-4 mask it had caused; Abandoned leaves the try
+// counted. By default (§3.10's text) every attempt counts.
+TEST(TopoMap, ExitResultsDriveTheTwoTriesRule) {
+  auto one_exit = [](const TopoMapOptions& o) {
+    TopoMap map(o);
+    auto& nodes = map.mutable_nodes();
+    nodes.resize(1);
+    NodeExit& e = nodes[0].exits[4];
+    e.filled = true;
+    e.bearing_deg = 180;
+    e.range_cm = 80;
+    e.prob = 50;
+    return map;
+  };
+  TopoMapOptions refund;
+  refund.reached_is_not_a_try = true;
+  TopoMap map = one_exit(refund);
+  const NodeExit& e = map.nodes()[0].exits[4];
+  // Refused, and nothing changes: no such node, sector, or an empty slot.
+  EXPECT_FALSE(map.RecordExitAttempt(1, 4, ExitOutcome::kStarted));
+  EXPECT_FALSE(map.RecordExitAttempt(-1, 4, ExitOutcome::kReached));
+  EXPECT_FALSE(map.RecordExitAttempt(0, 8, ExitOutcome::kStarted));
+  EXPECT_FALSE(map.RecordExitAttempt(0, -1, ExitOutcome::kStarted));
+  EXPECT_FALSE(map.RecordExitAttempt(0, 3, ExitOutcome::kStarted));
+  EXPECT_EQ(e.tries, 0);
+  // Started, abandoned: the try stands.
+  EXPECT_TRUE(map.RecordExitAttempt(0, 4, ExitOutcome::kStarted));
+  EXPECT_TRUE(map.RecordExitAttempt(0, 4, ExitOutcome::kAbandoned));
+  EXPECT_EQ(e.tries, 1);
+  EXPECT_EQ(e.mask, kExitOpen);
+  // The second start masks it (code 4) at once; reaching it gives the try back and opens it again.
+  EXPECT_TRUE(map.RecordExitAttempt(0, 4, ExitOutcome::kStarted));
+  EXPECT_EQ(e.tries, 2);
+  EXPECT_EQ(e.mask, kMaskTries);
+  EXPECT_TRUE(map.RecordExitAttempt(0, 4, ExitOutcome::kReached));
+  EXPECT_EQ(e.tries, 1);
+  EXPECT_EQ(e.mask, kExitOpen);
+  EXPECT_TRUE(map.nodes()[0].ExitUsable(4, 10));
+  // A stray Reached (no try left to take back) changes nothing.
+  EXPECT_TRUE(map.RecordExitAttempt(0, 4, ExitOutcome::kReached));
+  EXPECT_TRUE(map.RecordExitAttempt(0, 4, ExitOutcome::kReached));
+  EXPECT_EQ(e.tries, 0);
+  // A mask of another procedure stays: Reached lifts only the two-tries rule's code 4.
+  map.mutable_nodes()[0].exits[4].mask = kMaskAdjacentArea;
+  map.mutable_nodes()[0].exits[4].tries = 2;
+  EXPECT_TRUE(map.RecordExitAttempt(0, 4, ExitOutcome::kReached));
+  EXPECT_EQ(e.mask, kMaskAdjacentArea);
+
+  // The literal count (the default): every attempt counts, reached or not.
+  TopoMap lit = one_exit(TopoMapOptions{});
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_TRUE(lit.RecordExitAttempt(0, 4, ExitOutcome::kStarted));
+    EXPECT_TRUE(lit.RecordExitAttempt(0, 4, ExitOutcome::kReached));
+  }
+  EXPECT_EQ(lit.nodes()[0].exits[4].tries, 2);
+  EXPECT_EQ(lit.nodes()[0].exits[4].mask, kMaskTries);
+}
+
 }  // namespace
 }  // namespace limbic::laser

@@ -318,6 +318,22 @@ const std::map<std::string, Entry>& Table() {
         [](FBB& fbb, HeaderOffset h, int v, uint64_t n) {
           return Untyped(msg::CreateTopoPlanRequest(fbb, h, 1, v == 1 ? -2 : 0, v == 0 ? Bad(v, n) : 300.0, 600.0));
         }}},
+      {"LMUP",
+       {5,
+        [](FBB& fbb, HeaderOffset h, int v, uint64_t n) {
+          const std::vector<msg::TopoLinkEntry> links{{v == 1 ? -3 : 1, 50.0, 90.0}};
+          std::vector<msg::TopoExitEntry> exits(v == 2 ? 7 : 8);  // not one per sector
+          const auto node = msg::CreateTopoNodeEntry(fbb, v == 3 ? -1 : 0, 90.0, v == 0 ? Bad(v, n) : 60.0, 90.0, 0, 0,
+                                                     0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                                                     fbb.CreateVectorOfStructs(links), fbb.CreateVectorOfStructs(exits));
+          return Untyped(msg::CreateTopoMapUpdate(fbb, h, v == 4 ? 0 : 1, msg::TopoMapOp::Update, node));
+        }}},
+      {"LEPO",
+       {3,
+        [](FBB& fbb, HeaderOffset h, int v, uint64_t n) {
+          return Untyped(msg::CreateEstimatedPose(fbb, h, v == 0 ? Bad(v, n) : 300.0, 100.0, v == 1 ? 361.0 : 0.0,
+                                                  300.0, 100.0, 1, v == 2 ? -5 : 0));
+        }}},
   };
   return table;
 }

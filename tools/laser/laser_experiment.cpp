@@ -165,6 +165,8 @@ void ApplySetting(const std::string& controller, const std::string& key, const s
         m.map.self_localise = ToBool(key, value, source);
       else if (key == "max_exit_tries")
         m.map.max_exit_tries = static_cast<int>(number());
+      else if (key == "reached_is_not_a_try")
+        m.map.reached_is_not_a_try = ToBool(key, value, source);
       else if (key == "follow_time_s")
         m.follow.max_time_s = number();
       else if (key == "waypoint_reach_cm")

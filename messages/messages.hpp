@@ -76,7 +76,8 @@
   X(ExploreTask, "EXTK")        \
   X(ExploreReport, "EXRP")      \
   X(ExploreCall, "EXCL")        \
-  X(ExploreBid, "EXBD")
+  X(ExploreBid, "EXBD")         \
+  X(HighWaterReport, "HWMR")
 
 namespace limbic::messages {
 

@@ -157,6 +157,7 @@ Node::Node(zmq::context_t& context, const std::string& bus_address, NodeOptions 
   incarnation_ = options_.incarnation != 0 ? options_.incarnation : RandomIncarnation();
   next_latched_resend_ = std::chrono::steady_clock::now() + options_.latched_resend;
   next_keepalive_ = std::chrono::steady_clock::now() + options_.keepalive;
+  next_high_water_ = std::chrono::steady_clock::now() + options_.high_water_period;
 }
 
 Node::Node(LocalBus& bus, NodeOptions options) : options_(std::move(options)), local_(&bus), local_mode_(true) {
@@ -199,8 +200,22 @@ void Node::AddSubscription(const std::string& topic, bool exact, bool (*verify)(
   if (local_mode_) {
     if (local_) local_->Subscribed(this, topic);
   } else {
-    SendSubscription(topic);
+    SubscribeWithReports(topic);
   }
+}
+
+void Node::SubscribeWithReports(const std::string& topic) {
+  SendSubscription(topic);
+  // The reports about what it receives, so that it can count tail losses. Each is one more prefix held by
+  // the broker for this subscriber (SubscriberLimits::max_prefixes): none where a subscription covers it
+  // already ("", "bus/", a report prefix itself).
+  if (topic.starts_with(kHighWaterPrefix)) return;
+  std::string reports(kHighWaterPrefix);
+  reports += topic;
+  for (const auto& s : subscriptions_) {
+    if (reports.starts_with(s.topic)) return;
+  }
+  SendSubscription(reports);
 }
 
 void Node::SendSubscription(const std::string& prefix) {
@@ -291,6 +306,28 @@ bool Node::Wants(const std::string& topic) const {
   return false;
 }
 
+void Node::SendHighWaterReports() {
+  if (local_mode_) return;  // nothing is lost in process
+  std::string topic(kHighWaterPrefix);
+  for (auto& slot : publishers_) {
+    if (slot.seq == 0) continue;  // nothing published yet
+    // Its own sequence per topic, as any publisher's (subscribers tell a lost report from a late one).
+    auto [it, added] = high_water_seq_.try_emplace(slot.topic, 0);
+    fbb_.Clear();
+    const auto header = msg::CreateHeader(fbb_, WallNowNs(), 0, ++it->second, fbb_.CreateString(options_.name),
+                                          /*latched=*/false, incarnation_);
+    fbb_.Finish(msg::CreateHighWaterReport(fbb_, header, fbb_.CreateString(slot.topic), slot.seq),
+                messages::Traits<msg::HighWaterReport>::kIdentifier);
+    topic.resize(kHighWaterPrefix.size());
+    topic += slot.topic;
+    // The same PUB socket as the topic's data: the report leaves behind every message it counts. Not counted
+    // as sent on the topic (nor as a topic of this node's own).
+    pub_.send(zmq::buffer(topic), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
+    pub_.send(zmq::const_buffer(fbb_.GetBufferPointer(), fbb_.GetSize()), zmq::send_flags::dontwait);
+    if (send_observer_) send_observer_(topic);
+  }
+}
+
 void Node::ResendLatched() {
   for (auto& slot : publishers_) {
     if (slot.latched && !slot.last.empty()) SendRaw(slot.topic, slot.last.data(), slot.last.size());
@@ -325,6 +362,10 @@ int Node::Poll(std::chrono::milliseconds timeout, int max_messages) {
   if (options_.latched_resend.count() > 0 && std::chrono::steady_clock::now() >= next_latched_resend_) {
     ResendLatched();
     next_latched_resend_ = std::chrono::steady_clock::now() + options_.latched_resend;
+  }
+  if (!local_mode_ && options_.high_water_period.count() > 0 && std::chrono::steady_clock::now() >= next_high_water_) {
+    SendHighWaterReports();
+    next_high_water_ = std::chrono::steady_clock::now() + options_.high_water_period;
   }
   if (!local_mode_ && !subscriptions_.empty() && options_.keepalive.count() > 0 &&
       std::chrono::steady_clock::now() >= next_keepalive_) {
@@ -362,7 +403,7 @@ int Node::Drain(int max_messages) {
     if (!topic_frame.more() && topic_frame.size() == 1) {
       // The broker's control messages (broker.hpp): 0 ping, 1 "send your subscriptions again".
       if (*static_cast<const uint8_t*>(topic_frame.data()) == 1) {
-        for (const auto& s : subscriptions_) SendSubscription(s.topic);
+        for (const auto& s : subscriptions_) SubscribeWithReports(s.topic);
       }
       continue;
     }
@@ -391,6 +432,10 @@ int Node::Drain(int max_messages) {
 
 void Node::Dispatch(const std::string& topic, const uint8_t* data, size_t size, bool admitted,
                     const std::shared_ptr<const std::vector<uint8_t>>* shared) {
+  if (topic.size() > kHighWaterPrefix.size() && topic.starts_with(kHighWaterPrefix)) {
+    HandleReport(topic, data, size, admitted, shared);
+    return;
+  }
   // Prefix filtering in ZeroMQ can deliver topics nobody asked for exactly ("r1/scan" vs "r1/scanner").
   bool wanted = false;
   for (const auto& s : subscriptions_) {
@@ -433,25 +478,15 @@ void Node::Dispatch(const std::string& topic, const uint8_t* data, size_t size, 
     }
   }
   auto& counters = Received(topic);
-  const SourceLess::View key{topic, std::string_view(header->source()->c_str(), header->source()->size())};
-  auto found = sources_.find(key);
-  if (found == sources_.end()) {
-    if (sources_.size() >= kMaxTrackedSources) {
-      LIMBIC_LOG(kWarning) << "more than " << kMaxTrackedSources
-                           << " (topic, sender) pairs: restarting gap and duplicate tracking";
-      sources_.clear();
-    }
-    found = sources_.emplace(SourceKey{topic, std::string(key.second)}, SourceState{}).first;
-  }
-  auto& source = found->second;
-  if (source.incarnation != header->incarnation()) {
-    source = SourceState{header->incarnation(), header->seq()};
-  } else if (header->seq() <= source.last_seq) {
+  const SequenceTracker::Outcome seq =
+      sequences_.OnMessage(topic, std::string_view(header->source()->c_str(), header->source()->size()),
+                           header->incarnation(), header->seq());
+  counters.drops_gap += seq.gap;
+  counters.drops_tail += seq.tail;
+  counters.drops_tail -= std::min(counters.drops_tail, seq.tail_recovered);
+  if (!seq.deliver) {
     ++counters.duplicates;  // a latched re-send or broker replay we already have
     return;
-  } else {
-    if (header->seq() > source.last_seq + 1) counters.drops_gap += header->seq() - source.last_seq - 1;
-    source.last_seq = header->seq();
   }
   ++counters.messages;
   counters.bytes += size;
@@ -464,6 +499,64 @@ void Node::Dispatch(const std::string& topic, const uint8_t* data, size_t size, 
       s.handler(raw);
     } catch (const std::exception& e) {
       // Exceptions never cross the bus: a failing handler is logged, the node keeps running.
+      LIMBIC_LOG(kError) << "handler for '" << topic << "' threw: " << e.what();
+    }
+  }
+}
+
+}  // namespace limbic::bus
+
+namespace limbic::bus {
+
+void Node::HandleReport(const std::string& topic, const uint8_t* data, size_t size, bool admitted,
+                        const std::shared_ptr<const std::vector<uint8_t>>* shared) {
+  const std::string_view reported = std::string_view(topic).substr(kHighWaterPrefix.size());
+  // Counted for a topic this node receives (the broker's prefix match also brings "bus/hwm/r1/scanner" to a
+  // subscriber of "r1/scan"); handed on to subscriptions that asked for reports by name.
+  bool tracked = false;
+  bool asked = false;
+  for (const auto& s : subscriptions_) {
+    if (s.exact ? reported == s.topic : reported.starts_with(s.topic)) tracked = true;
+    if (s.topic.starts_with("bus/hwm") && (s.exact ? topic == s.topic : topic.starts_with(s.topic))) asked = true;
+  }
+  if (!tracked && !asked) return;
+  if (size > messages::kMaxPayloadBytes) {
+    CountDrop(topic, &TopicCounters::drops_oversize, "payload above the size cap");
+    return;
+  }
+  const messages::MessageType* type = messages::FindByIdentifier(messages::IdentifierOf(data, size));
+  if (type == nullptr || std::string_view(type->identifier) != messages::Traits<msg::HighWaterReport>::kIdentifier) {
+    CountDrop(topic, &TopicCounters::drops_wrong_type, "expected a HighWaterReport (HWMR)");
+    return;
+  }
+  if (!admitted && !type->verify(data, size)) {
+    CountDrop(topic, &TopicCounters::drops_malformed, "failed FlatBuffers verification");
+    return;
+  }
+  if (!admitted) {
+    if (const std::string invalid = messages::ValidateValues(*type, data, size); !invalid.empty()) {
+      CountDrop(topic, &TopicCounters::drops_invalid, ("invalid value: " + invalid).c_str());
+      return;
+    }
+  }
+  const auto* report = flatbuffers::GetRoot<msg::HighWaterReport>(data);
+  const msg::Header* header = report->header();
+  if (report->topic()->string_view() != reported) {
+    CountDrop(topic, &TopicCounters::drops_malformed, "a report about another topic than its own");
+    return;
+  }
+  if (tracked) {
+    const SequenceTracker::Outcome seq =
+        sequences_.OnReport(reported, header->source()->string_view(), header->incarnation(), report->last_seq());
+    if (seq.tail > 0) Received(std::string(reported)).drops_tail += seq.tail;
+  }
+  if (!asked) return;
+  const RawMessage raw{topic, *type, *header, data, size, shared};
+  for (const auto& s : subscriptions_) {
+    if (!s.topic.starts_with("bus/hwm") || !(s.exact ? topic == s.topic : topic.starts_with(s.topic))) continue;
+    try {
+      s.handler(raw);
+    } catch (const std::exception& e) {
       LIMBIC_LOG(kError) << "handler for '" << topic << "' threw: " << e.what();
     }
   }

@@ -196,6 +196,7 @@ TEST(CollectorTest, ServiceUpTurnsZeroAfterThreeSecondsOfSilence) {
   hb.loop_time_buckets = {0, 0, 4, 0, 0, 0, 0, 0, 0, 1, 0};  // 4 ticks <= 1 ms, 1 tick in (0.1, 0.5]
   hb.loop_time_mean_s = 0.05;
   hb.overruns = 1;
+  hb.receive_losses = {{"r1/odom", 4, 6}};
   c.OnHeartbeat(hb, 50.0);
   std::string text = RenderText(c.Snapshot(53.0));
   EXPECT_TRUE(Contains(text, "limbic_service_up{service=\"r1/planner\"} 1"));
@@ -206,6 +207,10 @@ TEST(CollectorTest, ServiceUpTurnsZeroAfterThreeSecondsOfSilence) {
   EXPECT_TRUE(Contains(text, "limbic_service_loop_time_seconds_count{service=\"r1/planner\"} 5"));
   EXPECT_TRUE(Contains(text, "limbic_service_loop_time_seconds_sum{service=\"r1/planner\"} 0.25"));  // 5 x 0.05
   EXPECT_TRUE(Contains(text, "limbic_service_overruns_total{service=\"r1/planner\"} 1"));
+  EXPECT_TRUE(
+      Contains(text, "limbic_bus_receive_losses_total{service=\"r1/planner\",topic=\"r1/odom\",reason=\"gap\"} 4"));
+  EXPECT_TRUE(
+      Contains(text, "limbic_bus_receive_losses_total{service=\"r1/planner\",topic=\"r1/odom\",reason=\"tail\"} 6"));
   text = RenderText(c.Snapshot(53.5));
   EXPECT_TRUE(Contains(text, "limbic_service_up{service=\"r1/planner\"} 0"));
   EXPECT_TRUE(Contains(text, "limbic_service_heartbeat_age_seconds{service=\"r1/planner\"} 3.5"));

@@ -4,6 +4,7 @@
 #include <netdb.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -541,6 +542,10 @@ void Node::HandleReport(const std::string& topic, const uint8_t* data, size_t si
   }
   const auto* report = flatbuffers::GetRoot<msg::HighWaterReport>(data);
   const msg::Header* header = report->header();
+  if (header == nullptr || header->source() == nullptr || report->topic() == nullptr) {
+    CountDrop(topic, &TopicCounters::drops_malformed, "a report without a header or topic");
+    return;
+  }
   if (report->topic()->string_view() != reported) {
     CountDrop(topic, &TopicCounters::drops_malformed, "a report about another topic than its own");
     return;

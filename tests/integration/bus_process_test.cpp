@@ -252,99 +252,124 @@ TEST_F(BusProcessTest, SlowSubscriberNeverBlocksThePublisherAndItsLossesAreCount
 }
 
 // Issue 23 item 3: no silent loss. The real broker with its shipped marks (64 MiB per subscriber, 8 MiB of it for
-// state), a burst of 200,000 messages as fast as the publisher can send them to a subscriber that does not read
-// during it, and nothing sent after it but the publisher's HighWaterReports: every message is received or counted
-// lost — between two that arrived (gap) or after the last that arrived (tail) — exactly, per topic.
-TEST_F(BusProcessTest, BurstToASlowSubscriberLosesNothingSilently) {
-  auto broker = StartBroker();
-  constexpr auto kPeriod = 250ms;  // the publisher's report period (1 s shipped): the test waits two of them
-  bus::Node publisher(context_, bus_, {.name = "burster", .high_water_period = kPeriod});
-  bus::Node slow(context_, bus_, {.name = "slow"});
-  auto events = publisher.Advertise<msg::VelocityCommand>("burst/events");  // ~70 B, an event
-  auto states = publisher.Advertise<msg::RangeScan>("burst/states");        // ~1 KiB, state
-  uint64_t first_event = 0, first_state = 0;
-  slow.Subscribe<msg::VelocityCommand>("burst/events", [&](const auto& m) {
-    if (first_event == 0) first_event = m.header.seq();
-  });
-  slow.Subscribe<msg::RangeScan>("burst/states", [&](const auto& m) {
-    if (first_state == 0) first_state = m.header.seq();
-  });
-  const std::vector<msg::Beam> beams(15, msg::Beam(0, 0.1, 0.0, 0.0, 0.04, 0.8, 0.5, true));
-  auto send_event = [&](double v) {
-    events.Publish(0, 0, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
-      return msg::CreateVelocityCommand(fbb, header, v, 0);
-    });
-  };
-  auto send_state = [&] {
-    states.Publish(0, 0, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
-      return msg::CreateRangeScan(fbb, header, fbb.CreateVectorOfStructs(beams));
-    });
-  };
-  // Both subscriptions (and their reports') live end to end: first contact on each topic.
-  ASSERT_TRUE(testing::WaitFor(
-      [&] {
-        send_event(-1);
-        send_state();
-        publisher.Poll(0ms);
-        slow.Poll(2ms);
-        return first_event > 0 && first_state > 0;
-      },
-      5s))
-      << broker->Log();
+// state), a burst of 200,000 messages (180,000 ~70 B events, 20,000 ~1 KiB states) as fast as the publisher can
+// send them to a subscriber that does not read during it, and nothing sent after it but the publisher's
+// HighWaterReports: every message is received or counted lost — between two that arrived (gap) or after the last
+// that arrived (tail) — exactly, per topic.
+struct BurstResult {
+  bus::TopicCounters events, states;
+  uint64_t sent_events = 0, sent_states = 0;  // from the subscriber's first contact on
+  bool settled = false;
+};
 
-  constexpr int kEvents = 180000, kStates = 20000;
-  const auto start = Clock::now();
-  for (int i = 0; i < kEvents + kStates; ++i) {
-    if (i % 10 == 9) {
-      send_state();
-    } else {
-      send_event(i);
+class BusBurstTest : public BusProcessTest {
+ protected:
+  BurstResult Burst(int send_hwm) {
+    auto broker = StartBroker();
+    constexpr auto kPeriod = 250ms;  // the publisher's report period (1 s shipped): the test waits two of them
+    bus::Node publisher(context_, bus_, {.name = "burster", .send_hwm = send_hwm, .high_water_period = kPeriod});
+    bus::Node slow(context_, bus_, {.name = "slow"});
+    auto events = publisher.Advertise<msg::VelocityCommand>("burst/events");
+    auto states = publisher.Advertise<msg::RangeScan>("burst/states");
+    uint64_t first_event = 0, first_state = 0;
+    slow.Subscribe<msg::VelocityCommand>("burst/events", [&](const auto& m) {
+      if (first_event == 0) first_event = m.header.seq();
+    });
+    slow.Subscribe<msg::RangeScan>("burst/states", [&](const auto& m) {
+      if (first_state == 0) first_state = m.header.seq();
+    });
+    const std::vector<msg::Beam> beams(15, msg::Beam(0, 0.1, 0.0, 0.0, 0.04, 0.8, 0.5, true));
+    auto send_event = [&](double v) {
+      events.Publish(0, 0, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+        return msg::CreateVelocityCommand(fbb, header, v, 0);
+      });
+    };
+    auto send_state = [&] {
+      states.Publish(0, 0, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+        return msg::CreateRangeScan(fbb, header, fbb.CreateVectorOfStructs(beams));
+      });
+    };
+    BurstResult r;
+    // Both subscriptions (and their reports') live end to end: first contact on each topic.
+    if (!testing::WaitFor(
+            [&] {
+              send_event(-1);
+              send_state();
+              publisher.Poll(0ms);
+              slow.Poll(2ms);
+              return first_event > 0 && first_state > 0;
+            },
+            5s)) {
+      ADD_FAILURE() << "no first contact\n" << broker->Log();
+      return r;
     }
+    constexpr int kEvents = 180000, kStates = 20000;
+    const auto start = Clock::now();
+    for (int i = 0; i < kEvents + kStates; ++i) {
+      if (i % 10 == 9) {
+        send_state();
+      } else {
+        send_event(i);
+      }
+    }
+    const double burst_s = std::chrono::duration<double>(Clock::now() - start).count();
+    r.sent_events = publisher.sent().at("burst/events").messages - first_event + 1;
+    r.sent_states = publisher.sent().at("burst/states").messages - first_state + 1;
+    auto accounted = [&](const std::string& topic) {
+      const auto& c = slow.received().at(topic);
+      return c.messages + c.drops_gap + c.drops_tail;
+    };
+    // Now the subscriber reads; the publisher sends nothing but its reports.
+    r.settled = testing::WaitFor(
+        [&] {
+          publisher.Poll(0ms);
+          slow.Poll(5ms, 100000);
+          return accounted("burst/events") == r.sent_events && accounted("burst/states") == r.sent_states;
+        },
+        20s);
+    // Two more report periods: nothing is counted twice.
+    const auto until = Clock::now() + 2 * kPeriod + 100ms;
+    while (Clock::now() < until) {
+      publisher.Poll(0ms);
+      slow.Poll(5ms, 100000);
+    }
+    const double total_s = std::chrono::duration<double>(Clock::now() - start).count();
+    r.events = slow.received().at("burst/events");
+    r.states = slow.received().at("burst/states");
+    std::cout << "burst of " << kEvents + kStates << " (publisher send_hwm " << send_hwm << ") in " << burst_s
+              << " s, settled in " << total_s << " s: events sent " << r.sent_events << ", received "
+              << r.events.messages << ", gap " << r.events.drops_gap << ", tail " << r.events.drops_tail
+              << "; states sent " << r.sent_states << ", received " << r.states.messages << ", gap "
+              << r.states.drops_gap << ", tail " << r.states.drops_tail << "\n";
+    // Reports are not messages of the topic, on either side.
+    EXPECT_EQ(publisher.sent().at("burst/events").messages, r.sent_events + first_event - 1);
+    EXPECT_EQ(publisher.sent().count("bus/hwm/burst/events"), 0u);
+    EXPECT_EQ(slow.received().count("bus/hwm/burst/events"), 0u);
+    return r;
   }
-  const double burst_s = std::chrono::duration<double>(Clock::now() - start).count();
-  const uint64_t sent_events = publisher.sent().at("burst/events").messages;
-  const uint64_t sent_states = publisher.sent().at("burst/states").messages;
-  // received + gap + tail, from first contact on.
-  auto accounted = [&](const std::string& topic) {
-    const auto& c = slow.received().at(topic);
-    return c.messages + c.drops_gap + c.drops_tail;
-  };
-  const uint64_t want_events = sent_events - first_event + 1;
-  const uint64_t want_states = sent_states - first_state + 1;
-  // Now the subscriber reads; the publisher sends nothing but its reports.
-  const bool settled = testing::WaitFor(
-      [&] {
-        publisher.Poll(0ms);
-        slow.Poll(5ms, 100000);
-        return accounted("burst/events") == want_events && accounted("burst/states") == want_states;
-      },
-      20s);
-  // Two more report periods: nothing is counted twice.
-  const auto until = Clock::now() + 2 * kPeriod + 100ms;
-  while (Clock::now() < until) {
-    publisher.Poll(0ms);
-    slow.Poll(5ms, 100000);
-  }
-  const double total_s = std::chrono::duration<double>(Clock::now() - start).count();
-  const auto& e = slow.received().at("burst/events");
-  const auto& st = slow.received().at("burst/states");
-  std::cout << "burst of " << kEvents + kStates << " in " << burst_s << " s, settled in " << total_s
-            << " s: events sent " << want_events << ", received " << e.messages << ", gap " << e.drops_gap << ", tail "
-            << e.drops_tail << "; states sent " << want_states << ", received " << st.messages << ", gap "
-            << st.drops_gap << ", tail " << st.drops_tail << "\n";
-  EXPECT_TRUE(settled);
-  EXPECT_EQ(accounted("burst/events"), want_events);
-  EXPECT_EQ(accounted("burst/states"), want_states);
-  EXPECT_EQ(e.duplicates + st.duplicates, 0u);
-  // State had 8 MiB of the queue: more of it was lost than of the events, which had all 64 MiB.
-  EXPECT_GT(st.drops_tail, 0u);  // the burst ended while its state budget was full: lost at the tail
-  EXPECT_LT(static_cast<double>(e.drops_gap + e.drops_tail) / want_events,
-            static_cast<double>(st.drops_gap + st.drops_tail) / want_states);
-  // Reports are not messages of the topic, on either side.
-  EXPECT_EQ(publisher.sent().at("burst/events").messages, sent_events);
-  EXPECT_EQ(publisher.sent().count("bus/hwm/burst/events"), 0u);
-  EXPECT_EQ(slow.received().count("bus/hwm/burst/events"), 0u);
+  static uint64_t Accounted(const bus::TopicCounters& c) { return c.messages + c.drops_gap + c.drops_tail; }
+};
+
+TEST_F(BusBurstTest, BurstToASlowSubscriberLosesNothingSilently) {
+  const BurstResult r = Burst(/*send_hwm=*/10000);  // the shipped NodeOptions
+  EXPECT_TRUE(r.settled);
+  EXPECT_EQ(Accounted(r.events), r.sent_events);
+  EXPECT_EQ(Accounted(r.states), r.sent_states);
+  EXPECT_EQ(r.events.duplicates + r.states.duplicates, 0u);
+  // The burst ended in losses (here mostly at the publisher's own high-water mark): the tail, invisible before.
+  EXPECT_GT(r.events.drops_tail + r.states.drops_tail, 0u);
 }
 
+// With a publisher queue large enough to hand the broker everything, the subscriber's queue is the limit: state
+// has 8 MiB of it and loses first; the events (about 38 MiB with their overhead) all fit in the rest.
+TEST_F(BusBurstTest, ASubscriberThatFallsBehindLosesStateFirst) {
+  const BurstResult r = Burst(/*send_hwm=*/1000000);
+  EXPECT_TRUE(r.settled);
+  EXPECT_EQ(Accounted(r.events), r.sent_events);
+  EXPECT_EQ(Accounted(r.states), r.sent_states);
+  EXPECT_GT(r.states.drops_gap + r.states.drops_tail, 0u);
+  EXPECT_LT(static_cast<double>(r.events.drops_gap + r.events.drops_tail) / r.sent_events,
+            static_cast<double>(r.states.drops_gap + r.states.drops_tail) / r.sent_states);
+}
 }  // namespace
 }  // namespace limbic

@@ -103,7 +103,8 @@ TEST(CollectorTest, EveryFamilyFollowsTheNamingRules) {
   c.OnPath("r1", {true, true, 0.004, 12.0}, 0.0);
   c.OnMission("r1", {2, 5, 7.5, 30.0, false}, 0.0);
   c.OnRunMetrics("r1", {1, true, 61.0, 2, 1.9, 0.35, 0.02, 0.4, 20.0}, 0.0);
-  c.OnHeartbeat({"r1/planner", false, false, 10, 1.0, 0.001, 0.001, std::vector<uint64_t>(11, 1), 0}, 0.0);
+  c.OnHeartbeat(
+      {"r1/planner", false, false, 10, 1.0, 0.001, 0.001, std::vector<uint64_t>(11, 1), 0, {{"r1/odom", 0, 0}}}, 0.0);
   c.OnBusStats({{{"r1/scan", 10, 1000, 0, 0, 0, 0, 0}}, 3, 1}, 0.0);
   c.OnFault({"f1", "SensorNoise", "r1", 0.0, 0.0, false}, 0.0);
   c.OnRecruit("r2", SampleUgv(), 0.0);

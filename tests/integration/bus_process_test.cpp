@@ -264,7 +264,7 @@ struct BurstResult {
 
 class BusBurstTest : public BusProcessTest {
  protected:
-  BurstResult Burst(int send_hwm) {
+  BurstResult Burst(int send_hwm, std::chrono::milliseconds hold) {
     auto broker = StartBroker();
     constexpr auto kPeriod = 250ms;  // the publisher's report period (1 s shipped): the test waits two of them
     bus::Node publisher(context_, bus_, {.name = "burster", .send_hwm = send_hwm, .high_water_period = kPeriod});
@@ -319,7 +319,12 @@ class BusBurstTest : public BusProcessTest {
       const auto& c = slow.received().at(topic);
       return c.messages + c.drops_gap + c.drops_tail;
     };
-    // Now the subscriber reads; the publisher sends nothing but its reports.
+    // The subscriber reads nothing for `hold` more (the broker has had all it will get), then reads; the publisher
+    // sends nothing but its reports.
+    for (const auto until = Clock::now() + hold; Clock::now() < until;) {
+      publisher.Poll(0ms);
+      std::this_thread::sleep_for(10ms);
+    }
     r.settled = testing::WaitFor(
         [&] {
           publisher.Poll(0ms);
@@ -351,7 +356,7 @@ class BusBurstTest : public BusProcessTest {
 };
 
 TEST_F(BusBurstTest, BurstToASlowSubscriberLosesNothingSilently) {
-  const BurstResult r = Burst(/*send_hwm=*/10000);  // the shipped NodeOptions
+  const BurstResult r = Burst(/*send_hwm=*/10000, /*hold=*/500ms);  // the shipped NodeOptions
   EXPECT_TRUE(r.settled);
   EXPECT_EQ(Accounted(r.events), r.sent_events);
   EXPECT_EQ(Accounted(r.states), r.sent_states);
@@ -363,7 +368,7 @@ TEST_F(BusBurstTest, BurstToASlowSubscriberLosesNothingSilently) {
 // With a publisher queue large enough to hand the broker everything, the subscriber's queue is the limit: state
 // has 8 MiB of it and loses first; the events (about 38 MiB with their overhead) all fit in the rest.
 TEST_F(BusBurstTest, ASubscriberThatFallsBehindLosesStateFirst) {
-  const BurstResult r = Burst(/*send_hwm=*/1000000);
+  const BurstResult r = Burst(/*send_hwm=*/1000000, /*hold=*/3000ms);
   EXPECT_TRUE(r.settled);
   EXPECT_EQ(Accounted(r.events), r.sent_events);
   EXPECT_EQ(Accounted(r.states), r.sent_states);

@@ -78,7 +78,8 @@
   X(ExploreCall, "EXCL")        \
   X(ExploreBid, "EXBD")         \
   X(TopoMapUpdate, "LMUP")      \
-  X(EstimatedPose, "LEPO")
+  X(EstimatedPose, "LEPO")      \
+  X(HighWaterReport, "HWMR")
 
 namespace limbic::messages {
 

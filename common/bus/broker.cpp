@@ -8,6 +8,8 @@
 #include <cmath>
 #include <random>
 
+#include "common/bus/message_class.hpp"
+
 namespace limbic::bus {
 
 namespace {
@@ -19,11 +21,12 @@ struct Held {
   std::shared_ptr<zmq::message_t> payload;
   std::shared_ptr<SubscriberTable::Account> account;
   size_t bytes;
+  bool state;  // counted against the subscriber's state budget too
 };
 
 void ReleaseHeld(void* /*data*/, void* hint) {
   auto* held = static_cast<Held*>(hint);
-  SubscriberTable::Release(*held->account, held->bytes);
+  SubscriberTable::Release(*held->account, held->bytes, held->state);
   delete held;
 }
 
@@ -40,8 +43,8 @@ Broker::Broker(zmq::context_t& context, BrokerOptions options)
       zap_(context, zmq::socket_type::rep),
       forwarding_(options_.max_payload, options_.limits),
       endpoints_(ResolveBindAddress(options_.address)),
-      subscribers_(SubscriberLimits{options_.send_hwm <= 0 ? 0 : options_.queue_bytes, options_.max_subscribers,
-                                    options_.max_subscriptions, options_.replay_holdoff}) {
+      subscribers_(SubscriberLimits{options_.send_hwm <= 0 ? 0 : options_.queue_bytes, options_.state_queue_bytes,
+                                    options_.max_subscribers, options_.max_subscriptions, options_.replay_holdoff}) {
   if (options_.curve.enabled()) {
     // ZAP handler: ZeroMQ asks it to admit each CURVE client by public key.
     zap_.set(zmq::sockopt::linger, 0);
@@ -167,21 +170,22 @@ void Broker::SendCopies() {
 
 void Broker::Forward(const std::string& topic, std::shared_ptr<zmq::message_t> payload) {
   ++forwarded_;
-  for (SubscriberTable::Subscriber* s : subscribers_.Matching(topic)) SendTo(*s, topic, payload);
+  const bool state = IsStateMessage(static_cast<const uint8_t*>(payload->data()), payload->size());
+  for (SubscriberTable::Subscriber* s : subscribers_.Matching(topic)) SendTo(*s, topic, payload, state);
 }
 
 bool Broker::SendTo(SubscriberTable::Subscriber& s, const std::string& topic,
-                    const std::shared_ptr<zmq::message_t>& payload) {
+                    const std::shared_ptr<zmq::message_t>& payload, bool state) {
   const size_t bytes = payload->size() + topic.size() + kMessageOverhead;
-  if (!subscribers_.Admit(s, bytes)) return false;  // over its budget: dropped for it alone, counted
-  return Push(s, topic, payload, bytes);
+  if (!subscribers_.Admit(s, bytes, state)) return false;  // over its budget: dropped for it alone, counted
+  return Push(s, topic, payload, bytes, state);
 }
 
 bool Broker::Push(SubscriberTable::Subscriber& s, const std::string& topic,
-                  const std::shared_ptr<zmq::message_t>& payload, size_t bytes) {
+                  const std::shared_ptr<zmq::message_t>& payload, size_t bytes, bool state) {
   // The payload is not copied: each subscriber's frame points into the one received (or latched)
   // buffer, kept alive until ZeroMQ frees the last frame, which gives the bytes back (ReleaseHeld).
-  auto* held = new Held{payload, s.account, bytes};
+  auto* held = new Held{payload, s.account, bytes, state};
   zmq::message_t body(payload->data(), payload->size(), &ReleaseHeld, held);
   try {
     // ROUTER with ZMQ_ROUTER_MANDATORY and no high-water mark: a frame is refused only if the
@@ -251,7 +255,8 @@ void Broker::Replay(SubscriberTable::Subscriber& s, const std::string& prefix) {
     any = true;
     // Copied only if its budget admits it (a subscriber that does not read gets nothing more).
     const size_t bytes = payload.size() + topic.size() + kMessageOverhead;
-    if (subscribers_.Admit(s, bytes)) Push(s, topic, SharedCopy(payload.data(), payload.size()), bytes);
+    const bool state = IsStateMessage(payload.data(), payload.size());
+    if (subscribers_.Admit(s, bytes, state)) Push(s, topic, SharedCopy(payload.data(), payload.size()), bytes, state);
   });
   if (any) {
     ++replays_;
@@ -318,6 +323,7 @@ void Broker::PublishStats() {
       {"subscribers", static_cast<double>(subscribers_.size())},
       {"subscriber_bytes", static_cast<double>(subscribers_.HeldBytes())},
       {"subscriber_drops", static_cast<double>(subscribers_.dropped())},
+      {"subscriber_state_drops", static_cast<double>(subscribers_.dropped_state())},
       {"subscribers_refused", static_cast<double>(subscribers_.refused())},
       {"subscribers_departed", static_cast<double>(subscribers_.departed())},
       {"replays", static_cast<double>(replays_)},

@@ -52,6 +52,9 @@ struct BrokerOptions {
   // Bytes the broker may hold for one subscriber (payloads, topics and kMessageOverhead each, until
   // written to its socket); beyond it new messages for that subscriber are dropped and counted.
   size_t queue_bytes = 64u << 20;
+  // Of queue_bytes, at most this much state (message_class.hpp; docs/protocol.md "Losses"): a subscriber that
+  // falls behind loses stale state first, counted; events keep the whole queue. 0 = no separate bound.
+  size_t state_queue_bytes = 8u << 20;
   size_t max_subscribers = 4096;
   size_t max_subscriptions = 1024;  // per subscriber
   // A subscriber cycling its subscription to a prefix gets at most one replay of it per holdoff
@@ -100,10 +103,11 @@ class Broker {
   // To everyone subscribed to `topic`.
   void Forward(const std::string& topic, std::shared_ptr<zmq::message_t> payload);
   // To one subscriber, within its byte budget. False: dropped (over budget) or it has gone.
-  bool SendTo(SubscriberTable::Subscriber& s, const std::string& topic, const std::shared_ptr<zmq::message_t>& payload);
+  bool SendTo(SubscriberTable::Subscriber& s, const std::string& topic, const std::shared_ptr<zmq::message_t>& payload,
+              bool state);
   // Sends what Admit has already counted for `s`.
   bool Push(SubscriberTable::Subscriber& s, const std::string& topic, const std::shared_ptr<zmq::message_t>& payload,
-            size_t bytes);
+            size_t bytes, bool state);
   // A one-frame control message; false if `id` is unreachable.
   bool SendControl(const std::string& id, uint8_t code);
   void PingSubscribers();

@@ -4,6 +4,7 @@
 #include <netdb.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -157,6 +158,7 @@ Node::Node(zmq::context_t& context, const std::string& bus_address, NodeOptions 
   incarnation_ = options_.incarnation != 0 ? options_.incarnation : RandomIncarnation();
   next_latched_resend_ = std::chrono::steady_clock::now() + options_.latched_resend;
   next_keepalive_ = std::chrono::steady_clock::now() + options_.keepalive;
+  next_high_water_ = std::chrono::steady_clock::now() + options_.high_water_period;
 }
 
 Node::Node(LocalBus& bus, NodeOptions options) : options_(std::move(options)), local_(&bus), local_mode_(true) {
@@ -199,8 +201,22 @@ void Node::AddSubscription(const std::string& topic, bool exact, bool (*verify)(
   if (local_mode_) {
     if (local_) local_->Subscribed(this, topic);
   } else {
-    SendSubscription(topic);
+    SubscribeWithReports(topic);
   }
+}
+
+void Node::SubscribeWithReports(const std::string& topic) {
+  SendSubscription(topic);
+  // The reports about what it receives, so that it can count tail losses. Each is one more prefix held by
+  // the broker for this subscriber (SubscriberLimits::max_prefixes): none where a subscription covers it
+  // already ("", "bus/", a report prefix itself).
+  if (topic.starts_with(kHighWaterPrefix)) return;
+  std::string reports(kHighWaterPrefix);
+  reports += topic;
+  for (const auto& s : subscriptions_) {
+    if (reports.starts_with(s.topic)) return;
+  }
+  SendSubscription(reports);
 }
 
 void Node::SendSubscription(const std::string& prefix) {
@@ -326,6 +342,10 @@ int Node::Poll(std::chrono::milliseconds timeout, int max_messages) {
     ResendLatched();
     next_latched_resend_ = std::chrono::steady_clock::now() + options_.latched_resend;
   }
+  if (!local_mode_ && options_.high_water_period.count() > 0 && std::chrono::steady_clock::now() >= next_high_water_) {
+    SendHighWaterReports();
+    next_high_water_ = std::chrono::steady_clock::now() + options_.high_water_period;
+  }
   if (!local_mode_ && !subscriptions_.empty() && options_.keepalive.count() > 0 &&
       std::chrono::steady_clock::now() >= next_keepalive_) {
     (void)sub_.send(zmq::const_buffer(nullptr, 0), zmq::send_flags::dontwait);
@@ -362,7 +382,7 @@ int Node::Drain(int max_messages) {
     if (!topic_frame.more() && topic_frame.size() == 1) {
       // The broker's control messages (broker.hpp): 0 ping, 1 "send your subscriptions again".
       if (*static_cast<const uint8_t*>(topic_frame.data()) == 1) {
-        for (const auto& s : subscriptions_) SendSubscription(s.topic);
+        for (const auto& s : subscriptions_) SubscribeWithReports(s.topic);
       }
       continue;
     }
@@ -391,6 +411,10 @@ int Node::Drain(int max_messages) {
 
 void Node::Dispatch(const std::string& topic, const uint8_t* data, size_t size, bool admitted,
                     const std::shared_ptr<const std::vector<uint8_t>>* shared) {
+  if (topic.size() > kHighWaterPrefix.size() && topic.starts_with(kHighWaterPrefix)) {
+    HandleReport(topic, data, size, admitted, shared);
+    return;
+  }
   // Prefix filtering in ZeroMQ can deliver topics nobody asked for exactly ("r1/scan" vs "r1/scanner").
   bool wanted = false;
   for (const auto& s : subscriptions_) {
@@ -433,25 +457,15 @@ void Node::Dispatch(const std::string& topic, const uint8_t* data, size_t size, 
     }
   }
   auto& counters = Received(topic);
-  const SourceLess::View key{topic, std::string_view(header->source()->c_str(), header->source()->size())};
-  auto found = sources_.find(key);
-  if (found == sources_.end()) {
-    if (sources_.size() >= kMaxTrackedSources) {
-      LIMBIC_LOG(kWarning) << "more than " << kMaxTrackedSources
-                           << " (topic, sender) pairs: restarting gap and duplicate tracking";
-      sources_.clear();
-    }
-    found = sources_.emplace(SourceKey{topic, std::string(key.second)}, SourceState{}).first;
-  }
-  auto& source = found->second;
-  if (source.incarnation != header->incarnation()) {
-    source = SourceState{header->incarnation(), header->seq()};
-  } else if (header->seq() <= source.last_seq) {
+  const SequenceTracker::Outcome seq =
+      sequences_.OnMessage(topic, std::string_view(header->source()->c_str(), header->source()->size()),
+                           header->incarnation(), header->seq());
+  counters.drops_gap += seq.gap;
+  counters.drops_tail += seq.tail;
+  counters.drops_tail -= std::min(counters.drops_tail, seq.tail_recovered);
+  if (!seq.deliver) {
     ++counters.duplicates;  // a latched re-send or broker replay we already have
     return;
-  } else {
-    if (header->seq() > source.last_seq + 1) counters.drops_gap += header->seq() - source.last_seq - 1;
-    source.last_seq = header->seq();
   }
   ++counters.messages;
   counters.bytes += size;

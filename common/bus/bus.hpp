@@ -6,7 +6,9 @@
 // checked (frame count, size cap, identifier, flatbuffers::Verifier, then its values against the
 // type's rules in messages/validate.hpp) before a handler sees it; a bad one is dropped, counted per
 // topic and reason, and logged once per burst with the field named. Sequence numbers in the
-// header reveal lost messages (counted as gaps) and latched replays (counted as duplicates).
+// header reveal lost messages (counted as gaps) and latched replays (counted as duplicates); each
+// publisher's periodic HighWaterReport on `bus/hwm/<topic>` reveals those lost after the last one that
+// arrived (counted as tail losses; SequenceTracker, docs/protocol.md "Losses").
 #pragma once
 
 #include <chrono>
@@ -24,6 +26,7 @@
 #include <vector>
 #include <zmq.hpp>
 
+#include "common/bus/sequence_tracker.hpp"
 #include "common/log/log.hpp"
 #include "messages/messages.hpp"
 #include "messages/validate.hpp"
@@ -72,10 +75,11 @@ struct TopicCounters {
   uint64_t drops_oversize = 0;
   uint64_t drops_gap = 0;
   uint64_t drops_invalid = 0;  // verified, but a value breaks its type's rules (messages/validate.hpp)
+  uint64_t drops_tail = 0;     // sent after the last one that arrived (HighWaterReport, confirmed), never arrived
   uint64_t duplicates = 0;
   int64_t last_seen_ns = 0;
   uint64_t TotalDrops() const {
-    return drops_malformed + drops_wrong_type + drops_oversize + drops_gap + drops_invalid;
+    return drops_malformed + drops_wrong_type + drops_oversize + drops_gap + drops_invalid + drops_tail;
   }
 };
 
@@ -86,6 +90,8 @@ struct TopicCounters {
 inline constexpr size_t kMaxTrackedTopics = 4096;
 inline constexpr size_t kMaxTrackedSources = 16384;
 inline constexpr const char* kOverflowTopic = "<other topics>";
+// HighWaterReports about topic T travel on kHighWaterPrefix + T.
+inline constexpr std::string_view kHighWaterPrefix = "bus/hwm/";
 
 struct NodeOptions {
   std::string name = "node";  // instance name, written into every header's `source`
@@ -97,6 +103,9 @@ struct NodeOptions {
   // (it restarted, or a reconnect gave a new routing id) answers by asking for the subscriptions again.
   // 0 = never (a node that lives shorter than a broker).
   std::chrono::milliseconds keepalive{1000};
+  // A HighWaterReport this often (from Poll) per topic this node has published with a typed Publisher:
+  // subscribers count what was lost after the last message that reached them. 0 = never. Not on a LocalBus.
+  std::chrono::milliseconds high_water_period{1000};
   CurveClientKeys curve;
   // Written into every header; 0 = random per start (tells a restarted source from a replay). A
   // deterministic replay sets the recorded one so the service's outputs match the recording bit for bit.
@@ -213,6 +222,9 @@ class Node {
   const std::string& name() const { return options_.name; }
   const std::map<std::string, TopicCounters>& received() const { return received_; }
   const std::map<std::string, TopicCounters>& sent() const { return sent_; }
+  // Sends a HighWaterReport now for every topic published with a typed Publisher (Poll does it every
+  // NodeOptions::high_water_period). Nothing on a LocalBus.
+  void SendHighWaterReports();
   uint64_t TotalDrops() const;
   zmq::socket_t& subscriber_socket() { return sub_; }
   uint64_t incarnation() const { return incarnation_; }
@@ -238,26 +250,6 @@ class Node {
     const char* identifier = nullptr;
     std::function<void(const RawMessage&)> handler;
   };
-  struct SourceKey {
-    std::string topic;
-    std::string source;
-  };
-  // Orders keys by (topic, source) and finds one from string views: a message's source is looked up without
-  // building a std::string for it (one allocation per message and subscriber before).
-  struct SourceLess {
-    using is_transparent = void;
-    using View = std::pair<std::string_view, std::string_view>;
-    static View Of(const SourceKey& k) { return {k.topic, k.source}; }
-    static const View& Of(const View& v) { return v; }
-    template <typename A, typename B>
-    bool operator()(const A& a, const B& b) const {
-      return Of(a) < Of(b);
-    }
-  };
-  struct SourceState {
-    uint64_t incarnation = 0;
-    uint64_t last_seq = 0;
-  };
 
   size_t AddPublisher(const std::string& topic, bool latched);
   void AddSubscription(const std::string& topic, bool exact, bool (*verify)(const uint8_t*, size_t),
@@ -276,6 +268,11 @@ class Node {
   TopicCounters& Received(const std::string& topic);  // received_[topic], capped
   void ResendLatched();
   void SendSubscription(const std::string& prefix);  // to the broker: "\x01PREFIX"
+  // `topic`'s subscription, and the one to its HighWaterReports unless a subscription covers them already.
+  void SubscribeWithReports(const std::string& topic);
+  // A message on kHighWaterPrefix + T: counts T's tail losses; handed to subscriptions that name the prefix.
+  void HandleReport(const std::string& topic, const uint8_t* data, size_t size, bool admitted,
+                    const std::shared_ptr<const std::vector<uint8_t>>* shared);
   void CountSent(const std::string& topic, size_t size);
 
   // SendShared's hold on one owner: a count of the messages ZeroMQ still has from it, plus one while
@@ -301,12 +298,14 @@ class Node {
   std::vector<Subscription> subscriptions_;
   std::map<std::string, TopicCounters> received_;
   std::map<std::string, TopicCounters> sent_;
-  std::map<SourceKey, SourceState, SourceLess> sources_;
+  SequenceTracker sequences_{kMaxTrackedSources};
+  std::map<std::string, uint64_t> high_water_seq_;  // per topic: the last report's header.seq
   std::map<std::string, log::RateLimiter> drop_log_;
   flatbuffers::FlatBufferBuilder fbb_{1024};
   uint64_t incarnation_ = 0;
   std::chrono::steady_clock::time_point next_latched_resend_;
   std::chrono::steady_clock::time_point next_keepalive_;
+  std::chrono::steady_clock::time_point next_high_water_;
   std::function<void(const std::string&)> send_observer_;
   SharedHold* shared_hold_ = nullptr;  // the last owner given to SendShared
 };

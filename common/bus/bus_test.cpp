@@ -274,6 +274,88 @@ TEST_F(BusFixture, SequenceGapsAndDuplicatesAreCounted) {
   EXPECT_EQ(c.duplicates - base.duplicates, 1u);
 }
 
+// Issue 23 item 3: what is lost after the last message that arrived is counted from the publisher's
+// HighWaterReports on bus/hwm/<topic>, once the next report confirms the claim; a late arrival is taken back.
+TEST_F(BusFixture, TailLossesAreCountedFromConfirmedHighWaterReports) {
+  Node pub_node(context_, address_, {.name = "raw"});
+  Node sub_node(context_, address_, {.name = "sub"});
+  Node watcher(context_, address_, {.name = "watcher"});
+  uint64_t last_seq_seen = 0;
+  sub_node.Subscribe<msg::Clock>("clock", [&](const Message<msg::Clock>& m) { last_seq_seen = m.header.seq(); });
+  std::vector<uint64_t> claims;  // reports reach a subscription that asks for them by name
+  watcher.SubscribeAny("bus/hwm/", [&](const RawMessage& m) {
+    claims.push_back(flatbuffers::GetRoot<msg::HighWaterReport>(m.data)->last_seq());
+  });
+  auto send = [&](uint64_t seq) {
+    flatbuffers::FlatBufferBuilder fbb;
+    fbb.Finish(msg::CreateClock(fbb, msg::CreateHeaderDirect(fbb, 0, 1, seq, "src", false, 99)), "CLCK");
+    pub_node.SendRaw("clock", fbb.GetBufferPointer(), fbb.GetSize());
+  };
+  uint64_t report_seq = 0;
+  auto report = [&](uint64_t last_seq) {
+    flatbuffers::FlatBufferBuilder fbb;
+    fbb.Finish(msg::CreateHighWaterReportDirect(fbb, msg::CreateHeaderDirect(fbb, 0, 0, ++report_seq, "src", false, 99),
+                                                "clock", last_seq),
+               "HWMR");
+    pub_node.SendRaw("bus/hwm/clock", fbb.GetBufferPointer(), fbb.GetSize());
+  };
+  uint64_t seq = 0;
+  ASSERT_TRUE(PollUntil({&sub_node}, [&] {
+    send(++seq);
+    return last_seq_seen > 0;
+  }));
+  PollUntil({&sub_node}, [&] { return last_seq_seen == seq; });
+  const auto base = sub_node.received().at("clock");
+  const uint64_t last = seq;
+  send(last + 1);
+  report(last + 4);  // 2 and 3 more "sent", lost on the way
+  ASSERT_TRUE(PollUntil({&sub_node, &watcher}, [&] { return last_seq_seen == last + 1 && !claims.empty(); }));
+  EXPECT_EQ(sub_node.received().at("clock").drops_tail, 0u);  // not yet: they may still be in flight
+  report(last + 4);
+  ASSERT_TRUE(PollUntil({&sub_node}, [&] { return sub_node.received().at("clock").drops_tail == 3; }))
+      << sub_node.received().at("clock").drops_tail;
+  send(last + 3);  // one of them, late (a delay fault): delivered, and taken back
+  ASSERT_TRUE(PollUntil({&sub_node}, [&] { return last_seq_seen == last + 3; }));
+  const auto& c = sub_node.received().at("clock");
+  EXPECT_EQ(c.drops_tail, 2u);
+  EXPECT_EQ(c.drops_gap, base.drops_gap);
+  EXPECT_EQ(c.messages - base.messages, 2u);  // reports are not messages of the topic
+  EXPECT_EQ(sub_node.received().count("bus/hwm/clock"), 0u);
+  EXPECT_EQ(sub_node.TotalDrops(), base.TotalDrops() + 2);
+  EXPECT_GE(claims.size(), 1u);
+  EXPECT_EQ(claims.front(), last + 4);
+}
+
+// A typed publisher reports its high-water mark by itself (Poll, every high_water_period), and a subscriber that
+// got everything counts nothing.
+TEST_F(BusFixture, TypedPublishersReportTheirHighWaterMarkAndNothingLostCountsNothing) {
+  Node pub_node(context_, address_, {.name = "talker", .high_water_period = 20ms});
+  Node sub_node(context_, address_, {.name = "listener"});
+  auto pub = pub_node.Advertise<msg::Odometry>("r1/odom");
+  bool warm = false;
+  sub_node.Subscribe<msg::Odometry>("r1/odom", [&](const auto&) { warm = true; });
+  std::vector<std::pair<std::string, uint64_t>> reports;
+  sub_node.SubscribeAny("bus/hwm/r1/", [&](const RawMessage& m) {
+    const auto* r = flatbuffers::GetRoot<msg::HighWaterReport>(m.data);
+    reports.emplace_back(r->topic()->str(), r->last_seq());
+    EXPECT_EQ(m.header.source()->str(), "talker");
+    EXPECT_EQ(m.header.incarnation(), pub_node.incarnation());
+  });
+  ASSERT_TRUE(PollUntil({&sub_node}, [&] {
+    PublishOdom(pub, -1.0);
+    return warm;
+  }));
+  for (int i = 0; i < 50; ++i) PublishOdom(pub, i);
+  const uint64_t sent = pub_node.sent().at("r1/odom").messages;
+  ASSERT_TRUE(PollUntil({&pub_node, &sub_node}, [&] { return reports.size() >= 3 && reports.back().second == sent; }))
+      << reports.size();
+  EXPECT_EQ(reports.back().first, "r1/odom");
+  EXPECT_EQ(pub_node.sent().at("r1/odom").messages, sent);  // reports are not counted as sent on the topic
+  EXPECT_EQ(pub_node.sent().count("bus/hwm/r1/odom"), 0u);
+  EXPECT_EQ(sub_node.received().at("r1/odom").drops_tail, 0u);
+  EXPECT_EQ(sub_node.TotalDrops(), 0u);
+}
+
 TEST_F(BusFixture, BrokerPublishesStatistics) {
   Node sub_node(context_, address_, {.name = "stats"});
   Node other(context_, address_, {.name = "other"});

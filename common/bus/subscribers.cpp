@@ -87,14 +87,22 @@ const std::vector<SubscriberTable::Subscriber*>& SubscriberTable::Matching(const
   return matching_.emplace(topic, std::move(who)).first->second;
 }
 
-bool SubscriberTable::Admit(Subscriber& s, size_t bytes) {
+bool SubscriberTable::Admit(Subscriber& s, size_t bytes, bool state) {
   const size_t held = s.account->bytes.load(std::memory_order_relaxed);
-  if (limits_.queue_bytes > 0 && held + bytes > limits_.queue_bytes) {
+  const bool full = limits_.queue_bytes > 0 && held + bytes > limits_.queue_bytes;
+  const bool state_full = state && limits_.queue_bytes > 0 && limits_.state_queue_bytes > 0 &&
+                          s.account->state_bytes.load(std::memory_order_relaxed) + bytes > limits_.state_queue_bytes;
+  if (full || state_full) {
     ++s.dropped;
     ++dropped_;
+    if (state) {
+      ++s.dropped_state;
+      ++dropped_state_;
+    }
     return false;
   }
   s.account->bytes.fetch_add(bytes, std::memory_order_relaxed);
+  if (state) s.account->state_bytes.fetch_add(bytes, std::memory_order_relaxed);
   ++s.delivered;
   return true;
 }

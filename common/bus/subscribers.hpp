@@ -24,8 +24,12 @@ namespace limbic::bus {
 
 struct SubscriberLimits {
   size_t queue_bytes = 64u << 20;  // per subscriber; 0 = no limit (an in-process lockstep run never drops)
-  size_t max_subscribers = 4096;   // a new one beyond it is refused (counted) until one leaves
-  size_t max_prefixes = 1024;      // subscriptions one subscriber may hold
+  // Of that, at most this much state (message_class.hpp: values where only the latest matters); events have
+  // the whole queue_bytes. A subscriber that falls behind loses state first (counted), events only when the
+  // whole queue is full. 0 = no separate bound for state. Ignored when queue_bytes is 0.
+  size_t state_queue_bytes = 8u << 20;
+  size_t max_subscribers = 4096;  // a new one beyond it is refused (counted) until one leaves
+  size_t max_prefixes = 1024;     // subscriptions one subscriber may hold
   // A subscriber that unsubscribes and subscribes to a prefix again within this of its last replay of
   // that prefix gets the next one when it has passed (once): a client cycling its subscription cannot
   // make the broker copy the latched store over and over. Other subscribers are not affected.
@@ -42,14 +46,16 @@ class SubscriberTable {
   // entry while the transport still holds some of its messages.
   struct Account {
     std::atomic<size_t> bytes{0};
+    std::atomic<size_t> state_bytes{0};  // the part of `bytes` that is state
   };
   struct Subscriber {
     std::string id;
     std::set<std::string> prefixes;
     std::shared_ptr<Account> account = std::make_shared<Account>();
     uint64_t delivered = 0;
-    uint64_t dropped = 0;  // over its byte budget
-    uint64_t replays = 0;  // subscriptions that found latched values
+    uint64_t dropped = 0;        // over its byte budget (state and events)
+    uint64_t dropped_state = 0;  // of those, state over its state budget or the whole one
+    uint64_t replays = 0;        // subscriptions that found latched values
     std::map<std::string, std::chrono::steady_clock::time_point> last_replay;  // per prefix
     std::set<std::string> deferred;                                            // replays waiting for their holdoff
   };
@@ -95,10 +101,13 @@ class SubscriberTable {
   // change to the table.
   const std::vector<Subscriber*>& Matching(const std::string& topic);
 
-  // May `bytes` more be held for `s`? Yes: they are counted as held (released by Release). No: a
-  // drop is counted for `s`.
-  bool Admit(Subscriber& s, size_t bytes);
-  static void Release(Account& account, size_t bytes) { account.bytes.fetch_sub(bytes, std::memory_order_relaxed); }
+  // May `bytes` more be held for `s` (`state`: a state message, within state_queue_bytes too)? Yes: they are
+  // counted as held (released by Release with the same `state`). No: a drop is counted for `s`.
+  bool Admit(Subscriber& s, size_t bytes, bool state = false);
+  static void Release(Account& account, size_t bytes, bool state = false) {
+    account.bytes.fetch_sub(bytes, std::memory_order_relaxed);
+    if (state) account.state_bytes.fetch_sub(bytes, std::memory_order_relaxed);
+  }
 
   size_t size() const { return subscribers_.size(); }
   const SubscriberLimits& limits() const { return limits_; }
@@ -109,6 +118,7 @@ class SubscriberTable {
   // Totals for the heartbeat.
   size_t HeldBytes() const;
   uint64_t dropped() const { return dropped_; }
+  uint64_t dropped_state() const { return dropped_state_; }
   uint64_t refused() const { return refused_; }
   uint64_t departed() const { return departed_; }
   uint64_t replays_deferred() const { return replays_deferred_; }
@@ -119,6 +129,7 @@ class SubscriberTable {
   // topic -> who wants it; cleared whenever a subscription or a subscriber changes.
   std::unordered_map<std::string, std::vector<Subscriber*>> matching_;
   uint64_t dropped_ = 0;
+  uint64_t dropped_state_ = 0;
   uint64_t refused_ = 0;
   uint64_t departed_ = 0;
   uint64_t replays_deferred_ = 0;

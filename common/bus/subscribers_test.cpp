@@ -65,6 +65,34 @@ TEST(SubscriberTable, HoldsAtMostTheByteBudgetPerSubscriberAndCountsDrops) {
   EXPECT_FALSE(table.Admit(slow, (4u << 20)));
 }
 
+// Issue 23 item 3: state (only the latest value matters) gets a bounded share of the queue, events all of it.
+TEST(SubscriberTable, StateHasItsOwnShareOfTheQueueEventsTheWholeQueue) {
+  SubscriberTable table(SubscriberLimits{
+      .queue_bytes = 4u << 20, .state_queue_bytes = 1u << 20, .max_subscribers = 8, .max_prefixes = 8});
+  table.Subscribe("slow", "");
+  auto& slow = *table.Find("slow");
+  const size_t half = (512u << 10);  // two of these are the whole state share
+  EXPECT_TRUE(table.Admit(slow, half, /*state=*/true));
+  EXPECT_TRUE(table.Admit(slow, half, /*state=*/true));
+  EXPECT_FALSE(table.Admit(slow, 1, /*state=*/true));  // state full: stale state is what it loses
+  EXPECT_EQ(slow.dropped_state, 1u);
+  // Events still have the rest of the queue (3 MiB), then nothing more fits, state or event.
+  for (int i = 0; i < 6; ++i) EXPECT_TRUE(table.Admit(slow, half)) << i;
+  EXPECT_FALSE(table.Admit(slow, 1));
+  EXPECT_EQ(slow.account->bytes.load(), 4u << 20);
+  EXPECT_EQ(slow.account->state_bytes.load(), 1u << 20);
+  // State written out: its share comes back, but the whole queue is still full.
+  SubscriberTable::Release(*slow.account, half, /*state=*/true);
+  EXPECT_EQ(slow.account->state_bytes.load(), half);
+  EXPECT_TRUE(table.Admit(slow, half, /*state=*/true));
+  EXPECT_FALSE(table.Admit(slow, 1, /*state=*/true));
+  SubscriberTable::Release(*slow.account, half);       // an event written out
+  EXPECT_FALSE(table.Admit(slow, 1, /*state=*/true));  // state share full again
+  EXPECT_TRUE(table.Admit(slow, half));
+  EXPECT_EQ(table.dropped(), 4u);
+  EXPECT_EQ(table.dropped_state(), 3u);
+}
+
 TEST(SubscriberTable, NoBudgetMeansNoLimit) {
   SubscriberTable table(SubscriberLimits{.queue_bytes = 0});
   table.Subscribe("lockstep", "");

@@ -577,9 +577,10 @@ void Host::PublishHeartbeat() {
     auto add = [&](const std::map<std::string, bus::TopicCounters>& map, const char* direction) {
       for (const auto& [topic, c] : map) {
         if (topic.rfind("health/", 0) == 0 || topic.rfind("lockstep/", 0) == 0) continue;
-        topics.push_back(msg::CreateTopicStatsDirect(
-            fbb, topic.c_str(), nullptr, direction, c.messages, c.bytes, c.drops_malformed, c.drops_wrong_type,
-            c.drops_oversize, c.drops_gap, c.duplicates, c.last_seen_ns, 0, 0, 0, 0, c.drops_invalid));
+        topics.push_back(msg::CreateTopicStatsDirect(fbb, topic.c_str(), nullptr, direction, c.messages, c.bytes,
+                                                     c.drops_malformed, c.drops_wrong_type, c.drops_oversize,
+                                                     c.drops_gap, c.duplicates, c.last_seen_ns, 0, 0, 0, 0,
+                                                     c.drops_invalid, nullptr, 0, c.drops_tail));
       }
     };
     add(node_->received(), "in");

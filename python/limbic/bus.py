@@ -154,6 +154,7 @@ class Bus:
 
     KEEPALIVE_S = 1.0       # bus::NodeOptions::keepalive
     LATCHED_RESEND_S = 1.0  # bus::NodeOptions::latched_resend
+    HIGH_WATER_S = 1.0      # bus::NodeOptions::high_water_period
     QUEUE_LIMIT = 10000     # messages held per subscription not read yet; beyond it the oldest go (seen as a gap)
 
     def __init__(self, address=None, name="python", curve_keys=None, timeout=3.0):
@@ -191,6 +192,8 @@ class Bus:
         self.received = collections.Counter()                      # topic -> messages handed out
         self._next_keepalive = time.monotonic() + self.KEEPALIVE_S
         self._next_resend = time.monotonic() + self.LATCHED_RESEND_S
+        self._next_high_water = time.monotonic() + self.HIGH_WATER_S
+        self._report_seq = collections.Counter()
         if timeout is not None:
             try:
                 self.stats(timeout=timeout)
@@ -240,6 +243,24 @@ class Bus:
         else:
             self._latched.pop(topic, None)  # no longer re-sent
         return payload
+
+    def high_water_reports(self):
+        """(topic, payload) of a HighWaterReport for every topic this Bus has published with a header it numbered:
+        on bus/hwm/<topic>, the last seq sent there, with this Bus's source and incarnation (docs/protocol.md,
+        Losses). Subscribers count what was sent after the last message that reached them as lost (tail)."""
+        reports = []
+        for topic, last_seq in self._seq.items():
+            self._report_seq[topic] += 1
+            header = {"stamp_ns": time.time_ns(), "tick": 0, "seq": self._report_seq[topic], "source": self.name,
+                      "latched": False, "incarnation": self.incarnation}
+            payload = schema.encode("HighWaterReport", {"header": header, "topic": topic, "last_seq": last_seq})
+            reports.append(("bus/hwm/" + topic, payload))
+        return reports
+
+    def send_high_water_reports(self):
+        """Sends high_water_reports() through the socket of the data, behind it; poll() does it every HIGH_WATER_S."""
+        for topic, payload in self.high_water_reports():
+            self.send_raw(topic, payload)
 
     def send_raw(self, topic, payload):
         """Sends bytes as they are, unchecked (tests: a malformed payload is dropped by the broker and counted)."""
@@ -344,7 +365,11 @@ class Bus:
             for topic, payload in self._latched.items():
                 self.send_raw(topic, payload)
             self._next_resend = now + self.LATCHED_RESEND_S
-        wait_s = min(wait_s, max(0.0, self._next_keepalive - now), max(0.0, self._next_resend - now))
+        if now >= self._next_high_water:
+            self.send_high_water_reports()
+            self._next_high_water = now + self.HIGH_WATER_S
+        wait_s = min(wait_s, max(0.0, self._next_keepalive - now), max(0.0, self._next_resend - now),
+                     max(0.0, self._next_high_water - now))
         if self._sub.poll(int(wait_s * 1000)):
             for _ in range(10000):
                 try:

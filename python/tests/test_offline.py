@@ -171,6 +171,23 @@ class Client(unittest.TestCase):
             finally:
                 bus.close()
 
+    def test_published_topics_get_high_water_reports(self):
+        with tempfile.TemporaryDirectory() as work:
+            bus = limbic.Bus(f"ipc://{work}/bus", name="py", timeout=None)  # no broker: the PUB drops, fine
+            try:
+                self.assertEqual(bus.high_water_reports(), [])  # nothing published yet
+                for x in (1.0, 2.0):
+                    bus.publish("r1/goal", {"active": True, "goal": {"x": x, "y": 0.0}})
+                bus.send_raw("r1/odom", limbic.encode("Odometry", {"header": {"source": "other", "seq": 9}}))
+                reports = bus.high_water_reports()
+                self.assertEqual([t for t, _ in reports], ["bus/hwm/r1/goal"])  # raw sends are not numbered by it
+                report = limbic.decode(reports[0][1])
+                self.assertEqual((report.topic, report.last_seq), ("r1/goal", 2))
+                self.assertEqual((report.header.source, report.header.incarnation), ("py", bus.incarnation))
+                self.assertEqual(limbic.decode(bus.high_water_reports()[0][1]).header.seq, 2)  # reports numbered too
+            finally:
+                bus.close()
+
     def test_an_unread_subscription_keeps_the_newest_messages(self):
         with tempfile.TemporaryDirectory() as work:
             bus = limbic.Bus(f"ipc://{work}/bus", timeout=None)

@@ -15,7 +15,8 @@ namespace {
 const char* kHelp = R"(limbic-bus: the limbic message broker (XSUB in for publishers, ROUTER out for subscribers).
 
 usage: limbic-bus [--bus ADDR] [--hwm N] [--max-payload BYTES] [--curve-server FILE] [--log-level L]
-                  [--queue-bytes BYTES] [--latched-bytes BYTES] [--latched-topic-bytes BYTES]
+                  [--queue-bytes BYTES] [--state-queue-bytes BYTES] [--latched-bytes BYTES]
+                  [--latched-topic-bytes BYTES]
                   [--handshake-timeout-ms MS]
 
   --bus ADDR            address to serve: ipc://PATH, tcp://HOST:PORT (binds PORT and PORT+1) or
@@ -28,6 +29,11 @@ usage: limbic-bus [--bus ADDR] [--hwm N] [--max-payload BYTES] [--curve-server F
   --queue-bytes BYTES   bytes the broker holds for one subscriber (payloads, topics and 128 bytes per
                         message, until written to its socket); beyond it messages for that subscriber
                         alone are dropped and counted (default 67108864); freed when it leaves
+  --state-queue-bytes BYTES
+                        of those, at most BYTES of state messages (odometry, scans, maps, paths,
+                        heartbeats, statistics ...: only the latest matters); a subscriber that falls
+                        behind loses state first, events only when its whole queue is full (default
+                        8388608; docs/protocol.md, Losses)
   --latched-bytes BYTES latched values kept in total; the oldest are evicted (default 67108864)
   --latched-topic-bytes BYTES
                         largest latched value kept per topic; a larger one is forwarded, not kept
@@ -45,6 +51,7 @@ examples:
   limbic-bus --bus ipc:///tmp/limbic/bus
   limbic-bus --bus tcp://127.0.0.1:7400                        # loopback only
   limbic-bus --bus tcp://[::1]:7400 --queue-bytes 8388608       # IPv6 loopback, 8 MiB per subscriber
+  limbic-bus --bus ipc:///tmp/limbic/bus --state-queue-bytes 2097152  # 2 MiB of state per subscriber
   limbic-bus --bus tcp://0.0.0.0:7400 --curve-server keys/bus.server.yaml
 )";
 
@@ -91,6 +98,8 @@ int main(int argc, char** argv) {
         options.max_payload = std::stoull(next());
       } else if (arg == "--queue-bytes") {
         options.queue_bytes = ParseBytes(arg, next());
+      } else if (arg == "--state-queue-bytes") {
+        options.state_queue_bytes = ParseBytes(arg, next());
       } else if (arg == "--latched-bytes") {
         options.limits.latched_total_bytes = ParseBytes(arg, next());
       } else if (arg == "--latched-topic-bytes") {

@@ -328,6 +328,10 @@ std::vector<MetricFamily> MetricsCollector::Snapshot(double now_s) const {
   auto overruns =
       Family("limbic_service_overruns_total", "Ticks that took longer than the period.", MetricType::kCounter);
   auto tick = Family("limbic_service_tick", "Last tick the service reported.");
+  auto receive_losses = Family("limbic_bus_receive_losses_total",
+                               "Messages a service never received, per topic and reason: gap = missing between two "
+                               "that arrived, tail = sent after the last one that arrived (docs/protocol.md, Losses).",
+                               MetricType::kCounter);
   auto degraded = Family("limbic_service_degraded",
                          "1 while the service reports the Degraded or Failing state (a step threw, or it refused a "
                          "non-finite state); its heartbeat names the reason (limbic nodes).");
@@ -350,6 +354,10 @@ std::vector<MetricFamily> MetricsCollector::Snapshot(double now_s) const {
     Add(overruns, service, static_cast<double>(hb.overruns));
     Add(tick, service, static_cast<double>(hb.tick));
     Add(degraded, service, hb.degraded ? 1.0 : 0.0);
+    for (const auto& t : hb.receive_losses) {
+      Add(receive_losses, {{"service", name}, {"topic", t.topic}, {"reason", "gap"}}, static_cast<double>(t.gap));
+      Add(receive_losses, {{"service", name}, {"topic", t.topic}, {"reason", "tail"}}, static_cast<double>(t.tail));
+    }
   }
 
   // --- Bus ---
@@ -426,62 +434,18 @@ std::vector<MetricFamily> MetricsCollector::Snapshot(double now_s) const {
   Add(handled, {}, static_cast<double>(state_.messages));
   for (const auto& [kind, n] : state_.ignored) Add(ignored, {{"kind", kind}}, static_cast<double>(n));
 
-  return {stimulus,
-          emotion,
-          mood,
-          drive,
-          drive_min,
-          drive_max,
-          affect_model,
-          parameter,
-          speed,
-          angular,
-          contact,
-          collisions,
-          contacts,
-          distance,
-          iteration,
-          iterations,
-          elapsed,
-          plan_last,
-          plan_hist,
-          path_ok,
-          traversals,
-          run_time,
-          run_rate,
-          run_speed,
-          run_cov,
-          run_exec,
-          run_dist,
-          up,
-          age,
-          loop,
-          loop_last,
-          overruns,
-          tick,
-          degraded,
-          bus_up,
-          messages,
-          bytes,
-          drops,
-          duplicates,
-          fault_effects,
-          subscribers,
-          latched,
-          active,
-          active_count,
-          injected,
-          handled,
-          ignored,
-          shame,
-          shame_threshold,
-          recruit_state,
-          recruit_tx,
-          recruited,
-          ignored_helps,
-          recruit_episodes,
-          recruit_wait,
-          recruit_rejected};
+  return {stimulus,      emotion,         mood,      drive,         drive_min,
+          drive_max,     affect_model,    parameter, speed,         angular,
+          contact,       collisions,      contacts,  distance,      iteration,
+          iterations,    elapsed,         plan_last, plan_hist,     path_ok,
+          traversals,    run_time,        run_rate,  run_speed,     run_cov,
+          run_exec,      run_dist,        up,        age,           loop,
+          loop_last,     overruns,        tick,      degraded,      receive_losses,
+          bus_up,        messages,        bytes,     drops,         duplicates,
+          fault_effects, subscribers,     latched,   active,        active_count,
+          injected,      handled,         ignored,   shame,         shame_threshold,
+          recruit_state, recruit_tx,      recruited, ignored_helps, recruit_episodes,
+          recruit_wait,  recruit_rejected};
 }
 
 std::optional<std::string> RobotOfInstance(const std::string& instance) {

@@ -103,7 +103,8 @@ TEST(CollectorTest, EveryFamilyFollowsTheNamingRules) {
   c.OnPath("r1", {true, true, 0.004, 12.0}, 0.0);
   c.OnMission("r1", {2, 5, 7.5, 30.0, false}, 0.0);
   c.OnRunMetrics("r1", {1, true, 61.0, 2, 1.9, 0.35, 0.02, 0.4, 20.0}, 0.0);
-  c.OnHeartbeat({"r1/planner", false, false, 10, 1.0, 0.001, 0.001, std::vector<uint64_t>(11, 1), 0}, 0.0);
+  c.OnHeartbeat(
+      {"r1/planner", false, false, 10, 1.0, 0.001, 0.001, std::vector<uint64_t>(11, 1), 0, {{"r1/odom", 0, 0}}}, 0.0);
   c.OnBusStats({{{"r1/scan", 10, 1000, 0, 0, 0, 0, 0}}, 3, 1}, 0.0);
   c.OnFault({"f1", "SensorNoise", "r1", 0.0, 0.0, false}, 0.0);
   c.OnRecruit("r2", SampleUgv(), 0.0);
@@ -196,6 +197,7 @@ TEST(CollectorTest, ServiceUpTurnsZeroAfterThreeSecondsOfSilence) {
   hb.loop_time_buckets = {0, 0, 4, 0, 0, 0, 0, 0, 0, 1, 0};  // 4 ticks <= 1 ms, 1 tick in (0.1, 0.5]
   hb.loop_time_mean_s = 0.05;
   hb.overruns = 1;
+  hb.receive_losses = {{"r1/odom", 4, 6}};
   c.OnHeartbeat(hb, 50.0);
   std::string text = RenderText(c.Snapshot(53.0));
   EXPECT_TRUE(Contains(text, "limbic_service_up{service=\"r1/planner\"} 1"));
@@ -206,6 +208,10 @@ TEST(CollectorTest, ServiceUpTurnsZeroAfterThreeSecondsOfSilence) {
   EXPECT_TRUE(Contains(text, "limbic_service_loop_time_seconds_count{service=\"r1/planner\"} 5"));
   EXPECT_TRUE(Contains(text, "limbic_service_loop_time_seconds_sum{service=\"r1/planner\"} 0.25"));  // 5 x 0.05
   EXPECT_TRUE(Contains(text, "limbic_service_overruns_total{service=\"r1/planner\"} 1"));
+  EXPECT_TRUE(
+      Contains(text, "limbic_bus_receive_losses_total{service=\"r1/planner\",topic=\"r1/odom\",reason=\"gap\"} 4"));
+  EXPECT_TRUE(
+      Contains(text, "limbic_bus_receive_losses_total{service=\"r1/planner\",topic=\"r1/odom\",reason=\"tail\"} 6"));
   text = RenderText(c.Snapshot(53.5));
   EXPECT_TRUE(Contains(text, "limbic_service_up{service=\"r1/planner\"} 0"));
   EXPECT_TRUE(Contains(text, "limbic_service_heartbeat_age_seconds{service=\"r1/planner\"} 3.5"));

@@ -69,6 +69,11 @@ HeartbeatValues FromMsg(const msg::Heartbeat& m) {
   h.loop_time_mean_s = m.loop_time_mean_s();
   if (m.loop_time_buckets()) h.loop_time_buckets.assign(m.loop_time_buckets()->begin(), m.loop_time_buckets()->end());
   h.overruns = m.overruns();
+  if (m.topics()) {
+    for (const auto* t : *m.topics()) {
+      if (Str(t->direction()) == "in") h.receive_losses.push_back({Str(t->topic()), t->drops_gap(), t->drops_tail()});
+    }
+  }
   return h;
 }
 

@@ -64,6 +64,21 @@ TEST(MetricsConvertTest, HeartbeatBusStatsAndFault) {
   EXPECT_EQ(h.tick, 42);
   EXPECT_EQ(h.loop_time_buckets, buckets);
   EXPECT_EQ(h.overruns, 3u);
+  EXPECT_TRUE(h.receive_losses.empty());
+  // What the service lost receiving (issue 23 item 3): its `in` topics' gaps and tails; `out` topics are not.
+  flatbuffers::FlatBufferBuilder fbb_in;
+  const std::vector<flatbuffers::Offset<msg::TopicStats>> own = {
+      msg::CreateTopicStatsDirect(fbb_in, "r1/odom", nullptr, "in", 90, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, nullptr, 0,
+                                  6),
+      msg::CreateTopicStatsDirect(fbb_in, "r1/path", nullptr, "out", 9, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, nullptr, 0,
+                                  2)};
+  const auto& hb_in = Root(fbb_in, msg::CreateHeartbeatDirect(fbb_in, 0, "r1/planner", msg::ServiceState::Running,
+                                                              "realtime", 1, 1.0, 0, 0, 0, nullptr, 0, nullptr, &own));
+  const HeartbeatValues losses = FromMsg(hb_in);
+  ASSERT_EQ(losses.receive_losses.size(), 1u);
+  EXPECT_EQ(losses.receive_losses[0].topic, "r1/odom");
+  EXPECT_EQ(losses.receive_losses[0].gap, 4u);
+  EXPECT_EQ(losses.receive_losses[0].tail, 6u);
 
   flatbuffers::FlatBufferBuilder fbb2;
   std::vector<flatbuffers::Offset<msg::TopicStats>> topics = {msg::CreateTopicStatsDirect(

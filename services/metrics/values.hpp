@@ -88,6 +88,13 @@ struct HeartbeatValues {
   double loop_time_mean_s = 0.0;
   std::vector<uint64_t> loop_time_buckets;  // per bucket of runtime::kLoopTimeBucketsS, plus +Inf
   uint64_t overruns = 0;
+  // What the service lost receiving, per topic it receives (issue 23 item 3; docs/protocol.md "Losses").
+  struct ReceiveLosses {
+    std::string topic;
+    uint64_t gap = 0;   // sequence gaps between messages that arrived
+    uint64_t tail = 0;  // after the last one that arrived, from the publishers' HighWaterReports
+  };
+  std::vector<ReceiveLosses> receive_losses;
 };
 
 // The broker's counts for one topic.

@@ -428,7 +428,9 @@ TEST_P(SlowSubscriberTest, SubscriberThatNeverReadsIsBoundedInBytesAndFreed) {
   // 16 MiB per subscriber. The default (64 MiB) is measured with LIMBIC_ABUSE_QUEUE_BYTES=67108864.
   const char* override_bytes = std::getenv("LIMBIC_ABUSE_QUEUE_BYTES");
   const std::string queue_bytes = override_bytes ? override_bytes : "16777216";
-  StartStack({"--queue-bytes", queue_bytes});
+  // The payloads are heartbeats, state (common/bus/message_class.hpp), which may take only --state-queue-bytes of
+  // the queue (issue 23 item 3): given the whole of it here, since this is about the queue's bound in bytes.
+  StartStack({"--queue-bytes", queue_bytes, "--state-queue-bytes", queue_bytes});
   const double budget_mb = std::stod(queue_bytes) / 1024.0 / 1024.0;
   const size_t payload_bytes = GetParam();
   auto stuck = RawSubscriber(context_, bus_, /*reads=*/false);

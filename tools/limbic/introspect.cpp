@@ -115,7 +115,10 @@ int TopicsCommand(const Args& args) {
            "bandwidth over about one second, and payloads it dropped since it started (DROPS(TOTAL), cumulative),\n"
            "by reason: malformed, wrong_type (not\n"
            "the topic's type, fixed by its first publisher), oversize, invalid (a value out of its declared\n"
-           "range, e.g. a NaN goal), fault (an injected communication fault). With more than one robot on the\n"
+           "range, e.g. a NaN goal), fault (an injected communication fault). LOST RECEIVING: messages the\n"
+           "services receiving the topic never got (sequence gaps and tail losses from the publishers'\n"
+           "high-water reports, summed over their latest heartbeats; - when none reported it; docs/protocol.md,\n"
+           "Losses). With more than one robot on the\n"
            "bus (limbic demo --robots N) the global topics come first, then each robot's under its name.\n"
            "A topic without a message for 5 s is marked STALE (with how long); after 60 s it is left out\n"
            "(its publisher has stopped or exited), unless --all. `limbic topic info TOPIC` shows one topic.\n\n"
@@ -125,14 +128,16 @@ int TopicsCommand(const Args& args) {
   }
   Session session(reader.Get("--bus", DefaultBus()), "limbic-cli",
                   bus::CurveKeysFromFlagOrEnvironment(reader.Get("--curve-keys", "")));
+  session.WatchReceiveLosses();
   session.Connect();
   const auto first = session.topics();
   const auto t0 = std::chrono::steady_clock::now();
   session.NextStats(2500ms);
+  const std::map<std::string, uint64_t> lost_receiving = session.ReceiveLosses();
   const double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const auto& second = session.topics();
   std::cout << std::left << std::setw(28) << "TOPIC" << std::setw(30) << "TYPE" << std::right << std::setw(10) << "RATE"
-            << std::setw(14) << "BANDWIDTH" << std::setw(14) << "DROPS(TOTAL)"
+            << std::setw(14) << "BANDWIDTH" << std::setw(14) << "DROPS(TOTAL)" << std::setw(16) << "LOST RECEIVING"
             << "  REASONS (TOTAL)\n";
   // Stale topics (issue 22 item 5): marked, then left out, so an exited process's topics do not stay
   // listed at 0.0 Hz for the broker's whole topic lifetime (ForwardingLimits::topic_ttl_s).
@@ -144,7 +149,8 @@ int TopicsCommand(const Args& args) {
   std::vector<std::string> names;
   size_t hidden = 0;
   for (const auto& [topic, info] : second) {
-    if (!reader.Has("--all") && idle_s(info) > kTopicHiddenS) {
+    // The publishers' high-water reports (docs/protocol.md, "Losses") are bus plumbing: shown with --all.
+    if (!reader.Has("--all") && (idle_s(info) > kTopicHiddenS || topic.starts_with(bus::kHighWaterPrefix))) {
       ++hidden;
       continue;
     }
@@ -171,7 +177,9 @@ int TopicsCommand(const Args& args) {
         reasons = stale.str() + (reasons.empty() ? "" : "; " + reasons);
       }
       std::cout << std::left << std::setw(28) << topic << std::setw(30) << type << std::right << std::setw(10)
-                << r.str() << std::setw(14) << HumanRate(bw) << std::setw(14) << info.drops << "  " << reasons << "\n";
+                << r.str() << std::setw(14) << HumanRate(bw) << std::setw(14) << info.drops << std::setw(16)
+                << (lost_receiving.count(topic) ? std::to_string(lost_receiving.at(topic)) : "-") << "  " << reasons
+                << "\n";
     }
   }
   if (hidden > 0) {

@@ -39,6 +39,29 @@ Session::Session(const std::string& address, const std::string& name, bus::Curve
   });
 }
 
+void Session::WatchReceiveLosses() {
+  node_.SubscribeAny("health/", [this](const bus::RawMessage& m) {
+    if (std::string_view(m.type.identifier) != messages::Traits<msg::Heartbeat>::kIdentifier) return;
+    const auto* hb = flatbuffers::GetRoot<msg::Heartbeat>(m.data);
+    auto& lost = losses_[hb->service() ? hb->service()->str() : m.topic];
+    lost.clear();
+    if (hb->topics() == nullptr) return;
+    for (const auto* t : *hb->topics()) {
+      if (t->topic() && t->direction() && t->direction()->string_view() == "in") {
+        lost[t->topic()->str()] = t->drops_gap() + t->drops_tail();
+      }
+    }
+  });
+}
+
+std::map<std::string, uint64_t> Session::ReceiveLosses() const {
+  std::map<std::string, uint64_t> total;
+  for (const auto& [service, topics] : losses_) {
+    for (const auto& [topic, lost] : topics) total[topic] += lost;
+  }
+  return total;
+}
+
 bool Session::NextStats(std::chrono::milliseconds timeout) {
   const uint64_t before = stats_seen_;
   const auto deadline = std::chrono::steady_clock::now() + timeout;

@@ -43,6 +43,11 @@ class Session {
   const std::map<std::string, TopicInfo>& topics() const { return topics_; }
   // Waits for the next statistics message (about 1 s).
   bool NextStats(std::chrono::milliseconds timeout);
+  // Subscribes to the services' heartbeats, for ReceiveLosses().
+  void WatchReceiveLosses();
+  // Per topic: messages the services that receive it never got (sequence gaps and tail losses,
+  // docs/protocol.md "Losses"), summed over the latest heartbeat of each service heard.
+  std::map<std::string, uint64_t> ReceiveLosses() const;
   bus::Node& node() { return node_; }
   const std::string& address() const { return address_; }
 
@@ -53,6 +58,7 @@ class Session {
   bus::Node node_;
   std::map<std::string, TopicInfo> topics_;
   uint64_t stats_seen_ = 0;
+  std::map<std::string, std::map<std::string, uint64_t>> losses_;  // service -> topic -> lost receiving
 };
 
 // The bus address from --bus, else $LIMBIC_BUS, else the default.

@@ -86,7 +86,7 @@ class MapLayerLink {
 runtime::ServiceDefinition LaserNavService() {
   return {"laser_nav",
           "laser robot's reactive controller: static (Eq. 4-1), case-based (Appendix A), an evolved network, the "
-          "recurrent network (§2.7), or memory (the case-based controller fed by the map layer's services), 100 Hz",
+          "recurrent network, or memory (the case-based controller fed by the map layer's services), 100 Hz",
           [](runtime::ServiceContext& ctx) {
             struct State {
               std::unique_ptr<HeadingController> controller;
@@ -124,11 +124,11 @@ runtime::ServiceDefinition LaserNavService() {
                 s->controller = std::make_unique<NeuralController>(o);
               } else if (kind == "rnn") {
                 RecurrentOptions o;
-                o.sectors = ParseSectorReduction(ctx.Option<std::string>(
-                    "sectors", "min", "rnn: a 15° sector's input, its closest return or mean (§2.7)",
-                    runtime::OneOf({"min", "mean"})));
+                o.sectors = ParseSectorReduction(
+                    ctx.Option<std::string>("sectors", "min", "rnn: a 15° sector's input, its closest return or mean",
+                                            runtime::OneOf({"min", "mean"})));
                 o.frame = ParseRnnFrame(ctx.Option<std::string>(
-                    "frame", "world", "rnn: sectors and output by compass bearing, or about the heading (§2.7)",
+                    "frame", "world", "rnn: sectors and output by compass bearing, or about the heading",
                     runtime::OneOf({"world", "body"})));
                 if (file.empty()) throw config::ConfigError("laser_nav: controller=rnn needs --set network=FILE");
                 try {

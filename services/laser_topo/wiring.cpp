@@ -80,9 +80,9 @@ runtime::ServiceDefinition LaserMapperService() {
                                            runtime::AtLeast(1));
         o.map.self_localise =
             ctx.Option<bool>("self_localise", o.map.self_localise, "pose calibration at revisited nodes");
-        o.map.reached_is_not_a_try =
-            ctx.Option<bool>("reached_is_not_a_try", o.map.reached_is_not_a_try,
-                             "an ExitResult Reached takes its try back (false, §3.10's text: every attempt counts)");
+        o.map.reached_is_not_a_try = ctx.Option<bool>(
+            "reached_is_not_a_try", o.map.reached_is_not_a_try,
+            "an ExitResult Reached takes its try back (false: every attempt counts toward the two-tries rule)");
         std::shared_ptr<TopoMapper> mapper;
         try {
           mapper = std::make_shared<TopoMapper>(o);

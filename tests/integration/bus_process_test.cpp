@@ -361,8 +361,9 @@ TEST_F(BusBurstTest, BurstToASlowSubscriberLosesNothingSilently) {
   EXPECT_EQ(Accounted(r.events), r.sent_events);
   EXPECT_EQ(Accounted(r.states), r.sent_states);
   EXPECT_EQ(r.events.duplicates + r.states.duplicates, 0u);
-  // The burst ended in losses (here mostly at the publisher's own high-water mark): the tail, invisible before.
-  EXPECT_GT(r.events.drops_tail + r.states.drops_tail, 0u);
+  // Where the losses fall (between delivered messages or after the last) depends on how far the subscriber got when
+  // the burst ended: on a loaded machine it can catch up and lose nothing at the tail. The next test makes the tail
+  // certain.
 }
 
 // With a publisher queue large enough to hand the broker everything, the subscriber's queue is the limit: state
@@ -373,6 +374,9 @@ TEST_F(BusBurstTest, ASubscriberThatFallsBehindLosesStateFirst) {
   EXPECT_EQ(Accounted(r.events), r.sent_events);
   EXPECT_EQ(Accounted(r.states), r.sent_states);
   EXPECT_GT(r.states.drops_gap + r.states.drops_tail, 0u);
+  // The subscriber reads nothing until the burst is over: the broker keeps the first 8 MiB of state for it and drops
+  // the rest, so every state loss is after the last state delivered — counted only from the publisher's reports.
+  EXPECT_GT(r.states.drops_tail, 0u);
   EXPECT_LT(static_cast<double>(r.events.drops_gap + r.events.drops_tail) / r.sent_events,
             static_cast<double>(r.states.drops_gap + r.states.drops_tail) / r.sent_states);
 }

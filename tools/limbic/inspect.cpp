@@ -436,10 +436,7 @@ int TopicCommand(const Args& args) {
   auto it = now.find(topic);
   if (it == now.end()) {
     std::cerr << "limbic topic info: unknown topic '" << topic << "' (the broker has no traffic on it)";
-    std::vector<std::string> close;
-    for (const auto& [name, info] : now) {
-      if (name.find(topic) != std::string::npos || topic.find(name) != std::string::npos) close.push_back(name);
-    }
+    const std::vector<std::string> close = session.SimilarTopics(topic);
     if (!close.empty()) {
       std::cerr << "; did you mean";
       for (const auto& c : close) std::cerr << " " << c;

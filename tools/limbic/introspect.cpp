@@ -57,10 +57,7 @@ std::string DropReasons(const TopicInfo& info) {
 bool CheckTopicKnown(Session& session, const std::string& topic, const std::string& command) {
   if (session.topics().count(topic)) return true;
   std::cerr << "limbic " << command << ": unknown topic '" << topic << "' (no traffic on it yet)";
-  std::vector<std::string> close;
-  for (const auto& [name, info] : session.topics()) {
-    if (name.find(topic) != std::string::npos || topic.find(name) != std::string::npos) close.push_back(name);
-  }
+  const std::vector<std::string> close = session.SimilarTopics(topic);
   if (!close.empty()) {
     std::cerr << "; did you mean";
     for (const auto& c : close) std::cerr << " " << c;

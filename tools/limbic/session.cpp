@@ -81,4 +81,14 @@ void Session::Connect(std::chrono::milliseconds timeout) {
   }
 }
 
+std::vector<std::string> Session::SimilarTopics(const std::string& topic) const {
+  const bool internal = topic.rfind(bus::kHighWaterPrefix, 0) == 0;
+  std::vector<std::string> close;
+  for (const auto& [name, info] : topics_) {
+    if (!internal && name.rfind(bus::kHighWaterPrefix, 0) == 0) continue;
+    if (name.find(topic) != std::string::npos || topic.find(name) != std::string::npos) close.push_back(name);
+  }
+  return close;
+}
+
 }  // namespace limbic::cli

@@ -41,6 +41,9 @@ class Session {
   void Connect(std::chrono::milliseconds timeout = std::chrono::milliseconds(3000));
   // Topics the broker has seen, from its latest statistics.
   const std::map<std::string, TopicInfo>& topics() const { return topics_; }
+  // Known topics whose names contain `topic` or are contained in it, for a "did you mean" — the bus's own
+  // high-water report topics (bus/hwm/...) only when `topic` is one of them.
+  std::vector<std::string> SimilarTopics(const std::string& topic) const;
   // Waits for the next statistics message (about 1 s).
   bool NextStats(std::chrono::milliseconds timeout);
   // Subscribes to the services' heartbeats, for ReceiveLosses().

@@ -49,23 +49,37 @@ runtime::ServiceDefinition Probe(std::shared_ptr<Seen> seen) {
           }};
 }
 
-TEST(LaserServices, LockstepRunIsTheLibraryLoop) {
-  auto seen = std::make_shared<Seen>();
+// One lockstep episode of the laser simulator and the reactive layer in process, watched by the probe: "" when it
+// ran to the end, else why not.
+std::string RunEpisode(const std::string& bus, const std::vector<std::string>& sim_overrides, int64_t max_ticks,
+                       const std::vector<std::string>& nav_overrides, const std::shared_ptr<Seen>& seen,
+                       runtime::InProcessStats* stats_out = nullptr) {
   runtime::HostedService sim{LaserSimService(), {}};
   sim.options.period_s = 0.01;
   sim.options.coordinate = true;
   sim.options.participants = {"r1/laser_sim", "r1/laser_nav"};
-  sim.options.max_ticks = 5000;
-  sim.options.overrides = {"density=20", "index=2", "seed=4", "time_limit_s=15", "laser_error=uniform"};
+  sim.options.max_ticks = max_ticks;
+  sim.options.overrides = sim_overrides;
   runtime::HostedService nav{LaserNavService(), {}};
   nav.options.period_s = 0.01;
-  nav.options.overrides = {"controller=cbr", "seed=9"};
+  nav.options.overrides = nav_overrides;
   runtime::HostedService probe{Probe(seen), {}};
   probe.options.robot = "";
   std::atomic<bool> stop{false};
   runtime::InProcessStats stats;
-  ASSERT_EQ(runtime::RunInProcess("inproc://laser_services", {sim, nav, probe}, stop, {}, &stats), 0)
-      << (stats.errors.empty() ? "" : stats.errors.front());
+  const int status = runtime::RunInProcess(bus, {sim, nav, probe}, stop, {}, &stats);
+  if (stats_out) *stats_out = stats;
+  if (status == 0) return "";
+  return "status " + std::to_string(status) + (stats.errors.empty() ? "" : ": " + stats.errors.front());
+}
+
+TEST(LaserServices, LockstepRunIsTheLibraryLoop) {
+  auto seen = std::make_shared<Seen>();
+  runtime::InProcessStats stats;
+  ASSERT_EQ(RunEpisode("inproc://laser_services",
+                       {"density=20", "index=2", "seed=4", "time_limit_s=15", "laser_error=uniform"}, 5000,
+                       {"controller=cbr", "seed=9"}, seen, &stats),
+            "");
 
   // The same episode through the library: world, seeds and options as above.
   const World world = GenerateWorld(20, 2);
@@ -102,21 +116,11 @@ TEST(LaserServices, NetworkControllerLockstepRunIsTheLibraryLoop) {
     SaveNetwork(net, out);
   }
   auto seen = std::make_shared<Seen>();
-  runtime::HostedService sim{LaserSimService(), {}};
-  sim.options.period_s = 0.01;
-  sim.options.coordinate = true;
-  sim.options.participants = {"r1/laser_sim", "r1/laser_nav"};
-  sim.options.max_ticks = 3000;
-  sim.options.overrides = {"density=15", "index=1", "seed=4", "time_limit_s=8", "laser_error=uniform"};
-  runtime::HostedService nav{LaserNavService(), {}};
-  nav.options.period_s = 0.01;
-  nav.options.overrides = {"controller=nn", "seed=9", "network=" + file};
-  runtime::HostedService probe{Probe(seen), {}};
-  probe.options.robot = "";
+  ASSERT_EQ(RunEpisode("inproc://laser_services_nn",
+                       {"density=15", "index=1", "seed=4", "time_limit_s=8", "laser_error=uniform"}, 3000,
+                       {"controller=nn", "seed=9", "network=" + file}, seen),
+            "");
   std::atomic<bool> stop{false};
-  runtime::InProcessStats stats;
-  ASSERT_EQ(runtime::RunInProcess("inproc://laser_services_nn", {sim, nav, probe}, stop, {}, &stats), 0)
-      << (stats.errors.empty() ? "" : stats.errors.front());
   std::filesystem::remove(file);
 
   const World world = GenerateWorld(15, 1);
@@ -155,21 +159,11 @@ TEST(LaserServices, RecurrentControllerLockstepRunIsTheLibraryLoop) {
     SaveRecurrentNetwork(net, out);
   }
   auto seen = std::make_shared<Seen>();
-  runtime::HostedService sim{LaserSimService(), {}};
-  sim.options.period_s = 0.01;
-  sim.options.coordinate = true;
-  sim.options.participants = {"r1/laser_sim", "r1/laser_nav"};
-  sim.options.max_ticks = 3000;
-  sim.options.overrides = {"density=15", "index=1", "seed=4", "time_limit_s=8", "laser_error=uniform"};
-  runtime::HostedService nav{LaserNavService(), {}};
-  nav.options.period_s = 0.01;
-  nav.options.overrides = {"controller=rnn", "network=" + file, "sectors=mean", "frame=body"};
-  runtime::HostedService probe{Probe(seen), {}};
-  probe.options.robot = "";
+  ASSERT_EQ(RunEpisode("inproc://laser_services_rnn",
+                       {"density=15", "index=1", "seed=4", "time_limit_s=8", "laser_error=uniform"}, 3000,
+                       {"controller=rnn", "network=" + file, "sectors=mean", "frame=body"}, seen),
+            "");
   std::atomic<bool> stop{false};
-  runtime::InProcessStats stats;
-  ASSERT_EQ(runtime::RunInProcess("inproc://laser_services_rnn", {sim, nav, probe}, stop, {}, &stats), 0)
-      << (stats.errors.empty() ? "" : stats.errors.front());
 
   const World world = GenerateWorld(15, 1);
   EpisodeOptions eo;
@@ -226,21 +220,10 @@ TEST(LaserServices, RecurrentControllerLockstepRunIsTheLibraryLoop) {
 // world, the case-based controller on the bus — the same run as the library loop in that office.
 TEST(LaserServices, CaseBasedControllerInASetBOfficeOverTheBus) {
   auto seen = std::make_shared<Seen>();
-  runtime::HostedService sim{LaserSimService(), {}};
-  sim.options.period_s = 0.01;
-  sim.options.coordinate = true;
-  sim.options.participants = {"r1/laser_sim", "r1/laser_nav"};
-  sim.options.max_ticks = 20000;
-  sim.options.overrides = {"office=B", "index=13", "seed=7", "time_limit_s=120", "laser_error=uniform"};
-  runtime::HostedService nav{LaserNavService(), {}};
-  nav.options.period_s = 0.01;
-  nav.options.overrides = {"controller=cbr", "seed=7"};
-  runtime::HostedService probe{Probe(seen), {}};
-  probe.options.robot = "";
-  std::atomic<bool> stop{false};
-  runtime::InProcessStats stats;
-  ASSERT_EQ(runtime::RunInProcess("inproc://laser_office", {sim, nav, probe}, stop, {}, &stats), 0)
-      << (stats.errors.empty() ? "" : stats.errors.front());
+  ASSERT_EQ(
+      RunEpisode("inproc://laser_office", {"office=B", "index=13", "seed=7", "time_limit_s=120", "laser_error=uniform"},
+                 20000, {"controller=cbr", "seed=7"}, seen),
+      "");
 
   const World world = OfficeLaserWorld('B', 13);
   EpisodeOptions eo;

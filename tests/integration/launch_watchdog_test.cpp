@@ -43,6 +43,19 @@ int LatestPid(const std::vector<std::pair<std::string, int>>& events) {
   return pid;
 }
 
+// The pid `process` was started with, once the launcher's --events file says so (0 after 10 s without).
+int StartedPid(const std::string& events, const std::string& process) {
+  int pid = 0;
+  testing::WaitFor(
+      [&] {
+        std::this_thread::sleep_for(50ms);
+        pid = LatestPid(EventsOf(events, process));
+        return pid > 0;
+      },
+      10s);
+  return pid;
+}
+
 TEST(LaunchWatchdog, SilentServiceIsRestartedAndMemoryBudgetApplies) {
   testing::TempDir dir;
   const std::string bus = "ipc://" + dir / "bus";
@@ -84,14 +97,8 @@ TEST(LaunchWatchdog, SilentServiceIsRestartedAndMemoryBudgetApplies) {
   EXPECT_EQ(kib, expected_kib);
 
   // The talker heartbeats once a second; let the watchdog see it, then hang it.
-  int pid = 0;
-  ASSERT_TRUE(testing::WaitFor(
-      [&] {
-        std::this_thread::sleep_for(50ms);
-        pid = LatestPid(EventsOf(events, "talker"));
-        return pid > 0;
-      },
-      10s));
+  const int pid = StartedPid(events, "talker");
+  ASSERT_GT(pid, 0) << launch.Log();
   std::this_thread::sleep_for(2500ms);
   ASSERT_EQ(kill(pid, SIGSTOP), 0);
   const auto stopped = std::chrono::steady_clock::now();
@@ -142,15 +149,8 @@ TEST(LaunchWatchdog, ServiceThatHeartbeatsButStopsPublishingIsRestarted) {
                              << "    restart: always\n    outputs: [waiting/out]\n";
   const std::string events = dir / "events.jsonl";
   testing::ChildProcess launch({testing::Bin("limbic"), "launch", launch_file, "--events", events}, dir / "launch.log");
-  int pid = 0;
-  ASSERT_TRUE(testing::WaitFor(
-      [&] {
-        std::this_thread::sleep_for(50ms);
-        pid = LatestPid(EventsOf(events, "talker"));
-        return pid > 0;
-      },
-      10s))
-      << launch.Log();
+  const int pid = StartedPid(events, "talker");
+  ASSERT_GT(pid, 0) << launch.Log();
   const auto started = std::chrono::steady_clock::now();
   bool killed = false;
   int new_pid = 0;
@@ -197,15 +197,8 @@ TEST(LaunchWatchdog, HeartbeatsLateOnTheBusButAliveOnTheHostAreNotRestarted) {
                              << "\", --robot, \"\"]\n    restart: always\n";
   const std::string events = dir / "events.jsonl";
   testing::ChildProcess launch({testing::Bin("limbic"), "launch", launch_file, "--events", events}, dir / "launch.log");
-  int pid = 0;
-  ASSERT_TRUE(testing::WaitFor(
-      [&] {
-        std::this_thread::sleep_for(50ms);
-        pid = LatestPid(EventsOf(events, "talker"));
-        return pid > 0;
-      },
-      10s))
-      << launch.Log();
+  const int pid = StartedPid(events, "talker");
+  ASSERT_GT(pid, 0) << launch.Log();
   // The test's own ear on the bus: when the talker's heartbeats arrive.
   zmq::context_t context;
   bus::NodeOptions options;

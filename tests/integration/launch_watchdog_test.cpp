@@ -4,6 +4,7 @@
 // the output watchdog, and every process runs under its memory budget (RLIMIT_AS).
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -234,6 +235,72 @@ TEST(LaunchWatchdog, HeartbeatsLateOnTheBusButAliveOnTheHostAreNotRestarted) {
   EXPECT_EQ(kill(pid, 0), 0);
   launch.Signal(SIGINT);
   EXPECT_EQ(launch.Wait(15s), 0) << launch.Log();
+}
+
+// A service run by a supervisor that hands it a bad NOTIFY_SOCKET (common/runtime/liveness.hpp): the mistake is
+// said once, and the service runs on, heartbeating on the bus (its hangs then judged by the bus alone). A valid
+// address with nobody listening: every ping is a failure, counted in the heartbeat's `liveness_failed`.
+struct TalkerHeartbeats {
+  int heard = 0;
+  double liveness_failed = -1.0;  // -1: the counter was not in the heartbeat
+};
+
+TalkerHeartbeats ListenToTalker(const std::string& bus, std::chrono::milliseconds span) {
+  zmq::context_t context;
+  bus::NodeOptions options;
+  options.name = "liveness_probe";
+  bus::Node node(context, bus, options);
+  TalkerHeartbeats result;
+  node.Subscribe<msg::Heartbeat>("health/talker", [&](const bus::Message<msg::Heartbeat>& m) {
+    ++result.heard;
+    result.liveness_failed = -1.0;
+    if (m.msg.counters() == nullptr) return;
+    for (const auto* c : *m.msg.counters()) {
+      if (c->name() != nullptr && c->name()->str() == "liveness_failed") result.liveness_failed = c->value();
+    }
+  });
+  const auto end = std::chrono::steady_clock::now() + span;
+  while (std::chrono::steady_clock::now() < end) node.Poll(50ms);
+  return result;
+}
+
+size_t Occurrences(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+TEST(ServiceLiveness, AMalformedNotifySocketIsSaidOnceAndTheServiceRunsOn) {
+  testing::TempDir dir;
+  const std::string bus = "ipc://" + dir / "bus";
+  testing::ChildProcess broker({testing::Bin("limbic-bus"), "--bus", bus}, dir / "bus.log");
+  testing::ChildProcess talker(
+      {"/usr/bin/env", "NOTIFY_SOCKET=not-a-socket", testing::Bin("limbic-toy"), "talker", "--bus", bus, "--robot", ""},
+      dir / "talker.log");
+  const TalkerHeartbeats beats = ListenToTalker(bus, 4s);
+  EXPECT_GE(beats.heard, 2) << talker.Log();
+  EXPECT_EQ(beats.liveness_failed, -1.0) << "no notifier, so no liveness counter";
+  EXPECT_TRUE(talker.Running()) << talker.Log();
+  EXPECT_EQ(Occurrences(talker.Log(), "NOTIFY_SOCKET 'not-a-socket' is neither a path nor an @abstract name"), 1u)
+      << talker.Log();
+  talker.Signal(SIGINT);
+  EXPECT_EQ(talker.Wait(10s), 0) << talker.Log();
+}
+
+TEST(ServiceLiveness, PingsNobodyHearsAreCountedAndTheServiceRunsOn) {
+  testing::TempDir dir;
+  const std::string bus = "ipc://" + dir / "bus";
+  testing::ChildProcess broker({testing::Bin("limbic-bus"), "--bus", bus}, dir / "bus.log");
+  testing::ChildProcess talker({"/usr/bin/env", "NOTIFY_SOCKET=@limbic-liveness-nobody-" + std::to_string(getpid()),
+                                testing::Bin("limbic-toy"), "talker", "--bus", bus, "--robot", ""},
+                               dir / "talker.log");
+  const TalkerHeartbeats beats = ListenToTalker(bus, 4s);
+  ASSERT_GE(beats.heard, 2) << talker.Log();
+  // Each heartbeat pings first, so the one heard last counts at least the pings of those heard before it.
+  EXPECT_GE(beats.liveness_failed, 2.0) << talker.Log();
+  EXPECT_TRUE(talker.Running()) << talker.Log();
+  talker.Signal(SIGINT);
+  EXPECT_EQ(talker.Wait(10s), 0) << talker.Log();
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "services/explore/exploration_run.hpp"
 
+#include <algorithm>
 #include <iomanip>
 #include <sstream>
 #include <stdexcept>
@@ -22,6 +23,7 @@ ExplorerProfile ProfileFor(const std::string& robot, const std::string& body, co
   p.sensing_range = d.long_range.d_max;
   p.processing_cells = processing_cells;
   p.clearance_radius = d.body.circumscribed_radius();
+  p.turning_radius = d.drive.MinTurningRadius();
   return p;
 }
 
@@ -58,6 +60,25 @@ std::vector<bool> FreeCells(const GridSpec& grid, const Vec2& min, const Vec2& m
     free[i] = inside && raster.p_o[i] < 0.5;
   }
   return free;
+}
+
+std::pair<Vec2, Vec2> ArenaInterior(const Vec2& min, const Vec2& max, const std::vector<ArenaWall>& polygons) {
+  Vec2 lo = min, hi = max;
+  for (const ArenaWall& p : polygons) {
+    if (!p.wall || p.vertices.empty()) continue;
+    Vec2 b_lo = p.vertices.front(), b_hi = p.vertices.front();
+    for (const Vec2& v : p.vertices) {
+      b_lo = b_lo.cwiseMin(v);
+      b_hi = b_hi.cwiseMax(v);
+    }
+    for (int axis = 0; axis < 2; ++axis) {
+      const int along = 1 - axis;
+      if (b_hi[along] - b_lo[along] < 0.5 * (max[along] - min[along])) continue;  // not an outer wall's length
+      if (b_lo[axis] <= min[axis] && min[axis] <= b_hi[axis]) lo[axis] = std::max(lo[axis], b_hi[axis]);
+      if (b_lo[axis] <= max[axis] && max[axis] <= b_hi[axis]) hi[axis] = std::min(hi[axis], b_lo[axis]);
+    }
+  }
+  return {lo, hi};
 }
 
 void RunMeasures::AddSample(const RunSample& sample) {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/robot/robot_description.hpp"
@@ -18,7 +19,8 @@ namespace limbic::explore {
 // budget. Decision (README.md): tank 1200, marvin 600, itchy and scratchy 300; any other body 600.
 double DefaultProcessingCells(const std::string& body);
 
-// A profile from a description: d = the long-range ring's d_max, clearance = the circumscribed radius.
+// A profile from a description: d = the long-range ring's d_max, clearance = the circumscribed radius, turning
+// radius = the drive's r_lmin.
 ExplorerProfile ProfileFor(const std::string& robot, const std::string& body, const robot::RobotDescription& d,
                            double processing_cells);
 
@@ -31,6 +33,16 @@ std::vector<std::string> PerRobot(const std::vector<std::string>& items, size_t 
 // (all of them, undetectable ones too; mapper::KnownMap's raster).
 std::vector<bool> FreeCells(const GridSpec& grid, const Vec2& min, const Vec2& max,
                             const std::vector<std::vector<Vec2>>& polygons);
+
+// The arena's free interior: the world's box [min, max] shrunk on each side to the inner face of the outer wall
+// that stands across that side — a wall polygon whose bounding box straddles the side's line and covers at least
+// half of its length (interior walls that meet the outer wall are shorter than that, or do not straddle it). A side
+// without such a wall stays at the box's edge. Returns {min, max}.
+struct ArenaWall {
+  std::vector<Vec2> vertices;
+  bool wall = false;  // a wall (rather than furniture or a person's footprint)
+};
+std::pair<Vec2, Vec2> ArenaInterior(const Vec2& min, const Vec2& max, const std::vector<ArenaWall>& polygons);
 
 // The measures of one run, sampled once a second.
 struct RunSample {

@@ -13,6 +13,9 @@ std::vector<Lane> Lanes(const mapper::GridMaps& maps, int x0, int y0, int x1, in
   if (!(options.sensing_range > 0)) throw std::invalid_argument("explore: line scanning needs a sensing range > 0");
   if (!(options.end_clearance >= 0) || !std::isfinite(options.end_clearance))
     throw std::invalid_argument("explore: line scanning's end clearance must be finite and >= 0");
+  if (options.interior_min.hasNaN() || options.interior_max.hasNaN() ||
+      !(options.interior_min.x() < options.interior_max.x()) || !(options.interior_min.y() < options.interior_max.y()))
+    throw std::invalid_argument("explore: line scanning's interior must have min < max in x and y");
   const GridSpec& grid = maps.spec;
   const double res = grid.resolution;
   const double d = options.sensing_range;
@@ -41,6 +44,9 @@ std::vector<Lane> Lanes(const mapper::GridMaps& maps, int x0, int y0, int x1, in
     const double x_lo = grid.origin.x(), y_lo = grid.origin.y();
     const double x_hi = x_lo + grid.width * res, y_hi = y_lo + grid.height * res;
     if (std::min({p.x() - x_lo, x_hi - p.x(), p.y() - y_lo, y_hi - p.y()}) < r - 1e-9) return false;
+    const Vec2& in_lo = options.interior_min;
+    const Vec2& in_hi = options.interior_max;
+    if (std::min({p.x() - in_lo.x(), in_hi.x() - p.x(), p.y() - in_lo.y(), in_hi.y() - p.y()}) < r - 1e-9) return false;
     for (const Cell& o : near) {
       const Cell q{c.ix + o.ix, c.iy + o.iy};
       if (grid.Contains(q) && maps.p_o[grid.Index(q)] >= k.occupied_threshold) return false;

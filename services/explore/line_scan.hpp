@@ -8,6 +8,7 @@
 #pragma once
 
 #include <functional>
+#include <limits>
 #include <vector>
 
 #include "services/explore/local_environments.hpp"
@@ -20,12 +21,18 @@ struct LineScanOptions {
   // A lane end in a cell at or above T_o moves along the lane's cross direction (within the swath) to the nearest
   // cell below it; a lane end with none is dropped.
   //
-  // end_clearance (m): with it > 0 a lane end is also kept this far from the grid's edge (where the world's outer
-  // wall stands) and from every cell at or above T_o — the body's circumscribed radius, so that a robot can stand on
+  // end_clearance (m): with it > 0 a lane end is also kept this far from the grid's edge, from the sides of
+  // `interior` and from every cell at or above T_o — the body's circumscribed radius, so that a robot can stand on
   // the point it is sent to; when a lane's extreme column has no such cell, the end moves inward along the lane to
   // the first column that has one. 0: ends as close to walls as the cells allow (a robot sent to a border cell
   // presses against the outer wall).
   double end_clearance = 0.0;
+  // The free interior of the arena, inside the outer wall's inner faces (ArenaInterior): the stack's grids reach a
+  // cell beyond the world's box, and the outer wall stands across that box's edge, so the grid's edge alone leaves a
+  // lane end a few centimetres from the wall (issue 18: an Itchy sent there pressed against it for minutes).
+  // Unbounded by default: the grid's edge alone.
+  Vec2 interior_min{-std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity()};
+  Vec2 interior_max{std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()};
 };
 
 struct Lane {

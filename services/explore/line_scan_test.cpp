@@ -112,6 +112,12 @@ TEST(LineScan, RejectsEmptyEnvironmentsAndRanges) {
   EXPECT_THROW(Lanes(m, 0, 0, 4, 4, {}, bad), std::invalid_argument);
   bad.end_clearance = std::numeric_limits<double>::quiet_NaN();
   EXPECT_THROW(Lanes(m, 0, 0, 4, 4, {}, bad), std::invalid_argument);
+  LineScanOptions inverted = Range(1.0);
+  inverted.interior_min = Vec2(3, 0);
+  inverted.interior_max = Vec2(1, 4);
+  EXPECT_THROW(Lanes(m, 0, 0, 4, 4, {}, inverted), std::invalid_argument);
+  inverted.interior_max = Vec2(std::numeric_limits<double>::quiet_NaN(), 4);
+  EXPECT_THROW(Lanes(m, 0, 0, 4, 4, {}, inverted), std::invalid_argument);
 }
 
 // A 20 × 8 m world at 0.25 m: the grid's edge is the world's outer wall.
@@ -144,6 +150,30 @@ TEST(LineScan, EndsKeepTheBodyClearOfTheOuterWall) {
   ExpectPoint(lanes[0].a, 0.375, 2.125);
   ExpectPoint(lanes[0].b, 19.625, 2.125);
   ExpectPoint(lanes[1].a, 0.375, 6.125);
+}
+
+// As the stack builds it: the grid reaches a cell beyond the world's box, and the outer wall stands across the box's
+// edge (here 0.1 m thick inside it). Measured from the grid's edge the first clear column for a 0.35 m body is the
+// second (0.375 m), 0.275 m from the wall's face — the body would press against it; measured from the interior it
+// is the fourth (0.875 m: the face at 0.35 + 0.1 m from the grid's edge, plus 0.35 m).
+TEST(LineScan, EndsKeepTheBodyClearOfTheArenasInteriorWhenTheGridReachesBeyondIt) {
+  const mapper::GridMaps m = FineMaps();  // the world's box: [0.25, 19.75] × [0.25, 7.75], one cell inside the grid
+  LineScanOptions o = Range(2.0);
+  o.end_clearance = 0.35;
+  auto lanes = Lanes(m, 0, 0, 80, 32, {}, o);
+  ASSERT_EQ(lanes.size(), 2u);
+  ExpectPoint(lanes[0].a, 0.375, 2.125);  // the grid's edge alone
+  o.interior_min = Vec2(0.35, 0.35);
+  o.interior_max = Vec2(19.65, 7.65);
+  lanes = Lanes(m, 0, 0, 80, 32, {}, o);
+  ASSERT_EQ(lanes.size(), 2u);
+  for (const Lane& lane : lanes) {
+    for (const Vec2& end : {lane.a, lane.b}) {
+      EXPECT_GE(std::min({end.x() - 0.35, 19.65 - end.x(), end.y() - 0.35, 7.65 - end.y()}), 0.35) << end.transpose();
+    }
+  }
+  ExpectPoint(lanes[0].a, 0.875, 2.125);
+  ExpectPoint(lanes[0].b, 19.125, 2.125);
 }
 
 TEST(LineScan, EndsKeepTheBodyClearOfKnownObstacles) {

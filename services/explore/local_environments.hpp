@@ -26,6 +26,10 @@ struct ExplorerProfile {
   double sensing_range = 3.0;      // d (m): the long-range ring's d_max
   double processing_cells = 600;   // B: grid cells the explorer can hold and plan over in one local environment
   double clearance_radius = 0.35;  // the body's circumscribed radius (m): the fine tier's clearance radius
+  // r_lmin (m) of a drive that cannot turn on the spot (a tricycle), 0 for one that can: a lane end keeps it clear
+  // besides the body, room to turn towards the next lane (issue 18: an Itchy sent to a lane end 0.4 m from the wall
+  // could not turn there and pressed against the wall for minutes).
+  double turning_radius = 0.0;
 };
 
 // The side (m) of a square local environment for `profile`: min(lanes·2·d, resolution·√B) (lanes of line

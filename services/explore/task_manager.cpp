@@ -52,6 +52,9 @@ void Validate(const ManagerOptions& o) {
   if (!(o.waypoint_spacing > 0.0) || !std::isfinite(o.waypoint_spacing)) bad("waypoint_spacing", o.waypoint_spacing);
   if (!(o.knowledge.explored_threshold > 0.0 && o.knowledge.explored_threshold <= 1.0))
     bad("explored_threshold", o.knowledge.explored_threshold);
+  if (o.interior_min.hasNaN() || o.interior_max.hasNaN() || !(o.interior_min.x() < o.interior_max.x()) ||
+      !(o.interior_min.y() < o.interior_max.y()))
+    throw std::invalid_argument("explore task manager: the arena's interior must have min < max in x and y");
   Validate(o.planning);
 }
 
@@ -98,7 +101,11 @@ std::optional<ExploreTask> TaskManager::MakeTask(const Award& award, const Vec2&
   LineScanOptions scan;
   scan.sensing_range = profile.sensing_range;
   scan.knowledge = options_.knowledge;
-  scan.end_clearance = options_.lane_ends_clear ? profile.clearance_radius : 0.0;
+  scan.end_clearance = options_.lane_ends_clear ? profile.clearance_radius + profile.turning_radius : 0.0;
+  if (options_.lane_ends_clear) {
+    scan.interior_min = options_.interior_min;
+    scan.interior_max = options_.interior_max;
+  }
   const auto lanes = Lanes(
       maps, x0, y0, x1, y1, [&](const Cell& c) { return mine[partition_.TileOf(c)]; }, scan);
   const std::vector<Vec2> lane_points = LineScanWaypoints(lanes, position);

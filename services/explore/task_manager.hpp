@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -54,10 +55,15 @@ struct ManagerOptions {
   int lanes = 2;                  // lanes of line scanning per environment side (EnvironmentSide)
   double done_fraction = 0.9;     // a tile is done when this fraction of its open cells is explored
   double waypoint_spacing = 2.0;  // m between waypoints of the approach path
-  // Lane ends a body's circumscribed radius clear of the outer wall and of known obstacles (LineScanOptions::
-  // end_clearance). false: ends in the cells nearest the walls (before 2026-11-27; the measured tables of
-  // explore_teams and explore_teams_wide were made so, and their definitions keep it).
+  // Lane ends a body's circumscribed radius, plus its turning radius when it cannot turn on the spot, clear of the
+  // outer wall and of known obstacles (LineScanOptions::end_clearance). false: ends in the cells nearest the walls
+  // (before 2026-11-27; the measured tables of explore_teams and explore_teams_wide were made so, and their definitions
+  // keep it).
   bool lane_ends_clear = true;
+  // With lane_ends_clear: the arena's free interior (ArenaInterior of the world; LineScanOptions::interior_min/max).
+  // Unbounded by default.
+  Vec2 interior_min{-std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity()};
+  Vec2 interior_max{std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()};
   KnowledgeOptions knowledge;
   TwoTierOptions planning;  // its clearance_radius is replaced by each explorer's own
 };

@@ -126,8 +126,9 @@ TEST(TaskManager, LaneEndsKeepEachBodyClearOfTheOuterWall) {
   ManagerInputs in;
   in.maps = &maps;
   in.reports = {At(0.5, 0.5), At(15.5, 7.5)};
-  auto first_lane_end = [&](const ManagerOptions& options, double r1_radius) {
+  auto first_lane_end = [&](const ManagerOptions& options, double r1_radius, double r1_turning = 0.0) {
     std::vector<ExplorerProfile> team = Team();
+    team[0].turning_radius = r1_turning;
     team[0].processing_cells = 1024;  // 8 m at 0.25 m, as in AllocatesApproachesAndLines at 1 m
     team[1].processing_cells = 256;   // 4 m: the tiles
     team[0].clearance_radius = r1_radius;
@@ -144,6 +145,9 @@ TEST(TaskManager, LaneEndsKeepEachBodyClearOfTheOuterWall) {
   EXPECT_DOUBLE_EQ(marvin.y(), 2.125);
   const Vec2 wide = first_lane_end(clear, 0.6);  // a Tank-sized body: the third column (0.625 m)
   EXPECT_DOUBLE_EQ(wide.x(), 0.625);
+  // A body that cannot turn on the spot also keeps its turning radius clear: 0.35 + 0.25 m, the third column too.
+  const Vec2 tricycle = first_lane_end(clear, 0.35, 0.25);
+  EXPECT_DOUBLE_EQ(tricycle.x(), 0.625);
   ManagerOptions old;
   old.lane_ends_clear = false;
   const Vec2 border = first_lane_end(old, 0.35);

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <map>
 #include <random>
+#include <tuple>
 
 #include "common/config/config.hpp"
 #include "common/convert/convert.hpp"
@@ -331,7 +332,11 @@ runtime::ServiceDefinition TaskManagerService() {
             std::vector<std::vector<Vec2>> polygons;
             for (const auto& p : s->world.polygons) polygons.push_back(p.vertices);
             s->free = FreeCells(grid, s->world.min, s->world.max, polygons);
-            s->manager = std::make_unique<TaskManager>(grid, team, options);
+            std::vector<ArenaWall> walls;
+            for (const auto& p : s->world.polygons) walls.push_back({p.vertices, p.wall});
+            ManagerOptions in_world = options;
+            std::tie(in_world.interior_min, in_world.interior_max) = ArenaInterior(s->world.min, s->world.max, walls);
+            s->manager = std::make_unique<TaskManager>(grid, team, in_world);
             const Partition& p = s->manager->partition();
             LIMBIC_LOG(kInfo) << "exploring set " << s->world.set << " environment " << s->world.index << ": "
                               << p.tiles_x() << " x " << p.tiles_y() << " tiles of " << p.tile_cells() << " cells";

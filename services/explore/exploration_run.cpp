@@ -100,7 +100,7 @@ void RunMeasures::AddSample(const RunSample& sample) {
 std::string RunCsvHeader() {
   return "run_id,configuration,set,env,seed,robots,bodies,all_done,end_time_s,final_coverage,time_to_90_s,"
          "robot_collisions,world_collisions,tasks_sent,reports_received,maps_received,allocation_changes,"
-         "released_early,unreachable_tiles,distance_m";
+         "released_early,unreachable_tiles,distance_m,world_collisions_by_robot";
 }
 
 std::string RunCsvRow(const std::string& run_id, const std::string& configuration, char set, int env, uint64_t seed,
@@ -116,7 +116,9 @@ std::string RunCsvRow(const std::string& run_id, const std::string& configuratio
   if (m.time_to_90) out << *m.time_to_90;
   out << "," << m.robot_collisions << "," << m.world_collisions << "," << m.tasks_sent << "," << m.reports_received
       << "," << m.maps_received << "," << m.allocation_changes << "," << m.released_early << "," << m.unreachable_tiles
-      << "," << distance;
+      << "," << distance << ",";
+  for (size_t r = 0; r < m.world_collisions_by_robot.size(); ++r)
+    out << (r ? "+" : "") << m.world_collisions_by_robot[r];
   return out.str();
 }
 

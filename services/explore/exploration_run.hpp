@@ -58,6 +58,8 @@ struct RunMeasures {
   std::vector<double> distance;   // per robot, from the samples (m)
   uint64_t robot_collisions = 0;  // contact events with another robot, summed over the robots (each counts its own)
   uint64_t world_collisions = 0;
+  // world_collisions by robot, in the team's order (which body meets the walls: issue 18's mixed team).
+  std::vector<uint64_t> world_collisions_by_robot;
   uint64_t tasks_sent = 0;
   uint64_t reports_received = 0;
   uint64_t maps_received = 0;

@@ -81,8 +81,12 @@ TEST(ExplorationRun, MeasuresFromSamples) {
   EXPECT_DOUBLE_EQ(*m.time_to_90, 2.0);
   EXPECT_DOUBLE_EQ(m.final_coverage, 0.95);
   EXPECT_EQ(m.distance, (std::vector<double>{5.0, 1.0}));
+  m.world_collisions = 12;
+  m.world_collisions_by_robot = {3, 9};
   const std::string row = RunCsvRow("x", "team", 'B', 3, 7, {"marvin", "tank"}, m);
-  EXPECT_EQ(row.rfind("x,team,B,3,7,2,marvin+tank,0,3,0.95,2,", 0), 0u) << row;
+  EXPECT_EQ(row.rfind("x,team,B,3,7,2,marvin+tank,0,3,0.95,2,0,12,", 0), 0u) << row;
+  EXPECT_TRUE(row.ends_with(",3+9")) << row;  // world_collisions_by_robot, the last column
+  EXPECT_TRUE(RunCsvHeader().ends_with(",world_collisions_by_robot"));
   EXPECT_EQ(TraceCsvRow("x", m.samples[1]), "x,1,0.5,3,4,1,1");
   EXPECT_EQ(TraceCsvHeader(2), "run_id,time_s,coverage,x1,y1,x2,y2");
 }

@@ -473,6 +473,8 @@ runtime::ServiceDefinition TaskManagerService() {
               if (t && end) {
                 s->measures.robot_collisions += t->robot_collisions();
                 s->measures.world_collisions += t->world_collisions();
+                s->measures.world_collisions_by_robot.resize(robots.size(), 0);
+                s->measures.world_collisions_by_robot[r] = t->world_collisions();
               }
             }
             s->measures.AddSample(smp);

@@ -196,7 +196,7 @@ ExploreRunResult ReadRunCsv(const std::string& path) {
     throw std::runtime_error(path + ": no run row (the task manager did not finish)");
   if (header != RunCsvHeader()) throw std::runtime_error(path + ": unexpected header");
   const auto f = SplitCsv(line);
-  if (f.size() != 20) throw std::runtime_error(path + ": " + std::to_string(f.size()) + " fields, expected 20");
+  if (f.size() != 21) throw std::runtime_error(path + ": " + std::to_string(f.size()) + " fields, expected 21");
   ExploreRunResult r;
   try {
     r.run_id = f[0];
@@ -214,6 +214,11 @@ ExploreRunResult ReadRunCsv(const std::string& path) {
                          &r.reports_received, &r.maps_received,     &r.allocation_changes,
                          &r.released_early,   &r.unreachable_tiles, &r.distance_m};
     for (size_t i = 0; i < 9; ++i) *numbers[i] = std::stod(f[11 + i]);
+    std::stringstream per_robot(f[20]);
+    for (std::string item; std::getline(per_robot, item, '+');) r.world_collisions_by_robot.push_back(std::stod(item));
+    if (r.world_collisions_by_robot.size() != static_cast<size_t>(r.robots))
+      throw std::runtime_error(path + ": " + std::to_string(r.world_collisions_by_robot.size()) +
+                               " robots' world collisions for " + std::to_string(r.robots) + " robots");
   } catch (const std::logic_error& e) {
     throw std::runtime_error(path + ": malformed run row (" + e.what() + ")");
   }
@@ -309,7 +314,10 @@ std::string RunsCsv(const ExploreOutput& out) {
     if (r.time_to_90_s) o << *r.time_to_90_s;
     o << "," << r.robot_collisions << "," << r.world_collisions << "," << r.tasks_sent << "," << r.reports_received
       << "," << r.maps_received << "," << r.allocation_changes << "," << r.released_early << "," << r.unreachable_tiles
-      << "," << r.distance_m << ",\"" << r.error << "\"\n";
+      << "," << r.distance_m << ",";
+    for (size_t k = 0; k < r.world_collisions_by_robot.size(); ++k)
+      o << (k ? "+" : "") << r.world_collisions_by_robot[k];
+    o << ",\"" << r.error << "\"\n";
   }
   return o.str();
 }
@@ -362,6 +370,29 @@ std::string SummaryMarkdown(const ExploreExperiment& e, const ExploreOutput& out
         << Fixed(Mean(msgs), 0) << " | " << Fixed(Mean(maps), 0) << " | " << Fixed(Mean(alloc), 1) << " | "
         << Fixed(Mean(dist), 1) << " |\n";
     }
+  }
+  // Which body meets the walls: a team's contact events split by robot.
+  std::ostringstream by_robot;
+  for (char set : e.sets) {
+    for (const auto& team : e.teams) {
+      if (team.bodies.size() < 2) continue;
+      std::vector<std::vector<double>> contacts(team.bodies.size());
+      for (const auto& r : out.runs) {
+        if (r.set != set || r.configuration != team.label || !r.error.empty()) continue;
+        for (size_t k = 0; k < contacts.size() && k < r.world_collisions_by_robot.size(); ++k)
+          contacts[k].push_back(r.world_collisions_by_robot[k]);
+      }
+      if (contacts[0].empty()) continue;
+      by_robot << "| " << set << " | " << team.label << " |";
+      for (size_t k = 0; k < contacts.size(); ++k)
+        by_robot << (k ? " ·" : "") << " r" << k + 1 << " " << team.bodies[k] << " " << Fixed(Mean(contacts[k]), 1);
+      by_robot << " |\n";
+    }
+  }
+  if (!by_robot.str().empty()) {
+    o << "\nRobot–world contact events by robot (mean a run, teams of more than one robot):\n\n| set | team | by robot "
+         "|\n|---|---|---|\n"
+      << by_robot.str();
   }
   int errors = 0;
   for (const auto& r : out.runs) errors += r.error.empty() ? 0 : 1;

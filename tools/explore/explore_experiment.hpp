@@ -63,7 +63,8 @@ struct ExploreRunResult {
   std::optional<double> time_to_90_s;
   double robot_collisions = 0, world_collisions = 0, tasks_sent = 0, reports_received = 0, maps_received = 0;
   double allocation_changes = 0, released_early = 0, unreachable_tiles = 0, distance_m = 0;
-  std::string error;  // the run failed: why
+  std::vector<double> world_collisions_by_robot;  // in the order of `bodies`
+  std::string error;                              // the run failed: why
 };
 
 struct ExploreOutput {

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "common/config/config.hpp"
+#include "services/explore/exploration_run.hpp"
 #include "tools/stack/stack.hpp"
 
 namespace limbic::explore {
@@ -80,6 +81,18 @@ TEST(ExploreExperiment, RunRowsAreReadStrictly) {
   WriteFile(p, "nonsense\n1,2\n");
   EXPECT_THROW(ReadRunCsv(p.string()), std::runtime_error);
   EXPECT_THROW(ReadRunCsv(Temp("absent.csv").string()), std::runtime_error);
+  // A row the manager wrote: read field by field, the contacts split by robot.
+  const std::string good = "x,team3,B,2,7,3,marvin+itchy+tank,0,300,0.5,,1,12,4,5,6,7,0,0,100.5,";
+  WriteFile(p, RunCsvHeader() + "\n" + good + "2+9+1\n");
+  const ExploreRunResult r = ReadRunCsv(p.string());
+  EXPECT_EQ(r.world_collisions, 12);
+  EXPECT_EQ(r.world_collisions_by_robot, (std::vector<double>{2, 9, 1}));
+  EXPECT_FALSE(r.time_to_90_s);
+  // One count too few for three robots, or one that is not a number: refused.
+  WriteFile(p, RunCsvHeader() + "\n" + good + "2+9\n");
+  EXPECT_THROW(ReadRunCsv(p.string()), std::runtime_error);
+  WriteFile(p, RunCsvHeader() + "\n" + good + "2+x+1\n");
+  EXPECT_THROW(ReadRunCsv(p.string()), std::runtime_error);
 }
 
 TEST(ExploreExperiment, TheStackGainsTheManagerAndExplorerMissions) {
@@ -128,6 +141,10 @@ TEST(ExploreExperiment, TheSmokeRunExplores) {
   EXPECT_GT(r.reports_received, 3 * 50.0);  // 1 Hz and on changes, 60 s
   EXPECT_GT(r.final_coverage, 0.2);
   EXPECT_GT(r.distance_m, 10.0);
+  ASSERT_EQ(r.world_collisions_by_robot.size(), 3u);
+  EXPECT_EQ(r.world_collisions_by_robot[0] + r.world_collisions_by_robot[1] + r.world_collisions_by_robot[2],
+            r.world_collisions);
+  EXPECT_NE(SummaryMarkdown(e, out).find("| r1 marvin "), std::string::npos) << SummaryMarkdown(e, out);
   const auto trace = out.traces.at(r.run_id);
   ASSERT_GE(trace.size(), 55u);
   EXPECT_LE(trace.front()[1], trace.back()[1]);  // coverage does not fall

@@ -274,5 +274,44 @@ TEST(VelocityBody, StuckTricycleBacksOutTurningTowardsTheTarget) {
   EXPECT_LT(out.command.omega, 0.0);
 }
 
+// Issue 18: Itchy pinned against a wall — heading east with the wall just behind it, θ_T north (beyond βπ). With
+// turn_speed it drives its tightest forward arc to the left when the whole quarter turn is clear; a wall across that
+// turn sends it to the reversing recovery instead; without turn_speed it never takes the arc.
+TEST(VelocityBody, TricycleTurnsOnItsTightestForwardArcWhenTheWholeTurnIsClear) {
+  const robot::RobotDescription itchy = robot::LoadRobotDescription("itchy", kRobotDir);
+  const double r_lmin = itchy.drive.MinTurningRadius();
+  VelocityOptions o;
+  o.body = ControllerBody::From(itchy);
+  o.turn_speed = 0.1;
+  ControlParameters p;
+  VelocityInputs in;
+  in.pose = {0, 0, 0};
+  in.v = 0.0;
+  in.goal = {0.5, 5};
+  in.target_heading = 0.5 * kPi;
+  const auto behind = WallAt(-0.25);
+  in.obstacle_points = behind;
+  VelocityController turning(o);
+  VelocityOutput out;
+  turning.Tick(in, p, &out);
+  EXPECT_TRUE(out.turning_arc);
+  EXPECT_FALSE(out.reversing);
+  EXPECT_GT(out.command.v, 0.0);
+  EXPECT_LE(out.command.v, 0.1);
+  EXPECT_LE(out.command.v, out.window.v2);
+  EXPECT_NEAR(out.command.omega, out.command.v / r_lmin, 1e-12);  // the tightest turn, to the left
+  // A wall across the turn (0.6 m ahead of R, from y = -1.5 to 1.5): the quarter turn would meet it.
+  std::vector<Vec2> boxed = WallAt(0.6);
+  for (const Vec2& q : behind) boxed.push_back(q);
+  in.obstacle_points = boxed;
+  turning.Tick(in, p, &out);
+  EXPECT_FALSE(out.turning_arc);
+  // Off (the default): the same free turn is not taken.
+  in.obstacle_points = behind;
+  VelocityController plain(VelocityOptions{.body = ControllerBody::From(itchy)});
+  plain.Tick(in, p, &out);
+  EXPECT_FALSE(out.turning_arc);
+}
+
 }  // namespace
 }  // namespace limbic::controller

@@ -278,6 +278,42 @@ void VelocityController::Tick(const VelocityInputs& in, const ControlParameters&
   out->command = {out->v_samples[out->v_index],
                   BoundTurnRate(out->v_samples[out->v_index], out->omega_samples[out->omega_index], r_lmin)};
   out->reversing = false;
+  out->turning_arc = false;
+  const double turn = geometry::WrapAngle(theta_t - in.pose.theta) >= 0.0 ? 1.0 : -1.0;
+  // Whether the centre's path for (v, ω) keeps r_v clear of every obstacle point (eq. 5.22's d_o ≥ r_v), judged like
+  // every candidate (eqs. 8–10 hold for v < 0 too); map points count only when a_m does.
+  auto arc_clear = [&](double v, double om) {
+    const double reach = (std::abs(v) * (1.0 + body.centre().norm() / r_lmin)) * params.t_2;
+    CollectNear(in.obstacle_points, centre, params.d_v_max + reach, &near_sensor_);
+    CollectNear(in.map_points, centre, params.d_v_max + reach, &near_map_);
+    const CentreStart start = CentreStartFor(in.pose, v, om, body);
+    const CurvatureSegment segment(start.pose, start.speed, om, params.t_1, params.t_2);
+    const double r_v_arc = circle ? r_v : BodyObstacleRadius(params.r_o, body.outline.HalfWidthAcross(start.theta_v));
+    const double clear =
+        std::min(MinDistance(segment, near_sensor_, params.d_v_max),
+                 MinDistance(segment, near_map_, params.d_v_max) + (wt.map > 0.0 ? 0.0 : params.d_v_max));
+    return clear >= r_v_arc;
+  };
+  // A drive that cannot turn on the spot, where eq. 5.28 would turn one that can in place: its tightest forward arc
+  // towards θ_T (VelocityOptions::turn_speed) — only if the whole turn is clear, not just the window's horizon: the
+  // body's centre, along the arc until it has turned by the misalignment (at most a quarter turn), keeps the body's
+  // circumscribed circle (plus r_o's margin) clear of every sensed obstacle point. At a creeping speed eq. 5.22's
+  // horizon covers centimetres, and a turn judged by it alone walks the nose into the wall it was turning from.
+  if (r_lmin > 0.0 && options_.turn_speed > 0.0 && in.v >= 0.0 && misalignment >= params.beta * kPi) {
+    const double v_turn = std::min(options_.turn_speed, w.v2);
+    if (v_turn > 0.0) {
+      const double om = turn * v_turn / r_lmin;
+      const double t_turn = std::min(misalignment, 0.5 * kPi) / std::abs(om);
+      const CentreStart start = CentreStartFor(in.pose, v_turn, om, body);
+      const CurvatureSegment whole_turn(start.pose, start.speed, om, 0.0, t_turn);
+      const double r_clear = BodyObstacleRadius(params.r_o, body.outline.circumscribed_radius());
+      CollectNear(in.obstacle_points, centre, whole_turn.reach() + r_clear + params.d_v_max, &near_sensor_);
+      if (MinDistance(whole_turn, near_sensor_, params.d_v_max + r_clear) >= r_clear) {
+        out->command = {v_turn, om};
+        out->turning_arc = true;
+      }
+    }
+  }
   // Stuck: standing (its best candidate is v = 0) while θ_T lies beyond βπ (eq. 5.28 wants it to turn in place)
   // or the goal is still far (the way ahead is closed); and once backing, until θ_T is within βπ/2.
   const bool stuck =
@@ -288,19 +324,8 @@ void VelocityController::Tick(const VelocityInputs& in, const ControlParameters&
     // heading still turns with ω), else straight back; only if the centre's path keeps r_v clear (eq. 5.22's
     // d_o ≥ r_v), judged like every forward candidate (eqs. 8–10 hold for v < 0 too).
     const double v_back = -options_.reverse_speed;
-    const double turn = geometry::WrapAngle(theta_t - in.pose.theta) >= 0.0 ? 1.0 : -1.0;
-    const double reach = (options_.reverse_speed * (1.0 + body.centre().norm() / r_lmin)) * params.t_2;
-    CollectNear(in.obstacle_points, centre, params.d_v_max + reach, &near_sensor_);
-    CollectNear(in.map_points, centre, params.d_v_max + reach, &near_map_);
     for (const double om : {turn * options_.reverse_speed / r_lmin, 0.0}) {
-      const CentreStart start = CentreStartFor(in.pose, v_back, om, body);
-      const CurvatureSegment segment(start.pose, start.speed, om, params.t_1, params.t_2);
-      const double r_v_back =
-          circle ? r_v : BodyObstacleRadius(params.r_o, body.outline.HalfWidthAcross(start.theta_v));
-      const double clear = std::min(MinDistance(segment, near_sensor_, params.d_v_max),
-                                    MinDistance(segment, near_map_, params.d_v_max) +
-                                        (wt.map > 0.0 ? 0.0 : params.d_v_max));  // map points only when a_m counts
-      if (clear >= r_v_back) {
+      if (arc_clear(v_back, om)) {
         out->command = {v_back, om};
         out->reversing = true;
         break;

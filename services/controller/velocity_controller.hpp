@@ -87,6 +87,14 @@ struct VelocityOptions {
   // keeps r_v clear of every obstacle point, and keeps backing while θ_T is more than βπ/2 off. The spec's window
   // is v ≥ 0 (§8 item 16) and says nothing of such a drive; 0 disables it.
   double reverse_speed = 0.1;
+  // A drive that cannot turn on the spot turns while it rolls (issue 18: an Itchy pinned against a wall for minutes).
+  // Where eq. 5.28 wants a drive that can to turn in place (θ_T more than βπ off its heading), the window's
+  // candidates barely turn a tricycle — from standstill the window allows a_max·T, so |ω| ≤ v/r_lmin is tiny and
+  // over eq. 5.29's horizon no turn rate is much better aligned than another — so it edges straight on, and the
+  // recovery above backs straight when its arc is blocked: neither turns it. With turn_speed > 0 it drives its
+  // tightest forward arc towards θ_T at min(turn_speed, the window's top speed) when that arc keeps r_v clear of every
+  // obstacle point (judged like every forward candidate), before any reversing; 0: as before.
+  double turn_speed = 0.0;
 };
 
 struct VelocityInputs {
@@ -127,6 +135,7 @@ struct VelocityOutput {
   std::vector<double> distance_to_goal;  // d(v) per v sample (eq. 5.31)
   VelocityWeights weights;
   bool reversing = false;       // the command is a tricycle's reversing arc (VelocityOptions::reverse_speed)
+  bool turning_arc = false;     // the command is a tricycle's forward turning arc (VelocityOptions::turn_speed)
   double heading_target = 0.0;  // the heading goal seeking used (θ_T or the goal bearing)
   double goal_distance = 0.0;   // d_g (m)
 };

@@ -72,6 +72,14 @@ runtime::ServiceDefinition ControllerService() {
         const robot::RobotDescription description = robot::BodyOption(ctx, "outline, drive and limits for both layers");
         ControllerOptions options;
         options.velocity.body = ControllerBody::From(description);
+        // Issue 18: a drive that cannot turn on the spot may turn on its tightest forward arc where one that can would
+        // turn in place (VelocityOptions::turn_speed). Off by default: measured 2026-11-27 it mends Itchy's worst
+        // pinning but is no better over the experiments (services/explore/README.md).
+        options.velocity.turn_speed = ctx.Option<double>(
+            "tricycle_turn_speed", 0.0,
+            "m/s of a tricycle's tightest forward arc towards the heading target when it would turn in place, if the "
+            "whole turn is clear (0: it edges on and backs out); no effect on drives that turn on the spot",
+            runtime::InRange<double>(0.0, 1.0));
         options.directional.body_centre = description.body.centre();
         options.directional.body_radius = description.body.circumscribed_radius();
         options.directional.map_point_inset = map_point_inset;

@@ -78,6 +78,10 @@ TEST(StackSpecFor, PathGoalSourceIsTheDirectionalTargetAndUnknownOptionsAreRefus
   // Issue 14's named options: the controller's map-point inset and the planner's held danger weight.
   run.options = {{"map_point_inset", "0.175"}, {"hold_danger_weight", "true"}};
   EXPECT_TRUE(Has(StackSpecFor(run).options, "controller.map_point_inset=0.175"));
+  run.options = {{"tricycle_turn", "false"}};
+  EXPECT_TRUE(Has(StackSpecFor(run).options, "controller.tricycle_turn_speed=0"));
+  run.options = {{"tricycle_turn", "true"}};
+  EXPECT_TRUE(Has(StackSpecFor(run).options, "controller.tricycle_turn_speed=0.1"));
   EXPECT_TRUE(Has(StackSpecFor(run).options, "planner.danger_weight=traversal_max"));
   run.options = {{"hold_danger_weight", "false"}};
   EXPECT_TRUE(Has(StackSpecFor(run).options, "planner.danger_weight=live"));

@@ -125,8 +125,7 @@ int Broker::Drain() {
   for (int i = 0; i < 1000 && HandleBackend(); ++i) ++handled;
   for (int i = 0; i < 10000 && HandleFrontend(); ++i) ++handled;
   if (options_.curve.enabled() && (zap_.get(zmq::sockopt::events) & ZMQ_POLLIN)) HandleZap();
-  for (const auto& id : unreachable_) subscribers_.Remove(id);
-  unreachable_.clear();
+  RemoveUnreachable();
   return handled;
 }
 
@@ -202,9 +201,13 @@ bool Broker::Push(SubscriberTable::Subscriber& s, const std::string& topic,
 }
 
 bool Broker::SendControl(const std::string& id, uint8_t code) {
+  return SendFrame(id, std::string_view(reinterpret_cast<const char*>(&code), 1));
+}
+
+bool Broker::SendFrame(const std::string& id, std::string_view frame) {
   try {
     if (!backend_.send(zmq::buffer(id), zmq::send_flags::sndmore | zmq::send_flags::dontwait)) return false;
-    backend_.send(zmq::const_buffer(&code, 1), zmq::send_flags::dontwait);
+    backend_.send(zmq::const_buffer(frame.data(), frame.size()), zmq::send_flags::dontwait);
   } catch (const zmq::error_t& e) {
     if (e.num() != EHOSTUNREACH) throw;
     return false;
@@ -229,7 +232,11 @@ bool Broker::HandleBackend() {
   if (body.size() == 0) {
     // Keepalive. From a connection we do not know (this broker restarted, or the subscriber
     // reconnected under a new routing id): ask it to send its subscriptions again.
-    if (subscribers_.Find(who) == nullptr) SendControl(who, 1);
+    if (subscribers_.Find(who) == nullptr && !directory_.Knows(who)) SendControl(who, 1);
+    return true;
+  }
+  if (bytes[0] == kAnnounce || bytes[0] == kWithdraw) {
+    HandleDirectory(who, bytes, body.size());
     return true;
   }
   const std::string prefix(reinterpret_cast<const char*>(bytes) + 1, body.size() - 1);
@@ -237,16 +244,73 @@ bool Broker::HandleBackend() {
     subscribers_.Unsubscribe(who, prefix);
     return true;
   }
-  if (bytes[0] != 1) return true;  // noise
+  if (bytes[0] != 1) {
+    ++control_malformed_;
+    LogControl("a control frame with unknown code " + std::to_string(bytes[0]));
+    return true;
+  }
   // A new subscription gets the last value of every latched topic under it, sent to this subscriber
   // alone: exactly once per subscription, however many subscribe at the same moment (XPUB could not
   // tell them apart, issue 16). A repeated one gets nothing; one that unsubscribes and subscribes
   // again is a new subscription, and its replays go through its own byte budget like everything else.
   if (subscribers_.Subscribe(who, prefix) == SubscriberTable::Subscribed::kNew) {
+    SendEntriesUnder(who, prefix);  // before the replay: the direct publishers' latched values come from them
     SubscriberTable::Subscriber* s = subscribers_.Find(who);
     if (s != nullptr && subscribers_.ReplayNow(*s, prefix, std::chrono::steady_clock::now())) Replay(*s, prefix);
   }
   return true;
+}
+
+void Broker::HandleDirectory(const std::string& who, const uint8_t* data, size_t size) {
+  std::string why;
+  const auto entry = ParseDirectoryEntry(std::string_view(reinterpret_cast<const char*>(data) + 1, size - 1), &why);
+  if (!entry) {
+    ++control_malformed_;
+    LogControl("a directory announcement: " + why);
+    return;
+  }
+  if (data[0] == kWithdraw) {
+    if (directory_.Withdraw(who, *entry) && !directory_.Offered(*entry)) TellSubscribers(kWithdraw, *entry);
+    return;
+  }
+  if (directory_.Announce(who, *entry) == Directory::Announced::kNew) TellSubscribers(kAnnounce, *entry);
+}
+
+void Broker::LogControl(const std::string& what) {
+  uint64_t suppressed = 0;
+  if (control_log_.Allow(&suppressed)) {
+    LIMBIC_LOG(kWarning) << "ignored " << what
+                         << (suppressed ? " (" + std::to_string(suppressed) + " more since last report)" : "");
+  }
+}
+
+void Broker::TellSubscribers(uint8_t code, const DirectoryEntry& entry) {
+  const std::string frame = EncodeDirectoryEntry(code, entry);
+  for (SubscriberTable::Subscriber* s : subscribers_.Matching(entry.topic)) {
+    if (!SendFrame(s->id, frame)) unreachable_.push_back(s->id);
+  }
+}
+
+void Broker::SendEntriesUnder(const std::string& id, const std::string& prefix) {
+  directory_.ForEachUnder(prefix, [&](const DirectoryEntry& entry) {
+    if (!SendFrame(id, EncodeDirectoryEntry(kAnnounce, entry))) unreachable_.push_back(id);
+  });
+}
+
+void Broker::RemoveUnreachable() {
+  // Removing may find more gone (a withdrawal to a subscriber that left): until none is left.
+  while (!unreachable_.empty()) {
+    const std::vector<std::string> gone = std::move(unreachable_);
+    unreachable_.clear();
+    for (const auto& id : gone) RemoveConnection(id);
+  }
+}
+
+void Broker::RemoveConnection(const std::string& id) {
+  subscribers_.Remove(id);
+  for (const DirectoryEntry& entry : directory_.RemovePublisher(id)) {
+    if (!directory_.Offered(entry)) TellSubscribers(kWithdraw, entry);
+  }
 }
 
 void Broker::Replay(SubscriberTable::Subscriber& s, const std::string& prefix) {
@@ -271,8 +335,11 @@ void Broker::PingSubscribers() {
   subscribers_.ForEach([&](SubscriberTable::Subscriber& s) {
     if (s.account->bytes.load(std::memory_order_relaxed) == 0 && !SendControl(s.id, 0)) unreachable_.push_back(s.id);
   });
-  for (const auto& id : unreachable_) subscribers_.Remove(id);
-  unreachable_.clear();
+  // Publishers on the direct path that subscribe to nothing are pinged too: their offers go when they do.
+  directory_.ForEachPublisher([&](const std::string& id) {
+    if (subscribers_.Find(id) == nullptr && !SendControl(id, 0)) unreachable_.push_back(id);
+  });
+  RemoveUnreachable();
 }
 
 void Broker::HandleZap() {
@@ -327,7 +394,11 @@ void Broker::PublishStats() {
       {"subscribers_refused", static_cast<double>(subscribers_.refused())},
       {"subscribers_departed", static_cast<double>(subscribers_.departed())},
       {"replays", static_cast<double>(replays_)},
-      {"replays_deferred", static_cast<double>(subscribers_.replays_deferred())}};
+      {"replays_deferred", static_cast<double>(subscribers_.replays_deferred())},
+      {"direct_publishers", static_cast<double>(directory_.publishers())},
+      {"direct_entries", static_cast<double>(directory_.entries())},
+      {"direct_refused", static_cast<double>(directory_.refused())},
+      {"control_malformed", static_cast<double>(control_malformed_)}};
   forwarding_.BuildHeartbeat(fbb_, forwarded_, rejected_clients_, subscriber_counters);
   Forward("health/bus", SharedCopy(fbb_.GetBufferPointer(), fbb_.GetSize()));
   --forwarded_;

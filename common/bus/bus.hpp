@@ -354,6 +354,8 @@ class Node {
   std::vector<std::string> announced_;            // re-sent when the broker asks (it restarted)
   DirectLinks links_;
   uint64_t directory_rejected_ = 0;
+  bool control_first_ = false;                                     // Drain: which socket goes first
+  std::chrono::steady_clock::time_point next_data_subscriptions_;  // Drain: when to read data_pub_ again
 
  public:
   // Direct path state, for tests and tools.

@@ -153,6 +153,7 @@ bool Broker::HandleFrontend() {
     case Forwarding::Verdict::kDrop:
       break;
     case Forwarding::Verdict::kForward:
+      if (directory_.entries() != 0 && topic.starts_with("health/")) NoteHeartbeat(checked, payload->size());
       Forward(topic, std::move(payload));
       break;
     case Forwarding::Verdict::kFaulted:
@@ -276,6 +277,42 @@ void Broker::HandleDirectory(const std::string& who, const uint8_t* data, size_t
   if (directory_.Announce(who, *entry) == Directory::Announced::kNew) TellSubscribers(kAnnounce, *entry);
 }
 
+void Broker::NoteHeartbeat(const uint8_t* data, size_t size) {
+  if (messages::IdentifierOf(data, size) != std::string_view(messages::Traits<msg::Heartbeat>::kIdentifier)) return;
+  const auto* hb = flatbuffers::GetRoot<msg::Heartbeat>(data);  // verified by Admit
+  if (hb->topics() == nullptr || hb->service() == nullptr) return;
+  const int64_t stamp = hb->header() != nullptr ? hb->header()->stamp_ns() : Node::WallNowNs();
+  for (const auto* t : *hb->topics()) {
+    if (t->topic() == nullptr || t->direction() == nullptr || t->direction()->string_view() != "out") continue;
+    const std::string topic = t->topic()->str();
+    if (!directory_.OffersTopic(topic)) continue;  // on the broker path: counted as it passes
+    Reported& r = direct_reports_[topic][hb->service()->str()];
+    if (t->messages() != r.messages) r.last_change_ns = stamp;
+    r.messages = t->messages();
+    r.bytes = t->bytes();
+  }
+}
+
+std::vector<Forwarding::ReportedTopic> Broker::DirectTopicStats() {
+  std::vector<Forwarding::ReportedTopic> out;
+  for (auto it = direct_reports_.begin(); it != direct_reports_.end();) {
+    if (!directory_.OffersTopic(it->first)) {  // its publishers have gone
+      it = direct_reports_.erase(it);
+      continue;
+    }
+    Forwarding::ReportedTopic r{it->first};
+    for (const auto& [service, counts] : it->second) {
+      r.messages += counts.messages;
+      r.bytes += counts.bytes;
+      r.last_seen_ns = std::max(r.last_seen_ns, counts.last_change_ns);
+      r.publishers.push_back(service);
+    }
+    out.push_back(std::move(r));
+    ++it;
+  }
+  return out;
+}
+
 void Broker::LogControl(const std::string& what) {
   uint64_t suppressed = 0;
   if (control_log_.Allow(&suppressed)) {
@@ -381,9 +418,10 @@ void Broker::PublishStats() {
   // allocator; give what it keeps back to the system now and then, so memory is returned.
   if (stats_periods_ % 5 == 0) malloc_trim(0);
   // Per topic, the subscriber connections it goes to (`limbic topic info`): the table's cached match.
-  forwarding_.BuildStats(fbb_, static_cast<int>(subscribers_.size()), [this](const std::string& topic) {
-    return static_cast<int>(subscribers_.Matching(topic).size());
-  });
+  forwarding_.BuildStats(
+      fbb_, static_cast<int>(subscribers_.size()),
+      [this](const std::string& topic) { return static_cast<int>(subscribers_.Matching(topic).size()); },
+      DirectTopicStats());
   Forward("bus/stats", SharedCopy(fbb_.GetBufferPointer(), fbb_.GetSize()));
   --forwarded_;  // the broker's own messages are not counted as forwarded
   const std::vector<std::pair<std::string, double>> subscriber_counters{

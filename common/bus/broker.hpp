@@ -130,6 +130,9 @@ class Broker {
   // `id` has gone: its subscriber entry and its offers (withdrawn from subscribers where nobody else offers them).
   void RemoveConnection(const std::string& id);
   void RemoveUnreachable();  // RemoveConnection for each in unreachable_, and those found gone meanwhile
+  // A heartbeat the broker forwarded: its "out" counts of direct topics, for bus/stats.
+  void NoteHeartbeat(const uint8_t* data, size_t size);
+  std::vector<Forwarding::ReportedTopic> DirectTopicStats();
   void LogControl(const std::string& what);  // a malformed control frame, ignored (counted by the caller)
   void PingSubscribers();
 
@@ -150,6 +153,12 @@ class Broker {
   uint64_t replays_ = 0;
   int stats_periods_ = 0;
   Directory directory_;
+  struct Reported {
+    uint64_t messages = 0;
+    uint64_t bytes = 0;
+    int64_t last_change_ns = 0;
+  };
+  std::map<std::string, std::map<std::string, Reported>> direct_reports_;  // topic -> service -> latest
   uint64_t control_malformed_ = 0;
   log::RateLimiter control_log_;
 };

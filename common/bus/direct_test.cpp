@@ -119,6 +119,40 @@ TEST_P(DirectFixture, PrefixSubscriptionsFindDirectTopicsAndControlTopicsStayOnT
   EXPECT_EQ(broker_->counts().count("health/x"), 1u);
 }
 
+// The broker carries none of a direct topic, but bus/stats (and so `limbic topics` and Prometheus) still list it,
+// with the counts its publisher reports in its heartbeat (health/ stays on the broker path).
+TEST_P(DirectFixture, BusStatsListDirectTopicsWithTheirPublishersHeartbeatCounts) {
+  Node pub_node(context_, address_, Direct("r1/talker"));
+  Node watcher(context_, address_, {.name = "watcher"});
+  auto odom = pub_node.Advertise<msg::Odometry>("r1/odom");
+  auto health = pub_node.Advertise<msg::Heartbeat>("health/r1/talker");
+  for (int i = 0; i < 7; ++i) PublishOdom(odom, 1.0);
+  const auto& sent = pub_node.sent().at("r1/odom");
+  ASSERT_EQ(sent.messages, 7u);
+  uint64_t listed = 0;
+  std::string direction;
+  watcher.Subscribe<msg::BusStats>("bus/stats", [&](const Message<msg::BusStats>& m) {
+    for (const auto* t : *m.msg.topics()) {
+      if (t->topic()->str() == "r1/odom") {
+        listed = t->messages();
+        direction = t->direction()->str();
+      }
+    }
+  });
+  ASSERT_TRUE(PollUntil({&pub_node, &watcher}, [&] {
+    health.Publish(0, 0, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+      std::vector<flatbuffers::Offset<msg::TopicStats>> topics{
+          msg::CreateTopicStatsDirect(fbb, "r1/odom", nullptr, "out", sent.messages, sent.bytes)};
+      return msg::CreateHeartbeatDirect(fbb, header, "r1/talker", msg::ServiceState::Running, "realtime", 0, 0, 0, 0, 0,
+                                        nullptr, 0, nullptr, &topics);
+    });
+    return listed == 7;
+  }));
+  EXPECT_EQ(direction, "direct");
+  StopBroker();
+  EXPECT_EQ(broker_->counts().count("r1/odom"), 0u);
+}
+
 TEST_P(DirectFixture, LateJoinerGetsTheLatchedValueFromThePublisher) {
   Node pub_node(context_, address_, Direct("mapper"));
   auto pub = pub_node.Advertise<msg::Odometry>("r1/latched", /*latched=*/true);

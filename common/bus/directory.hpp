@@ -68,6 +68,11 @@ class Directory {
   // Does any publisher still offer this exact entry?
   bool Offered(const DirectoryEntry& entry) const;
   bool Knows(const std::string& publisher) const { return by_publisher_.count(publisher) != 0; }
+  // Does any publisher offer exactly this topic?
+  bool OffersTopic(const std::string& topic) const {
+    auto it = offers_.lower_bound(DirectoryEntry{topic, ""});
+    return it != offers_.end() && it->first.topic == topic;
+  }
 
   // fn(entry) for each distinct entry whose topic starts with `prefix`.
   template <typename Fn>

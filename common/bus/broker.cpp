@@ -149,6 +149,7 @@ bool Broker::HandleFrontend() {
   }
   // Checked in an aligned copy where ZeroMQ's frame is not aligned; the frame itself is what goes on.
   const uint8_t* checked = aligned_.Align(static_cast<const uint8_t*>(payload->data()), payload->size());
+  if (topic == "faults" && directory_.entries() != 0) RerouteFaulted(checked, payload->size());
   switch (forwarding_.Admit(topic, checked, payload->size(), &comm_out_)) {
     case Forwarding::Verdict::kDrop:
       break;
@@ -275,6 +276,25 @@ void Broker::HandleDirectory(const std::string& who, const uint8_t* data, size_t
     return;
   }
   if (directory_.Announce(who, *entry) == Directory::Announced::kNew) TellSubscribers(kAnnounce, *entry);
+}
+
+void Broker::RerouteFaulted(const uint8_t* data, size_t size) {
+  if (messages::IdentifierOf(data, size) != std::string_view(messages::Traits<msg::FaultCommand>::kIdentifier) ||
+      !messages::Verify<msg::FaultCommand>(data, size)) {
+    return;  // Admit counts it
+  }
+  const auto rule = CommFaultFromMsg(*flatbuffers::GetRoot<msg::FaultCommand>(data));
+  if (!rule || !directory_.OffersTopic(rule->topic)) return;
+  // Faults act where the broker forwards: the topic's direct publishers move to the broker path (and withdraw their
+  // offers, so subscribers let go of them). Messages they sent directly before this arrives are not faulted.
+  std::string frame(1, static_cast<char>(kUseBroker));
+  frame += rule->topic;
+  std::vector<std::string> publishers;
+  directory_.ForEachOfferOf(rule->topic, [&](const std::string& id, const std::string&) { publishers.push_back(id); });
+  for (const auto& id : publishers) {
+    if (!SendFrame(id, frame)) unreachable_.push_back(id);
+  }
+  ++rerouted_;
 }
 
 void Broker::NoteHeartbeat(const uint8_t* data, size_t size) {
@@ -436,7 +456,8 @@ void Broker::PublishStats() {
       {"direct_publishers", static_cast<double>(directory_.publishers())},
       {"direct_entries", static_cast<double>(directory_.entries())},
       {"direct_refused", static_cast<double>(directory_.refused())},
-      {"control_malformed", static_cast<double>(control_malformed_)}};
+      {"control_malformed", static_cast<double>(control_malformed_)},
+      {"direct_rerouted", static_cast<double>(rerouted_)}};
   forwarding_.BuildHeartbeat(fbb_, forwarded_, rejected_clients_, subscriber_counters);
   Forward("health/bus", SharedCopy(fbb_.GetBufferPointer(), fbb_.GetSize()));
   --forwarded_;

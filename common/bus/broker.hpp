@@ -100,6 +100,7 @@ class Broker {
   // Direct path: who offers which topic where; control frames from subscribers it could not use.
   const Directory& directory() const { return directory_; }
   uint64_t control_malformed() const { return control_malformed_; }
+  uint64_t rerouted() const { return rerouted_; }
 
  private:
   int Drain();
@@ -130,6 +131,8 @@ class Broker {
   // `id` has gone: its subscriber entry and its offers (withdrawn from subscribers where nobody else offers them).
   void RemoveConnection(const std::string& id);
   void RemoveUnreachable();  // RemoveConnection for each in unreachable_, and those found gone meanwhile
+  // A FaultCommand on `faults`: a communication fault on a direct topic moves its publishers to the broker path.
+  void RerouteFaulted(const uint8_t* data, size_t size);
   // A heartbeat the broker forwarded: its "out" counts of direct topics, for bus/stats.
   void NoteHeartbeat(const uint8_t* data, size_t size);
   std::vector<Forwarding::ReportedTopic> DirectTopicStats();
@@ -160,6 +163,7 @@ class Broker {
   };
   std::map<std::string, std::map<std::string, Reported>> direct_reports_;  // topic -> service -> latest
   uint64_t control_malformed_ = 0;
+  uint64_t rerouted_ = 0;  // comm faults that moved direct topics to the broker path
   log::RateLimiter control_log_;
 };
 

@@ -342,6 +342,25 @@ void Node::Announce(const std::string& topic) {
   (void)sub_.send(zmq::buffer(frame), zmq::send_flags::dontwait);
 }
 
+void Node::UseBroker(const std::string& topic) {
+  auto it = std::find(announced_.begin(), announced_.end(), topic);
+  if (it == announced_.end()) return;  // not one of ours (or moved already)
+  announced_.erase(it);
+  routes_[topic] = false;
+  for (auto& slot : publishers_) {
+    if (slot.topic == topic) slot.direct = false;
+  }
+  const std::string frame = EncodeDirectoryEntry(kWithdraw, DirectoryEntry{topic, data_endpoint_});
+  (void)sub_.send(zmq::buffer(frame), zmq::send_flags::dontwait);
+  LIMBIC_LOG(kInfo) << "node '" << options_.name << "': '" << topic
+                    << "' moves to the broker path (a communication fault is active on it)";
+}
+
+bool Node::PublishesDirect(const std::string& topic) const {
+  auto it = routes_.find(topic);
+  return it != routes_.end() && it->second;
+}
+
 void Node::HandleDirectory(const uint8_t* data, size_t size) {
   std::string why;
   const auto entry = ParseDirectoryEntry(std::string_view(reinterpret_cast<const char*>(data) + 1, size - 1), &why);
@@ -642,6 +661,10 @@ int Node::DrainData(zmq::socket_t& socket, bool control, int max_messages) {
       }
       if (topic_frame.size() > 1 && (*code == kAnnounce || *code == kWithdraw)) {
         HandleDirectory(code, topic_frame.size());
+        continue;
+      }
+      if (topic_frame.size() > 1 && *code == kUseBroker) {
+        UseBroker(std::string(reinterpret_cast<const char*>(code) + 1, topic_frame.size() - 1));
         continue;
       }
       if (topic_frame.size() == 1) continue;

@@ -295,6 +295,8 @@ class Node {
   zmq::socket_t& SocketFor(const std::string& topic);
   bool RouteDirect(const std::string& topic) const;
   void Announce(const std::string& topic);
+  // The broker's kUseBroker: `topic` (announced by this node) goes through the broker from now on.
+  void UseBroker(const std::string& topic);
   void BindDataSocket();  // data_pub_, on first direct publication
   // A one-frame directory message from the broker (kAnnounce: connect, kWithdraw: let go).
   void HandleDirectory(const uint8_t* data, size_t size);
@@ -363,6 +365,7 @@ class Node {
   const std::string& data_endpoint() const { return data_endpoint_; }
   const DirectLinks& direct_links() const { return links_; }
   uint64_t directory_rejected() const { return directory_rejected_; }
+  bool PublishesDirect(const std::string& topic) const;
 };
 
 template <typename T>

@@ -153,6 +153,44 @@ TEST_P(DirectFixture, BusStatsListDirectTopicsWithTheirPublishersHeartbeatCounts
   EXPECT_EQ(broker_->counts().count("r1/odom"), 0u);
 }
 
+// Communication faults act where the broker forwards: a fault on a direct topic moves its publisher to the broker path
+// (docs/protocol.md §13), where the fault applies, seeded, as on a broker-path topic.
+TEST_P(DirectFixture, ACommunicationFaultMovesItsTopicToTheBrokerWhereItApplies) {
+  Node pub_node(context_, address_, Direct("talker"));
+  Node sub_node(context_, address_, {.name = "listener"});
+  Node injector(context_, address_, Direct("injector"));
+  auto odom = pub_node.Advertise<msg::Odometry>("r1/odom");
+  auto faults = injector.Advertise<msg::FaultCommand>("faults");
+  EXPECT_FALSE(injector.PublishesDirect("faults"));  // a control topic: through the broker even from a direct node
+  int heard = 0;
+  sub_node.Subscribe<msg::Odometry>("r1/odom", [&](const auto&) { ++heard; });
+  ASSERT_TRUE(PollUntil({&pub_node, &sub_node}, [&] {
+    PublishOdom(odom, 1.0);
+    return heard > 0;
+  }));
+  ASSERT_TRUE(pub_node.PublishesDirect("r1/odom"));
+  ASSERT_TRUE(PollUntil({&pub_node, &sub_node, &injector}, [&] {
+    if (pub_node.PublishesDirect("r1/odom")) {
+      faults.Publish(0, -1, [](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+        return msg::CreateFaultCommandDirect(fbb, header, "cut", msg::FaultKind::CommDrop, "", -1, -1, -1, "r1/odom",
+                                             "", 0.0, 0.0, 0.0, 1.0, 5, false);
+      });
+    }
+    return !pub_node.PublishesDirect("r1/odom") && sub_node.direct_links().endpoints() == 0;
+  }));
+  PollUntil(
+      {&pub_node, &sub_node}, [] { return false; }, 100ms);  // what was sent directly before has landed
+  const int before = heard;
+  for (int i = 0; i < 20; ++i) PublishOdom(odom, 2.0);
+  PollUntil(
+      {&pub_node, &sub_node}, [] { return false; }, 300ms);
+  EXPECT_EQ(heard, before);  // every one dropped by the fault, at the broker
+  StopBroker();
+  EXPECT_EQ(broker_->rerouted(), 1u);
+  ASSERT_EQ(broker_->comm_faults().counters().count("r1/odom"), 1u);
+  EXPECT_EQ(broker_->comm_faults().counters().at("r1/odom").dropped, 20u);
+}
+
 TEST_P(DirectFixture, LateJoinerGetsTheLatchedValueFromThePublisher) {
   Node pub_node(context_, address_, Direct("mapper"));
   auto pub = pub_node.Advertise<msg::Odometry>("r1/latched", /*latched=*/true);

@@ -26,6 +26,9 @@ namespace limbic::bus {
 
 inline constexpr uint8_t kAnnounce = 2;
 inline constexpr uint8_t kWithdraw = 3;
+// Broker -> publisher, one frame [kUseBroker][TOPIC]: publish TOPIC through the broker from now on (a communication
+// fault is active on it, and faults are applied where the broker forwards).
+inline constexpr uint8_t kUseBroker = 4;
 // Longest endpoint accepted (an ipc path is at most 107 bytes, plus the scheme) and longest topic (as the broker's).
 inline constexpr size_t kMaxEndpointBytes = 256;
 inline constexpr size_t kMaxDirectoryTopicBytes = 256;
@@ -80,6 +83,15 @@ class Directory {
     for (auto it = offers_.lower_bound(DirectoryEntry{prefix, ""}); it != offers_.end(); ++it) {
       if (it->first.topic.compare(0, prefix.size(), prefix) != 0) break;
       fn(it->first);
+    }
+  }
+  // fn(publisher, endpoint) for each connection offering exactly `topic`.
+  template <typename Fn>
+  void ForEachOfferOf(const std::string& topic, Fn&& fn) const {
+    for (const auto& [id, entries] : by_publisher_) {
+      for (auto it = entries.lower_bound(DirectoryEntry{topic, ""}); it != entries.end() && it->topic == topic; ++it) {
+        fn(id, it->endpoint);
+      }
     }
   }
   template <typename Fn>

@@ -595,15 +595,23 @@ int Node::Poll(std::chrono::milliseconds timeout, int max_messages) {
   int handled = Drain(max_messages);
   // On a LocalBus nothing can arrive while this thread waits: there is nothing to wait for.
   if (handled > 0 || timeout.count() <= 0 || local_mode_) return handled;
-  zmq::pollitem_t items[] = {{sub_.handle(), 0, ZMQ_POLLIN, 0},
-                             {data_sub_.handle(), 0, ZMQ_POLLIN, 0},
-                             {data_pub_ ? data_pub_.handle() : nullptr, 0, ZMQ_POLLIN, 0}};
+  // Only the sockets that can have something (zmq_poll asks each one's mailbox, a system call): the SUB once it has
+  // direct links, the XPUB while a direct latched topic has a value for new subscribers.
+  zmq::pollitem_t items[3];
+  int count = 0;
+  items[count++] = {sub_.handle(), 0, ZMQ_POLLIN, 0};
+  if (links_.endpoints() > 0) items[count++] = {data_sub_.handle(), 0, ZMQ_POLLIN, 0};
+  const bool latched_direct = data_pub_ && std::any_of(publishers_.begin(), publishers_.end(), [](const auto& slot) {
+                                return slot.direct && slot.latched && !slot.last.empty();
+                              });
+  if (latched_direct) items[count++] = {data_pub_.handle(), 0, ZMQ_POLLIN, 0};
   try {
-    zmq::poll(items, data_pub_ ? 3 : 2, timeout);
+    zmq::poll(items, count, timeout);
   } catch (const zmq::error_t& e) {
     if (e.num() != EINTR) throw;  // interrupted by a signal: handle what is there
   }
-  if (items[2].revents & ZMQ_POLLIN) next_data_subscriptions_ = {};  // a new subscriber: its latched value now
+  // A new subscriber: its latched value now.
+  if (latched_direct && (items[count - 1].revents & ZMQ_POLLIN)) next_data_subscriptions_ = {};
   return Drain(max_messages);
 }
 

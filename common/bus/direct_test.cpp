@@ -363,6 +363,39 @@ TEST(DirectPath, TheEnvironmentChoosesThePathAndAMisspeltOneIsAnError) {
   EXPECT_FALSE(node.data_endpoint().empty());
 }
 
+// What a node is told is checked too: a directory entry it cannot use (malformed, or an endpoint ZeroMQ refuses) is
+// counted and ignored. A fake broker (a bare ROUTER) sends them.
+TEST(DirectPath, ANodeCountsAndIgnoresDirectoryEntriesItCannotUse) {
+  zmq::context_t context;
+  const std::string address = "inproc://direct-fake-broker";
+  const BrokerEndpoints endpoints = ResolveBusAddress(address);
+  zmq::socket_t frontend(context, zmq::socket_type::xsub), backend(context, zmq::socket_type::router);
+  frontend.set(zmq::sockopt::linger, 0);
+  backend.set(zmq::sockopt::linger, 0);
+  frontend.bind(endpoints.frontend);
+  backend.bind(endpoints.backend);
+  Node node(context, address, {.name = "listener"});
+  node.Subscribe<msg::Odometry>("r1/odom", [](const auto&) {});
+  zmq::message_t id, body;
+  ASSERT_TRUE(backend.recv(id));  // the subscription: learn the node's routing id
+  ASSERT_TRUE(backend.recv(body));
+  const std::vector<std::string> bad = {
+      std::string("\x02no-separator"),
+      std::string("\x02udp://h:1\0r1/odom", 18),
+      std::string("\x02tcp://no-port\0r1/odom", 22),  // well formed, but ZeroMQ cannot connect to it
+      std::string("\x03") + std::string(5000, 'x'),
+  };
+  for (const auto& frame : bad) {
+    backend.send(zmq::buffer(id.to_string()), zmq::send_flags::sndmore);
+    backend.send(zmq::buffer(frame), zmq::send_flags::none);
+  }
+  ASSERT_TRUE(PollUntil(
+      {&node}, [&] { return node.directory_rejected() == bad.size(); }, 2000ms))
+      << node.directory_rejected();
+  EXPECT_EQ(node.direct_links().endpoints(), 0u);
+  EXPECT_EQ(node.TotalDrops(), 0u);  // control frames, not data: nothing counted against a topic
+}
+
 // The real limbic-bus, killed (SIGKILL) while data flows and started again: the direct path loses nothing, and the
 // new broker's directory is rebuilt from re-announcements, so a subscriber that joins afterwards finds the publisher.
 TEST(DirectPath, DataKeepsFlowingWhileTheBrokerIsDownAndItsDirectoryIsRebuilt) {

@@ -260,6 +260,14 @@ void Node::ReleaseShared(void* /*data*/, void* hint) { Unhold(static_cast<Shared
 
 Node::~Node() {
   if (local_) local_->Detach(this);
+  if (data_endpoint_.starts_with("ipc://")) {
+    // ZeroMQ removes the socket file when its I/O thread gets round to it; removed now, so that the shared
+    // `<bus path>.d` can go with the last node that used it (rmdir fails while others are in it, as it should).
+    data_pub_.close();
+    const std::string path = data_endpoint_.substr(6);
+    (void)unlink(path.c_str());
+    (void)rmdir(path.substr(0, path.rfind('/')).c_str());
+  }
   Unhold(shared_hold_);  // frames still queued keep their owner until ZeroMQ lets them go
 }
 

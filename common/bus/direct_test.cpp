@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <thread>
@@ -97,6 +98,10 @@ TEST_P(DirectFixture, DataFlowsPublisherToSubscriberWithoutTheBroker) {
   EXPECT_EQ(received.back(), 99.9);
   EXPECT_EQ(sub_node.TotalDrops(), 0u);
   EXPECT_EQ(sub_node.direct_links().endpoints(), 1u);
+  if (GetParam() == "ipc") {
+    const std::string file = pub_node.data_endpoint().substr(6);
+    EXPECT_TRUE(std::filesystem::exists(file)) << file;
+  }
   StopBroker();
   // The broker was the directory only: it carried none of the data.
   EXPECT_EQ(broker_->counts().count("r1/odom"), 0u);
@@ -394,6 +399,24 @@ TEST(DirectPath, ANodeCountsAndIgnoresDirectoryEntriesItCannotUse) {
       << node.directory_rejected();
   EXPECT_EQ(node.direct_links().endpoints(), 0u);
   EXPECT_EQ(node.TotalDrops(), 0u);  // control frames, not data: nothing counted against a topic
+}
+
+// A direct node's ipc socket file, and the shared `<bus path>.d` once no node uses it, go when the node does.
+TEST(DirectPath, TheIpcDataSocketAndItsDirectoryAreRemovedWithTheLastNode) {
+  testing::TempDir dir;
+  const std::string address = "ipc://" + dir / "bus";
+  zmq::context_t context;
+  auto a = std::make_unique<Node>(context, address, Direct("a"));
+  auto b = std::make_unique<Node>(context, address, Direct("b"));
+  a->Advertise<msg::Odometry>("r1/a");
+  b->Advertise<msg::Odometry>("r1/b");
+  const std::string file_a = a->data_endpoint().substr(6);
+  ASSERT_TRUE(std::filesystem::exists(file_a));
+  a.reset();
+  EXPECT_FALSE(std::filesystem::exists(file_a));
+  EXPECT_TRUE(std::filesystem::exists(dir / "bus.d"));  // b still has its socket there
+  b.reset();
+  EXPECT_FALSE(std::filesystem::exists(dir / "bus.d"));
 }
 
 // The real limbic-bus, killed (SIGKILL) while data flows and started again: the direct path loses nothing, and the

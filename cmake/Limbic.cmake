@@ -124,3 +124,15 @@ function(limbic_test_dependencies name)
     add_dependencies(${name} ${ARGN})
   endif()
 endfunction()
+
+# limbic_direct_path_test(NAME): GoogleTest binary NAME (a limbic_test) run once more, whole, with
+# LIMBIC_BUS_PATH=direct (issue 23 items 1 and 5: every ZeroMQ node it makes publishes on the direct data path), as
+# one ctest entry NAME_direct_path labelled integration and direct. Nothing if NAME is not built.
+function(limbic_direct_path_test name)
+  if(NOT TARGET ${name})
+    return()
+  endif()
+  add_test(NAME ${name}_direct_path COMMAND ${name})
+  set_tests_properties(${name}_direct_path PROPERTIES ENVIRONMENT "LIMBIC_BUS_PATH=direct" LABELS "integration;direct"
+                                                      TIMEOUT 600 WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+endfunction()

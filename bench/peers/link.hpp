@@ -54,7 +54,8 @@ class Link {
 // The adapters (links_*.cpp). Each throws std::runtime_error with a readable message if it cannot open.
 std::unique_ptr<Link> OpenZmqLink(Side side, const Rendezvous& r, bool tcp);
 std::unique_ptr<Link> OpenProxyLink(Side side, const Rendezvous& r);
-std::unique_ptr<Link> OpenLimbicLink(Side side, const Rendezvous& r, bool tcp);
+// `direct`: the nodes publish on the direct data path (the broker as directory only).
+std::unique_ptr<Link> OpenLimbicLink(Side side, const Rendezvous& r, bool tcp, bool direct = false);
 // Middle processes: run until SIGTERM (the flag), after calling `ready` once they accept connections.
 void ServeProxy(const Rendezvous& r, void (*ready)());
 void ServeLimbicBroker(const Rendezvous& r, bool tcp, void (*ready)(), const std::atomic<bool>& stop);

@@ -94,7 +94,8 @@ flatbuffers::Offset<msg::Heartbeat> BuildHeartbeat(flatbuffers::FlatBufferBuilde
 
 class LimbicLink : public Link {
  public:
-  LimbicLink(Side side, const std::string& address) : node_(context_, address, Options(side)) {
+  LimbicLink(Side side, const std::string& address, bus::DataPath path)
+      : node_(context_, address, Options(side, path)) {
     publisher_ = node_.Advertise<msg::Heartbeat>(std::string("peers/") + OutTopic(side));
     node_.Subscribe<msg::Heartbeat>(std::string("peers/") + InTopic(side),
                                     [this](const bus::Message<msg::Heartbeat>& m) {
@@ -124,8 +125,9 @@ class LimbicLink : public Link {
     size_t padding = 0;
     size_t size = 0;
   };
-  static bus::NodeOptions Options(Side side) {
+  static bus::NodeOptions Options(Side side, bus::DataPath path) {
     bus::NodeOptions options;
+    options.data_path = path;
     options.name = side == Side::kA ? "peers-a" : "peers-b";
     options.send_hwm = options.receive_hwm = 0;  // as the raw pair: never drop
     options.latched_resend = 0ms;
@@ -168,8 +170,9 @@ std::unique_ptr<Link> OpenProxyLink(Side side, const Rendezvous& r) {
                                    "ipc://" + r.ipc_base + "-out");
 }
 
-std::unique_ptr<Link> OpenLimbicLink(Side side, const Rendezvous& r, bool tcp) {
-  return std::make_unique<LimbicLink>(side, BusAddress(r, tcp));
+std::unique_ptr<Link> OpenLimbicLink(Side side, const Rendezvous& r, bool tcp, bool direct) {
+  return std::make_unique<LimbicLink>(side, BusAddress(r, tcp),
+                                      direct ? bus::DataPath::kDirect : bus::DataPath::kBroker);
 }
 
 void ServeProxy(const Rendezvous& r, void (*ready)()) {

@@ -7,7 +7,8 @@
 // Contenders: raw ZeroMQ PUB/SUB (ipc, tcp), a bare zmq::proxy XSUB/XPUB (ipc), limbic through its broker (ipc,
 // tcp), and, where their Debian packages were found when configuring, Cyclone DDS, Fast DDS, LCM and iceoryx
 // (tools/setup-debian.sh cyclonedds-dev cyclonedds-tools libfastrtps-dev liblcm-dev libiceoryx-posh-dev iceoryx).
-// limbic direct and limbic shared memory (issue 23 items 5 and 6) are listed as not built yet.
+// limbic direct (issue 23 item 1: the broker as directory only, data node to node; ipc and tcp); limbic shared memory
+// is listed as not built yet.
 //
 // Processes: every measurement runs in fresh processes of this program, started with fork + exec: end A and
 // end B (and, where the contender has one, the middle: limbic's broker, the proxy, or iceoryx's RouDi daemon,
@@ -100,7 +101,11 @@ std::vector<Contender> Contenders() {
       [](Side s, const Rendezvous& r) { return OpenLimbicLink(s, r, false); });
   add("limbic-tcp", "limbic broker, tcp", "zmq-tcp", Middle::kBroker,
       [](Side s, const Rendezvous& r) { return OpenLimbicLink(s, r, true); });
-  add("limbic-direct", "limbic direct", "zmq-ipc", Middle::kNone, nullptr, "not built yet (issue 23 item 5)");
+  // The broker runs as the directory only: the data goes from node to node (issue 23 item 1).
+  add("limbic-direct", "limbic direct, ipc", "zmq-ipc", Middle::kBroker,
+      [](Side s, const Rendezvous& r) { return OpenLimbicLink(s, r, false, /*direct=*/true); });
+  add("limbic-direct-tcp", "limbic direct, tcp", "zmq-tcp", Middle::kBroker,
+      [](Side s, const Rendezvous& r) { return OpenLimbicLink(s, r, true, /*direct=*/true); });
   add("limbic-shm", "limbic shared memory", "zmq-ipc", Middle::kNone, nullptr, "not built yet (issue 23 item 6)");
 #ifdef LIMBIC_PEERS_CYCLONE
   add("cyclone", "Cyclone DDS (UDP on lo)", "zmq-tcp", Middle::kNone, OpenCycloneLink);
@@ -157,7 +162,7 @@ int RunChild(const std::string& role, const std::string& key, const Rendezvous& 
       if (role == "serve") {
         signal(SIGTERM, OnTerm);
         if (c.middle == Middle::kProxy) ServeProxy(r, SayReady);
-        if (c.middle == Middle::kBroker) ServeLimbicBroker(r, key == "limbic-tcp", SayReady, g_stop);
+        if (c.middle == Middle::kBroker) ServeLimbicBroker(r, key.ends_with("tcp"), SayReady, g_stop);
         return 0;
       }
       const bool is_a = role == "ping" || role == "blast";

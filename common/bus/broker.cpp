@@ -125,8 +125,7 @@ int Broker::Drain() {
   for (int i = 0; i < 1000 && HandleBackend(); ++i) ++handled;
   for (int i = 0; i < 10000 && HandleFrontend(); ++i) ++handled;
   if (options_.curve.enabled() && (zap_.get(zmq::sockopt::events) & ZMQ_POLLIN)) HandleZap();
-  for (const auto& id : unreachable_) subscribers_.Remove(id);
-  unreachable_.clear();
+  RemoveUnreachable();
   return handled;
 }
 
@@ -150,10 +149,12 @@ bool Broker::HandleFrontend() {
   }
   // Checked in an aligned copy where ZeroMQ's frame is not aligned; the frame itself is what goes on.
   const uint8_t* checked = aligned_.Align(static_cast<const uint8_t*>(payload->data()), payload->size());
+  if (topic == "faults" && directory_.entries() != 0) RerouteFaulted(checked, payload->size());
   switch (forwarding_.Admit(topic, checked, payload->size(), &comm_out_)) {
     case Forwarding::Verdict::kDrop:
       break;
     case Forwarding::Verdict::kForward:
+      if (directory_.entries() != 0 && topic.starts_with("health/")) NoteHeartbeat(checked, payload->size());
       Forward(topic, std::move(payload));
       break;
     case Forwarding::Verdict::kFaulted:
@@ -202,9 +203,13 @@ bool Broker::Push(SubscriberTable::Subscriber& s, const std::string& topic,
 }
 
 bool Broker::SendControl(const std::string& id, uint8_t code) {
+  return SendFrame(id, std::string_view(reinterpret_cast<const char*>(&code), 1));
+}
+
+bool Broker::SendFrame(const std::string& id, std::string_view frame) {
   try {
     if (!backend_.send(zmq::buffer(id), zmq::send_flags::sndmore | zmq::send_flags::dontwait)) return false;
-    backend_.send(zmq::const_buffer(&code, 1), zmq::send_flags::dontwait);
+    backend_.send(zmq::const_buffer(frame.data(), frame.size()), zmq::send_flags::dontwait);
   } catch (const zmq::error_t& e) {
     if (e.num() != EHOSTUNREACH) throw;
     return false;
@@ -229,7 +234,11 @@ bool Broker::HandleBackend() {
   if (body.size() == 0) {
     // Keepalive. From a connection we do not know (this broker restarted, or the subscriber
     // reconnected under a new routing id): ask it to send its subscriptions again.
-    if (subscribers_.Find(who) == nullptr) SendControl(who, 1);
+    if (subscribers_.Find(who) == nullptr && !directory_.Knows(who)) SendControl(who, 1);
+    return true;
+  }
+  if (bytes[0] == kAnnounce || bytes[0] == kWithdraw) {
+    HandleDirectory(who, bytes, body.size());
     return true;
   }
   const std::string prefix(reinterpret_cast<const char*>(bytes) + 1, body.size() - 1);
@@ -237,16 +246,128 @@ bool Broker::HandleBackend() {
     subscribers_.Unsubscribe(who, prefix);
     return true;
   }
-  if (bytes[0] != 1) return true;  // noise
+  if (bytes[0] != 1) {
+    ++control_malformed_;
+    LogControl("a control frame with unknown code " + std::to_string(bytes[0]));
+    return true;
+  }
   // A new subscription gets the last value of every latched topic under it, sent to this subscriber
   // alone: exactly once per subscription, however many subscribe at the same moment (XPUB could not
   // tell them apart, issue 16). A repeated one gets nothing; one that unsubscribes and subscribes
   // again is a new subscription, and its replays go through its own byte budget like everything else.
   if (subscribers_.Subscribe(who, prefix) == SubscriberTable::Subscribed::kNew) {
+    SendEntriesUnder(who, prefix);  // before the replay: the direct publishers' latched values come from them
     SubscriberTable::Subscriber* s = subscribers_.Find(who);
     if (s != nullptr && subscribers_.ReplayNow(*s, prefix, std::chrono::steady_clock::now())) Replay(*s, prefix);
   }
   return true;
+}
+
+void Broker::HandleDirectory(const std::string& who, const uint8_t* data, size_t size) {
+  std::string why;
+  const auto entry = ParseDirectoryEntry(std::string_view(reinterpret_cast<const char*>(data) + 1, size - 1), &why);
+  if (!entry) {
+    ++control_malformed_;
+    LogControl("a directory announcement: " + why);
+    return;
+  }
+  if (data[0] == kWithdraw) {
+    if (directory_.Withdraw(who, *entry) && !directory_.Offered(*entry)) TellSubscribers(kWithdraw, *entry);
+    return;
+  }
+  if (directory_.Announce(who, *entry) == Directory::Announced::kNew) TellSubscribers(kAnnounce, *entry);
+}
+
+void Broker::RerouteFaulted(const uint8_t* data, size_t size) {
+  if (messages::IdentifierOf(data, size) != std::string_view(messages::Traits<msg::FaultCommand>::kIdentifier) ||
+      !messages::Verify<msg::FaultCommand>(data, size)) {
+    return;  // Admit counts it
+  }
+  const auto rule = CommFaultFromMsg(*flatbuffers::GetRoot<msg::FaultCommand>(data));
+  if (!rule || !directory_.OffersTopic(rule->topic)) return;
+  // Faults act where the broker forwards: the topic's direct publishers move to the broker path (and withdraw their
+  // offers, so subscribers let go of them). Messages they sent directly before this arrives are not faulted.
+  std::string frame(1, static_cast<char>(kUseBroker));
+  frame += rule->topic;
+  std::vector<std::string> publishers;
+  directory_.ForEachOfferOf(rule->topic, [&](const std::string& id, const std::string&) { publishers.push_back(id); });
+  for (const auto& id : publishers) {
+    if (!SendFrame(id, frame)) unreachable_.push_back(id);
+  }
+  ++rerouted_;
+}
+
+void Broker::NoteHeartbeat(const uint8_t* data, size_t size) {
+  if (messages::IdentifierOf(data, size) != std::string_view(messages::Traits<msg::Heartbeat>::kIdentifier)) return;
+  const auto* hb = flatbuffers::GetRoot<msg::Heartbeat>(data);  // verified by Admit
+  if (hb->topics() == nullptr || hb->service() == nullptr) return;
+  const int64_t stamp = hb->header() != nullptr ? hb->header()->stamp_ns() : Node::WallNowNs();
+  for (const auto* t : *hb->topics()) {
+    if (t->topic() == nullptr || t->direction() == nullptr || t->direction()->string_view() != "out") continue;
+    const std::string topic = t->topic()->str();
+    if (!directory_.OffersTopic(topic)) continue;  // on the broker path: counted as it passes
+    Reported& r = direct_reports_[topic][hb->service()->str()];
+    if (t->messages() != r.messages) r.last_change_ns = stamp;
+    r.messages = t->messages();
+    r.bytes = t->bytes();
+  }
+}
+
+std::vector<Forwarding::ReportedTopic> Broker::DirectTopicStats() {
+  std::vector<Forwarding::ReportedTopic> out;
+  for (auto it = direct_reports_.begin(); it != direct_reports_.end();) {
+    if (!directory_.OffersTopic(it->first)) {  // its publishers have gone
+      it = direct_reports_.erase(it);
+      continue;
+    }
+    Forwarding::ReportedTopic r{it->first};
+    for (const auto& [service, counts] : it->second) {
+      r.messages += counts.messages;
+      r.bytes += counts.bytes;
+      r.last_seen_ns = std::max(r.last_seen_ns, counts.last_change_ns);
+      r.publishers.push_back(service);
+    }
+    out.push_back(std::move(r));
+    ++it;
+  }
+  return out;
+}
+
+void Broker::LogControl(const std::string& what) {
+  uint64_t suppressed = 0;
+  if (control_log_.Allow(&suppressed)) {
+    LIMBIC_LOG(kWarning) << "ignored " << what
+                         << (suppressed ? " (" + std::to_string(suppressed) + " more since last report)" : "");
+  }
+}
+
+void Broker::TellSubscribers(uint8_t code, const DirectoryEntry& entry) {
+  const std::string frame = EncodeDirectoryEntry(code, entry);
+  for (SubscriberTable::Subscriber* s : subscribers_.Matching(entry.topic)) {
+    if (!SendFrame(s->id, frame)) unreachable_.push_back(s->id);
+  }
+}
+
+void Broker::SendEntriesUnder(const std::string& id, const std::string& prefix) {
+  directory_.ForEachUnder(prefix, [&](const DirectoryEntry& entry) {
+    if (!SendFrame(id, EncodeDirectoryEntry(kAnnounce, entry))) unreachable_.push_back(id);
+  });
+}
+
+void Broker::RemoveUnreachable() {
+  // Removing may find more gone (a withdrawal to a subscriber that left): until none is left.
+  while (!unreachable_.empty()) {
+    const std::vector<std::string> gone = std::move(unreachable_);
+    unreachable_.clear();
+    for (const auto& id : gone) RemoveConnection(id);
+  }
+}
+
+void Broker::RemoveConnection(const std::string& id) {
+  subscribers_.Remove(id);
+  for (const DirectoryEntry& entry : directory_.RemovePublisher(id)) {
+    if (!directory_.Offered(entry)) TellSubscribers(kWithdraw, entry);
+  }
 }
 
 void Broker::Replay(SubscriberTable::Subscriber& s, const std::string& prefix) {
@@ -271,8 +392,11 @@ void Broker::PingSubscribers() {
   subscribers_.ForEach([&](SubscriberTable::Subscriber& s) {
     if (s.account->bytes.load(std::memory_order_relaxed) == 0 && !SendControl(s.id, 0)) unreachable_.push_back(s.id);
   });
-  for (const auto& id : unreachable_) subscribers_.Remove(id);
-  unreachable_.clear();
+  // Publishers on the direct path that subscribe to nothing are pinged too: their offers go when they do.
+  directory_.ForEachPublisher([&](const std::string& id) {
+    if (subscribers_.Find(id) == nullptr && !SendControl(id, 0)) unreachable_.push_back(id);
+  });
+  RemoveUnreachable();
 }
 
 void Broker::HandleZap() {
@@ -314,9 +438,10 @@ void Broker::PublishStats() {
   // allocator; give what it keeps back to the system now and then, so memory is returned.
   if (stats_periods_ % 5 == 0) malloc_trim(0);
   // Per topic, the subscriber connections it goes to (`limbic topic info`): the table's cached match.
-  forwarding_.BuildStats(fbb_, static_cast<int>(subscribers_.size()), [this](const std::string& topic) {
-    return static_cast<int>(subscribers_.Matching(topic).size());
-  });
+  forwarding_.BuildStats(
+      fbb_, static_cast<int>(subscribers_.size()),
+      [this](const std::string& topic) { return static_cast<int>(subscribers_.Matching(topic).size()); },
+      DirectTopicStats());
   Forward("bus/stats", SharedCopy(fbb_.GetBufferPointer(), fbb_.GetSize()));
   --forwarded_;  // the broker's own messages are not counted as forwarded
   const std::vector<std::pair<std::string, double>> subscriber_counters{
@@ -327,7 +452,12 @@ void Broker::PublishStats() {
       {"subscribers_refused", static_cast<double>(subscribers_.refused())},
       {"subscribers_departed", static_cast<double>(subscribers_.departed())},
       {"replays", static_cast<double>(replays_)},
-      {"replays_deferred", static_cast<double>(subscribers_.replays_deferred())}};
+      {"replays_deferred", static_cast<double>(subscribers_.replays_deferred())},
+      {"direct_publishers", static_cast<double>(directory_.publishers())},
+      {"direct_entries", static_cast<double>(directory_.entries())},
+      {"direct_refused", static_cast<double>(directory_.refused())},
+      {"control_malformed", static_cast<double>(control_malformed_)},
+      {"direct_rerouted", static_cast<double>(rerouted_)}};
   forwarding_.BuildHeartbeat(fbb_, forwarded_, rejected_clients_, subscriber_counters);
   Forward("health/bus", SharedCopy(fbb_.GetBufferPointer(), fbb_.GetSize()));
   --forwarded_;

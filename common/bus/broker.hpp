@@ -13,6 +13,12 @@
 // "\x01" resubscribe (a keepalive from a connection it does not know: a restarted broker, or a
 // reconnect, which gets a new routing id). Publishers are unchanged (PUB -> XSUB).
 //
+// Direct data path (issue 23 item 1; docs/protocol.md §13): a node that publishes directly announces
+// "\x02ENDPOINT\0TOPIC" (withdraws "\x03ENDPOINT\0TOPIC") on its DEALER; the broker keeps them in its Directory per
+// connection and sends the same one-frame entries to every subscriber whose subscriptions match (on a new
+// announcement, and on a new subscription: the entries under it), "\x03..." when the last offer of one goes (its
+// publisher unreachable or withdrawn). Malformed control frames and unknown codes are counted and ignored.
+//
 // Bounded against a client that means harm (issue 16): silent connections are closed after the
 // handshake timeout, the topic table ages idle topics out instead of refusing new ones, the latched
 // store is bounded in bytes (ForwardingLimits), each subscription gets the latched values under it
@@ -31,6 +37,7 @@
 
 #include "common/bus/bus.hpp"
 #include "common/bus/comm_faults.hpp"
+#include "common/bus/directory.hpp"
 #include "common/bus/forwarding.hpp"
 #include "common/bus/subscribers.hpp"
 
@@ -90,6 +97,10 @@ class Broker {
   const BrokerEndpoints& endpoints() const { return endpoints_; }
   // Communication faults from `faults` (FaultCommand Comm*): applied to the forwarded copies.
   const CommFaults& comm_faults() const { return forwarding_.comm_faults(); }
+  // Direct path: who offers which topic where; control frames from subscribers it could not use.
+  const Directory& directory() const { return directory_; }
+  uint64_t control_malformed() const { return control_malformed_; }
+  uint64_t rerouted() const { return rerouted_; }
 
  private:
   int Drain();
@@ -110,6 +121,22 @@ class Broker {
             size_t bytes, bool state);
   // A one-frame control message; false if `id` is unreachable.
   bool SendControl(const std::string& id, uint8_t code);
+  bool SendFrame(const std::string& id, std::string_view frame);
+  // "\x02..." / "\x03..." from `who`.
+  void HandleDirectory(const std::string& who, const uint8_t* data, size_t size);
+  // The entries under `prefix`, to `id` alone (a new subscription).
+  void SendEntriesUnder(const std::string& id, const std::string& prefix);
+  // To every subscriber of the entry's topic.
+  void TellSubscribers(uint8_t code, const DirectoryEntry& entry);
+  // `id` has gone: its subscriber entry and its offers (withdrawn from subscribers where nobody else offers them).
+  void RemoveConnection(const std::string& id);
+  void RemoveUnreachable();  // RemoveConnection for each in unreachable_, and those found gone meanwhile
+  // A FaultCommand on `faults`: a communication fault on a direct topic moves its publishers to the broker path.
+  void RerouteFaulted(const uint8_t* data, size_t size);
+  // A heartbeat the broker forwarded: its "out" counts of direct topics, for bus/stats.
+  void NoteHeartbeat(const uint8_t* data, size_t size);
+  std::vector<Forwarding::ReportedTopic> DirectTopicStats();
+  void LogControl(const std::string& what);  // a malformed control frame, ignored (counted by the caller)
   void PingSubscribers();
 
   BrokerOptions options_;
@@ -128,6 +155,16 @@ class Broker {
   std::vector<std::string> unreachable_;  // found gone while sending: removed after the loop
   uint64_t replays_ = 0;
   int stats_periods_ = 0;
+  Directory directory_;
+  struct Reported {
+    uint64_t messages = 0;
+    uint64_t bytes = 0;
+    int64_t last_change_ns = 0;
+  };
+  std::map<std::string, std::map<std::string, Reported>> direct_reports_;  // topic -> service -> latest
+  uint64_t control_malformed_ = 0;
+  uint64_t rerouted_ = 0;  // comm faults that moved direct topics to the broker path
+  log::RateLimiter control_log_;
 };
 
 }  // namespace limbic::bus

@@ -3,10 +3,13 @@
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <stdexcept>
@@ -126,6 +129,56 @@ void ApplyCurve(zmq::socket_t& socket, const CurveClientKeys& keys) {
 }  // namespace
 
 BrokerEndpoints ResolveBusAddress(const std::string& address) { return Resolve(address, false); }
+
+std::optional<DataPath> DataPathFromEnvironment() {
+  const char* value = std::getenv("LIMBIC_BUS_PATH");
+  if (value == nullptr || *value == '\0') return std::nullopt;
+  const std::string_view text(value);
+  if (text == "broker") return DataPath::kBroker;
+  if (text == "direct") return DataPath::kDirect;
+  throw std::invalid_argument("LIMBIC_BUS_PATH='" + std::string(text) + "': expected broker or direct");
+}
+
+const char* DataPathName(DataPath path) { return path == DataPath::kDirect ? "direct" : "broker"; }
+
+namespace {
+
+// The address of this host's interface on the way to `host`:`port` (tcp): a UDP socket connected there sends
+// nothing, but the kernel picks the route and so the source address, which is the address a peer on the broker's
+// side can reach this node at (in this network namespace). Empty if there is no route.
+std::string LocalAddressToward(const std::string& host, int port, bool* ipv6) {
+  std::string name = host;
+  if (name.size() >= 2 && name.front() == '[') name = name.substr(1, name.size() - 2);
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_DGRAM;
+  addrinfo* found = nullptr;
+  if (getaddrinfo(name.c_str(), std::to_string(port).c_str(), &hints, &found) != 0 || found == nullptr) return "";
+  std::string result;
+  const int fd = socket(found->ai_family, SOCK_DGRAM, 0);
+  if (fd >= 0 && connect(fd, found->ai_addr, found->ai_addrlen) == 0) {
+    sockaddr_storage local{};
+    socklen_t length = sizeof(local);
+    char text[INET6_ADDRSTRLEN] = {};
+    if (getsockname(fd, reinterpret_cast<sockaddr*>(&local), &length) == 0) {
+      if (local.ss_family == AF_INET6) {
+        inet_ntop(AF_INET6, &reinterpret_cast<sockaddr_in6*>(&local)->sin6_addr, text, sizeof(text));
+        result = std::string("[") + text + "]";
+        *ipv6 = true;
+      } else {
+        inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(&local)->sin_addr, text, sizeof(text));
+        result = text;
+      }
+    }
+  }
+  if (fd >= 0) close(fd);
+  freeaddrinfo(found);
+  return result;
+}
+
+std::atomic<unsigned> next_data_socket{0};
+
+}  // namespace
 BrokerEndpoints ResolveBindAddress(const std::string& address) { return Resolve(address, true); }
 
 namespace {
@@ -142,8 +195,32 @@ int64_t Node::WallNowNs() {
 }
 
 Node::Node(zmq::context_t& context, const std::string& bus_address, NodeOptions options)
-    : options_(std::move(options)), pub_(context, zmq::socket_type::pub), sub_(context, zmq::socket_type::dealer) {
+    : options_(std::move(options)),
+      pub_(context, zmq::socket_type::pub),
+      sub_(context, zmq::socket_type::dealer),
+      context_(&context),
+      bus_address_(bus_address),
+      data_sub_(context, zmq::socket_type::sub) {
   const BrokerEndpoints endpoints = ResolveBusAddress(bus_address);
+  const std::optional<DataPath> from_environment = DataPathFromEnvironment();
+  path_ = options_.data_path.value_or(from_environment.value_or(DataPath::kBroker));
+  if (path_ == DataPath::kDirect && options_.curve.enabled()) {
+    if (options_.data_path.has_value()) {
+      throw std::invalid_argument("node '" + options_.name +
+                                  "': the direct data path does not support CURVE yet (its data socket is not a "
+                                  "CURVE server); use the broker path on a CURVE bus");
+    }
+    LIMBIC_LOG(kWarning) << "node '" << options_.name
+                         << "': LIMBIC_BUS_PATH=direct ignored on a CURVE bus (the direct data path does not "
+                            "support CURVE yet); publishing through the broker";
+    path_ = DataPath::kBroker;
+  }
+  direct_any_ = path_ == DataPath::kDirect || !options_.other_path_topics.empty();
+  data_sub_.set(zmq::sockopt::linger, 0);
+  data_sub_.set(zmq::sockopt::rcvhwm, options_.receive_hwm);
+  data_sub_.set(zmq::sockopt::reconnect_ivl, static_cast<int>(options_.reconnect_interval.count()));
+  data_sub_.set(zmq::sockopt::reconnect_ivl_max, 1000);
+  data_sub_.set(zmq::sockopt::ipv6, 1);  // announced endpoints may be either family
   for (zmq::socket_t* s : {&pub_, &sub_}) {
     s->set(zmq::sockopt::linger, 0);
     s->set(zmq::sockopt::reconnect_ivl, static_cast<int>(options_.reconnect_interval.count()));
@@ -183,6 +260,14 @@ void Node::ReleaseShared(void* /*data*/, void* hint) { Unhold(static_cast<Shared
 
 Node::~Node() {
   if (local_) local_->Detach(this);
+  if (data_endpoint_.starts_with("ipc://")) {
+    // ZeroMQ removes the socket file when its I/O thread gets round to it; removed now, so that the shared
+    // `<bus path>.d` can go with the last node that used it (rmdir fails while others are in it, as it should).
+    data_pub_.close();
+    const std::string path = data_endpoint_.substr(6);
+    (void)unlink(path.c_str());
+    (void)rmdir(path.substr(0, path.rfind('/')).c_str());
+  }
   Unhold(shared_hold_);  // frames still queued keep their owner until ZeroMQ lets them go
 }
 
@@ -191,8 +276,161 @@ void Node::Enqueue(const std::string& topic, std::shared_ptr<const std::vector<u
 }
 
 size_t Node::AddPublisher(const std::string& topic, bool latched) {
-  publishers_.push_back(PublisherSlot{topic, latched, 0, {}});
+  // Announced now rather than on the first message, so that subscribers are connected by the time it is sent.
+  const bool direct = !local_mode_ && direct_any_ && &SocketFor(topic) == &data_pub_;
+  publishers_.push_back(PublisherSlot{topic, latched, 0, {}, direct});
   return publishers_.size() - 1;
+}
+
+bool Node::RouteDirect(const std::string& topic) const {
+  if (topic.starts_with(kHighWaterPrefix)) return false;  // a raw report: nothing to announce it under
+  bool direct = path_ == DataPath::kDirect;
+  if (direct) {
+    for (const std::string_view control : kControlTopics) {
+      if (topic.starts_with(control)) direct = false;
+    }
+  }
+  for (const auto& prefix : options_.other_path_topics) {
+    if (topic.starts_with(prefix)) return path_ != DataPath::kDirect;
+  }
+  return direct;
+}
+
+zmq::socket_t& Node::SocketFor(const std::string& topic) {
+  if (!direct_any_) return pub_;
+  auto it = routes_.find(topic);
+  if (it == routes_.end()) {
+    // Bounded like every per-topic table: invented topic names beyond it take the broker path.
+    if (routes_.size() >= kMaxTrackedTopics) return pub_;
+    const bool direct = RouteDirect(topic);
+    it = routes_.emplace(topic, direct).first;
+    if (direct) Announce(topic);
+  }
+  return it->second ? data_pub_ : pub_;
+}
+
+void Node::BindDataSocket() {
+  if (data_pub_) return;
+  data_pub_ = zmq::socket_t(*context_, zmq::socket_type::xpub);
+  data_pub_.set(zmq::sockopt::linger, 0);
+  data_pub_.set(zmq::sockopt::sndhwm, options_.send_hwm);
+  // Every subscription, repeated ones too, so that each new subscriber gets the latched value (DrainDataSubscriptions).
+  data_pub_.set(zmq::sockopt::xpub_verbose, 1);
+  const auto [scheme, rest] = SplitScheme(bus_address_);
+  const std::string suffix = std::to_string(getpid()) + "-" + std::to_string(next_data_socket.fetch_add(1));
+  if (scheme == "ipc") {
+    // Beside the bus's own sockets; ZeroMQ removes the file when the socket closes.
+    const std::string dir = rest + ".d";
+    if (mkdir(dir.c_str(), 0777) != 0 && errno != EEXIST) {
+      throw std::runtime_error("node '" + options_.name + "': cannot create " + dir +
+                               " for its direct data socket: " + std::strerror(errno));
+    }
+    data_pub_.bind("ipc://" + dir + "/" + suffix);
+  } else if (scheme == "inproc") {
+    data_pub_.bind("inproc://" + rest + ".d/" + suffix);
+  } else {
+    const auto colon = rest.rfind(':');
+    bool ipv6 = false;
+    const std::string local = LocalAddressToward(rest.substr(0, colon), std::stoi(rest.substr(colon + 1)), &ipv6);
+    if (local.empty()) {
+      throw std::runtime_error("node '" + options_.name + "': no route toward the broker at " + bus_address_ +
+                               " to bind its direct data socket on");
+    }
+    if (ipv6) data_pub_.set(zmq::sockopt::ipv6, 1);
+    data_pub_.bind("tcp://" + local + ":*");
+  }
+  data_endpoint_ = data_pub_.get(zmq::sockopt::last_endpoint);
+  LIMBIC_LOG(kInfo) << "node '" << options_.name << "' publishes directly on " << data_endpoint_;
+}
+
+void Node::Announce(const std::string& topic) {
+  BindDataSocket();
+  announced_.push_back(topic);
+  const std::string frame = EncodeDirectoryEntry(kAnnounce, DirectoryEntry{topic, data_endpoint_});
+  (void)sub_.send(zmq::buffer(frame), zmq::send_flags::dontwait);
+}
+
+void Node::UseBroker(const std::string& topic) {
+  auto it = std::find(announced_.begin(), announced_.end(), topic);
+  if (it == announced_.end()) return;  // not one of ours (or moved already)
+  announced_.erase(it);
+  routes_[topic] = false;
+  for (auto& slot : publishers_) {
+    if (slot.topic == topic) slot.direct = false;
+  }
+  const std::string frame = EncodeDirectoryEntry(kWithdraw, DirectoryEntry{topic, data_endpoint_});
+  (void)sub_.send(zmq::buffer(frame), zmq::send_flags::dontwait);
+  LIMBIC_LOG(kInfo) << "node '" << options_.name << "': '" << topic
+                    << "' moves to the broker path (a communication fault is active on it)";
+}
+
+bool Node::PublishesDirect(const std::string& topic) const {
+  auto it = routes_.find(topic);
+  return it != routes_.end() && it->second;
+}
+
+void Node::HandleDirectory(const uint8_t* data, size_t size) {
+  std::string why;
+  const auto entry = ParseDirectoryEntry(std::string_view(reinterpret_cast<const char*>(data) + 1, size - 1), &why);
+  if (!entry) {
+    ++directory_rejected_;
+    LIMBIC_LOG(kWarning) << "node '" << options_.name << "': ignored a directory message from the broker: " << why;
+    return;
+  }
+  if (data[0] == kWithdraw) {
+    const DirectLinks::Change change = links_.Remove(*entry);
+    if (change.unsubscribe) {
+      data_sub_.set(zmq::sockopt::unsubscribe, entry->topic);
+      data_sub_.set(zmq::sockopt::unsubscribe, std::string(kHighWaterPrefix) + entry->topic);
+    }
+    if (change.disconnect) {
+      try {
+        data_sub_.disconnect(entry->endpoint);
+      } catch (const zmq::error_t&) {  // never connected (it had failed): nothing to let go of
+      }
+    }
+    return;
+  }
+  // Only what this node subscribed to (the broker sends no more; a topic under a prefix subscription counts).
+  bool wanted = false;
+  for (const auto& s : subscriptions_) {
+    if (s.exact ? entry->topic == s.topic : entry->topic.starts_with(s.topic)) wanted = true;
+  }
+  if (!wanted) return;  // (its own data socket included: a node hears itself on the broker path too)
+  const DirectLinks::Change change = links_.Add(*entry);
+  if (change.connect) {
+    try {
+      // Asynchronous: an endpoint that has gone is retried in the background, never waited for.
+      data_sub_.connect(entry->endpoint);
+    } catch (const zmq::error_t& e) {
+      links_.Remove(*entry);
+      ++directory_rejected_;
+      LIMBIC_LOG(kWarning) << "node '" << options_.name << "': cannot connect to " << entry->endpoint << " for '"
+                           << entry->topic << "': " << e.what();
+      return;
+    }
+  }
+  if (change.subscribe) {
+    data_sub_.set(zmq::sockopt::subscribe, entry->topic);
+    data_sub_.set(zmq::sockopt::subscribe, std::string(kHighWaterPrefix) + entry->topic);
+  }
+}
+
+void Node::DrainDataSubscriptions() {
+  zmq::message_t m;
+  while (data_pub_.recv(m, zmq::recv_flags::dontwait)) {
+    const auto* bytes = static_cast<const uint8_t*>(m.data());
+    if (m.size() < 1 || bytes[0] != 1) continue;  // an unsubscription
+    const std::string_view topic(reinterpret_cast<const char*>(bytes) + 1, m.size() - 1);
+    // A new subscriber's first value of a latched topic (the broker's replay, on this path). Everyone else
+    // subscribed gets it again: a duplicate, skipped by sequence number.
+    for (const auto& slot : publishers_) {
+      if (slot.direct && slot.latched && !slot.last.empty() && slot.topic == topic) {
+        data_pub_.send(zmq::buffer(slot.topic), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
+        data_pub_.send(zmq::const_buffer(slot.last.data(), slot.last.size()), zmq::send_flags::dontwait);
+      }
+    }
+  }
 }
 
 void Node::AddSubscription(const std::string& topic, bool exact, bool (*verify)(const uint8_t*, size_t),
@@ -245,6 +483,12 @@ void Node::SendSlot(PublisherSlot& slot, const uint8_t* data, size_t size) {
     CountSent(slot.topic, size);
     return;
   }
+  if (slot.direct) {
+    data_pub_.send(zmq::buffer(slot.topic), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
+    data_pub_.send(zmq::const_buffer(data, size), zmq::send_flags::dontwait);
+    CountSent(slot.topic, size);
+    return;
+  }
   SendRaw(slot.topic, data, size);
 }
 
@@ -253,6 +497,8 @@ void Node::ProcessPending() {
   // Reading ZMQ_EVENTS makes a socket process its pending commands (attach, subscriptions).
   (void)pub_.get(zmq::sockopt::events);
   (void)sub_.get(zmq::sockopt::events);
+  (void)data_sub_.get(zmq::sockopt::events);
+  if (data_pub_) (void)data_pub_.get(zmq::sockopt::events);
 }
 
 void Node::SendRaw(const std::string& topic, const void* data, size_t size) {
@@ -260,8 +506,9 @@ void Node::SendRaw(const std::string& topic, const void* data, size_t size) {
     if (local_) local_->Publish(topic, static_cast<const uint8_t*>(data), size);  // null: bus gone (teardown)
   } else {
     // PUB never blocks: at the high-water mark ZeroMQ drops, and receivers count the gap.
-    pub_.send(zmq::buffer(topic), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
-    pub_.send(zmq::const_buffer(data, size), zmq::send_flags::dontwait);
+    zmq::socket_t& out = SocketFor(topic);
+    out.send(zmq::buffer(topic), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
+    out.send(zmq::const_buffer(data, size), zmq::send_flags::dontwait);
   }
   CountSent(topic, size);
 }
@@ -282,8 +529,9 @@ void Node::SendShared(const std::string& topic, std::span<const uint8_t> data, s
   // released by ZeroMQ when done with it.
   zmq::message_t payload(const_cast<uint8_t*>(data.data()), data.size(), &Node::ReleaseShared, shared_hold_);
   try {
-    pub_.send(zmq::buffer(topic), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
-    pub_.send(payload, zmq::send_flags::dontwait);
+    zmq::socket_t& out = SocketFor(topic);
+    out.send(zmq::buffer(topic), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
+    out.send(payload, zmq::send_flags::dontwait);
   } catch (...) {
     // A socket that can no longer send (its context shut down) will not take the next one either:
     // the node lets go of the owner now rather than at its end.
@@ -346,7 +594,7 @@ int Node::Poll(std::chrono::milliseconds timeout, int max_messages) {
     SendHighWaterReports();
     next_high_water_ = std::chrono::steady_clock::now() + options_.high_water_period;
   }
-  if (!local_mode_ && !subscriptions_.empty() && options_.keepalive.count() > 0 &&
+  if (!local_mode_ && (!subscriptions_.empty() || !announced_.empty()) && options_.keepalive.count() > 0 &&
       std::chrono::steady_clock::now() >= next_keepalive_) {
     (void)sub_.send(zmq::const_buffer(nullptr, 0), zmq::send_flags::dontwait);
     next_keepalive_ = std::chrono::steady_clock::now() + options_.keepalive;
@@ -355,12 +603,23 @@ int Node::Poll(std::chrono::milliseconds timeout, int max_messages) {
   int handled = Drain(max_messages);
   // On a LocalBus nothing can arrive while this thread waits: there is nothing to wait for.
   if (handled > 0 || timeout.count() <= 0 || local_mode_) return handled;
-  zmq::pollitem_t items[] = {{sub_.handle(), 0, ZMQ_POLLIN, 0}};
+  // Only the sockets that can have something (zmq_poll asks each one's mailbox, a system call): the SUB once it has
+  // direct links, the XPUB while a direct latched topic has a value for new subscribers.
+  zmq::pollitem_t items[3];
+  int count = 0;
+  items[count++] = {sub_.handle(), 0, ZMQ_POLLIN, 0};
+  if (links_.endpoints() > 0) items[count++] = {data_sub_.handle(), 0, ZMQ_POLLIN, 0};
+  const bool latched_direct = data_pub_ && std::any_of(publishers_.begin(), publishers_.end(), [](const auto& slot) {
+                                return slot.direct && slot.latched && !slot.last.empty();
+                              });
+  if (latched_direct) items[count++] = {data_pub_.handle(), 0, ZMQ_POLLIN, 0};
   try {
-    zmq::poll(items, 1, timeout);
+    zmq::poll(items, count, timeout);
   } catch (const zmq::error_t& e) {
     if (e.num() != EINTR) throw;  // interrupted by a signal: handle what is there
   }
+  // A new subscriber: its latched value now.
+  if (latched_direct && (items[count - 1].revents & ZMQ_POLLIN)) next_data_subscriptions_ = {};
   return Drain(max_messages);
 }
 
@@ -376,15 +635,55 @@ int Node::Drain(int max_messages) {
     }
     return handled;
   }
+  // A failed non-blocking receive costs ZeroMQ a poll(2) of the socket's mailbox (~1 µs, as much as a whole
+  // message): a socket that cannot have anything is not asked. Without direct links data_sub_ has nothing; with
+  // them, the DEALER and the SUB take turns at going first, the second reading only what budget is left. New
+  // subscribers at data_pub_ are read every 10 ms (or when Poll's wait saw them): their latched value can wait that.
+  if (links_.endpoints() == 0) {
+    handled += DrainData(sub_, /*control=*/true, max_messages);
+  } else {
+    control_first_ = !control_first_;
+    zmq::socket_t& first = control_first_ ? sub_ : data_sub_;
+    zmq::socket_t& second = control_first_ ? data_sub_ : sub_;
+    handled += DrainData(first, &first == &sub_, max_messages);
+    if (handled < max_messages) handled += DrainData(second, &second == &sub_, max_messages - handled);
+  }
+  if (data_pub_) {
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= next_data_subscriptions_) {
+      DrainDataSubscriptions();
+      next_data_subscriptions_ = now + std::chrono::milliseconds(10);
+    }
+  }
+  return handled;
+}
+
+int Node::DrainData(zmq::socket_t& socket, bool control, int max_messages) {
+  int handled = 0;
   while (handled < max_messages) {
     zmq::message_t topic_frame;
-    if (!sub_.recv(topic_frame, zmq::recv_flags::dontwait)) break;
-    if (!topic_frame.more() && topic_frame.size() == 1) {
-      // The broker's control messages (broker.hpp): 0 ping, 1 "send your subscriptions again".
-      if (*static_cast<const uint8_t*>(topic_frame.data()) == 1) {
+    if (!socket.recv(topic_frame, zmq::recv_flags::dontwait)) break;
+    if (control && !topic_frame.more() && topic_frame.size() >= 1) {
+      // The broker's control messages (broker.hpp): 0 ping, 1 "send your subscriptions again", 2/3 a directory
+      // entry (docs/protocol.md §13).
+      const auto* code = static_cast<const uint8_t*>(topic_frame.data());
+      if (topic_frame.size() == 1 && *code == 1) {
         for (const auto& s : subscriptions_) SubscribeWithReports(s.topic);
+        for (const auto& topic : announced_) {
+          const std::string frame = EncodeDirectoryEntry(kAnnounce, DirectoryEntry{topic, data_endpoint_});
+          (void)sub_.send(zmq::buffer(frame), zmq::send_flags::dontwait);
+        }
+        continue;
       }
-      continue;
+      if (topic_frame.size() > 1 && (*code == kAnnounce || *code == kWithdraw)) {
+        HandleDirectory(code, topic_frame.size());
+        continue;
+      }
+      if (topic_frame.size() > 1 && *code == kUseBroker) {
+        UseBroker(std::string(reinterpret_cast<const char*>(code) + 1, topic_frame.size() - 1));
+        continue;
+      }
+      if (topic_frame.size() == 1) continue;
     }
     ++handled;
     std::string topic = topic_frame.to_string();
@@ -393,13 +692,13 @@ int Node::Drain(int max_messages) {
       continue;
     }
     zmq::message_t payload;
-    if (!sub_.recv(payload, zmq::recv_flags::dontwait)) {
+    if (!socket.recv(payload, zmq::recv_flags::dontwait)) {
       CountDrop(topic, &TopicCounters::drops_malformed, "missing payload frame");
       continue;
     }
     if (payload.more()) {
       zmq::message_t extra;
-      while (payload.more() && sub_.recv(extra, zmq::recv_flags::dontwait) && extra.more()) {
+      while (payload.more() && socket.recv(extra, zmq::recv_flags::dontwait) && extra.more()) {
       }
       CountDrop(topic, &TopicCounters::drops_malformed, "more than two frames");
       continue;

@@ -26,6 +26,7 @@
 #include <vector>
 #include <zmq.hpp>
 
+#include "common/bus/directory.hpp"
 #include "common/bus/sequence_tracker.hpp"
 #include "common/log/log.hpp"
 #include "messages/messages.hpp"
@@ -93,6 +94,16 @@ inline constexpr const char* kOverflowTopic = "<other topics>";
 // HighWaterReports about topic T travel on kHighWaterPrefix + T.
 inline constexpr std::string_view kHighWaterPrefix = "bus/hwm/";
 
+// How a node's publications travel (issue 23 item 1; docs/protocol.md §13). kBroker: PUB -> broker -> each
+// subscriber's DEALER. kDirect: the node binds a data socket of its own and announces its topics to the broker,
+// which tells the subscribers where to connect; the data never crosses the broker. Receiving is the same for both:
+// every ZeroMQ node follows the broker's directory, so a subscriber gets a topic whichever path its publisher uses.
+enum class DataPath { kBroker, kDirect };
+// $LIMBIC_BUS_PATH ("broker" or "direct"); nullopt when unset or empty. Throws std::invalid_argument for anything
+// else, naming the variable (a misspelt path must not silently mean the other one).
+std::optional<DataPath> DataPathFromEnvironment();
+const char* DataPathName(DataPath path);
+
 struct NodeOptions {
   std::string name = "node";  // instance name, written into every header's `source`
   int send_hwm = 10000;       // messages queued per peer before ZeroMQ drops (never blocks)
@@ -110,7 +121,18 @@ struct NodeOptions {
   // Written into every header; 0 = random per start (tells a restarted source from a replay). A
   // deterministic replay sets the recorded one so the service's outputs match the recording bit for bit.
   uint64_t incarnation = 0;
+  // Unset: $LIMBIC_BUS_PATH (DataPathFromEnvironment), else kBroker, the default until direct has proved itself
+  // (issue 23's table). kDirect with CURVE throws: the direct data socket is not yet a CURVE server (a bus chosen
+  // direct through the environment falls back to the broker path for such a node, with a warning).
+  std::optional<DataPath> data_path;
+  // Topic prefixes that take the other path than data_path. On a direct node, kControlTopics stay on the broker
+  // unless listed here too: heartbeats, bus/, parameters and `faults` are few, and the broker is where `limbic
+  // topics`, the latched cache and the communication faults see them.
+  std::vector<std::string> other_path_topics;
 };
+// Topics a direct node still publishes through the broker (see NodeOptions::other_path_topics): the broker reads
+// `faults` (communication faults) itself, and gathers heartbeats and bus/ for the tools.
+inline constexpr std::string_view kControlTopics[] = {"health/", "bus/", "param/", "faults"};
 
 // A received, verified message. Valid only during the handler call.
 template <typename T>
@@ -242,6 +264,7 @@ class Node {
     bool latched = false;
     uint64_t seq = 0;
     std::vector<uint8_t> last;  // latched: last payload, for re-sending
+    bool direct = false;        // goes out on data_pub_
   };
   struct Subscription {
     std::string topic;
@@ -268,6 +291,19 @@ class Node {
   TopicCounters& Received(const std::string& topic);  // received_[topic], capped
   void ResendLatched();
   void SendSubscription(const std::string& prefix);  // to the broker: "\x01PREFIX"
+  // Direct path (issue 23 item 1). The socket `topic` goes out on: pub_, or data_pub_ (announced on first use).
+  zmq::socket_t& SocketFor(const std::string& topic);
+  bool RouteDirect(const std::string& topic) const;
+  void Announce(const std::string& topic);
+  // The broker's kUseBroker: `topic` (announced by this node) goes through the broker from now on.
+  void UseBroker(const std::string& topic);
+  void BindDataSocket();  // data_pub_, on first direct publication
+  // A one-frame directory message from the broker (kAnnounce: connect, kWithdraw: let go).
+  void HandleDirectory(const uint8_t* data, size_t size);
+  // Data frames from `socket` ([topic][payload]); `control`: one-frame messages are the broker's control codes.
+  int DrainData(zmq::socket_t& socket, bool control, int max_messages);
+  // Subscriptions arriving at data_pub_: a new subscriber gets the latched value of that topic.
+  void DrainDataSubscriptions();
   // `topic`'s subscription, and the one to its HighWaterReports unless a subscription covers them already.
   void SubscribeWithReports(const std::string& topic);
   // A message on kHighWaterPrefix + T: counts T's tail losses; handed to subscriptions that name the prefix.
@@ -308,6 +344,28 @@ class Node {
   std::chrono::steady_clock::time_point next_high_water_;
   std::function<void(const std::string&)> send_observer_;
   SharedHold* shared_hold_ = nullptr;  // the last owner given to SendShared
+  // Direct path.
+  zmq::context_t* context_ = nullptr;
+  std::string bus_address_;
+  DataPath path_ = DataPath::kBroker;
+  bool direct_any_ = false;  // some topic may go direct: SocketFor looks it up
+  zmq::socket_t data_pub_;   // XPUB, bound on first direct publication
+  zmq::socket_t data_sub_;   // SUB, connected to the endpoints the broker names
+  std::string data_endpoint_;
+  std::unordered_map<std::string, bool> routes_;  // topic -> direct, as decided on first use
+  std::vector<std::string> announced_;            // re-sent when the broker asks (it restarted)
+  DirectLinks links_;
+  uint64_t directory_rejected_ = 0;
+  bool control_first_ = false;                                     // Drain: which socket goes first
+  std::chrono::steady_clock::time_point next_data_subscriptions_;  // Drain: when to read data_pub_ again
+
+ public:
+  // Direct path state, for tests and tools.
+  DataPath data_path() const { return path_; }
+  const std::string& data_endpoint() const { return data_endpoint_; }
+  const DirectLinks& direct_links() const { return links_; }
+  uint64_t directory_rejected() const { return directory_rejected_; }
+  bool PublishesDirect(const std::string& topic) const;
 };
 
 template <typename T>

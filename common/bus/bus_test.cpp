@@ -66,7 +66,9 @@ TEST(ResolveBindAddress, BindsExactlyWhatWasAsked) {
   }
 }
 
-// A broker on its own thread over inproc, as the in-process experiment runner hosts it.
+// A broker on its own thread over inproc, as the in-process experiment runner hosts it. Tests that look at what the
+// broker carried (its counts, its latch cache, its replays) pin their publishers to the broker path, so that they
+// test the broker under LIMBIC_BUS_PATH=direct too; direct_test.cpp covers the same behaviour on the direct path.
 class BusFixture : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -107,8 +109,8 @@ class BusFixture : public ::testing::Test {
 };
 
 TEST_F(BusFixture, PublishSubscribeThroughBroker) {
-  Node pub_node(context_, address_, {.name = "talker"});
-  Node sub_node(context_, address_, {.name = "listener"});
+  Node pub_node(context_, address_, {.name = "talker", .data_path = DataPath::kBroker});
+  Node sub_node(context_, address_, {.name = "listener", .data_path = DataPath::kBroker});
   auto pub = pub_node.Advertise<msg::Odometry>("r1/odom");
   std::vector<double> received;
   bool warm = false;
@@ -132,10 +134,10 @@ TEST_F(BusFixture, PublishSubscribeThroughBroker) {
 }
 
 TEST_F(BusFixture, LateJoinerGetsLatchedValue) {
-  Node pub_node(context_, address_, {.name = "mapper"});
+  Node pub_node(context_, address_, {.name = "mapper", .data_path = DataPath::kBroker});
   auto pub = pub_node.Advertise<msg::Odometry>("r1/latched", /*latched=*/true);
   // Let the publisher's connection come up, then publish once.
-  Node probe(context_, address_, {.name = "probe"});
+  Node probe(context_, address_, {.name = "probe", .data_path = DataPath::kBroker});
   bool seen = false;
   probe.Subscribe<msg::Odometry>("r1/latched", [&](const auto&) { seen = true; });
   ASSERT_TRUE(PollUntil({&probe}, [&] {
@@ -144,15 +146,15 @@ TEST_F(BusFixture, LateJoinerGetsLatchedValue) {
   }));
   ASSERT_TRUE(PollUntil({&probe}, [&] { return broker_->latched_topics() == 1; }));
   // A subscriber that joins afterwards receives the last value without a new publication.
-  Node late(context_, address_, {.name = "late"});
+  Node late(context_, address_, {.name = "late", .data_path = DataPath::kBroker});
   double value = 0;
   late.Subscribe<msg::Odometry>("r1/latched", [&](const Message<msg::Odometry>& m) { value = m.msg.v(); });
   ASSERT_TRUE(PollUntil({&late}, [&] { return value == 42.0; }));
 }
 
 TEST_F(BusFixture, MalformedAndWrongTypePayloadsAreDroppedAndCounted) {
-  Node pub_node(context_, address_, {.name = "evil"});
-  Node sub_node(context_, address_, {.name = "victim"});
+  Node pub_node(context_, address_, {.name = "evil", .data_path = DataPath::kBroker});
+  Node sub_node(context_, address_, {.name = "victim", .data_path = DataPath::kBroker});
   auto pub = pub_node.Advertise<msg::Odometry>("r1/odom");
   int good = 0;
   sub_node.Subscribe<msg::Odometry>("r1/odom", [&](const auto&) { ++good; });
@@ -176,8 +178,8 @@ TEST_F(BusFixture, MalformedAndWrongTypePayloadsAreDroppedAndCounted) {
 }
 
 TEST_F(BusFixture, BrokerDropsMessagesWithInvalidValuesAndCountsThem) {
-  Node pub_node(context_, address_, {.name = "user"});
-  Node sub_node(context_, address_, {.name = "planner"});
+  Node pub_node(context_, address_, {.name = "user", .data_path = DataPath::kBroker});
+  Node sub_node(context_, address_, {.name = "planner", .data_path = DataPath::kBroker});
   auto pub = pub_node.Advertise<msg::NavGoal>("r1/goal");
   std::vector<double> goals;
   sub_node.Subscribe<msg::NavGoal>("r1/goal",
@@ -373,9 +375,11 @@ TEST_F(BusFixture, BrokerPublishesStatistics) {
 // Issue 16: a subscription gets the latched values once, to that subscriber alone, however many
 // subscribe at the same moment (XPUB could not tell them apart).
 TEST_F(BusFixture, EachOfManySimultaneousSubscribersGetsTheLatchedValueOnce) {
-  Node pub_node(context_, address_, {.name = "mapper", .latched_resend = 0ms});  // no re-sends: replays only
+  Node pub_node(
+      context_, address_,
+      {.name = "mapper", .latched_resend = 0ms, .data_path = DataPath::kBroker});  // no re-sends: replays only
   auto pub = pub_node.Advertise<msg::Odometry>("r1/pose_latched", /*latched=*/true);
-  Node probe(context_, address_, {.name = "probe"});
+  Node probe(context_, address_, {.name = "probe", .data_path = DataPath::kBroker});
   bool seen = false;
   probe.Subscribe<msg::Odometry>("r1/pose_latched", [&](const auto&) { seen = true; });
   ASSERT_TRUE(PollUntil({&probe}, [&] {
@@ -545,8 +549,8 @@ std::shared_ptr<ScribbledOnRelease> PackChunk(const std::vector<std::vector<uint
 }
 
 TEST_F(SharedSendFixture, SharedPayloadsArriveIntactAndTheirOwnerLivesUntilZeroMqIsDone) {
-  Node pub_node(context_, address_, {.name = "shared"});
-  Node sub_node(context_, address_, {.name = "listener"});
+  Node pub_node(context_, address_, {.name = "shared", .data_path = DataPath::kBroker});
+  Node sub_node(context_, address_, {.name = "listener", .data_path = DataPath::kBroker});
   std::vector<double> markers;
   bool warm = false;
   sub_node.Subscribe<msg::ObstacleSet>("r1/shared", [&](const Message<msg::ObstacleSet>& m) {
@@ -625,8 +629,8 @@ TEST_F(SharedSendFixture, HugeSharedPayloadsAreForwardedOrDroppedAndTheirOwnerRe
   double marker = 0;
   size_t big_size = 0;
   {
-    Node pub_node(context_, address_, {.name = "shared"});
-    Node sub_node(context_, address_, {.name = "listener"});
+    Node pub_node(context_, address_, {.name = "shared", .data_path = DataPath::kBroker});
+    Node sub_node(context_, address_, {.name = "listener", .data_path = DataPath::kBroker});
     sub_node.Subscribe<msg::ObstacleSet>("r1/huge", [&](const Message<msg::ObstacleSet>& m) {
       marker = m.msg.points()->Get(0)->x();
       big_size = m.size;

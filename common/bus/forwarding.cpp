@@ -261,7 +261,8 @@ std::chrono::milliseconds Forwarding::ReleaseDelayed(std::chrono::milliseconds t
 }
 
 void Forwarding::BuildStats(flatbuffers::FlatBufferBuilder& fbb, int subscribers,
-                            const std::function<int(const std::string&)>& subscribers_of) {
+                            const std::function<int(const std::string&)>& subscribers_of,
+                            const std::vector<ReportedTopic>& direct) {
   auto TypeOf = [&](const std::string& topic) -> const char* {
     auto it = types_.find(topic);
     return it == types_.end() ? "" : it->second->name;
@@ -280,6 +281,14 @@ void Forwarding::BuildStats(flatbuffers::FlatBufferBuilder& fbb, int subscribers
         fbb, topic.c_str(), TypeOf(topic), "broker", c.messages, c.bytes, c.drops_malformed, c.drops_wrong_type,
         c.drops_oversize, c.drops_gap, c.duplicates, c.last_seen_ns, faults.dropped + faults.overflowed, faults.delayed,
         faults.duplicated, faults.corrupted, c.drops_invalid, &names, subscribers_of ? subscribers_of(topic) : 0));
+  }
+  for (const auto& r : direct) {
+    if (counts_.count(r.topic)) continue;
+    std::vector<flatbuffers::Offset<flatbuffers::String>> names;
+    for (const auto& name : r.publishers) names.push_back(fbb.CreateString(name));
+    topics.push_back(msg::CreateTopicStatsDirect(fbb, r.topic.c_str(), TypeOf(r.topic), "direct", r.messages, r.bytes,
+                                                 0, 0, 0, 0, 0, r.last_seen_ns, 0, 0, 0, 0, 0, &names,
+                                                 subscribers_of ? subscribers_of(r.topic) : 0));
   }
   auto vector = fbb.CreateVector(topics);
   fbb.Finish(msg::CreateBusStats(fbb, header, vector, subscribers, static_cast<int>(latched_.size())),

@@ -91,8 +91,19 @@ class Forwarding {
 
   // The broker's own messages, built into `fbb` (finished, with identifier). `subscribers`: the host's
   // count; `subscribers_of(topic)`: its subscriber connections covering `topic` (none: 0).
+  // `direct`: topics on the direct data path (docs/protocol.md §13), which the broker does not carry, with the
+  // counts their publishers reported in their heartbeats; listed with direction "direct" unless the broker carried
+  // the topic too (then its own counts stand).
+  struct ReportedTopic {
+    std::string topic;
+    uint64_t messages = 0;
+    uint64_t bytes = 0;
+    int64_t last_seen_ns = 0;  // when a heartbeat last showed the count grow
+    std::vector<std::string> publishers;
+  };
   void BuildStats(flatbuffers::FlatBufferBuilder& fbb, int subscribers = 0,
-                  const std::function<int(const std::string&)>& subscribers_of = nullptr);
+                  const std::function<int(const std::string&)>& subscribers_of = nullptr,
+                  const std::vector<ReportedTopic>& direct = {});
   // `extra`: further counters of the host (the broker's subscriber table).
   void BuildHeartbeat(flatbuffers::FlatBufferBuilder& fbb, uint64_t forwarded, uint64_t rejected_clients,
                       const std::vector<std::pair<std::string, double>>& extra = {});

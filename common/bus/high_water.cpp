@@ -24,8 +24,10 @@ void Node::SendHighWaterReports() {
     topic += slot.topic;
     // The same PUB socket as the topic's data: the report leaves behind every message it counts. Not counted
     // as sent on the topic (nor as a topic of this node's own).
-    pub_.send(zmq::buffer(topic), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
-    pub_.send(zmq::const_buffer(fbb_.GetBufferPointer(), fbb_.GetSize()), zmq::send_flags::dontwait);
+    // (On the direct path: its data socket, where subscribers subscribed bus/hwm/T beside T.)
+    zmq::socket_t& out = slot.direct ? data_pub_ : pub_;
+    out.send(zmq::buffer(topic), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
+    out.send(zmq::const_buffer(fbb_.GetBufferPointer(), fbb_.GetSize()), zmq::send_flags::dontwait);
     if (send_observer_) send_observer_(topic);
   }
 }

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstdlib>
+#include <optional>
 #include <random>
 #include <thread>
 
@@ -112,11 +114,23 @@ TEST_F(BusProcessTest, TrafficResumesAfterKillingBrokerThenPublisher) {
             << talker_recovery * 1000 << " ms\n";
 }
 
+// The broker's own checks and budgets (the tests below pin their publishers to the broker path, so that they test the
+// broker under LIMBIC_BUS_PATH=direct too; common/bus/direct_test.cpp checks receipt on the direct path).
 TEST_F(BusProcessTest, TenThousandBadPayloadsAreCountedAndValidTrafficFlows) {
   auto broker = StartBroker({"--max-payload", "65536", "--hwm", "100000"});
+  // The talker's traffic through the broker too: its first message fixes the topic's type there, against which the
+  // broker drops the flood as wrong_type.
+  const char* path = std::getenv("LIMBIC_BUS_PATH");
+  const std::string saved = path != nullptr ? path : "";
+  ::setenv("LIMBIC_BUS_PATH", "broker", 1);
   auto talker = StartTalker();
-  bus::Node evil(context_, bus_, {.name = "evil", .send_hwm = 100000});
-  bus::Node victim(context_, bus_, {.name = "victim"});
+  if (path != nullptr) {
+    ::setenv("LIMBIC_BUS_PATH", saved.c_str(), 1);
+  } else {
+    ::unsetenv("LIMBIC_BUS_PATH");
+  }
+  bus::Node evil(context_, bus_, {.name = "evil", .send_hwm = 100000, .data_path = bus::DataPath::kBroker});
+  bus::Node victim(context_, bus_, {.name = "victim", .data_path = bus::DataPath::kBroker});
   int valid = 0;
   victim.Subscribe<msg::VelocityCommand>("chatter", [&](const auto&) { ++valid; });
   uint64_t broker_drops = 0;
@@ -181,7 +195,8 @@ TEST_F(BusProcessTest, TenThousandBadPayloadsAreCountedAndValidTrafficFlows) {
 TEST_F(BusProcessTest, SlowSubscriberNeverBlocksThePublisherAndItsLossesAreCounted) {
   // About 4,000 of these ~110-byte messages (each counted with kMessageOverhead) per subscriber queue.
   auto broker = StartBroker({"--queue-bytes", "1000000"});
-  bus::Node publisher(context_, bus_, {.name = "fast-publisher", .send_hwm = 1000000});
+  bus::Node publisher(context_, bus_,
+                      {.name = "fast-publisher", .send_hwm = 1000000, .data_path = bus::DataPath::kBroker});
   // The slow subscriber does not read during the burst; its queues fill and overflow.
   bus::Node slow(context_, bus_, {.name = "slow", .receive_hwm = 100});
   bus::Node fast(context_, bus_, {.name = "fast"});
@@ -264,10 +279,12 @@ struct BurstResult {
 
 class BusBurstTest : public BusProcessTest {
  protected:
-  BurstResult Burst(int send_hwm, std::chrono::milliseconds hold) {
+  // `path`: the publisher's data path (unset: as the environment says, LIMBIC_BUS_PATH).
+  BurstResult Burst(int send_hwm, std::chrono::milliseconds hold, std::optional<bus::DataPath> path = std::nullopt) {
     auto broker = StartBroker();
     constexpr auto kPeriod = 250ms;  // the publisher's report period (1 s shipped): the test waits two of them
-    bus::Node publisher(context_, bus_, {.name = "burster", .send_hwm = send_hwm, .high_water_period = kPeriod});
+    bus::Node publisher(context_, bus_,
+                        {.name = "burster", .send_hwm = send_hwm, .high_water_period = kPeriod, .data_path = path});
     bus::Node slow(context_, bus_, {.name = "slow"});
     auto events = publisher.Advertise<msg::VelocityCommand>("burst/events");
     auto states = publisher.Advertise<msg::RangeScan>("burst/states");
@@ -369,7 +386,7 @@ TEST_F(BusBurstTest, BurstToASlowSubscriberLosesNothingSilently) {
 // With a publisher queue large enough to hand the broker everything, the subscriber's queue is the limit: state
 // has 8 MiB of it and loses first; the events (about 38 MiB with their overhead) all fit in the rest.
 TEST_F(BusBurstTest, ASubscriberThatFallsBehindLosesStateFirst) {
-  const BurstResult r = Burst(/*send_hwm=*/1000000, /*hold=*/3000ms);
+  const BurstResult r = Burst(/*send_hwm=*/1000000, /*hold=*/3000ms, bus::DataPath::kBroker);  // the broker's budgets
   EXPECT_TRUE(r.settled);
   EXPECT_EQ(Accounted(r.events), r.sent_events);
   EXPECT_EQ(Accounted(r.states), r.sent_states);

@@ -1,8 +1,10 @@
 // Issue 6 item 4: the same run (set, environment, seed, configuration) gives identical run metrics in
 // one process (over the in-memory bus experiments use, and over ZeroMQ inproc://), as separate
-// processes over ipc://, and over tcp://.
+// processes over ipc://, and over tcp://; and (issue 23 item 1) with the processes on the direct data path
+// (LIMBIC_BUS_PATH=direct: the broker as directory only) over ipc:// and tcp://.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -33,13 +35,19 @@ std::vector<std::string> DeterministicRows(const std::string& path) {
   return rows;
 }
 
+enum class Path { kBroker, kDirect };
+
 std::vector<std::string> RunSeparateProcesses(const stack::StackSpec& spec, const std::string& bus,
-                                              const testing::TempDir& dir, const std::string& name) {
+                                              const testing::TempDir& dir, const std::string& name,
+                                              Path path = Path::kBroker) {
   testing::ChildProcess broker({testing::Bin("limbic-bus"), "--bus", bus}, dir / (name + "-bus.log"));
   std::vector<std::unique_ptr<testing::ChildProcess>> services;
+  // The services inherit the environment: each node reads its data path from it (bus::DataPathFromEnvironment).
+  if (path == Path::kDirect) ::setenv("LIMBIC_BUS_PATH", "direct", 1);
   for (const auto& [service, argv] : stack::StackCommands(spec, testing::BinDir(), bus)) {
     services.push_back(std::make_unique<testing::ChildProcess>(argv, dir / (name + "-" + service + ".log")));
   }
+  if (path == Path::kDirect) ::unsetenv("LIMBIC_BUS_PATH");
   for (auto& s : services) EXPECT_EQ(s->Wait(120s), 0) << s->Log();
   broker.Signal(SIGTERM);
   broker.Wait(5s);
@@ -85,6 +93,15 @@ TEST(Determinism, SameRunMetricsInProcessOverIpcAndOverTcp) {
         RunSeparateProcesses(spec, "tcp://127.0.0.1:" + std::to_string(testing::FreeTcpPortPair()), dir, name + "-tcp");
     EXPECT_EQ(ipc, inproc) << name;
     EXPECT_EQ(tcp, inproc) << name;
+    spec.metrics_csv = dir / (name + "-ipc-direct.csv");
+    EXPECT_EQ(RunSeparateProcesses(spec, "ipc://" + dir / (name + "-dbus"), dir, name + "-ipc-direct", Path::kDirect),
+              inproc)
+        << name;
+    spec.metrics_csv = dir / (name + "-tcp-direct.csv");
+    EXPECT_EQ(RunSeparateProcesses(spec, "tcp://127.0.0.1:" + std::to_string(testing::FreeTcpPortPair()), dir,
+                                   name + "-tcp-direct", Path::kDirect),
+              inproc)
+        << name;
     std::cout << name << " (" << c.config << "): " << inproc[1] << "\n";
   }
 }
@@ -122,6 +139,9 @@ TEST(Determinism, ThreeRobotsInOneWorldSameMetricsInProcessOverIpcAndOverTcp) {
   EXPECT_EQ(rows(), inproc);
   spec.metrics_csv = dir / "team-tcp.csv";
   RunSeparateProcesses(spec, "tcp://127.0.0.1:" + std::to_string(testing::FreeTcpPortPair()), dir, "team-tcp");
+  EXPECT_EQ(rows(), inproc);
+  spec.metrics_csv = dir / "team-ipc-direct.csv";
+  RunSeparateProcesses(spec, "ipc://" + dir / "team-dbus", dir, "team-ipc-direct", Path::kDirect);
   EXPECT_EQ(rows(), inproc);
   for (size_t i = 0; i < robots.size(); ++i) std::cout << robots[i] << ": " << inproc[i][1] << "\n";
 }

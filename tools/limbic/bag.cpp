@@ -245,7 +245,9 @@ int Play(const Args& args) {
   bus::Node node(context, session.address(),
                  {.name = "limbic-play",
                   .send_hwm = 0,
-                  .curve = bus::CurveKeysFromFlagOrEnvironment(reader.Get("--curve-keys", ""))});
+                  .curve = bus::CurveKeysFromFlagOrEnvironment(reader.Get("--curve-keys", "")),
+                  // Through the broker: a replay starts at once, before direct subscribers could have connected.
+                  .data_path = bus::DataPath::kBroker});
   auto clock_pub = node.Advertise<msg::Clock>("clock");
   bag::Player player(
       files, play,

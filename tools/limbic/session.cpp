@@ -11,7 +11,12 @@ std::string DefaultBus() {
 }
 
 Session::Session(const std::string& address, const std::string& name, bus::CurveClientKeys curve)
-    : address_(address), curve_(curve.enabled()), node_(context_, address, {.name = name, .curve = std::move(curve)}) {
+    : address_(address),
+      curve_(curve.enabled()),
+      // The tools publish through the broker whatever LIMBIC_BUS_PATH says: `limbic pub` sends once and checks that
+      // the message came back through the bus, which a direct publisher's first message does not (its subscribers
+      // connect only when the broker has told them where, docs/protocol.md §13).
+      node_(context_, address, {.name = name, .curve = std::move(curve), .data_path = bus::DataPath::kBroker}) {
   node_.Subscribe<msg::BusStats>("bus/stats", [this](const bus::Message<msg::BusStats>& m) {
     topics_.clear();
     if (m.msg.topics()) {

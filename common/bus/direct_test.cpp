@@ -1,0 +1,481 @@
+// The direct data path (issue 23 item 1): publisher -> subscriber without crossing the broker, over ipc and tcp,
+// with the broker as directory only. Brokers run as the real limbic-bus where a test kills one.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/bus/broker.hpp"
+#include "common/bus/bus.hpp"
+#include "tests/testing/process.hpp"
+
+namespace limbic::bus {
+namespace {
+
+using namespace std::chrono_literals;
+
+NodeOptions Direct(const std::string& name) {
+  NodeOptions o;
+  o.name = name;
+  o.data_path = DataPath::kDirect;
+  return o;
+}
+
+void PublishOdom(Publisher<msg::Odometry>& pub, double v) {
+  pub.Publish(0, 0, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+    msg::Pose2 pose(1, 2, 0.5);
+    return msg::CreateOdometry(fbb, header, &pose, v, 0.0);
+  });
+}
+
+template <typename Done>
+bool PollUntil(std::initializer_list<Node*> nodes, Done done, std::chrono::milliseconds limit = 5000ms) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < deadline) {
+    for (Node* n : nodes) n->Poll(5ms);
+    if (done()) return true;
+  }
+  return false;
+}
+
+// A broker on its own thread (its counts are read after StopBroker).
+class DirectFixture : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    address_ =
+        GetParam() == "tcp" ? "tcp://127.0.0.1:" + std::to_string(testing::FreeTcpPortPair()) : "ipc://" + dir_ / "bus";
+    BrokerOptions options;
+    options.address = address_;
+    options.stats_period = 200ms;
+    broker_ = std::make_unique<Broker>(context_, options);
+    thread_ = std::thread([this] { broker_->Run(stop_); });
+  }
+  void TearDown() override { StopBroker(); }
+  void StopBroker() {
+    stop_ = true;
+    if (thread_.joinable()) thread_.join();
+  }
+
+  testing::TempDir dir_;
+  std::string address_;
+  zmq::context_t context_;
+  std::unique_ptr<Broker> broker_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+INSTANTIATE_TEST_SUITE_P(Transports, DirectFixture, ::testing::Values("ipc", "tcp"));
+
+TEST_P(DirectFixture, DataFlowsPublisherToSubscriberWithoutTheBroker) {
+  Node pub_node(context_, address_, Direct("talker"));
+  Node sub_node(context_, address_, {.name = "listener"});  // a broker-path node follows the directory too
+  auto pub = pub_node.Advertise<msg::Odometry>("r1/odom");
+  ASSERT_EQ(pub_node.data_path(), DataPath::kDirect);
+  EXPECT_EQ(pub_node.data_endpoint().rfind(GetParam() + "://", 0), 0u) << pub_node.data_endpoint();
+  if (GetParam() == "tcp") {
+    EXPECT_EQ(pub_node.data_endpoint().rfind("tcp://127.0.0.1:", 0), 0u);
+  }
+  std::vector<double> received;
+  bool warm = false;
+  sub_node.Subscribe<msg::Odometry>("r1/odom", [&](const Message<msg::Odometry>& m) {
+    warm = true;
+    if (m.msg.v() >= 0) received.push_back(m.msg.v());
+    EXPECT_EQ(m.header.source()->str(), "talker");
+  });
+  ASSERT_TRUE(PollUntil({&pub_node, &sub_node}, [&] {
+    PublishOdom(pub, -1.0);
+    return warm;
+  }));
+  for (int i = 0; i < 1000; ++i) PublishOdom(pub, i / 10.0);  // |v| <= 100 (messages/validate.hpp)
+  ASSERT_TRUE(PollUntil({&pub_node, &sub_node}, [&] { return received.size() >= 1000; }));
+  EXPECT_EQ(received.front(), 0.0);
+  EXPECT_EQ(received.back(), 99.9);
+  EXPECT_EQ(sub_node.TotalDrops(), 0u);
+  EXPECT_EQ(sub_node.direct_links().endpoints(), 1u);
+  if (GetParam() == "ipc") {
+    const std::string file = pub_node.data_endpoint().substr(6);
+    EXPECT_TRUE(std::filesystem::exists(file)) << file;
+  }
+  StopBroker();
+  // The broker was the directory only: it carried none of the data.
+  EXPECT_EQ(broker_->counts().count("r1/odom"), 0u);
+  EXPECT_EQ(broker_->directory().entries(), 1u);
+}
+
+TEST_P(DirectFixture, PrefixSubscriptionsFindDirectTopicsAndControlTopicsStayOnTheBroker) {
+  Node pub_node(context_, address_, Direct("talker"));
+  Node sub_node(context_, address_, {.name = "listener"});
+  auto odom = pub_node.Advertise<msg::Odometry>("r1/odom");
+  std::set<std::string> topics;
+  sub_node.SubscribeAny("r1/", [&](const RawMessage& m) { topics.insert(m.topic); });
+  ASSERT_TRUE(PollUntil({&pub_node, &sub_node}, [&] {
+    PublishOdom(odom, 1.0);
+    return topics.count("r1/odom") != 0;
+  }));
+  // health/ goes through the broker even from a direct node (NodeOptions::other_path_topics).
+  pub_node.SendRaw("health/x", "junk", 4);
+  StopBroker();
+  EXPECT_EQ(broker_->counts().count("health/x"), 1u);
+}
+
+// The broker carries none of a direct topic, but bus/stats (and so `limbic topics` and Prometheus) still list it,
+// with the counts its publisher reports in its heartbeat (health/ stays on the broker path).
+TEST_P(DirectFixture, BusStatsListDirectTopicsWithTheirPublishersHeartbeatCounts) {
+  Node pub_node(context_, address_, Direct("r1/talker"));
+  Node watcher(context_, address_, {.name = "watcher"});
+  auto odom = pub_node.Advertise<msg::Odometry>("r1/odom");
+  auto health = pub_node.Advertise<msg::Heartbeat>("health/r1/talker");
+  for (int i = 0; i < 7; ++i) PublishOdom(odom, 1.0);
+  const auto& sent = pub_node.sent().at("r1/odom");
+  ASSERT_EQ(sent.messages, 7u);
+  uint64_t listed = 0;
+  std::string direction;
+  watcher.Subscribe<msg::BusStats>("bus/stats", [&](const Message<msg::BusStats>& m) {
+    for (const auto* t : *m.msg.topics()) {
+      if (t->topic()->str() == "r1/odom") {
+        listed = t->messages();
+        direction = t->direction()->str();
+      }
+    }
+  });
+  ASSERT_TRUE(PollUntil({&pub_node, &watcher}, [&] {
+    health.Publish(0, 0, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+      std::vector<flatbuffers::Offset<msg::TopicStats>> topics{
+          msg::CreateTopicStatsDirect(fbb, "r1/odom", nullptr, "out", sent.messages, sent.bytes)};
+      return msg::CreateHeartbeatDirect(fbb, header, "r1/talker", msg::ServiceState::Running, "realtime", 0, 0, 0, 0, 0,
+                                        nullptr, 0, nullptr, &topics);
+    });
+    return listed == 7;
+  }));
+  EXPECT_EQ(direction, "direct");
+  StopBroker();
+  EXPECT_EQ(broker_->counts().count("r1/odom"), 0u);
+}
+
+// Communication faults act where the broker forwards: a fault on a direct topic moves its publisher to the broker path
+// (docs/protocol.md §13), where the fault applies, seeded, as on a broker-path topic.
+TEST_P(DirectFixture, ACommunicationFaultMovesItsTopicToTheBrokerWhereItApplies) {
+  Node pub_node(context_, address_, Direct("talker"));
+  Node sub_node(context_, address_, {.name = "listener"});
+  Node injector(context_, address_, Direct("injector"));
+  auto odom = pub_node.Advertise<msg::Odometry>("r1/odom");
+  auto faults = injector.Advertise<msg::FaultCommand>("faults");
+  EXPECT_FALSE(injector.PublishesDirect("faults"));  // a control topic: through the broker even from a direct node
+  int heard = 0;
+  sub_node.Subscribe<msg::Odometry>("r1/odom", [&](const auto&) { ++heard; });
+  ASSERT_TRUE(PollUntil({&pub_node, &sub_node}, [&] {
+    PublishOdom(odom, 1.0);
+    return heard > 0;
+  }));
+  ASSERT_TRUE(pub_node.PublishesDirect("r1/odom"));
+  ASSERT_TRUE(PollUntil({&pub_node, &sub_node, &injector}, [&] {
+    if (pub_node.PublishesDirect("r1/odom")) {
+      faults.Publish(0, -1, [](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+        return msg::CreateFaultCommandDirect(fbb, header, "cut", msg::FaultKind::CommDrop, "", -1, -1, -1, "r1/odom",
+                                             "", 0.0, 0.0, 0.0, 1.0, 5, false);
+      });
+    }
+    return !pub_node.PublishesDirect("r1/odom") && sub_node.direct_links().endpoints() == 0;
+  }));
+  PollUntil(
+      {&pub_node, &sub_node}, [] { return false; }, 100ms);  // what was sent directly before has landed
+  const int before = heard;
+  for (int i = 0; i < 20; ++i) PublishOdom(odom, 2.0);
+  PollUntil(
+      {&pub_node, &sub_node}, [] { return false; }, 300ms);
+  EXPECT_EQ(heard, before);  // every one dropped by the fault, at the broker
+  StopBroker();
+  EXPECT_EQ(broker_->rerouted(), 1u);
+  ASSERT_EQ(broker_->comm_faults().counters().count("r1/odom"), 1u);
+  EXPECT_EQ(broker_->comm_faults().counters().at("r1/odom").dropped, 20u);
+}
+
+TEST_P(DirectFixture, LateJoinerGetsTheLatchedValueFromThePublisher) {
+  Node pub_node(context_, address_, Direct("mapper"));
+  auto pub = pub_node.Advertise<msg::Odometry>("r1/latched", /*latched=*/true);
+  PublishOdom(pub, 42.0);
+  pub_node.Poll(50ms);
+  Node late(context_, address_, {.name = "late"});
+  std::vector<double> got;
+  late.Subscribe<msg::Odometry>("r1/latched", [&](const Message<msg::Odometry>& m) { got.push_back(m.msg.v()); });
+  // Within far less than the periodic re-send (1 s): the new subscription itself brings the value.
+  ASSERT_TRUE(PollUntil(
+      {&pub_node, &late}, [&] { return !got.empty(); }, 900ms));
+  EXPECT_EQ(got.front(), 42.0);
+  // A second late joiner gets it too; the first sees the re-send as a duplicate, not a second delivery.
+  Node later(context_, address_, {.name = "later"});
+  int later_got = 0;
+  later.Subscribe<msg::Odometry>("r1/latched", [&](const auto&) { ++later_got; });
+  ASSERT_TRUE(PollUntil(
+      {&pub_node, &late, &later}, [&] { return later_got > 0; }, 900ms));
+  PollUntil(
+      {&pub_node, &late, &later}, [] { return false; }, 100ms);
+  EXPECT_EQ(got.size(), 1u);
+  StopBroker();
+  EXPECT_EQ(broker_->latched_topics(), 0u);
+}
+
+TEST_P(DirectFixture, ARestartedPublisherIsFoundAtItsNewEndpoint) {
+  Node sub_node(context_, address_, {.name = "listener"});
+  std::vector<std::string> sources;
+  sub_node.Subscribe<msg::Odometry>("r1/odom", [&](const Message<msg::Odometry>& m) {
+    if (sources.empty() || sources.back() != m.header.source()->str()) sources.push_back(m.header.source()->str());
+  });
+  std::string first_endpoint;
+  {
+    Node pub_node(context_, address_, Direct("first"));
+    auto pub = pub_node.Advertise<msg::Odometry>("r1/odom");
+    first_endpoint = pub_node.data_endpoint();
+    ASSERT_TRUE(PollUntil({&pub_node, &sub_node}, [&] {
+      PublishOdom(pub, 1.0);
+      return !sources.empty();
+    }));
+  }
+  Node pub_node(context_, address_, Direct("second"));
+  auto pub = pub_node.Advertise<msg::Odometry>("r1/odom");
+  EXPECT_NE(pub_node.data_endpoint(), first_endpoint);
+  ASSERT_TRUE(PollUntil({&pub_node, &sub_node}, [&] {
+    PublishOdom(pub, 2.0);
+    return sources.size() == 2;
+  }));
+  EXPECT_EQ(sources.back(), "second");
+  // The broker finds the first publisher gone (its next ping, stats_period) and withdraws its endpoint.
+  EXPECT_TRUE(PollUntil({&pub_node, &sub_node}, [&] { return sub_node.direct_links().endpoints() == 1; }));
+}
+
+TEST_P(DirectFixture, BytesOnTheDirectPathAreVerifiedAndCounted) {
+  Node pub_node(context_, address_, Direct("evil"));
+  Node sub_node(context_, address_, {.name = "victim"});
+  auto pub = pub_node.Advertise<msg::Odometry>("r1/odom");
+  int good = 0;
+  sub_node.Subscribe<msg::Odometry>("r1/odom", [&](const auto&) { ++good; });
+  ASSERT_TRUE(PollUntil({&pub_node, &sub_node}, [&] {
+    PublishOdom(pub, 1.0);
+    return good > 0;
+  }));
+  // A valid odometry buffer with its tail cut off, and an Odometry identifier on garbage.
+  flatbuffers::FlatBufferBuilder fbb;
+  msg::Pose2 pose(1, 2, 3);
+  fbb.Finish(msg::CreateOdometry(fbb, msg::CreateHeader(fbb, 0, 0, 99, fbb.CreateString("evil")), &pose, 1, 0),
+             messages::Traits<msg::Odometry>::kIdentifier);
+  std::vector<uint8_t> corrupt(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
+  corrupt[0] = 0xff;  // root offset far outside the buffer
+  for (int i = 0; i < 5; ++i) pub_node.SendRaw("r1/odom", corrupt.data(), corrupt.size());
+  const int before = good;
+  ASSERT_TRUE(PollUntil({&pub_node, &sub_node}, [&] {
+    PublishOdom(pub, 2.0);
+    return good > before + 5;
+  }));
+  EXPECT_EQ(sub_node.received().at("r1/odom").drops_malformed, 5u);
+}
+
+TEST_P(DirectFixture, MalformedControlFramesAreCountedAndIgnored) {
+  zmq::socket_t raw(context_, zmq::socket_type::dealer);
+  raw.set(zmq::sockopt::linger, 0);
+  raw.connect(ResolveBusAddress(address_).backend);
+  const std::vector<std::string> junk = {
+      std::string("\x02", 1),                     // an announcement with nothing in it
+      std::string("\x02no-separator"),            // no \0
+      std::string("\x02udp://h:1\0r1/odom", 18),  // a scheme nodes cannot connect to
+      std::string("\x02") + "ipc://" + std::string(100000, 'a') + std::string("\0t", 2),  // huge
+      std::string("\x03tcp://*:1\0r1/odom", 18),                                          // a wildcard withdrawal
+      std::string("\x09whatever"),                                                        // an unknown code
+  };
+  for (const auto& frame : junk) raw.send(zmq::buffer(frame), zmq::send_flags::none);
+  // The broker carries on: a direct publisher after the junk is found and heard.
+  Node pub_node(context_, address_, Direct("talker"));
+  Node sub_node(context_, address_, {.name = "listener"});
+  auto pub = pub_node.Advertise<msg::Odometry>("r1/odom");
+  int heard = 0;
+  sub_node.Subscribe<msg::Odometry>("r1/odom", [&](const auto&) { ++heard; });
+  ASSERT_TRUE(PollUntil({&pub_node, &sub_node}, [&] {
+    PublishOdom(pub, 1.0);
+    return heard > 0;
+  }));
+  StopBroker();
+  EXPECT_EQ(broker_->control_malformed(), junk.size());
+  EXPECT_EQ(broker_->directory().entries(), 1u);
+}
+
+TEST_P(DirectFixture, AnAnnouncedEndpointThatIsGoneDoesNotHangTheSubscriber) {
+  // A "publisher" that announces endpoints nobody listens on, beside a real one on the same topic.
+  zmq::socket_t liar(context_, zmq::socket_type::dealer);
+  liar.set(zmq::sockopt::linger, 0);
+  liar.connect(ResolveBusAddress(address_).backend);
+  const std::string gone_ipc = "ipc://" + dir_ / "nobody-here";
+  const std::string gone_tcp = "tcp://127.0.0.1:" + std::to_string(testing::FreeTcpPortPair());
+  for (const auto& endpoint : {gone_ipc, gone_tcp}) {
+    liar.send(zmq::buffer(EncodeDirectoryEntry(kAnnounce, {"r1/odom", endpoint})), zmq::send_flags::none);
+  }
+  Node pub_node(context_, address_, Direct("talker"));
+  Node sub_node(context_, address_, {.name = "listener"});
+  auto pub = pub_node.Advertise<msg::Odometry>("r1/odom");
+  int heard = 0;
+  sub_node.Subscribe<msg::Odometry>("r1/odom", [&](const auto&) { ++heard; });
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_TRUE(PollUntil({&pub_node, &sub_node}, [&] {
+    PublishOdom(pub, 1.0);
+    return heard >= 10 && sub_node.direct_links().endpoints() == 3;
+  }));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 4s);
+  const auto poll_start = std::chrono::steady_clock::now();
+  sub_node.Poll(20ms);
+  EXPECT_LT(std::chrono::steady_clock::now() - poll_start, 1s);  // a poll is never held up by those connects
+}
+
+TEST(DirectPath, ChoosingItOnACurveBusIsRefusedWithAClearMessage) {
+  zmq::context_t context;
+  NodeOptions options = Direct("secure");
+  options.curve.server_public = "rq:rM>}U?@Lns47E1%kR.o@n%FcmmsL/@{H8]yf7";
+  options.curve.client_public = "Yne@$w-vo<fVvi]a<NY6T1ed:M$fCG*[IaLV{hID";
+  options.curve.client_secret = "D:)Q[IlAW!ahhC2ac:9*A}h:p?([4%wOTJ%JR%cs";
+  try {
+    Node node(context, "tcp://127.0.0.1:7400", options);
+    FAIL() << "a direct node on a CURVE bus was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("does not support CURVE"), std::string::npos) << e.what();
+  }
+}
+
+TEST(DirectPath, TheEnvironmentChoosesThePathAndAMisspeltOneIsAnError) {
+  ::setenv("LIMBIC_BUS_PATH", "direct", 1);
+  EXPECT_EQ(DataPathFromEnvironment(), DataPath::kDirect);
+  ::setenv("LIMBIC_BUS_PATH", "broker", 1);
+  EXPECT_EQ(DataPathFromEnvironment(), DataPath::kBroker);
+  ::setenv("LIMBIC_BUS_PATH", "drect", 1);
+  try {
+    (void)DataPathFromEnvironment();
+    FAIL() << "a misspelt path was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("LIMBIC_BUS_PATH='drect'"), std::string::npos) << e.what();
+  }
+  ::unsetenv("LIMBIC_BUS_PATH");
+  EXPECT_EQ(DataPathFromEnvironment(), std::nullopt);
+  // A topic override takes the other path: this direct node keeps r1/slow on the broker.
+  zmq::context_t context;
+  NodeOptions options = Direct("mixed");
+  options.other_path_topics = {"r1/slow"};
+  Node node(context, "inproc://direct-env", options);
+  node.Advertise<msg::Odometry>("r1/slow");
+  EXPECT_TRUE(node.data_endpoint().empty());  // nothing direct yet: no data socket bound
+  node.Advertise<msg::Odometry>("r1/fast");
+  EXPECT_FALSE(node.data_endpoint().empty());
+}
+
+// What a node is told is checked too: a directory entry it cannot use (malformed, or an endpoint ZeroMQ refuses) is
+// counted and ignored. A fake broker (a bare ROUTER) sends them.
+TEST(DirectPath, ANodeCountsAndIgnoresDirectoryEntriesItCannotUse) {
+  zmq::context_t context;
+  const std::string address = "inproc://direct-fake-broker";
+  const BrokerEndpoints endpoints = ResolveBusAddress(address);
+  zmq::socket_t frontend(context, zmq::socket_type::xsub), backend(context, zmq::socket_type::router);
+  frontend.set(zmq::sockopt::linger, 0);
+  backend.set(zmq::sockopt::linger, 0);
+  frontend.bind(endpoints.frontend);
+  backend.bind(endpoints.backend);
+  Node node(context, address, {.name = "listener"});
+  node.Subscribe<msg::Odometry>("r1/odom", [](const auto&) {});
+  zmq::message_t id, body;
+  ASSERT_TRUE(backend.recv(id));  // the subscription: learn the node's routing id
+  ASSERT_TRUE(backend.recv(body));
+  const std::vector<std::string> bad = {
+      std::string("\x02no-separator"),
+      std::string("\x02udp://h:1\0r1/odom", 18),
+      std::string("\x02tcp://no-port\0r1/odom", 22),  // well formed, but ZeroMQ cannot connect to it
+      std::string("\x03") + std::string(5000, 'x'),
+  };
+  for (const auto& frame : bad) {
+    backend.send(zmq::buffer(id.to_string()), zmq::send_flags::sndmore);
+    backend.send(zmq::buffer(frame), zmq::send_flags::none);
+  }
+  ASSERT_TRUE(PollUntil(
+      {&node}, [&] { return node.directory_rejected() == bad.size(); }, 2000ms))
+      << node.directory_rejected();
+  EXPECT_EQ(node.direct_links().endpoints(), 0u);
+  EXPECT_EQ(node.TotalDrops(), 0u);  // control frames, not data: nothing counted against a topic
+}
+
+// A direct node's ipc socket file, and the shared `<bus path>.d` once no node uses it, go when the node does.
+TEST(DirectPath, TheIpcDataSocketAndItsDirectoryAreRemovedWithTheLastNode) {
+  testing::TempDir dir;
+  const std::string address = "ipc://" + dir / "bus";
+  zmq::context_t context;
+  auto a = std::make_unique<Node>(context, address, Direct("a"));
+  auto b = std::make_unique<Node>(context, address, Direct("b"));
+  a->Advertise<msg::Odometry>("r1/a");
+  b->Advertise<msg::Odometry>("r1/b");
+  const std::string file_a = a->data_endpoint().substr(6);
+  ASSERT_TRUE(std::filesystem::exists(file_a));
+  a.reset();
+  EXPECT_FALSE(std::filesystem::exists(file_a));
+  EXPECT_TRUE(std::filesystem::exists(dir / "bus.d"));  // b still has its socket there
+  b.reset();
+  EXPECT_FALSE(std::filesystem::exists(dir / "bus.d"));
+}
+
+// The real limbic-bus, killed (SIGKILL) while data flows and started again: the direct path loses nothing, and the
+// new broker's directory is rebuilt from re-announcements, so a subscriber that joins afterwards finds the publisher.
+TEST(DirectPath, DataKeepsFlowingWhileTheBrokerIsDownAndItsDirectoryIsRebuilt) {
+  testing::TempDir dir;
+  const std::string address = "ipc://" + dir / "bus";
+  auto broker = std::make_unique<testing::ChildProcess>(
+      std::vector<std::string>{testing::Bin("limbic-bus"), "--bus", address}, dir / "bus1.log");
+  zmq::context_t context;
+  NodeOptions pub_options = Direct("talker");
+  pub_options.keepalive = 100ms;
+  Node pub_node(context, address, pub_options);
+  Node sub_node(context, address, {.name = "listener", .keepalive = 100ms});
+  auto pub = pub_node.Advertise<msg::Odometry>("r1/odom");
+  std::vector<double> got;
+  bool warm = false;
+  sub_node.Subscribe<msg::Odometry>("r1/odom", [&](const Message<msg::Odometry>& m) {
+    warm = true;
+    if (m.msg.v() >= 0) got.push_back(m.msg.v());  // warm-up messages carry -1
+  });
+  ASSERT_TRUE(PollUntil(
+      {&pub_node, &sub_node},
+      [&] {
+        PublishOdom(pub, -1.0);
+        return warm;
+      },
+      10s))
+      << broker->Log();
+  broker->Signal(SIGKILL);
+  ASSERT_EQ(broker->Wait(5s), 128 + SIGKILL);
+  for (int i = 0; i < 200; ++i) {
+    PublishOdom(pub, i / 10.0);
+    if (i % 20 == 0)
+      PollUntil(
+          {&pub_node, &sub_node}, [] { return false; }, 10ms);
+  }
+  ASSERT_TRUE(PollUntil({&pub_node, &sub_node}, [&] { return got.size() >= 200; }));
+  EXPECT_EQ(got.front(), 0.0);
+  EXPECT_EQ(got.back(), 19.9);
+  EXPECT_EQ(sub_node.TotalDrops(), 0u);
+  broker = std::make_unique<testing::ChildProcess>(
+      std::vector<std::string>{testing::Bin("limbic-bus"), "--bus", address}, dir / "bus2.log");
+  // Only the directory can tell a new subscriber where the publisher is.
+  Node late(context, address, {.name = "late"});
+  int late_got = 0;
+  late.Subscribe<msg::Odometry>("r1/odom", [&](const auto&) { ++late_got; });
+  ASSERT_TRUE(PollUntil(
+      {&pub_node, &sub_node, &late},
+      [&] {
+        PublishOdom(pub, 50.0);
+        return late_got > 0;
+      },
+      10s))
+      << broker->Log();
+  EXPECT_EQ(sub_node.TotalDrops(), 0u);
+  broker->Signal(SIGTERM);
+  EXPECT_EQ(broker->Wait(5s), 0);
+}
+
+}  // namespace
+}  // namespace limbic::bus

@@ -1,0 +1,125 @@
+#include "common/bus/directory.hpp"
+
+#include "common/bus/bus.hpp"
+
+namespace limbic::bus {
+
+std::string EncodeDirectoryEntry(uint8_t code, const DirectoryEntry& entry) {
+  std::string frame(1, static_cast<char>(code));
+  frame += entry.endpoint;
+  frame += '\0';
+  frame += entry.topic;
+  return frame;
+}
+
+namespace {
+bool Printable(std::string_view text) {
+  for (const char c : text) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return false;
+  }
+  return true;
+}
+}  // namespace
+
+std::optional<DirectoryEntry> ParseDirectoryEntry(std::string_view body, std::string* why) {
+  const auto fail = [&](const char* reason) -> std::optional<DirectoryEntry> {
+    if (why != nullptr) *why = reason;
+    return std::nullopt;
+  };
+  const size_t nul = body.find('\0');
+  if (nul == std::string_view::npos) return fail("no separator between endpoint and topic");
+  const std::string_view endpoint = body.substr(0, nul);
+  const std::string_view topic = body.substr(nul + 1);
+  if (endpoint.size() > kMaxEndpointBytes) return fail("endpoint too long");
+  if (topic.size() > kMaxDirectoryTopicBytes) return fail("topic too long");
+  if (topic.empty()) return fail("empty topic");
+  if (topic.starts_with(kHighWaterPrefix)) return fail("a report topic announced on its own");
+  if (!Printable(endpoint) || !Printable(topic)) return fail("control characters");
+  size_t scheme = 0;
+  for (const std::string_view s : {"ipc://", "tcp://", "inproc://"}) {
+    if (endpoint.starts_with(s)) scheme = s.size();
+  }
+  if (scheme == 0) return fail("endpoint is not ipc://, tcp:// or inproc://");
+  if (endpoint.size() == scheme) return fail("endpoint has nothing after its scheme");
+  if (endpoint.find('*') != std::string_view::npos) return fail("endpoint has a wildcard");
+  return DirectoryEntry{std::string(topic), std::string(endpoint)};
+}
+
+Directory::Announced Directory::Announce(const std::string& publisher, const DirectoryEntry& entry) {
+  auto it = by_publisher_.find(publisher);
+  if (it == by_publisher_.end()) {
+    if (by_publisher_.size() >= limits_.max_publishers) {
+      ++refused_;
+      return Announced::kRefused;
+    }
+    it = by_publisher_.emplace(publisher, std::set<DirectoryEntry>{}).first;
+  }
+  if (it->second.count(entry)) return Announced::kKnown;
+  if (it->second.size() >= limits_.max_topics_per_publisher) {
+    ++refused_;
+    return Announced::kRefused;
+  }
+  it->second.insert(entry);
+  // New to this publisher; new to subscribers only if no other connection offered it (a publisher that
+  // reconnected announces again under its new routing id before the old one is found gone).
+  return ++offers_[entry] == 1 ? Announced::kNew : Announced::kKnown;
+}
+
+bool Directory::Withdraw(const std::string& publisher, const DirectoryEntry& entry) {
+  auto it = by_publisher_.find(publisher);
+  if (it == by_publisher_.end() || it->second.erase(entry) == 0) return false;
+  if (it->second.empty()) by_publisher_.erase(it);
+  auto offer = offers_.find(entry);
+  if (offer != offers_.end() && --offer->second == 0) offers_.erase(offer);
+  return true;
+}
+
+std::vector<DirectoryEntry> Directory::RemovePublisher(const std::string& publisher) {
+  std::vector<DirectoryEntry> removed;
+  auto it = by_publisher_.find(publisher);
+  if (it == by_publisher_.end()) return removed;
+  removed.assign(it->second.begin(), it->second.end());
+  by_publisher_.erase(it);
+  for (const auto& entry : removed) {
+    auto offer = offers_.find(entry);
+    if (offer != offers_.end() && --offer->second == 0) offers_.erase(offer);
+  }
+  return removed;
+}
+
+bool Directory::Offered(const DirectoryEntry& entry) const { return offers_.count(entry) != 0; }
+
+DirectLinks::Change DirectLinks::Add(const DirectoryEntry& entry) {
+  Change change;
+  auto& topics = topics_at_[entry.endpoint];
+  change.connect = topics.empty();
+  if (!topics.insert(entry.topic).second) return {};
+  auto& endpoints = endpoints_of_[entry.topic];
+  change.subscribe = endpoints.empty();
+  endpoints.insert(entry.endpoint);
+  return change;
+}
+
+DirectLinks::Change DirectLinks::Remove(const DirectoryEntry& entry) {
+  Change change;
+  auto at = topics_at_.find(entry.endpoint);
+  if (at == topics_at_.end() || at->second.erase(entry.topic) == 0) return change;
+  if (at->second.empty()) {
+    topics_at_.erase(at);
+    change.disconnect = true;
+  }
+  auto of = endpoints_of_.find(entry.topic);
+  of->second.erase(entry.endpoint);
+  if (of->second.empty()) {
+    endpoints_of_.erase(of);
+    change.unsubscribe = true;
+  }
+  return change;
+}
+
+bool DirectLinks::Has(const DirectoryEntry& entry) const {
+  auto at = topics_at_.find(entry.endpoint);
+  return at != topics_at_.end() && at->second.count(entry.topic) != 0;
+}
+
+}  // namespace limbic::bus

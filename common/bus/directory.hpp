@@ -1,0 +1,133 @@
+// Direct delivery's bookkeeping (issue 23 item 1; docs/protocol.md §13), as plain classes without ZeroMQ.
+//
+// On the direct data path a publisher binds a data socket of its own and announces "topic T at endpoint E" to the
+// broker over its DEALER; the broker keeps a Directory (topic -> endpoints, per publisher connection) and tells each
+// subscriber whose subscriptions match where to connect; the subscriber keeps its DirectLinks (which endpoints its
+// data socket is connected to, which topics it subscribed there) so that it connects once per endpoint and lets go
+// of one when no topic is left on it. The data then flows publisher -> subscriber without crossing the broker.
+//
+// Wire form of an entry, one frame both ways (DEALER -> broker: announce / withdraw; broker -> DEALER: connect /
+// disconnect): [code][ENDPOINT]\0[TOPIC], code kAnnounce (2) or kWithdraw (3). Anything else with those codes is
+// rejected by Parse (counted by the receiver, never acted on).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+namespace limbic::bus {
+
+inline constexpr uint8_t kAnnounce = 2;
+inline constexpr uint8_t kWithdraw = 3;
+// Broker -> publisher, one frame [kUseBroker][TOPIC]: publish TOPIC through the broker from now on (a communication
+// fault is active on it, and faults are applied where the broker forwards).
+inline constexpr uint8_t kUseBroker = 4;
+// Longest endpoint accepted (an ipc path is at most 107 bytes, plus the scheme) and longest topic (as the broker's).
+inline constexpr size_t kMaxEndpointBytes = 256;
+inline constexpr size_t kMaxDirectoryTopicBytes = 256;
+
+struct DirectoryEntry {
+  std::string topic;
+  std::string endpoint;
+  bool operator<(const DirectoryEntry& o) const { return std::tie(topic, endpoint) < std::tie(o.topic, o.endpoint); }
+  bool operator==(const DirectoryEntry& o) const = default;
+};
+
+// [code][endpoint]\0[topic]
+std::string EncodeDirectoryEntry(uint8_t code, const DirectoryEntry& entry);
+// The frame after its code byte. Empty with `why` set for anything malformed: no separator, an endpoint that is
+// not ipc://, tcp:// or inproc:// with something after the scheme, control characters, too long, an empty topic or
+// one under bus/hwm/ (reports travel beside their topic, never announced on their own).
+std::optional<DirectoryEntry> ParseDirectoryEntry(std::string_view body, std::string* why);
+
+struct DirectoryLimits {
+  size_t max_publishers = 4096;  // connections with announcements
+  size_t max_topics_per_publisher = 1024;
+};
+
+// The broker's directory: which publisher connection (ZeroMQ routing id) offers which topic at which endpoint.
+class Directory {
+ public:
+  explicit Directory(DirectoryLimits limits = {}) : limits_(limits) {}
+
+  enum class Announced {
+    kNew,      // a new entry: tell the matching subscribers
+    kKnown,    // re-announced (keepalive after a broker restart, or a repeat): nothing to tell
+    kRefused,  // over a limit (counted)
+  };
+  Announced Announce(const std::string& publisher, const DirectoryEntry& entry);
+  // True if it was there. The caller tells the matching subscribers if no other publisher offers the same entry
+  // (Offered).
+  bool Withdraw(const std::string& publisher, const DirectoryEntry& entry);
+  // The publisher has gone (unreachable, or its connection was replaced): its entries, now removed.
+  std::vector<DirectoryEntry> RemovePublisher(const std::string& publisher);
+  // Does any publisher still offer this exact entry?
+  bool Offered(const DirectoryEntry& entry) const;
+  bool Knows(const std::string& publisher) const { return by_publisher_.count(publisher) != 0; }
+  // Does any publisher offer exactly this topic?
+  bool OffersTopic(const std::string& topic) const {
+    auto it = offers_.lower_bound(DirectoryEntry{topic, ""});
+    return it != offers_.end() && it->first.topic == topic;
+  }
+
+  // fn(entry) for each distinct entry whose topic starts with `prefix`.
+  template <typename Fn>
+  void ForEachUnder(const std::string& prefix, Fn&& fn) const {
+    for (auto it = offers_.lower_bound(DirectoryEntry{prefix, ""}); it != offers_.end(); ++it) {
+      if (it->first.topic.compare(0, prefix.size(), prefix) != 0) break;
+      fn(it->first);
+    }
+  }
+  // fn(publisher, endpoint) for each connection offering exactly `topic`.
+  template <typename Fn>
+  void ForEachOfferOf(const std::string& topic, Fn&& fn) const {
+    for (const auto& [id, entries] : by_publisher_) {
+      for (auto it = entries.lower_bound(DirectoryEntry{topic, ""}); it != entries.end() && it->topic == topic; ++it) {
+        fn(id, it->endpoint);
+      }
+    }
+  }
+  template <typename Fn>
+  void ForEachPublisher(Fn&& fn) const {
+    for (const auto& [id, entries] : by_publisher_) fn(id);
+  }
+
+  size_t publishers() const { return by_publisher_.size(); }
+  size_t entries() const { return offers_.size(); }
+  uint64_t refused() const { return refused_; }
+
+ private:
+  DirectoryLimits limits_;
+  std::map<std::string, std::set<DirectoryEntry>> by_publisher_;
+  std::map<DirectoryEntry, size_t> offers_;  // entry -> how many publisher connections offer it
+  uint64_t refused_ = 0;
+};
+
+// A subscriber's direct links: what its data socket must connect to and subscribe.
+class DirectLinks {
+ public:
+  struct Change {
+    bool connect = false;      // first topic on this endpoint: connect the data socket to it
+    bool subscribe = false;    // first endpoint for this topic: subscribe the data socket to it (and its reports)
+    bool disconnect = false;   // last topic on this endpoint gone
+    bool unsubscribe = false;  // last endpoint for this topic gone
+  };
+  Change Add(const DirectoryEntry& entry);
+  Change Remove(const DirectoryEntry& entry);
+  size_t endpoints() const { return topics_at_.size(); }
+  size_t topics() const { return endpoints_of_.size(); }
+  bool Has(const DirectoryEntry& entry) const;
+
+ private:
+  std::map<std::string, std::set<std::string>> topics_at_;     // endpoint -> topics
+  std::map<std::string, std::set<std::string>> endpoints_of_;  // topic -> endpoints
+};
+
+}  // namespace limbic::bus

@@ -1,0 +1,125 @@
+#include "common/bus/directory.hpp"
+
+#include <gtest/gtest.h>
+
+namespace limbic::bus {
+namespace {
+
+DirectoryEntry E(std::string topic, std::string endpoint) { return {std::move(topic), std::move(endpoint)}; }
+
+std::vector<DirectoryEntry> Under(const Directory& d, const std::string& prefix) {
+  std::vector<DirectoryEntry> out;
+  d.ForEachUnder(prefix, [&](const DirectoryEntry& e) { out.push_back(e); });
+  return out;
+}
+
+TEST(DirectoryEntryWire, RoundTrips) {
+  const DirectoryEntry e = E("r1/scan", "ipc:///tmp/bus.d/12-0");
+  const std::string frame = EncodeDirectoryEntry(kAnnounce, e);
+  ASSERT_EQ(static_cast<uint8_t>(frame[0]), kAnnounce);
+  std::string why;
+  const auto parsed = ParseDirectoryEntry(std::string_view(frame).substr(1), &why);
+  ASSERT_TRUE(parsed.has_value()) << why;
+  EXPECT_EQ(*parsed, e);
+}
+
+TEST(DirectoryEntryWire, RejectsMalformedWithAReason) {
+  const auto rejects = [](std::string body, const std::string& reason) {
+    std::string why;
+    EXPECT_FALSE(ParseDirectoryEntry(body, &why).has_value()) << body;
+    EXPECT_NE(why.find(reason), std::string::npos) << "'" << why << "' for " << body;
+  };
+  rejects("ipc:///tmp/x", "separator");
+  rejects(std::string("ipc:///tmp/x\0", 13), "empty topic");
+  rejects(std::string("udp://h:1\0t", 11), "not ipc");
+  rejects(std::string("tcp://\0t", 8), "nothing after");
+  rejects(std::string("tcp://*:5\0t", 11), "wildcard");
+  rejects(std::string("ipc:///tmp/x\0bus/hwm/t", 22), "report topic");
+  rejects(std::string("ipc:///tmp/\nx\0t", 15), "control characters");
+  rejects("ipc://" + std::string(300, 'a') + std::string("\0t", 2), "endpoint too long");
+  rejects(std::string("ipc://a\0", 8) + std::string(300, 't'), "topic too long");
+  EXPECT_FALSE(ParseDirectoryEntry("", nullptr).has_value());  // no reason asked for: still no crash
+}
+
+TEST(Directory, AnnounceIsNewOnceAcrossPublishers) {
+  Directory d;
+  EXPECT_EQ(d.Announce("p1", E("a", "ipc://x")), Directory::Announced::kNew);
+  EXPECT_EQ(d.Announce("p1", E("a", "ipc://x")), Directory::Announced::kKnown);
+  // The same publisher reconnected under a new routing id: nothing new for subscribers.
+  EXPECT_EQ(d.Announce("p2", E("a", "ipc://x")), Directory::Announced::kKnown);
+  EXPECT_EQ(d.entries(), 1u);
+  EXPECT_EQ(d.publishers(), 2u);
+  EXPECT_EQ(d.RemovePublisher("p1").size(), 1u);
+  EXPECT_TRUE(d.Offered(E("a", "ipc://x")));  // p2 still offers it
+  EXPECT_EQ(d.RemovePublisher("p2").size(), 1u);
+  EXPECT_FALSE(d.Offered(E("a", "ipc://x")));
+  EXPECT_EQ(d.entries(), 0u);
+  EXPECT_TRUE(d.RemovePublisher("nobody").empty());
+}
+
+TEST(Directory, PrefixLookupFindsEveryEndpointOfMatchingTopics) {
+  Directory d;
+  d.Announce("p1", E("r1/scan", "ipc://one"));
+  d.Announce("p2", E("r1/scan", "ipc://two"));
+  d.Announce("p2", E("r1/odom", "ipc://two"));
+  d.Announce("p3", E("r2/scan", "ipc://three"));
+  EXPECT_EQ(Under(d, "r1/").size(), 3u);
+  EXPECT_EQ(Under(d, "r1/scan").size(), 2u);
+  EXPECT_EQ(Under(d, "").size(), 4u);
+  EXPECT_TRUE(Under(d, "r3").empty());
+}
+
+TEST(Directory, WithdrawRemovesOnlyThatEntry) {
+  Directory d;
+  d.Announce("p1", E("a", "ipc://x"));
+  d.Announce("p1", E("b", "ipc://x"));
+  EXPECT_TRUE(d.Withdraw("p1", E("a", "ipc://x")));
+  EXPECT_FALSE(d.Withdraw("p1", E("a", "ipc://x")));
+  EXPECT_FALSE(d.Withdraw("p9", E("b", "ipc://x")));
+  EXPECT_EQ(Under(d, "").size(), 1u);
+  EXPECT_TRUE(d.Knows("p1"));
+  EXPECT_TRUE(d.Withdraw("p1", E("b", "ipc://x")));
+  EXPECT_FALSE(d.Knows("p1"));
+}
+
+TEST(Directory, LimitsRefuseAndCount) {
+  Directory d(DirectoryLimits{2, 2});
+  EXPECT_EQ(d.Announce("p1", E("a", "ipc://x")), Directory::Announced::kNew);
+  EXPECT_EQ(d.Announce("p1", E("b", "ipc://x")), Directory::Announced::kNew);
+  EXPECT_EQ(d.Announce("p1", E("c", "ipc://x")), Directory::Announced::kRefused);
+  EXPECT_EQ(d.Announce("p2", E("c", "ipc://y")), Directory::Announced::kNew);
+  EXPECT_EQ(d.Announce("p3", E("c", "ipc://z")), Directory::Announced::kRefused);
+  EXPECT_EQ(d.refused(), 2u);
+  EXPECT_EQ(d.entries(), 3u);
+}
+
+TEST(DirectLinks, ConnectsOncePerEndpointAndSubscribesOncePerTopic) {
+  DirectLinks links;
+  auto c = links.Add(E("a", "ipc://x"));
+  EXPECT_TRUE(c.connect);
+  EXPECT_TRUE(c.subscribe);
+  c = links.Add(E("b", "ipc://x"));
+  EXPECT_FALSE(c.connect);
+  EXPECT_TRUE(c.subscribe);
+  c = links.Add(E("a", "ipc://y"));
+  EXPECT_TRUE(c.connect);
+  EXPECT_FALSE(c.subscribe);
+  c = links.Add(E("a", "ipc://y"));  // repeated: nothing to do
+  EXPECT_FALSE(c.connect || c.subscribe);
+  EXPECT_EQ(links.endpoints(), 2u);
+  EXPECT_EQ(links.topics(), 2u);
+
+  c = links.Remove(E("a", "ipc://x"));
+  EXPECT_FALSE(c.disconnect);   // b is still there
+  EXPECT_FALSE(c.unsubscribe);  // a still comes from y
+  c = links.Remove(E("a", "ipc://y"));
+  EXPECT_TRUE(c.disconnect);
+  EXPECT_TRUE(c.unsubscribe);
+  c = links.Remove(E("zz", "ipc://q"));  // unknown: nothing
+  EXPECT_FALSE(c.disconnect || c.unsubscribe);
+  EXPECT_TRUE(links.Has(E("b", "ipc://x")));
+  EXPECT_FALSE(links.Has(E("a", "ipc://x")));
+}
+
+}  // namespace
+}  // namespace limbic::bus

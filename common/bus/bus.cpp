@@ -159,6 +159,7 @@ Node::Node(zmq::context_t& context, const std::string& bus_address, NodeOptions 
   next_latched_resend_ = std::chrono::steady_clock::now() + options_.latched_resend;
   next_keepalive_ = std::chrono::steady_clock::now() + options_.keepalive;
   next_high_water_ = std::chrono::steady_clock::now() + options_.high_water_period;
+  if (options_.shm) shm_ = std::make_unique<ShmEndpoint>(options_.shm, bus_address, options_.shm_options);
 }
 
 Node::Node(LocalBus& bus, NodeOptions options) : options_(std::move(options)), local_(&bus), local_mode_(true) {
@@ -190,14 +191,17 @@ void Node::Enqueue(const std::string& topic, std::shared_ptr<const std::vector<u
   inbox_.push_back(Queued{topic, std::move(payload), admitted});
 }
 
-size_t Node::AddPublisher(const std::string& topic, bool latched) {
+size_t Node::AddPublisher(const std::string& topic, bool latched, const char* identifier) {
   publishers_.push_back(PublisherSlot{topic, latched, 0, {}});
+  if (shm_ && identifier != nullptr) publishers_.back().shm = shm_->AddPublisher(topic, identifier);
   return publishers_.size() - 1;
 }
 
 void Node::AddSubscription(const std::string& topic, bool exact, bool (*verify)(const uint8_t*, size_t),
                            const char* identifier, std::function<void(const RawMessage&)> handler) {
   subscriptions_.push_back(Subscription{topic, exact, verify, identifier, std::move(handler)});
+  // On shared memory as well for this host's publishers there; the socket path below for everyone else.
+  if (shm_ && exact && identifier != nullptr) shm_->AddSubscriber(topic, identifier);
   if (local_mode_) {
     if (local_) local_->Subscribed(this, topic);
   } else {
@@ -351,17 +355,35 @@ int Node::Poll(std::chrono::milliseconds timeout, int max_messages) {
     (void)sub_.send(zmq::const_buffer(nullptr, 0), zmq::send_flags::dontwait);
     next_keepalive_ = std::chrono::steady_clock::now() + options_.keepalive;
   }
-  // What is already queued is handled without a poll(2): waiting only when there is nothing.
-  int handled = Drain(max_messages);
+  if (shm_) shm_->CheckRouDi(std::chrono::steady_clock::now());
+  // What is already queued is handled without a poll(2): waiting only when there is nothing. Shared memory
+  // first: a message published there and mirrored to the socket is then seen first where it arrives first.
+  int handled = DrainShm(max_messages);
+  handled += Drain(max_messages - handled);
   // On a LocalBus nothing can arrive while this thread waits: there is nothing to wait for.
   if (handled > 0 || timeout.count() <= 0 || local_mode_) return handled;
-  zmq::pollitem_t items[] = {{sub_.handle(), 0, ZMQ_POLLIN, 0}};
+  const int wake_fd = shm_ ? shm_->wake_fd() : -1;
+  zmq::pollitem_t items[] = {{sub_.handle(), 0, ZMQ_POLLIN, 0}, {nullptr, wake_fd, ZMQ_POLLIN, 0}};
   try {
-    zmq::poll(items, 1, timeout);
+    zmq::poll(items, wake_fd >= 0 ? 2 : 1, timeout);
   } catch (const zmq::error_t& e) {
     if (e.num() != EINTR) throw;  // interrupted by a signal: handle what is there
   }
-  return Drain(max_messages);
+  handled = DrainShm(max_messages);
+  return handled + Drain(max_messages - handled);
+}
+
+int Node::DrainShm(int max_messages) {
+  if (!shm_) return 0;
+  // The chunk is read where it lies: the same checks as a frame from the socket (Dispatch), then released.
+  return shm_->Drain(max_messages,
+                     [this](const std::string& topic, const uint8_t* data, size_t size, const char* error) {
+                       if (error != nullptr) {
+                         CountDrop(topic, &TopicCounters::drops_malformed, error);
+                         return;
+                       }
+                       Dispatch(topic, data, size);
+                     });
 }
 
 int Node::Drain(int max_messages) {

@@ -7,7 +7,7 @@
 // Contenders: raw ZeroMQ PUB/SUB (ipc, tcp), a bare zmq::proxy XSUB/XPUB (ipc), limbic through its broker (ipc,
 // tcp), and, where their Debian packages were found when configuring, Cyclone DDS, Fast DDS, LCM and iceoryx
 // (tools/setup-debian.sh cyclonedds-dev cyclonedds-tools libfastrtps-dev liblcm-dev libiceoryx-posh-dev iceoryx).
-// limbic direct and limbic shared memory (issue 23 items 5 and 6) are listed as not built yet.
+// limbic direct (issue 23 item 5) is listed as not built yet; limbic shared memory is built with iceoryx.
 //
 // Processes: every measurement runs in fresh processes of this program, started with fork + exec: end A and
 // end B (and, where the contender has one, the middle: limbic's broker, the proxy, or iceoryx's RouDi daemon,
@@ -101,7 +101,12 @@ std::vector<Contender> Contenders() {
   add("limbic-tcp", "limbic broker, tcp", "zmq-tcp", Middle::kBroker,
       [](Side s, const Rendezvous& r) { return OpenLimbicLink(s, r, true); });
   add("limbic-direct", "limbic direct", "zmq-ipc", Middle::kNone, nullptr, "not built yet (issue 23 item 5)");
-  add("limbic-shm", "limbic shared memory", "zmq-ipc", Middle::kNone, nullptr, "not built yet (issue 23 item 6)");
+#ifdef LIMBIC_PEERS_ICEORYX
+  add("limbic-shm", "limbic shared memory (iceoryx, RouDi)", "zmq-ipc", Middle::kRouDi, OpenLimbicShmLink);
+#else
+  add("limbic-shm", "limbic shared memory", "zmq-ipc", Middle::kNone, nullptr,
+      "not built: libiceoryx-posh-dev not found");
+#endif
 #ifdef LIMBIC_PEERS_CYCLONE
   add("cyclone", "Cyclone DDS (UDP on lo)", "zmq-tcp", Middle::kNone, OpenCycloneLink);
 #else

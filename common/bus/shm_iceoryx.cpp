@@ -6,11 +6,13 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <deque>
 #include <mutex>
 #include <optional>
+#include <thread>
 
 #include "common/bus/shm.hpp"
 #include "common/log/log.hpp"
@@ -80,8 +82,13 @@ struct ShmRuntime::Impl {
 ShmRuntime::ShmRuntime(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 ShmRuntime::~ShmRuntime() = default;
 
-std::shared_ptr<ShmRuntime> ShmRuntime::Connect(const std::string& name, std::string* why) {
+std::shared_ptr<ShmRuntime> ShmRuntime::Connect(const std::string& name, std::string* why,
+                                                std::chrono::milliseconds wait) {
   std::lock_guard<std::mutex> lock(g_runtime_mutex);
+  const auto deadline = std::chrono::steady_clock::now() + wait;
+  while (!g_runtime && !RouDiRunning() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
   if (g_runtime) {
     if (g_runtime->RouDiAlive()) return g_runtime;
     if (why) *why = "RouDi stopped or restarted since this process connected (iceoryx 2.0 cannot reconnect)";
@@ -93,7 +100,11 @@ std::shared_ptr<ShmRuntime> ShmRuntime::Connect(const std::string& name, std::st
     if (why) *why = "no RouDi on this host (nothing answers at " + RouDiSocketPath() + "; start iox-roudi)";
     return nullptr;
   }
-  const std::string unique = name + "-" + std::to_string(getpid());
+  // The name becomes a socket file name (/tmp/NAME): "r1/mapper" -> "r1_mapper-PID".
+  std::string unique = name + "-" + std::to_string(getpid());
+  for (char& c : unique) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') c = '_';
+  }
   iox::runtime::PoshRuntime::initRuntime(iox::RuntimeName_t(iox::cxx::TruncateToCapacity, unique.c_str()));
   auto impl = std::make_unique<Impl>();
   impl->memory = *memory;
@@ -253,6 +264,13 @@ int ShmEndpoint::Drain(int max, const Deliver& deliver) {
     (void)!write(wake_fd_, &one, sizeof one);
   }
   return taken;
+}
+
+bool ShmEndpoint::HasData() const {
+  for (const auto& s : ports_->subscribers) {
+    if (s.port.hasData()) return true;
+  }
+  return false;
 }
 
 bool ShmEndpoint::CheckRouDi(std::chrono::steady_clock::time_point now) {

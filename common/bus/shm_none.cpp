@@ -12,7 +12,8 @@ struct ShmEndpoint::Ports {};
 ShmRuntime::ShmRuntime(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 ShmRuntime::~ShmRuntime() = default;
 
-std::shared_ptr<ShmRuntime> ShmRuntime::Connect(const std::string& /*name*/, std::string* why) {
+std::shared_ptr<ShmRuntime> ShmRuntime::Connect(const std::string& /*name*/, std::string* why,
+                                                std::chrono::milliseconds /*wait*/) {
   if (why) *why = "this build has no shared-memory transport (libiceoryx-posh-dev was not found when configuring)";
   return nullptr;
 }
@@ -28,6 +29,7 @@ ChunkSource& ShmEndpoint::Source(int) { std::abort(); }  // no publisher exists 
 size_t ShmEndpoint::InitialSize(int) const { return 0; }
 void ShmEndpoint::Publish(int, uint8_t*, size_t, size_t, int) { std::abort(); }
 int ShmEndpoint::Drain(int, const Deliver&) { return 0; }
+bool ShmEndpoint::HasData() const { return false; }
 bool ShmEndpoint::CheckRouDi(std::chrono::steady_clock::time_point) { return false; }
 
 }  // namespace limbic::bus

@@ -25,6 +25,7 @@
 #include "common/bus/bus.hpp"
 #include "iceoryx_posh/mepoo/chunk_header.hpp"
 #include "iceoryx_posh/popo/untyped_publisher.hpp"
+#include "tests/testing/private_shm.hpp"
 #include "tests/testing/process.hpp"
 
 namespace limbic::bus {
@@ -33,35 +34,6 @@ namespace {
 using namespace std::chrono_literals;
 
 std::string g_isolation = "not tried";  // "" once this process has its own /dev/shm and /tmp
-
-bool WriteFile(const char* path, const std::string& text) {
-  const int fd = open(path, O_WRONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  const bool ok = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-  close(fd);
-  return ok;
-}
-
-// A user and mount namespace of this process alone, with fresh tmpfs on /dev/shm and /tmp. Before any thread.
-std::string Isolate() {
-  const uid_t uid = getuid();
-  const gid_t gid = getgid();
-  if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0) return std::string("unshare: ") + std::strerror(errno);
-  if (!WriteFile("/proc/self/setgroups", "deny") ||
-      !WriteFile("/proc/self/uid_map", "0 " + std::to_string(uid) + " 1") ||
-      !WriteFile("/proc/self/gid_map", "0 " + std::to_string(gid) + " 1")) {
-    return std::string("uid_map: ") + std::strerror(errno);
-  }
-  if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
-    return std::string("private mounts: ") + std::strerror(errno);
-  }
-  for (const char* dir : {"/dev/shm", "/tmp"}) {
-    if (mount("tmpfs", dir, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") != 0) {
-      return std::string("tmpfs on ") + dir + ": " + std::strerror(errno);
-    }
-  }
-  return "";
-}
 
 // iox-roudi's path on PATH, or "".
 std::string RouDiProgram() {
@@ -387,7 +359,7 @@ TEST_F(ShmTest, ZRouDiRestartMovesLiveNodesToTheSocketPath) {
 }  // namespace limbic::bus
 
 int main(int argc, char** argv) {
-  limbic::bus::g_isolation = limbic::bus::Isolate();
+  limbic::bus::g_isolation = limbic::testing::UsePrivateShmAndTmp();
   ::testing::InitGoogleTest(&argc, argv);
   return RUN_ALL_TESTS();
 }

@@ -56,8 +56,7 @@ std::unique_ptr<Link> OpenZmqLink(Side side, const Rendezvous& r, bool tcp);
 std::unique_ptr<Link> OpenProxyLink(Side side, const Rendezvous& r);
 std::unique_ptr<Link> OpenLimbicLink(Side side, const Rendezvous& r, bool tcp);
 // limbic's nodes with their Heartbeats on shared memory (common/bus/shm.hpp), through the RouDi the harness starts.
-// busy_wait: bus::ShmOptions::busy_wait (0, the default: sleep until the Listener thread wakes the node).
-std::unique_ptr<Link> OpenLimbicShmLink(Side side, const Rendezvous& r, std::chrono::microseconds busy_wait);
+std::unique_ptr<Link> OpenLimbicShmLink(Side side, const Rendezvous& r);
 // Middle processes: run until SIGTERM (the flag), after calling `ready` once they accept connections.
 void ServeProxy(const Rendezvous& r, void (*ready)());
 void ServeLimbicBroker(const Rendezvous& r, bool tcp, void (*ready)(), const std::atomic<bool>& stop);

@@ -95,9 +95,8 @@ flatbuffers::Offset<msg::Heartbeat> BuildHeartbeat(flatbuffers::FlatBufferBuilde
 class LimbicLink : public Link {
  public:
   // `shm`: the process's RouDi connection, so the node sends and receives its Heartbeats through shared memory.
-  LimbicLink(Side side, const std::string& address, std::shared_ptr<bus::ShmRuntime> shm = nullptr,
-             std::chrono::microseconds busy_wait = {})
-      : node_(context_, address, Options(side, std::move(shm), busy_wait)) {
+  LimbicLink(Side side, const std::string& address, std::shared_ptr<bus::ShmRuntime> shm = nullptr)
+      : node_(context_, address, Options(side, std::move(shm))) {
     publisher_ = node_.Advertise<msg::Heartbeat>(std::string("peers/") + OutTopic(side));
     node_.Subscribe<msg::Heartbeat>(std::string("peers/") + InTopic(side),
                                     [this](const bus::Message<msg::Heartbeat>& m) {
@@ -127,11 +126,9 @@ class LimbicLink : public Link {
     size_t padding = 0;
     size_t size = 0;
   };
-  static bus::NodeOptions Options(Side side, std::shared_ptr<bus::ShmRuntime> shm,
-                                  std::chrono::microseconds busy_wait) {
+  static bus::NodeOptions Options(Side side, std::shared_ptr<bus::ShmRuntime> shm) {
     bus::NodeOptions options;
     options.shm = std::move(shm);
-    options.shm_options.busy_wait = busy_wait;
     options.shm_options.identifiers = {messages::Traits<msg::Heartbeat>::kIdentifier};  // the harness's type
     options.name = side == Side::kA ? "peers-a" : "peers-b";
     options.send_hwm = options.receive_hwm = 0;  // as the raw pair: never drop
@@ -179,12 +176,12 @@ std::unique_ptr<Link> OpenLimbicLink(Side side, const Rendezvous& r, bool tcp) {
   return std::make_unique<LimbicLink>(side, BusAddress(r, tcp));
 }
 
-std::unique_ptr<Link> OpenLimbicShmLink(Side side, const Rendezvous& r, std::chrono::microseconds busy_wait) {
+std::unique_ptr<Link> OpenLimbicShmLink(Side side, const Rendezvous& r) {
   std::string why;
   auto runtime = bus::ShmRuntime::Connect(r.tag + (side == Side::kA ? "a" : "b"), &why);
   if (!runtime) throw std::runtime_error("limbic shared memory: " + why);
   // No broker: the data path is shared memory only (a broker would carry nothing of this exchange).
-  return std::make_unique<LimbicLink>(side, BusAddress(r, false), std::move(runtime), busy_wait);
+  return std::make_unique<LimbicLink>(side, BusAddress(r, false), std::move(runtime));
 }
 
 void ServeProxy(const Rendezvous& r, void (*ready)()) {

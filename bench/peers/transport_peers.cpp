@@ -102,10 +102,7 @@ std::vector<Contender> Contenders() {
       [](Side s, const Rendezvous& r) { return OpenLimbicLink(s, r, true); });
   add("limbic-direct", "limbic direct", "zmq-ipc", Middle::kNone, nullptr, "not built yet (issue 23 item 5)");
 #ifdef LIMBIC_PEERS_ICEORYX
-  add("limbic-shm", "limbic shared memory (iceoryx, RouDi)", "zmq-ipc", Middle::kRouDi,
-      [](Side s, const Rendezvous& r) { return OpenLimbicShmLink(s, r, std::chrono::microseconds(0)); });
-  add("limbic-shm-spin", "limbic shared memory, busy_wait 50 µs", "zmq-ipc", Middle::kRouDi,
-      [](Side s, const Rendezvous& r) { return OpenLimbicShmLink(s, r, std::chrono::microseconds(50)); });
+  add("limbic-shm", "limbic shared memory (iceoryx, RouDi)", "zmq-ipc", Middle::kRouDi, OpenLimbicShmLink);
 #else
   add("limbic-shm", "limbic shared memory", "zmq-ipc", Middle::kNone, nullptr,
       "not built: libiceoryx-posh-dev not found");

@@ -363,13 +363,6 @@ int Node::Poll(std::chrono::milliseconds timeout, int max_messages) {
   // On a LocalBus nothing can arrive while this thread waits: there is nothing to wait for.
   if (handled > 0 || timeout.count() <= 0 || local_mode_) return handled;
   const int wake_fd = shm_ ? shm_->wake_fd() : -1;
-  if (wake_fd >= 0 && shm_->options().busy_wait.count() > 0) {
-    const auto until =
-        std::chrono::steady_clock::now() + std::min<std::chrono::microseconds>(shm_->options().busy_wait, timeout);
-    while (!shm_->HasData() && std::chrono::steady_clock::now() < until) {
-    }
-    if (shm_->HasData()) return DrainShm(max_messages);
-  }
   zmq::pollitem_t items[] = {{sub_.handle(), 0, ZMQ_POLLIN, 0}, {nullptr, wake_fd, ZMQ_POLLIN, 0}};
   try {
     zmq::poll(items, wake_fd >= 0 ? 2 : 1, timeout);

@@ -55,9 +55,6 @@ struct ShmOptions {
   size_t max_message_bytes = 4u << 20;         // larger: over the socket path (counted as a fallback)
   bool mirror_to_socket = false;               // also send shared-memory topics over the socket path (other hosts)
   std::chrono::milliseconds roudi_check{500};  // how often Poll checks that RouDi is still the same one
-  // Poll looks at the subscribers' queues this long before it sleeps: a chunk that arrives meanwhile is taken
-  // without the Listener thread's wake-up (a few µs each way), at the cost of a busy core. 0: never.
-  std::chrono::microseconds busy_wait{0};
 };
 
 struct ShmCounters {
@@ -121,7 +118,7 @@ class ShmEndpoint {
   int Drain(int max, const Deliver& deliver);
   // An fd that is readable while chunks may be waiting (for poll(2) beside the sockets); -1 without subscribers.
   int wake_fd() const { return wake_fd_; }
-  // Does a subscriber have a chunk queued? (No system call: for ShmOptions::busy_wait.)
+  // Does a subscriber have a chunk queued? (No system call.)
   bool HasData() const;
   // Every roudi_check: if RouDi is gone or another one, turns this endpoint off for good and returns true once.
   bool CheckRouDi(std::chrono::steady_clock::time_point now);

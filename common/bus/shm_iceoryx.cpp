@@ -259,7 +259,7 @@ int ShmEndpoint::Drain(int max, const Deliver& deliver) {
     }
   }
   ports_->next_subscriber = (ports_->next_subscriber + 1) % n;
-  if (taken == max) {
+  if (taken == max && HasData()) {
     const uint64_t one = 1;  // more may be queued: the next poll must not sleep on them
     (void)!write(wake_fd_, &one, sizeof one);
   }

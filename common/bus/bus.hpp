@@ -156,7 +156,9 @@ template <typename T>
 class Publisher {
  public:
   Publisher() = default;
-  // Builds and sends one message: `build(fbb, header)` returns flatbuffers::Offset<T>.
+  // Builds and sends one message: `build(fbb, header)` returns flatbuffers::Offset<T>. On a shared-memory topic
+  // (shm.hpp) `fbb` builds in the loaned chunk, and `build` runs a second time, into the node's own builder for
+  // the socket path, if no chunk could be had: it must only build.
   template <typename Build>
   void Publish(int64_t stamp_ns, int64_t tick, Build&& build);
   const std::string& topic() const;

@@ -72,13 +72,13 @@ function(limbic_executable name)
   endif()
 endfunction()
 
-# limbic_test(NAME SOURCES ... [DEPS ...] [LABEL unit|integration|system] [TIMEOUT s])
+# limbic_test(NAME SOURCES ... [DEPS ...] [LABEL unit|integration|system] [TIMEOUT s] [RESOURCE_LOCK name])
 # GoogleTest binary; each TEST() becomes its own ctest entry carrying the label.
 function(limbic_test name)
   if(NOT LIMBIC_BUILD_TESTS)
     return()
   endif()
-  cmake_parse_arguments(ARG "" "LABEL;TIMEOUT" "SOURCES;DEPS" ${ARGN})
+  cmake_parse_arguments(ARG "" "LABEL;TIMEOUT;RESOURCE_LOCK" "SOURCES;DEPS" ${ARGN})
   if(NOT ARG_LABEL)
     set(ARG_LABEL unit)
   endif()
@@ -87,6 +87,10 @@ function(limbic_test name)
   endif()
   if(NOT ARG_TIMEOUT)
     set(ARG_TIMEOUT 120)
+  endif()
+  set(ARG_RESOURCE_LOCK_PROPERTY "")
+  if(ARG_RESOURCE_LOCK)
+    set(ARG_RESOURCE_LOCK_PROPERTY RESOURCE_LOCK ${ARG_RESOURCE_LOCK})
   endif()
   add_executable(${name} ${ARG_SOURCES})
   target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR})
@@ -100,7 +104,7 @@ function(limbic_test name)
   gtest_discover_tests(${name}
     DISCOVERY_MODE PRE_TEST
     WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
-    PROPERTIES LABELS ${ARG_LABEL} TIMEOUT ${ARG_TIMEOUT})
+    PROPERTIES LABELS ${ARG_LABEL} TIMEOUT ${ARG_TIMEOUT} ${ARG_RESOURCE_LOCK_PROPERTY})
 endfunction()
 
 # limbic_benchmark(NAME SOURCES ... [DEPS ...]) — never part of ctest.

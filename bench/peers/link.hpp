@@ -56,6 +56,8 @@ std::unique_ptr<Link> OpenZmqLink(Side side, const Rendezvous& r, bool tcp);
 std::unique_ptr<Link> OpenProxyLink(Side side, const Rendezvous& r);
 // `direct`: the nodes publish on the direct data path (the broker as directory only).
 std::unique_ptr<Link> OpenLimbicLink(Side side, const Rendezvous& r, bool tcp, bool direct = false);
+// limbic's nodes with their Heartbeats on shared memory (common/bus/shm.hpp), through the RouDi the harness starts.
+std::unique_ptr<Link> OpenLimbicShmLink(Side side, const Rendezvous& r);
 // Middle processes: run until SIGTERM (the flag), after calling `ready` once they accept connections.
 void ServeProxy(const Rendezvous& r, void (*ready)());
 void ServeLimbicBroker(const Rendezvous& r, bool tcp, void (*ready)(), const std::atomic<bool>& stop);

@@ -94,8 +94,9 @@ flatbuffers::Offset<msg::Heartbeat> BuildHeartbeat(flatbuffers::FlatBufferBuilde
 
 class LimbicLink : public Link {
  public:
-  LimbicLink(Side side, const std::string& address, bus::DataPath path)
-      : node_(context_, address, Options(side, path)) {
+  // `shm`: the process's RouDi connection, so the node sends and receives its Heartbeats through shared memory.
+  LimbicLink(Side side, const std::string& address, bus::DataPath path, std::shared_ptr<bus::ShmRuntime> shm = nullptr)
+      : node_(context_, address, Options(side, path, std::move(shm))) {
     publisher_ = node_.Advertise<msg::Heartbeat>(std::string("peers/") + OutTopic(side));
     node_.Subscribe<msg::Heartbeat>(std::string("peers/") + InTopic(side),
                                     [this](const bus::Message<msg::Heartbeat>& m) {
@@ -125,9 +126,11 @@ class LimbicLink : public Link {
     size_t padding = 0;
     size_t size = 0;
   };
-  static bus::NodeOptions Options(Side side, bus::DataPath path) {
+  static bus::NodeOptions Options(Side side, bus::DataPath path, std::shared_ptr<bus::ShmRuntime> shm) {
     bus::NodeOptions options;
     options.data_path = path;
+    options.shm = std::move(shm);
+    options.shm_options.identifiers = {messages::Traits<msg::Heartbeat>::kIdentifier};  // the harness's type
     options.name = side == Side::kA ? "peers-a" : "peers-b";
     options.send_hwm = options.receive_hwm = 0;  // as the raw pair: never drop
     options.latched_resend = 0ms;
@@ -173,6 +176,14 @@ std::unique_ptr<Link> OpenProxyLink(Side side, const Rendezvous& r) {
 std::unique_ptr<Link> OpenLimbicLink(Side side, const Rendezvous& r, bool tcp, bool direct) {
   return std::make_unique<LimbicLink>(side, BusAddress(r, tcp),
                                       direct ? bus::DataPath::kDirect : bus::DataPath::kBroker);
+}
+
+std::unique_ptr<Link> OpenLimbicShmLink(Side side, const Rendezvous& r) {
+  std::string why;
+  auto runtime = bus::ShmRuntime::Connect(r.tag + (side == Side::kA ? "a" : "b"), &why);
+  if (!runtime) throw std::runtime_error("limbic shared memory: " + why);
+  // No broker: the data path is shared memory only (a broker would carry nothing of this exchange).
+  return std::make_unique<LimbicLink>(side, BusAddress(r, false), bus::DataPath::kBroker, std::move(runtime));
 }
 
 void ServeProxy(const Rendezvous& r, void (*ready)()) {

@@ -8,7 +8,7 @@
 // tcp), and, where their Debian packages were found when configuring, Cyclone DDS, Fast DDS, LCM and iceoryx
 // (tools/setup-debian.sh cyclonedds-dev cyclonedds-tools libfastrtps-dev liblcm-dev libiceoryx-posh-dev iceoryx).
 // limbic direct (issue 23 item 1: the broker as directory only, data node to node; ipc and tcp); limbic shared memory
-// is listed as not built yet.
+// (issue 23 item 2) is built with iceoryx.
 //
 // Processes: every measurement runs in fresh processes of this program, started with fork + exec: end A and
 // end B (and, where the contender has one, the middle: limbic's broker, the proxy, or iceoryx's RouDi daemon,
@@ -106,7 +106,12 @@ std::vector<Contender> Contenders() {
       [](Side s, const Rendezvous& r) { return OpenLimbicLink(s, r, false, /*direct=*/true); });
   add("limbic-direct-tcp", "limbic direct, tcp", "zmq-tcp", Middle::kBroker,
       [](Side s, const Rendezvous& r) { return OpenLimbicLink(s, r, true, /*direct=*/true); });
-  add("limbic-shm", "limbic shared memory", "zmq-ipc", Middle::kNone, nullptr, "not built yet (issue 23 item 6)");
+#ifdef LIMBIC_PEERS_ICEORYX
+  add("limbic-shm", "limbic shared memory (iceoryx, RouDi)", "zmq-ipc", Middle::kRouDi, OpenLimbicShmLink);
+#else
+  add("limbic-shm", "limbic shared memory", "zmq-ipc", Middle::kNone, nullptr,
+      "not built: libiceoryx-posh-dev not found");
+#endif
 #ifdef LIMBIC_PEERS_CYCLONE
   add("cyclone", "Cyclone DDS (UDP on lo)", "zmq-tcp", Middle::kNone, OpenCycloneLink);
 #else

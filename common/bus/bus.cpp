@@ -236,6 +236,7 @@ Node::Node(zmq::context_t& context, const std::string& bus_address, NodeOptions 
   next_latched_resend_ = std::chrono::steady_clock::now() + options_.latched_resend;
   next_keepalive_ = std::chrono::steady_clock::now() + options_.keepalive;
   next_high_water_ = std::chrono::steady_clock::now() + options_.high_water_period;
+  if (options_.shm) shm_ = std::make_unique<ShmEndpoint>(options_.shm, bus_address, options_.shm_options);
 }
 
 Node::Node(LocalBus& bus, NodeOptions options) : options_(std::move(options)), local_(&bus), local_mode_(true) {
@@ -275,10 +276,11 @@ void Node::Enqueue(const std::string& topic, std::shared_ptr<const std::vector<u
   inbox_.push_back(Queued{topic, std::move(payload), admitted});
 }
 
-size_t Node::AddPublisher(const std::string& topic, bool latched) {
+size_t Node::AddPublisher(const std::string& topic, bool latched, const char* identifier) {
   // Announced now rather than on the first message, so that subscribers are connected by the time it is sent.
   const bool direct = !local_mode_ && direct_any_ && &SocketFor(topic) == &data_pub_;
   publishers_.push_back(PublisherSlot{topic, latched, 0, {}, direct});
+  if (shm_ && identifier != nullptr) publishers_.back().shm = shm_->AddPublisher(topic, identifier);
   return publishers_.size() - 1;
 }
 
@@ -436,6 +438,8 @@ void Node::DrainDataSubscriptions() {
 void Node::AddSubscription(const std::string& topic, bool exact, bool (*verify)(const uint8_t*, size_t),
                            const char* identifier, std::function<void(const RawMessage&)> handler) {
   subscriptions_.push_back(Subscription{topic, exact, verify, identifier, std::move(handler)});
+  // On shared memory as well for this host's publishers there; the socket path below for everyone else.
+  if (shm_ && exact && identifier != nullptr) shm_->AddSubscriber(topic, identifier);
   if (local_mode_) {
     if (local_) local_->Subscribed(this, topic);
   } else {
@@ -599,28 +603,48 @@ int Node::Poll(std::chrono::milliseconds timeout, int max_messages) {
     (void)sub_.send(zmq::const_buffer(nullptr, 0), zmq::send_flags::dontwait);
     next_keepalive_ = std::chrono::steady_clock::now() + options_.keepalive;
   }
-  // What is already queued is handled without a poll(2): waiting only when there is nothing.
-  int handled = Drain(max_messages);
+  if (shm_) shm_->CheckRouDi(std::chrono::steady_clock::now());
+  // What is already queued is handled without a poll(2): waiting only when there is nothing. Shared memory
+  // first: a message published there and mirrored to the socket is then seen first where it arrives first.
+  int handled = DrainShm(max_messages);
+  handled += Drain(max_messages - handled);
   // On a LocalBus nothing can arrive while this thread waits: there is nothing to wait for.
   if (handled > 0 || timeout.count() <= 0 || local_mode_) return handled;
   // Only the sockets that can have something (zmq_poll asks each one's mailbox, a system call): the SUB once it has
-  // direct links, the XPUB while a direct latched topic has a value for new subscribers.
-  zmq::pollitem_t items[3];
+  // direct links, the XPUB while a direct latched topic has a value for new subscribers, and shared memory's wake-up.
+  zmq::pollitem_t items[4];
   int count = 0;
   items[count++] = {sub_.handle(), 0, ZMQ_POLLIN, 0};
   if (links_.endpoints() > 0) items[count++] = {data_sub_.handle(), 0, ZMQ_POLLIN, 0};
   const bool latched_direct = data_pub_ && std::any_of(publishers_.begin(), publishers_.end(), [](const auto& slot) {
                                 return slot.direct && slot.latched && !slot.last.empty();
                               });
+  const int latched_item = latched_direct ? count : -1;
   if (latched_direct) items[count++] = {data_pub_.handle(), 0, ZMQ_POLLIN, 0};
+  const int wake_fd = shm_ ? shm_->wake_fd() : -1;
+  if (wake_fd >= 0) items[count++] = {nullptr, wake_fd, ZMQ_POLLIN, 0};
   try {
     zmq::poll(items, count, timeout);
   } catch (const zmq::error_t& e) {
     if (e.num() != EINTR) throw;  // interrupted by a signal: handle what is there
   }
   // A new subscriber: its latched value now.
-  if (latched_direct && (items[count - 1].revents & ZMQ_POLLIN)) next_data_subscriptions_ = {};
-  return Drain(max_messages);
+  if (latched_item >= 0 && (items[latched_item].revents & ZMQ_POLLIN)) next_data_subscriptions_ = {};
+  handled = DrainShm(max_messages);
+  return handled + Drain(max_messages - handled);
+}
+
+int Node::DrainShm(int max_messages) {
+  if (!shm_) return 0;
+  // The chunk is read where it lies: the same checks as a frame from the socket (Dispatch), then released.
+  return shm_->Drain(max_messages,
+                     [this](const std::string& topic, const uint8_t* data, size_t size, const char* error) {
+                       if (error != nullptr) {
+                         CountDrop(topic, &TopicCounters::drops_malformed, error);
+                         return;
+                       }
+                       Dispatch(topic, data, size);
+                     });
 }
 
 int Node::Drain(int max_messages) {

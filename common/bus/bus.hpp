@@ -28,6 +28,7 @@
 
 #include "common/bus/directory.hpp"
 #include "common/bus/sequence_tracker.hpp"
+#include "common/bus/shm.hpp"
 #include "common/log/log.hpp"
 #include "messages/messages.hpp"
 #include "messages/validate.hpp"
@@ -129,6 +130,10 @@ struct NodeOptions {
   // unless listed here too: heartbeats, bus/, parameters and `faults` are few, and the broker is where `limbic
   // topics`, the latched cache and the communication faults see them.
   std::vector<std::string> other_path_topics;
+  // Large messages through shared memory on this host (shm.hpp): the process's RouDi connection, or null for the
+  // socket path only. Not on a LocalBus.
+  std::shared_ptr<ShmRuntime> shm;
+  ShmOptions shm_options;
 };
 // Topics a direct node still publishes through the broker (see NodeOptions::other_path_topics): the broker reads
 // `faults` (communication faults) itself, and gathers heartbeats and bus/ for the tools.
@@ -173,7 +178,9 @@ template <typename T>
 class Publisher {
  public:
   Publisher() = default;
-  // Builds and sends one message: `build(fbb, header)` returns flatbuffers::Offset<T>.
+  // Builds and sends one message: `build(fbb, header)` returns flatbuffers::Offset<T>. On a shared-memory topic
+  // (shm.hpp) `fbb` builds in the loaned chunk, and `build` runs a second time, into the node's own builder for
+  // the socket path, if no chunk could be had: it must only build.
   template <typename Build>
   void Publish(int64_t stamp_ns, int64_t tick, Build&& build);
   const std::string& topic() const;
@@ -197,7 +204,7 @@ class Node {
 
   template <typename T>
   Publisher<T> Advertise(const std::string& topic, bool latched = false) {
-    return Publisher<T>(this, AddPublisher(topic, latched));
+    return Publisher<T>(this, AddPublisher(topic, latched, messages::Traits<T>::kIdentifier));
   }
 
   // Handler for messages on exactly `topic` that verify as T.
@@ -250,6 +257,8 @@ class Node {
   uint64_t TotalDrops() const;
   zmq::socket_t& subscriber_socket() { return sub_; }
   uint64_t incarnation() const { return incarnation_; }
+  // The shared-memory side of this node (counters, whether it is still on), or null without one.
+  const ShmEndpoint* shm() const { return shm_.get(); }
 
   // Wall-clock time in ns since the epoch (header stamps in realtime mode).
   static int64_t WallNowNs();
@@ -265,6 +274,7 @@ class Node {
     uint64_t seq = 0;
     std::vector<uint8_t> last;  // latched: last payload, for re-sending
     bool direct = false;        // goes out on data_pub_
+    int shm = -1;               // its ShmEndpoint publisher, or -1: the socket path
   };
   struct Subscription {
     std::string topic;
@@ -274,7 +284,12 @@ class Node {
     std::function<void(const RawMessage&)> handler;
   };
 
-  size_t AddPublisher(const std::string& topic, bool latched);
+  size_t AddPublisher(const std::string& topic, bool latched, const char* identifier = nullptr);
+  // Publisher<T>::Publish on a shared-memory topic: builds in a loaned chunk and publishes it. False (counted)
+  // if no chunk could be had: the caller builds and sends the message over the socket path instead.
+  template <typename T, typename Build>
+  bool PublishShm(PublisherSlot& slot, int64_t stamp_ns, int64_t tick, Build& build);
+  int DrainShm(int max_messages);
   void AddSubscription(const std::string& topic, bool exact, bool (*verify)(const uint8_t*, size_t),
                        const char* identifier, std::function<void(const RawMessage&)> handler);
   flatbuffers::Offset<msg::Header> MakeHeader(flatbuffers::FlatBufferBuilder& fbb, PublisherSlot& slot,
@@ -366,6 +381,9 @@ class Node {
   const DirectLinks& direct_links() const { return links_; }
   uint64_t directory_rejected() const { return directory_rejected_; }
   bool PublishesDirect(const std::string& topic) const;
+
+ private:
+  std::unique_ptr<ShmEndpoint> shm_;
 };
 
 template <typename T>
@@ -373,6 +391,7 @@ template <typename Build>
 void Publisher<T>::Publish(int64_t stamp_ns, int64_t tick, Build&& build) {
   Node& node = *node_;
   auto& slot = node.publishers_[slot_];
+  if (slot.shm >= 0 && node.shm_->active() && node.template PublishShm<T>(slot, stamp_ns, tick, build)) return;
   auto& fbb = node.fbb_;
   fbb.Clear();
   auto header = node.MakeHeader(fbb, slot, stamp_ns, tick);
@@ -383,6 +402,46 @@ void Publisher<T>::Publish(int64_t stamp_ns, int64_t tick, Build&& build) {
     throw InvalidMessage("refusing to publish an invalid message on '" + slot.topic + "': " + invalid);
   }
   node.SendSlot(slot, fbb.GetBufferPointer(), fbb.GetSize());
+}
+
+template <typename T, typename Build>
+bool Node::PublishShm(PublisherSlot& slot, int64_t stamp_ns, int64_t tick, Build& build) {
+  ChunkAllocator allocator(shm_->Source(slot.shm));
+  size_t size = 0;
+  size_t offset = 0;
+  uint8_t* chunk = nullptr;
+  try {
+    // The builder's buffer is the chunk: the message is written once, where the subscribers will read it.
+    flatbuffers::FlatBufferBuilder fbb(shm_->InitialSize(slot.shm), &allocator, /*own_allocator=*/false);
+    auto header = MakeHeader(fbb, slot, stamp_ns, tick);
+    flatbuffers::Offset<T> root = build(fbb, header);
+    fbb.Finish(root, messages::Traits<T>::kIdentifier);
+    if (std::string invalid = messages::ValidateValues<T>(fbb.GetBufferPointer(), fbb.GetSize()); !invalid.empty()) {
+      --slot.seq;  // nothing was sent (the builder gives its chunk back)
+      throw InvalidMessage("refusing to publish an invalid message on '" + slot.topic + "': " + invalid);
+    }
+    size = fbb.GetSize();
+    size_t reserved = 0;  // ReleaseRaw gives the buffer's size; the message is its last `size` bytes
+    chunk = fbb.ReleaseRaw(reserved, offset);  // the builder lets go of the chunk without giving it back
+  } catch (const ShmLoanError& e) {
+    --slot.seq;  // built again on the socket path with the same number
+    shm_->CountFallback();
+    uint64_t suppressed = 0;
+    if (drop_log_["shm:" + slot.topic].Allow(&suppressed)) {
+      LIMBIC_LOG(kWarning) << "shared memory: '" << slot.topic << "' sent over the socket path: " << e.what()
+                           << (suppressed ? " (" + std::to_string(suppressed) + " more since last report)" : "");
+    }
+    return false;
+  }
+  const uint8_t* data = chunk + offset;
+  if (slot.latched) slot.last.assign(data, data + size);  // re-sent over the socket path for late joiners
+  if (shm_->options().mirror_to_socket) {
+    SendRaw(slot.topic, data, size);  // counts it as sent
+  } else {
+    CountSent(slot.topic, size);
+  }
+  shm_->Publish(slot.shm, chunk, offset, size, allocator.loans());
+  return true;
 }
 
 template <typename T>

@@ -31,6 +31,8 @@ const char* kCommonHelp = R"(Common options (every limbic service):
   --max-ticks N         lockstep: end the run after N ticks
   --stop-quorum N       lockstep: end the run once N participants asked (a team: one per robot's mission)
   --curve-keys FILE     tcp with CURVE: YAML with server_public, client_public, client_secret
+  --shm                 large messages (maps, scans) through shared memory on this host, if iox-roudi runs
+                        (default: on if $LIMBIC_SHM is 1; otherwise the socket path only)
   --help                this text
 )";
 
@@ -78,6 +80,7 @@ int RunServiceMain(int argc, char** argv, const ServiceDefinition& definition) {
   HostOptions options;
   options.service = definition.name;
   if (const char* bus = std::getenv("LIMBIC_BUS")) options.bus = bus;
+  if (const char* shm = std::getenv("LIMBIC_SHM")) options.shm = std::string(shm) == "1";
   std::string curve_file;
   bool check = false;
   try {
@@ -131,6 +134,8 @@ int RunServiceMain(int argc, char** argv, const ServiceDefinition& definition) {
         if (options.stop_quorum < 1) throw std::invalid_argument("--stop-quorum must be at least 1");
       } else if (arg == "--curve-keys") {
         curve_file = next();
+      } else if (arg == "--shm") {
+        options.shm = true;
       } else if (arg == "--check") {
         check = true;
       } else {

@@ -154,9 +154,19 @@ struct Host::Coordinator {
 Host::Host(zmq::context_t& zmq_context, HostOptions options, const ServiceDefinition& definition)
     : options_(std::move(options)), definition_(definition) {
   Configure();
-  node_ = std::make_unique<bus::Node>(
-      zmq_context, options_.bus,
-      bus::NodeOptions{.name = context_->instance(), .curve = options_.curve, .incarnation = options_.incarnation});
+  bus::NodeOptions node_options{
+      .name = context_->instance(), .curve = options_.curve, .incarnation = options_.incarnation};
+  if (options_.shm) {
+    std::string why;
+    // A RouDi started beside this process (limbic launch) may still be reserving its memory: a few seconds.
+    node_options.shm = bus::ShmRuntime::Connect(context_->instance(), &why, options_.shm_wait);
+    if (node_options.shm) {
+      LIMBIC_LOG(kInfo) << "shared memory: on for this host's large messages";
+    } else {
+      LIMBIC_LOG(kWarning) << "shared memory asked for, not available: " << why << "; every topic uses the socket path";
+    }
+  }
+  node_ = std::make_unique<bus::Node>(zmq_context, options_.bus, std::move(node_options));
   loop_buckets_.assign(std::size(kLoopTimeBucketsS) + 1, 0);
   watch_bus_ = true;
   Bind();

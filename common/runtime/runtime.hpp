@@ -64,6 +64,10 @@ struct HostOptions {
   bus::CurveClientKeys curve;
   std::chrono::milliseconds heartbeat_period{1000};
   uint64_t incarnation = 0;  // of the host's bus node; 0 = random (see bus::NodeOptions)
+  // Large messages through shared memory on this host (common/bus/shm.hpp; --shm or LIMBIC_SHM=1, which
+  // `limbic launch` sets with `shared_memory: true`). Without a RouDi the host says so once and uses the socket path.
+  bool shm = false;
+  std::chrono::milliseconds shm_wait{3000};  // for a RouDi that is still starting, before the socket path only
 };
 
 struct TickInfo {

@@ -130,6 +130,48 @@ processes:
   EXPECT_THROW(LoadLaunchFile(path, {}), config::ConfigError);
 }
 
+// Issue 23 item 2: `shared_memory: true` starts iceoryx's RouDi first and tells every other process to use it.
+TEST(LaunchFile, SharedMemoryStartsRouDiFirstAndSetsLimbicShm) {
+  const std::string path = "/tmp/limbic-launch-shm-test.yaml";
+  std::ofstream(path) << R"(shared_memory: true
+memory_limit_mb: 1024
+watchdog: {bus: ipc:///tmp/x, timeout_s: 5}
+processes:
+  - name: bus
+    command: [limbic-bus]
+  - name: mapper
+    command: [limbic-mapper]
+    env: {LIMBIC_SHM: "0"}
+)";
+  auto file = LoadLaunchFile(path, {});
+  ASSERT_EQ(file.processes.size(), 3u);
+  const auto& roudi = file.processes[0];
+  EXPECT_EQ(roudi.name, "roudi");
+  EXPECT_EQ(roudi.command, kRouDiCommand);
+  EXPECT_EQ(roudi.restart, "always");
+  EXPECT_GT(roudi.start_delay_s, 0.0);
+  EXPECT_EQ(roudi.memory_limit_mb, 0.0) << "RouDi maps its pools: no address-space budget";
+  EXPECT_EQ(roudi.heartbeat_timeout_s, 0.0) << "RouDi is not on the bus: never judged by heartbeats";
+  EXPECT_TRUE(roudi.env.empty());
+  EXPECT_EQ(file.processes[1].env.at("LIMBIC_SHM"), "1");
+  EXPECT_EQ(file.processes[2].env.at("LIMBIC_SHM"), "0") << "a process's own setting wins";
+
+  // A file may bring its own RouDi (e.g. with a config of larger pools): it is used as written.
+  std::ofstream(path) << "shared_memory: true\nprocesses:\n  - name: roudi\n    command: [iox-roudi, -c, pools.toml]\n"
+                         "  - name: a\n    command: [x]\n";
+  file = LoadLaunchFile(path, {});
+  ASSERT_EQ(file.processes.size(), 2u);
+  EXPECT_EQ(file.processes[0].command.back(), "pools.toml");
+  EXPECT_EQ(file.processes[1].env.at("LIMBIC_SHM"), "1");
+  // Off (the default): nothing added.
+  std::ofstream(path) << "processes:\n  - name: a\n    command: [x]\n";
+  file = LoadLaunchFile(path, {});
+  ASSERT_EQ(file.processes.size(), 1u);
+  EXPECT_TRUE(file.processes[0].env.empty());
+  std::ofstream(path) << "shared_memory: maybe\nprocesses:\n  - name: a\n    command: [x]\n";
+  EXPECT_THROW(LoadLaunchFile(path, {}), config::ConfigError);
+}
+
 // Issue 18: `limbic demo --robots 3` launches the shipped demo file expanded to a team.
 TEST(TeamLaunch, ExpandsTheDemoFileToOneStackPerRobotAroundOneSimulator) {
   const std::string demo = std::string(LIMBIC_SOURCE_ROOT) + "/deploy/demo.yaml";

@@ -562,6 +562,9 @@ Each process gets the memory budget memory_limit_mb (RLIMIT_AS; file default, pe
 $LIMBIC_MEMORY_LIMIT_MB overrides all, 0 = none, e.g. for sanitizer builds).
 With `watchdog: {bus: ADDR, timeout_s: N}` a process whose heartbeats stop for N s while others still
 arrive is killed and restarted (per process: heartbeat_timeout_s, 0 = not watched).
+With `shared_memory: true` large messages between these processes go through shared memory: the
+launcher starts iceoryx's daemon iox-roudi first (process `roudi`, restarted always, stopped last;
+a file may list its own `roudi`) and gives every other process LIMBIC_SHM=1.
   --until PROCESS   stop everything when PROCESS exits, and exit with its status
   --events FILE     append one JSON line per start, exit, restart and watchdog kill (for tests and tooling)
   --give-up-after N when a process fails to start N times in a row, stop everything and exit 3

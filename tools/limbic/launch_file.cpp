@@ -93,6 +93,31 @@ LaunchFile LoadLaunchFile(const std::string& path, const std::map<std::string, s
     for (const auto& [k, v] : env) spec.env[k] = Substitute(v, file.vars, entry, "env");
     file.processes.push_back(std::move(spec));
   }
+  root.Optional("shared_memory", &file.shared_memory);
+  if (file.shared_memory) {
+    bool listed = false;
+    for (auto& spec : file.processes) {
+      if (spec.name == kRouDiProcess) {
+        listed = true;
+        continue;
+      }
+      spec.env.emplace("LIMBIC_SHM", "1");  // a process's own env entry wins
+    }
+    if (!listed) {
+      // First, so that it runs before the services connect and is stopped after them (reverse order). No
+      // address-space budget (it maps its memory pools, ~215 MB by default) and no heartbeat watch (it is not
+      // on the bus); RouDi's own monitoring stays on, so it frees what a crashed client held.
+      ProcessSpec roudi;
+      roudi.name = kRouDiProcess;
+      roudi.command = kRouDiCommand;
+      roudi.restart = "always";
+      roudi.start_delay_s = 0.5;
+      roudi.memory_limit_mb = 0.0;
+      roudi.heartbeat_timeout_s = 0.0;
+      roudi.output_timeout_s = file.watchdog.output_timeout_s;
+      file.processes.insert(file.processes.begin(), std::move(roudi));
+    }
+  }
   root.Finish();
   return file;
 }

@@ -44,8 +44,16 @@ struct Backoff {
   double reset_after_s = 10.0;  // a process that ran this long starts its back-off afresh
 };
 
+// `shared_memory: true` in a launch file (issue 23 item 2): large messages between the processes of this host go
+// through shared memory (common/bus/shm.hpp). The launcher then starts iceoryx's daemon first, as the process
+// `roudi` (kRouDiCommand, restarted always; a file may list its own process of that name instead, e.g. with
+// -c CONFIG for larger memory pools), and gives every other process LIMBIC_SHM=1 (the runtime's --shm).
+inline constexpr const char* kRouDiProcess = "roudi";
+inline const std::vector<std::string> kRouDiCommand = {"iox-roudi"};
+
 struct LaunchFile {
   std::map<std::string, std::string> vars;
+  bool shared_memory = false;
   std::vector<ProcessSpec> processes;
   Backoff backoff;
   double stop_timeout_s = 5.0;

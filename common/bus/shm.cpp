@@ -1,0 +1,30 @@
+// The transport-independent half of shm.hpp; the iceoryx half is shm_iceoryx.cpp (or shm_none.cpp when the
+// build found no iceoryx).
+#include "common/bus/shm.hpp"
+
+#include <algorithm>
+
+namespace limbic::bus {
+
+std::vector<std::string> DefaultShmIdentifiers() {
+  // GridMap, RangeScan, LaserScan, TopoMapSnapshot: kilobytes to megabytes each (messages/*.fbs).
+  return {"GMAP", "SCAN", "LSCN", "LMAP"};
+}
+
+std::string ShmServiceName(const std::string& bus_address) {
+  // FNV-1a, 64 bits: short, and the same in every process.
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : bus_address) h = (h ^ c) * 1099511628211ull;
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string text = "limbic-";
+  for (int i = 15; i >= 0; --i) text += kDigits[(h >> (4 * i)) & 0xf];
+  return text;
+}
+
+bool ShmEndpoint::Takes(const std::string& topic, std::string_view identifier) const {
+  if (!active_ || topic.empty() || topic.size() > kMaxShmTopic || identifier.size() != 4) return false;
+  return std::any_of(options_.identifiers.begin(), options_.identifiers.end(),
+                     [&](const std::string& id) { return id == "*" || id == identifier; });
+}
+
+}  // namespace limbic::bus

@@ -1,0 +1,110 @@
+// `limbic launch` with `shared_memory: true` (issue 23 item 2): iceoryx's RouDi is started first and supervised
+// like any process (killed, it is started again), every other process is told to use it (LIMBIC_SHM=1) and says
+// so, and a live service whose RouDi was replaced says once that it continues over the socket path (iceoryx 2.0
+// cannot reconnect; the data path itself is tested in common/bus/shm_test.cpp). Runs in a private /dev/shm and
+// /tmp where the kernel allows (tests/testing/private_shm.hpp), else one at a time with the other RouDi tests.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/bus/shm.hpp"
+#include "tests/testing/private_shm.hpp"
+#include "tests/testing/process.hpp"
+
+namespace limbic {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::string g_isolation = "not tried";
+
+// The pids `process` was started with, in order, from the launcher's --events file.
+std::vector<int> StartedPids(const std::string& path, const std::string& process) {
+  std::vector<int> pids;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.find("\"process\": \"" + process + "\"") == std::string::npos) continue;
+    if (line.find("\"event\": \"started\"") == std::string::npos &&
+        line.find("\"event\": \"restarted\"") == std::string::npos) {
+      continue;
+    }
+    const auto p = line.find("\"pid\": ") + 7;
+    pids.push_back(std::stoi(line.substr(p)));
+  }
+  return pids;
+}
+
+std::string Environ(int pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/environ");
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string s = text.str();
+  for (char& c : s) {
+    if (c == '\0') c = '\n';
+  }
+  return s;
+}
+
+bool HaveRouDiProgram() {
+  return access("/usr/bin/iox-roudi", X_OK) == 0 || access("/usr/local/bin/iox-roudi", X_OK) == 0;
+}
+
+TEST(ShmLaunch, RouDiIsStartedFirstRestartedWhenKilledAndTheServicesAreToldToUseIt) {
+  if (!HaveRouDiProgram()) GTEST_SKIP() << "iox-roudi is not installed (tools/setup-debian.sh iceoryx)";
+  if (!g_isolation.empty() && bus::ShmRuntime::RouDiRunning()) {
+    GTEST_SKIP() << "a RouDi runs on this host and this test cannot have a private one (" << g_isolation << ")";
+  }
+  testing::TempDir dir;
+  const std::string bus = "ipc://" + dir / "bus";
+  const std::string launch_file = dir / "launch.yaml";
+  std::ofstream(launch_file) << "shared_memory: true\n"
+                             << "backoff: {initial_s: 0.1, max_s: 1, reset_after_s: 10}\n"
+                             << "processes:\n"
+                             << "  - name: bus\n    command: [limbic-bus, --bus, \"" << bus << "\"]\n"
+                             << "    restart: always\n    start_delay_s: 0.3\n"
+                             << "  - name: talker\n    command: [limbic-toy, talker, --bus, \"" << bus
+                             << "\", --robot, \"\"]\n    restart: always\n";
+  const std::string events = dir / "events.jsonl";
+  testing::ChildProcess launch({testing::Bin("limbic"), "launch", launch_file, "--events", events}, dir / "launch.log");
+
+  ASSERT_TRUE(testing::WaitFor([&] { return !StartedPids(events, "talker").empty(); }, 20s)) << launch.Log();
+  const std::vector<int> roudi = StartedPids(events, "roudi");
+  ASSERT_EQ(roudi.size(), 1u) << launch.Log();
+  EXPECT_TRUE(testing::WaitFor([&] { return bus::ShmRuntime::RouDiRunning(); }, 10s)) << launch.Log();
+  // (Read once the launcher's child has exec'd the toy: the environment it was given.)
+  EXPECT_TRUE(testing::WaitFor(
+      [&] { return Environ(StartedPids(events, "talker").back()).find("LIMBIC_SHM=1\n") != std::string::npos; }, 10s));
+  ASSERT_TRUE(testing::WaitFor([&] { return launch.Log().find("shared memory: on") != std::string::npos; }, 10s))
+      << launch.Log();
+
+  // Killed, RouDi is started again; the live talker notices the new one and stays on the socket path.
+  kill(roudi.front(), SIGKILL);
+  ASSERT_TRUE(testing::WaitFor([&] { return StartedPids(events, "roudi").size() >= 2; }, 20s)) << launch.Log();
+  EXPECT_TRUE(testing::WaitFor([&] { return bus::ShmRuntime::RouDiRunning(); }, 10s)) << launch.Log();
+  EXPECT_TRUE(testing::WaitFor(
+      [&] { return launch.Log().find("shared memory: RouDi stopped or restarted") != std::string::npos; }, 10s))
+      << launch.Log();
+  EXPECT_EQ(StartedPids(events, "talker").size(), 1u) << "the talker kept running:\n" << launch.Log();
+
+  // Stopped in reverse order: RouDi last, and nothing left.
+  launch.Signal(SIGINT);
+  EXPECT_NE(launch.Wait(20s), -1) << launch.Log();
+  EXPECT_FALSE(bus::ShmRuntime::RouDiRunning());
+}
+
+}  // namespace
+}  // namespace limbic
+
+int main(int argc, char** argv) {
+  limbic::g_isolation = limbic::testing::UsePrivateShmAndTmp();
+  ::testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}

@@ -154,9 +154,11 @@ struct Host::Coordinator {
 Host::Host(zmq::context_t& zmq_context, HostOptions options, const ServiceDefinition& definition)
     : options_(std::move(options)), definition_(definition) {
   Configure();
-  node_ = std::make_unique<bus::Node>(
-      zmq_context, options_.bus,
-      bus::NodeOptions{.name = context_->instance(), .curve = options_.curve, .incarnation = options_.incarnation});
+  node_ = std::make_unique<bus::Node>(zmq_context, options_.bus,
+                                      bus::NodeOptions{.name = context_->instance(),
+                                                       .latched_resend = options_.latched_resend,
+                                                       .curve = options_.curve,
+                                                       .incarnation = options_.incarnation});
   loop_buckets_.assign(std::size(kLoopTimeBucketsS) + 1, 0);
   watch_bus_ = true;
   Bind();
@@ -165,8 +167,9 @@ Host::Host(zmq::context_t& zmq_context, HostOptions options, const ServiceDefini
 Host::Host(bus::LocalBus& local_bus, HostOptions options, const ServiceDefinition& definition)
     : options_(std::move(options)), definition_(definition) {
   Configure();
-  node_ = std::make_unique<bus::Node>(
-      local_bus, bus::NodeOptions{.name = context_->instance(), .incarnation = options_.incarnation});
+  node_ = std::make_unique<bus::Node>(local_bus, bus::NodeOptions{.name = context_->instance(),
+                                                                  .latched_resend = options_.latched_resend,
+                                                                  .incarnation = options_.incarnation});
   loop_buckets_.assign(std::size(kLoopTimeBucketsS) + 1, 0);
   Bind();
 }

@@ -18,7 +18,7 @@
 // Without valgrind it prints the thread's CPU time per tick, start-up included. Arguments: robots, ticks, then
 // any of `digest` (also print a digest of every robot's trajectory and outputs: true pose, velocity command, map
 // coverage, path cost, tick by tick, so a change that must not alter results can be checked run against run) and
-// `quiet`.
+// `quiet`; `service.key=value` sets a service option (e.g. affect.emotion_layer_publish=on_change).
 #include <time.h>
 
 #include <atomic>
@@ -28,6 +28,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "common/runtime/in_process.hpp"
 #include "messages/messages.hpp"
@@ -80,14 +81,16 @@ limbic::runtime::ServiceDefinition DigestService(const std::vector<std::string>&
 int main(int argc, char** argv) {
   using namespace limbic;
   bool with_digest = false, quiet = false, usage = argc < 3;
+  std::vector<std::string> options_set;  // service.key=value
   for (int i = 3; i < argc; ++i) {
     const std::string flag = argv[i];
     with_digest |= flag == "digest";
     quiet |= flag == "quiet";
-    usage |= flag != "digest" && flag != "quiet";
+    if (flag.find('=') != std::string::npos) options_set.push_back(flag);
+    usage |= flag != "digest" && flag != "quiet" && flag.find('=') == std::string::npos;
   }
   if (usage) {
-    std::fprintf(stderr, "usage: team_cycles ROBOTS TICKS [digest] [quiet]\n");
+    std::fprintf(stderr, "usage: team_cycles ROBOTS TICKS [digest] [quiet] [service.key=value ...]\n");
     return 2;
   }
   stack::StackSpec spec;  // as bench/team_bench.cpp's TeamSpec
@@ -98,6 +101,7 @@ int main(int argc, char** argv) {
   spec.affect_config = "constant";
   spec.iterations = 1000;
   spec.options = {"mission.timeout_s=3600"};
+  spec.options.insert(spec.options.end(), options_set.begin(), options_set.end());
   spec.max_ticks = std::atoll(argv[2]);
   auto digest = std::make_shared<Digest>();
   auto services = stack::BuildStack(spec);

@@ -8,17 +8,27 @@
 // Heartbeats, latched re-sends and the bus's statistics run on the wall clock (each second), so a run slowed
 // down by valgrind on a loaded machine does more of them: for the services' own work compare the inclusive
 // counts of runtime::Host::RunStep (callgrind_annotate --inclusive=yes) the same way.
-// Without valgrind it prints the thread's CPU time per tick, start-up included. Arguments: robots, ticks, and
-// `digest` to also print a digest of every robot's trajectory and outputs (true pose, velocity command, map coverage,
-// path cost, tick by tick), so a change that must not alter results can be checked run against run.
+// `quiet` takes those wall-clock timers out (heartbeats, latched re-sends and bus/stats once an hour): the count is
+// then the same on a quiet and on a loaded machine, and close to a native run's, where 600 ticks take a few seconds
+// and those timers fire a few times in all. Use it for before/after comparisons:
+//
+//   valgrind --tool=callgrind build/bench/team_cycles 16 50 quiet
+//   valgrind --tool=callgrind build/bench/team_cycles 16 150 quiet      # per tick: (second - first) / 100
+//
+// Without valgrind it prints the thread's CPU time per tick, start-up included. Arguments: robots, ticks, then
+// any of `digest` (also print a digest of every robot's trajectory and outputs: true pose, velocity command, map
+// coverage, path cost, tick by tick, so a change that must not alter results can be checked run against run) and
+// `quiet`; `service.key=value` sets a service option (e.g. affect.emotion_layer_publish=on_change).
 #include <time.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "common/runtime/in_process.hpp"
 #include "messages/messages.hpp"
@@ -70,9 +80,17 @@ limbic::runtime::ServiceDefinition DigestService(const std::vector<std::string>&
 
 int main(int argc, char** argv) {
   using namespace limbic;
-  const bool with_digest = argc == 4 && std::string(argv[3]) == "digest";
-  if (argc != 3 && !with_digest) {
-    std::fprintf(stderr, "usage: team_cycles ROBOTS TICKS [digest]\n");
+  bool with_digest = false, quiet = false, usage = argc < 3;
+  std::vector<std::string> options_set;  // service.key=value
+  for (int i = 3; i < argc; ++i) {
+    const std::string flag = argv[i];
+    with_digest |= flag == "digest";
+    quiet |= flag == "quiet";
+    if (flag.find('=') != std::string::npos) options_set.push_back(flag);
+    usage |= flag != "digest" && flag != "quiet" && flag.find('=') == std::string::npos;
+  }
+  if (usage) {
+    std::fprintf(stderr, "usage: team_cycles ROBOTS TICKS [digest] [quiet] [service.key=value ...]\n");
     return 2;
   }
   stack::StackSpec spec;  // as bench/team_bench.cpp's TeamSpec
@@ -83,6 +101,7 @@ int main(int argc, char** argv) {
   spec.affect_config = "constant";
   spec.iterations = 1000;
   spec.options = {"mission.timeout_s=3600"};
+  spec.options.insert(spec.options.end(), options_set.begin(), options_set.end());
   spec.max_ticks = std::atoll(argv[2]);
   auto digest = std::make_shared<Digest>();
   auto services = stack::BuildStack(spec);
@@ -91,12 +110,17 @@ int main(int argc, char** argv) {
     probe.options.robot = "";
     services.push_back(std::move(probe));
   }
+  runtime::InProcessOptions options;
+  if (quiet) {
+    const std::chrono::milliseconds hour = std::chrono::hours(1);
+    for (auto& s : services) s.options.heartbeat_period = s.options.latched_resend = hour;
+    options.bus_stats_period = hour;
+  }
   timespec t0{}, t1{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
   std::atomic<bool> stop{false};
   runtime::InProcessStats stats;
-  const int status =
-      runtime::RunInProcess("inproc://team-cycles", std::move(services), stop, runtime::InProcessOptions{}, &stats);
+  const int status = runtime::RunInProcess("inproc://team-cycles", std::move(services), stop, options, &stats);
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
   const double cpu = static_cast<double>(t1.tv_sec - t0.tv_sec) + 1e-9 * static_cast<double>(t1.tv_nsec - t0.tv_nsec);
   std::printf("robots %d ticks %lld status %d cpu %.3f s (%.3f ms a tick, start-up included)%s%s\n", spec.robots,

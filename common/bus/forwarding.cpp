@@ -55,8 +55,12 @@ Forwarding::Verdict Forwarding::Admit(const std::string& topic, const uint8_t* d
   // One type per topic (issue 15, finding 6): a NavGoal on r1/odom was forwarded to every receiver and
   // dropped by each, invisible where users look. The broker now drops it once, and says so.
   // Declared (DeclareType, or limbic's topic naming convention), else fixed by the first valid message.
+  const auto refs = refs_.find(topic);
   const messages::MessageType* expected = nullptr;
-  if (auto known = types_.find(topic); known != types_.end()) {
+  auto known = types_.end();
+  if (refs != refs_.end()) {
+    expected = refs->second.type->second;
+  } else if (known = types_.find(topic); known != types_.end()) {
     expected = known->second;
   } else {
     expected = messages::ConventionalType(topic);
@@ -72,19 +76,30 @@ Forwarding::Verdict Forwarding::Admit(const std::string& topic, const uint8_t* d
       return Verdict::kDrop;
     }
   }
-  const bool tracked = !Untracked(topic);
-  // A full table no longer refuses new topics (it did until the broker restarted): the message goes
-  // on, counted in bulk, and AgeTopics makes room again.
-  auto& c = counts_[tracked ? topic : std::string(kOverflowTopic)];
-  ++c.messages;
-  c.bytes += size;
-  c.last_seen_ns = Node::WallNowNs();
-  if (!tracked) {
-    ++limit_counters_.untracked;
-  } else {
-    NotePublisher(topic, header->source()->string_view(), c.last_seen_ns);
+  if (refs != refs_.end()) {
+    // A known, tracked topic: the same counting, source noting and latching as below, without the lookups.
+    TopicCounters& c = *refs->second.counts;
+    ++c.messages;
+    c.bytes += size;
+    c.last_seen_ns = Node::WallNowNs();
+    NoteSource(*refs->second.sources, header->source()->string_view(), c.last_seen_ns);
     if (header->latched()) Latch(topic, data, size);
-    types_.emplace(topic, type);  // no-op when declared or already fixed
+  } else {
+    const bool tracked = !Untracked(topic);
+    // A full table no longer refuses new topics (it did until the broker restarted): the message goes
+    // on, counted in bulk, and AgeTopics makes room again.
+    auto& c = counts_[tracked ? topic : std::string(kOverflowTopic)];
+    ++c.messages;
+    c.bytes += size;
+    c.last_seen_ns = Node::WallNowNs();
+    if (!tracked) {
+      ++limit_counters_.untracked;
+    } else {
+      NotePublisher(topic, header->source()->string_view(), c.last_seen_ns);
+      if (header->latched()) Latch(topic, data, size);
+      if (known == types_.end()) known = types_.emplace(topic, type).first;  // fixed by its first valid message
+      refs_.emplace(topic, TopicRefs{&c, known, &publishers_[topic]});
+    }
   }
   if (topic == "faults") HandleFaultCommand(data, size);
   if (topic == "clock" && ObserveRunClock(data, size) && comm_faults_.delayed_count() > 0) {
@@ -143,8 +158,12 @@ void Forwarding::Latch(const std::string& topic, const uint8_t* data, size_t siz
 constexpr size_t kMaxPublisherNameBytes = 64;
 
 void Forwarding::NotePublisher(const std::string& topic, std::string_view source, int64_t now_ns) {
+  NoteSource(publishers_[topic], source, now_ns);
+}
+
+void Forwarding::NoteSource(std::vector<std::pair<std::string, int64_t>>& sources, std::string_view source,
+                            int64_t now_ns) {
   source = source.substr(0, kMaxPublisherNameBytes);
-  auto& sources = publishers_[topic];
   for (auto& [name, last_ns] : sources) {
     if (name == source) {
       last_ns = now_ns;
@@ -168,6 +187,7 @@ std::vector<std::string> Forwarding::Publishers(const std::string& topic) const 
 }
 
 void Forwarding::ForgetTopic(const std::string& topic) {
+  refs_.erase(topic);
   counts_.erase(topic);
   publishers_.erase(topic);
   last_drop_ns_.erase(topic);
@@ -199,6 +219,7 @@ void Forwarding::AgeTopics(int64_t now_ns) {
     sources.erase(std::remove_if(sources.begin(), sources.end(),
                                  [&](const auto& s) { return now_ns - s.second > publisher_idle_ns; }),
                   sources.end());
+    if (sources.empty()) refs_.erase(it->first);  // its reference to the list would dangle
     it = sources.empty() ? publishers_.erase(it) : std::next(it);
   }
 }

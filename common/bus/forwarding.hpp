@@ -121,6 +121,8 @@ class Forwarding {
   void Latch(const std::string& topic, const uint8_t* data, size_t size);
   void ForgetTopic(const std::string& topic);
   void NotePublisher(const std::string& topic, std::string_view source, int64_t now_ns);
+  static void NoteSource(std::vector<std::pair<std::string, int64_t>>& sources, std::string_view source,
+                         int64_t now_ns);
 
   struct LatchedValue {
     std::vector<uint8_t> payload;
@@ -153,6 +155,16 @@ class Forwarding {
   uint64_t heartbeat_seq_ = 0;
   uint64_t incarnation_ = 0;
   CommFaults comm_faults_;
+  // A tracked topic's entries in counts_, types_ and publishers_, found with one hash lookup per message instead
+  // of three ordered-map lookups, a hash lookup and an emplace (which built and freed a node per message). Filled
+  // once the topic's type is fixed; an entry leaves with any of the three (ForgetTopic, AgeTopics), as the
+  // references would dangle.
+  struct TopicRefs {
+    TopicCounters* counts = nullptr;
+    std::map<std::string, const messages::MessageType*>::iterator type;
+    std::vector<std::pair<std::string, int64_t>>* sources = nullptr;
+  };
+  std::unordered_map<std::string, TopicRefs> refs_;
   bool run_clock_ = false;  // a lockstep clock has been seen
   double run_clock_s_ = 0.0;
 };

@@ -158,5 +158,46 @@ TEST(ForwardingLimits, UncrowdedTableKeepsIdleTopicsUntilTheirTtl) {
   EXPECT_EQ(f.latched_bytes(), 0u);
 }
 
+// A topic's entries are found through references taken at its first valid message (issue 18 performance): later
+// messages count, name their publisher, latch and are type-checked exactly as the first; a type declared after
+// traffic applies from the next message; a topic forgotten (ttl) and a publisher list aged out leave no stale
+// reference behind, and the topic starts afresh (a new type may fix it).
+TEST(ForwardingTopicRefs, LaterMessagesCountTypeAndLatchAsTheFirst) {
+  Forwarding f;
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(Admit(f, "status", LatchedMessage(i)), Forwarding::Verdict::kForward);
+  Admit(f, "status", From("r2/other"));
+  const auto& c = f.counts().at("status");
+  EXPECT_EQ(c.messages, 6u);
+  EXPECT_EQ(f.Publishers("status"), (std::vector<std::string>{"r2/other", "test"}));
+  ASSERT_EQ(f.latched_topics(), 1u);
+  f.ForEachLatched("status", [](const std::string&, const std::vector<uint8_t>& p) {
+    EXPECT_EQ(p, LatchedMessage(4));  // the last latched one
+  });
+  // The topic's type is fixed (Heartbeat): another type is dropped as wrong_type, on the first and later tries.
+  flatbuffers::FlatBufferBuilder fbb;
+  auto header = msg::CreateHeaderDirect(fbb, 0, 1, 1, "x");
+  fbb.Finish(msg::CreateClock(fbb, header), messages::Traits<msg::Clock>::kIdentifier);
+  const std::vector<uint8_t> clock(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
+  EXPECT_EQ(Admit(f, "status", clock), Forwarding::Verdict::kDrop);
+  EXPECT_EQ(Admit(f, "status", clock), Forwarding::Verdict::kDrop);
+  EXPECT_EQ(f.counts().at("status").drops_wrong_type, 2u);
+  EXPECT_EQ(f.counts().at("status").messages, 6u);
+  // Declared after traffic: from the next message on.
+  f.DeclareType("status", "Clock");
+  EXPECT_EQ(Admit(f, "status", clock), Forwarding::Verdict::kForward);
+  EXPECT_EQ(Admit(f, "status", From("r1/x")), Forwarding::Verdict::kDrop);
+  EXPECT_EQ(f.counts().at("status").messages, 7u);
+
+  // Forgotten past its ttl: nothing stale is used; its next first message fixes the type anew.
+  const int64_t now = Node::WallNowNs();
+  f.AgeTopics(now + 601'000'000'000);
+  EXPECT_EQ(f.counts().count("status"), 0u);
+  EXPECT_EQ(Admit(f, "status", From("r3/new")), Forwarding::Verdict::kForward);
+  EXPECT_EQ(Admit(f, "status", From("r3/new")), Forwarding::Verdict::kForward);
+  EXPECT_EQ(f.counts().at("status").messages, 2u);
+  EXPECT_EQ(f.Publishers("status"), (std::vector<std::string>{"r3/new"}));
+  EXPECT_EQ(Admit(f, "status", clock), Forwarding::Verdict::kDrop);
+}
+
 }  // namespace
 }  // namespace limbic::bus

@@ -133,7 +133,7 @@ int RunInProcess(const std::string& address, std::vector<HostedService> services
   std::optional<bus::Broker> broker;
   std::optional<bus::LocalBus> local_bus;
   if (direct) {
-    local_bus.emplace();
+    local_bus.emplace(options.bus_stats_period);
   } else {
     bus::BrokerOptions broker_options;
     broker_options.address = address;

@@ -36,6 +36,8 @@ struct InProcessOptions {
   // The coordinator's re-probe period while participants join (the first probe can precede the
   // subscriptions taking effect); short in one process, where a probe costs next to nothing.
   std::chrono::milliseconds probe_period{1};
+  // kDirect: how often the LocalBus publishes bus/stats and health/bus (wall clock, as the broker's timer).
+  std::chrono::milliseconds bus_stats_period{1000};
 };
 
 // What one in-process run took (lockstep).

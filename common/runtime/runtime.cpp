@@ -154,8 +154,10 @@ struct Host::Coordinator {
 Host::Host(zmq::context_t& zmq_context, HostOptions options, const ServiceDefinition& definition)
     : options_(std::move(options)), definition_(definition) {
   Configure();
-  bus::NodeOptions node_options{
-      .name = context_->instance(), .curve = options_.curve, .incarnation = options_.incarnation};
+  bus::NodeOptions node_options{.name = context_->instance(),
+                                .latched_resend = options_.latched_resend,
+                                .curve = options_.curve,
+                                .incarnation = options_.incarnation};
   if (options_.shm) {
     std::string why;
     // A RouDi started beside this process (limbic launch) may still be reserving its memory: a few seconds.
@@ -175,8 +177,9 @@ Host::Host(zmq::context_t& zmq_context, HostOptions options, const ServiceDefini
 Host::Host(bus::LocalBus& local_bus, HostOptions options, const ServiceDefinition& definition)
     : options_(std::move(options)), definition_(definition) {
   Configure();
-  node_ = std::make_unique<bus::Node>(
-      local_bus, bus::NodeOptions{.name = context_->instance(), .incarnation = options_.incarnation});
+  node_ = std::make_unique<bus::Node>(local_bus, bus::NodeOptions{.name = context_->instance(),
+                                                                  .latched_resend = options_.latched_resend,
+                                                                  .incarnation = options_.incarnation});
   loop_buckets_.assign(std::size(kLoopTimeBucketsS) + 1, 0);
   Bind();
 }

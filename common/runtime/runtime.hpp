@@ -63,6 +63,8 @@ struct HostOptions {
   bool exit_on_stop = true;
   bus::CurveClientKeys curve;
   std::chrono::milliseconds heartbeat_period{1000};
+  // The bus node re-sends its latched values this often (bus::NodeOptions::latched_resend).
+  std::chrono::milliseconds latched_resend{1000};
   uint64_t incarnation = 0;  // of the host's bus node; 0 = random (see bus::NodeOptions)
   // Large messages through shared memory on this host (common/bus/shm.hpp; --shm or LIMBIC_SHM=1, which
   // `limbic launch` sets with `shared_memory: true`). Without a RouDi the host says so once and uses the socket path.

@@ -97,7 +97,7 @@ bool AllFinite(const std::array<double, N>& a) {
 }
 
 // The first non-finite quantity of a cycle's outputs or of the small state, named; "" if all are good.
-std::string NonFiniteResult(const AffectOutputs& out, const AffectState& state) {
+std::string NonFiniteResult(const AffectOutputs& out, const AffectState& state, bool layer_zero) {
   const std::pair<const char*, bool> checks[] = {
       {"stimuli_raw", AllFinite(out.stimuli_raw)},
       {"stimuli_normalised", AllFinite(out.stimuli_normalised)},
@@ -112,8 +112,10 @@ std::string NonFiniteResult(const AffectOutputs& out, const AffectState& state) 
   for (const auto& [name, ok] : checks) {
     if (!ok) return std::string(name) + " not finite";
   }
-  for (double v : out.emotion_layer.cost) {
-    if (!std::isfinite(v)) return "emotion layer not finite";
+  if (!layer_zero) {
+    for (double v : out.emotion_layer.cost) {
+      if (!std::isfinite(v)) return "emotion layer not finite";
+    }
   }
   try {
     ValidateParameters(out.parameters);
@@ -130,6 +132,7 @@ AffectOutputs AffectEngine::Refuse(const AffectInputs& in, std::string why) {
   AffectOutputs out;
   if (last_good_) {
     out = *last_good_;
+    if (last_good_layer_zero_) out.emotion_layer.cost.assign(static_cast<size_t>(std::max(0, grid_.CellCount())), 0.0);
   } else {
     out.parameters = config_.base_parameters;
     out.emotion_layer.grid = grid_;
@@ -166,7 +169,7 @@ AffectOutputs AffectEngine::Step(const AffectInputs& in) {
   ComputeMoodsAndDrives(&out);
   ComputeEmotionLayer(in, &out);
   ++state_.ticks;
-  if (std::string why = NonFiniteResult(out, state_); !why.empty()) {
+  if (std::string why = NonFiniteResult(out, state_, layer_zero_); !why.empty()) {
     state_.ticks = ticks;
     state_.stimuli_damped = stimuli_damped;
     state_.stuck = stuck;
@@ -182,7 +185,15 @@ AffectOutputs AffectEngine::Step(const AffectInputs& in) {
     return Refuse(in, why + ": kept the last good state");
   }
   fault_.clear();
-  last_good_ = out;
+  if (layer_zero_) {
+    // Kept without its zeros: the copy of a grid-sized vector per cycle was most of what a disabled layer cost.
+    std::vector<double> cost = std::move(out.emotion_layer.cost);
+    last_good_ = out;
+    out.emotion_layer.cost = std::move(cost);
+  } else {
+    last_good_ = out;
+  }
+  last_good_layer_zero_ = layer_zero_;
   return out;
 }
 
@@ -292,6 +303,7 @@ void AffectEngine::ComputeEmotionLayer(const AffectInputs& in, AffectOutputs* ou
   EmotionLayer& layer = out->emotion_layer;
   layer.grid = grid_;
   const size_t cells = static_cast<size_t>(grid_.CellCount());
+  layer_zero_ = !(config_.emotion_layer_enabled && cells > 0);
   if (config_.model == AffectModel::kCompanion2006) {
     layer.fusion = EmotionLayerFusion::kAdditive;
     if (config_.emotion_layer_enabled && cells > 0) {

@@ -138,6 +138,11 @@ class AffectEngine {
   AffectState state_;
   std::string fault_;
   std::optional<AffectOutputs> last_good_;
+  // This cycle's emotion layer is the disabled one, all zeros by construction (ComputeEmotionLayer): it needs no
+  // finiteness check, and last_good_ keeps it empty rather than a copy of the grid's zeros (refilled by Refuse).
+  // Issue 18 (performance): the constant configuration copied and checked a grid of zeros every cycle.
+  bool layer_zero_ = false;
+  bool last_good_layer_zero_ = false;
 };
 
 }  // namespace limbic::affect

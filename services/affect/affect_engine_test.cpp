@@ -168,6 +168,34 @@ TEST(AffectEngineTest, ANonFiniteStateIsRolledBackAndTheLastGoodOutputsRepublish
   EXPECT_EQ(engine.state().ticks, poisoned.ticks) << "the refused cycle did not count";
 }
 
+// Issue 18 (performance): a disabled layer (constant, none) is all zeros by construction, so it is neither
+// checked nor copied into the last good outputs each cycle. A refused cycle still returns the last good outputs
+// whole, the layer as zeros over the grid, equal to what the good cycle returned; later cycles are unaffected.
+TEST(AffectEngineTest, ADisabledLayerRefusedCycleRepublishesTheWholeLastGoodOutputs) {
+  const auto seq = RandomSequence(12, 5);
+  for (const char* name : {"constant", "none", "companion2006_disabled"}) {
+    const AffectConfig config = LoadAffectConfig(name, kConfigDir);
+    AffectEngine clean(config, Grid()), poked(config, Grid());
+    std::vector<AffectOutputs> expected;
+    for (const auto& t : seq) expected.push_back(clean.Step(t.View()));
+    for (size_t k = 0; k < seq.size(); ++k) {
+      if (k == 6) {
+        RecordedTick bad = seq[k];
+        bad.pose.x = std::nan("");
+        AffectOutputs out = poked.Step(bad.View());
+        EXPECT_FALSE(poked.fault().empty()) << name;
+        ASSERT_EQ(out.emotion_layer.cost.size(), static_cast<size_t>(Grid().CellCount())) << name;
+        EXPECT_TRUE(out.emotion_layer == expected[k - 1].emotion_layer) << name;
+        out.time = expected[k - 1].time;
+        EXPECT_TRUE(out == expected[k - 1]) << name;
+      }
+      const AffectOutputs out = poked.Step(seq[k].View());
+      ASSERT_TRUE(out == expected[k]) << name << " tick " << k;
+      EXPECT_EQ(out.emotion_layer.cost, std::vector<double>(static_cast<size_t>(Grid().CellCount()), 0.0)) << name;
+    }
+  }
+}
+
 TEST(AffectEngineTest, DrivesStayWithinMoodBounds) {
   const auto seq = RandomSequence(400, 11);
   for (const char* name : {"affective", "personality/neurotic", "personality/extraverted"}) {

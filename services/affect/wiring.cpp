@@ -35,6 +35,8 @@ runtime::ServiceDefinition AffectService() {
           std::optional<double> next_snapshot_s;  // the first is one period after the first step
           bool published_snapshot = false;        // until then, a snapshot seen is a predecessor's
           bool restore_checked = false;
+          bool layer_on_change = false;
+          std::optional<EmotionLayer> published_layer;  // on_change: the layer last published
         };
         auto s = std::make_shared<State>();
         // All three are start-up options: the configuration builds the engine (a new one would lose the
@@ -47,6 +49,15 @@ runtime::ServiceDefinition AffectService() {
             "snapshot_period_s", s->snapshot_period_s,
             "realtime: seconds between latched state snapshots a restarted engine resumes from (0: off)",
             runtime::AtLeast(0.0));
+        // Issue 18 (performance): a layer that does not change (the constant configuration's, disabled: all zeros)
+        // was built, value-checked, copied and delivered every tick. on_change publishes it when its content
+        // differs from the last one published: the planner, its one consumer in the stack, reads it as a
+        // previous-tick input and keeps the newest, so it plans with the same values; a recorder or viewer then
+        // sees the layer only when it changes (hence not the default).
+        s->layer_on_change = ctx.Option<std::string>("emotion_layer_publish", "every_tick",
+                                                     "every_tick | on_change: publish the emotion layer every tick, "
+                                                     "or only when its content changes (start-up option)",
+                                                     runtime::OneOf({"every_tick", "on_change"})) == "on_change";
         s->affect_config = LoadAffectConfig(s->config, DefaultConfigDir(), s->overrides);
         // The bumper switch points of eq. 8.14 lie on the body's circumscribed circle (issue 18: from the robot
         // description, MARVIN's r_R = 0.35 m by default).
@@ -139,11 +150,14 @@ runtime::ServiceDefinition AffectService() {
               params_out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
                 return convert::ToMsg(fbb, header, out.parameters);
               });
-              layer_out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
-                const msg::GridInfo info = convert::ToMsg(out.emotion_layer.grid);
-                return msg::CreateEmotionLayer(fbb, header, &info, fbb.CreateVector(out.emotion_layer.cost),
-                                               out.emotion_layer.fusion == EmotionLayerFusion::kAdditive);
-              });
+              if (!s->layer_on_change || !s->published_layer || !(*s->published_layer == out.emotion_layer)) {
+                layer_out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+                  const msg::GridInfo info = convert::ToMsg(out.emotion_layer.grid);
+                  return msg::CreateEmotionLayer(fbb, header, &info, fbb.CreateVector(out.emotion_layer.cost),
+                                                 out.emotion_layer.fusion == EmotionLayerFusion::kAdditive);
+                });
+                if (s->layer_on_change) s->published_layer = out.emotion_layer;
+              }
               state_out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
                 auto vec = [&](const auto& a) { return fbb.CreateVector(a.data(), a.size()); };
                 return msg::CreateAffectState(

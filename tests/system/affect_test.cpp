@@ -100,5 +100,71 @@ TEST(AffectSystem, SetAOpenSpaceRaisesHappinessAndTheSpeedLimit) {
   EXPECT_GT(v_limit, s.front().params.v_limit + 0.01);
 }
 
+// What reached a subscriber of one robot's emotion layer and path in a lockstep run.
+struct LayerRun {
+  int layers = 0;              // EmotionLayer messages
+  std::vector<double> paths;   // every Path's max cost, node count and first node, in order
+  std::vector<double> truths;  // every GroundTruth pose
+};
+
+LayerRun RunLayer(const std::string& config, const std::string& publish, int64_t ticks) {
+  stack::StackSpec spec;
+  spec.set = 'B';
+  spec.index = 0;
+  spec.seed = 18;
+  spec.affect_config = config;
+  spec.iterations = 1000;
+  spec.max_ticks = ticks;
+  spec.options = {"mission.timeout_s=3600", "affect.emotion_layer_publish=" + publish};
+  auto run = std::make_shared<LayerRun>();
+  auto services = stack::BuildStack(spec);
+  runtime::ServiceDefinition probe{
+      "layer_probe", "counts layers, records paths",
+      [run](runtime::ServiceContext& ctx) {
+        ctx.OnMessage<msg::EmotionLayer>("r1/emotion_layer",
+                                         [run](const bus::Message<msg::EmotionLayer>&) { ++run->layers; });
+        ctx.OnMessage<msg::Path>("r1/path", [run](const bus::Message<msg::Path>& m) {
+          run->paths.push_back(m.msg.max_cost());
+          const auto* nodes = m.msg.nodes();
+          run->paths.push_back(nodes ? nodes->size() : -1.0);
+          if (nodes && nodes->size() > 0) run->paths.push_back(nodes->Get(0)->x());
+        });
+        ctx.OnMessage<msg::GroundTruth>("r1/truth", [run](const bus::Message<msg::GroundTruth>& m) {
+          run->truths.push_back(m.msg.pose()->x());
+          run->truths.push_back(m.msg.pose()->y());
+        });
+      },
+      /*global=*/true};
+  runtime::HostedService p{probe, {}};
+  p.options.robot = "";
+  services.push_back(std::move(p));
+  std::atomic<bool> stop{false};
+  EXPECT_EQ(runtime::RunInProcess("inproc://affect-layer-" + config + "-" + publish, std::move(services), stop), 0);
+  return *run;
+}
+
+// Issue 18 (performance): affect.emotion_layer_publish=on_change publishes the layer only when its content changes.
+// The constant configuration's layer (disabled: all zeros) goes out once instead of every tick; with the affective
+// configuration it goes out as it changes. Either way the planner, reading the newest previous-tick layer, plans
+// the same paths and the robot drives the same route, value for value.
+TEST(AffectSystem, EmotionLayerOnChangePublishesLessAndPlansTheSame) {
+  for (const std::string config : {"constant", "affective"}) {
+    SCOPED_TRACE(config);
+    const LayerRun every = RunLayer(config, "every_tick", 300);
+    const LayerRun changed = RunLayer(config, "on_change", 300);
+    EXPECT_GE(every.layers, 299);
+    if (config == "constant") {
+      EXPECT_EQ(changed.layers, 1);
+    } else {
+      EXPECT_GE(changed.layers, 1);
+      EXPECT_LE(changed.layers, every.layers);
+    }
+    ASSERT_GT(every.paths.size(), 100u);
+    EXPECT_EQ(changed.paths, every.paths);
+    ASSERT_GT(every.truths.size(), 500u);
+    EXPECT_EQ(changed.truths, every.truths);
+  }
+}
+
 }  // namespace
 }  // namespace limbic

@@ -78,13 +78,14 @@ TEST(StackSpecFor, PathGoalSourceIsTheDirectionalTargetAndUnknownOptionsAreRefus
   // Issue 14's named options: the controller's map-point inset and the planner's held danger weight.
   run.options = {{"map_point_inset", "0.175"}, {"hold_danger_weight", "true"}};
   EXPECT_TRUE(Has(StackSpecFor(run).options, "controller.map_point_inset=0.175"));
+  EXPECT_TRUE(Has(StackSpecFor(run).options, "planner.danger_weight=traversal_max"));
+  run.options = {{"hold_danger_weight", "false"}};
+  EXPECT_TRUE(Has(StackSpecFor(run).options, "planner.danger_weight=live"));
+  // Issue 18: the tricycle's forward turning arc (the controller's tricycle_turn_speed), off unless asked for.
   run.options = {{"tricycle_turn", "false"}};
   EXPECT_TRUE(Has(StackSpecFor(run).options, "controller.tricycle_turn_speed=0"));
   run.options = {{"tricycle_turn", "true"}};
   EXPECT_TRUE(Has(StackSpecFor(run).options, "controller.tricycle_turn_speed=0.1"));
-  EXPECT_TRUE(Has(StackSpecFor(run).options, "planner.danger_weight=traversal_max"));
-  run.options = {{"hold_danger_weight", "false"}};
-  EXPECT_TRUE(Has(StackSpecFor(run).options, "planner.danger_weight=live"));
   run.options = {{"map_point_inset", "-1"}};
   EXPECT_THROW(StackSpecFor(run), std::invalid_argument);
   // Issue 19 item 5: a configuration's navigators and the crowd robots' emotion mode.

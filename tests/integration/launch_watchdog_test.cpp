@@ -22,26 +22,10 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// (event, pid) for `process` in the launcher's --events file.
-std::vector<std::pair<std::string, int>> EventsOf(const std::string& path, const std::string& process) {
-  std::vector<std::pair<std::string, int>> events;
-  std::ifstream in(path);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.find("\"process\": \"" + process + "\"") == std::string::npos) continue;
-    const auto e = line.find("\"event\": \"") + 10;
-    const auto p = line.find("\"pid\": ") + 7;
-    events.emplace_back(line.substr(e, line.find('"', e) - e), std::stoi(line.substr(p)));
-  }
-  return events;
-}
-
-int LatestPid(const std::vector<std::pair<std::string, int>>& events) {
-  int pid = 0;
-  for (const auto& [event, p] : events) {
-    if (event == "started" || event == "restarted") pid = p;
-  }
-  return pid;
+// The pid of `process`'s latest start or restart (0: none yet).
+int LatestPid(const std::string& events, const std::string& process) {
+  const std::vector<int> pids = testing::LaunchedPids(events, process);
+  return pids.empty() ? 0 : pids.back();
 }
 
 // The pid `process` was started with, once the launcher's --events file says so (0 after 10 s without).
@@ -50,7 +34,7 @@ int StartedPid(const std::string& events, const std::string& process) {
   testing::WaitFor(
       [&] {
         std::this_thread::sleep_for(50ms);
-        pid = LatestPid(EventsOf(events, process));
+        pid = LatestPid(events, process);
         return pid > 0;
       },
       10s);
@@ -108,9 +92,9 @@ TEST(LaunchWatchdog, SilentServiceIsRestartedAndMemoryBudgetApplies) {
   ASSERT_TRUE(testing::WaitFor(
       [&] {
         std::this_thread::sleep_for(50ms);
-        const auto e = EventsOf(events, "talker");
+        const auto e = testing::LaunchEventsOf(events, "talker");
         for (const auto& [event, p] : e) killed |= event == "watchdog" && p == pid;
-        new_pid = LatestPid(e);
+        new_pid = LatestPid(events, "talker");
         return killed && new_pid != pid;
       },
       15s))
@@ -124,7 +108,7 @@ TEST(LaunchWatchdog, SilentServiceIsRestartedAndMemoryBudgetApplies) {
       std::string::npos)
       << launch.Log();
   // The other processes were left alone.
-  for (const auto& [event, p] : EventsOf(events, "bus")) EXPECT_NE(event, "watchdog");
+  for (const auto& [event, p] : testing::LaunchEventsOf(events, "bus")) EXPECT_NE(event, "watchdog");
   launch.Signal(SIGINT);
   EXPECT_EQ(launch.Wait(15s), 0) << launch.Log();
 }
@@ -158,9 +142,9 @@ TEST(LaunchWatchdog, ServiceThatHeartbeatsButStopsPublishingIsRestarted) {
   ASSERT_TRUE(testing::WaitFor(
       [&] {
         std::this_thread::sleep_for(50ms);
-        const auto e = EventsOf(events, "talker");
+        const auto e = testing::LaunchEventsOf(events, "talker");
         for (const auto& [event, p] : e) killed |= event == "output_watchdog" && p == pid;
-        new_pid = LatestPid(e);
+        new_pid = LatestPid(events, "talker");
         return killed && new_pid != pid;
       },
       20s))
@@ -172,10 +156,10 @@ TEST(LaunchWatchdog, ServiceThatHeartbeatsButStopsPublishingIsRestarted) {
   EXPECT_NE(launch.Log().find("published nothing on chatter"), std::string::npos) << launch.Log();
   EXPECT_NE(launch.Log().find("was killed by the output watchdog"), std::string::npos) << launch.Log();
   // Its heartbeats never stopped: the heartbeat watchdog had nothing to do with it.
-  for (const auto& [event, p] : EventsOf(events, "talker")) EXPECT_NE(event, "watchdog");
+  for (const auto& [event, p] : testing::LaunchEventsOf(events, "talker")) EXPECT_NE(event, "watchdog");
   // The process whose output never appeared, and the broker, were left alone.
-  for (const auto& [event, p] : EventsOf(events, "waiting")) EXPECT_NE(event, "output_watchdog");
-  for (const auto& [event, p] : EventsOf(events, "bus")) EXPECT_NE(event, "output_watchdog");
+  for (const auto& [event, p] : testing::LaunchEventsOf(events, "waiting")) EXPECT_NE(event, "output_watchdog");
+  for (const auto& [event, p] : testing::LaunchEventsOf(events, "bus")) EXPECT_NE(event, "output_watchdog");
   launch.Signal(SIGINT);
   EXPECT_EQ(launch.Wait(15s), 0) << launch.Log();
 }
@@ -230,8 +214,8 @@ TEST(LaunchWatchdog, HeartbeatsLateOnTheBusButAliveOnTheHostAreNotRestarted) {
     previous = t;
   }
   EXPECT_GE(longest_gap, 4.0) << heard.size() << " heartbeats heard after the fault";
-  for (const auto& [event, p] : EventsOf(events, "talker")) EXPECT_NE(event, "watchdog") << launch.Log();
-  EXPECT_EQ(LatestPid(EventsOf(events, "talker")), pid) << launch.Log();
+  for (const auto& [event, p] : testing::LaunchEventsOf(events, "talker")) EXPECT_NE(event, "watchdog") << launch.Log();
+  EXPECT_EQ(LatestPid(events, "talker"), pid) << launch.Log();
   EXPECT_EQ(kill(pid, 0), 0);
   launch.Signal(SIGINT);
   EXPECT_EQ(launch.Wait(15s), 0) << launch.Log();

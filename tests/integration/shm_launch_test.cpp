@@ -25,23 +25,6 @@ using namespace std::chrono_literals;
 
 std::string g_isolation = "not tried";
 
-// The pids `process` was started with, in order, from the launcher's --events file.
-std::vector<int> StartedPids(const std::string& path, const std::string& process) {
-  std::vector<int> pids;
-  std::ifstream in(path);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.find("\"process\": \"" + process + "\"") == std::string::npos) continue;
-    if (line.find("\"event\": \"started\"") == std::string::npos &&
-        line.find("\"event\": \"restarted\"") == std::string::npos) {
-      continue;
-    }
-    const auto p = line.find("\"pid\": ") + 7;
-    pids.push_back(std::stoi(line.substr(p)));
-  }
-  return pids;
-}
-
 std::string Environ(int pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/environ");
   std::stringstream text;
@@ -75,24 +58,28 @@ TEST(ShmLaunch, RouDiIsStartedFirstRestartedWhenKilledAndTheServicesAreToldToUse
   const std::string events = dir / "events.jsonl";
   testing::ChildProcess launch({testing::Bin("limbic"), "launch", launch_file, "--events", events}, dir / "launch.log");
 
-  ASSERT_TRUE(testing::WaitFor([&] { return !StartedPids(events, "talker").empty(); }, 20s)) << launch.Log();
-  const std::vector<int> roudi = StartedPids(events, "roudi");
+  ASSERT_TRUE(testing::WaitFor([&] { return !testing::LaunchedPids(events, "talker").empty(); }, 20s)) << launch.Log();
+  const std::vector<int> roudi = testing::LaunchedPids(events, "roudi");
   ASSERT_EQ(roudi.size(), 1u) << launch.Log();
   EXPECT_TRUE(testing::WaitFor([&] { return bus::ShmRuntime::RouDiRunning(); }, 10s)) << launch.Log();
   // (Read once the launcher's child has exec'd the toy: the environment it was given.)
   EXPECT_TRUE(testing::WaitFor(
-      [&] { return Environ(StartedPids(events, "talker").back()).find("LIMBIC_SHM=1\n") != std::string::npos; }, 10s));
+      [&] {
+        return Environ(testing::LaunchedPids(events, "talker").back()).find("LIMBIC_SHM=1\n") != std::string::npos;
+      },
+      10s));
   ASSERT_TRUE(testing::WaitFor([&] { return launch.Log().find("shared memory: on") != std::string::npos; }, 10s))
       << launch.Log();
 
   // Killed, RouDi is started again; the live talker notices the new one and stays on the socket path.
   kill(roudi.front(), SIGKILL);
-  ASSERT_TRUE(testing::WaitFor([&] { return StartedPids(events, "roudi").size() >= 2; }, 20s)) << launch.Log();
+  ASSERT_TRUE(testing::WaitFor([&] { return testing::LaunchedPids(events, "roudi").size() >= 2; }, 20s))
+      << launch.Log();
   EXPECT_TRUE(testing::WaitFor([&] { return bus::ShmRuntime::RouDiRunning(); }, 10s)) << launch.Log();
   EXPECT_TRUE(testing::WaitFor(
       [&] { return launch.Log().find("shared memory: RouDi stopped or restarted") != std::string::npos; }, 10s))
       << launch.Log();
-  EXPECT_EQ(StartedPids(events, "talker").size(), 1u) << "the talker kept running:\n" << launch.Log();
+  EXPECT_EQ(testing::LaunchedPids(events, "talker").size(), 1u) << "the talker kept running:\n" << launch.Log();
 
   // Stopped in reverse order: RouDi last, and nothing left.
   launch.Signal(SIGINT);

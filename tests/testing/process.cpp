@@ -156,4 +156,29 @@ std::string ChildProcess::Log() const {
   return ss.str();
 }
 
+std::vector<LaunchEvent> LaunchEventsOf(const std::string& path, const std::string& process) {
+  std::vector<LaunchEvent> events;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.find("\"process\": \"" + process + "\"") == std::string::npos) continue;
+    const auto e = line.find("\"event\": \"");
+    const auto p = line.find("\"pid\": ");
+    if (e == std::string::npos || p == std::string::npos) continue;  // a line still being written
+    LaunchEvent event;
+    event.event = line.substr(e + 10, line.find('"', e + 10) - (e + 10));
+    event.pid = std::atoi(line.c_str() + p + 7);
+    events.push_back(event);
+  }
+  return events;
+}
+
+std::vector<int> LaunchedPids(const std::string& path, const std::string& process) {
+  std::vector<int> pids;
+  for (const LaunchEvent& e : LaunchEventsOf(path, process)) {
+    if (e.event == "started" || e.event == "restarted") pids.push_back(e.pid);
+  }
+  return pids;
+}
+
 }  // namespace limbic::testing

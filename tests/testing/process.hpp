@@ -66,4 +66,14 @@ bool WaitFor(Done done, std::chrono::milliseconds limit) {
   return done();
 }
 
+// One line of `limbic launch --events FILE` (JSON lines: {"event": ..., "process": ..., "pid": ...}).
+struct LaunchEvent {
+  std::string event;  // started, restarted, exited, watchdog, ...
+  int pid = 0;
+};
+// The events of `process`, in order, as the launcher has written them so far (none if the file is not there yet).
+std::vector<LaunchEvent> LaunchEventsOf(const std::string& path, const std::string& process);
+// The pids `process` was started or restarted with, in order.
+std::vector<int> LaunchedPids(const std::string& path, const std::string& process);
+
 }  // namespace limbic::testing

@@ -375,8 +375,12 @@ void Node::HandleDirectory(const uint8_t* data, size_t size) {
   std::string why;
   const auto entry = ParseDirectoryEntry(std::string_view(reinterpret_cast<const char*>(data) + 1, size - 1), &why);
   if (!entry) {
-    ++directory_rejected_;
-    LIMBIC_LOG(kWarning) << "node '" << options_.name << "': ignored a directory message from the broker: " << why;
+    ++directory_rejected_;  // counted every time, said once a burst (a broker of another version could send many)
+    uint64_t suppressed = 0;
+    if (drop_log_["<directory>"].Allow(&suppressed)) {
+      LIMBIC_LOG(kWarning) << "node '" << options_.name << "': ignored a directory message from the broker: " << why
+                           << (suppressed ? " (" + std::to_string(suppressed) + " more since last report)" : "");
+    }
     return;
   }
   if (data[0] == kWithdraw) {

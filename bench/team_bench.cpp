@@ -12,7 +12,9 @@
 //                          `rK/cmd_vel` reaches a subscriber, its wall time minus the header stamp of the newest
 //                          `rK/scan` that subscriber had received (hwio stamps a scan with its tick's start: the
 //                          time the ranges were read). Counters p50_ms, p99_ms, max_ms over every robot's commands;
-//                          goal: p99 with 16 robots within 2x of one robot's.
+//                          goal: p99 with 16 robots within 2x of one robot's. Second argument: 0 = mapper and
+//                          controller tick as their trigger arrives (runtime::RealtimeTicks::kInput, the default),
+//                          1 = every service on its own timer (kTimer: the latency then holds the timers' phase).
 //
 //   build/bench/team_bench --benchmark_filter=Lockstep           # the real-time factor
 //   taskset -c 1 build/bench/team_bench --benchmark_filter='Lockstep/16'
@@ -143,6 +145,7 @@ double Percentile(std::vector<double> v, double q) {
 
 void BM_TeamRealtimeLatency(benchmark::State& state) {
   const int robots = static_cast<int>(state.range(0));
+  const auto ticks = state.range(1) == 0 ? runtime::RealtimeTicks::kInput : runtime::RealtimeTicks::kTimer;
   const double warmup_s = 3.0, measure_s = 20.0;
   static int run = 0;
   std::vector<double> all;
@@ -153,6 +156,7 @@ void BM_TeamRealtimeLatency(benchmark::State& state) {
       s.options.coordinate = false;  // realtime: no lockstep coordinator, every host ticks on the wall clock
       s.options.participants.clear();
       s.options.max_ticks = -1;
+      s.options.realtime_ticks = ticks;
     }
     auto probe = std::make_shared<LatencyProbe>();
     probe->measure_from_ns = WallNs() + static_cast<int64_t>(warmup_s * 1e9);
@@ -182,8 +186,16 @@ void BM_TeamRealtimeLatency(benchmark::State& state) {
   state.counters["p99_ms"] = Percentile(all, 0.99);
   state.counters["max_ms"] = Percentile(all, 1.0);
 }
-// 1 and 16 robots side by side in one run (the goal compares their p99).
-BENCHMARK(BM_TeamRealtimeLatency)->Arg(1)->Arg(16)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
+// 1 and 16 robots side by side in one run (the goal compares their p99), ticks started by arrivals and by timers.
+BENCHMARK(BM_TeamRealtimeLatency)
+    ->ArgNames({"robots", "timer"})
+    ->Args({1, 0})
+    ->Args({16, 0})
+    ->Args({1, 1})
+    ->Args({16, 1})
+    ->Iterations(1)
+    ->Unit(benchmark::kSecond)
+    ->UseRealTime();
 
 }  // namespace
 }  // namespace limbic

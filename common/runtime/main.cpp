@@ -21,6 +21,9 @@ const char* kCommonHelp = R"(Common options (every limbic service):
   --mode MODE           realtime | lockstep (default realtime)
   --period S            control period T in seconds (default 0.1)
   --speedup X           realtime only: simulated seconds per wall second (default 1)
+  --realtime-ticks WHAT realtime only: input (default) starts a reacting service's tick when its trigger arrives
+                        (mapper: scan, controller: obstacles; its timer only if none comes for 1.5 periods) |
+                        timer (every period on the wall clock, whatever arrived)
   --config FILE         YAML options of this service (unknown keys are errors)
   --set KEY=VALUE       override one setting (repeatable); KEY is one of the Settings listed below
   --check               read the options (--config, --set) as a start would, report the first bad one
@@ -113,6 +116,14 @@ int RunServiceMain(int argc, char** argv, const ServiceDefinition& definition) {
           options.mode = Mode::kLockstep;
         else
           throw std::invalid_argument("--mode must be realtime or lockstep, not '" + mode + "'");
+      } else if (arg == "--realtime-ticks") {
+        const std::string ticks = next();
+        if (ticks == "input")
+          options.realtime_ticks = RealtimeTicks::kInput;
+        else if (ticks == "timer")
+          options.realtime_ticks = RealtimeTicks::kTimer;
+        else
+          throw std::invalid_argument("--realtime-ticks must be input or timer, not '" + ticks + "'");
       } else if (arg == "--period") {
         options.period_s = std::stod(next());
       } else if (arg == "--speedup") {

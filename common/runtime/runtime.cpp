@@ -241,6 +241,17 @@ void Host::Bind() {
     state.outputs = step.spec.outputs;
     steps_.push_back(std::move(state));
   }
+  // Ticks start on arrivals only when every step says what it reacts to: a tick runs all of a host's steps, and a
+  // step without a trigger (hwio's sensing) keeps the pace of its timer.
+  if (options_.mode == Mode::kRealtime && options_.realtime_ticks == RealtimeTicks::kInput) {
+    for (const auto& step : context_->steps_) {
+      if (!step.spec.realtime_trigger) {
+        triggers_.clear();
+        break;
+      }
+      triggers_.push_back(step.spec.realtime_trigger);
+    }
+  }
   if (options_.mode == Mode::kLockstep) {
     join_pub_ = node.Advertise<msg::LockstepJoin>("lockstep/join");
     ack_pub_ = node.Advertise<msg::LockstepAck>("lockstep/ack");
@@ -704,13 +715,7 @@ bool Host::Pump(std::chrono::milliseconds max_wait, const std::atomic<bool>& sto
   const int handled = node_->Poll(std::clamp(timeout, 0ms, max_wait));
   bool did = handled > 0;
   if (options_.mode == Mode::kRealtime) {
-    now = Clock::now();
-    if (now >= next_tick_) {
-      RunRealtimeTick();
-      did = true;
-      next_tick_ += period_;
-      if (Clock::now() > next_tick_ + period_) next_tick_ = Clock::now() + period_;  // fell behind: skip, don't burst
-    }
+    PumpRealtime(&did);
   } else {
     // Drain everything that is ready without sleeping: lockstep runs as fast as the CPUs allow.
     bool inbox_empty = handled == 0;  // known empty: no need to look again before a step runs
@@ -733,6 +738,34 @@ bool Host::Pump(std::chrono::milliseconds max_wait, const std::atomic<bool>& sto
   CheckBusReached(Clock::now());
   if (progress) *progress = did;
   return true;
+}
+
+void Host::PumpRealtime(bool* did) {
+  const auto now = Clock::now();
+  if (triggers_.empty()) {
+    if (now < next_tick_) return;
+    RunRealtimeTick();
+    *did = true;
+    next_tick_ += period_;
+    if (Clock::now() > next_tick_ + period_) next_tick_ = Clock::now() + period_;  // fell behind: skip, don't burst
+    return;
+  }
+  uint64_t arrivals = 0;
+  for (const InputBase* trigger : triggers_) arrivals += trigger->received();
+  if (arrivals != trigger_arrivals_seen_) {
+    // A trigger arrived: tick now, but not sooner than half a period after the last tick — a burst of arrivals (a
+    // faster sensor, a backlog after a stall) must not run the steps faster than the period their algorithms assume
+    // (the dynamic window's reachable velocities are per period).
+    next_tick_ = std::min(next_tick_, std::max(now, last_tick_at_ + period_ / 2));
+  }
+  if (now < next_tick_) return;
+  trigger_arrivals_seen_ = arrivals;
+  last_tick_at_ = now;
+  RunRealtimeTick();
+  *did = true;
+  // Without an arrival, the timer after 1.5 periods: later than the next arrival of a trigger on the same period
+  // (whose phase jitters), soon enough that a service whose data stopped notices it.
+  next_tick_ = now + period_ + period_ / 2;
 }
 
 int Host::Finish() {

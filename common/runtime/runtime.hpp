@@ -2,7 +2,9 @@
 // parameters and tick steps — and runs either as its own process (RunServiceMain) or as a thread of a
 // shared process over inproc:// (Host), under one of two schedulers:
 //
-//  realtime  wall clock; every period each step runs with the latest value of each input.
+//  realtime  wall clock; every period each step runs with the latest value of each input — or, for a service
+//            that names a trigger input (mapper: scan, controller: obstacles), as that input arrives
+//            (RealtimeTicks), so a command follows its scan by the stack's work, not by the phase of two timers.
 //  lockstep  a coordinator owns the clock; tick k+1 starts only when every participant finished tick k.
 //            A step waits for its same-tick inputs stamped k; previous-tick (feedback) inputs give the
 //            newest value stamped <= k-1. Inputs are chosen by the tick in their header, never by arrival
@@ -31,6 +33,12 @@
 namespace limbic::runtime {
 
 enum class Mode { kRealtime, kLockstep };
+// Realtime: what starts a tick of a service whose step names a trigger input (StepSpec::realtime_trigger).
+//  kInput  the trigger's arrival (the mapper on a scan, the controller on its obstacles), so a command follows its
+//          scan by the stack's work instead of by the phase between independent timers; its own timer only when
+//          the trigger stays away (1.5 periods), so a service whose data stopped still ticks and can see it is stale.
+//  kTimer  every period on the wall clock, whatever arrived (every service without a trigger does this anyway).
+enum class RealtimeTicks { kInput, kTimer };
 enum class Timing {
   kSameTick,      // produced upstream in the same tick: awaited
   kPreviousTick,  // feedback: the newest value from an earlier tick
@@ -70,6 +78,7 @@ struct HostOptions {
   // `limbic launch` sets with `shared_memory: true`). Without a RouDi the host says so once and uses the socket path.
   bool shm = false;
   std::chrono::milliseconds shm_wait{3000};  // for a RouDi that is still starting, before the socket path only
+  RealtimeTicks realtime_ticks = RealtimeTicks::kInput;  // --realtime-ticks input|timer
 };
 
 struct TickInfo {
@@ -201,6 +210,9 @@ struct StepSpec {
   std::string name;                   // "" -> the instance name; else instance.name
   std::vector<InputBase*> waits_for;  // empty: every same-tick input of the service
   std::vector<std::string> outputs;   // topics it publishes every tick (lockstep graph check)
+  // Realtime with RealtimeTicks::kInput: the input whose arrival starts the host's tick (see RealtimeTicks).
+  // Lockstep ignores it (every step is started by its clock and inputs).
+  InputBase* realtime_trigger = nullptr;
 };
 
 // What a service's setup function sees. Declarations only; the host binds them to the bus.
@@ -378,6 +390,7 @@ class Host {
   void Configure();  // options and YAML: everything up to the bus node
   void Bind();
   void RunRealtimeTick();
+  void PumpRealtime(bool* did);
   void HandleClock(const msg::Clock& clock);
   bool RunReadyLockstepSteps();
   void PublishRunStopRequest();
@@ -406,6 +419,10 @@ class Host {
   std::chrono::steady_clock::time_point started_;
   std::chrono::steady_clock::time_point next_tick_;
   std::chrono::steady_clock::time_point next_heartbeat_;
+  // Realtime ticks started by arrivals (RealtimeTicks::kInput): the trigger inputs, their arrivals at the last tick.
+  std::vector<const InputBase*> triggers_;
+  uint64_t trigger_arrivals_seen_ = 0;
+  std::chrono::steady_clock::time_point last_tick_at_{};
   int64_t tick_ = -1;         // realtime: ticks done; lockstep: tick in progress
   bool run_stopped_ = false;  // lockstep: coordinator said stop
   bool started_lockstep_ = false;

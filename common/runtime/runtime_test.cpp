@@ -380,5 +380,94 @@ TEST(Host, HeartbeatsTellDegradedFailingAndRecovery) {
   host.Finish();
 }
 
+// Realtime ticks started by arrivals (RealtimeTicks::kInput): a service that names a trigger input runs as its
+// trigger arrives, not on its own timer; a burst runs it no faster than every half period; without arrivals its
+// timer still ticks it (so it can see its data is stale); RealtimeTicks::kTimer and a step without a trigger keep
+// the timer. The periods are long where the timer must not be what ticked.
+struct TriggeredService {
+  std::shared_ptr<int> ticks = std::make_shared<int>(0);
+  ServiceDefinition Definition(bool every_step_triggered) const {
+    return {"svc", "test", [ticks = ticks, every_step_triggered](ServiceContext& ctx) {
+              auto in = ctx.AddInput<msg::VelocityCommand>("t", Timing::kSameTick);
+              ctx.AddStep({.name = "react", .realtime_trigger = in.get()}, [ticks](const TickInfo&) { ++*ticks; });
+              if (!every_step_triggered) ctx.AddStep({.name = "pace"}, [](const TickInfo&) {});
+            }};
+  }
+};
+
+void SendCommand(bus::Publisher<msg::VelocityCommand>& pub) {
+  pub.Publish(0, 0, [](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+    return msg::CreateVelocityCommand(fbb, header, 0.1, 0.0);
+  });
+}
+
+// Pumps `host` until `done` or `limit` has passed.
+template <typename Done>
+void PumpUntil(Host& host, Done done, std::chrono::milliseconds limit) {
+  std::atomic<bool> stop{false};
+  const auto end = std::chrono::steady_clock::now() + limit;
+  while (!done() && std::chrono::steady_clock::now() < end) host.Pump(std::chrono::milliseconds(1), stop);
+}
+
+TEST(Host, ARealtimeStepWithATriggerRunsWhenItArrivesNotOnItsTimer) {
+  bus::LocalBus bus(std::chrono::hours(1));
+  TriggeredService svc;
+  HostOptions options;
+  options.robot = "";
+  options.period_s = 10.0;  // the timer cannot be what ticks it during this test
+  Host host(bus, options, svc.Definition(true));
+  bus::Node sender(bus, {.name = "sender"});
+  auto pub = sender.Advertise<msg::VelocityCommand>("t");
+  host.Start();
+  PumpUntil(
+      host, [] { return false; }, std::chrono::milliseconds(50));
+  EXPECT_EQ(*svc.ticks, 0) << "nothing arrived, the timer is 10 s away";
+  SendCommand(pub);
+  PumpUntil(
+      host, [&] { return *svc.ticks > 0; }, std::chrono::seconds(5));
+  EXPECT_EQ(*svc.ticks, 1) << "the arrival ticks it";
+  // A second arrival within half a period waits for it: the steps never run faster than their period assumes.
+  SendCommand(pub);
+  PumpUntil(
+      host, [] { return false; }, std::chrono::milliseconds(100));
+  EXPECT_EQ(*svc.ticks, 1);
+  host.Finish();
+}
+
+TEST(Host, ARealtimeTriggerIgnoredOnTheTimerScheduleOrWhenAnotherStepHasNone) {
+  for (const bool timer_schedule : {true, false}) {
+    SCOPED_TRACE(timer_schedule ? "--realtime-ticks timer" : "a step without a trigger");
+    bus::LocalBus bus(std::chrono::hours(1));
+    TriggeredService svc;
+    HostOptions options;
+    options.robot = "";
+    options.period_s = 10.0;
+    if (timer_schedule) options.realtime_ticks = RealtimeTicks::kTimer;
+    Host host(bus, options, svc.Definition(/*every_step_triggered=*/timer_schedule));
+    bus::Node sender(bus, {.name = "sender"});
+    auto pub = sender.Advertise<msg::VelocityCommand>("t");
+    host.Start();
+    SendCommand(pub);
+    PumpUntil(
+        host, [] { return false; }, std::chrono::milliseconds(100));
+    EXPECT_EQ(*svc.ticks, 0) << "only the timer (10 s) ticks it";
+    host.Finish();
+  }
+}
+
+TEST(Host, ARealtimeStepWhoseTriggerStaysAwayStillTicksOnItsTimer) {
+  bus::LocalBus bus(std::chrono::hours(1));
+  TriggeredService svc;
+  HostOptions options;
+  options.robot = "";
+  options.period_s = 0.01;  // 15 ms between timer ticks without arrivals
+  Host host(bus, options, svc.Definition(true));
+  host.Start();
+  PumpUntil(
+      host, [&] { return *svc.ticks >= 3; }, std::chrono::seconds(5));
+  EXPECT_GE(*svc.ticks, 3) << "a service whose data stopped must still tick";
+  host.Finish();
+}
+
 }  // namespace
 }  // namespace limbic::runtime

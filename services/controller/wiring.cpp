@@ -107,8 +107,10 @@ runtime::ServiceDefinition ControllerService() {
         ctx.Counter("compute_time_s", [s] { return s->last_compute_s; });
         const bool realtime = ctx.mode() == runtime::Mode::kRealtime;
 
+        // Realtime: a command follows its obstacles (the mapper's reading of a scan) at once (runtime::RealtimeTicks).
         ctx.AddStep(
-            {.outputs = {ctx.Topic("cmd_vel"), ctx.Topic("control/direction"), ctx.Topic("control/velocity")}},
+            {.outputs = {ctx.Topic("cmd_vel"), ctx.Topic("control/direction"), ctx.Topic("control/velocity")},
+             .realtime_trigger = obstacles.get()},
             [=, &ctx](const runtime::TickInfo& tick) {
               const auto begin = std::chrono::steady_clock::now();
               if (s->world.set == '?') s->world = convert::FromMsg(*world->Get());

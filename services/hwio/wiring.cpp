@@ -155,14 +155,16 @@ runtime::ServiceDefinition HwioService() {
           h->faults->Apply(tick.time_s, contact, h->odometry.pose);
           const RangeScan filtered = h->median->Filter(scan);
           const CollisionEvent event = h->collisions->Update(contact, h->odometry.pose, tick.time_s);
-          scan_out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
-            return msg::CreateRangeScan(fbb, header, convert::BeamsToMsg(fbb, filtered));
-          });
+          // The scan last: in realtime its arrival starts the mapper's tick (runtime::RealtimeTicks), which then
+          // finds this tick's collision and odometry already there.
           collision_out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
             return convert::ToMsg(fbb, header, event, h->collisions->state().events);
           });
           odom_out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
             return convert::ToMsg(fbb, header, h->odometry);
+          });
+          scan_out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+            return msg::CreateRangeScan(fbb, header, convert::BeamsToMsg(fbb, filtered));
           });
         };
         auto actuate = [=](const TickInfo& tick) {

@@ -88,8 +88,10 @@ runtime::ServiceDefinition MapperService(MapperStepHook before_update) {
         ctx.Counter("cells", [s] { return s->mapper ? static_cast<double>(s->mapper->maps().CellCount()) : 0.0; });
         ctx.Counter("full_maps", [s] { return static_cast<double>(s->full_maps); });
 
+        // Realtime: the map follows each scan at once (runtime::RealtimeTicks).
         ctx.AddStep(
-            {.outputs = {ctx.Topic("map/patch"), ctx.Topic("map/stats"), ctx.Topic("obstacles")}},
+            {.outputs = {ctx.Topic("map/patch"), ctx.Topic("map/stats"), ctx.Topic("obstacles")},
+             .realtime_trigger = scan.get()},
             [=, &ctx](const TickInfo& tick) {
               if (!s->mapper) {
                 s->world = convert::FromMsg(*world->Get());

@@ -693,7 +693,12 @@ void Host::Start() {
   started_ = Clock::now();
   period_ =
       std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options_.period_s / options_.speedup));
-  next_tick_ = started_ + period_;
+  // Realtime timers start at a phase of their own (a hash of the instance name, so the same each run): hosts started
+  // in the same instant — a team in one process, a launch file — would otherwise all tick at once every period and
+  // queue behind each other on the CPUs, each robot's command waiting for every other robot's work.
+  uint64_t hash = 1469598103934665603ull;  // FNV-1a
+  for (const char c : context_->instance()) hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  next_tick_ = started_ + period_ + period_ * static_cast<int64_t>(hash % 1024) / 1024;
   next_heartbeat_ = started_;
   for (auto& fn : context_->on_start_) fn(MakeTick(-1));
 }

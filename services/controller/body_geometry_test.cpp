@@ -493,6 +493,14 @@ TEST(ThreePointTurn, WallBehindTurnsForwardOnTheTightestArc) {
   EXPECT_TRUE(out.turning_arc);
   EXPECT_DOUBLE_EQ(out.command.v, 0.1);
   EXPECT_NEAR(out.command.omega, 0.1 / r_lmin, 1e-12);
+  // θ_T nearly behind, a little to the left, while it already turns right: it keeps turning right (a θ_T flickering
+  // about ±π must not swap the turn every tick).
+  in.target_heading = 0.95 * kPi;
+  in.omega = -0.1 / r_lmin;
+  VelocityController(o).Tick(in, p, &out);
+  EXPECT_TRUE(out.turning_arc);
+  EXPECT_NEAR(out.command.omega, -0.1 / r_lmin, 1e-12);
+  in.omega = 0.1 / r_lmin;
   // Within βπ of θ_T the velocity layer drives again.
   in.target_heading = 0.3 * kPi;
   VelocityController(o).Tick(in, p, &out);

@@ -339,6 +339,10 @@ void VelocityController::Tick(const VelocityInputs& in, const ControlParameters&
     // heading still turns with ω); a leg is judged at reverse_speed over eq. 5.22's horizon whatever speed the window
     // lets it start at, so the look-ahead is the same from standstill.
     const double speed = options_.reverse_speed;
+    // θ_T nearly behind: keep turning the way the heading already turns, or a θ_T flickering about ±π would swap the
+    // direction of the turn from tick to tick and one leg would undo the last.
+    const double leg_turn =
+        misalignment > 0.75 * kPi && std::abs(in.omega) > 1e-3 && in.v != 0.0 ? (in.omega > 0.0 ? 1.0 : -1.0) : turn;
     const bool stuck = out->command.v == 0.0 && in.v >= 0.0 && (misaligned || d_g > params.d_g_max);
     const bool backing = in.v < 0.0 && misalignment >= 0.5 * params.beta * kPi;
     // A manoeuvre at creeping speed: a robot still rolling faster is first slowed by eq. 5.28 (g_v caps v at 0).
@@ -351,14 +355,14 @@ void VelocityController::Tick(const VelocityInputs& in, const ControlParameters&
         if (leg == Leg::kForwardArc) {
           // Forward only to turn (θ_T beyond βπ/2, where the backing ends; an aligned robot stuck with its goal far
           // has its way ahead closed).
-          if (misalignment < 0.5 * params.beta * kPi || !motion_clear(speed, turn * speed / r_lmin)) continue;
+          if (misalignment < 0.5 * params.beta * kPi || !motion_clear(speed, leg_turn * speed / r_lmin)) continue;
           // From backing the window cannot go forward yet (v ∈ [0, 0]): stand still this tick, then go.
           const double v_forward = std::min(speed, w.v2);
-          out->command = {v_forward, turn * v_forward / r_lmin};
+          out->command = {v_forward, leg_turn * v_forward / r_lmin};
           out->turning_arc = true;
           break;
         }
-        const double om = leg == Leg::kBackArc ? turn * speed / r_lmin : 0.0;
+        const double om = leg == Leg::kBackArc ? leg_turn * speed / r_lmin : 0.0;
         if (!motion_clear(-speed, om)) continue;
         out->command = {-speed, om};
         out->reversing = true;

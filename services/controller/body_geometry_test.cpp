@@ -463,6 +463,7 @@ namespace {
 VelocityOptions ItchyOptions() {
   VelocityOptions o;
   o.body = ControllerBody::From(robot::LoadRobotDescription("itchy", kRobotDir));
+  o.three_point_turn = true;
   return o;
 }
 

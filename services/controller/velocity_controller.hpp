@@ -109,8 +109,10 @@ struct VelocityOptions {
   // closes, forward again when the way back closes (each leg turns it towards θ_T; it keeps the direction it is
   // moving in while that stays clear); straight back only when neither turning arc is clear. Forward at
   // reverse_speed within the window, backing at reverse_speed; it ends when θ_T is within βπ (forward) or βπ/2
-  // (backing). False: the recovery above (only when stuck: backing arc, else straight back).
-  bool three_point_turn = true;
+  // (backing). False (the default: measured 2026-11-27, it mends the pinning in the explore runs but times Itchy out
+  // in bodies_system_test's B3, services/explore/README.md): the recovery above (only when stuck: backing arc, else
+  // straight back).
+  bool three_point_turn = false;
 };
 
 struct VelocityInputs {

@@ -88,7 +88,7 @@ runtime::ServiceDefinition ControllerService() {
             "judge a tricycle's backing and turning motions by its outline swept along them (false: by the half-width "
             "across travel, r_v, the earlier check)");
         options.velocity.three_point_turn = ctx.Option<bool>(
-            "three_point_turn", true,
+            "three_point_turn", false,
             "a tricycle turns by a three-point turn where a drive that can would turn in place (false: it only backs "
             "out when stuck, on its arc, else straight)");
         options.directional.body_centre = description.body.centre();

@@ -4,6 +4,8 @@
 // description, none of them a literal.
 #pragma once
 
+#include <span>
+
 #include "common/geometry/geometry.hpp"
 #include "common/robot/robot_description.hpp"
 #include "common/types/control_parameters.hpp"
@@ -48,5 +50,24 @@ CentreStart CentreStartFor(const geometry::Pose2& pose, double v, double omega, 
 // The tricycle bound on a candidate's turn rate: ω clamped to ±v / r_lmin (eq. 8's |r_l| ≥ r_lmin); ω unchanged for
 // drives that turn on the spot.
 double BoundTurnRate(double v, double omega, double min_turning_radius);
+
+// A motion judged by the body's real extent (issue 18): the outline posed along R's path while R drives (v, ω) from
+// `pose` for t ∈ [0, duration] (eqs. 4.6–4.7), against each point (world frame). Eq. 5.22 judges a candidate by the
+// distance d_o from the centre's path to a point against r_v, the body's half-width *across* the direction of
+// travel (eqs. 8–10); that is right beside the body but not ahead of or behind it: Itchy's tail is 0.32 m behind its
+// centre and its nose 0.41 m ahead, its half-width 0.26 m, so a check by r_v lets it back 6 cm into a wall.
+// The motion is clear when no point comes nearer the outline than `clearance` — and a point already nearer than
+// that (a body pressed against a wall) is never brought nearer than it is now, so the body may drive away from it.
+struct SweptOutline {
+  bool clear = true;
+  // A lower bound of the least distance from the outline to any point over the motion (m; negative: a point inside
+  // the body at some moment); +∞ when no point is within reach.
+  double least = 0.0;
+};
+// Sampled so that no point of the body moves more than `step` (m) between samples: between two samples a distance
+// can dip at most step/2 below their mean, so `least` is a true lower bound and the motion is clear only if it is.
+// Throws std::invalid_argument for a non-finite input, a negative duration or clearance, or a step ≤ 0.
+SweptOutline SweepOutline(const robot::Body& body, const geometry::Pose2& pose, double v, double omega, double duration,
+                          std::span<const geometry::Vec2> points, double clearance, double step = 0.01);
 
 }  // namespace limbic::controller

@@ -235,6 +235,7 @@ TEST(VelocityBody, StuckTricycleBacksOutTurningTowardsTheTarget) {
   const robot::RobotDescription itchy = robot::LoadRobotDescription("itchy", kRobotDir);
   VelocityOptions o;
   o.body = ControllerBody::From(itchy);
+  o.three_point_turn = false;  // the recovery before the three-point turn (tests of that below)
   VelocityController tricycle(o);
   ControlParameters p;
   VelocityInputs in;
@@ -283,6 +284,7 @@ TEST(VelocityBody, TricycleTurnsOnItsTightestForwardArcWhenTheWholeTurnIsClear) 
   VelocityOptions o;
   o.body = ControllerBody::From(itchy);
   o.turn_speed = 0.1;
+  o.three_point_turn = false;  // the turning arc alone
   ControlParameters p;
   VelocityInputs in;
   in.pose = {0, 0, 0};
@@ -308,9 +310,329 @@ TEST(VelocityBody, TricycleTurnsOnItsTightestForwardArcWhenTheWholeTurnIsClear) 
   EXPECT_FALSE(out.turning_arc);
   // Off (the default): the same free turn is not taken.
   in.obstacle_points = behind;
-  VelocityController plain(VelocityOptions{.body = ControllerBody::From(itchy)});
+  VelocityController plain(VelocityOptions{.body = ControllerBody::From(itchy), .three_point_turn = false});
   plain.Tick(in, p, &out);
   EXPECT_FALSE(out.turning_arc);
+}
+
+}  // namespace
+}  // namespace limbic::controller
+
+namespace limbic::controller {
+namespace {
+
+// A wall of points across x = `x` (1 cm apart for |y| ≤ 1.5) and along y = `y`.
+std::vector<Vec2> DenseWallAcross(double x) {
+  std::vector<Vec2> pts;
+  for (int i = -150; i <= 150; ++i) pts.emplace_back(x, 0.01 * i);
+  return pts;
+}
+std::vector<Vec2> DenseWallAlong(double y, double x0 = -1.5, double x1 = 1.5) {
+  std::vector<Vec2> pts;
+  for (double x = x0; x <= x1 + 1e-9; x += 0.01) pts.emplace_back(x, y);
+  return pts;
+}
+std::vector<Vec2> Join(std::vector<Vec2> a, const std::vector<Vec2>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+// Issue 18 (deliver 1), Itchy's worked geometry: its pentagon's centroid lies x_c = 0.1676 m ahead of R's origin (the
+// rear axle), its tail 0.15 m behind the axle — 0.3176 m behind the centre — and its half-width is 0.26 m, so
+// eq. 5.22's r_v = r_o + (0.26 − 0.35) = 0.26 m. Backing straight at 0.1 m/s toward a wall 0.20 m behind the axle (5 cm
+// behind the tail): over t_1..t_2 = 0.1..1 s the centre's path runs from x = 0.1576 to 0.0676, d_o = 0.0676 + 0.20 =
+// 0.2676 ≥ r_v, so the check by r_v passes the motion — but the tail's path ends at −0.25, 5 cm into the wall. The
+// outline swept along the motion refuses it (least distance −0.05 m); it passes the same backing with the wall 0.30 m
+// behind (least 0.05 m ≥ the 0.03 m clearance).
+TEST(SweepOutline, ItchyBackingJudgedByItsTailNotItsHalfWidth) {
+  const robot::RobotDescription itchy = robot::LoadRobotDescription("itchy", kRobotDir);
+  const ControllerBody body = ControllerBody::From(itchy);
+  ASSERT_NEAR(body.centre().x(), 0.16765, 1e-4);
+  ASSERT_NEAR(body.outline.HalfWidthAcross(0.0), 0.26, 1e-12);
+  const double r_v = BodyObstacleRadius(0.35, 0.26);
+  ASSERT_NEAR(r_v, 0.26, 1e-12);
+  // The centre's path by r_v (what the backing check judged before): clear.
+  const CentreStart start = CentreStartFor({0, 0, 0}, -0.1, 0.0, body);
+  const CurvatureSegment path(start.pose, start.speed, 0.0, 0.1, 1.0);
+  const auto wall = DenseWallAcross(-0.20);
+  double d_o = 1e9;
+  for (const Vec2& q : wall) d_o = std::min(d_o, path.Distance(q));
+  EXPECT_NEAR(d_o, body.centre().x() - 0.1 + 0.20, 1e-12);
+  EXPECT_GE(d_o, r_v);
+  // The outline: the tail crosses the wall.
+  const SweptOutline into = SweepOutline(body.outline, {0, 0, 0}, -0.1, 0.0, 1.0, wall, 0.03);
+  EXPECT_FALSE(into.clear);
+  EXPECT_NEAR(into.least, -0.05, 1e-9);
+  const SweptOutline short_of = SweepOutline(body.outline, {0, 0, 0}, -0.1, 0.0, 1.0, DenseWallAcross(-0.30), 0.03);
+  EXPECT_TRUE(short_of.clear);
+  EXPECT_NEAR(short_of.least, 0.05, 1e-9);
+  EXPECT_FALSE(SweepOutline(body.outline, {0, 0, 0}, -0.1, 0.0, 1.0, DenseWallAcross(-0.27), 0.03).clear);  // 0.02 m
+  // The same in any pose: the body turned and moved, the wall with it.
+  const geometry::Pose2 pose{2.0, -1.0, 2.1};
+  std::vector<Vec2> moved;
+  for (const Vec2& q : wall) moved.push_back(pose.ToWorld(q));
+  const SweptOutline turned = SweepOutline(body.outline, pose, -0.1, 0.0, 1.0, moved, 0.03);
+  EXPECT_FALSE(turned.clear);
+  EXPECT_NEAR(turned.least, -0.05, 1e-9);
+}
+
+TEST(SweepOutline, ABodyTouchingAWallMayLeaveItButNotPressOn) {
+  const ControllerBody body = ControllerBody::From(robot::LoadRobotDescription("itchy", kRobotDir));
+  const auto touching = DenseWallAcross(-0.15);  // on the tail
+  EXPECT_TRUE(SweepOutline(body.outline, {0, 0, 0}, 0.1, 0.0, 1.0, touching, 0.03).clear);
+  EXPECT_FALSE(SweepOutline(body.outline, {0, 0, 0}, -0.1, 0.0, 1.0, touching, 0.03).clear);
+  // Sliding along a wall 4 cm beside it keeps it clear; turning into it does not.
+  const auto beside = DenseWallAlong(-0.30, -3.0, 3.0);
+  EXPECT_TRUE(SweepOutline(body.outline, {0, 0, 0}, 0.1, 0.0, 1.0, beside, 0.03).clear);
+  EXPECT_FALSE(SweepOutline(body.outline, {0, 0, 0}, 0.1, -0.3, 1.0, beside, 0.03).clear);
+  // A point out of reach is not looked at; no points: clear, least +∞.
+  const SweptOutline none = SweepOutline(body.outline, {0, 0, 0}, 0.1, 0.0, 1.0, std::vector<Vec2>{{5, 5}}, 0.03);
+  EXPECT_TRUE(none.clear);
+  EXPECT_TRUE(std::isinf(none.least));
+  // Bad input is refused with a clear error.
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_THROW(SweepOutline(body.outline, {0, 0, nan}, 0.1, 0.0, 1.0, touching, 0.03), std::invalid_argument);
+  EXPECT_THROW(SweepOutline(body.outline, {0, 0, 0}, 0.1, 0.0, -1.0, touching, 0.03), std::invalid_argument);
+  EXPECT_THROW(SweepOutline(body.outline, {0, 0, 0}, 0.1, 0.0, 1.0, touching, 0.03, 0.0), std::invalid_argument);
+}
+
+// The sampled bound is a true lower bound: against a fine brute force over the motion (10,000 steps), never above
+// it and within the sampling's half step of it.
+TEST(SweepOutline, LeastIsALowerBoundOfTheTrueDistance) {
+  const ControllerBody body = ControllerBody::From(robot::LoadRobotDescription("itchy", kRobotDir));
+  std::mt19937_64 rng(18);
+  std::uniform_real_distribution<double> u(-1.2, 1.2);
+  for (int trial = 0; trial < 40; ++trial) {
+    const std::vector<Vec2> pts{{u(rng), u(rng)}};
+    const double v = 0.2 * u(rng), om = u(rng);
+    const SweptOutline s = SweepOutline(body.outline, {0, 0, 0.3}, v, om, 1.0, pts, 0.0);
+    double truth = 1e9;
+    for (int k = 0; k <= 10000; ++k) {
+      const geometry::Pose2 at = geometry::IntegrateArc({0, 0, 0.3}, v, om, k / 10000.0);
+      const Vec2 d = pts[0] - at.Position();
+      const Vec2 local(std::cos(at.theta) * d.x() + std::sin(at.theta) * d.y(),
+                       -std::sin(at.theta) * d.x() + std::cos(at.theta) * d.y());
+      truth = std::min(truth, body.outline.SignedDistance(local));
+    }
+    if (std::isinf(s.least)) continue;  // out of reach
+    EXPECT_LE(s.least, truth + 1e-12) << trial;
+    EXPECT_GE(s.least, truth - 0.0051) << trial;
+  }
+}
+
+// Deliver 1 in the controller: Itchy backing out (v = −0.1 m/s, θ_T behind it) towards a wall 0.20 m behind its axle.
+// Judged by r_v (outline_check off) its backing arc is refused but straight back passes — 5 cm into the wall; judged
+// by its outline neither is taken.
+TEST(VelocityBody, BackingIntoAWallBehindTheTailIsRefusedByTheOutline) {
+  const robot::RobotDescription itchy = robot::LoadRobotDescription("itchy", kRobotDir);
+  ControlParameters p;
+  VelocityInputs in;
+  in.pose = {0, 0, 0};
+  in.v = -0.1;
+  const auto walls = Join(DenseWallAcross(0.8), DenseWallAcross(-0.20));
+  in.obstacle_points = walls;
+  in.goal = {-5, -1};
+  in.target_heading = -0.9 * kPi;
+  VelocityOptions o;
+  o.body = ControllerBody::From(itchy);
+  o.three_point_turn = false;
+  o.outline_check = false;
+  VelocityOutput out;
+  VelocityController(o).Tick(in, p, &out);
+  EXPECT_TRUE(out.reversing);
+  EXPECT_DOUBLE_EQ(out.command.v, -0.1);
+  EXPECT_EQ(out.command.omega, 0.0);  // straight back into the wall
+  o.outline_check = true;
+  VelocityController(o).Tick(in, p, &out);
+  EXPECT_FALSE(out.reversing);
+  EXPECT_GE(out.command.v, 0.0);
+  // With the wall 0.30 m behind (0.15 m behind the tail) the outline lets it back straight (the arc swings its tail
+  // into the wall: refused).
+  const auto farther = Join(DenseWallAcross(0.8), DenseWallAcross(-0.30));
+  in.obstacle_points = farther;
+  VelocityController(o).Tick(in, p, &out);
+  EXPECT_TRUE(out.reversing);
+}
+
+}  // namespace
+}  // namespace limbic::controller
+
+namespace limbic::controller {
+namespace {
+
+VelocityOptions ItchyOptions() {
+  VelocityOptions o;
+  o.body = ControllerBody::From(robot::LoadRobotDescription("itchy", kRobotDir));
+  o.three_point_turn = true;
+  return o;
+}
+
+// Deliver 2: the three-point turn, leg by leg, with sensed points. Itchy at the origin heading +x; r_lmin = 0.336 m.
+TEST(ThreePointTurn, WallBehindTurnsForwardOnTheTightestArc) {
+  // The pinned case of set B environment 2: a wall 5 cm behind its tail, θ_T 100° to the left. It cannot turn on the
+  // spot; the old recovery backs (here: refused, the tail would hit); the three-point turn drives its tightest
+  // forward arc to the left, at the 0.05 m/s the window allows from standstill.
+  const VelocityOptions o = ItchyOptions();
+  const double r_lmin = o.body.min_turning_radius;
+  ControlParameters p;
+  VelocityInputs in;
+  in.pose = {0, 0, 0};
+  const auto wall = DenseWallAcross(-0.20);
+  in.obstacle_points = wall;
+  in.goal = {0, 5};
+  in.target_heading = 100.0 * kPi / 180.0;
+  VelocityOutput out;
+  VelocityController(o).Tick(in, p, &out);
+  EXPECT_TRUE(out.turning_arc);
+  EXPECT_FALSE(out.reversing);
+  EXPECT_DOUBLE_EQ(out.command.v, 0.05);
+  EXPECT_NEAR(out.command.omega, 0.05 / r_lmin, 1e-12);
+  // Rolling at 0.1 m/s it keeps to the arc at 0.1 m/s.
+  in.v = 0.1;
+  in.omega = 0.1 / r_lmin;
+  VelocityController(o).Tick(in, p, &out);
+  EXPECT_TRUE(out.turning_arc);
+  EXPECT_DOUBLE_EQ(out.command.v, 0.1);
+  EXPECT_NEAR(out.command.omega, 0.1 / r_lmin, 1e-12);
+  // θ_T nearly behind, a little to the left, while it already turns right: it keeps turning right (a θ_T flickering
+  // about ±π must not swap the turn every tick).
+  in.target_heading = 0.95 * kPi;
+  in.omega = -0.1 / r_lmin;
+  VelocityController(o).Tick(in, p, &out);
+  EXPECT_TRUE(out.turning_arc);
+  EXPECT_NEAR(out.command.omega, -0.1 / r_lmin, 1e-12);
+  in.omega = 0.1 / r_lmin;
+  // Within βπ of θ_T the velocity layer drives again.
+  in.target_heading = 0.3 * kPi;
+  VelocityController(o).Tick(in, p, &out);
+  EXPECT_FALSE(out.turning_arc);
+  EXPECT_FALSE(out.reversing);
+}
+
+TEST(ThreePointTurn, WallAheadBacksOnTheArcThatTurnsTowardsTheTarget) {
+  // A wall 7 cm beyond its nose, θ_T behind to the right: the forward arc would put its nose into the wall, so it
+  // backs on the arc that turns its heading right (ω < 0 with v < 0), at reverse_speed.
+  const VelocityOptions o = ItchyOptions();
+  ControlParameters p;
+  VelocityInputs in;
+  in.pose = {0, 0, 0};
+  const auto wall = DenseWallAcross(0.65);
+  in.obstacle_points = wall;
+  in.goal = {-5, -1};
+  in.target_heading = -0.9 * kPi;
+  VelocityOutput out;
+  VelocityController(o).Tick(in, p, &out);
+  EXPECT_TRUE(out.reversing);
+  EXPECT_DOUBLE_EQ(out.command.v, -0.1);
+  EXPECT_NEAR(out.command.omega, -0.1 / o.body.min_turning_radius, 1e-12);
+  // Backing, it keeps backing on the arc while that is clear...
+  in.v = -0.1;
+  VelocityController(o).Tick(in, p, &out);
+  EXPECT_TRUE(out.reversing);
+  EXPECT_LT(out.command.omega, 0.0);
+  // ...and when a wall closes the way back, the next leg is forward: it stands this tick (the window cannot go
+  // forward from −0.1 m/s), then takes the forward arc once stopped.
+  const auto closed_behind = DenseWallAcross(-0.16);
+  in.obstacle_points = closed_behind;
+  VelocityController(o).Tick(in, p, &out);
+  EXPECT_FALSE(out.reversing);
+  EXPECT_TRUE(out.turning_arc);
+  EXPECT_EQ(out.command.v, 0.0);
+  EXPECT_EQ(out.command.omega, 0.0);
+  in.v = 0.0;
+  VelocityController(o).Tick(in, p, &out);
+  EXPECT_TRUE(out.turning_arc);
+  EXPECT_DOUBLE_EQ(out.command.v, 0.05);
+  EXPECT_LT(out.command.omega, 0.0);  // to the right, towards θ_T
+}
+
+TEST(ThreePointTurn, CornerBacksStraightOnlyWhenNoTurningArcIsClear) {
+  // A wall 7 cm beyond its nose and one 9 cm from its right side, θ_T behind to the right: forward right puts the
+  // nose into the front wall; backing on the right-turning arc swings the nose into the right wall; straight back
+  // keeps both clear — so, and only so, it backs straight.
+  const VelocityOptions o = ItchyOptions();
+  ControlParameters p;
+  VelocityInputs in;
+  in.pose = {0, 0, 0};
+  const auto corner = Join(DenseWallAcross(0.65), DenseWallAlong(-0.35, -1.5, 0.65));
+  in.obstacle_points = corner;
+  in.goal = {-5, -1};
+  in.target_heading = -0.9 * kPi;
+  VelocityOutput out;
+  VelocityController(o).Tick(in, p, &out);
+  EXPECT_TRUE(out.reversing);
+  EXPECT_DOUBLE_EQ(out.command.v, -0.1);
+  EXPECT_EQ(out.command.omega, 0.0);
+  // Boxed in as well (a wall 3 cm behind the tail): no leg is clear; it does not move backwards.
+  const auto boxed = Join(corner, DenseWallAcross(-0.18));
+  in.obstacle_points = boxed;
+  VelocityController(o).Tick(in, p, &out);
+  EXPECT_FALSE(out.reversing);
+  EXPECT_FALSE(out.turning_arc);
+  EXPECT_GE(out.command.v, 0.0);
+  // MARVIN never takes a leg: it turns on the spot.
+  in.obstacle_points = corner;
+  VelocityController marvin;
+  marvin.Tick(in, p, &out);
+  EXPECT_FALSE(out.reversing);
+  EXPECT_FALSE(out.turning_arc);
+}
+
+// Closed loop, no simulator: Itchy in a dead end 1.2 m wide (walls sensed as points, 1 cm apart), its nose 10 cm from
+// the end wall, θ_T straight back out. Each command is driven exactly for one period.
+struct DeadEndRun {
+  int ticks = 0;         // until θ_T is within βπ/2 (600: never)
+  int legs = 0;          // changes of direction of travel, the first move included
+  bool touched = false;  // a wall point reached the outline
+};
+DeadEndRun TurnInADeadEnd(const VelocityOptions& o) {
+  ControlParameters p;
+  const auto walls =
+      Join(Join(DenseWallAcross(0.68), DenseWallAlong(0.6, -3.0, 0.68)), DenseWallAlong(-0.6, -3.0, 0.68));
+  VelocityController controller(o);
+  VelocityInputs in;
+  in.pose = {0, 0, 0};
+  in.obstacle_points = walls;
+  in.goal = {-5, 0};
+  in.target_heading = kPi;
+  VelocityOutput out;
+  DeadEndRun run;
+  double direction = 0.0;
+  for (; run.ticks < 600 && geometry::AngleDistance(in.pose.theta, in.target_heading) >= 0.5 * p.beta * kPi;
+       ++run.ticks) {
+    controller.Tick(in, p, &out);
+    const double sign = out.command.v > 0.0 ? 1.0 : (out.command.v < 0.0 ? -1.0 : 0.0);
+    if (sign != 0.0 && sign != direction) {
+      ++run.legs;
+      direction = sign;
+    }
+    in.pose = geometry::IntegrateArc(in.pose, out.command.v, out.command.omega, 0.1);
+    in.v = out.command.v;
+    in.omega = out.command.omega;
+    for (const Vec2& q : walls) {
+      const Vec2 d = q - in.pose.Position();
+      const Vec2 local(std::cos(in.pose.theta) * d.x() + std::sin(in.pose.theta) * d.y(),
+                       -std::sin(in.pose.theta) * d.x() + std::cos(in.pose.theta) * d.y());
+      if (o.body.outline.SignedDistance(local) <= 0.0) run.touched = true;
+    }
+  }
+  return run;
+}
+
+// The three-point turn brings θ_T within βπ/2 in a few legs without the outline ever touching a wall; the recovery
+// before it (backing only when stuck, straight when the arc is blocked, judged by r_v) does not.
+TEST(ThreePointTurn, TurnsAroundInADeadEndWithoutTouchingAWall) {
+  const DeadEndRun turn = TurnInADeadEnd(ItchyOptions());
+  EXPECT_LT(turn.ticks, 600) << "θ_T never came within βπ/2";
+  EXPECT_GE(turn.legs, 3);  // back, forward, back at least
+  EXPECT_FALSE(turn.touched);
+  VelocityOptions before = ItchyOptions();
+  before.three_point_turn = false;
+  before.outline_check = false;
+  const DeadEndRun old = TurnInADeadEnd(before);
+  std::cout << "three-point turn: " << turn.ticks << " ticks, " << turn.legs << " legs; before: " << old.ticks
+            << " ticks, " << old.legs << " legs, " << (old.touched ? "touched a wall" : "no contact") << "\n";
+  EXPECT_TRUE(old.ticks == 600 || old.touched);
 }
 
 }  // namespace

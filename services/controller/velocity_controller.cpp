@@ -294,38 +294,93 @@ void VelocityController::Tick(const VelocityInputs& in, const ControlParameters&
                  MinDistance(segment, near_map_, params.d_v_max) + (wt.map > 0.0 ? 0.0 : params.d_v_max));
     return clear >= r_v_arc;
   };
+  // Issue 18: the same question asked of the body's outline swept along the motion for `duration` (its real extent
+  // along the direction of travel, VelocityOptions::outline_check); map points count only when a_m does.
+  auto outline_clear = [&](double v, double om, double duration) {
+    const double clearance = options_.outline_clearance;
+    if (!SweepOutline(body.outline, in.pose, v, om, duration, in.obstacle_points, clearance).clear) return false;
+    return !(wt.map > 0.0) || SweepOutline(body.outline, in.pose, v, om, duration, in.map_points, clearance).clear;
+  };
+  // Over eq. 5.22's horizon: the body now (t = 0, so a motion that starts by pressing on is refused) to t_2.
+  auto motion_clear = [&](double v, double om) {
+    return options_.outline_check ? outline_clear(v, om, params.t_2) : arc_clear(v, om);
+  };
   // A drive that cannot turn on the spot, where eq. 5.28 would turn one that can in place: its tightest forward arc
-  // towards θ_T (VelocityOptions::turn_speed) — only if the whole turn is clear, not just the window's horizon: the
-  // body's centre, along the arc until it has turned by the misalignment (at most a quarter turn), keeps the body's
-  // circumscribed circle (plus r_o's margin) clear of every sensed obstacle point. At a creeping speed eq. 5.22's
-  // horizon covers centimetres, and a turn judged by it alone walks the nose into the wall it was turning from.
+  // towards θ_T (VelocityOptions::turn_speed) — only if the whole turn is clear, not just the window's horizon: along
+  // the arc until it has turned by the misalignment (at most a quarter turn), the body's outline (outline_check; else
+  // its circumscribed circle, plus r_o's margin, about the centre) keeps clear of every sensed obstacle point. At a
+  // creeping speed eq. 5.22's horizon covers centimetres, and a turn judged by it alone walks the nose into the wall
+  // it was turning from.
   if (r_lmin > 0.0 && options_.turn_speed > 0.0 && in.v >= 0.0 && misalignment >= params.beta * kPi) {
     const double v_turn = std::min(options_.turn_speed, w.v2);
     if (v_turn > 0.0) {
       const double om = turn * v_turn / r_lmin;
       const double t_turn = std::min(misalignment, 0.5 * kPi) / std::abs(om);
-      const CentreStart start = CentreStartFor(in.pose, v_turn, om, body);
-      const CurvatureSegment whole_turn(start.pose, start.speed, om, 0.0, t_turn);
-      const double r_clear = BodyObstacleRadius(params.r_o, body.outline.circumscribed_radius());
-      CollectNear(in.obstacle_points, centre, whole_turn.reach() + r_clear + params.d_v_max, &near_sensor_);
-      if (MinDistance(whole_turn, near_sensor_, params.d_v_max + r_clear) >= r_clear) {
+      bool clear = false;
+      if (options_.outline_check) {
+        clear = SweepOutline(body.outline, in.pose, v_turn, om, t_turn, in.obstacle_points, options_.outline_clearance)
+                    .clear;
+      } else {
+        const CentreStart start = CentreStartFor(in.pose, v_turn, om, body);
+        const CurvatureSegment whole_turn(start.pose, start.speed, om, 0.0, t_turn);
+        const double r_clear = BodyObstacleRadius(params.r_o, body.outline.circumscribed_radius());
+        CollectNear(in.obstacle_points, centre, whole_turn.reach() + r_clear + params.d_v_max, &near_sensor_);
+        clear = MinDistance(whole_turn, near_sensor_, params.d_v_max + r_clear) >= r_clear;
+      }
+      if (clear) {
         out->command = {v_turn, om};
         out->turning_arc = true;
       }
     }
   }
+  const bool misaligned = misalignment >= params.beta * kPi;
+  if (r_lmin > 0.0 && options_.reverse_speed > 0.0 && options_.three_point_turn) {
+    // The three-point turn (VelocityOptions::three_point_turn). Each leg turns the heading towards θ_T (with v < 0 the
+    // heading still turns with ω); a leg is judged at reverse_speed over eq. 5.22's horizon whatever speed the window
+    // lets it start at, so the look-ahead is the same from standstill.
+    const double speed = options_.reverse_speed;
+    // θ_T nearly behind: keep turning the way the heading already turns, or a θ_T flickering about ±π would swap the
+    // direction of the turn from tick to tick and one leg would undo the last.
+    const double leg_turn =
+        misalignment > 0.75 * kPi && std::abs(in.omega) > 1e-3 && in.v != 0.0 ? (in.omega > 0.0 ? 1.0 : -1.0) : turn;
+    const bool stuck = out->command.v == 0.0 && in.v >= 0.0 && (misaligned || d_g > params.d_g_max);
+    const bool backing = in.v < 0.0 && misalignment >= 0.5 * params.beta * kPi;
+    // A manoeuvre at creeping speed: a robot still rolling faster is first slowed by eq. 5.28 (g_v caps v at 0).
+    const bool turning = in.v >= 0.0 && in.v <= speed && misaligned && !out->turning_arc;
+    if (stuck || backing || turning) {
+      enum class Leg { kForwardArc, kBackArc, kStraightBack };
+      const Leg forward_first[] = {Leg::kForwardArc, Leg::kBackArc, Leg::kStraightBack};
+      const Leg back_first[] = {Leg::kBackArc, Leg::kForwardArc, Leg::kStraightBack};
+      for (const Leg leg : in.v < 0.0 ? back_first : forward_first) {
+        if (leg == Leg::kForwardArc) {
+          // Forward only to turn (θ_T beyond βπ/2, where the backing ends; an aligned robot stuck with its goal far
+          // has its way ahead closed).
+          if (misalignment < 0.5 * params.beta * kPi || !motion_clear(speed, leg_turn * speed / r_lmin)) continue;
+          // From backing the window cannot go forward yet (v ∈ [0, 0]): stand still this tick, then go.
+          const double v_forward = std::min(speed, w.v2);
+          out->command = {v_forward, leg_turn * v_forward / r_lmin};
+          out->turning_arc = true;
+          break;
+        }
+        const double om = leg == Leg::kBackArc ? leg_turn * speed / r_lmin : 0.0;
+        if (!motion_clear(-speed, om)) continue;
+        out->command = {-speed, om};
+        out->reversing = true;
+        break;
+      }
+    }
+    return;
+  }
   // Stuck: standing (its best candidate is v = 0) while θ_T lies beyond βπ (eq. 5.28 wants it to turn in place)
   // or the goal is still far (the way ahead is closed); and once backing, until θ_T is within βπ/2.
-  const bool stuck =
-      out->command.v == 0.0 && in.v >= 0.0 && (misalignment >= params.beta * kPi || d_g > params.d_g_max);
+  const bool stuck = out->command.v == 0.0 && in.v >= 0.0 && (misaligned || d_g > params.d_g_max);
   const bool backing = in.v < 0.0 && misalignment >= 0.5 * params.beta * kPi;
   if (r_lmin > 0.0 && options_.reverse_speed > 0.0 && (stuck || backing)) {
     // It would turn in place but cannot. Back out on an arc that turns it towards θ_T (with v < 0 the
-    // heading still turns with ω), else straight back; only if the centre's path keeps r_v clear (eq. 5.22's
-    // d_o ≥ r_v), judged like every forward candidate (eqs. 8–10 hold for v < 0 too).
+    // heading still turns with ω), else straight back; only if the motion is clear (motion_clear).
     const double v_back = -options_.reverse_speed;
     for (const double om : {turn * options_.reverse_speed / r_lmin, 0.0}) {
-      if (arc_clear(v_back, om)) {
+      if (motion_clear(v_back, om)) {
         out->command = {v_back, om};
         out->reversing = true;
         break;

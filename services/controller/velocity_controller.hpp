@@ -95,6 +95,24 @@ struct VelocityOptions {
   // tightest forward arc towards θ_T at min(turn_speed, the window's top speed) when that arc keeps r_v clear of every
   // obstacle point (judged like every forward candidate), before any reversing; 0: as before.
   double turn_speed = 0.0;
+  // How those motions (the reversing arcs, the turning arcs) are judged against the sensed points (issue 18). True:
+  // the body's outline swept along the motion (SweepOutline) keeps outline_clearance (m) from every point over
+  // eq. 5.22's horizon t_2 (the whole turn for turn_speed): the body's real extent along its travel. False: the earlier
+  // check, the centre's path keeps r_v, the half-width *across* travel (eqs. 8–10) — which let Itchy, whose
+  // tail is 0.32 m behind its centre against a half-width of 0.26 m, back up to 6 cm into a wall behind it.
+  bool outline_check = true;
+  // The least gap the outline keeps (m): a few times the range noise at short range (κ_d·d ≈ 1 cm at 0.3 m, eq. 4.11).
+  double outline_clearance = 0.03;
+  // The recovery as a three-point turn (issue 18): where a drive that can would turn in place (θ_T more than βπ off
+  // its heading), or when stuck (as above), a drive that cannot turns the way a driver would — forward on its tightest
+  // arc towards θ_T while that is clear, back on the arc that turns its heading the same way when the way forward
+  // closes, forward again when the way back closes (each leg turns it towards θ_T; it keeps the direction it is
+  // moving in while that stays clear); straight back only when neither turning arc is clear. Forward at
+  // reverse_speed within the window, backing at reverse_speed; it ends when θ_T is within βπ (forward) or βπ/2
+  // (backing). False (the default: measured 2026-11-27, it mends the pinning in the explore runs but times Itchy out
+  // in bodies_system_test's B3, services/explore/README.md): the recovery above (only when stuck: backing arc, else
+  // straight back).
+  bool three_point_turn = false;
 };
 
 struct VelocityInputs {
@@ -135,7 +153,8 @@ struct VelocityOutput {
   std::vector<double> distance_to_goal;  // d(v) per v sample (eq. 5.31)
   VelocityWeights weights;
   bool reversing = false;       // the command is a tricycle's reversing arc (VelocityOptions::reverse_speed)
-  bool turning_arc = false;     // the command is a tricycle's forward turning arc (VelocityOptions::turn_speed)
+  bool turning_arc = false;     // the command is a tricycle's forward turning arc (turn_speed, or a three-point
+                                // turn's forward leg: then v may be 0 while the window cannot yet go forward)
   double heading_target = 0.0;  // the heading goal seeking used (θ_T or the goal bearing)
   double goal_distance = 0.0;   // d_g (m)
 };

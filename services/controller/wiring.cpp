@@ -80,6 +80,17 @@ runtime::ServiceDefinition ControllerService() {
             "m/s of a tricycle's tightest forward arc towards the heading target when it would turn in place, if the "
             "whole turn is clear (0: it edges on and backs out); no effect on drives that turn on the spot",
             runtime::InRange<double>(0.0, 1.0));
+        // Issue 18: a tricycle's recovery and turning motions judged by the outline swept along them (its real extent
+        // along its travel), and its recovery as a three-point turn (VelocityOptions::outline_check,
+        // three_point_turn).
+        options.velocity.outline_check = ctx.Option<bool>(
+            "outline_check", true,
+            "judge a tricycle's backing and turning motions by its outline swept along them (false: by the half-width "
+            "across travel, r_v, the earlier check)");
+        options.velocity.three_point_turn = ctx.Option<bool>(
+            "three_point_turn", false,
+            "a tricycle turns by a three-point turn where a drive that can would turn in place (false: it only backs "
+            "out when stuck, on its arc, else straight)");
         options.directional.body_centre = description.body.centre();
         options.directional.body_radius = description.body.circumscribed_radius();
         options.directional.map_point_inset = map_point_inset;

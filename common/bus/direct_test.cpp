@@ -329,20 +329,6 @@ TEST_P(DirectFixture, AnAnnouncedEndpointThatIsGoneDoesNotHangTheSubscriber) {
   EXPECT_LT(std::chrono::steady_clock::now() - poll_start, 1s);  // a poll is never held up by those connects
 }
 
-TEST(DirectPath, ChoosingItOnACurveBusIsRefusedWithAClearMessage) {
-  zmq::context_t context;
-  NodeOptions options = Direct("secure");
-  options.curve.server_public = "rq:rM>}U?@Lns47E1%kR.o@n%FcmmsL/@{H8]yf7";
-  options.curve.client_public = "Yne@$w-vo<fVvi]a<NY6T1ed:M$fCG*[IaLV{hID";
-  options.curve.client_secret = "D:)Q[IlAW!ahhC2ac:9*A}h:p?([4%wOTJ%JR%cs";
-  try {
-    Node node(context, "tcp://127.0.0.1:7400", options);
-    FAIL() << "a direct node on a CURVE bus was accepted";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("does not support CURVE"), std::string::npos) << e.what();
-  }
-}
-
 TEST(DirectPath, TheEnvironmentChoosesThePathAndAMisspeltOneIsAnError) {
   ::setenv("LIMBIC_BUS_PATH", "direct", 1);
   EXPECT_EQ(DataPathFromEnvironment(), DataPath::kDirect);

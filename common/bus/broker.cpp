@@ -248,6 +248,10 @@ bool Broker::HandleBackend() {
     HandleDirectory(who, bytes, body.size(), key);
     return true;
   }
+  if (bytes[0] == kTopicType) {
+    HandleTopicType(who, bytes, body.size());
+    return true;
+  }
   const std::string prefix(reinterpret_cast<const char*>(bytes) + 1, body.size() - 1);
   if (bytes[0] == 0) {
     subscribers_.Unsubscribe(who, prefix);
@@ -296,6 +300,30 @@ void Broker::HandleDirectory(const std::string& who, const uint8_t* data, size_t
   if (directory_.Announce(who, *entry) == Directory::Announced::kNew) TellSubscribers(kAnnounce, *entry);
 }
 
+void Broker::HandleTopicType(const std::string& who, const uint8_t* data, size_t size) {
+  std::string why;
+  const auto declared = ParseTopicType(std::string_view(reinterpret_cast<const char*>(data) + 1, size - 1), &why);
+  const messages::MessageType* type = declared ? messages::FindByIdentifier(declared->identifier) : nullptr;
+  if (declared && type == nullptr) why = "topic type: unknown identifier '" + declared->identifier + "'";
+  if (type != nullptr && !directory_.Offers(who, declared->topic)) {
+    type = nullptr;  // only a topic this connection offers: the table stays bounded by the directory's limits
+    why = "topic type: '" + declared->topic + "' is not offered by this connection";
+  }
+  if (type != nullptr) {
+    const messages::MessageType* conventional = messages::ConventionalType(declared->topic);
+    if (conventional != nullptr && conventional != type) {
+      why = "topic type: '" + declared->topic + "' carries " + conventional->name + ", not " + type->name;
+      type = nullptr;
+    }
+  }
+  if (type == nullptr) {
+    ++control_malformed_;
+    LogControl("a topic type: " + why);
+    return;
+  }
+  direct_types_[declared->topic] = type;
+}
+
 void Broker::RerouteFaulted(const uint8_t* data, size_t size) {
   if (messages::IdentifierOf(data, size) != std::string_view(messages::Traits<msg::FaultCommand>::kIdentifier) ||
       !messages::Verify<msg::FaultCommand>(data, size)) {
@@ -339,6 +367,7 @@ std::vector<Forwarding::ReportedTopic> Broker::DirectTopicStats() {
       continue;
     }
     Forwarding::ReportedTopic r{it->first};
+    if (auto type = direct_types_.find(it->first); type != direct_types_.end()) r.type = type->second->name;
     for (const auto& [service, counts] : it->second) {
       r.messages += counts.messages;
       r.bytes += counts.bytes;
@@ -347,6 +376,9 @@ std::vector<Forwarding::ReportedTopic> Broker::DirectTopicStats() {
     }
     out.push_back(std::move(r));
     ++it;
+  }
+  for (auto it = direct_types_.begin(); it != direct_types_.end();) {
+    it = directory_.OffersTopic(it->first) ? std::next(it) : direct_types_.erase(it);
   }
   return out;
 }

@@ -125,6 +125,8 @@ class Broker {
   // "\x02..." / "\x03..." from `who`.
   // `key`: the public key `who` authenticated with (CURVE; the connection's ZAP user id), else empty.
   void HandleDirectory(const std::string& who, const uint8_t* data, size_t size, const std::string& key);
+  // "\x06TOPIC\0IDENTIFIER" from `who`: the type of a topic it offers (bus/stats names it).
+  void HandleTopicType(const std::string& who, const uint8_t* data, size_t size);
   // The entries under `prefix`, to `id` alone (a new subscription).
   void SendEntriesUnder(const std::string& id, const std::string& prefix);
   // To every subscriber of the entry's topic.
@@ -163,6 +165,7 @@ class Broker {
     int64_t last_change_ns = 0;
   };
   std::map<std::string, std::map<std::string, Reported>> direct_reports_;  // topic -> service -> latest
+  std::map<std::string, const messages::MessageType*> direct_types_;       // topic -> as its publishers declared
   uint64_t control_malformed_ = 0;
   uint64_t rerouted_ = 0;  // comm faults that moved direct topics to the broker path
   log::RateLimiter control_log_;

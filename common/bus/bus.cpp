@@ -274,6 +274,12 @@ void Node::Enqueue(const std::string& topic, std::shared_ptr<const std::vector<u
 size_t Node::AddPublisher(const std::string& topic, bool latched, const char* identifier) {
   // Announced now rather than on the first message, so that subscribers are connected by the time it is sent.
   const bool direct = !local_mode_ && direct_any_ && &SocketFor(topic) == &data_pub_;
+  if (direct && identifier != nullptr && !announced_types_.count(topic)) {
+    // The broker does not see a direct topic's messages: it is told the type, for bus/stats.
+    announced_types_[topic] = identifier;
+    const std::string frame = EncodeTopicType(TopicType{topic, identifier});
+    (void)sub_.send(zmq::buffer(frame), zmq::send_flags::dontwait);
+  }
   publishers_.push_back(PublisherSlot{topic, latched, 0, {}, direct});
   if (shm_ && identifier != nullptr) publishers_.back().shm = shm_->AddPublisher(topic, identifier);
   return publishers_.size() - 1;
@@ -354,14 +360,22 @@ void Node::BindDataSocket() {
 void Node::Announce(const std::string& topic) {
   BindDataSocket();
   announced_.push_back(topic);
+  SendAnnouncement(topic);
+}
+
+void Node::SendAnnouncement(const std::string& topic) {
   const std::string frame = EncodeDirectoryEntry(kAnnounce, DirectoryEntry{topic, data_endpoint_});
   (void)sub_.send(zmq::buffer(frame), zmq::send_flags::dontwait);
+  if (auto type = announced_types_.find(topic); type != announced_types_.end()) {
+    (void)sub_.send(zmq::buffer(EncodeTopicType(TopicType{topic, type->second})), zmq::send_flags::dontwait);
+  }
 }
 
 void Node::UseBroker(const std::string& topic) {
   auto it = std::find(announced_.begin(), announced_.end(), topic);
   if (it == announced_.end()) return;  // not one of ours (or moved already)
   announced_.erase(it);
+  announced_types_.erase(topic);
   routes_[topic] = false;
   for (auto& slot : publishers_) {
     if (slot.topic == topic) slot.direct = false;
@@ -737,10 +751,7 @@ int Node::DrainData(zmq::socket_t& socket, bool control, int max_messages) {
       const auto* code = static_cast<const uint8_t*>(topic_frame.data());
       if (topic_frame.size() == 1 && *code == 1) {
         for (const auto& s : subscriptions_) SubscribeWithReports(s.topic);
-        for (const auto& topic : announced_) {
-          const std::string frame = EncodeDirectoryEntry(kAnnounce, DirectoryEntry{topic, data_endpoint_});
-          (void)sub_.send(zmq::buffer(frame), zmq::send_flags::dontwait);
-        }
+        for (const auto& topic : announced_) SendAnnouncement(topic);
         continue;
       }
       if (topic_frame.size() > 1 && (*code == kAnnounce || *code == kWithdraw)) {

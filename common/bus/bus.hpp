@@ -311,6 +311,7 @@ class Node {
   zmq::socket_t& SocketFor(const std::string& topic);
   bool RouteDirect(const std::string& topic) const;
   void Announce(const std::string& topic);
+  void SendAnnouncement(const std::string& topic);  // the entry, and the topic's type if known
   // The broker's kUseBroker: `topic` (announced by this node) goes through the broker from now on.
   void UseBroker(const std::string& topic);
   void BindDataSocket();  // data_pub_, on first direct publication
@@ -371,8 +372,9 @@ class Node {
   zmq::socket_t data_pub_;   // XPUB, bound on first direct publication
   zmq::socket_t data_sub_;   // SUB, connected to the endpoints the broker names
   std::string data_endpoint_;
-  std::unordered_map<std::string, bool> routes_;  // topic -> direct, as decided on first use
-  std::vector<std::string> announced_;            // re-sent when the broker asks (it restarted)
+  std::unordered_map<std::string, bool> routes_;        // topic -> direct, as decided on first use
+  std::vector<std::string> announced_;                  // re-sent when the broker asks (it restarted)
+  std::map<std::string, std::string> announced_types_;  // topic -> identifier of its typed publisher (kTopicType)
   DirectLinks links_;
   uint64_t directory_rejected_ = 0;
   std::shared_ptr<ZapService> zap_;  // CURVE: this context's ZAP handler, which admits data_pub_'s clients

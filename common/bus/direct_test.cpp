@@ -135,12 +135,13 @@ TEST_P(DirectFixture, BusStatsListDirectTopicsWithTheirPublishersHeartbeatCounts
   const auto& sent = pub_node.sent().at("r1/odom");
   ASSERT_EQ(sent.messages, 7u);
   uint64_t listed = 0;
-  std::string direction;
+  std::string direction, type;
   watcher.Subscribe<msg::BusStats>("bus/stats", [&](const Message<msg::BusStats>& m) {
     for (const auto* t : *m.msg.topics()) {
       if (t->topic()->str() == "r1/odom") {
         listed = t->messages();
         direction = t->direction()->str();
+        type = t->type() != nullptr ? t->type()->str() : "";
       }
     }
   });
@@ -154,8 +155,30 @@ TEST_P(DirectFixture, BusStatsListDirectTopicsWithTheirPublishersHeartbeatCounts
     return listed == 7;
   }));
   EXPECT_EQ(direction, "direct");
+  EXPECT_EQ(type, "limbic.msg.Odometry");  // as the typed publisher declared it (kTopicType)
   StopBroker();
   EXPECT_EQ(broker_->counts().count("r1/odom"), 0u);
+}
+
+// A declared type is checked: unknown identifiers and a type a conventional topic cannot carry are refused, counted.
+TEST_P(DirectFixture, ATopicTypeThatCannotBeTrueIsRefusedAndCounted) {
+  zmq::socket_t raw(context_, zmq::socket_type::dealer);
+  raw.set(zmq::sockopt::linger, 0);
+  raw.connect(ResolveBusAddress(address_).backend);
+  for (const std::string topic : {"r1/odom", "mine"}) {
+    raw.send(zmq::buffer(EncodeDirectoryEntry(kAnnounce, DirectoryEntry{topic, "ipc:///tmp/nowhere"})),
+             zmq::send_flags::none);
+  }
+  raw.send(zmq::buffer(EncodeTopicType({"r1/odom", "GOAL"})), zmq::send_flags::none);  // r1/odom carries Odometry
+  raw.send(zmq::buffer(EncodeTopicType({"mine", "ZZZZ"})), zmq::send_flags::none);     // no such type
+  raw.send(zmq::buffer(EncodeTopicType({"mine", "GOAL"})), zmq::send_flags::none);     // fine
+  const auto deadline = std::chrono::steady_clock::now() + 5s;
+  while (broker_->control_malformed() < 2 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(10ms);
+  std::this_thread::sleep_for(100ms);
+  StopBroker();
+  EXPECT_EQ(broker_->control_malformed(), 2u);
+  EXPECT_EQ(broker_->directory().entries(), 2u);
 }
 
 // Communication faults act where the broker forwards: a fault on a direct topic moves its publisher to the broker path
@@ -286,6 +309,8 @@ TEST_P(DirectFixture, MalformedControlFramesAreCountedAndIgnored) {
       std::string("\x02") + "ipc://" + std::string(100000, 'a') + std::string("\0t", 2),  // huge
       std::string("\x03tcp://*:1\0r1/odom", 18),                                          // a wildcard withdrawal
       std::string("\x09whatever"),                                                        // an unknown code
+      std::string("\x06r1/odom"),            // a topic type without a separator
+      std::string("\x06r1/odom\0ODOM", 12),  // a type for a topic this connection does not offer
   };
   for (const auto& frame : junk) raw.send(zmq::buffer(frame), zmq::send_flags::none);
   // The broker carries on: a direct publisher after the junk is found and heard.

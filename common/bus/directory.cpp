@@ -4,6 +4,15 @@
 
 namespace limbic::bus {
 
+namespace {
+bool Printable(std::string_view text) {
+  for (const char c : text) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return false;
+  }
+  return true;
+}
+}  // namespace
+
 std::string EncodeDirectoryEntry(uint8_t code, const DirectoryEntry& entry) {
   std::string frame(1, static_cast<char>(code));
   frame += entry.endpoint;
@@ -44,20 +53,35 @@ std::optional<std::vector<std::string>> ParseAdmittedKeys(std::string_view body,
   return keys;
 }
 
+std::string EncodeTopicType(const TopicType& type) {
+  std::string frame(1, static_cast<char>(kTopicType));
+  frame += type.topic;
+  frame += '\0';
+  frame += type.identifier;
+  return frame;
+}
+
+std::optional<TopicType> ParseTopicType(std::string_view body, std::string* why) {
+  const auto fail = [&](const char* reason) -> std::optional<TopicType> {
+    if (why != nullptr) *why = reason;
+    return std::nullopt;
+  };
+  const size_t nul = body.find('\0');
+  if (nul == std::string_view::npos) return fail("topic type: no separator between topic and identifier");
+  const std::string_view topic = body.substr(0, nul);
+  const std::string_view identifier = body.substr(nul + 1);
+  if (topic.empty()) return fail("topic type: empty topic");
+  if (topic.size() > kMaxDirectoryTopicBytes) return fail("topic type: topic too long");
+  if (identifier.size() != 4) return fail("topic type: an identifier is 4 characters");
+  if (!Printable(topic) || !Printable(identifier)) return fail("topic type: control characters");
+  return TopicType{std::string(topic), std::string(identifier)};
+}
+
 std::string EncodeAdmittedKeys(const std::vector<std::string>& keys) {
   std::string frame(1, static_cast<char>(kAdmittedKeys));
   for (const auto& key : keys) frame += key;
   return frame;
 }
-
-namespace {
-bool Printable(std::string_view text) {
-  for (const char c : text) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return false;
-  }
-  return true;
-}
-}  // namespace
 
 std::optional<DirectoryEntry> ParseDirectoryEntry(std::string_view body, std::string* why) {
   const auto fail = [&](const char* reason) -> std::optional<DirectoryEntry> {

@@ -37,6 +37,10 @@ inline constexpr uint8_t kUseBroker = 4;
 // admits exactly these (docs/protocol.md §13, "CURVE").
 inline constexpr uint8_t kAdmittedKeys = 5;
 inline constexpr size_t kZ85KeyBytes = 40;
+// Publisher -> broker, one frame [kTopicType][TOPIC]\0[IDENTIFIER], after TOPIC's announcement: the message type a
+// typed publisher sends there (its 4-character identifier), so that bus/stats can name the type of a topic the broker
+// does not carry. A broker that predates it counts it as an unknown control code and ignores it.
+inline constexpr uint8_t kTopicType = 6;
 // Longest endpoint accepted (an ipc path is at most 107 bytes, plus the scheme) and longest topic (as the broker's).
 inline constexpr size_t kMaxEndpointBytes = 256;
 inline constexpr size_t kMaxDirectoryTopicBytes = 256;
@@ -63,6 +67,14 @@ std::optional<DirectoryEntry> ParseDirectoryEntry(std::string_view body, std::st
 std::optional<std::vector<std::string>> ParseAdmittedKeys(std::string_view body, std::string* why);
 std::string EncodeAdmittedKeys(const std::vector<std::string>& keys);
 bool IsZ85Text(std::string_view text);  // 40 characters of the Z85 alphabet
+struct TopicType {
+  std::string topic;
+  std::string identifier;
+};
+std::string EncodeTopicType(const TopicType& type);
+// The body after the code: empty with `why` set if there is no separator, the topic is empty, too long or has control
+// characters, or the identifier is not 4 printable characters (whether it is a known one is the caller's question).
+std::optional<TopicType> ParseTopicType(std::string_view body, std::string* why);
 
 struct DirectoryLimits {
   size_t max_publishers = 4096;  // connections with announcements
@@ -88,6 +100,13 @@ class Directory {
   // Does any publisher still offer this exact entry?
   bool Offered(const DirectoryEntry& entry) const;
   bool Knows(const std::string& publisher) const { return by_publisher_.count(publisher) != 0; }
+  // Does `publisher` offer `topic` (at any endpoint)?
+  bool Offers(const std::string& publisher, const std::string& topic) const {
+    auto it = by_publisher_.find(publisher);
+    if (it == by_publisher_.end()) return false;
+    auto entry = it->second.lower_bound(DirectoryEntry{topic, "", ""});
+    return entry != it->second.end() && entry->topic == topic;
+  }
   // Does any publisher offer exactly this topic?
   bool OffersTopic(const std::string& topic) const {
     auto it = offers_.lower_bound(DirectoryEntry{topic, ""});

@@ -53,7 +53,7 @@ TEST(DirectoryEntryWire, AKeyRoundTripsAndABadOneIsRejected) {
   EXPECT_FALSE(ParseDirectoryEntry(std::string("tcp://h:1\0t\0short", 17), &why).has_value());
   EXPECT_NE(why.find("Z85"), std::string::npos) << why;
   EXPECT_FALSE(ParseDirectoryEntry(std::string("tcp://h:1\0t\0", 12) + std::string(40, '~'), &why).has_value());
-  EXPECT_FALSE(ParseDirectoryEntry(std::string("tcp://h:1\0t\0", 12) + key + "\0x", &why).has_value());
+  EXPECT_FALSE(ParseDirectoryEntry(std::string("tcp://h:1\0t\0", 12) + key + std::string("\0x", 2), &why).has_value());
 }
 
 TEST(AdmittedKeysWire, RoundTripsAndRejectsPartialKeys) {

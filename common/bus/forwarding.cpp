@@ -307,9 +307,9 @@ void Forwarding::BuildStats(flatbuffers::FlatBufferBuilder& fbb, int subscribers
     if (counts_.count(r.topic)) continue;
     std::vector<flatbuffers::Offset<flatbuffers::String>> names;
     for (const auto& name : r.publishers) names.push_back(fbb.CreateString(name));
-    topics.push_back(msg::CreateTopicStatsDirect(fbb, r.topic.c_str(), TypeOf(r.topic), "direct", r.messages, r.bytes,
-                                                 0, 0, 0, 0, 0, r.last_seen_ns, 0, 0, 0, 0, 0, &names,
-                                                 subscribers_of ? subscribers_of(r.topic) : 0));
+    topics.push_back(msg::CreateTopicStatsDirect(fbb, r.topic.c_str(), r.type != nullptr ? r.type : TypeOf(r.topic),
+                                                 "direct", r.messages, r.bytes, 0, 0, 0, 0, 0, r.last_seen_ns, 0, 0, 0,
+                                                 0, 0, &names, subscribers_of ? subscribers_of(r.topic) : 0));
   }
   auto vector = fbb.CreateVector(topics);
   fbb.Finish(msg::CreateBusStats(fbb, header, vector, subscribers, static_cast<int>(latched_.size())),

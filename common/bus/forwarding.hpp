@@ -100,6 +100,7 @@ class Forwarding {
     uint64_t bytes = 0;
     int64_t last_seen_ns = 0;  // when a heartbeat last showed the count grow
     std::vector<std::string> publishers;
+    const char* type = nullptr;  // as its publishers declared it (kTopicType); null: the type seen forwarded, if any
   };
   void BuildStats(flatbuffers::FlatBufferBuilder& fbb, int subscribers = 0,
                   const std::function<int(const std::string&)>& subscribers_of = nullptr,

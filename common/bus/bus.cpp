@@ -133,10 +133,18 @@ BrokerEndpoints ResolveBusAddress(const std::string& address) { return Resolve(a
 std::optional<DataPath> DataPathFromEnvironment() {
   const char* value = std::getenv("LIMBIC_BUS_PATH");
   if (value == nullptr || *value == '\0') return std::nullopt;
-  const std::string_view text(value);
+  return ParseDataPath(value, "LIMBIC_BUS_PATH");
+}
+
+DataPath ParseDataPath(std::string_view text, std::string_view what) {
   if (text == "broker") return DataPath::kBroker;
   if (text == "direct") return DataPath::kDirect;
-  throw std::invalid_argument("LIMBIC_BUS_PATH='" + std::string(text) + "': expected broker or direct");
+  throw std::invalid_argument(std::string(what) + "='" + std::string(text) + "': expected broker or direct");
+}
+
+void UseDataPathForProcess(std::string_view text, std::string_view what) {
+  const DataPath path = ParseDataPath(text, what);
+  ::setenv("LIMBIC_BUS_PATH", DataPathName(path), 1);
 }
 
 const char* DataPathName(DataPath path) { return path == DataPath::kDirect ? "direct" : "broker"; }

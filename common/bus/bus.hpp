@@ -105,6 +105,12 @@ enum class DataPath { kBroker, kDirect };
 // else, naming the variable (a misspelt path must not silently mean the other one).
 std::optional<DataPath> DataPathFromEnvironment();
 const char* DataPathName(DataPath path);
+// "broker" or "direct"; throws std::invalid_argument naming `what` (a flag or variable) and the value otherwise.
+DataPath ParseDataPath(std::string_view text, std::string_view what);
+// The command-line form of $LIMBIC_BUS_PATH (`--bus-path direct|broker`, every service and the `limbic` tool): sets
+// it for this process, so every Node it makes, and every process it starts, uses that path. Throws as
+// ParseDataPath for a misspelt value.
+void UseDataPathForProcess(std::string_view text, std::string_view what = "--bus-path");
 
 struct NodeOptions {
   std::string name = "node";  // instance name, written into every header's `source`

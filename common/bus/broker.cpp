@@ -322,6 +322,9 @@ void Broker::HandleTopicType(const std::string& who, const uint8_t* data, size_t
     return;
   }
   direct_types_[declared->topic] = type;
+  // The topic's one type (§6) from its first declaration, as a first valid message would fix it: what else reaches
+  // the broker on that topic (a raw send, a broker-path publisher) must match, or is dropped as wrong_type.
+  if (!forwarding_.HasType(declared->topic)) forwarding_.DeclareType(declared->topic, type->name);
 }
 
 void Broker::RerouteFaulted(const uint8_t* data, size_t size) {
@@ -354,31 +357,47 @@ void Broker::NoteHeartbeat(const uint8_t* data, size_t size) {
     if (!directory_.OffersTopic(topic)) continue;  // on the broker path: counted as it passes
     Reported& r = direct_reports_[topic][hb->service()->str()];
     if (t->messages() != r.messages) r.last_change_ns = stamp;
+    r.last_report_ns = Node::WallNowNs();
     r.messages = t->messages();
     r.bytes = t->bytes();
   }
 }
 
 std::vector<Forwarding::ReportedTopic> Broker::DirectTopicStats() {
+  // Like the broker's own counts, a direct topic's stay listed after its publishers have gone (cumulative, marked
+  // stale by the tools) until idle for ForwardingLimits::topic_ttl_s; its publishers are those that reported within
+  // publisher_idle_s, as for a topic the broker carries.
+  const int64_t now = Node::WallNowNs();
+  const auto older_than = [&](int64_t t, double seconds) { return now - t > static_cast<int64_t>(seconds * 1e9); };
   std::vector<Forwarding::ReportedTopic> out;
-  for (auto it = direct_reports_.begin(); it != direct_reports_.end();) {
-    if (!directory_.OffersTopic(it->first)) {  // its publishers have gone
-      it = direct_reports_.erase(it);
-      continue;
-    }
-    Forwarding::ReportedTopic r{it->first};
-    if (auto type = direct_types_.find(it->first); type != direct_types_.end()) r.type = type->second->name;
-    for (const auto& [service, counts] : it->second) {
+  for (auto topic = direct_reports_.begin(); topic != direct_reports_.end();) {
+    Forwarding::ReportedTopic r{topic->first};
+    if (auto type = direct_types_.find(topic->first); type != direct_types_.end()) r.type = type->second->name;
+    const bool offered = directory_.OffersTopic(topic->first);
+    for (auto service = topic->second.begin(); service != topic->second.end();) {
+      const Reported& counts = service->second;
+      if (!offered && older_than(counts.last_report_ns, options_.limits.topic_ttl_s)) {
+        service = topic->second.erase(service);
+        continue;
+      }
       r.messages += counts.messages;
       r.bytes += counts.bytes;
       r.last_seen_ns = std::max(r.last_seen_ns, counts.last_change_ns);
-      r.publishers.push_back(service);
+      if (!older_than(counts.last_report_ns, options_.limits.publisher_idle_s)) {
+        r.publishers.push_back(service->first);
+      }
+      ++service;
+    }
+    if (topic->second.empty()) {
+      topic = direct_reports_.erase(topic);
+      continue;
     }
     out.push_back(std::move(r));
-    ++it;
+    ++topic;
   }
   for (auto it = direct_types_.begin(); it != direct_types_.end();) {
-    it = directory_.OffersTopic(it->first) ? std::next(it) : direct_types_.erase(it);
+    it =
+        directory_.OffersTopic(it->first) || direct_reports_.count(it->first) ? std::next(it) : direct_types_.erase(it);
   }
   return out;
 }

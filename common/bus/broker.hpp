@@ -163,6 +163,7 @@ class Broker {
     uint64_t messages = 0;
     uint64_t bytes = 0;
     int64_t last_change_ns = 0;
+    int64_t last_report_ns = 0;  // when its heartbeat last arrived (broker's wall clock)
   };
   std::map<std::string, std::map<std::string, Reported>> direct_reports_;  // topic -> service -> latest
   std::map<std::string, const messages::MessageType*> direct_types_;       // topic -> as its publishers declared

@@ -160,6 +160,53 @@ TEST_P(DirectFixture, BusStatsListDirectTopicsWithTheirPublishersHeartbeatCounts
   EXPECT_EQ(broker_->counts().count("r1/odom"), 0u);
 }
 
+// The declared type is the topic's one type on the broker too: a raw send of another type through the broker is
+// dropped as wrong_type, and bus/stats keeps one row with the declared type, the broker's drop and the direct counts.
+TEST_P(DirectFixture, ADeclaredTypeHoldsForWhatReachesTheBrokerOnThatTopic) {
+  Node pub_node(context_, address_, Direct("talker"));
+  Node hostile(context_, address_, {.name = "hostile", .data_path = DataPath::kBroker});
+  Node watcher(context_, address_, {.name = "watcher"});
+  auto chatter = pub_node.Advertise<msg::Odometry>("chatter");
+  auto health = pub_node.Advertise<msg::Heartbeat>("health/talker");
+  for (int i = 0; i < 4; ++i) PublishOdom(chatter, 1.0);
+  std::string type, direction;
+  uint64_t messages = 0, wrong_type = 0;
+  watcher.Subscribe<msg::BusStats>("bus/stats", [&](const Message<msg::BusStats>& m) {
+    for (const auto* t : *m.msg.topics()) {
+      if (t->topic()->str() != "chatter") continue;
+      type = t->type() != nullptr ? t->type()->str() : "";
+      direction = t->direction()->str();
+      messages = t->messages();
+      wrong_type = t->drops_wrong_type();
+    }
+  });
+  const auto heartbeat = [&] {
+    const auto& sent = pub_node.sent().at("chatter");
+    health.Publish(0, 0, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+      std::vector<flatbuffers::Offset<msg::TopicStats>> topics{
+          msg::CreateTopicStatsDirect(fbb, "chatter", nullptr, "out", sent.messages, sent.bytes)};
+      return msg::CreateHeartbeatDirect(fbb, header, "talker", msg::ServiceState::Running, "realtime", 0, 0, 0, 0, 0,
+                                        nullptr, 0, nullptr, &topics);
+    });
+  };
+  ASSERT_TRUE(PollUntil({&pub_node, &hostile, &watcher}, [&] {
+    heartbeat();
+    return type == "limbic.msg.Odometry" && direction == "direct";
+  }));
+  flatbuffers::FlatBufferBuilder fbb;
+  const msg::Vec2 goal(1, 2);
+  fbb.Finish(msg::CreateNavGoal(fbb, msg::CreateHeaderDirect(fbb, 1, -1, 1, "hostile"), true, &goal),
+             messages::Traits<msg::NavGoal>::kIdentifier);
+  ASSERT_TRUE(PollUntil({&pub_node, &hostile, &watcher}, [&] {
+    hostile.SendRaw("chatter", fbb.GetBufferPointer(), fbb.GetSize());
+    heartbeat();
+    return wrong_type > 0;
+  }));
+  EXPECT_EQ(type, "limbic.msg.Odometry");
+  EXPECT_EQ(messages, 4u);  // the direct publisher's, reported in its heartbeat; the broker forwarded none
+  EXPECT_EQ(direction, "direct");
+}
+
 // A declared type is checked: unknown identifiers and a type a conventional topic cannot carry are refused, counted.
 TEST_P(DirectFixture, ATopicTypeThatCannotBeTrueIsRefusedAndCounted) {
   zmq::socket_t raw(context_, zmq::socket_type::dealer);

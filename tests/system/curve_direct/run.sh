@@ -23,7 +23,8 @@ TMP=$(mktemp -d /tmp/limbic-curve-direct.XXXXXX)
 PIDS=()
 
 cleanup() {
-  for pid in "${PIDS[@]}"; do kill -INT "$pid" 2>/dev/null; done
+  # TERM, not INT: a background job of a non-interactive shell ignores SIGINT (the peer has no handler of its own).
+  for pid in "${PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null; done
   for pid in "${PIDS[@]}"; do
     for _ in $(seq 25); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
     kill -KILL "$pid" 2>/dev/null

@@ -395,6 +395,16 @@ std::vector<Forwarding::ReportedTopic> Broker::DirectTopicStats() {
     out.push_back(std::move(r));
     ++topic;
   }
+  // Offered topics no heartbeat has counted yet (a node outside the runtime, or a service's first second): listed
+  // from the directory with their declared type, so `limbic topics` shows them at once.
+  std::string last;
+  directory_.ForEachUnder("", [&](const DirectoryEntry& entry) {
+    if (entry.topic == last || direct_reports_.count(entry.topic)) return;
+    last = entry.topic;
+    Forwarding::ReportedTopic r{entry.topic};
+    if (auto type = direct_types_.find(entry.topic); type != direct_types_.end()) r.type = type->second->name;
+    out.push_back(std::move(r));
+  });
   for (auto it = direct_types_.begin(); it != direct_types_.end();) {
     it =
         directory_.OffersTopic(it->first) || direct_reports_.count(it->first) ? std::next(it) : direct_types_.erase(it);

@@ -191,7 +191,7 @@ TEST_P(DirectFixture, ADeclaredTypeHoldsForWhatReachesTheBrokerOnThatTopic) {
   };
   ASSERT_TRUE(PollUntil({&pub_node, &hostile, &watcher}, [&] {
     heartbeat();
-    return type == "limbic.msg.Odometry" && direction == "direct";
+    return type == "limbic.msg.Odometry" && direction == "direct" && messages == 4;
   }));
   flatbuffers::FlatBufferBuilder fbb;
   const msg::Vec2 goal(1, 2);
@@ -204,6 +204,25 @@ TEST_P(DirectFixture, ADeclaredTypeHoldsForWhatReachesTheBrokerOnThatTopic) {
   }));
   EXPECT_EQ(type, "limbic.msg.Odometry");
   EXPECT_EQ(messages, 4u);  // the direct publisher's, reported in its heartbeat; the broker forwarded none
+  EXPECT_EQ(direction, "direct");
+}
+
+// A topic offered by a node that sends no heartbeat (a tool, a bare Node) is listed from the directory at once, with
+// its declared type and no counts yet.
+TEST_P(DirectFixture, AnOfferedTopicIsListedWithItsTypeBeforeAnyHeartbeat) {
+  Node pub_node(context_, address_, Direct("bare"));
+  Node watcher(context_, address_, {.name = "watcher"});
+  pub_node.Advertise<msg::Odometry>("r1/odom");  // announced (and typed) on advertising, before any message
+  std::string type, direction;
+  watcher.Subscribe<msg::BusStats>("bus/stats", [&](const Message<msg::BusStats>& m) {
+    for (const auto* t : *m.msg.topics()) {
+      if (t->topic()->str() != "r1/odom") continue;
+      type = t->type() != nullptr ? t->type()->str() : "";
+      direction = t->direction()->str();
+    }
+  });
+  ASSERT_TRUE(PollUntil({&pub_node, &watcher}, [&] { return !type.empty(); }));
+  EXPECT_EQ(type, "limbic.msg.Odometry");
   EXPECT_EQ(direction, "direct");
 }
 

@@ -40,19 +40,20 @@ Broker::Broker(zmq::context_t& context, BrokerOptions options)
     : options_(std::move(options)),
       frontend_(context, zmq::socket_type::xsub),
       backend_(context, zmq::socket_type::router),
-      zap_(context, zmq::socket_type::rep),
       forwarding_(options_.max_payload, options_.limits),
       endpoints_(ResolveBindAddress(options_.address)),
       subscribers_(SubscriberLimits{options_.send_hwm <= 0 ? 0 : options_.queue_bytes, options_.state_queue_bytes,
                                     options_.max_subscribers, options_.max_subscriptions, options_.replay_holdoff}) {
   if (options_.curve.enabled()) {
-    // ZAP handler: ZeroMQ asks it to admit each CURVE client by public key.
-    zap_.set(zmq::sockopt::linger, 0);
-    zap_.bind("inproc://zeromq.zap.01");
+    // ZAP: ZeroMQ asks this context's handler to admit each CURVE client by public key (one handler per context,
+    // shared with the direct data sockets of nodes in this process: zap.hpp).
+    zap_ = ZapService::For(context);
+    zap_domain_ = UniqueZapDomain("limbic");
+    zap_->Admit(zap_domain_, options_.curve.allowed_clients, /*log_rejections=*/true);
     for (zmq::socket_t* s : {&frontend_, &backend_}) {
       s->set(zmq::sockopt::curve_server, 1);
       s->set(zmq::sockopt::curve_secretkey, options_.curve.server_secret);
-      s->set(zmq::sockopt::zap_domain, "limbic");
+      s->set(zmq::sockopt::zap_domain, zap_domain_);
     }
   }
   if (endpoints_.ipv6) {
@@ -83,7 +84,9 @@ Broker::Broker(zmq::context_t& context, BrokerOptions options)
   next_stats_ = std::chrono::steady_clock::now() + options_.stats_period;
 }
 
-Broker::~Broker() = default;
+Broker::~Broker() {
+  if (zap_) zap_->Remove(zap_domain_);
+}
 
 void Broker::Run(const std::atomic<bool>& stop) {
   while (!stop.load()) RunOnce(std::chrono::milliseconds(100));
@@ -98,11 +101,9 @@ int Broker::RunOnce(std::chrono::milliseconds timeout) {
   // What is already queued is handled without a poll(2): waiting only when there is nothing.
   int handled = Drain();
   if (handled == 0 && timeout.count() > 0) {
-    zmq::pollitem_t items[] = {{frontend_.handle(), 0, ZMQ_POLLIN, 0},
-                               {backend_.handle(), 0, ZMQ_POLLIN, 0},
-                               {zap_.handle(), 0, ZMQ_POLLIN, 0}};
+    zmq::pollitem_t items[] = {{frontend_.handle(), 0, ZMQ_POLLIN, 0}, {backend_.handle(), 0, ZMQ_POLLIN, 0}};
     try {
-      zmq::poll(items, options_.curve.enabled() ? 3 : 2, timeout);
+      zmq::poll(items, 2, timeout);
     } catch (const zmq::error_t& e) {
       if (e.num() != EINTR) throw;  // a signal: the caller checks its stop flag
       return 0;
@@ -124,7 +125,6 @@ int Broker::Drain() {
   // it. Bounded batches keep subscriptions and statistics responsive under a flood.
   for (int i = 0; i < 1000 && HandleBackend(); ++i) ++handled;
   for (int i = 0; i < 10000 && HandleFrontend(); ++i) ++handled;
-  if (options_.curve.enabled() && (zap_.get(zmq::sockopt::events) & ZMQ_POLLIN)) HandleZap();
   RemoveUnreachable();
   return handled;
 }
@@ -238,7 +238,18 @@ bool Broker::HandleBackend() {
     return true;
   }
   if (bytes[0] == kAnnounce || bytes[0] == kWithdraw) {
-    HandleDirectory(who, bytes, body.size());
+    std::string key;
+    if (options_.curve.enabled()) {
+      // The key this connection's CURVE handshake proved (ZapService gives it as the user id); inproc has no
+      // handshake, and so no key.
+      const char* user_id = zmq_msg_gets(body.handle(), "User-Id");
+      if (user_id != nullptr) key = user_id;
+    }
+    HandleDirectory(who, bytes, body.size(), key);
+    return true;
+  }
+  if (bytes[0] == kTopicType) {
+    HandleTopicType(who, bytes, body.size());
     return true;
   }
   const std::string prefix(reinterpret_cast<const char*>(bytes) + 1, body.size() - 1);
@@ -263,19 +274,57 @@ bool Broker::HandleBackend() {
   return true;
 }
 
-void Broker::HandleDirectory(const std::string& who, const uint8_t* data, size_t size) {
+void Broker::HandleDirectory(const std::string& who, const uint8_t* data, size_t size, const std::string& key) {
   std::string why;
-  const auto entry = ParseDirectoryEntry(std::string_view(reinterpret_cast<const char*>(data) + 1, size - 1), &why);
+  auto entry = ParseDirectoryEntry(std::string_view(reinterpret_cast<const char*>(data) + 1, size - 1), &why);
+  if (entry && !entry->key.empty()) {
+    // Trust comes from the broker: a key is the one this connection authenticated with, never one it names.
+    entry.reset();
+    why = "a publisher named a key (the broker gives the key it authenticated)";
+  }
   if (!entry) {
     ++control_malformed_;
     LogControl("a directory announcement: " + why);
     return;
   }
+  entry->key = key;
   if (data[0] == kWithdraw) {
     if (directory_.Withdraw(who, *entry) && !directory_.Offered(*entry)) TellSubscribers(kWithdraw, *entry);
     return;
   }
+  if (options_.curve.enabled() && !directory_.Knows(who)) {
+    // A direct publisher's data socket is a CURVE server that admits whom the broker admits: the list, on this
+    // authenticated connection, on its first announcement (a restarted broker is told again when it re-announces).
+    if (!SendFrame(who, EncodeAdmittedKeys(options_.curve.allowed_clients))) unreachable_.push_back(who);
+  }
   if (directory_.Announce(who, *entry) == Directory::Announced::kNew) TellSubscribers(kAnnounce, *entry);
+}
+
+void Broker::HandleTopicType(const std::string& who, const uint8_t* data, size_t size) {
+  std::string why;
+  const auto declared = ParseTopicType(std::string_view(reinterpret_cast<const char*>(data) + 1, size - 1), &why);
+  const messages::MessageType* type = declared ? messages::FindByIdentifier(declared->identifier) : nullptr;
+  if (declared && type == nullptr) why = "topic type: unknown identifier '" + declared->identifier + "'";
+  if (type != nullptr && !directory_.Offers(who, declared->topic)) {
+    type = nullptr;  // only a topic this connection offers: the table stays bounded by the directory's limits
+    why = "topic type: '" + declared->topic + "' is not offered by this connection";
+  }
+  if (type != nullptr) {
+    const messages::MessageType* conventional = messages::ConventionalType(declared->topic);
+    if (conventional != nullptr && conventional != type) {
+      why = "topic type: '" + declared->topic + "' carries " + conventional->name + ", not " + type->name;
+      type = nullptr;
+    }
+  }
+  if (type == nullptr) {
+    ++control_malformed_;
+    LogControl("a topic type: " + why);
+    return;
+  }
+  direct_types_[declared->topic] = type;
+  // The topic's one type (§6) from its first declaration, as a first valid message would fix it: what else reaches
+  // the broker on that topic (a raw send, a broker-path publisher) must match, or is dropped as wrong_type.
+  if (!forwarding_.HasType(declared->topic)) forwarding_.DeclareType(declared->topic, type->name);
 }
 
 void Broker::RerouteFaulted(const uint8_t* data, size_t size) {
@@ -308,27 +357,57 @@ void Broker::NoteHeartbeat(const uint8_t* data, size_t size) {
     if (!directory_.OffersTopic(topic)) continue;  // on the broker path: counted as it passes
     Reported& r = direct_reports_[topic][hb->service()->str()];
     if (t->messages() != r.messages) r.last_change_ns = stamp;
+    r.last_report_ns = Node::WallNowNs();
     r.messages = t->messages();
     r.bytes = t->bytes();
   }
 }
 
 std::vector<Forwarding::ReportedTopic> Broker::DirectTopicStats() {
+  // Like the broker's own counts, a direct topic's stay listed after its publishers have gone (cumulative, marked
+  // stale by the tools) until idle for ForwardingLimits::topic_ttl_s; its publishers are those that reported within
+  // publisher_idle_s, as for a topic the broker carries.
+  const int64_t now = Node::WallNowNs();
+  const auto older_than = [&](int64_t t, double seconds) { return now - t > static_cast<int64_t>(seconds * 1e9); };
   std::vector<Forwarding::ReportedTopic> out;
-  for (auto it = direct_reports_.begin(); it != direct_reports_.end();) {
-    if (!directory_.OffersTopic(it->first)) {  // its publishers have gone
-      it = direct_reports_.erase(it);
-      continue;
-    }
-    Forwarding::ReportedTopic r{it->first};
-    for (const auto& [service, counts] : it->second) {
+  for (auto topic = direct_reports_.begin(); topic != direct_reports_.end();) {
+    Forwarding::ReportedTopic r{topic->first};
+    if (auto type = direct_types_.find(topic->first); type != direct_types_.end()) r.type = type->second->name;
+    const bool offered = directory_.OffersTopic(topic->first);
+    for (auto service = topic->second.begin(); service != topic->second.end();) {
+      const Reported& counts = service->second;
+      if (!offered && older_than(counts.last_report_ns, options_.limits.topic_ttl_s)) {
+        service = topic->second.erase(service);
+        continue;
+      }
       r.messages += counts.messages;
       r.bytes += counts.bytes;
       r.last_seen_ns = std::max(r.last_seen_ns, counts.last_change_ns);
-      r.publishers.push_back(service);
+      if (!older_than(counts.last_report_ns, options_.limits.publisher_idle_s)) {
+        r.publishers.push_back(service->first);
+      }
+      ++service;
+    }
+    if (topic->second.empty()) {
+      topic = direct_reports_.erase(topic);
+      continue;
     }
     out.push_back(std::move(r));
-    ++it;
+    ++topic;
+  }
+  // Offered topics no heartbeat has counted yet (a node outside the runtime, or a service's first second): listed
+  // from the directory with their declared type, so `limbic topics` shows them at once.
+  std::string last;
+  directory_.ForEachUnder("", [&](const DirectoryEntry& entry) {
+    if (entry.topic == last || direct_reports_.count(entry.topic)) return;
+    last = entry.topic;
+    Forwarding::ReportedTopic r{entry.topic};
+    if (auto type = direct_types_.find(entry.topic); type != direct_types_.end()) r.type = type->second->name;
+    out.push_back(std::move(r));
+  });
+  for (auto it = direct_types_.begin(); it != direct_types_.end();) {
+    it =
+        directory_.OffersTopic(it->first) || direct_reports_.count(it->first) ? std::next(it) : direct_types_.erase(it);
   }
   return out;
 }
@@ -399,36 +478,6 @@ void Broker::PingSubscribers() {
   RemoveUnreachable();
 }
 
-void Broker::HandleZap() {
-  // ZAP 1.0 (RFC 27): version, request id, domain, address, identity, mechanism, credentials...
-  std::vector<zmq::message_t> frames;
-  while (true) {
-    zmq::message_t frame;
-    if (!zap_.recv(frame, zmq::recv_flags::dontwait)) break;
-    const bool more = frame.more();
-    frames.push_back(std::move(frame));
-    if (!more) break;
-  }
-  if (frames.size() < 6) return;
-  bool allowed = false;
-  if (frames[5].to_string() == "CURVE" && frames.size() >= 7 && frames[6].size() == 32) {
-    char z85[41] = {};
-    zmq_z85_encode(z85, static_cast<const uint8_t*>(frames[6].data()), 32);
-    allowed = std::find(options_.curve.allowed_clients.begin(), options_.curve.allowed_clients.end(),
-                        std::string(z85)) != options_.curve.allowed_clients.end();
-    if (!allowed) {
-      ++rejected_clients_;
-      LIMBIC_LOG(kWarning) << "rejected a CURVE client with unknown public key " << z85;
-    }
-  }
-  zap_.send(zmq::str_buffer("1.0"), zmq::send_flags::sndmore);
-  zap_.send(frames[1], zmq::send_flags::sndmore);
-  zap_.send(zmq::buffer(std::string(allowed ? "200" : "400")), zmq::send_flags::sndmore);
-  zap_.send(zmq::buffer(std::string(allowed ? "OK" : "key not admitted")), zmq::send_flags::sndmore);
-  zap_.send(zmq::str_buffer(""), zmq::send_flags::sndmore);
-  zap_.send(zmq::str_buffer(""), zmq::send_flags::none);
-}
-
 void Broker::PublishStats() {
   ++stats_periods_;
   forwarding_.AgeTopics(Node::WallNowNs());
@@ -458,7 +507,7 @@ void Broker::PublishStats() {
       {"direct_refused", static_cast<double>(directory_.refused())},
       {"control_malformed", static_cast<double>(control_malformed_)},
       {"direct_rerouted", static_cast<double>(rerouted_)}};
-  forwarding_.BuildHeartbeat(fbb_, forwarded_, rejected_clients_, subscriber_counters);
+  forwarding_.BuildHeartbeat(fbb_, forwarded_, rejected_clients(), subscriber_counters);
   Forward("health/bus", SharedCopy(fbb_.GetBufferPointer(), fbb_.GetSize()));
   --forwarded_;
 }

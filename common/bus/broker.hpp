@@ -40,6 +40,7 @@
 #include "common/bus/directory.hpp"
 #include "common/bus/forwarding.hpp"
 #include "common/bus/subscribers.hpp"
+#include "common/bus/zap.hpp"
 
 namespace limbic::bus {
 
@@ -92,7 +93,7 @@ class Broker {
   uint64_t replays() const { return replays_; }
   const SubscriberTable& subscribers() const { return subscribers_; }
   uint64_t forwarded() const { return forwarded_; }
-  uint64_t rejected_clients() const { return rejected_clients_; }
+  uint64_t rejected_clients() const { return zap_ ? zap_->rejected(zap_domain_) : 0; }
   // What it bound (tcp: exactly the address asked for, see ResolveBindAddress).
   const BrokerEndpoints& endpoints() const { return endpoints_; }
   // Communication faults from `faults` (FaultCommand Comm*): applied to the forwarded copies.
@@ -106,7 +107,6 @@ class Broker {
   int Drain();
   bool HandleFrontend();  // false: nothing to receive
   bool HandleBackend();
-  void HandleZap();
   void PublishStats();
   void SendCopies();  // comm_out_: faulted or delayed copies
   // The latched values under `prefix`, to `s` alone.
@@ -123,7 +123,10 @@ class Broker {
   bool SendControl(const std::string& id, uint8_t code);
   bool SendFrame(const std::string& id, std::string_view frame);
   // "\x02..." / "\x03..." from `who`.
-  void HandleDirectory(const std::string& who, const uint8_t* data, size_t size);
+  // `key`: the public key `who` authenticated with (CURVE; the connection's ZAP user id), else empty.
+  void HandleDirectory(const std::string& who, const uint8_t* data, size_t size, const std::string& key);
+  // "\x06TOPIC\0IDENTIFIER" from `who`: the type of a topic it offers (bus/stats names it).
+  void HandleTopicType(const std::string& who, const uint8_t* data, size_t size);
   // The entries under `prefix`, to `id` alone (a new subscription).
   void SendEntriesUnder(const std::string& id, const std::string& prefix);
   // To every subscriber of the entry's topic.
@@ -142,13 +145,13 @@ class Broker {
   BrokerOptions options_;
   zmq::socket_t frontend_;
   zmq::socket_t backend_;
-  zmq::socket_t zap_;
+  std::shared_ptr<ZapService> zap_;  // CURVE: this context's ZAP handler, admitting options_.curve.allowed_clients
+  std::string zap_domain_;           // in zap_: "limbic/<n>", this broker's own (a restart may overlap its successor)
   Forwarding forwarding_;
   BrokerEndpoints endpoints_;
   std::chrono::steady_clock::time_point next_stats_;
   flatbuffers::FlatBufferBuilder fbb_{4096};
   uint64_t forwarded_ = 0;
-  uint64_t rejected_clients_ = 0;
   std::vector<CommOutgoing> comm_out_;
   messages::AlignedBytes aligned_;  // a received frame where ZeroMQ left it misaligned
   SubscriberTable subscribers_;
@@ -160,8 +163,10 @@ class Broker {
     uint64_t messages = 0;
     uint64_t bytes = 0;
     int64_t last_change_ns = 0;
+    int64_t last_report_ns = 0;  // when its heartbeat last arrived (broker's wall clock)
   };
   std::map<std::string, std::map<std::string, Reported>> direct_reports_;  // topic -> service -> latest
+  std::map<std::string, const messages::MessageType*> direct_types_;       // topic -> as its publishers declared
   uint64_t control_malformed_ = 0;
   uint64_t rerouted_ = 0;  // comm faults that moved direct topics to the broker path
   log::RateLimiter control_log_;

@@ -133,10 +133,18 @@ BrokerEndpoints ResolveBusAddress(const std::string& address) { return Resolve(a
 std::optional<DataPath> DataPathFromEnvironment() {
   const char* value = std::getenv("LIMBIC_BUS_PATH");
   if (value == nullptr || *value == '\0') return std::nullopt;
-  const std::string_view text(value);
+  return ParseDataPath(value, "LIMBIC_BUS_PATH");
+}
+
+DataPath ParseDataPath(std::string_view text, std::string_view what) {
   if (text == "broker") return DataPath::kBroker;
   if (text == "direct") return DataPath::kDirect;
-  throw std::invalid_argument("LIMBIC_BUS_PATH='" + std::string(text) + "': expected broker or direct");
+  throw std::invalid_argument(std::string(what) + "='" + std::string(text) + "': expected broker or direct");
+}
+
+void UseDataPathForProcess(std::string_view text, std::string_view what) {
+  const DataPath path = ParseDataPath(text, what);
+  ::setenv("LIMBIC_BUS_PATH", DataPathName(path), 1);
 }
 
 const char* DataPathName(DataPath path) { return path == DataPath::kDirect ? "direct" : "broker"; }
@@ -204,23 +212,17 @@ Node::Node(zmq::context_t& context, const std::string& bus_address, NodeOptions 
   const BrokerEndpoints endpoints = ResolveBusAddress(bus_address);
   const std::optional<DataPath> from_environment = DataPathFromEnvironment();
   path_ = options_.data_path.value_or(from_environment.value_or(DataPath::kBroker));
-  if (path_ == DataPath::kDirect && options_.curve.enabled()) {
-    if (options_.data_path.has_value()) {
-      throw std::invalid_argument("node '" + options_.name +
-                                  "': the direct data path does not support CURVE yet (its data socket is not a "
-                                  "CURVE server); use the broker path on a CURVE bus");
-    }
-    LIMBIC_LOG(kWarning) << "node '" << options_.name
-                         << "': LIMBIC_BUS_PATH=direct ignored on a CURVE bus (the direct data path does not "
-                            "support CURVE yet); publishing through the broker";
-    path_ = DataPath::kBroker;
-  }
   direct_any_ = path_ == DataPath::kDirect || !options_.other_path_topics.empty();
   data_sub_.set(zmq::sockopt::linger, 0);
   data_sub_.set(zmq::sockopt::rcvhwm, options_.receive_hwm);
   data_sub_.set(zmq::sockopt::reconnect_ivl, static_cast<int>(options_.reconnect_interval.count()));
   data_sub_.set(zmq::sockopt::reconnect_ivl_max, 1000);
   data_sub_.set(zmq::sockopt::ipv6, 1);  // announced endpoints may be either family
+  if (options_.curve.enabled()) {
+    // A CURVE client of each direct publisher: the server key is set per endpoint, from the broker's entry.
+    data_sub_.set(zmq::sockopt::curve_publickey, options_.curve.client_public);
+    data_sub_.set(zmq::sockopt::curve_secretkey, options_.curve.client_secret);
+  }
   for (zmq::socket_t* s : {&pub_, &sub_}) {
     s->set(zmq::sockopt::linger, 0);
     s->set(zmq::sockopt::reconnect_ivl, static_cast<int>(options_.reconnect_interval.count()));
@@ -261,6 +263,7 @@ void Node::ReleaseShared(void* /*data*/, void* hint) { Unhold(static_cast<Shared
 
 Node::~Node() {
   if (local_) local_->Detach(this);
+  if (zap_) zap_->Remove(zap_domain_);
   if (data_endpoint_.starts_with("ipc://")) {
     // ZeroMQ removes the socket file when its I/O thread gets round to it; removed now, so that the shared
     // `<bus path>.d` can go with the last node that used it (rmdir fails while others are in it, as it should).
@@ -279,6 +282,12 @@ void Node::Enqueue(const std::string& topic, std::shared_ptr<const std::vector<u
 size_t Node::AddPublisher(const std::string& topic, bool latched, const char* identifier) {
   // Announced now rather than on the first message, so that subscribers are connected by the time it is sent.
   const bool direct = !local_mode_ && direct_any_ && &SocketFor(topic) == &data_pub_;
+  if (direct && identifier != nullptr && !announced_types_.count(topic)) {
+    // The broker does not see a direct topic's messages: it is told the type, for bus/stats.
+    announced_types_[topic] = identifier;
+    const std::string frame = EncodeTopicType(TopicType{topic, identifier});
+    (void)sub_.send(zmq::buffer(frame), zmq::send_flags::dontwait);
+  }
   publishers_.push_back(PublisherSlot{topic, latched, 0, {}, direct});
   if (shm_ && identifier != nullptr) publishers_.back().shm = shm_->AddPublisher(topic, identifier);
   return publishers_.size() - 1;
@@ -318,6 +327,17 @@ void Node::BindDataSocket() {
   data_pub_.set(zmq::sockopt::sndhwm, options_.send_hwm);
   // Every subscription, repeated ones too, so that each new subscriber gets the latched value (DrainDataSubscriptions).
   data_pub_.set(zmq::sockopt::xpub_verbose, 1);
+  if (options_.curve.enabled()) {
+    // A CURVE server with this node's own key pair (subscribers learn its public key from the broker, which
+    // authenticated it), admitting exactly the client keys the broker admits: none until the broker has said which
+    // (kAdmittedKeys, on this node's first announcement); a client refused meanwhile retries (ZeroMQ reconnects).
+    zap_ = ZapService::For(*context_);
+    zap_domain_ = UniqueZapDomain("limbic-direct");
+    zap_->Admit(zap_domain_, {});
+    data_pub_.set(zmq::sockopt::curve_server, 1);
+    data_pub_.set(zmq::sockopt::curve_secretkey, options_.curve.client_secret);
+    data_pub_.set(zmq::sockopt::zap_domain, zap_domain_);
+  }
   const auto [scheme, rest] = SplitScheme(bus_address_);
   const std::string suffix = std::to_string(getpid()) + "-" + std::to_string(next_data_socket.fetch_add(1));
   if (scheme == "ipc") {
@@ -348,14 +368,22 @@ void Node::BindDataSocket() {
 void Node::Announce(const std::string& topic) {
   BindDataSocket();
   announced_.push_back(topic);
+  SendAnnouncement(topic);
+}
+
+void Node::SendAnnouncement(const std::string& topic) {
   const std::string frame = EncodeDirectoryEntry(kAnnounce, DirectoryEntry{topic, data_endpoint_});
   (void)sub_.send(zmq::buffer(frame), zmq::send_flags::dontwait);
+  if (auto type = announced_types_.find(topic); type != announced_types_.end()) {
+    (void)sub_.send(zmq::buffer(EncodeTopicType(TopicType{topic, type->second})), zmq::send_flags::dontwait);
+  }
 }
 
 void Node::UseBroker(const std::string& topic) {
   auto it = std::find(announced_.begin(), announced_.end(), topic);
   if (it == announced_.end()) return;  // not one of ours (or moved already)
   announced_.erase(it);
+  announced_types_.erase(topic);
   routes_[topic] = false;
   for (auto& slot : publishers_) {
     if (slot.topic == topic) slot.direct = false;
@@ -371,16 +399,48 @@ bool Node::PublishesDirect(const std::string& topic) const {
   return it != routes_.end() && it->second;
 }
 
+void Node::RejectDirectory(const std::string& why) {
+  ++directory_rejected_;  // counted every time, said once a burst (a broker of another version could send many)
+  uint64_t suppressed = 0;
+  if (drop_log_["<directory>"].Allow(&suppressed)) {
+    LIMBIC_LOG(kWarning) << "node '" << options_.name << "': ignored a directory message from the broker: " << why
+                         << (suppressed ? " (" + std::to_string(suppressed) + " more since last report)" : "");
+  }
+}
+
+void Node::HandleAdmittedKeys(const uint8_t* data, size_t size) {
+  if (!zap_) {
+    // Not a CURVE publisher (no CURVE, or nothing published directly yet): nothing to admit with. A later first
+    // announcement is answered with the list again.
+    if (!options_.curve.enabled()) RejectDirectory("admitted keys sent to a node without CURVE");
+    return;
+  }
+  std::string why;
+  const auto keys = ParseAdmittedKeys(std::string_view(reinterpret_cast<const char*>(data) + 1, size - 1), &why);
+  if (!keys) {
+    RejectDirectory(why);
+    return;
+  }
+  zap_->Admit(zap_domain_, *keys);
+  admitted_keys_ = keys->size();
+}
+
 void Node::HandleDirectory(const uint8_t* data, size_t size) {
   std::string why;
   const auto entry = ParseDirectoryEntry(std::string_view(reinterpret_cast<const char*>(data) + 1, size - 1), &why);
   if (!entry) {
-    ++directory_rejected_;  // counted every time, said once a burst (a broker of another version could send many)
-    uint64_t suppressed = 0;
-    if (drop_log_["<directory>"].Allow(&suppressed)) {
-      LIMBIC_LOG(kWarning) << "node '" << options_.name << "': ignored a directory message from the broker: " << why
-                           << (suppressed ? " (" + std::to_string(suppressed) + " more since last report)" : "");
-    }
+    RejectDirectory(why);
+    return;
+  }
+  // CURVE: connect only where the broker vouches for the publisher's key (inproc, inside one process, has no
+  // handshake and needs none); without CURVE there is nothing to check a key with.
+  const bool keyed = options_.curve.enabled() && !entry->endpoint.starts_with("inproc://");
+  if (data[0] == kAnnounce && keyed && entry->key.empty()) {
+    RejectDirectory("an entry without the publisher's key on a CURVE bus (" + entry->endpoint + ")");
+    return;
+  }
+  if (data[0] == kAnnounce && !options_.curve.enabled() && !entry->key.empty()) {
+    RejectDirectory("an entry with a CURVE key, and this node has no CURVE keys (" + entry->endpoint + ")");
     return;
   }
   if (data[0] == kWithdraw) {
@@ -406,6 +466,8 @@ void Node::HandleDirectory(const uint8_t* data, size_t size) {
   const DirectLinks::Change change = links_.Add(*entry);
   if (change.connect) {
     try {
+      // The publisher's key for this connection (ZeroMQ takes the socket's options at connect, reconnects too).
+      if (keyed) data_sub_.set(zmq::sockopt::curve_serverkey, entry->key);
       // Asynchronous: an endpoint that has gone is retried in the background, never waited for.
       data_sub_.connect(entry->endpoint);
     } catch (const zmq::error_t& e) {
@@ -697,14 +759,15 @@ int Node::DrainData(zmq::socket_t& socket, bool control, int max_messages) {
       const auto* code = static_cast<const uint8_t*>(topic_frame.data());
       if (topic_frame.size() == 1 && *code == 1) {
         for (const auto& s : subscriptions_) SubscribeWithReports(s.topic);
-        for (const auto& topic : announced_) {
-          const std::string frame = EncodeDirectoryEntry(kAnnounce, DirectoryEntry{topic, data_endpoint_});
-          (void)sub_.send(zmq::buffer(frame), zmq::send_flags::dontwait);
-        }
+        for (const auto& topic : announced_) SendAnnouncement(topic);
         continue;
       }
       if (topic_frame.size() > 1 && (*code == kAnnounce || *code == kWithdraw)) {
         HandleDirectory(code, topic_frame.size());
+        continue;
+      }
+      if (topic_frame.size() > 1 && *code == kAdmittedKeys) {
+        HandleAdmittedKeys(code, topic_frame.size());
         continue;
       }
       if (topic_frame.size() > 1 && *code == kUseBroker) {

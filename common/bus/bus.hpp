@@ -29,6 +29,7 @@
 #include "common/bus/directory.hpp"
 #include "common/bus/sequence_tracker.hpp"
 #include "common/bus/shm.hpp"
+#include "common/bus/zap.hpp"
 #include "common/log/log.hpp"
 #include "messages/messages.hpp"
 #include "messages/validate.hpp"
@@ -104,6 +105,12 @@ enum class DataPath { kBroker, kDirect };
 // else, naming the variable (a misspelt path must not silently mean the other one).
 std::optional<DataPath> DataPathFromEnvironment();
 const char* DataPathName(DataPath path);
+// "broker" or "direct"; throws std::invalid_argument naming `what` (a flag or variable) and the value otherwise.
+DataPath ParseDataPath(std::string_view text, std::string_view what);
+// The command-line form of $LIMBIC_BUS_PATH (`--bus-path direct|broker`, every service and the `limbic` tool): sets
+// it for this process, so every Node it makes, and every process it starts, uses that path. Throws as
+// ParseDataPath for a misspelt value.
+void UseDataPathForProcess(std::string_view text, std::string_view what = "--bus-path");
 
 struct NodeOptions {
   std::string name = "node";  // instance name, written into every header's `source`
@@ -123,8 +130,8 @@ struct NodeOptions {
   // deterministic replay sets the recorded one so the service's outputs match the recording bit for bit.
   uint64_t incarnation = 0;
   // Unset: $LIMBIC_BUS_PATH (DataPathFromEnvironment), else kBroker, the default until direct has proved itself
-  // (issue 23's table). kDirect with CURVE throws: the direct data socket is not yet a CURVE server (a bus chosen
-  // direct through the environment falls back to the broker path for such a node, with a warning).
+  // (issue 23's table). With CURVE keys the direct data socket is a CURVE server with this node's own key pair,
+  // admitting the client keys the broker admits (docs/protocol.md §13, "CURVE").
   std::optional<DataPath> data_path;
   // Topic prefixes that take the other path than data_path. On a direct node, kControlTopics stay on the broker
   // unless listed here too: heartbeats, bus/, parameters and `faults` are few, and the broker is where `limbic
@@ -310,11 +317,15 @@ class Node {
   zmq::socket_t& SocketFor(const std::string& topic);
   bool RouteDirect(const std::string& topic) const;
   void Announce(const std::string& topic);
+  void SendAnnouncement(const std::string& topic);  // the entry, and the topic's type if known
   // The broker's kUseBroker: `topic` (announced by this node) goes through the broker from now on.
   void UseBroker(const std::string& topic);
   void BindDataSocket();  // data_pub_, on first direct publication
   // A one-frame directory message from the broker (kAnnounce: connect, kWithdraw: let go).
   void HandleDirectory(const uint8_t* data, size_t size);
+  // The broker's kAdmittedKeys (CURVE): whom data_pub_ admits from now on.
+  void HandleAdmittedKeys(const uint8_t* data, size_t size);
+  void RejectDirectory(const std::string& why);  // counted, said once a burst
   // Data frames from `socket` ([topic][payload]); `control`: one-frame messages are the broker's control codes.
   int DrainData(zmq::socket_t& socket, bool control, int max_messages);
   // Subscriptions arriving at data_pub_: a new subscriber gets the latched value of that topic.
@@ -367,11 +378,15 @@ class Node {
   zmq::socket_t data_pub_;   // XPUB, bound on first direct publication
   zmq::socket_t data_sub_;   // SUB, connected to the endpoints the broker names
   std::string data_endpoint_;
-  std::unordered_map<std::string, bool> routes_;  // topic -> direct, as decided on first use
-  std::vector<std::string> announced_;            // re-sent when the broker asks (it restarted)
+  std::unordered_map<std::string, bool> routes_;        // topic -> direct, as decided on first use
+  std::vector<std::string> announced_;                  // re-sent when the broker asks (it restarted)
+  std::map<std::string, std::string> announced_types_;  // topic -> identifier of its typed publisher (kTopicType)
   DirectLinks links_;
   uint64_t directory_rejected_ = 0;
-  bool control_first_ = false;                                     // Drain: which socket goes first
+  std::shared_ptr<ZapService> zap_;  // CURVE: this context's ZAP handler, which admits data_pub_'s clients
+  std::string zap_domain_;           // data_pub_'s domain there
+  size_t admitted_keys_ = 0;         // how many the broker last said it admits
+  bool control_first_ = false;       // Drain: which socket goes first
   std::chrono::steady_clock::time_point next_data_subscriptions_;  // Drain: when to read data_pub_ again
 
  public:
@@ -380,6 +395,9 @@ class Node {
   const std::string& data_endpoint() const { return data_endpoint_; }
   const DirectLinks& direct_links() const { return links_; }
   uint64_t directory_rejected() const { return directory_rejected_; }
+  // CURVE: the client keys this node's data socket admits (as the broker last told it), and those it refused.
+  size_t direct_admitted_keys() const { return admitted_keys_; }
+  uint64_t direct_rejected_clients() const { return zap_ ? zap_->rejected(zap_domain_) : 0; }
   bool PublishesDirect(const std::string& topic) const;
 
  private:

@@ -4,14 +4,6 @@
 
 namespace limbic::bus {
 
-std::string EncodeDirectoryEntry(uint8_t code, const DirectoryEntry& entry) {
-  std::string frame(1, static_cast<char>(code));
-  frame += entry.endpoint;
-  frame += '\0';
-  frame += entry.topic;
-  return frame;
-}
-
 namespace {
 bool Printable(std::string_view text) {
   for (const char c : text) {
@@ -21,6 +13,76 @@ bool Printable(std::string_view text) {
 }
 }  // namespace
 
+std::string EncodeDirectoryEntry(uint8_t code, const DirectoryEntry& entry) {
+  std::string frame(1, static_cast<char>(code));
+  frame += entry.endpoint;
+  frame += '\0';
+  frame += entry.topic;
+  if (!entry.key.empty()) {
+    frame += '\0';
+    frame += entry.key;
+  }
+  return frame;
+}
+
+bool IsZ85Text(std::string_view text) {
+  // ZeroMQ's Z85 alphabet (RFC 32): a key decodes iff it is 40 of these.
+  static constexpr std::string_view kAlphabet =
+      "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#";
+  if (text.size() != kZ85KeyBytes) return false;
+  for (const char c : text) {
+    if (kAlphabet.find(c) == std::string_view::npos) return false;
+  }
+  return true;
+}
+
+std::optional<std::vector<std::string>> ParseAdmittedKeys(std::string_view body, std::string* why) {
+  if (body.size() % kZ85KeyBytes != 0) {
+    if (why != nullptr) *why = "admitted keys: not a whole number of 40-character keys";
+    return std::nullopt;
+  }
+  std::vector<std::string> keys;
+  for (size_t at = 0; at < body.size(); at += kZ85KeyBytes) {
+    const std::string_view key = body.substr(at, kZ85KeyBytes);
+    if (!IsZ85Text(key)) {
+      if (why != nullptr) *why = "admitted keys: a key that is not Z85";
+      return std::nullopt;
+    }
+    keys.emplace_back(key);
+  }
+  return keys;
+}
+
+std::string EncodeTopicType(const TopicType& type) {
+  std::string frame(1, static_cast<char>(kTopicType));
+  frame += type.topic;
+  frame += '\0';
+  frame += type.identifier;
+  return frame;
+}
+
+std::optional<TopicType> ParseTopicType(std::string_view body, std::string* why) {
+  const auto fail = [&](const char* reason) -> std::optional<TopicType> {
+    if (why != nullptr) *why = reason;
+    return std::nullopt;
+  };
+  const size_t nul = body.find('\0');
+  if (nul == std::string_view::npos) return fail("topic type: no separator between topic and identifier");
+  const std::string_view topic = body.substr(0, nul);
+  const std::string_view identifier = body.substr(nul + 1);
+  if (topic.empty()) return fail("topic type: empty topic");
+  if (topic.size() > kMaxDirectoryTopicBytes) return fail("topic type: topic too long");
+  if (identifier.size() != 4) return fail("topic type: an identifier is 4 characters");
+  if (!Printable(topic) || !Printable(identifier)) return fail("topic type: control characters");
+  return TopicType{std::string(topic), std::string(identifier)};
+}
+
+std::string EncodeAdmittedKeys(const std::vector<std::string>& keys) {
+  std::string frame(1, static_cast<char>(kAdmittedKeys));
+  for (const auto& key : keys) frame += key;
+  return frame;
+}
+
 std::optional<DirectoryEntry> ParseDirectoryEntry(std::string_view body, std::string* why) {
   const auto fail = [&](const char* reason) -> std::optional<DirectoryEntry> {
     if (why != nullptr) *why = reason;
@@ -29,7 +91,13 @@ std::optional<DirectoryEntry> ParseDirectoryEntry(std::string_view body, std::st
   const size_t nul = body.find('\0');
   if (nul == std::string_view::npos) return fail("no separator between endpoint and topic");
   const std::string_view endpoint = body.substr(0, nul);
-  const std::string_view topic = body.substr(nul + 1);
+  std::string_view topic = body.substr(nul + 1);
+  std::string_view key;
+  if (const size_t second = topic.find('\0'); second != std::string_view::npos) {
+    key = topic.substr(second + 1);
+    topic = topic.substr(0, second);
+    if (!IsZ85Text(key)) return fail("key is not 40 characters of Z85");
+  }
   if (endpoint.size() > kMaxEndpointBytes) return fail("endpoint too long");
   if (topic.size() > kMaxDirectoryTopicBytes) return fail("topic too long");
   if (topic.empty()) return fail("empty topic");
@@ -42,7 +110,7 @@ std::optional<DirectoryEntry> ParseDirectoryEntry(std::string_view body, std::st
   if (scheme == 0) return fail("endpoint is not ipc://, tcp:// or inproc://");
   if (endpoint.size() == scheme) return fail("endpoint has nothing after its scheme");
   if (endpoint.find('*') != std::string_view::npos) return fail("endpoint has a wildcard");
-  return DirectoryEntry{std::string(topic), std::string(endpoint)};
+  return DirectoryEntry{std::string(topic), std::string(endpoint), std::string(key)};
 }
 
 Directory::Announced Directory::Announce(const std::string& publisher, const DirectoryEntry& entry) {

@@ -7,8 +7,11 @@
 // of one when no topic is left on it. The data then flows publisher -> subscriber without crossing the broker.
 //
 // Wire form of an entry, one frame both ways (DEALER -> broker: announce / withdraw; broker -> DEALER: connect /
-// disconnect): [code][ENDPOINT]\0[TOPIC], code kAnnounce (2) or kWithdraw (3). Anything else with those codes is
-// rejected by Parse (counted by the receiver, never acted on).
+// disconnect): [code][ENDPOINT]\0[TOPIC], code kAnnounce (2) or kWithdraw (3). On a CURVE bus the broker's entries
+// end in \0[KEY]: the publisher's public key (Z85) as the broker authenticated it on that publisher's connection, the
+// server key a subscriber's data socket must expect there (a publisher never names a key; the broker refuses an
+// announcement that does). Anything else with those codes is rejected by Parse (counted by the receiver, never acted
+// on).
 #pragma once
 
 #include <cstddef>
@@ -29,6 +32,15 @@ inline constexpr uint8_t kWithdraw = 3;
 // Broker -> publisher, one frame [kUseBroker][TOPIC]: publish TOPIC through the broker from now on (a communication
 // fault is active on it, and faults are applied where the broker forwards).
 inline constexpr uint8_t kUseBroker = 4;
+// Broker -> a direct publisher on a CURVE bus, one frame [kAdmittedKeys][KEY][KEY]...: the client public keys (Z85,
+// 40 characters each) the broker admits, sent on the connection's first announcement; the publisher's data socket
+// admits exactly these (docs/protocol.md §13, "CURVE").
+inline constexpr uint8_t kAdmittedKeys = 5;
+inline constexpr size_t kZ85KeyBytes = 40;
+// Publisher -> broker, one frame [kTopicType][TOPIC]\0[IDENTIFIER], after TOPIC's announcement: the message type a
+// typed publisher sends there (its 4-character identifier), so that bus/stats can name the type of a topic the broker
+// does not carry. A broker that predates it counts it as an unknown control code and ignores it.
+inline constexpr uint8_t kTopicType = 6;
 // Longest endpoint accepted (an ipc path is at most 107 bytes, plus the scheme) and longest topic (as the broker's).
 inline constexpr size_t kMaxEndpointBytes = 256;
 inline constexpr size_t kMaxDirectoryTopicBytes = 256;
@@ -36,16 +48,33 @@ inline constexpr size_t kMaxDirectoryTopicBytes = 256;
 struct DirectoryEntry {
   std::string topic;
   std::string endpoint;
-  bool operator<(const DirectoryEntry& o) const { return std::tie(topic, endpoint) < std::tie(o.topic, o.endpoint); }
+  std::string key;  // CURVE: the publisher's authenticated public key (Z85); empty without CURVE
+  bool operator<(const DirectoryEntry& o) const {
+    return std::tie(topic, endpoint, key) < std::tie(o.topic, o.endpoint, o.key);
+  }
   bool operator==(const DirectoryEntry& o) const = default;
 };
 
-// [code][endpoint]\0[topic]
+// [code][endpoint]\0[topic], and \0[key] if it has one
 std::string EncodeDirectoryEntry(uint8_t code, const DirectoryEntry& entry);
 // The frame after its code byte. Empty with `why` set for anything malformed: no separator, an endpoint that is
 // not ipc://, tcp:// or inproc:// with something after the scheme, control characters, too long, an empty topic or
-// one under bus/hwm/ (reports travel beside their topic, never announced on their own).
+// one under bus/hwm/ (reports travel beside their topic, never announced on their own), a key that is not 40
+// characters of Z85.
 std::optional<DirectoryEntry> ParseDirectoryEntry(std::string_view body, std::string* why);
+// The body of a kAdmittedKeys frame (after its code): the keys, or empty with `why` set if it is not a whole number
+// of Z85 keys.
+std::optional<std::vector<std::string>> ParseAdmittedKeys(std::string_view body, std::string* why);
+std::string EncodeAdmittedKeys(const std::vector<std::string>& keys);
+bool IsZ85Text(std::string_view text);  // 40 characters of the Z85 alphabet
+struct TopicType {
+  std::string topic;
+  std::string identifier;
+};
+std::string EncodeTopicType(const TopicType& type);
+// The body after the code: empty with `why` set if there is no separator, the topic is empty, too long or has control
+// characters, or the identifier is not 4 printable characters (whether it is a known one is the caller's question).
+std::optional<TopicType> ParseTopicType(std::string_view body, std::string* why);
 
 struct DirectoryLimits {
   size_t max_publishers = 4096;  // connections with announcements
@@ -71,6 +100,13 @@ class Directory {
   // Does any publisher still offer this exact entry?
   bool Offered(const DirectoryEntry& entry) const;
   bool Knows(const std::string& publisher) const { return by_publisher_.count(publisher) != 0; }
+  // Does `publisher` offer `topic` (at any endpoint)?
+  bool Offers(const std::string& publisher, const std::string& topic) const {
+    auto it = by_publisher_.find(publisher);
+    if (it == by_publisher_.end()) return false;
+    auto entry = it->second.lower_bound(DirectoryEntry{topic, "", ""});
+    return entry != it->second.end() && entry->topic == topic;
+  }
   // Does any publisher offer exactly this topic?
   bool OffersTopic(const std::string& topic) const {
     auto it = offers_.lower_bound(DirectoryEntry{topic, ""});

@@ -41,6 +41,35 @@ TEST(DirectoryEntryWire, RejectsMalformedWithAReason) {
   EXPECT_FALSE(ParseDirectoryEntry("", nullptr).has_value());  // no reason asked for: still no crash
 }
 
+// On a CURVE bus the broker's entries carry the publisher's authenticated key (Z85) after a second separator.
+TEST(DirectoryEntryWire, AKeyRoundTripsAndABadOneIsRejected) {
+  const std::string key = "rq:rM>}U?@Lns47E1%kR.o@n%FcmmsL/@{H8]yf7";
+  const DirectoryEntry e{"r1/scan", "tcp://10.0.0.2:41234", key};
+  const std::string frame = EncodeDirectoryEntry(kAnnounce, e);
+  std::string why;
+  const auto parsed = ParseDirectoryEntry(std::string_view(frame).substr(1), &why);
+  ASSERT_TRUE(parsed.has_value()) << why;
+  EXPECT_EQ(*parsed, e);
+  EXPECT_FALSE(ParseDirectoryEntry(std::string("tcp://h:1\0t\0short", 17), &why).has_value());
+  EXPECT_NE(why.find("Z85"), std::string::npos) << why;
+  EXPECT_FALSE(ParseDirectoryEntry(std::string("tcp://h:1\0t\0", 12) + std::string(40, '~'), &why).has_value());
+  EXPECT_FALSE(ParseDirectoryEntry(std::string("tcp://h:1\0t\0", 12) + key + std::string("\0x", 2), &why).has_value());
+}
+
+TEST(AdmittedKeysWire, RoundTripsAndRejectsPartialKeys) {
+  const std::vector<std::string> keys = {"rq:rM>}U?@Lns47E1%kR.o@n%FcmmsL/@{H8]yf7",
+                                         "Yne@$w-vo<fVvi]a<NY6T1ed:M$fCG*[IaLV{hID"};
+  const std::string frame = EncodeAdmittedKeys(keys);
+  ASSERT_EQ(static_cast<uint8_t>(frame[0]), kAdmittedKeys);
+  std::string why;
+  EXPECT_EQ(ParseAdmittedKeys(std::string_view(frame).substr(1), &why), keys) << why;
+  EXPECT_EQ(ParseAdmittedKeys("", &why), std::vector<std::string>{});  // a broker that admits nobody
+  EXPECT_FALSE(ParseAdmittedKeys(std::string_view(frame).substr(1, 50), &why).has_value());
+  EXPECT_NE(why.find("whole number"), std::string::npos) << why;
+  EXPECT_FALSE(ParseAdmittedKeys(std::string(40, '~'), &why).has_value());
+  EXPECT_NE(why.find("Z85"), std::string::npos) << why;
+}
+
 TEST(Directory, AnnounceIsNewOnceAcrossPublishers) {
   Directory d;
   EXPECT_EQ(d.Announce("p1", E("a", "ipc://x")), Directory::Announced::kNew);

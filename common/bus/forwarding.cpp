@@ -292,24 +292,40 @@ void Forwarding::BuildStats(flatbuffers::FlatBufferBuilder& fbb, int subscribers
   auto header = msg::CreateHeaderDirect(fbb, Node::WallNowNs(), -1, ++stats_seq_, "bus", false, incarnation_);
   std::vector<flatbuffers::Offset<msg::TopicStats>> topics;
   const auto& fault_counts = comm_faults_.counters();
+  std::map<std::string, const ReportedTopic*> direct_of;
+  for (const auto& r : direct) direct_of[r.topic] = &r;
   for (const auto& [topic, c] : counts_) {
     const auto f = fault_counts.find(topic);
     const CommFaultCounters faults = f == fault_counts.end() ? CommFaultCounters{} : f->second;
-    const auto publishers = Publishers(topic);
+    auto publishers = Publishers(topic);
+    // A topic with direct publishers that the broker also carries (a broker-path publisher, a tool's send, a drop
+    // it counted): one row with both, the broker's drops and the direct publishers' counts and names.
+    uint64_t messages = c.messages, bytes = c.bytes;
+    int64_t last_seen_ns = c.last_seen_ns;
+    const char* direction = "broker";
+    if (const auto d = direct_of.find(topic); d != direct_of.end()) {
+      messages += d->second->messages;
+      bytes += d->second->bytes;
+      last_seen_ns = std::max(last_seen_ns, d->second->last_seen_ns);
+      for (const auto& name : d->second->publishers) {
+        if (std::find(publishers.begin(), publishers.end(), name) == publishers.end()) publishers.push_back(name);
+      }
+      if (c.messages == 0) direction = "direct";
+    }
     std::vector<flatbuffers::Offset<flatbuffers::String>> names;
     for (const auto& name : publishers) names.push_back(fbb.CreateString(name));
     topics.push_back(msg::CreateTopicStatsDirect(
-        fbb, topic.c_str(), TypeOf(topic), "broker", c.messages, c.bytes, c.drops_malformed, c.drops_wrong_type,
-        c.drops_oversize, c.drops_gap, c.duplicates, c.last_seen_ns, faults.dropped + faults.overflowed, faults.delayed,
+        fbb, topic.c_str(), TypeOf(topic), direction, messages, bytes, c.drops_malformed, c.drops_wrong_type,
+        c.drops_oversize, c.drops_gap, c.duplicates, last_seen_ns, faults.dropped + faults.overflowed, faults.delayed,
         faults.duplicated, faults.corrupted, c.drops_invalid, &names, subscribers_of ? subscribers_of(topic) : 0));
   }
   for (const auto& r : direct) {
     if (counts_.count(r.topic)) continue;
     std::vector<flatbuffers::Offset<flatbuffers::String>> names;
     for (const auto& name : r.publishers) names.push_back(fbb.CreateString(name));
-    topics.push_back(msg::CreateTopicStatsDirect(fbb, r.topic.c_str(), TypeOf(r.topic), "direct", r.messages, r.bytes,
-                                                 0, 0, 0, 0, 0, r.last_seen_ns, 0, 0, 0, 0, 0, &names,
-                                                 subscribers_of ? subscribers_of(r.topic) : 0));
+    topics.push_back(msg::CreateTopicStatsDirect(fbb, r.topic.c_str(), r.type != nullptr ? r.type : TypeOf(r.topic),
+                                                 "direct", r.messages, r.bytes, 0, 0, 0, 0, 0, r.last_seen_ns, 0, 0, 0,
+                                                 0, 0, &names, subscribers_of ? subscribers_of(r.topic) : 0));
   }
   auto vector = fbb.CreateVector(topics);
   fbb.Finish(msg::CreateBusStats(fbb, header, vector, subscribers, static_cast<int>(latched_.size())),

@@ -71,6 +71,8 @@ class Forwarding {
   // Fixes `topic`'s type before any traffic (e.g. "limbic.msg.NavGoal" or "NavGoal"). Throws
   // std::invalid_argument for an unknown type.
   void DeclareType(const std::string& topic, const std::string& type_name);
+  // Is `topic`'s type fixed (declared, or by a first valid message)? Its conventional type does not count.
+  bool HasType(const std::string& topic) const { return types_.count(topic) != 0; }
   // A message whose framing was wrong before a payload could be looked at.
   void Drop(const std::string& topic, uint64_t TopicCounters::*reason, const char* why);
   // Delayed copies now due; returns the time until the next one (capped at `timeout`).
@@ -100,6 +102,7 @@ class Forwarding {
     uint64_t bytes = 0;
     int64_t last_seen_ns = 0;  // when a heartbeat last showed the count grow
     std::vector<std::string> publishers;
+    const char* type = nullptr;  // as its publishers declared it (kTopicType); null: the type seen forwarded, if any
   };
   void BuildStats(flatbuffers::FlatBufferBuilder& fbb, int subscribers = 0,
                   const std::function<int(const std::string&)>& subscribers_of = nullptr,

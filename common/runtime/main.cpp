@@ -34,6 +34,8 @@ const char* kCommonHelp = R"(Common options (every limbic service):
   --max-ticks N         lockstep: end the run after N ticks
   --stop-quorum N       lockstep: end the run once N participants asked (a team: one per robot's mission)
   --curve-keys FILE     tcp with CURVE: YAML with server_public, client_public, client_secret
+  --bus-path PATH       direct | broker: how this service's publications travel (docs/protocol.md §13;
+                        default: $LIMBIC_BUS_PATH, else broker)
   --shm                 large messages (maps, scans) through shared memory on this host, if iox-roudi runs
                         (default: on if $LIMBIC_SHM is 1; otherwise the socket path only)
   --help                this text
@@ -147,6 +149,9 @@ int RunServiceMain(int argc, char** argv, const ServiceDefinition& definition) {
         curve_file = next();
       } else if (arg == "--shm") {
         options.shm = true;
+      } else if (arg == "--bus-path") {
+        // As $LIMBIC_BUS_PATH, which every Node of this process reads (a misspelt value is refused here, exit 2).
+        bus::UseDataPathForProcess(next());
       } else if (arg == "--check") {
         check = true;
       } else {

@@ -86,7 +86,9 @@ TEST(LimbicTopicInfo, TypePublishersSubscribersHostsAndDropsThenStaleWhenThePubl
   EXPECT_EQ(wrong.rc, 2) << wrong.out;
   {
     zmq::context_t context;
-    bus::Node node(context, stack.bus(), {.name = "hostile"});
+    // Through the broker on either data path: the drop counted here is the broker's check (on the direct path a
+    // raw send would go straight to the listener, which drops and counts it in its own `in` counts).
+    bus::Node node(context, stack.bus(), {.name = "hostile", .data_path = bus::DataPath::kBroker});
     std::this_thread::sleep_for(1s);  // the publisher's connection comes up
     flatbuffers::FlatBufferBuilder fbb;
     const msg::Vec2 goal(1, 2);

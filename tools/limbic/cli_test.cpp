@@ -172,6 +172,27 @@ processes:
   EXPECT_THROW(LoadLaunchFile(path, {}), config::ConfigError);
 }
 
+// Issue 23: `bus_path: direct` gives every process LIMBIC_BUS_PATH (its own env wins); a misspelt one is refused.
+TEST(LaunchFile, BusPathSetsLimbicBusPathForEveryProcess) {
+  const std::string path = "/tmp/limbic-launch-bus-path-test.yaml";
+  std::ofstream(path) << "bus_path: direct\nprocesses:\n  - name: a\n    command: [x]\n  - name: b\n"
+                         "    command: [y]\n    env: {LIMBIC_BUS_PATH: broker}\n";
+  auto file = LoadLaunchFile(path, {});
+  ASSERT_EQ(file.processes.size(), 2u);
+  EXPECT_EQ(file.processes[0].env.at("LIMBIC_BUS_PATH"), "direct");
+  EXPECT_EQ(file.processes[1].env.at("LIMBIC_BUS_PATH"), "broker") << "a process's own setting wins";
+  std::ofstream(path) << "bus_path: drect\nprocesses:\n  - name: a\n    command: [x]\n";
+  try {
+    LoadLaunchFile(path, {});
+    ADD_FAILURE() << "a misspelt bus_path was accepted";
+  } catch (const config::ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("bus_path"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("drect"), std::string::npos) << e.what();
+  }
+  std::ofstream(path) << "processes:\n  - name: a\n    command: [x]\n";
+  EXPECT_TRUE(LoadLaunchFile(path, {}).processes[0].env.empty());
+}
+
 // Issue 18: `limbic demo --robots 3` launches the shipped demo file expanded to a team.
 TEST(TeamLaunch, ExpandsTheDemoFileToOneStackPerRobotAroundOneSimulator) {
   const std::string demo = std::string(LIMBIC_SOURCE_ROOT) + "/deploy/demo.yaml";

@@ -565,6 +565,8 @@ arrive is killed and restarted (per process: heartbeat_timeout_s, 0 = not watche
 With `shared_memory: true` large messages between these processes go through shared memory: the
 launcher starts iceoryx's daemon iox-roudi first (process `roudi`, restarted always, stopped last;
 a file may list its own `roudi`) and gives every other process LIMBIC_SHM=1.
+With `bus_path: direct` (or broker) every process gets LIMBIC_BUS_PATH (a process's own env wins); so
+does `limbic launch FILE --bus-path direct`, through the launcher's environment.
   --until PROCESS   stop everything when PROCESS exits, and exit with its status
   --events FILE     append one JSON line per start, exit, restart and watchdog kill (for tests and tooling)
   --give-up-after N when a process fails to start N times in a row, stop everything and exit 3

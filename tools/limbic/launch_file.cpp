@@ -93,6 +93,13 @@ LaunchFile LoadLaunchFile(const std::string& path, const std::map<std::string, s
     for (const auto& [k, v] : env) spec.env[k] = Substitute(v, file.vars, entry, "env");
     file.processes.push_back(std::move(spec));
   }
+  root.Optional("bus_path", &file.bus_path);
+  if (!file.bus_path.empty()) {
+    if (file.bus_path != "direct" && file.bus_path != "broker") {
+      root.Fail("bus_path", "must be direct or broker, not '" + file.bus_path + "'");
+    }
+    for (auto& spec : file.processes) spec.env.emplace("LIMBIC_BUS_PATH", file.bus_path);  // its own entry wins
+  }
   root.Optional("shared_memory", &file.shared_memory);
   if (file.shared_memory) {
     bool listed = false;

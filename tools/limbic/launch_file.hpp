@@ -54,6 +54,9 @@ inline const std::vector<std::string> kRouDiCommand = {"iox-roudi"};
 struct LaunchFile {
   std::map<std::string, std::string> vars;
   bool shared_memory = false;
+  // `bus_path: direct | broker` (issue 23; docs/protocol.md §13): LIMBIC_BUS_PATH for every process (a process's own
+  // env entry wins). Empty: not set by the file (the launcher's environment, e.g. `limbic launch --bus-path`, holds).
+  std::string bus_path;
   std::vector<ProcessSpec> processes;
   Backoff backoff;
   double stop_timeout_s = 5.0;

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "common/bus/bus.hpp"
 #include "common/flags/flags.hpp"
 #include "tools/limbic/commands.hpp"
 
@@ -42,6 +43,9 @@ Security:
   keys generate ...     make CURVE key pairs and the bus/service key files
 
 The bus address comes from --bus or $LIMBIC_BUS (default ipc:///tmp/limbic/bus).
+--bus-path direct|broker, with any command, sets $LIMBIC_BUS_PATH for it and every process it starts (`launch`,
+`demo`): their publications go straight to subscribers or through the broker (docs/protocol.md §13). The tools'
+own one-shot publications (`pub`, `play`, `inject`, `param`) always go through the broker.
 )";
 
 std::string SelfDir() {
@@ -59,7 +63,26 @@ int main(int argc, char** argv) {
     return argc < 2 ? 2 : 0;
   }
   const std::string command = argv[1];
-  const Args args(argv + 2, argv + argc);
+  // --bus-path applies to every command (and to what `launch` and `demo` start): taken out here, set as
+  // $LIMBIC_BUS_PATH. A misspelt value is a usage error.
+  std::vector<std::string> rest;
+  for (int i = 2; i < argc; ++i) {
+    const std::string arg = argv[i];
+    try {
+      if (arg == "--bus-path") {
+        if (i + 1 >= argc) throw std::invalid_argument("--bus-path needs a value (direct or broker)");
+        limbic::bus::UseDataPathForProcess(argv[++i]);
+      } else if (arg.rfind("--bus-path=", 0) == 0) {
+        limbic::bus::UseDataPathForProcess(arg.substr(11));
+      } else {
+        rest.push_back(arg);
+      }
+    } catch (const std::invalid_argument& e) {
+      std::cerr << "limbic " << command << ": " << e.what() << "\n";
+      return 2;
+    }
+  }
+  const Args args(rest.begin(), rest.end());
   try {
     if (command == "topics") return TopicsCommand(args);
     if (command == "topic") return TopicCommand(args);
@@ -85,7 +108,7 @@ int main(int argc, char** argv) {
   const std::string external = SelfDir() + "/limbic-" + command;
   if (access(external.c_str(), X_OK) == 0) {
     std::vector<char*> exec_args{const_cast<char*>(external.c_str())};
-    for (int i = 2; i < argc; ++i) exec_args.push_back(argv[i]);
+    for (const auto& arg : rest) exec_args.push_back(const_cast<char*>(arg.c_str()));
     exec_args.push_back(nullptr);
     execv(external.c_str(), exec_args.data());
     std::cerr << "limbic: cannot run " << external << "\n";

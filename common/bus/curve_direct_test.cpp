@@ -1,0 +1,290 @@
+// CURVE on the direct data path (issue 23, "CURVE across hosts"; docs/protocol.md §13 "CURVE"). Trust flows from the
+// broker: a direct publisher's data socket is a CURVE server with the node's own key pair and admits the client keys
+// the broker admits (told on its authenticated connection); a subscriber connects only with the publisher key the
+// broker authenticated on that publisher's connection. Broker and nodes share one context here, so one ZAP handler
+// serves the broker's sockets and the nodes' data sockets (zap.hpp).
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/bus/broker.hpp"
+#include "common/bus/bus.hpp"
+#include "tests/testing/process.hpp"
+
+namespace limbic::bus {
+namespace {
+
+using namespace std::chrono_literals;
+
+struct KeyPair {
+  std::string public_key;
+  std::string secret_key;
+};
+
+KeyPair NewKeyPair() {
+  char public_key[41] = {}, secret_key[41] = {};
+  EXPECT_EQ(zmq_curve_keypair(public_key, secret_key), 0);
+  return {public_key, secret_key};
+}
+
+void PublishOdom(Publisher<msg::Odometry>& pub, double v) {
+  pub.Publish(0, 0, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+    msg::Pose2 pose(1, 2, 0.5);
+    return msg::CreateOdometry(fbb, header, &pose, v, 0.0);
+  });
+}
+
+template <typename Done>
+bool PollUntil(std::initializer_list<Node*> nodes, Done done, std::chrono::milliseconds limit = 8000ms) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < deadline) {
+    for (Node* n : nodes) n->Poll(5ms);
+    if (done()) return true;
+  }
+  return false;
+}
+
+class CurveDirect : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    address_ =
+        GetParam() == "tcp" ? "tcp://127.0.0.1:" + std::to_string(testing::FreeTcpPortPair()) : "ipc://" + dir_ / "bus";
+    StartBroker();
+  }
+  void TearDown() override { StopBroker(); }
+  void StartBroker() {
+    BrokerOptions options;
+    options.address = address_;
+    options.stats_period = 200ms;
+    options.curve.server_secret = server_.secret_key;
+    options.curve.allowed_clients = {robot_.public_key, workstation_.public_key, laptop_.public_key};
+    broker_ = std::make_unique<Broker>(context_, options);
+    stop_ = false;
+    thread_ = std::thread([this] { broker_->Run(stop_); });
+  }
+  void StopBroker() {
+    stop_ = true;
+    if (thread_.joinable()) thread_.join();
+  }
+  CurveClientKeys Keys(const KeyPair& pair) const { return {server_.public_key, pair.public_key, pair.secret_key}; }
+  NodeOptions Options(const std::string& name, const KeyPair& pair, DataPath path) const {
+    NodeOptions o;
+    o.name = name;
+    o.curve = Keys(pair);
+    o.data_path = path;
+    o.keepalive = 100ms;
+    return o;
+  }
+
+  testing::TempDir dir_;
+  std::string address_;
+  KeyPair server_ = NewKeyPair();
+  KeyPair robot_ = NewKeyPair();
+  KeyPair workstation_ = NewKeyPair();
+  KeyPair laptop_ = NewKeyPair();
+  KeyPair intruder_ = NewKeyPair();
+  zmq::context_t context_;
+  std::unique_ptr<Broker> broker_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+INSTANTIATE_TEST_SUITE_P(Transports, CurveDirect, ::testing::Values("ipc", "tcp"));
+
+// Two admitted nodes: the data goes publisher -> subscriber over CURVE, the broker carries none of it and lists the
+// topic as `direct` in bus/stats.
+TEST_P(CurveDirect, DataFlowsDirectlyBetweenAdmittedNodes) {
+  Node pub_node(context_, address_, Options("r1/talker", robot_, DataPath::kDirect));
+  Node sub_node(context_, address_, Options("listener", workstation_, DataPath::kBroker));
+  auto odom = pub_node.Advertise<msg::Odometry>("r1/odom");
+  auto health = pub_node.Advertise<msg::Heartbeat>("health/r1/talker");
+  ASSERT_EQ(pub_node.data_path(), DataPath::kDirect);
+  std::vector<double> got;
+  sub_node.Subscribe<msg::Odometry>("r1/odom", [&](const Message<msg::Odometry>& m) { got.push_back(m.msg.v()); });
+  std::string direction;
+  sub_node.Subscribe<msg::BusStats>("bus/stats", [&](const Message<msg::BusStats>& m) {
+    for (const auto* t : *m.msg.topics()) {
+      if (t->topic()->str() == "r1/odom") direction = t->direction()->str();
+    }
+  });
+  ASSERT_TRUE(PollUntil({&pub_node, &sub_node},
+                        [&] {
+                          PublishOdom(odom, 1.0);
+                          const auto& sent = pub_node.sent().at("r1/odom");
+                          health.Publish(0, 0, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+                            std::vector<flatbuffers::Offset<msg::TopicStats>> topics{
+                                msg::CreateTopicStatsDirect(fbb, "r1/odom", nullptr, "out", sent.messages, sent.bytes)};
+                            return msg::CreateHeartbeatDirect(fbb, header, "r1/talker", msg::ServiceState::Running,
+                                                              "realtime", 0, 0, 0, 0, 0, nullptr, 0, nullptr, &topics);
+                          });
+                          return got.size() >= 20 && direction == "direct";
+                        }))
+      << got.size() << " received, direction '" << direction << "'";
+  EXPECT_EQ(sub_node.direct_links().endpoints(), 1u);
+  EXPECT_EQ(pub_node.direct_admitted_keys(), 3u);  // the broker's list, told on the publisher's connection
+  EXPECT_EQ(sub_node.directory_rejected(), 0u);
+  EXPECT_EQ(sub_node.TotalDrops(), 0u);
+  StopBroker();
+  EXPECT_EQ(broker_->counts().count("r1/odom"), 0u);  // none of it crossed the broker
+}
+
+// A client whose key the broker does not admit gets nothing from a direct publisher either, though it knows the
+// publisher's endpoint and public key (neither is secret); an admitted key at the same socket does.
+TEST_P(CurveDirect, AnUnadmittedKeyGetsNothingDirectly) {
+  Node pub_node(context_, address_, Options("talker", robot_, DataPath::kDirect));
+  Node sub_node(context_, address_, Options("listener", workstation_, DataPath::kBroker));
+  auto odom = pub_node.Advertise<msg::Odometry>("r1/odom");
+  int heard = 0;
+  sub_node.Subscribe<msg::Odometry>("r1/odom", [&](const auto&) { ++heard; });
+  ASSERT_TRUE(PollUntil({&pub_node, &sub_node}, [&] {
+    PublishOdom(odom, 1.0);
+    return heard > 0;
+  }));
+  const auto raw_client = [&](const KeyPair& pair) {
+    auto s = std::make_unique<zmq::socket_t>(context_, zmq::socket_type::sub);
+    s->set(zmq::sockopt::linger, 0);
+    s->set(zmq::sockopt::curve_serverkey, robot_.public_key);  // the publisher's public key: not a secret
+    s->set(zmq::sockopt::curve_publickey, pair.public_key);
+    s->set(zmq::sockopt::curve_secretkey, pair.secret_key);
+    s->set(zmq::sockopt::subscribe, "");
+    s->connect(pub_node.data_endpoint());
+    return s;
+  };
+  auto intruder = raw_client(intruder_);
+  auto laptop = raw_client(laptop_);  // admitted by the broker, so by the publisher
+  int intruder_frames = 0, laptop_frames = 0;
+  const auto drain = [](zmq::socket_t& s, int* count) {
+    zmq::message_t m;
+    while (s.recv(m, zmq::recv_flags::dontwait)) ++*count;
+  };
+  ASSERT_TRUE(PollUntil({&pub_node, &sub_node},
+                        [&] {
+                          PublishOdom(odom, 2.0);
+                          drain(*intruder, &intruder_frames);
+                          drain(*laptop, &laptop_frames);
+                          return laptop_frames >= 20 && pub_node.direct_rejected_clients() > 0;
+                        }))
+      << laptop_frames << " frames to the admitted client, " << pub_node.direct_rejected_clients() << " refused";
+  for (int i = 0; i < 20; ++i) {  // and some more, to give the intruder every chance
+    PublishOdom(odom, 3.0);
+    pub_node.Poll(5ms);
+    drain(*intruder, &intruder_frames);
+  }
+  EXPECT_EQ(intruder_frames, 0);
+}
+
+// A directory entry naming a key that is not the publisher's does not connect (the CURVE handshake fails): a broker
+// that lied, or a stale entry, cannot make a subscriber accept a publisher it did not vouch for. The same endpoint
+// with the right key then delivers. The lying broker is a bare ROUTER (a CURVE server with the bus's key); the
+// publisher is on a real broker of its own.
+TEST_P(CurveDirect, AnEntryNamingAWrongKeyDoesNotConnect) {
+  Node pub_node(context_, address_, Options("talker", robot_, DataPath::kDirect));
+  auto odom = pub_node.Advertise<msg::Odometry>("r1/odom");
+  ASSERT_TRUE(PollUntil({&pub_node}, [&] { return pub_node.direct_admitted_keys() == 3u; }));
+
+  const std::string fake_address =
+      GetParam() == "tcp" ? "tcp://127.0.0.1:" + std::to_string(testing::FreeTcpPortPair()) : "ipc://" + dir_ / "fake";
+  const BrokerEndpoints fake = ResolveBusAddress(fake_address);
+  auto zap = ZapService::For(context_);
+  zap->Admit("fake", {workstation_.public_key});
+  zmq::socket_t frontend(context_, zmq::socket_type::xsub), backend(context_, zmq::socket_type::router);
+  for (zmq::socket_t* s : {&frontend, &backend}) {
+    s->set(zmq::sockopt::linger, 0);
+    s->set(zmq::sockopt::curve_server, 1);
+    s->set(zmq::sockopt::curve_secretkey, server_.secret_key);
+    s->set(zmq::sockopt::zap_domain, "fake");
+  }
+  frontend.bind(fake.frontend);
+  backend.bind(fake.backend);
+  Node sub_node(context_, fake_address, Options("listener", workstation_, DataPath::kBroker));
+  int heard = 0;
+  sub_node.Subscribe<msg::Odometry>("r1/odom", [&](const auto&) { ++heard; });
+  zmq::message_t id, body;
+  backend.set(zmq::sockopt::rcvtimeo, 5000);
+  ASSERT_TRUE(backend.recv(id));  // the subscription: learn the node's routing id
+  ASSERT_TRUE(backend.recv(body));
+  const auto tell = [&](uint8_t code, const std::string& key) {
+    backend.send(zmq::buffer(id.to_string()), zmq::send_flags::sndmore);
+    backend.send(zmq::buffer(EncodeDirectoryEntry(code, DirectoryEntry{"r1/odom", pub_node.data_endpoint(), key})),
+                 zmq::send_flags::none);
+  };
+  tell(kAnnounce, intruder_.public_key);  // a key, but not the publisher's
+  ASSERT_TRUE(PollUntil({&pub_node, &sub_node}, [&] { return sub_node.direct_links().endpoints() == 1; }));
+  for (int i = 0; i < 100; ++i) {  // 1.5 s: many reconnect attempts
+    PublishOdom(odom, 1.0);
+    pub_node.Poll(5ms);
+    sub_node.Poll(10ms);
+  }
+  EXPECT_EQ(heard, 0);
+  tell(kWithdraw, intruder_.public_key);
+  tell(kAnnounce, robot_.public_key);
+  EXPECT_TRUE(PollUntil({&pub_node, &sub_node}, [&] {
+    PublishOdom(odom, 2.0);
+    return heard > 0;
+  }));
+  // And an entry without a key on a CURVE bus is refused outright, counted.
+  tell(kAnnounce, "");
+  EXPECT_TRUE(PollUntil({&sub_node}, [&] { return sub_node.directory_rejected() == 1; }));
+  zap->Remove("fake");
+}
+
+// A publisher never names its own key: an announcement carrying one is refused and counted by the broker.
+TEST_P(CurveDirect, AnAnnouncementNamingAKeyIsRefused) {
+  zmq::socket_t dealer(context_, zmq::socket_type::dealer);
+  dealer.set(zmq::sockopt::linger, 0);
+  dealer.set(zmq::sockopt::curve_serverkey, server_.public_key);
+  dealer.set(zmq::sockopt::curve_publickey, laptop_.public_key);
+  dealer.set(zmq::sockopt::curve_secretkey, laptop_.secret_key);
+  dealer.connect(ResolveBusAddress(address_).backend);
+  dealer.send(
+      zmq::buffer(EncodeDirectoryEntry(kAnnounce, DirectoryEntry{"r1/odom", "tcp://10.0.0.1:5555", robot_.public_key})),
+      zmq::send_flags::none);
+  const auto deadline = std::chrono::steady_clock::now() + 5s;
+  while (broker_->control_malformed() == 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(10ms);
+  }
+  StopBroker();
+  EXPECT_EQ(broker_->control_malformed(), 1u);
+  EXPECT_EQ(broker_->directory().entries(), 0u);
+}
+
+// A restarted broker: the data keeps flowing (it never crossed the broker), the publisher is told the admitted keys
+// again when it re-announces, and a subscriber that joins afterwards gets an entry with the publisher's key.
+TEST_P(CurveDirect, ARestartedBrokerKeepsTheDataAndVouchesAgain) {
+  Node pub_node(context_, address_, Options("talker", robot_, DataPath::kDirect));
+  Node sub_node(context_, address_, Options("listener", workstation_, DataPath::kBroker));
+  auto odom = pub_node.Advertise<msg::Odometry>("r1/odom");
+  int heard = 0;
+  sub_node.Subscribe<msg::Odometry>("r1/odom", [&](const auto&) { ++heard; });
+  ASSERT_TRUE(PollUntil({&pub_node, &sub_node}, [&] {
+    PublishOdom(odom, 1.0);
+    return heard > 0;
+  }));
+  StopBroker();
+  broker_.reset();
+  const int before = heard;
+  for (int i = 0; i < 50; ++i) {
+    PublishOdom(odom, 1.0);
+    pub_node.Poll(2ms);
+    sub_node.Poll(2ms);
+  }
+  ASSERT_TRUE(PollUntil({&pub_node, &sub_node}, [&] { return heard >= before + 50; }));
+  StartBroker();
+  Node late(context_, address_, Options("late", laptop_, DataPath::kBroker));
+  int late_heard = 0;
+  late.Subscribe<msg::Odometry>("r1/odom", [&](const auto&) { ++late_heard; });
+  EXPECT_TRUE(PollUntil({&pub_node, &sub_node, &late}, [&] {
+    PublishOdom(odom, 2.0);
+    return late_heard > 0;
+  }));
+  EXPECT_EQ(late.directory_rejected(), 0u);
+  EXPECT_EQ(sub_node.TotalDrops(), 0u);
+  EXPECT_EQ(late.TotalDrops(), 0u);
+}
+
+}  // namespace
+}  // namespace limbic::bus

@@ -97,6 +97,9 @@ int World::AddRobot(const Pose2& pose, const RobotOptions& options) {
   local_dirs_.push_back(std::move(dirs));
   long_range_beams_.push_back(static_cast<size_t>(options.model.long_range.sensor_count) *
                               options.model.long_range.beam_offsets_deg.size());
+  double reach = 0.0;
+  for (const RangeBeam& b : layouts_.back()) reach = std::max(reach, b.origin_local.norm() + b.d_max);
+  beam_reach_.push_back(reach);
   return id;
 }
 
@@ -387,6 +390,19 @@ void World::CastBeams(const RobotState& robot, RangeScan* scan) {
   const double c = std::cos(robot.pose.theta), s = std::sin(robot.pose.theta);
   const Vec2 pos = robot.pose.Position();
   const double human_r = options_.humans.radius;
+  // The other robots any beam of this scan may reach (issue 18: the per-beam test below ran for every robot,
+  // beams × robots² a tick). One is left out only when its centre lies over a metre beyond the farthest reach
+  // of this robot's beams plus its own bound, where every beam's test below would have skipped it too (the
+  // metre dwarfs any rounding): the scan is the same, bit for bit.
+  scratch_nearby_.clear();
+  for (const RobotState& other : state_.robots) {
+    if (other.id == robot.id) continue;
+    const bool circle = other.options.model.body.is_circle();
+    const Vec2 centre = circle ? other.pose.Position() : Placed(other).centre();
+    const double bound = circle ? other.options.model.radius() : Placed(other).bound();
+    const double keep = beam_reach_[robot.id] + bound + 1.0;
+    if (!((centre - pos).squaredNorm() > keep * keep)) scratch_nearby_.push_back(&other);  // as the test below
+  }
   for (size_t i = 0; i < layout.size(); ++i) {
     const RangeBeam& b = layout[i];
     const Vec2 origin(pos.x() + c * b.origin_local.x() - s * b.origin_local.y(),
@@ -396,8 +412,8 @@ void World::CastBeams(const RobotState& robot, RangeScan* scan) {
     const uint32_t mask = i >= long_range_beams_[robot.id] ? kShortRangeBeamMask : kLongRangeBeamMask;
     double t = index_.CastRay(origin, dir, b.d_max, mask);
     // Dynamic bodies: other robots and humans (circles).
-    for (const RobotState& other : state_.robots) {
-      if (other.id == robot.id) continue;
+    for (const RobotState* other_robot : scratch_nearby_) {
+      const RobotState& other = *other_robot;
       if (other.options.model.body.is_circle()) {
         const double reach = b.d_max + other.options.model.radius();
         if ((other.pose.Position() - origin).squaredNorm() > reach * reach) continue;

@@ -139,8 +139,10 @@ class World {
   std::vector<std::vector<RangeBeam>> layouts_;
   std::vector<std::vector<Vec2>> local_dirs_;  // unit beam directions in the robot frame
   std::vector<size_t> long_range_beams_;       // beams before this index are long-range (no floor objects)
+  std::vector<double> beam_reach_;             // max over the robot's beams of |origin| + d_max (m)
   WorldState state_;
   std::vector<Vec2> scratch_points_;
+  std::vector<const RobotState*> scratch_nearby_;  // CastBeams: the other robots its beams may reach
 };
 
 }  // namespace limbic::sim

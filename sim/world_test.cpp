@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "sim/testing/open_area.hpp"
@@ -144,6 +145,46 @@ TEST(World, RobotsSeeEachOtherAsCircles) {
   const StepOutput out = world.Step(0.1, in);
   EXPECT_NEAR(out.robots[0].raw_scan.beams[2].range, 2 - 0.35 - 0.2, 1e-9);
   EXPECT_NEAR(out.robots[1].raw_scan.beams[2].range, 2 - 0.35 - 0.2, 1e-9);
+}
+
+// Issue 18: a scan tests only the robots its beams may reach (a metre of margin beyond the farthest beam
+// reach). Robots on rings from 1 m out to well beyond that reach, in an open area (no walls): every beam of
+// the centre robot must read the nearest robot body along it, computed here from the layout for all robots.
+TEST(World, ScansSeeEveryRobotWithinReachAmongMany) {
+  World world(OpenArea(), {});
+  const geometry::Pose2 centre{10, 6, 0.3};
+  world.AddRobot(centre, Quiet());
+  std::vector<geometry::Vec2> others;
+  for (int k = 0; k < 24; ++k) {
+    const double distance = 1.0 + 0.45 * k;  // 1 m to 11.35 m
+    const double bearing = 0.7 * k;
+    others.push_back(centre.Position() + distance * geometry::UnitVector(bearing));
+    world.AddRobot({others.back().x(), others.back().y(), 0.0}, Quiet());
+  }
+  std::vector<RobotInput> in(others.size() + 1);
+  const StepOutput out = world.Step(0.1, in);
+  const double radius = Quiet().model.radius();
+  const std::vector<RangeBeam>& layout = world.beam_layout(0);
+  const geometry::Pose2 pose = out.robots[0].truth.pose;
+  int seen = 0;
+  for (size_t i = 0; i < layout.size(); ++i) {
+    const RangeBeam& b = layout[i];
+    const geometry::Vec2 origin = pose.ToWorld(b.origin_local);
+    const geometry::Vec2 dir = geometry::UnitVector(pose.theta + b.angle_local);
+    double t = std::numeric_limits<double>::infinity();
+    for (const geometry::Vec2& c : others) {
+      if (auto hit = geometry::RayCircleIntersection(origin, dir, c, radius)) t = std::min(t, *hit);
+    }
+    const RangeBeam& got = out.robots[0].raw_scan.beams[i];
+    if (t > b.d_max) {
+      EXPECT_FALSE(got.valid) << "beam " << i;
+      continue;
+    }
+    ++seen;
+    ASSERT_TRUE(got.valid) << "beam " << i;
+    EXPECT_NEAR(got.range, t, 1e-9) << "beam " << i;
+  }
+  EXPECT_GT(seen, 3);  // the test sees robots at all
 }
 
 TEST(World, CollisionRestoresThePoseShiftsOneCentimetreAndZeroesSpeed) {

@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
 #include <vector>
+
+#include "common/geometry/pose_frame.hpp"
 
 namespace limbic::geometry {
 namespace {
@@ -14,6 +17,27 @@ TEST(WrapAngle, MapsIntoHalfOpenInterval) {
   EXPECT_NEAR(WrapAngle(-3 * kPi / 2), kPi / 2, 1e-12);
   EXPECT_NEAR(WrapAngle(10 * kPi + 0.25), 0.25, 1e-9);
   EXPECT_NEAR(AngleDistance(kPi - 0.1, -kPi + 0.1), 0.2, 1e-12);
+}
+
+// PoseFrame evaluates the rotation once for many points (a scan's beams): every point must come out with the
+// same bits as the one-point form it replaced (cos and sin of θ per call), here written out as the oracle.
+TEST(PoseFrame, SameBitsAsOnePointToWorld) {
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> coord(-50.0, 50.0), angle(-10.0, 10.0), local(-0.5, 0.5);
+  for (int k = 0; k < 2000; ++k) {
+    const Pose2 pose{coord(rng), coord(rng), angle(rng)};
+    const PoseFrame frame(pose);
+    for (int j = 0; j < 8; ++j) {
+      const Vec2 p(local(rng), local(rng));
+      const double c = std::cos(pose.theta), s = std::sin(pose.theta);
+      const Vec2 oracle(pose.x + c * p.x() - s * p.y(), pose.y + s * p.x() + c * p.y());
+      const Vec2 framed = frame.ToWorld(p), single = pose.ToWorld(p);  // the oracle is also Pose2's own form
+      ASSERT_EQ(framed.x(), oracle.x());
+      ASSERT_EQ(framed.y(), oracle.y());
+      ASSERT_EQ(single.x(), oracle.x());
+      ASSERT_EQ(single.y(), oracle.y());
+    }
+  }
 }
 
 TEST(RaySegment, HitsAndMisses) {

@@ -102,7 +102,7 @@ double StuckStimulus(double t, double speed, double heading, double window, Stuc
   Vec2 displacement = Vec2::Zero();
   double elapsed = 0.0;
   for (const StuckSegment& s : state->segments) {
-    displacement += s.dt * s.speed * geometry::UnitVector(s.heading);
+    displacement += s.displacement();
     elapsed += s.dt;
   }
   if (elapsed <= 0.0) return std::abs(speed);  // the limit of eq. 8.6 as the window shrinks to 0

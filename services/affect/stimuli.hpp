@@ -65,11 +65,24 @@ std::vector<geometry::Vec2> CollisionSwitchPoints(const geometry::Pose2& pose, c
 // One piece of the stuck stimulus's history: the robot moved at `speed` along `heading` for `dt`
 // seconds starting at `t_start`.
 struct StuckSegment {
+  StuckSegment() = default;
+  StuckSegment(double t_start_s, double dt_s, double speed_mps, double heading_rad)
+      : t_start(t_start_s),
+        dt(dt_s),
+        speed(speed_mps),
+        heading(heading_rad),
+        displacement_(dt_s * speed_mps * geometry::UnitVector(heading_rad)) {}
   double t_start = 0.0;
   double dt = 0.0;
   double speed = 0.0;
   double heading = 0.0;
+  // dt·speed·(cos, sin)(heading): the term eq. 8.6 sums, the same bits as evaluating it in the sum. Computed
+  // once here (issue 18: a window of t_n/T segments was a cos and a sin per segment per cycle).
+  const geometry::Vec2& displacement() const { return displacement_; }
   bool operator==(const StuckSegment&) const = default;
+
+ private:
+  geometry::Vec2 displacement_ = geometry::Vec2::Zero();
 };
 
 // State of eq. 8.6's sliding window.

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <numbers>
+#include <random>
 #include <vector>
 
 namespace limbic::affect {
@@ -69,6 +70,35 @@ TEST(AffectStimuliTest, StuckIsNetDisplacementOverTheWindow) {
   StuckWindowState oscillating;
   for (int k = 0; k <= 300; ++k) raw = StuckStimulus(k * 0.1, 0.4, k < 150 ? 0.0 : kPi, 30.0, &oscillating);
   EXPECT_NEAR(raw, 0.0, 1e-9);
+}
+
+// Each segment's displacement term is computed once, when the segment is made (issue 18); the stimulus must keep
+// the bits of summing dt·speed·(cos, sin)(heading) afresh every cycle, the form written out here as the oracle.
+TEST(AffectStimuliTest, StuckKeepsTheBitsOfSummingEveryTermAfresh) {
+  auto oracle = [](const StuckWindowState& state, double speed) {
+    Vec2 displacement = Vec2::Zero();
+    double elapsed = 0.0;
+    for (const StuckSegment& s : state.segments) {
+      displacement += s.dt * s.speed * geometry::UnitVector(s.heading);
+      elapsed += s.dt;
+    }
+    return elapsed <= 0.0 ? std::abs(speed) : displacement.norm() / elapsed;
+  };
+  std::mt19937_64 rng(18);
+  std::uniform_real_distribution<double> speed(-0.6, 0.6), heading(-4.0, 4.0), dt(0.05, 0.15);
+  StuckWindowState state;
+  double t = 0.0;
+  for (int k = 0; k < 1000; ++k) {
+    t += dt(rng);
+    const double v = speed(rng);
+    const double raw = StuckStimulus(t, v, heading(rng), 7.5, &state);
+    ASSERT_EQ(raw, oracle(state, v)) << "cycle " << k;
+  }
+  // A segment made from its four values (as a restored snapshot makes it) carries the same term.
+  const StuckSegment& last = state.segments.back();
+  const StuckSegment copy{last.t_start, last.dt, last.speed, last.heading};
+  EXPECT_EQ(copy, last);
+  EXPECT_EQ(StuckSegment{}.displacement(), Vec2::Zero());
 }
 
 TEST(AffectStimuliTest, PainIsTheSpeedAtTheCollision) {

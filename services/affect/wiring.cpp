@@ -131,8 +131,9 @@ runtime::ServiceDefinition AffectService() {
               s->ir_points.clear();
               if (const auto* sc = scan->Get()) {
                 convert::BeamsFromMsg(sc->beams(), &s->scan);
+                const geometry::PoseFrame frame(in.pose);  // cos and sin of the heading once for all beams
                 for (const auto& beam : s->scan.beams) {
-                  if (beam.valid) s->ir_points.push_back(mapper::BeamHitPoint(in.pose, beam));
+                  if (beam.valid) s->ir_points.push_back(mapper::BeamHitPoint(frame, beam));
                 }
               }
               in.ir_points = s->ir_points;

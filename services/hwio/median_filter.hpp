@@ -1,6 +1,7 @@
 // Per-beam median filter over the last few raw range samples (§1.2, §2.5: "median of the 5 most recent samples").
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -31,6 +32,9 @@ struct MedianFilterState {
 //          d_max is clamped to d_max. Until a beam has `window` samples the median of those it has is
 //          used (mean of the two middle values for an even count). If the number of beams changes, the
 //          history is dropped and filtering starts again (counted in layout_resets).
+// sorted[0, count) = samples[0, count) in ascending order, exactly as std::sort orders them (equal values too).
+void SortSamples(const double* samples, size_t count, double* sorted);
+
 class MedianFilter {
  public:
   // Throws std::invalid_argument if options.window < 1.
@@ -45,6 +49,7 @@ class MedianFilter {
  private:
   MedianFilterOptions options_;
   MedianFilterState state_;
+  std::vector<double> sorted_;  // one beam's samples, sorted (scratch)
 };
 
 }  // namespace limbic::hwio

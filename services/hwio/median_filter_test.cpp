@@ -2,7 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <random>
 #include <stdexcept>
+#include <vector>
 
 namespace limbic::hwio {
 namespace {
@@ -106,6 +111,27 @@ TEST(MedianFilterTest, ChangedBeamCountRestartsHistory) {
   const RangeScan out = filter.Filter(two);
   EXPECT_DOUBLE_EQ(out.beams[0].range, 2.0);  // the old 0.5 samples are gone
   EXPECT_EQ(filter.state().layout_resets, 1);
+}
+
+// SortSamples replaced a std::sort per beam (issue 18): it must order every sample set as std::sort does, bit
+// for bit — ties, −0 beside +0, and more than 16 samples (where it is std::sort) included.
+TEST(MedianFilterTest, SortSamplesOrdersExactlyAsStdSort) {
+  std::mt19937_64 rng(18);
+  std::uniform_int_distribution<int> pick(0, 5);
+  const double values[] = {0.0, -0.0, 0.25, 0.25, 1.5, 3.0};
+  std::uniform_real_distribution<double> any(0.0, 3.0);
+  for (int trial = 0; trial < 5000; ++trial) {
+    const size_t count = 1 + static_cast<size_t>(trial % 20);
+    std::vector<double> samples(count);
+    for (double& v : samples) v = trial % 2 == 0 ? values[pick(rng)] : any(rng);
+    std::vector<double> expected = samples;
+    std::sort(expected.begin(), expected.end());
+    std::vector<double> got(count, 99.0);
+    SortSamples(samples.data(), count, got.data());
+    for (size_t k = 0; k < count; ++k) {
+      ASSERT_EQ(std::bit_cast<uint64_t>(got[k]), std::bit_cast<uint64_t>(expected[k])) << trial << " " << k;
+    }
+  }
 }
 
 TEST(MedianFilterTest, RejectsWindowBelowOne) {

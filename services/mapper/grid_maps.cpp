@@ -1,6 +1,7 @@
 #include "services/mapper/grid_maps.hpp"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -166,25 +167,32 @@ double Coverage(const GridMaps& maps, const geometry::Vec2& min, const geometry:
   // once per call (the same test as cell by cell), and the sum runs over those cells in the same row-major order,
   // so the result is the same double as testing every cell (testing/reference_coverage.hpp, grid_maps_test).
   const geometry::GridSpec& s = maps.spec;
-  std::vector<int> columns;
-  columns.reserve(static_cast<size_t>(std::max(s.width, 0)));
+  // The columns inside are one run [first, last] (cell centres grow with ix), found by the same test: the sum
+  // runs over them in order without an index list (issue 18: no allocation and one load less per cell).
+  int first = -1, last = -1, inside = 0;
   for (int ix = 0; ix < s.width; ++ix) {
     const double x = s.Center({ix, 0}).x();
-    if (!(x < min.x() || x > max.x())) columns.push_back(ix);
+    if (!(x < min.x() || x > max.x())) {
+      if (first < 0) first = ix;
+      last = ix;
+      ++inside;
+    }
   }
   double sum = 0.0;
   int count = 0;
-  if (columns.empty()) return 0.0;
+  if (inside == 0) return 0.0;
+  // origin + (ix + 0.5)·resolution never decreases as ix grows (IEEE rounding is monotone): one run.
+  assert(inside == last - first + 1 && "Coverage: the columns inside the bounds are one run");
   for (int iy = 0; iy < s.height; ++iy) {
     const double y = s.Center({0, iy}).y();
     if (y < min.y() || y > max.y()) continue;
     const double* row = maps.p_e.data() + static_cast<size_t>(iy) * static_cast<size_t>(s.width);
     if (metric == CoverageMetric::kMeanExploration) {
-      for (int ix : columns) sum += row[ix];
+      for (int ix = first; ix <= last; ++ix) sum += row[ix];
     } else {
-      for (int ix : columns) sum += row[ix] > 0.5 ? 1.0 : 0.0;
+      for (int ix = first; ix <= last; ++ix) sum += row[ix] > 0.5 ? 1.0 : 0.0;
     }
-    count += static_cast<int>(columns.size());
+    count += inside;
   }
   return count > 0 ? sum / count : 0.0;
 }

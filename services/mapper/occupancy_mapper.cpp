@@ -145,8 +145,12 @@ std::optional<Vec2> DangerPointFor(const MapperOptions& options, const geometry:
 }
 
 Vec2 BeamHitPoint(const geometry::Pose2& pose, const RangeBeam& beam) {
-  const Vec2 origin = pose.ToWorld(beam.origin_local);
-  return origin + beam.range * geometry::UnitVector(pose.theta + beam.angle_local);
+  return BeamHitPoint(geometry::PoseFrame(pose), beam);
+}
+
+Vec2 BeamHitPoint(const geometry::PoseFrame& frame, const RangeBeam& beam) {
+  const Vec2 origin = frame.ToWorld(beam.origin_local);
+  return origin + beam.range * geometry::UnitVector(frame.pose.theta + beam.angle_local);
 }
 
 double MapDensity(const GridMaps& maps) {
@@ -369,8 +373,9 @@ MapperOutputs OccupancyMapper::Update(const MapperInputs& in) {
   cycle_points.reserve(in.scan.beams.size() + 1);
 
   // Rule 1: cells traversed by each beam, from its origin to the hit (valid) or to d_max, get s_o = 0.
+  const geometry::PoseFrame frame(in.pose);  // the pose's cos and sin once for all beams
   for (const RangeBeam& beam : in.scan.beams) {
-    const Vec2 origin = in.pose.ToWorld(beam.origin_local);
+    const Vec2 origin = frame.ToWorld(beam.origin_local);
     const double length = beam.valid ? beam.range : beam.d_max;
     const Vec2 end = origin + length * geometry::UnitVector(in.pose.theta + beam.angle_local);
     geometry::TraverseCells(spec, origin, end, [&](const Cell& c) { flag(spec.Index(c), 0); });
@@ -384,7 +389,7 @@ MapperOutputs OccupancyMapper::Update(const MapperInputs& in) {
     for (const RangeBeam& beam : in.scan.beams) {
       const double length = ProvenFreeLength(beam);
       if (length <= 0.0) continue;
-      const Vec2 origin = in.pose.ToWorld(beam.origin_local);
+      const Vec2 origin = frame.ToWorld(beam.origin_local);
       const Vec2 end = origin + length * geometry::UnitVector(in.pose.theta + beam.angle_local);
       const Cell end_cell = spec.CellOf(end);
       geometry::TraverseCells(spec, origin, end, [&](const Cell& c) {

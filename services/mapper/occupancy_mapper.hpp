@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/geometry/geometry.hpp"
+#include "common/geometry/pose_frame.hpp"
 #include "common/robot/robot_description.hpp"
 #include "common/types/control_parameters.hpp"
 #include "common/types/navigation.hpp"
@@ -238,8 +239,10 @@ geometry::Vec2 SectorDangerPoint(const MapperOptions& options, const geometry::P
                                  const std::vector<geometry::Vec2>& sensed, const std::vector<RangeBeam>& beams,
                                  const std::vector<geometry::Vec2>& past_positions);
 
-// The world-frame obstacle point of a valid beam seen from `pose`.
+// The world-frame obstacle point of a valid beam seen from `pose`. The PoseFrame form, for a scan's beams,
+// evaluates the pose's rotation once (same bits).
 geometry::Vec2 BeamHitPoint(const geometry::Pose2& pose, const RangeBeam& beam);
+geometry::Vec2 BeamHitPoint(const geometry::PoseFrame& frame, const RangeBeam& beam);
 
 // Eq. 8.9: Σ p_e·p_o / Σ p_e over all cells; 0 when Σ p_e = 0 (nothing explored yet).
 double MapDensity(const GridMaps& maps);

@@ -33,12 +33,13 @@ PlanResult AStarPlanner::Plan(const CostLayers& layers, const CostSettings& sett
       (options_.factor_evaluation == FactorEvaluation::kAuto && spec.CellCount() <= options_.eager_max_cells);
   double c_min = kInf;
   Node* const nodes = nodes_.data();
-  std::vector<double>& row = row_;
-  row.resize(static_cast<size_t>(width));
   for (int iy = 0; iy < height; ++iy) {
     Node* node_row = nodes + padded(0, iy);
     if (eager) {
-      c_min = std::min(c_min, field_.FactorRow(iy, row.data()));
+      // The field keeps the rows whose inputs did not change since the last plan (bit-identical to FactorRow).
+      double row_min;
+      const double* row = field_.CachedFactorRow(iy, &row_min).data();
+      c_min = std::min(c_min, row_min);
       for (int ix = 0; ix < width; ++ix) node_row[ix] = Node{kInf, row[ix]};
     } else {
       for (int ix = 0; ix < width; ++ix) node_row[ix].g = kInf;

@@ -75,7 +75,8 @@ struct AStarOptions {
 // nodes and can return a costlier path.
 // Every cell is passable (c ≥ 1 is finite), so a path exists whenever start and goal are on the grid.
 // Grid-sized buffers (flat arrays over the grid plus a one-cell border) are reused: nothing grid-sized is
-// allocated after the first plan unless the grid's dimensions change.
+// allocated after the first plan unless the grid's dimensions change. Eager factors are kept from plan to plan
+// for the rows whose inputs did not change (CostField::CachedFactorRow: the same bits as computing them afresh).
 class AStarPlanner {
  public:
   explicit AStarPlanner(const AStarOptions& options = {}) : options_(options) {}
@@ -100,7 +101,6 @@ class AStarPlanner {
   };
   std::vector<Node> nodes_;
   int padded_width_ = 0, padded_height_ = 0;
-  std::vector<double> row_;  // one row of eager factors
   std::vector<int32_t> reverse_path_;
 };
 

@@ -170,6 +170,59 @@ TEST(AStarPlanner, EveryOptionMatchesDijkstraCost) {
   }
 }
 
+// Issue 18: a planner keeps the eager factor rows whose inputs did not change from one plan to the next. A
+// run of replans over a map that changes a few cells at a time (as the mapper's patches do), with the
+// settings, grid and emotion layer changing now and then, must give exactly the plans of a planner that
+// computes every row afresh (a new planner each time: no memory).
+TEST(AStarPlanner, KeptFactorRowsPlanExactlyLikeAFreshPlanner) {
+  std::mt19937_64 rng(18);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  const AStarOptions eager{FactorEvaluation::kEager, 1'000'000, Heuristic::kOctileMinCost};
+  AStarPlanner kept(eager);
+  GridMaps m = RandomMaps(rng, 23, 17);
+  std::vector<double> emotion(m.p_o.size(), 0.0);
+  CostSettings s;
+  s.w_p2 = 0.5;
+  s.w_p3 = 0.1;
+  s.w_p4 = 0.3;
+  for (int plan = 0; plan < 300; ++plan) {
+    const int edits = plan % 7 == 0 ? 0 : 1 + static_cast<int>(u(rng) * 6);
+    const int cx = static_cast<int>(u(rng) * m.spec.width), cy = static_cast<int>(u(rng) * m.spec.height);
+    for (int k = 0; k < edits; ++k) {  // a small patch near (cx, cy)
+      const Cell c{std::clamp(cx + static_cast<int>(u(rng) * 5) - 2, 0, m.spec.width - 1),
+                   std::clamp(cy + static_cast<int>(u(rng) * 5) - 2, 0, m.spec.height - 1)};
+      const int i = m.spec.Index(c);
+      m.p_o[i] = u(rng);
+      m.p_e[i] = std::min(1.0, m.p_e[i] + 0.1);
+      if (u(rng) < 0.05) m.danger[i] = 1 - m.danger[i];
+    }
+    if (plan % 41 == 40) s.r_f = s.r_f == 0.7 ? 1.0 : 0.7;                      // a new kernel
+    if (plan % 29 == 28) s.cost_base = s.cost_base == 100.0 ? 10000.0 : 100.0;  // a new B
+    if (plan % 13 == 12) s.w_p1 = s.w_p1 == 1.0 ? 0.8 : 1.0;                    // a new weight: every m_f changes
+    if (plan % 17 == 16) emotion[static_cast<size_t>(u(rng) * emotion.size())] = u(rng);
+    if (plan == 150) {  // another grid, then back to one of the old size
+      m = RandomMaps(rng, 19, 21);
+      emotion.assign(m.p_o.size(), 0.0);
+    }
+    if (plan == 200) {
+      m = RandomMaps(rng, 23, 17);
+      emotion.assign(m.p_o.size(), 0.0);
+    }
+    const CostLayers layers{&m, emotion, {}};
+    const Cell start{static_cast<int>(u(rng) * m.spec.width), static_cast<int>(u(rng) * m.spec.height)};
+    const Cell goal{static_cast<int>(u(rng) * m.spec.width), static_cast<int>(u(rng) * m.spec.height)};
+    const PlanRequest req{m.spec.Center(start), m.spec.Center(goal), 0.0};
+    const PlanResult a = kept.Plan(layers, s, req);
+    const PlanResult b = AStarPlanner(eager).Plan(layers, s, req);
+    ASSERT_EQ(a.path_cost, b.path_cost) << "plan " << plan;
+    ASSERT_EQ(a.expanded, b.expanded) << "plan " << plan;
+    ASSERT_EQ(a.pushed, b.pushed) << "plan " << plan;
+    ASSERT_EQ(a.path.node_costs, b.path.node_costs) << "plan " << plan;
+    ASSERT_EQ(a.path.nodes.size(), b.path.nodes.size()) << "plan " << plan;
+    for (size_t k = 0; k < a.path.nodes.size(); ++k) ASSERT_EQ(a.path.nodes[k], b.path.nodes[k]) << "plan " << plan;
+  }
+}
+
 TEST(AStarPlanner, TighterHeuristicExpandsNoMoreNodes) {
   // Uniform p_o = 0.5 (c = B^0.5 = 100 everywhere, so c_min = 100): the spec's Euclidean h is 100 times too
   // low and A* degenerates towards Dijkstra; octile × c_min is exact on a free straight run, so only the

@@ -1,6 +1,7 @@
 #include "services/planner/cost_field.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -91,6 +92,13 @@ void CostField::Begin(const CostLayers& layers, const CostSettings& settings) {
     }
     // Zero everything once (the padding must be 0); the interior is overwritten below on every plan.
     fused_.assign(static_cast<size_t>(padded_width_) * (spec.height + 2 * pad_), 0.0);
+    factors_.assign(static_cast<size_t>(spec.CellCount()), 0.0);
+    factor_row_min_.assign(static_cast<size_t>(spec.height), 0.0);
+    factor_row_stale_.assign(static_cast<size_t>(spec.height), 1);
+  }
+  if (std::bit_cast<uint64_t>(log_base_) != std::bit_cast<uint64_t>(factors_log_base_)) {
+    std::fill(factor_row_stale_.begin(), factor_row_stale_.end(), 1);
+    factors_log_base_ = log_base_;
   }
 
   // m_f for every cell (eqs. 5.3–5.4, or the additive mode), row by row into the padded array.
@@ -103,6 +111,7 @@ void CostField::Begin(const CostLayers& layers, const CostSettings& settings) {
   for (int iy = 0; iy < spec.height; ++iy) {
     const int row = iy * spec.width;
     double* out = fused_.data() + Padded(0, iy);
+    uint64_t changed = 0;  // non-zero: some m_f of the row differs in any bit from the value it replaces
     for (int ix = 0; ix < spec.width; ++ix) {
       const int i = row + ix;
       // Same operation order as FusedCost, so both give identical bits.
@@ -113,9 +122,14 @@ void CostField::Begin(const CostLayers& layers, const CostSettings& settings) {
       if (settings.mode == FusionMode::kAdditive) {
         f = std::clamp(f + (with_bias ? layers.additive_bias[i] : 0.0), 0.0, 1.0);
       }
+      changed |= std::bit_cast<uint64_t>(out[ix]) ^ std::bit_cast<uint64_t>(f);
       out[ix] = f;
       min_fused = std::min(min_fused, f);
       sum_fused += f;
+    }
+    if (changed != 0) {  // the factor rows whose kernel reaches this row
+      const int first = std::max(0, iy - pad_), last = std::min(spec.height - 1, iy + pad_);
+      std::fill(factor_row_stale_.begin() + first, factor_row_stale_.begin() + last + 1, 1);
     }
   }
   if (!std::isfinite(sum_fused)) {
@@ -142,6 +156,17 @@ double CostField::FactorRow(int iy, double* out) const {
     row_min = std::min(row_min, out[ix]);
   }
   return row_min;
+}
+
+std::span<const double> CostField::CachedFactorRow(int iy, double* row_min) {
+  const size_t width = static_cast<size_t>(spec().width);
+  double* row = factors_.data() + static_cast<size_t>(iy) * width;
+  if (factor_row_stale_[iy]) {
+    factor_row_min_[iy] = FactorRow(iy, row);
+    factor_row_stale_[iy] = 0;
+  }
+  *row_min = factor_row_min_[iy];
+  return {row, width};
 }
 
 double CostField::Filtered(int ix, int iy) const {

@@ -87,6 +87,11 @@ class CostField {
   // Eager evaluation of one row: out[ix] = B^{m_f'(ix, iy)} for ix in [0, width), bit-identical to
   // Factor(ix, iy); returns the row's minimum (+inf for an empty row). out must hold width values.
   double FactorRow(int iy, double* out) const;
+  // FactorRow with memory across plans (issue 18: a robot replans every t_r while its sensors change a few
+  // rows of the map): the row's factors and minimum as FactorRow gives them, recomputed only when some m_f
+  // within the kernel's reach of the row changed (bit for bit) since the row was last computed, or the
+  // kernel, the grid or B changed. Valid until the next Begin.
+  std::span<const double> CachedFactorRow(int iy, double* row_min);
   // min over the grid of max(0, m_f): a lower bound of m_f' (the kernel's centre has weight 1), so
   // B^{MinFused()} ≤ c everywhere. Computed during Begin.
   double MinFused() const { return min_fused_; }
@@ -110,6 +115,13 @@ class CostField {
   int padded_width_ = 0;       // width + 2·pad
   std::vector<double> fused_;  // m_f on the padded grid; padding is 0
   double min_fused_ = 0.0;
+  // CachedFactorRow's memory: B^{m_f'} row by row (width × height), each row's minimum, and the rows whose
+  // inputs changed since they were computed (marked by Begin, which compares every m_f it writes with the
+  // value it overwrites; kept across a Begin that throws, so a row is never trusted on a partial update).
+  std::vector<double> factors_;
+  std::vector<double> factor_row_min_;
+  std::vector<uint8_t> factor_row_stale_;
+  double factors_log_base_ = -1.0;  // ln B the cached rows were computed with (ln B ≥ 0: −1 is none)
 };
 
 }  // namespace limbic::planner

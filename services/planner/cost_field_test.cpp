@@ -164,6 +164,50 @@ TEST(CostField, EagerRowsEqualLazyFactorsBitForBit) {
   EXPECT_DOUBLE_EQ(field.MinFused(), 2.0 / 7.0);
 }
 
+// CachedFactorRow (issue 18) gives FactorRow's bits after any change: one cell, a weight, B, the kernel, the
+// grid, and a Begin refused for a NaN (the rows it marked stay marked until recomputed).
+TEST(CostField, CachedRowsEqualFreshRowsThroughChanges) {
+  GridMaps m = GridMaps::Initial(GridSpec{{0, 0}, 0.35, 9, 8});
+  for (int i = 0; i < m.CellCount(); ++i) m.p_o[i] = ((7 * i) % 11) / 11.0;
+  CostSettings s;
+  CostField field;
+  auto check = [&](const char* what) {
+    std::vector<double> fresh(static_cast<size_t>(m.spec.width));
+    for (int iy = 0; iy < m.spec.height; ++iy) {
+      const double fresh_min = field.FactorRow(iy, fresh.data());
+      double kept_min = 0.0;
+      const std::span<const double> kept = field.CachedFactorRow(iy, &kept_min);
+      ASSERT_EQ(kept_min, fresh_min) << what << " row " << iy;
+      ASSERT_TRUE(std::equal(kept.begin(), kept.end(), fresh.begin(), fresh.end())) << what << " row " << iy;
+    }
+  };
+  field.Begin(CostLayers{&m, {}, {}}, s);
+  check("first");
+  m.p_o[m.spec.Index({4, 0})] = 0.95;  // reaches rows 0..2 with r_f = 0.7 (two cells)
+  field.Begin(CostLayers{&m, {}, {}}, s);
+  check("one cell");
+  m.p_o[m.spec.Index({8, 7})] = 0.99;
+  field.Begin(CostLayers{&m, {}, {}}, s);
+  check("a corner");
+  s.w_p1 = 0.5;
+  field.Begin(CostLayers{&m, {}, {}}, s);
+  check("a weight");
+  s.cost_base = 50.0;
+  field.Begin(CostLayers{&m, {}, {}}, s);
+  check("B");
+  s.r_f = 1.1;
+  field.Begin(CostLayers{&m, {}, {}}, s);
+  check("a kernel");
+  m.p_o[m.spec.Index({0, 4})] = std::nan("");
+  EXPECT_THROW(field.Begin(CostLayers{&m, {}, {}}, s), NonFiniteCostError);
+  m.p_o[m.spec.Index({0, 4})] = 0.3;
+  field.Begin(CostLayers{&m, {}, {}}, s);
+  check("after a refused Begin");
+  m = GridMaps::Initial(GridSpec{{0, 0}, 0.35, 9, 5});
+  field.Begin(CostLayers{&m, {}, {}}, s);
+  check("another grid");
+}
+
 TEST(CostField, RejectsMismatchedLayers) {
   GridMaps m = GridMaps::Initial(GridSpec{{0, 0}, 0.35, 3, 3});
   const std::vector<double> wrong(4, 0.0);

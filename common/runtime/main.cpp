@@ -10,6 +10,7 @@
 #include "common/bus/curve_keys.hpp"
 #include "common/log/log.hpp"
 #include "common/runtime/runtime.hpp"
+#include "common/runtime/stop_signals.hpp"
 
 namespace limbic::runtime {
 namespace {
@@ -34,8 +35,8 @@ const char* kCommonHelp = R"(Common options (every limbic service):
   --max-ticks N         lockstep: end the run after N ticks
   --stop-quorum N       lockstep: end the run once N participants asked (a team: one per robot's mission)
   --curve-keys FILE     tcp with CURVE: YAML with server_public, client_public, client_secret
-  --bus-path PATH       direct | broker: how this service's publications travel (docs/protocol.md §13;
-                        default: $LIMBIC_BUS_PATH, else broker)
+  --bus-path PATH       direct | broker: how this service's publications travel (default:
+                        $LIMBIC_BUS_PATH, else broker; docs/protocol.md, "Direct delivery")
   --shm                 large messages (maps, scans) through shared memory on this host, if iox-roudi runs
                         (default: on if $LIMBIC_SHM is 1; otherwise the socket path only)
   --help                this text
@@ -177,16 +178,11 @@ int RunServiceMain(int argc, char** argv, const ServiceDefinition& definition) {
   }
 
   std::atomic<bool> stop{false};
-  // Asio owns the signals: SIGINT/SIGTERM end the loop cleanly (sockets closed, final heartbeat sent).
-  asio::io_context io;
-  asio::signal_set signals(io, SIGINT, SIGTERM);
-  signals.async_wait([&](const std::error_code& error, int signal) {
-    if (!error) {
-      LIMBIC_LOG(kInfo) << "signal " << signal << ": stopping";
-      stop = true;
-    }
+  // SIGINT/SIGTERM end the loop cleanly (sockets closed, final heartbeat sent).
+  StopSignals signals([&stop](int signal) {
+    LIMBIC_LOG(kInfo) << "signal " << signal << ": stopping";
+    stop = true;
   });
-  std::thread signal_thread([&] { io.run(); });
   int status = 0;
   try {
     zmq::context_t context;
@@ -199,8 +195,6 @@ int RunServiceMain(int argc, char** argv, const ServiceDefinition& definition) {
     std::cerr << "limbic-" << definition.name << ": " << e.what() << "\n";
     status = 1;
   }
-  io.stop();
-  signal_thread.join();
   return status;
 }
 

@@ -10,6 +10,7 @@
 #include "common/bus/broker.hpp"
 #include "common/bus/curve_keys.hpp"
 #include "common/config/config.hpp"
+#include "common/runtime/stop_signals.hpp"
 
 namespace {
 const char* kHelp = R"(limbic-bus: the limbic message broker (XSUB in for publishers, ROUTER out for subscribers).
@@ -123,12 +124,7 @@ int main(int argc, char** argv) {
   limbic::log::SetThreadTag("bus");
   RaiseFileLimit();
   std::atomic<bool> stop{false};
-  asio::io_context io;
-  asio::signal_set signals(io, SIGINT, SIGTERM);
-  signals.async_wait([&](const std::error_code& error, int) {
-    if (!error) stop = true;
-  });
-  std::thread signal_thread([&] { io.run(); });
+  limbic::runtime::StopSignals signals([&stop](int) { stop = true; });
   int status = 0;
   try {
     zmq::context_t context;
@@ -141,7 +137,5 @@ int main(int argc, char** argv) {
     std::cerr << "limbic-bus: " << e.what() << "\n";
     status = 1;
   }
-  io.stop();
-  signal_thread.join();
   return status;
 }

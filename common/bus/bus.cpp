@@ -329,11 +329,11 @@ void Node::BindDataSocket() {
   data_pub_.set(zmq::sockopt::xpub_verbose, 1);
   if (options_.curve.enabled()) {
     // A CURVE server with this node's own key pair (subscribers learn its public key from the broker, which
-    // authenticated it), admitting exactly the client keys the broker admits: none until the broker has said which
-    // (kAdmittedKeys, on this node's first announcement); a client refused meanwhile retries (ZeroMQ reconnects).
+    // authenticated it), admitting exactly the client keys the broker admits (kAdmittedKeys, on this node's first
+    // announcement); a handshake before they arrive waits for them (ZapService::AwaitKeys).
     zap_ = ZapService::For(*context_);
     zap_domain_ = UniqueZapDomain("limbic-direct");
-    zap_->Admit(zap_domain_, {});
+    zap_->AwaitKeys(zap_domain_);  // until the broker's list of admitted keys arrives
     data_pub_.set(zmq::sockopt::curve_server, 1);
     data_pub_.set(zmq::sockopt::curve_secretkey, options_.curve.client_secret);
     data_pub_.set(zmq::sockopt::zap_domain, zap_domain_);

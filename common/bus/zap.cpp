@@ -40,7 +40,7 @@ std::shared_ptr<ZapService> ZapService::For(zmq::context_t& context) {
   return service;
 }
 
-ZapService::ZapService(zmq::context_t& context) : socket_(context, zmq::socket_type::rep) {
+ZapService::ZapService(zmq::context_t& context) : socket_(context, zmq::socket_type::router) {
   socket_.set(zmq::sockopt::linger, 0);
   // A handler that has just gone (a broker restarted in the same process) frees the endpoint on ZeroMQ's reaper
   // thread, a moment after its socket closed: retried for up to a second before giving up.
@@ -71,6 +71,15 @@ void ZapService::Admit(const std::string& domain, const std::vector<std::string>
   Domain& d = domains_[domain];
   d.keys = std::set<std::string>(public_keys.begin(), public_keys.end());
   d.log_rejections = log_rejections;
+  d.awaiting = false;
+}
+
+void ZapService::AwaitKeys(const std::string& domain, std::chrono::milliseconds limit) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  Domain& d = domains_[domain];
+  d.keys.clear();
+  d.awaiting = true;
+  d.await_limit = limit;
 }
 
 void ZapService::Remove(const std::string& domain) {
@@ -89,12 +98,14 @@ void ZapService::Run() {
     while (!stop_) {
       zmq::pollitem_t item{socket_.handle(), 0, ZMQ_POLLIN, 0};
       try {
-        zmq::poll(&item, 1, std::chrono::milliseconds(50));
+        // Deferred handshakes are looked at again every 10 ms (their keys arrive from another thread).
+        zmq::poll(&item, 1, std::chrono::milliseconds(deferred_.empty() ? 50 : 10));
       } catch (const zmq::error_t& e) {
         if (e.num() != EINTR) throw;
         continue;
       }
-      if (item.revents & ZMQ_POLLIN) Answer(socket_);
+      if (item.revents & ZMQ_POLLIN) Receive();
+      for (auto it = deferred_.begin(); it != deferred_.end();) it = TryAnswer(*it) ? deferred_.erase(it) : it + 1;
     }
   } catch (const zmq::error_t& e) {
     // ETERM: the context is being terminated; its handshakes no longer need an answer.
@@ -103,42 +114,53 @@ void ZapService::Run() {
   socket_.close();
 }
 
-void ZapService::Answer(zmq::socket_t& socket) {
-  // ZAP 1.0 (RFC 27): version, request id, domain, address, identity, mechanism, credentials...
-  std::vector<zmq::message_t> frames;
+void ZapService::Receive() {
   while (true) {
-    zmq::message_t frame;
-    if (!socket.recv(frame, zmq::recv_flags::dontwait)) break;
-    const bool more = frame.more();
-    frames.push_back(std::move(frame));
-    if (!more) break;
+    Request request{{}, std::chrono::steady_clock::now()};
+    while (true) {
+      zmq::message_t frame;
+      if (!socket_.recv(frame, zmq::recv_flags::dontwait)) break;
+      const bool more = frame.more();
+      request.frames.push_back(std::move(frame));
+      if (!more) break;
+    }
+    if (request.frames.empty()) return;
+    if (!TryAnswer(request)) deferred_.push_back(std::move(request));
   }
-  if (frames.size() < 6) {
-    // A REP socket must answer what it received before it can receive again: a malformed request (nothing in
-    // ZeroMQ sends one) still gets a refusal.
-    if (frames.empty()) return;
-    while (frames.size() < 2) frames.emplace_back();
-  }
+}
+
+bool ZapService::TryAnswer(Request& request) {
+  // ZAP 1.0 (RFC 27) through a ROUTER: routing id, empty delimiter, then version, request id, domain, address,
+  // identity, mechanism, credentials. A malformed request (nothing in ZeroMQ sends one) is refused.
+  auto& frames = request.frames;
+  while (frames.size() < 4) frames.emplace_back();
   std::string key;
   bool allowed = false;
-  if (frames.size() >= 7 && frames[5].to_string_view() == "CURVE") {
-    key = Z85Key(frames[6].data(), frames[6].size());
-    const std::string domain = frames[2].to_string();
+  if (frames.size() >= 9 && frames[7].to_string_view() == "CURVE") {
+    key = Z85Key(frames[8].data(), frames[8].size());
+    const std::string domain = frames[4].to_string();
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = domains_.find(domain);
+    if (it != domains_.end() && it->second.awaiting &&
+        std::chrono::steady_clock::now() - request.received < it->second.await_limit) {
+      return false;
+    }
     allowed = it != domains_.end() && !key.empty() && it->second.keys.count(key) != 0;
     if (!allowed && it != domains_.end()) {
       ++it->second.rejected;
       if (it->second.log_rejections) LIMBIC_LOG(kWarning) << "rejected a CURVE client with unknown public key " << key;
     }
   }
-  socket.send(zmq::str_buffer("1.0"), zmq::send_flags::sndmore);
-  socket.send(frames[1], zmq::send_flags::sndmore);
-  socket.send(zmq::buffer(std::string(allowed ? "200" : "400")), zmq::send_flags::sndmore);
-  socket.send(zmq::buffer(std::string(allowed ? "OK" : "key not admitted")), zmq::send_flags::sndmore);
+  socket_.send(frames[0], zmq::send_flags::sndmore);
+  socket_.send(zmq::str_buffer(""), zmq::send_flags::sndmore);
+  socket_.send(zmq::str_buffer("1.0"), zmq::send_flags::sndmore);
+  socket_.send(frames[3], zmq::send_flags::sndmore);
+  socket_.send(zmq::buffer(std::string(allowed ? "200" : "400")), zmq::send_flags::sndmore);
+  socket_.send(zmq::buffer(std::string(allowed ? "OK" : "key not admitted")), zmq::send_flags::sndmore);
   // The user id: the client's public key, the "User-Id" of every message from this connection.
-  socket.send(zmq::buffer(allowed ? key : std::string()), zmq::send_flags::sndmore);
-  socket.send(zmq::str_buffer(""), zmq::send_flags::none);
+  socket_.send(zmq::buffer(allowed ? key : std::string()), zmq::send_flags::sndmore);
+  socket_.send(zmq::str_buffer(""), zmq::send_flags::none);
+  return true;
 }
 
 }  // namespace limbic::bus

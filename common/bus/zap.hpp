@@ -13,6 +13,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -37,6 +38,11 @@ class ZapService {
   // Admits exactly `public_keys` (Z85, 40 characters) in `domain` from now on (replacing what it admitted).
   // `log_rejections`: say each refused key (the broker does; a node's data socket counts only).
   void Admit(const std::string& domain, const std::vector<std::string>& public_keys, bool log_rejections = false);
+  // A domain whose keys are still to come (a direct data socket before the broker's list arrives): a handshake in it
+  // waits for Admit, up to `limit`, then is refused. Refusing it at once would lose that subscriber for good — ZeroMQ
+  // does not reconnect after a refused handshake — and a subscriber told of the publisher by the broker can well
+  // connect before the publisher has read the list the broker sent it.
+  void AwaitKeys(const std::string& domain, std::chrono::milliseconds limit = std::chrono::seconds(10));
   void Remove(const std::string& domain);
   // Clients refused in `domain` so far.
   uint64_t rejected(const std::string& domain) const;
@@ -44,16 +50,26 @@ class ZapService {
  private:
   explicit ZapService(zmq::context_t& context);
   void Run();
-  void Answer(zmq::socket_t& socket);
+  // A request: [routing id][empty][version][request id][domain][address][identity][mechanism][credentials...].
+  struct Request {
+    std::vector<zmq::message_t> frames;
+    std::chrono::steady_clock::time_point received;
+  };
+  void Receive();
+  // Answers `request` unless its domain still awaits its keys (then false: keep it).
+  bool TryAnswer(Request& request);
 
   struct Domain {
     std::set<std::string> keys;
     bool log_rejections = false;
     uint64_t rejected = 0;
+    bool awaiting = false;  // AwaitKeys until the first Admit
+    std::chrono::milliseconds await_limit{0};
   };
   mutable std::mutex mutex_;
   std::map<std::string, Domain> domains_;
-  zmq::socket_t socket_;  // bound here, used by the thread only
+  zmq::socket_t socket_;           // ROUTER, bound here, used by the thread only (answers may wait: AwaitKeys)
+  std::vector<Request> deferred_;  // the thread's only
   std::atomic<bool> stop_{false};
   std::thread thread_;
 };

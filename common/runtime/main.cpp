@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "common/bus/curve_keys.hpp"
+#include "common/flags/flags.hpp"
 #include "common/log/log.hpp"
 #include "common/runtime/runtime.hpp"
 #include "common/runtime/stop_signals.hpp"
@@ -41,6 +42,17 @@ const char* kCommonHelp = R"(Common options (every limbic service):
                         (default: on if $LIMBIC_SHM is 1; otherwise the socket path only)
   --help                this text
 )";
+
+// The value of `flag` among `choices` (--mode, --realtime-ticks), else an error naming them.
+template <typename E>
+E Choice(const std::string& flag, const std::string& value, std::initializer_list<std::pair<const char*, E>> choices) {
+  std::string names;
+  for (const auto& [name, choice] : choices) {
+    if (value == name) return choice;
+    names += (names.empty() ? "" : " or ") + std::string(name);
+  }
+  throw std::invalid_argument(flag + " must be " + names + ", not '" + value + "'");
+}
 
 std::vector<std::string> Split(const std::string& text, char sep) {
   std::vector<std::string> parts;
@@ -112,25 +124,14 @@ int RunServiceMain(int argc, char** argv, const ServiceDefinition& definition) {
       } else if (arg == "--robot") {
         options.robot = next();
       } else if (arg == "--mode") {
-        const std::string mode = next();
-        if (mode == "realtime")
-          options.mode = Mode::kRealtime;
-        else if (mode == "lockstep")
-          options.mode = Mode::kLockstep;
-        else
-          throw std::invalid_argument("--mode must be realtime or lockstep, not '" + mode + "'");
+        options.mode = Choice<Mode>(arg, next(), {{"realtime", Mode::kRealtime}, {"lockstep", Mode::kLockstep}});
       } else if (arg == "--realtime-ticks") {
-        const std::string ticks = next();
-        if (ticks == "input")
-          options.realtime_ticks = RealtimeTicks::kInput;
-        else if (ticks == "timer")
-          options.realtime_ticks = RealtimeTicks::kTimer;
-        else
-          throw std::invalid_argument("--realtime-ticks must be input or timer, not '" + ticks + "'");
+        options.realtime_ticks =
+            Choice<RealtimeTicks>(arg, next(), {{"input", RealtimeTicks::kInput}, {"timer", RealtimeTicks::kTimer}});
       } else if (arg == "--period") {
-        options.period_s = std::stod(next());
+        options.period_s = flags::ParseFiniteNumber(arg, next());
       } else if (arg == "--speedup") {
-        options.speedup = std::stod(next());
+        options.speedup = flags::ParseFiniteNumber(arg, next());
       } else if (arg == "--config") {
         options.config_path = next();
       } else if (arg == "--set") {
@@ -142,10 +143,9 @@ int RunServiceMain(int argc, char** argv, const ServiceDefinition& definition) {
       } else if (arg == "--participants") {
         options.participants = Split(next(), ',');
       } else if (arg == "--max-ticks") {
-        options.max_ticks = std::stoll(next());
+        options.max_ticks = flags::ParseInteger(arg, next(), -1);
       } else if (arg == "--stop-quorum") {
-        options.stop_quorum = std::stoi(next());
-        if (options.stop_quorum < 1) throw std::invalid_argument("--stop-quorum must be at least 1");
+        options.stop_quorum = flags::ParseInt(arg, next(), 1);
       } else if (arg == "--curve-keys") {
         curve_file = next();
       } else if (arg == "--shm") {
@@ -162,6 +162,7 @@ int RunServiceMain(int argc, char** argv, const ServiceDefinition& definition) {
     if (!curve_file.empty()) options.curve = bus::LoadCurveClientKeys(curve_file);
     if (check) {
       // What Host::Configure does, without a bus: every setting read and validated, no key unused.
+      CheckHostOptions(options);
       YAML::Node root =
           options.config_path.empty() ? YAML::Node(YAML::NodeType::Map) : config::LoadFile(options.config_path);
       for (const auto& assignment : options.overrides) config::ApplyOverride(root, assignment);

@@ -184,11 +184,18 @@ Host::Host(bus::LocalBus& local_bus, HostOptions options, const ServiceDefinitio
   Bind();
 }
 
+void CheckHostOptions(const HostOptions& options) {
+  // Written so that NaN fails too (every use of the period — timers, the dynamic window — would be undefined).
+  if (!(options.period_s > 0) || !std::isfinite(options.period_s))
+    throw config::ConfigError("--period must be a positive number of seconds");
+  if (!(options.speedup > 0) || !std::isfinite(options.speedup))
+    throw config::ConfigError("--speedup must be a positive number");
+}
+
 void Host::Configure() {
   if (options_.service.empty()) options_.service = definition_.name;
   if (definition_.global) options_.robot.clear();
-  if (options_.period_s <= 0) throw config::ConfigError("--period must be positive");
-  if (options_.speedup <= 0) throw config::ConfigError("--speedup must be positive");
+  CheckHostOptions(options_);
   config_root_ =
       options_.config_path.empty() ? YAML::Node(YAML::NodeType::Map) : config::LoadFile(options_.config_path);
   for (const auto& assignment : options_.overrides) config::ApplyOverride(config_root_, assignment);

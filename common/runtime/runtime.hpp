@@ -81,6 +81,10 @@ struct HostOptions {
   RealtimeTicks realtime_ticks = RealtimeTicks::kInput;  // --realtime-ticks input|timer
 };
 
+// Throws config::ConfigError for options no host can run with (a period or speedup that is not a positive
+// number). Host's constructor and `--check` both ask it.
+void CheckHostOptions(const HostOptions& options);
+
 struct TickInfo {
   int64_t tick = 0;
   double time_s = 0.0;   // simulated (lockstep) or scaled monotonic (realtime) seconds

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <thread>
 
 #include "common/bus/local_bus.hpp"
@@ -467,6 +468,23 @@ TEST(Host, ARealtimeStepWhoseTriggerStaysAwayStillTicksOnItsTimer) {
       host, [&] { return *svc.ticks >= 3; }, std::chrono::seconds(5));
   EXPECT_GE(*svc.ticks, 3) << "a service whose data stopped must still tick";
   host.Finish();
+}
+
+// A period or speedup that is not a positive number is refused before anything runs: NaN passed `period <= 0`
+// and would have made every timer and the dynamic window undefined.
+TEST(Host, APeriodOrSpeedupThatIsNotAPositiveNumberIsRefused) {
+  bus::LocalBus bus(std::chrono::hours(1));
+  TriggeredService svc;
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  for (const double bad : {0.0, -0.1, nan, inf}) {
+    HostOptions options;
+    options.robot = "";
+    options.period_s = bad;
+    EXPECT_THROW(Host(bus, options, svc.Definition(true)), config::ConfigError) << "period " << bad;
+    options.period_s = 0.1;
+    options.speedup = bad;
+    EXPECT_THROW(Host(bus, options, svc.Definition(true)), config::ConfigError) << "speedup " << bad;
+  }
 }
 
 }  // namespace

@@ -238,6 +238,33 @@ TEST(BusPathFlag, ServicesAndTheToolTakeItAndRefuseAMisspeltOne) {
   EXPECT_NE(text.find("--bus-path direct|broker"), std::string::npos) << text;
 }
 
+// Every service's common flags: a value that is not a finite number, an integer out of range or a choice not offered
+// is a usage error (exit 2) naming the flag — also under --check, which says what a start would (`--period nan`
+// once passed as a valid period).
+TEST(ServiceFlags, BadNumbersAndChoicesAreRefusedWithExit2) {
+  testing::TempDir dir;
+  const std::pair<std::vector<std::string>, std::string> cases[] = {
+      {{"--period", "nan"}, "--period needs a finite number, got 'nan'"},
+      {{"--period", "0.1s"}, "--period needs a finite number, got '0.1s'"},
+      {{"--period", "0"}, "--period must be a positive number of seconds"},
+      {{"--speedup", "-2"}, "--speedup must be a positive number"},
+      {{"--mode", "fast"}, "--mode must be realtime or lockstep, not 'fast'"},
+      {{"--realtime-ticks", "sometimes"}, "--realtime-ticks must be input or timer, not 'sometimes'"},
+      {{"--max-ticks", "-5"}, "--max-ticks"},
+      {{"--stop-quorum", "0"}, "--stop-quorum"},
+  };
+  for (const auto& [flags, message] : cases) {
+    std::vector<std::string> argv = {testing::Bin("limbic-toy"), "talker"};
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    argv.push_back("--check");
+    testing::ChildProcess child(argv, dir / "out.txt");
+    const int rc = child.Wait(20s);
+    const std::string text = Slurp(dir / "out.txt");
+    EXPECT_EQ(rc, 2) << flags[0] << " " << flags[1] << "\n" << text;
+    EXPECT_NE(text.find(message), std::string::npos) << flags[0] << " " << flags[1] << "\n" << text;
+  }
+}
+
 // And it does what it says: a talker started with --bus-path direct publishes straight to its subscriber (this
 // test's node, which follows the broker's directory, connects to the talker's own socket).
 TEST(BusPathFlag, AServiceStartedWithDirectPublishesDirectly) {

@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "common/bus/bus.hpp"
 #include "common/config/config.hpp"
 
 namespace limbic::cli {
@@ -95,8 +96,10 @@ LaunchFile LoadLaunchFile(const std::string& path, const std::map<std::string, s
   }
   root.Optional("bus_path", &file.bus_path);
   if (!file.bus_path.empty()) {
-    if (file.bus_path != "direct" && file.bus_path != "broker") {
-      root.Fail("bus_path", "must be direct or broker, not '" + file.bus_path + "'");
+    try {
+      bus::ParseDataPath(file.bus_path, "bus_path");  // the one reading of a path's name ($LIMBIC_BUS_PATH's too)
+    } catch (const std::invalid_argument& e) {
+      root.Fail("bus_path", e.what());
     }
     for (auto& spec : file.processes) spec.env.emplace("LIMBIC_BUS_PATH", file.bus_path);  // its own entry wins
   }

@@ -10,35 +10,14 @@
 set -uo pipefail
 BIN=${1:?usage: run.sh BIN_DIR}
 
-skip() { echo "SKIP curve-direct hosts test: $*"; exit 77; }
-[ "$(id -u)" = 0 ] || skip "network namespaces need root (or CAP_NET_ADMIN); run as root, e.g. in .ci/run"
-command -v ip >/dev/null 2>&1 || skip "the 'ip' command (iproute2) is not installed"
-
 TAG="lc$$"
 NS_S="limbic-switch-$TAG"
 NS_B="limbic-bus-$TAG"
 NS_P="limbic-pub-$TAG"
 NS_U="limbic-sub-$TAG"
-TMP=$(mktemp -d /tmp/limbic-curve-direct.XXXXXX)
-PIDS=()
-
-cleanup() {
-  # TERM, not INT: a background job of a non-interactive shell ignores SIGINT (the peer has no handler of its own).
-  for pid in "${PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null; done
-  for pid in "${PIDS[@]}"; do
-    for _ in $(seq 25); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
-    kill -KILL "$pid" 2>/dev/null
-  done
-  for ns in "$NS_B" "$NS_P" "$NS_U" "$NS_S"; do
-    ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
-    ip netns del "$ns" 2>/dev/null
-  done
-  [ -n "${KEEP_TMP:-}" ] && echo "kept $TMP" || rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-ip netns add "$NS_S" 2>"$TMP/netns.err" || skip "cannot create a network namespace: $(cat "$TMP/netns.err")"
-for ns in "$NS_B" "$NS_P" "$NS_U"; do ip netns add "$ns" || skip "cannot create network namespace $ns"; done
+NETNS_TEST=curve-direct
+source "$(dirname "$0")/../netns.sh"
+netns_add "$NS_S" "$NS_B" "$NS_P" "$NS_U"
 ip -n "$NS_S" link add "br$TAG" type bridge 2>"$TMP/bridge.err" || skip "cannot create a bridge: $(cat "$TMP/bridge.err")"
 ip -n "$NS_S" link set "br$TAG" up
 k=1
@@ -50,7 +29,6 @@ for ns in "$NS_B" "$NS_P" "$NS_U"; do
   ip -n "$NS_S" link set "s$k$TAG" up
   ip -n "$ns" addr add "10.78.0.$k/24" dev "h$k$TAG"
   ip -n "$ns" link set "h$k$TAG" up
-  ip -n "$ns" link set lo up
   k=$((k + 1))
 done
 if command -v ping >/dev/null 2>&1; then

@@ -33,34 +33,13 @@ esac
 SPEEDUP=${SPEEDUP:-4}
 TIMEOUT_S=${TIMEOUT_S:-50}
 
-skip() { echo "SKIP $KIND-hosts test: $*"; exit 77; }
-[ "$(id -u)" = 0 ] || skip "network namespaces need root (or CAP_NET_ADMIN); run as root, e.g. in .ci/run"
-command -v ip >/dev/null 2>&1 || skip "the 'ip' command (iproute2) is not installed"
-
 TAG="lt$$"
 NS_W="limbic-world-$TAG"
 NS_1="limbic-r1-$TAG"
 NS_2="limbic-r2-$TAG"
-TMP=$(mktemp -d /tmp/limbic-team-hosts.XXXXXX)
-PIDS=()
-
-cleanup() {
-  for pid in "${PIDS[@]}"; do kill -INT "$pid" 2>/dev/null; done
-  for pid in "${PIDS[@]}"; do
-    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
-    kill -KILL "$pid" 2>/dev/null
-  done
-  for ns in "$NS_W" "$NS_1" "$NS_2"; do
-    ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
-    ip netns del "$ns" 2>/dev/null
-  done
-  [ -n "${KEEP_TMP:-}" ] && echo "kept $TMP" || rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-ip netns add "$NS_W" 2>"$TMP/netns.err" || skip "cannot create a network namespace: $(cat "$TMP/netns.err")"
-ip netns add "$NS_1" || skip "cannot create a second network namespace"
-ip netns add "$NS_2" || skip "cannot create a third network namespace"
+NETNS_TEST="$KIND-hosts"
+source "$(dirname "$0")/../netns.sh"
+netns_add "$NS_W" "$NS_1" "$NS_2"
 for k in 1 2; do
   ns="NS_$k"
   ip link add "w$k$TAG" type veth peer name "r$k$TAG" || skip "cannot create a veth pair (veth module missing?)"
@@ -70,11 +49,9 @@ for k in 1 2; do
   ip -n "${!ns}" addr add "10.79.$k.2/24" dev "r$k$TAG"
   ip -n "$NS_W" link set "w$k$TAG" up
   ip -n "${!ns}" link set "r$k$TAG" up
-  ip -n "${!ns}" link set lo up
   # Robot 2 reaches the broker's address 10.79.1.1 through its own link (the world host owns that address).
   [ "$k" = 2 ] && ip -n "$NS_2" route add 10.79.1.0/24 via 10.79.2.1
 done
-ip -n "$NS_W" link set lo up
 if command -v ping >/dev/null 2>&1; then
   for ns in "$NS_1" "$NS_2"; do
     ip netns exec "$ns" ping -c 1 -W 2 10.79.1.1 >/dev/null 2>&1 || { echo "FAIL: $ns does not reach the world host"; exit 1; }

@@ -11,38 +11,17 @@ SRC=${2:?usage: run.sh BIN_DIR SOURCE_DIR}
 SPEEDUP=${SPEEDUP:-4}
 TIMEOUT_S=${TIMEOUT_S:-150}
 
-skip() { echo "SKIP two-host test: $*"; exit 77; }
-[ "$(id -u)" = 0 ] || skip "network namespaces need root (or CAP_NET_ADMIN); run as root, e.g. in .ci/run"
-command -v ip >/dev/null 2>&1 || skip "the 'ip' command (iproute2) is not installed"
-
 TAG="lh$$"
 NS_R="limbic-robot-$TAG"
 NS_W="limbic-ws-$TAG"
-TMP=$(mktemp -d /tmp/limbic-two-host.XXXXXX)
-PIDS=()
-
-cleanup() {
-  for pid in "${PIDS[@]}"; do kill -INT "$pid" 2>/dev/null; done
-  for pid in "${PIDS[@]}"; do
-    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
-    kill -KILL "$pid" 2>/dev/null
-  done
-  ip netns pids "$NS_R" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
-  ip netns pids "$NS_W" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
-  ip netns del "$NS_R" 2>/dev/null
-  ip netns del "$NS_W" 2>/dev/null
-  rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-ip netns add "$NS_R" 2>"$TMP/netns.err" || skip "cannot create a network namespace: $(cat "$TMP/netns.err")"
-ip netns add "$NS_W" || skip "cannot create a second network namespace"
+NETNS_TEST=two-host
+source "$(dirname "$0")/../netns.sh"
+netns_add "$NS_R" "$NS_W"
 ip link add "r$TAG" type veth peer name "w$TAG" || skip "cannot create a veth pair (veth module missing?)"
 ip link set "r$TAG" netns "$NS_R"
 ip link set "w$TAG" netns "$NS_W"
 ip -n "$NS_R" addr add 10.77.0.1/24 dev "r$TAG"
 ip -n "$NS_W" addr add 10.77.0.2/24 dev "w$TAG"
-for ns in "$NS_R" "$NS_W"; do ip -n "$ns" link set lo up; done
 ip -n "$NS_R" link set "r$TAG" up
 ip -n "$NS_W" link set "w$TAG" up
 if command -v ping >/dev/null 2>&1; then

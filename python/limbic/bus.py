@@ -85,6 +85,71 @@ def load_curve_keys(path):
     return keys
 
 
+MAX_ENDPOINT_BYTES = 256  # bus::kMaxEndpointBytes
+MAX_DIRECTORY_TOPIC_BYTES = 256  # bus::kMaxDirectoryTopicBytes
+_Z85 = frozenset(b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#")
+
+
+def parse_directory_entry(body):
+    """(topic, endpoint, key) of a directory entry's body `ENDPOINT\\0TOPIC[\\0KEY]` (bytes after the code), or None
+    if malformed — the rules of bus::ParseDirectoryEntry."""
+    parts = body.split(b"\0")
+    if len(parts) not in (2, 3):
+        return None
+    endpoint, topic = parts[0], parts[1]
+    key = parts[2] if len(parts) == 3 else b""
+    if not endpoint or not topic or len(endpoint) > MAX_ENDPOINT_BYTES or len(topic) > MAX_DIRECTORY_TOPIC_BYTES:
+        return None
+    if any(c < 0x20 or c == 0x7F for c in endpoint + topic):
+        return None
+    if not any(endpoint.startswith(s) and len(endpoint) > len(s) for s in (b"ipc://", b"tcp://", b"inproc://")):
+        return None
+    if topic.startswith(b"bus/hwm/") or b"*" in endpoint:
+        return None
+    if len(parts) == 3 and (len(key) != 40 or any(c not in _Z85 for c in key)):
+        return None
+    try:
+        return topic.decode(), endpoint.decode(), key.decode()
+    except UnicodeDecodeError:
+        return None
+
+
+class DirectLinks:
+    """Which endpoints the data socket is connected to and which topics it subscribed there (bus::DirectLinks):
+    connect once per endpoint, subscribe once per topic, let go when the last one goes."""
+
+    Change = collections.namedtuple("Change", "connect subscribe disconnect unsubscribe")
+
+    def __init__(self):
+        self._topics_at = collections.defaultdict(set)     # endpoint -> topics
+        self._endpoints_of = collections.defaultdict(set)  # topic -> endpoints
+
+    def add(self, topic, endpoint):
+        if topic in self._topics_at[endpoint]:
+            return self.Change(False, False, False, False)
+        connect = not self._topics_at[endpoint]
+        subscribe = not self._endpoints_of[topic]
+        self._topics_at[endpoint].add(topic)
+        self._endpoints_of[topic].add(endpoint)
+        return self.Change(connect, subscribe, False, False)
+
+    def remove(self, topic, endpoint):
+        if topic not in self._topics_at.get(endpoint, ()):
+            return self.Change(False, False, False, False)
+        self._topics_at[endpoint].discard(topic)
+        self._endpoints_of[topic].discard(endpoint)
+        disconnect = not self._topics_at[endpoint]
+        unsubscribe = not self._endpoints_of[topic]
+        if disconnect:
+            del self._topics_at[endpoint]
+        if unsubscribe:
+            del self._endpoints_of[topic]
+        return self.Change(False, False, disconnect, unsubscribe)
+
+    def endpoints(self):
+        return len(self._topics_at)
+
+
 class Message(collections.namedtuple("Message", "topic type header data payload")):
     """A received message: topic, type name ("Odometry"), header (Record), data (the whole message as a Record,
     header included) and the payload bytes as they arrived."""
@@ -183,6 +248,23 @@ class Bus:
         self._sub.setsockopt(zmq.RCVHWM, 10000)
         self._pub.connect(frontend)
         self._sub.connect(backend)
+        # Direct delivery (docs/protocol.md §13): publishers on the direct path send from their own socket; the
+        # broker tells a subscriber where (one-frame directory entries on the DEALER) and this SUB connects there.
+        self._keys = keys
+        self._data = self._context.socket(zmq.SUB)
+        self._data.setsockopt(zmq.LINGER, 0)
+        self._data.setsockopt(zmq.RECONNECT_IVL, 100)
+        self._data.setsockopt(zmq.RECONNECT_IVL_MAX, 1000)
+        self._data.setsockopt(zmq.RCVHWM, 10000)
+        self._data.setsockopt(zmq.IPV6, 1)
+        if keys:
+            self._data.curve_publickey = keys["client_public"].encode()
+            self._data.curve_secretkey = keys["client_secret"].encode()
+        self._links = DirectLinks()
+        self.directory_rejected = 0  # directory entries refused (malformed, or a key that does not fit this bus)
+        self._poller = zmq.Poller()
+        self._poller.register(self._sub, zmq.POLLIN)
+        self._poller.register(self._data, zmq.POLLIN)
         self._subs = {}
         self._seq = collections.Counter()
         self._latched = {}
@@ -211,6 +293,7 @@ class Bus:
             return
         self._pub.close(0)
         self._sub.close(0)
+        self._data.close(0)
         self._context.term()
 
     def __enter__(self):
@@ -370,13 +453,14 @@ class Bus:
             self._next_high_water = now + self.HIGH_WATER_S
         wait_s = min(wait_s, max(0.0, self._next_keepalive - now), max(0.0, self._next_resend - now),
                      max(0.0, self._next_high_water - now))
-        if self._sub.poll(int(wait_s * 1000)):
-            for _ in range(10000):
-                try:
-                    frames = self._sub.recv_multipart(flags=zmq.DONTWAIT)
-                except zmq.Again:
-                    break
-                self._receive(frames)
+        if self._poller.poll(int(wait_s * 1000)):
+            for socket in (self._sub, self._data):
+                for _ in range(10000):
+                    try:
+                        frames = socket.recv_multipart(flags=zmq.DONTWAIT)
+                    except zmq.Again:
+                        break
+                    self._receive(frames)
 
     def _receive(self, frames):
         if len(frames) == 1 and len(frames[0]) <= 1:
@@ -384,6 +468,9 @@ class Bus:
             if frames[0] == b"\x01":
                 for prefix in {s.prefix for s in self._subs.values()}:
                     self._control(b"\x01" + prefix.encode())
+            return
+        if len(frames) == 1 and frames[0][:1] in (b"\x02", b"\x03"):
+            self._directory(frames[0])
             return
         topic = frames[0].decode("utf-8", "replace")
         if len(frames) != 2:
@@ -394,6 +481,47 @@ class Bus:
                 if len(sub.queue) >= self.QUEUE_LIMIT:
                     sub.queue.popleft()  # the oldest; its sequence number shows as a gap when the next is read
                 sub.queue.append((topic, frames[1]))
+
+    def _directory(self, frame):
+        """A directory entry from the broker (docs/protocol.md §13): connect the data socket where a topic this Bus
+        subscribed is published directly (b"\\x02"), or let go of it (b"\\x03"), as bus::Node::HandleDirectory."""
+        entry = parse_directory_entry(frame[1:])
+        announce = frame[:1] == b"\x02"
+        if entry is None:
+            self.directory_rejected += 1
+            return
+        topic, endpoint, key = entry
+        if endpoint.startswith("inproc://"):
+            return  # another process's in-process socket: only reachable from inside it
+        if announce and bool(key) != bool(self._keys):
+            self.directory_rejected += 1  # a CURVE bus's entry without the publisher's key, or a key without CURVE
+            return
+        if not announce:
+            change = self._links.remove(topic, endpoint)
+            if change.unsubscribe:
+                self._data.setsockopt(zmq.UNSUBSCRIBE, topic.encode())
+                self._data.setsockopt(zmq.UNSUBSCRIBE, ("bus/hwm/" + topic).encode())
+            if change.disconnect:
+                try:
+                    self._data.disconnect(endpoint)
+                except zmq.ZMQError:
+                    pass  # never connected
+            return
+        if not any(sub.matches(topic) for sub in self._subs.values()):
+            return
+        change = self._links.add(topic, endpoint)
+        if change.connect:
+            try:
+                if key:
+                    self._data.curve_serverkey = key.encode()
+                self._data.connect(endpoint)
+            except zmq.ZMQError:
+                self._links.remove(topic, endpoint)
+                self.directory_rejected += 1
+                return
+        if change.subscribe:
+            self._data.setsockopt(zmq.SUBSCRIBE, topic.encode())
+            self._data.setsockopt(zmq.SUBSCRIBE, ("bus/hwm/" + topic).encode())
 
     def _decode(self, topic, payload, decode):
         """The checks of bus::Node::Dispatch that Python can make (the broker has verified the buffer), then the

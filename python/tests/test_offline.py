@@ -7,6 +7,7 @@ import re
 import struct
 import sys
 import tempfile
+import time
 import unittest
 
 try:
@@ -204,6 +205,74 @@ class Client(unittest.TestCase):
                     next(sub)
             finally:
                 bus.close()
+
+    def test_directory_entries_are_parsed_as_the_broker_writes_them(self):
+        from limbic.bus import parse_directory_entry
+        key = "@nCLl.IhcLKkq(+@.?S}XB#Y1>a:P=.Ggo4}{vz{"
+        self.assertEqual(parse_directory_entry(b"ipc:///tmp/b.d/12-0\0r1/scan"), ("r1/scan", "ipc:///tmp/b.d/12-0", ""))
+        self.assertEqual(parse_directory_entry(b"tcp://10.0.0.2:40001\0r1/odom\0" + key.encode()),
+                         ("r1/odom", "tcp://10.0.0.2:40001", key))
+        for bad in [b"ipc:///x", b"\0r1/scan", b"ipc:///x\0", b"udp://x\0t", b"ipc://\0t", b"tcp://*:5\0t",
+                    b"ipc:///x\0bus/hwm/t", b"ipc:///x\0t\x01", b"ipc:///x\0t\0short", b"ipc:///x\0t\0k\0k",
+                    b"ipc:///" + b"x" * 300 + b"\0t", b"ipc:///x\0\xff\xfe"]:
+            with self.subTest(entry=bad):
+                self.assertIsNone(parse_directory_entry(bad))
+
+    def test_direct_links_connect_once_per_endpoint_and_subscribe_once_per_topic(self):
+        from limbic.bus import DirectLinks
+        links = DirectLinks()
+        self.assertEqual(links.add("a", "ipc:///e1"), (True, True, False, False))
+        self.assertEqual(links.add("a", "ipc:///e1"), (False, False, False, False))  # repeated entry
+        self.assertEqual(links.add("b", "ipc:///e1"), (False, True, False, False))
+        self.assertEqual(links.add("a", "ipc:///e2"), (True, False, False, False))  # a second publisher of a
+        self.assertEqual(links.remove("a", "ipc:///e1"), (False, False, False, False))
+        self.assertEqual(links.remove("b", "ipc:///e1"), (False, False, True, True))
+        self.assertEqual(links.remove("a", "ipc:///e2"), (False, False, True, True))
+        self.assertEqual(links.remove("a", "ipc:///e2"), (False, False, False, False))  # unknown: nothing
+        self.assertEqual(links.endpoints(), 0)
+
+    def test_the_client_follows_the_directory_to_a_direct_publisher(self):
+        # No broker: the directory entries are fed by hand, the publisher is a bare XPUB like a direct node's.
+        import zmq
+        with tempfile.TemporaryDirectory() as work:
+            ctx = zmq.Context()
+            publisher = ctx.socket(zmq.XPUB)
+            publisher.setsockopt(zmq.LINGER, 0)
+            endpoint = f"ipc://{work}/bus.d/1-0"
+            os.makedirs(f"{work}/bus.d")
+            publisher.bind(endpoint)
+            bus = limbic.Bus(f"ipc://{work}/bus", timeout=None)
+            try:
+                sub = bus.subscribe("r1/odom", timeout=0.2)
+                bus._receive([b"\x02" + endpoint.encode() + b"\0r1/other"])  # not subscribed: ignored
+                bus._receive([b"\x02" + endpoint.encode() + b"\0r1/odom"])
+                bus._receive([b"\x02ipc://" + b"\0r1/odom"])                   # malformed: counted
+                bus._receive([b"\x02" + endpoint.encode() + b"\0r1/odom\0" + b"k" * 40])  # a key, no CURVE
+                self.assertEqual(bus.directory_rejected, 2)
+                subscriptions = set()
+                deadline = time.monotonic() + 5
+                while len(subscriptions) < 2 and time.monotonic() < deadline:
+                    if publisher.poll(100):
+                        subscriptions.add(publisher.recv())
+                self.assertEqual(subscriptions, {b"\x01r1/odom", b"\x01bus/hwm/r1/odom"})
+                odom = lambda seq: limbic.encode("Odometry", {"header": {"source": "h", "seq": seq}})  # noqa: E731
+                publisher.send_multipart([b"r1/odom", odom(1)])
+                publisher.send_multipart([b"r1/other", odom(2)])  # not subscribed at the publisher either
+                self.assertEqual(next(sub).header.seq, 1)
+                # Withdrawn: the SUB unsubscribes and lets go of the endpoint; nothing more arrives.
+                bus._receive([b"\x03" + endpoint.encode() + b"\0r1/odom"])
+                deadline = time.monotonic() + 5
+                while b"\x00r1/odom" not in subscriptions and time.monotonic() < deadline:
+                    if publisher.poll(100):
+                        subscriptions.add(publisher.recv())
+                self.assertIn(b"\x00r1/odom", subscriptions)
+                publisher.send_multipart([b"r1/odom", odom(2)])
+                with self.assertRaises(limbic.Timeout):
+                    next(sub)
+            finally:
+                bus.close()
+                publisher.close(0)
+                ctx.term()
 
     def test_curve_key_files(self):
         from limbic.bus import load_curve_keys

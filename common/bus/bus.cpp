@@ -280,6 +280,12 @@ void Node::Enqueue(const std::string& topic, std::shared_ptr<const std::vector<u
 }
 
 size_t Node::AddPublisher(const std::string& topic, bool latched, const char* identifier) {
+  // A latched topic takes the broker path: the broker's latch cache keeps its value for late joiners after the
+  // publisher has gone — above all for the publisher itself restarted, which resumes from its own snapshot (the
+  // affect engine, the mission, the exploration manager). A direct publisher's socket goes with its process.
+  if (latched && direct_any_ && !routes_.count(topic) && routes_.size() < kMaxTrackedTopics) {
+    routes_.emplace(topic, false);
+  }
   // Announced now rather than on the first message, so that subscribers are connected by the time it is sent.
   const bool direct = !local_mode_ && direct_any_ && &SocketFor(topic) == &data_pub_;
   if (direct && identifier != nullptr && !announced_types_.count(topic)) {

@@ -129,14 +129,20 @@ function(limbic_test_dependencies name)
   endif()
 endfunction()
 
-# limbic_direct_path_test(NAME): GoogleTest binary NAME (a limbic_test) run once more, whole, with
-# LIMBIC_BUS_PATH=direct (issue 23 items 1 and 5: every ZeroMQ node it makes publishes on the direct data path), as
-# one ctest entry NAME_direct_path labelled integration and direct. Nothing if NAME is not built.
+# limbic_direct_path_test(NAME [FILTER GTEST_FILTER]): GoogleTest binary NAME (a limbic_test) run once more with
+# LIMBIC_BUS_PATH=direct (issue 23 items 1 and 5: every ZeroMQ node it makes publishes on the direct data path) —
+# whole, or the tests FILTER selects — as one ctest entry NAME_direct_path labelled integration and direct. Nothing
+# if NAME is not built. The whole suite on the direct path: `LIMBIC_BUS_PATH=direct ctest --test-dir build -LE direct`.
 function(limbic_direct_path_test name)
+  cmake_parse_arguments(ARG "" "FILTER" "" ${ARGN})
   if(NOT TARGET ${name})
     return()
   endif()
-  add_test(NAME ${name}_direct_path COMMAND ${name})
+  set(args)
+  if(ARG_FILTER)
+    set(args --gtest_filter=${ARG_FILTER})
+  endif()
+  add_test(NAME ${name}_direct_path COMMAND ${name} ${args})
   set_tests_properties(${name}_direct_path PROPERTIES ENVIRONMENT "LIMBIC_BUS_PATH=direct" LABELS "integration;direct"
                                                       TIMEOUT 600 WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 endfunction()

@@ -78,6 +78,10 @@ std::vector<uint8_t> Payload(size_t padding, bool latched) {
 // A subscriber speaking the broker's subscriber protocol by hand (a DEALER: "\x01PREFIX" subscribes,
 // see common/bus/broker.hpp), so a test can subscribe and then never read, or count every copy it
 // is sent (a bus::Node drops duplicates).
+// The attackers publish through the broker whatever $LIMBIC_BUS_PATH says: its budgets are what these tests measure
+// (a direct publisher's messages never reach it).
+constexpr bus::DataPath kThroughTheBroker = bus::DataPath::kBroker;
+
 std::unique_ptr<zmq::socket_t> RawSubscriber(zmq::context_t& context, const std::string& bus, bool reads = true) {
   auto s = std::make_unique<zmq::socket_t>(context, zmq::socket_type::dealer);
   s->set(zmq::sockopt::linger, 0);
@@ -199,7 +203,7 @@ TEST_F(AbuseTest, HugeNThetaOnParamsIsRefusedAndTheControllerLives) {
       << controller.Log();
   // The attacker builds a schema-valid ControlParams by hand and sends its bytes itself: limbic's own
   // publishers refuse to send an invalid message, an attacker's do not.
-  bus::Node evil(context_, bus_, {.name = "evil"});
+  bus::Node evil(context_, bus_, {.name = "evil", .data_path = kThroughTheBroker});
   ControlParameters p;
   p.n_theta = 2000000000;
   flatbuffers::FlatBufferBuilder fbb;
@@ -298,7 +302,7 @@ TEST_F(AbuseTest, TopicFloodNeverLocksOutNewTopics) {
   // be lost while its connection comes up; a topic first seen once the table is full is forwarded but
   // not listed in bus/stats, where `limbic param` looks for it).
   ASSERT_TRUE(testing::WaitFor([&] { return ParamGet("talker") == 0; }, 10s));
-  bus::Node evil(context_, bus_, {.name = "evil", .send_hwm = 100000});
+  bus::Node evil(context_, bus_, {.name = "evil", .send_hwm = 100000, .data_path = kThroughTheBroker});
   std::this_thread::sleep_for(300ms);
   const auto junk = Payload(0, false);
   for (int i = 0; i < 5000; ++i) {
@@ -332,7 +336,7 @@ TEST_F(AbuseTest, LatchedFloodStaysWithinTheLatchedBudget) {
   // builds beside it). Given the whole queue, as before the state share: this is about the latched budget and the
   // replay hold-off; the state share has its own tests (bus_process_test, subscribers_test).
   StartStack({"--state-queue-bytes", std::to_string(64u << 20)});
-  bus::Node evil(context_, bus_, {.name = "evil", .send_hwm = 100000});
+  bus::Node evil(context_, bus_, {.name = "evil", .send_hwm = 100000, .data_path = kThroughTheBroker});
   std::this_thread::sleep_for(300ms);
   const auto snapshot = Payload(134 * 1024, /*latched=*/true);  // the size of r1/affect/snapshot
   for (int i = 0; i < 1000; ++i) {
@@ -384,7 +388,7 @@ TEST_F(AbuseTest, LatchedFloodStaysWithinTheLatchedBudget) {
 // value exactly once (XPUB replayed once per burst to everyone, or to none of the later ones).
 TEST_F(AbuseTest, SubscribersAtTheSameMomentEachGetOneReplay) {
   StartStack();
-  bus::Node evil(context_, bus_, {.name = "evil", .latched_resend = 0ms});
+  bus::Node evil(context_, bus_, {.name = "evil", .latched_resend = 0ms, .data_path = kThroughTheBroker});
   std::this_thread::sleep_for(300ms);
   const auto value = Payload(1000, /*latched=*/true);
   ASSERT_TRUE(testing::WaitFor(
@@ -439,7 +443,7 @@ TEST_P(SlowSubscriberTest, SubscriberThatNeverReadsIsBoundedInBytesAndFreed) {
   const size_t payload_bytes = GetParam();
   auto stuck = RawSubscriber(context_, bus_, /*reads=*/false);
   RawSubscribe(*stuck, "big/");
-  bus::Node evil(context_, bus_, {.name = "evil", .send_hwm = 100000});
+  bus::Node evil(context_, bus_, {.name = "evil", .send_hwm = 100000, .data_path = kThroughTheBroker});
   std::this_thread::sleep_for(500ms);
   const auto big = Payload(payload_bytes, /*latched=*/false);
   // 134 MB in all, eight times the stuck subscriber's budget.

@@ -60,6 +60,12 @@ int main(int argc, char** argv) {
   limbic::bus::NodeOptions node_options;
   node_options.name = robot + "/synthetic";
   Node node(context, bus, node_options);
+  // A client that sends garbage through the broker (as a tool or the Python client would, whatever data path the
+  // others use): the broker's drop counter and the LimbicBusDropsRising alert are what the check expects of it.
+  limbic::bus::NodeOptions garbage_options;
+  garbage_options.name = robot + "/garbage-sender";
+  garbage_options.data_path = limbic::bus::DataPath::kBroker;
+  Node garbage_node(context, bus, garbage_options);
   auto affect = node.Advertise<msg::AffectState>(robot + "/affect");
   auto params = node.Advertise<msg::ControlParams>(robot + "/params", /*latched=*/true);
   auto truth = node.Advertise<msg::GroundTruth>(robot + "/truth");
@@ -140,7 +146,7 @@ int main(int argc, char** argv) {
                                             t, 0.0015, 0.0012, 0.004, &buckets, seconds / 5);
         });
       }
-      node.SendRaw(robot + "/garbage", "not a flatbuffer", 16);  // the broker drops it as malformed
+      garbage_node.SendRaw(robot + "/garbage", "not a flatbuffer", 16);  // the broker drops it as malformed
     }
     if (tick % 50 == 49) {
       run.Publish(now_ns, tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {

@@ -164,6 +164,26 @@ TEST(Experiment, BadInputFailsWithOneClearLine) {
   EXPECT_NE(help.log.find("--shard K/N"), std::string::npos);
 }
 
+// A missing data folder (a moved installation, a mistyped LIMBIC_DATA_DIR): the help still prints and says so, and
+// a command that needs the folder fails with one clear line (the help once ended in "terminate called").
+TEST(Experiment, WithoutItsDataFolderTheHelpPrintsAndCommandsSayWhy) {
+  testing::TempDir tmp;
+  const std::string missing = tmp / "no-such-data";
+  ::setenv("LIMBIC_DATA_DIR", missing.c_str(), 1);
+  const Result help = RunExperiment({"--help"}, tmp / "help.log");
+  const Result list_help = RunExperiment({"list", "--help"}, tmp / "list-help.log");
+  const Result list = RunExperiment({"list"}, tmp / "list.log");
+  ::unsetenv("LIMBIC_DATA_DIR");
+  for (const Result* r : {&help, &list_help}) {
+    EXPECT_EQ(r->status, 0) << r->log;
+    EXPECT_NE(r->log.find("not found: LIMBIC_DATA_DIR names no folder: " + missing), std::string::npos) << r->log;
+  }
+  EXPECT_EQ(list.status, 1) << list.log;
+  EXPECT_NE(list.log.find("limbic experiment: error: LIMBIC_DATA_DIR names no folder: " + missing), std::string::npos)
+      << list.log;
+  EXPECT_EQ(std::count(list.log.begin(), list.log.end(), '\n'), 1) << "one line expected:\n" << list.log;
+}
+
 TEST(Experiment, InterruptKeepsFinishedRunsAndAReRunCompletesTheRest) {
   ASSERT_TRUE(fs::exists(testing::Bin("limbic-experiment"))) << "build limbic-experiment first";
   testing::TempDir tmp;

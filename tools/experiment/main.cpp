@@ -23,6 +23,7 @@
 #include "common/config/config.hpp"
 #include "common/flags/flags.hpp"
 #include "common/log/log.hpp"
+#include "common/paths/paths.hpp"
 #include "tools/experiment/definition.hpp"
 #include "tools/experiment/durable_file.hpp"
 #include "tools/experiment/executor.hpp"
@@ -256,12 +257,22 @@ void PrepareOutputDir(const std::string& dir) {
   fs::remove(probe, ec);
 }
 
+// Where experiments are read from, for the help texts: the help prints on any installation, and a data folder that
+// cannot be found is said there (commands that need it fail with the same reason).
+std::string ExperimentDirForHelp() {
+  try {
+    return DefaultExperimentDir();
+  } catch (const paths::DataNotFound& e) {
+    return std::string("the data folder, which is not found: ") + e.what() + ";";
+  }
+}
+
 // --- Commands -------------------------------------------------------------------------------------
 
 int CmdList(const std::vector<std::string>& args) {
   for (const auto& a : args) {
     if (IsHelp(a)) {
-      std::cout << kListHelp << DefaultExperimentDir() << " (LIMBIC_EXPERIMENTS_DIR overrides).\n";
+      std::cout << kListHelp << ExperimentDirForHelp() << " (LIMBIC_EXPERIMENTS_DIR overrides).\n";
       return 0;
     }
     throw UsageError("list takes no arguments, got '" + a + "'");
@@ -565,7 +576,7 @@ int Main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || IsHelp(args[0])) {
     (args.empty() ? std::cerr : std::cout)
-        << kMainHelp << DefaultExperimentDir() << " (LIMBIC_EXPERIMENTS_DIR overrides).\n";
+        << kMainHelp << ExperimentDirForHelp() << " (LIMBIC_EXPERIMENTS_DIR overrides).\n";
     return args.empty() ? kUsageError : 0;
   }
   const std::string command = args[0];

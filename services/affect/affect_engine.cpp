@@ -51,6 +51,9 @@ AffectEngine::AffectEngine(AffectConfig config, geometry::GridSpec grid) : confi
       throw std::invalid_argument("companion mapping row for '" + row.parameter + "' is invalid");
     }
   }
+  parameter_mappings_ = ResolvedParameterMappings(t.parameters);
+  companion_mappings_ = ResolvedParameterMappings(t.companion2006.reactive);
+  reads_p_e_ = config_.model != AffectModel::kCompanion2006 && config_.emotion_layer_enabled && grid_.CellCount() > 0;
   Reset();
 }
 
@@ -63,8 +66,9 @@ void AffectEngine::Reset() {
 
 namespace {
 
-// The first non-finite value among inputs the engine integrates, named; "" if all are finite.
-std::string NonFiniteInput(const AffectInputs& in) {
+// The first non-finite value among inputs the engine integrates, named; "" if all are finite. p_e is checked only
+// when the cycle reads it (`reads_p_e`).
+std::string NonFiniteInput(const AffectInputs& in, bool reads_p_e) {
   auto bad = [](double v) { return !std::isfinite(v); };
   if (bad(in.time)) return "time";
   if (bad(in.pose.x) || bad(in.pose.y) || bad(in.pose.theta)) return "pose";
@@ -86,8 +90,10 @@ std::string NonFiniteInput(const AffectInputs& in) {
     if (bad(c.s_o) || bad(c.p_o_before)) return "map_stats.updated_cells";
   if (bad(in.map_reset_time)) return "map_reset_time";
   if (in.path_max_cost && bad(*in.path_max_cost)) return "path_max_cost";
-  for (double v : in.p_e)
-    if (bad(v)) return "p_e";
+  if (reads_p_e) {
+    for (double v : in.p_e)
+      if (bad(v)) return "p_e";
+  }
   return "";
 }
 
@@ -150,7 +156,7 @@ AffectOutputs AffectEngine::Step(const AffectInputs& in) {
   if (in.headings.size() != in.obstacle_distances.size()) {
     throw std::invalid_argument("AffectInputs: headings and obstacle_distances differ in length");
   }
-  if (const std::string what = NonFiniteInput(in); !what.empty()) {
+  if (const std::string what = NonFiniteInput(in, reads_p_e_); !what.empty()) {
     return Refuse(in, "input " + what + " not finite: cycle skipped");
   }
   // Everything of the state but the emotion maps (grid-sized, checked only on a violation): cheap to
@@ -257,10 +263,9 @@ void AffectEngine::ComputeMoodsAndDrives(AffectOutputs* out) {
     out->moods_used = {0.0, 0.0};
     out->d_min = out->d_max = 0.5;
     for (int d = 0; d < kNumDrives; ++d) out->drives_emotional[d] = out->drives[d] = t.drives[d].equilibrium;
-    out->parameters =
-        config_.modulate_parameters
-            ? ApplyParameterMappings(t.companion2006.reactive, out->emotions_global, config_.base_parameters)
-            : config_.base_parameters;
+    out->parameters = config_.modulate_parameters
+                          ? companion_mappings_.Apply(out->emotions_global, config_.base_parameters)
+                          : config_.base_parameters;
     return;
   }
 
@@ -294,9 +299,8 @@ void AffectEngine::ComputeMoodsAndDrives(AffectOutputs* out) {
     if (sw.fixed) drive = *sw.fixed;
     out->drives[d] = drive;
   }
-  out->parameters = config_.modulate_parameters
-                        ? ApplyParameterMappings(t.parameters, out->drives, config_.base_parameters)
-                        : config_.base_parameters;
+  out->parameters = config_.modulate_parameters ? parameter_mappings_.Apply(out->drives, config_.base_parameters)
+                                                : config_.base_parameters;
 }
 
 void AffectEngine::ComputeEmotionLayer(const AffectInputs& in, AffectOutputs* out) {

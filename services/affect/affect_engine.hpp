@@ -28,6 +28,7 @@
 #include "services/affect/affect_ids.hpp"
 #include "services/affect/dynamic_weighted_sum.hpp"
 #include "services/affect/emotion_maps.hpp"
+#include "services/affect/parameter_mapping.hpp"
 #include "services/affect/stimuli.hpp"
 
 namespace limbic::affect {
@@ -135,6 +136,11 @@ class AffectEngine {
   std::array<EmotionMapRates, kNumEmotions> map_rates_{};
   std::array<double, kNumMoods> mood_alpha_growth_{}, mood_alpha_decay_{};
   std::array<Valence, kNumEmotions> valence_{};
+  // Table 8.2 and the companion model's reactive rows with their fields looked up once (same bits as by name).
+  ResolvedParameterMappings parameter_mappings_, companion_mappings_;
+  // Whether a cycle reads AffectInputs::p_e: only the thesis layer, when enabled, weighs by it (§5.4.2). Otherwise
+  // its cells are not checked either (issue 18: a grid-sized finiteness pass per cycle over an input never read).
+  bool reads_p_e_ = false;
   AffectState state_;
   std::string fault_;
   std::optional<AffectOutputs> last_good_;

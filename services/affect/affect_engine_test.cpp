@@ -271,6 +271,30 @@ TEST(AffectEngineTest, ConstantConfigurationGivesTheEquilibriumColumnOfTable82) 
   }
 }
 
+// Issue 18: p_e is read only by the thesis model's layer when it is enabled, and checked only then. Elsewhere a
+// non-finite p_e cell changes nothing (the grid-sized check was a pass per cycle over an input never read).
+TEST(AffectEngineTest, ExplorationIsCheckedOnlyWhereTheLayerReadsIt) {
+  const auto seq = RandomSequence(30, 5);
+  for (const char* name : {"affective", "constant", "companion2006"}) {
+    const AffectConfig config = LoadAffectConfig(name, kConfigDir);
+    const bool reads = config.model == AffectModel::kThesis && config.emotion_layer_enabled;
+    EXPECT_EQ(reads, std::string(name) == "affective") << name;
+    AffectEngine clean(config, Grid()), poked(config, Grid());
+    for (size_t k = 0; k < seq.size(); ++k) {
+      const AffectOutputs expected = clean.Step(seq[k].View());
+      RecordedTick t = seq[k];
+      if (k == 15) t.p_e[7] = std::nan("");
+      const AffectOutputs out = poked.Step(t.View());
+      if (reads && k == 15) {
+        EXPECT_NE(poked.fault().find("input p_e not finite"), std::string::npos) << poked.fault();
+        break;  // refused: the two engines part here
+      }
+      EXPECT_EQ(poked.fault(), "") << name << " " << k;
+      ASSERT_TRUE(out == expected) << name << " " << k;
+    }
+  }
+}
+
 // Inputs for a robot in the open reporting 0.5 m/s (so it is not stuck) at a fixed pose, optionally
 // with a danger-1 obstacle straight ahead.
 RecordedTick Quiet(double time, bool obstacle_ahead = false) {

@@ -295,6 +295,27 @@ TEST(AffectEngineTest, ExplorationIsCheckedOnlyWhereTheLayerReadsIt) {
   }
 }
 
+// Issue 18: the service places the IR points only at a collision, since eq. 8.14 reads none without one. Over a
+// varied sequence, the outputs are the same with and without them on every tick without a collision.
+TEST(AffectEngineTest, IrPointsMatterOnlyAtACollision) {
+  const auto seq = RandomSequence(200, 9);
+  const AffectConfig config = LoadAffectConfig("affective", kConfigDir);
+  AffectEngine with(config, Grid()), without(config, Grid());
+  int collisions = 0, without_points = 0;
+  for (const auto& t : seq) {
+    RecordedTick bare = t;
+    if (!t.collision.occurred) {
+      bare.ir_points.clear();
+      without_points += !t.ir_points.empty();
+    } else {
+      ++collisions;
+    }
+    ASSERT_TRUE(with.Step(t.View()) == without.Step(bare.View()));
+  }
+  EXPECT_GT(collisions, 0);
+  EXPECT_GT(without_points, 0);
+}
+
 // Inputs for a robot in the open reporting 0.5 m/s (so it is not stuck) at a fixed pose, optionally
 // with a danger-1 obstacle straight ahead.
 RecordedTick Quiet(double time, bool obstacle_ahead = false) {

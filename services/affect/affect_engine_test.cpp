@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <numbers>
@@ -314,6 +315,52 @@ TEST(AffectEngineTest, IrPointsMatterOnlyAtACollision) {
   }
   EXPECT_GT(collisions, 0);
   EXPECT_GT(without_points, 0);
+}
+
+// Issue 18: a map of +0 everywhere whose emotion is +0 is not updated (the constant configuration's seven maps).
+// Against the map functions applied as the engine applied them before (every map, every cycle): the same maps and
+// mapped emotions, bit for bit, from the initial state and from a restored state with a map that is not zero.
+TEST(AffectEngineTest, ZeroMapsOfZeroEmotionsAreLeftAsTheUpdateWouldLeaveThem) {
+  const auto seq = RandomSequence(80, 3);
+  auto bits = [](double v) { return std::bit_cast<uint64_t>(v); };
+  for (const char* name : {"constant", "affective"}) {
+    for (bool restored : {false, true}) {
+      const AffectConfig config = LoadAffectConfig(name, kConfigDir);
+      AffectEngine engine(config, Grid());
+      if (restored) {
+        AffectState state = engine.state();
+        state.emotion_maps[kFear][Grid().Index({8, 8})] = 0.75;  // near the sequence's start (3, 3)
+        state.emotion_maps[kAnger][5] = -0.0;                    // zero, but not +0: updated as before
+        engine.set_state(state);
+      }
+      std::array<std::vector<double>, kNumEmotions> maps = engine.state().emotion_maps;
+      const AffectState initial = engine.state();
+      std::array<EmotionMapRates, kNumEmotions> rates{};
+      for (int e = 0; e < kNumEmotions; ++e) {
+        rates[e] = {RescaleDampingFactor(config.tables.emotions[e].gamma_growth, config.control_period,
+                                         config.tables.reference_period),
+                    RescaleDampingFactor(config.tables.emotions[e].gamma_decay, config.control_period,
+                                         config.tables.reference_period)};
+      }
+      for (size_t k = 0; k < seq.size(); ++k) {
+        const AffectOutputs out = engine.Step(seq[k].View());
+        const auto nearby = CellsWithinRadius(Grid(), seq[k].pose.Position(), config.tables.emotion_map_radius);
+        for (int e = 0; e < kNumEmotions; ++e) {
+          UpdateEmotionMap(nearby, out.emotions_global[e], rates[e], config.map_update, &maps[e]);
+          ASSERT_EQ(bits(out.emotions_mapped[e]), bits(LocalMappedIntensity(nearby, maps[e])))
+              << name << " " << restored << " " << k << " " << e;
+          const auto& got = engine.state().emotion_maps[e];
+          ASSERT_EQ(got.size(), maps[e].size());
+          for (size_t i = 0; i < got.size(); ++i) {
+            ASSERT_EQ(bits(got[i]), bits(maps[e][i])) << name << " " << restored << " " << k << " " << e << " " << i;
+          }
+        }
+      }
+      if (restored) {
+        EXPECT_FALSE(engine.state().emotion_maps == initial.emotion_maps) << name << ": fear decayed";
+      }
+    }
+  }
 }
 
 // Inputs for a robot in the open reporting 0.5 m/s (so it is not stuck) at a fixed pose, optionally

@@ -1,6 +1,7 @@
 #include "services/affect/affect_engine.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -26,6 +27,7 @@ AffectEngine::AffectEngine(AffectConfig config, geometry::GridSpec grid) : confi
     map_rates_[e] = {RescaleDampingFactor(t.emotions[e].gamma_growth, period, reference),
                      RescaleDampingFactor(t.emotions[e].gamma_decay, period, reference)};
     valence_[e] = t.emotions[e].valence;
+    decay_in_unit_[e] = map_rates_[e].gamma_decay >= 0.0 && map_rates_[e].gamma_decay <= 1.0;
   }
   for (int m = 0; m < kNumMoods; ++m) {
     for (const DwsTerm& term : t.moods[m].inputs) {
@@ -51,6 +53,9 @@ AffectEngine::AffectEngine(AffectConfig config, geometry::GridSpec grid) : confi
       throw std::invalid_argument("companion mapping row for '" + row.parameter + "' is invalid");
     }
   }
+  parameter_mappings_ = ResolvedParameterMappings(t.parameters);
+  companion_mappings_ = ResolvedParameterMappings(t.companion2006.reactive);
+  reads_p_e_ = config_.model != AffectModel::kCompanion2006 && config_.emotion_layer_enabled && grid_.CellCount() > 0;
   Reset();
 }
 
@@ -59,12 +64,27 @@ void AffectEngine::Reset() {
   for (auto& map : state_.emotion_maps) map.assign(static_cast<size_t>(grid_.CellCount()), 0.0);
   for (int m = 0; m < kNumMoods; ++m) state_.moods[m] = config_.tables.moods[m].initial;
   for (int d = 0; d < kNumDrives; ++d) state_.previous_drives[d] = config_.tables.drives[d].zero_weight_value;
+  map_zero_.fill(true);
 }
 
 namespace {
 
-// The first non-finite value among inputs the engine integrates, named; "" if all are finite.
-std::string NonFiniteInput(const AffectInputs& in) {
+bool AllPositiveZero(const std::vector<double>& map) {
+  return std::all_of(map.begin(), map.end(), [](double v) { return std::bit_cast<uint64_t>(v) == 0; });
+}
+
+}  // namespace
+
+void AffectEngine::set_state(AffectState state) {
+  state_ = std::move(state);
+  for (int e = 0; e < kNumEmotions; ++e) map_zero_[e] = AllPositiveZero(state_.emotion_maps[e]);
+}
+
+namespace {
+
+// The first non-finite value among inputs the engine integrates, named; "" if all are finite. p_e is checked only
+// when the cycle reads it (`reads_p_e`).
+std::string NonFiniteInput(const AffectInputs& in, bool reads_p_e) {
   auto bad = [](double v) { return !std::isfinite(v); };
   if (bad(in.time)) return "time";
   if (bad(in.pose.x) || bad(in.pose.y) || bad(in.pose.theta)) return "pose";
@@ -86,8 +106,10 @@ std::string NonFiniteInput(const AffectInputs& in) {
     if (bad(c.s_o) || bad(c.p_o_before)) return "map_stats.updated_cells";
   if (bad(in.map_reset_time)) return "map_reset_time";
   if (in.path_max_cost && bad(*in.path_max_cost)) return "path_max_cost";
-  for (double v : in.p_e)
-    if (bad(v)) return "p_e";
+  if (reads_p_e) {
+    for (double v : in.p_e)
+      if (bad(v)) return "p_e";
+  }
   return "";
 }
 
@@ -150,7 +172,7 @@ AffectOutputs AffectEngine::Step(const AffectInputs& in) {
   if (in.headings.size() != in.obstacle_distances.size()) {
     throw std::invalid_argument("AffectInputs: headings and obstacle_distances differ in length");
   }
-  if (const std::string what = NonFiniteInput(in); !what.empty()) {
+  if (const std::string what = NonFiniteInput(in, reads_p_e_); !what.empty()) {
     return Refuse(in, "input " + what + " not finite: cycle skipped");
   }
   // Everything of the state but the emotion maps (grid-sized, checked only on a violation): cheap to
@@ -238,11 +260,26 @@ void AffectEngine::ComputeEmotions(const AffectInputs& in, AffectOutputs* out) {
   }
   state_.previous_emotions = out->emotions_global;
 
-  const std::vector<NearbyCell> nearby =
-      CellsWithinRadius(grid_, in.pose.Position(), config_.tables.emotion_map_radius);
+  // A map of +0 everywhere with E_G = +0: eq. 8.22 takes γ_2 (e < E_G is false) and gives γ'·(+0) + (1 − γ')·(+0)
+  // = +0 with γ' = γ_2·w in [0, 1] (or γ_2·w·(+0) + (1 − γ_2)·(+0) = +0 as printed), and eq. 8.23 gives +0 (a sum
+  // of w·(+0) over positive weights, or 0 without cells): the same bits without touching the map.
+  std::array<bool, kNumEmotions> unchanged{};
+  bool any_update = false;
   for (int e = 0; e < kNumEmotions; ++e) {
-    UpdateEmotionMap(nearby, out->emotions_global[e], map_rates_[e], config_.map_update, &state_.emotion_maps[e]);
-    out->emotions_mapped[e] = LocalMappedIntensity(nearby, state_.emotion_maps[e]);
+    unchanged[e] = map_zero_[e] && decay_in_unit_[e] && std::bit_cast<uint64_t>(out->emotions_global[e]) == 0;
+    any_update = any_update || !unchanged[e];
+  }
+  const std::vector<NearbyCell> nearby =
+      any_update ? CellsWithinRadius(grid_, in.pose.Position(), config_.tables.emotion_map_radius)
+                 : std::vector<NearbyCell>{};
+  for (int e = 0; e < kNumEmotions; ++e) {
+    if (unchanged[e]) {
+      out->emotions_mapped[e] = 0.0;
+    } else {
+      UpdateEmotionMap(nearby, out->emotions_global[e], map_rates_[e], config_.map_update, &state_.emotion_maps[e]);
+      out->emotions_mapped[e] = LocalMappedIntensity(nearby, state_.emotion_maps[e]);
+      map_zero_[e] = false;  // conservatively: it may hold zeros again, but is no longer known to
+    }
     const double phi = config_.emotions[e].phi.value_or(config_.tables.emotions[e].phi);
     out->emotions_combined[e] =
         held[e] ? *held[e] : phi * out->emotions_global[e] + (1.0 - phi) * out->emotions_mapped[e];  // eq. 8.24
@@ -257,10 +294,9 @@ void AffectEngine::ComputeMoodsAndDrives(AffectOutputs* out) {
     out->moods_used = {0.0, 0.0};
     out->d_min = out->d_max = 0.5;
     for (int d = 0; d < kNumDrives; ++d) out->drives_emotional[d] = out->drives[d] = t.drives[d].equilibrium;
-    out->parameters =
-        config_.modulate_parameters
-            ? ApplyParameterMappings(t.companion2006.reactive, out->emotions_global, config_.base_parameters)
-            : config_.base_parameters;
+    out->parameters = config_.modulate_parameters
+                          ? companion_mappings_.Apply(out->emotions_global, config_.base_parameters)
+                          : config_.base_parameters;
     return;
   }
 
@@ -294,9 +330,8 @@ void AffectEngine::ComputeMoodsAndDrives(AffectOutputs* out) {
     if (sw.fixed) drive = *sw.fixed;
     out->drives[d] = drive;
   }
-  out->parameters = config_.modulate_parameters
-                        ? ApplyParameterMappings(t.parameters, out->drives, config_.base_parameters)
-                        : config_.base_parameters;
+  out->parameters = config_.modulate_parameters ? parameter_mappings_.Apply(out->drives, config_.base_parameters)
+                                                : config_.base_parameters;
 }
 
 void AffectEngine::ComputeEmotionLayer(const AffectInputs& in, AffectOutputs* out) {

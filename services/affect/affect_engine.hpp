@@ -28,6 +28,7 @@
 #include "services/affect/affect_ids.hpp"
 #include "services/affect/dynamic_weighted_sum.hpp"
 #include "services/affect/emotion_maps.hpp"
+#include "services/affect/parameter_mapping.hpp"
 #include "services/affect/stimuli.hpp"
 
 namespace limbic::affect {
@@ -112,7 +113,7 @@ class AffectEngine {
   void Reset();
 
   const AffectState& state() const { return state_; }
-  void set_state(AffectState state) { state_ = std::move(state); }
+  void set_state(AffectState state);
   const AffectConfig& config() const { return config_; }
   const geometry::GridSpec& grid() const { return grid_; }
   // Equilibrium drive D0 (0.5 survival, 0 strategic).
@@ -135,6 +136,17 @@ class AffectEngine {
   std::array<EmotionMapRates, kNumEmotions> map_rates_{};
   std::array<double, kNumMoods> mood_alpha_growth_{}, mood_alpha_decay_{};
   std::array<Valence, kNumEmotions> valence_{};
+  // Table 8.2 and the companion model's reactive rows with their fields looked up once (same bits as by name).
+  ResolvedParameterMappings parameter_mappings_, companion_mappings_;
+  // Whether a cycle reads AffectInputs::p_e: only the thesis layer, when enabled, weighs by it (§5.4.2). Otherwise
+  // its cells are not checked either (issue 18: a grid-sized finiteness pass per cycle over an input never read).
+  bool reads_p_e_ = false;
+  // Per emotion: its map holds +0 in every cell (derived from state_, not part of it; kept by Reset, set_state and
+  // every map update). Such a map updated with E_G = +0 stays +0 and reads back +0 (ComputeEmotions), so the
+  // update is skipped (issue 18: fixed emotions at 0, the constant configuration, updated seven maps of zeros).
+  std::array<bool, kNumEmotions> map_zero_{};
+  // Per emotion: γ_2 (the rate a map decays with, eq. 8.22) in [0, 1], which the skip above needs.
+  std::array<bool, kNumEmotions> decay_in_unit_{};
   AffectState state_;
   std::string fault_;
   std::optional<AffectOutputs> last_good_;

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <numbers>
@@ -268,6 +269,97 @@ TEST(AffectEngineTest, ConstantConfigurationGivesTheEquilibriumColumnOfTable82) 
     EXPECT_EQ(p.smoothing, 0.1);
     EXPECT_EQ(out.emotions_combined, EmotionArray{});
     for (double c : out.emotion_layer.cost) ASSERT_EQ(c, 0.0);
+  }
+}
+
+// Issue 18: p_e is read only by the thesis model's layer when it is enabled, and checked only then. Elsewhere a
+// non-finite p_e cell changes nothing (the grid-sized check was a pass per cycle over an input never read).
+TEST(AffectEngineTest, ExplorationIsCheckedOnlyWhereTheLayerReadsIt) {
+  const auto seq = RandomSequence(30, 5);
+  for (const char* name : {"affective", "constant", "companion2006"}) {
+    const AffectConfig config = LoadAffectConfig(name, kConfigDir);
+    const bool reads = config.model == AffectModel::kThesis && config.emotion_layer_enabled;
+    EXPECT_EQ(reads, std::string(name) == "affective") << name;
+    AffectEngine clean(config, Grid()), poked(config, Grid());
+    for (size_t k = 0; k < seq.size(); ++k) {
+      const AffectOutputs expected = clean.Step(seq[k].View());
+      RecordedTick t = seq[k];
+      if (k == 15) t.p_e[7] = std::nan("");
+      const AffectOutputs out = poked.Step(t.View());
+      if (reads && k == 15) {
+        EXPECT_NE(poked.fault().find("input p_e not finite"), std::string::npos) << poked.fault();
+        break;  // refused: the two engines part here
+      }
+      EXPECT_EQ(poked.fault(), "") << name << " " << k;
+      ASSERT_TRUE(out == expected) << name << " " << k;
+    }
+  }
+}
+
+// Issue 18: the service places the IR points only at a collision, since eq. 8.14 reads none without one. Over a
+// varied sequence, the outputs are the same with and without them on every tick without a collision.
+TEST(AffectEngineTest, IrPointsMatterOnlyAtACollision) {
+  const auto seq = RandomSequence(200, 9);
+  const AffectConfig config = LoadAffectConfig("affective", kConfigDir);
+  AffectEngine with(config, Grid()), without(config, Grid());
+  int collisions = 0, without_points = 0;
+  for (const auto& t : seq) {
+    RecordedTick bare = t;
+    if (!t.collision.occurred) {
+      bare.ir_points.clear();
+      without_points += !t.ir_points.empty();
+    } else {
+      ++collisions;
+    }
+    ASSERT_TRUE(with.Step(t.View()) == without.Step(bare.View()));
+  }
+  EXPECT_GT(collisions, 0);
+  EXPECT_GT(without_points, 0);
+}
+
+// Issue 18: a map of +0 everywhere whose emotion is +0 is not updated (the constant configuration's seven maps).
+// Against the map functions applied as the engine applied them before (every map, every cycle): the same maps and
+// mapped emotions, bit for bit, from the initial state and from a restored state with a map that is not zero.
+TEST(AffectEngineTest, ZeroMapsOfZeroEmotionsAreLeftAsTheUpdateWouldLeaveThem) {
+  const auto seq = RandomSequence(80, 3);
+  auto bits = [](double v) { return std::bit_cast<uint64_t>(v); };
+  for (const char* name : {"constant", "affective"}) {
+    for (bool restored : {false, true}) {
+      const AffectConfig config = LoadAffectConfig(name, kConfigDir);
+      AffectEngine engine(config, Grid());
+      if (restored) {
+        AffectState state = engine.state();
+        state.emotion_maps[kFear][Grid().Index({8, 8})] = 0.75;  // near the sequence's start (3, 3)
+        state.emotion_maps[kAnger][5] = -0.0;                    // zero, but not +0: updated as before
+        engine.set_state(state);
+      }
+      std::array<std::vector<double>, kNumEmotions> maps = engine.state().emotion_maps;
+      const AffectState initial = engine.state();
+      std::array<EmotionMapRates, kNumEmotions> rates{};
+      for (int e = 0; e < kNumEmotions; ++e) {
+        rates[e] = {RescaleDampingFactor(config.tables.emotions[e].gamma_growth, config.control_period,
+                                         config.tables.reference_period),
+                    RescaleDampingFactor(config.tables.emotions[e].gamma_decay, config.control_period,
+                                         config.tables.reference_period)};
+      }
+      for (size_t k = 0; k < seq.size(); ++k) {
+        const AffectOutputs out = engine.Step(seq[k].View());
+        const auto nearby = CellsWithinRadius(Grid(), seq[k].pose.Position(), config.tables.emotion_map_radius);
+        for (int e = 0; e < kNumEmotions; ++e) {
+          UpdateEmotionMap(nearby, out.emotions_global[e], rates[e], config.map_update, &maps[e]);
+          ASSERT_EQ(bits(out.emotions_mapped[e]), bits(LocalMappedIntensity(nearby, maps[e])))
+              << name << " " << restored << " " << k << " " << e;
+          const auto& got = engine.state().emotion_maps[e];
+          ASSERT_EQ(got.size(), maps[e].size());
+          for (size_t i = 0; i < got.size(); ++i) {
+            ASSERT_EQ(bits(got[i]), bits(maps[e][i])) << name << " " << restored << " " << k << " " << e << " " << i;
+          }
+        }
+      }
+      if (restored) {
+        EXPECT_FALSE(engine.state().emotion_maps == initial.emotion_maps) << name << ": fear decayed";
+      }
+    }
   }
 }
 

@@ -88,13 +88,23 @@ bool IsIntegerControlParameter(std::string_view name) {
   return f && f->integer;
 }
 
+namespace {
+
+// The one way a mapped value is written (integer fields rounded to the nearest integer).
+void SetField(double ControlParameters::*real, int ControlParameters::*integer, double value,
+              ControlParameters* params) {
+  if (integer) {
+    params->*integer = static_cast<int>(std::lround(value));
+  } else {
+    params->*real = value;
+  }
+}
+
+}  // namespace
+
 void SetControlParameter(std::string_view name, double value, ControlParameters* params) {
   const ParameterField& f = RequireField(name);
-  if (f.integer) {
-    params->*f.integer = static_cast<int>(std::lround(value));
-  } else {
-    params->*f.real = value;
-  }
+  SetField(f.real, f.integer, value, params);
 }
 
 double GetControlParameter(std::string_view name, const ControlParameters& params) {
@@ -107,6 +117,23 @@ ControlParameters ApplyParameterMappings(std::span<const ParameterMapping> mappi
   ControlParameters out = base;
   for (const ParameterMapping& row : mappings) {
     SetControlParameter(row.parameter, MapDriveToParameter(sources[row.source], row.p1, row.p2, row.exponent), &out);
+  }
+  return out;
+}
+
+ResolvedParameterMappings::ResolvedParameterMappings(std::span<const ParameterMapping> mappings) {
+  rows_.reserve(mappings.size());
+  for (const ParameterMapping& row : mappings) {
+    const ParameterField& f = RequireField(row.parameter);
+    rows_.push_back({row.source, row.p1, row.p2, row.exponent, f.real, f.integer});
+  }
+}
+
+ControlParameters ResolvedParameterMappings::Apply(std::span<const double> sources,
+                                                   const ControlParameters& base) const {
+  ControlParameters out = base;
+  for (const Row& row : rows_) {
+    SetField(row.real, row.integer, MapDriveToParameter(sources[row.source], row.p1, row.p2, row.exponent), &out);
   }
   return out;
 }

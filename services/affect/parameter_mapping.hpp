@@ -33,4 +33,25 @@ double GetControlParameter(std::string_view name, const ControlParameters& param
 ControlParameters ApplyParameterMappings(std::span<const ParameterMapping> mappings, std::span<const double> sources,
                                          const ControlParameters& base);
 
+// ApplyParameterMappings over a table whose fields are looked up once, when it is built (issue 18: the engine
+// applies its table every cycle, and finding each row's field by comparing names cost more than the mapping).
+// Apply gives the same bits as ApplyParameterMappings over the same rows.
+class ResolvedParameterMappings {
+ public:
+  ResolvedParameterMappings() = default;  // no rows: Apply returns `base`
+  // Throws std::invalid_argument for a row naming no ControlParameters field.
+  explicit ResolvedParameterMappings(std::span<const ParameterMapping> mappings);
+  // Precondition: every row's source indexes `sources` (the engine checks the tables when it is built).
+  ControlParameters Apply(std::span<const double> sources, const ControlParameters& base) const;
+
+ private:
+  struct Row {
+    int source = 0;
+    double p1 = 0.0, p2 = 1.0, exponent = 0.0;
+    double ControlParameters::*real = nullptr;  // one of the two is set
+    int ControlParameters::*integer = nullptr;
+  };
+  std::vector<Row> rows_;
+};
+
 }  // namespace limbic::affect

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
 #include <set>
 #include <stdexcept>
 
@@ -57,6 +58,32 @@ TEST(AffectParameterMappingTest, UnmappedFieldsKeepTheBaseValue) {
   EXPECT_EQ(out.w_p4, 0.5);
   EXPECT_EQ(out.w_v3, 0.6);
   EXPECT_EQ(out.r_o, base.r_o);
+}
+
+// Issue 18: the engine applies its tables with the fields looked up once. Over the shipped tables (Table 8.2 and the
+// companion model's reactive rows) and random drives and emotions, that gives the same bits as the lookup by name.
+TEST(AffectParameterMappingTest, ResolvedTablesGiveTheSameParametersAsTheLookupByName) {
+  const ModelTables tables = LoadModelTables(LIMBIC_AFFECT_SOURCE_DIR "/config/tables.yaml");
+  ASSERT_FALSE(tables.parameters.empty());
+  ASSERT_FALSE(tables.companion2006.reactive.empty());
+  const ResolvedParameterMappings thesis(tables.parameters), companion(tables.companion2006.reactive);
+  std::mt19937_64 rng(18);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  ControlParameters base;
+  base.w_p4 = 0.25;
+  for (int k = 0; k < 200; ++k) {
+    DriveArray drives{};
+    for (double& d : drives) d = k < 2 ? k : u(rng);  // 0 and 1 exactly, then random
+    EmotionArray emotions{};
+    for (double& e : emotions) e = k < 2 ? k : u(rng);
+    EXPECT_TRUE(thesis.Apply(drives, base) == ApplyParameterMappings(tables.parameters, drives, base)) << k;
+    EXPECT_TRUE(companion.Apply(emotions, base) ==
+                ApplyParameterMappings(tables.companion2006.reactive, emotions, base))
+        << k;
+  }
+  EXPECT_TRUE(ResolvedParameterMappings().Apply(DriveArray{}, base) == base);
+  const std::vector<ParameterMapping> unknown{{kSpeed, "v_limt", 0.4, 1.0, 0}};
+  EXPECT_THROW(ResolvedParameterMappings{unknown}, std::invalid_argument);
 }
 
 }  // namespace

@@ -584,7 +584,11 @@ MapperOutputs OccupancyMapper::Finish(const MapperInputs& in, std::vector<Vec2>*
   // repairs).
   out.patch.base_tick = state_.tick;
   out.patch.tick = in.tick;
-  std::sort(state_.dirty_cells.begin(), state_.dirty_cells.end());
+  // Usually sorted already: a cycle marks its flagged cells in ascending order, and other changes are rare
+  // (issue 18: sorting sorted input was a sort per tick).
+  if (!std::is_sorted(state_.dirty_cells.begin(), state_.dirty_cells.end())) {
+    std::sort(state_.dirty_cells.begin(), state_.dirty_cells.end());
+  }
   out.patch.cells.reserve(state_.dirty_cells.size());
   for (int i : state_.dirty_cells) {
     out.patch.cells.push_back({i, maps.p_o[i], maps.p_e[i], maps.danger[i]});

@@ -66,7 +66,7 @@ void OutlineSweep::Set(const robot::Body& body, const geometry::Pose2& pose, dou
   frames_.resize(n + 1);
   for (int k = 0; k <= n; ++k) {
     const geometry::Pose2 at = geometry::IntegrateArc(pose, v, omega, duration * k / n);
-    frames_[k] = {at.Position(), std::cos(at.theta), std::sin(at.theta)};
+    frames_[k] = {at.Position(), std::cos(at.theta), std::sin(at.theta), at.ToWorld(body.centre())};
   }
 }
 
@@ -88,6 +88,28 @@ OutlineSweep::Gap OutlineSweep::At(const geometry::Vec2& p) const {
     previous = d;
   }
   return g;
+}
+
+double OutlineSweep::BoundBelow(const geometry::Vec2& p, double below) const {
+  const double far = body_->circumscribed_radius() + moved_ + below;
+  const double far2 = far > 0.0 ? far * far : std::numeric_limits<double>::infinity();
+  double best = below;
+  double previous = 0.0;
+  bool measured_previous = false;
+  for (size_t k = 0; k < frames_.size(); ++k) {
+    const Frame& f = frames_[k];
+    if ((p - f.centre).squaredNorm() >= far2) {
+      measured_previous = false;
+      continue;
+    }
+    const geometry::Vec2 d = p - f.origin;
+    const double distance = body_->SignedDistance({f.c * d.x() + f.s * d.y(), -f.s * d.x() + f.c * d.y()});
+    if (k == 0) best = std::min(best, distance);
+    if (measured_previous) best = std::min(best, 0.5 * (previous + distance - moved_));
+    previous = distance;
+    measured_previous = true;
+  }
+  return best;
 }
 
 SweptOutline SweepOutline(const robot::Body& body, const geometry::Pose2& pose, double v, double omega, double duration,

@@ -85,6 +85,10 @@ class OutlineSweep {
   void Set(const robot::Body& body, const geometry::Pose2& pose, double v, double omega, double duration,
            double step = 0.01);
   Gap At(const geometry::Vec2& p) const;
+  // min(At(p).bound, below), exactly, cheaper: a sample whose body-centre circle (circumscribed radius) keeps more than
+  // below + moved() from p is not measured — the distance there, and the bound of either interval beside it, is at
+  // least `below` (a distance changes by at most moved() from one sample to the next).
+  double BoundBelow(const geometry::Vec2& p, double below) const;
   // The most any body point moves between two samples (m).
   double moved() const { return moved_; }
   // No body point comes farther than this from R's position at t = 0 during the motion (m).
@@ -95,6 +99,7 @@ class OutlineSweep {
   struct Frame {
     geometry::Vec2 origin{0, 0};
     double c = 1.0, s = 0.0;
+    geometry::Vec2 centre{0, 0};  // the body's centre (world)
   };
   const robot::Body* body_ = nullptr;
   std::vector<Frame> frames_;

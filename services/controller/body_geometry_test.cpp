@@ -809,5 +809,21 @@ TEST(CandidateOutline, MapPointsByTheOutlineOnlyWhenTheyCount) {
   EXPECT_LT(b.map_avoidance[p.n_omega - 1], p.kappa);  // the turn on the spot, as in the sensor test above
 }
 
+// OutlineSweep::BoundBelow skips samples by the body-centre circle and is still exactly min(At(p).bound, below).
+TEST(CandidateOutline, BoundBelowIsExactlyTheBoundCappedAtBelow) {
+  for (const char* name : {"tank", "itchy"}) {
+    const ControllerBody body = ControllerBody::From(robot::LoadRobotDescription(name, kRobotDir));
+    std::mt19937_64 rng(7);
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    OutlineSweep sweep;
+    for (int trial = 0; trial < 200; ++trial) {
+      sweep.Set(body.outline, {0.1, -0.2, 0.4}, 0.5 * u(rng), u(rng), 0.9);
+      const Vec2 p(1.5 * u(rng), 1.5 * u(rng));
+      for (const double below : {-0.05, 0.0, 0.1, 0.74}) {
+        EXPECT_EQ(sweep.BoundBelow(p, below), std::min(sweep.At(p).bound, below)) << name << " " << trial;
+      }
+    }
+  }
+}
 }  // namespace
 }  // namespace limbic::controller

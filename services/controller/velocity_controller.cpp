@@ -157,7 +157,7 @@ double VelocityController::OutlineDistance(std::span<const NearPoint> points, do
       sweep_.Set(options_.body.outline, start, v, omega, duration);
       posed = true;
     }
-    best = std::min(best, sweep_.At(q.p).bound);
+    best = sweep_.BoundBelow(q.p, best);
   }
   return best >= gap_cap ? cap : std::max(0.0, half_width + best);
 }

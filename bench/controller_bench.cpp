@@ -4,8 +4,10 @@
 
 #include <cmath>
 #include <random>
+#include <string>
 #include <vector>
 
+#include "common/robot/robot_description.hpp"
 #include "services/controller/controller.hpp"
 
 namespace limbic::controller {
@@ -110,6 +112,39 @@ void BM_VelocityOnly(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_VelocityOnly)->Arg(9)->Arg(3)->Unit(benchmark::kMicrosecond);
+
+// The velocity layer for the Tank (configs/robots/tank.yaml, a 0.70 × 0.52 m rectangle) with its candidates judged by
+// the centre's path (outline 0) or by its outline swept over [t_1, t_2] (outline 1, candidate_outline_check), 500
+// points in an annulus [rmin, 3 m] — 45 cm: a wall-hugging worst case (every candidate sweeps), 150 cm: open space.
+// args: n (window), outline (0/1), inner radius (cm)
+void BM_VelocityTank(benchmark::State& state) {
+  ControlParameters params;
+  params.n_v = params.n_omega = static_cast<int>(state.range(0));
+  const std::vector<Vec2> points = Points(500, state.range(2) / 100.0, 3.0, 1);
+  VelocityOptions options;
+  options.body =
+      ControllerBody::From(robot::LoadRobotDescription("tank", std::string(LIMBIC_SOURCE_ROOT) + "/configs/robots"));
+  options.candidate_outline_check = state.range(1) != 0;
+  VelocityController ctrl(options);
+  VelocityInputs in;
+  in.v = 0.3;
+  in.omega = 0.05;
+  in.obstacle_points = points;
+  in.goal = Vec2(10, 3);
+  in.target_heading = 0.3;
+  VelocityOutput out;
+  for (auto _ : state) {
+    ctrl.Tick(in, params, &out);
+    benchmark::DoNotOptimize(out.command);
+  }
+}
+BENCHMARK(BM_VelocityTank)
+    ->ArgNames({"window", "outline", "rmin_cm"})
+    ->Args({9, 0, 45})
+    ->Args({9, 1, 45})
+    ->Args({9, 0, 150})
+    ->Args({9, 1, 150})
+    ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace limbic::controller

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <span>
+#include <vector>
 
 #include "common/geometry/geometry.hpp"
 #include "common/robot/robot_description.hpp"
@@ -69,5 +70,41 @@ struct SweptOutline {
 // Throws std::invalid_argument for a non-finite input, a negative duration or clearance, or a step ≤ 0.
 SweptOutline SweepOutline(const robot::Body& body, const geometry::Pose2& pose, double v, double omega, double duration,
                           std::span<const geometry::Vec2> points, double clearance, double step = 0.01);
+
+// The sampled motion behind SweepOutline, posed once and asked point by point (the velocity layer asks it for each
+// (v, ω) candidate, VelocityOptions::candidate_outline_check). Set() reuses its storage: no allocation per candidate
+// once it has held the longest motion. Same sampling, same bound, same errors as SweepOutline.
+class OutlineSweep {
+ public:
+  // What the motion does to one point (m, signed as Body::SignedDistance).
+  struct Gap {
+    double now = 0.0;             // at t = 0
+    double nearest_sample = 0.0;  // the least over the samples
+    double bound = 0.0;           // a lower bound of the least over the whole motion
+  };
+  void Set(const robot::Body& body, const geometry::Pose2& pose, double v, double omega, double duration,
+           double step = 0.01);
+  Gap At(const geometry::Vec2& p) const;
+  // min(At(p).bound, below), exactly, cheaper: a sample whose body-centre circle (circumscribed radius) keeps more than
+  // below + moved() from p is not measured — the distance there, and the bound of either interval beside it, is at
+  // least `below` (a distance changes by at most moved() from one sample to the next).
+  double BoundBelow(const geometry::Vec2& p, double below) const;
+  // The most any body point moves between two samples (m).
+  double moved() const { return moved_; }
+  // No body point comes farther than this from R's position at t = 0 during the motion (m).
+  double reach() const { return reach_; }
+
+ private:
+  // R's pose at each sample, as what takes a world point into R.
+  struct Frame {
+    geometry::Vec2 origin{0, 0};
+    double c = 1.0, s = 0.0;
+    geometry::Vec2 centre{0, 0};  // the body's centre (world)
+  };
+  const robot::Body* body_ = nullptr;
+  std::vector<Frame> frames_;
+  double moved_ = 0.0;
+  double reach_ = 0.0;
+};
 
 }  // namespace limbic::controller

@@ -635,5 +635,195 @@ TEST(ThreePointTurn, TurnsAroundInADeadEndWithoutTouchingAWall) {
   EXPECT_TRUE(old.ticks == 600 || old.touched);
 }
 
+// Issue 18 (the Tank's front contacts), VelocityOptions::candidate_outline_check. The Tank is a 0.70 × 0.52 m rectangle
+// about R's origin: front 0.35 m ahead, half-width w = 0.26 m (so r_v = r_o + (0.26 − 0.35) = 0.26 m), corners
+// sqrt(0.35² + 0.26²) = 0.4360 m out at ±atan(0.26/0.35) = ±0.6386 rad. Facing a wall 0.40 m ahead, at rest: the
+// window is v ∈ [0, 0.05], ω ∈ [−π/10, π/10] (α_max·T = π·0.1). Turning on the spot at ω = π/10 over t_1..t_2 =
+// 0.1..1 s turns it by up to π/10 = 0.3142 rad: the leading corner ends at x = 0.4360·cos(0.6386 − 0.3142) = 0.4133, 13
+// mm into the wall. Judged by its centre (a point for v = 0), d_o = 0.40 ≥ r_v for every ω: the turn is scored like
+// standing (a_ω = κ + (1 − κ)·sqrt(0.14/0.74) = 0.4632). Judged by its outline, d_o = w + least gap = 0.26 − 0.0133 =
+// 0.2467 < r_v: a_ω = κ·d_o/r_v < κ (eq. 5.22's first branch), while standing keeps d_o = 0.26 + 0.05 = 0.31.
+TEST(CandidateOutline, TankTurningOnTheSpotIntoAWallIsRefused) {
+  const ControllerBody tank = ControllerBody::From(robot::LoadRobotDescription("tank", kRobotDir));
+  ASSERT_NEAR(tank.outline.HalfWidthAcross(0.0), 0.26, 1e-12);
+  ASSERT_NEAR(tank.outline.reach_from_origin(), std::hypot(0.35, 0.26), 1e-12);
+  const ControlParameters p;
+  const double kappa = p.kappa, r_v = BodyObstacleRadius(p.r_o, 0.26);
+  const auto wall = DenseWallAcross(0.40);
+  VelocityInputs in;
+  in.pose = {0, 0, 0};
+  in.obstacle_points = wall;
+  in.goal = {0, 3};
+  in.target_heading = 0.5 * kPi;  // the goal to the left: eq. 5.28 wants a turn on the spot
+  VelocityOptions o;
+  o.body = tank;
+  VelocityOutput before, after;
+  VelocityController(o).Tick(in, p, &before);
+  o.candidate_outline_check = true;
+  VelocityController(o).Tick(in, p, &after);
+  const int n_w = p.n_omega;
+  ASSERT_EQ(before.v_samples[0], 0.0);
+  ASSERT_NEAR(before.omega_samples[n_w - 1], 0.1 * kPi, 1e-12);
+  const int standing = (n_w - 1) / 2, turning = n_w - 1, turning_right = 0;  // row v = 0
+  ASSERT_EQ(before.omega_samples[standing], 0.0);
+  // Before: the turn is judged like standing, and wins (it turns towards θ_T).
+  const double a_before = kappa + (1.0 - kappa) * std::sqrt((0.40 - r_v) / (p.d_v_max - r_v));
+  EXPECT_NEAR(before.sensor_distance[turning], 0.40, 1e-12);
+  EXPECT_NEAR(before.sensor_avoidance[turning], a_before, 1e-12);
+  EXPECT_EQ(before.sensor_avoidance[turning], before.sensor_avoidance[standing]);
+  EXPECT_EQ(before.v_index, 0);
+  EXPECT_EQ(before.omega_index, turning);
+  // After: the corner's sweep (least gap −0.0133 m against a continuous wall; this wall's points are 1 cm apart, so
+  // the deepest is a little short of the corner: 1.4 mm here. The bound is within the sampling's half step, 5 mm,
+  // below).
+  const double gap = 0.40 - std::hypot(0.35, 0.26) * std::cos(std::atan2(0.26, 0.35) - 0.1 * kPi);
+  ASSERT_NEAR(gap, -0.0133, 1e-4);
+  for (const int i : {turning, turning_right}) {
+    EXPECT_LE(after.sensor_distance[i], 0.26 + gap + 0.002) << i;
+    EXPECT_GE(after.sensor_distance[i], 0.26 + gap - 0.005) << i;
+    EXPECT_LT(after.sensor_avoidance[i], kappa) << i;
+  }
+  EXPECT_NEAR(after.sensor_distance[standing], 0.31, 1e-12);  // no motion: the front's gap, exact
+  EXPECT_GT(after.sensor_avoidance[standing], kappa);
+  // What it does instead turns its outline into nothing: the chosen motion keeps the body out of the wall.
+  EXPECT_NE(after.omega_index, turning);
+  EXPECT_GE(SweepOutline(tank.outline, {0, 0, 0}, after.command.v, after.command.omega, p.t_2, wall, 0.0).least,
+            -1e-12);
+}
+
+// Creeping straight at a wall 0.80 m ahead at 0.3 m/s: the centre's segment ends 0.30 m on, d_o = 0.50 by the centre,
+// but the front then stands 0.15 m from the wall: by the outline d_o = w + 0.15 = 0.41 — the gap graded as it is beside
+// the body. Beside a wall (0.40 m to the left, driving along it) both give 0.40: a side gap is judged as before (to the
+// sampling's bound).
+TEST(CandidateOutline, TheFrontIsGradedLikeTheSide) {
+  const ControllerBody tank = ControllerBody::From(robot::LoadRobotDescription("tank", kRobotDir));
+  ControlParameters p;
+  p.n_v = 3;
+  p.n_omega = 3;
+  VelocityOptions o;
+  o.body = tank;
+  VelocityController centre_check(o);
+  o.candidate_outline_check = true;
+  VelocityController outline_check(o);
+  VelocityInputs in;
+  in.pose = {0, 0, 0};
+  in.v = 0.3;
+  in.goal = {10, 0};
+  in.target_heading = 0.0;
+  const int straight = 1 * 3 + 1;  // v = 0.3, ω = 0
+  const auto ahead = DenseWallAcross(0.80);
+  in.obstacle_points = ahead;
+  VelocityOutput a, b;
+  centre_check.Tick(in, p, &a);
+  outline_check.Tick(in, p, &b);
+  ASSERT_EQ(a.v_samples[1], 0.3);
+  ASSERT_EQ(a.omega_samples[1], 0.0);
+  EXPECT_NEAR(a.sensor_distance[straight], 0.50, 1e-12);
+  EXPECT_LE(b.sensor_distance[straight], 0.41 + 1e-12);
+  EXPECT_GE(b.sensor_distance[straight], 0.41 - 0.005);
+  EXPECT_LT(b.sensor_avoidance[straight], a.sensor_avoidance[straight]);
+  const auto beside = DenseWallAlong(0.40, -3.0, 3.0);
+  in.obstacle_points = beside;
+  centre_check.Tick(in, p, &a);
+  outline_check.Tick(in, p, &b);
+  EXPECT_NEAR(a.sensor_distance[straight], 0.40, 1e-12);
+  EXPECT_LE(b.sensor_distance[straight], 0.40 + 1e-12);
+  EXPECT_GE(b.sensor_distance[straight], 0.40 - 0.005);
+}
+
+// A circle's outline check is today's r_v check: the outline of a circle of radius r_R swept along the centre's path
+// is nearest a point at d_o − r_R, so w + gap = r_R + d_o − r_R = d_o. Checked against the swept outline itself (it
+// bounds d_o − r_R from below within its half step) over random candidates, and the option leaves MARVIN's results —
+// and an offset circle's — the same to the bit.
+TEST(CandidateOutline, ACircleIsJudgedExactlyAsBefore) {
+  const ControllerBody marvin = ControllerBody::From(robot::LoadRobotDescription("marvin", kRobotDir));
+  ASSERT_TRUE(marvin.outline.is_circle());
+  std::mt19937_64 rng(22);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (int trial = 0; trial < 40; ++trial) {
+    const std::vector<Vec2> pts{{1.5 * u(rng), 1.5 * u(rng)}};
+    const double v = 0.5 * (u(rng) + 1.0), om = 0.6 * u(rng);
+    const geometry::Pose2 pose{0.2, -0.1, 0.7};
+    const CurvatureSegment segment(pose, v, om, 0.1, 1.0);
+    OutlineSweep sweep;
+    sweep.Set(marvin.outline, geometry::IntegrateArc(pose, v, om, 0.1), v, om, 0.9);
+    const double gap = sweep.At(pts[0]).bound, d_o = segment.Distance(pts[0]);
+    EXPECT_LE(marvin.outline.radius() + gap, d_o + 1e-12) << trial;
+    EXPECT_GE(marvin.outline.radius() + gap, d_o - 0.005) << trial;
+  }
+  ControlParameters p;
+  p.w_v2 = 0.5;
+  for (const ControllerBody& body : {marvin, ControllerBody{robot::Body::Circle(0.3, {0.1, 0.0})}}) {
+    VelocityOptions off;
+    off.body = body;
+    VelocityOptions on = off;
+    on.candidate_outline_check = true;
+    VelocityController a_controller(off), b_controller(on);
+    for (uint64_t seed = 1; seed <= 20; ++seed) {
+      VelocityInputs in;
+      in.pose = {3, 4, 0.3 * static_cast<double>(seed)};
+      in.v = 0.05 * static_cast<double>(seed % 7);
+      in.omega = 0.1 * (static_cast<double>(seed % 5) - 2.0);
+      const auto sensor = Scatter(seed, in.pose.Position(), 40), map = Scatter(seed + 100, in.pose.Position(), 30);
+      in.obstacle_points = sensor;
+      in.map_points = map;
+      in.goal = {8, 6};
+      in.target_heading = 0.4;
+      VelocityOutput a, b;
+      a_controller.Tick(in, p, &a);
+      b_controller.Tick(in, p, &b);
+      EXPECT_EQ(a.objective, b.objective) << seed;
+      EXPECT_EQ(a.sensor_distance, b.sensor_distance) << seed;
+      EXPECT_EQ(a.map_distance, b.map_distance) << seed;
+      EXPECT_EQ(a.command.v, b.command.v) << seed;
+      EXPECT_EQ(a.command.omega, b.command.omega) << seed;
+    }
+  }
+}
+
+// Map points are judged by the outline only when a_m counts (W_v2 > 0); with W_v2 = 0 their d_o is the centre's, as
+// before (they cannot change the objective). An empty scene: every d_o is d_v(max), no sweep needed.
+TEST(CandidateOutline, MapPointsByTheOutlineOnlyWhenTheyCount) {
+  const ControllerBody tank = ControllerBody::From(robot::LoadRobotDescription("tank", kRobotDir));
+  ControlParameters p;
+  VelocityOptions o;
+  o.body = tank;
+  VelocityController centre_check(o);
+  o.candidate_outline_check = true;
+  VelocityController outline_check(o);
+  VelocityInputs in;
+  in.pose = {0, 0, 0};
+  in.goal = {0, 3};
+  in.target_heading = 0.5 * kPi;
+  VelocityOutput a, b;
+  outline_check.Tick(in, p, &b);
+  for (const double d : b.sensor_distance) EXPECT_EQ(d, p.d_v_max);
+  const auto wall = DenseWallAcross(0.40);
+  in.map_points = wall;
+  p.w_v2 = 0.0;
+  centre_check.Tick(in, p, &a);
+  outline_check.Tick(in, p, &b);
+  EXPECT_EQ(a.map_distance, b.map_distance);
+  p.w_v2 = 0.9;
+  outline_check.Tick(in, p, &b);
+  EXPECT_LT(b.map_avoidance[p.n_omega - 1], p.kappa);  // the turn on the spot, as in the sensor test above
+}
+
+// OutlineSweep::BoundBelow skips samples by the body-centre circle and is still exactly min(At(p).bound, below).
+TEST(CandidateOutline, BoundBelowIsExactlyTheBoundCappedAtBelow) {
+  for (const char* name : {"tank", "itchy"}) {
+    const ControllerBody body = ControllerBody::From(robot::LoadRobotDescription(name, kRobotDir));
+    std::mt19937_64 rng(7);
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    OutlineSweep sweep;
+    for (int trial = 0; trial < 200; ++trial) {
+      sweep.Set(body.outline, {0.1, -0.2, 0.4}, 0.5 * u(rng), u(rng), 0.9);
+      const Vec2 p(1.5 * u(rng), 1.5 * u(rng));
+      for (const double below : {-0.05, 0.0, 0.1, 0.74}) {
+        EXPECT_EQ(sweep.BoundBelow(p, below), std::min(sweep.At(p).bound, below)) << name << " " << trial;
+      }
+    }
+  }
+}
 }  // namespace
 }  // namespace limbic::controller

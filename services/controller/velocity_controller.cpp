@@ -142,6 +142,26 @@ double VelocityController::MinDistance(const CurvatureSegment& segment, std::spa
   return best;
 }
 
+double VelocityController::OutlineDistance(std::span<const NearPoint> points, double slack, double half_width,
+                                           double cap, const geometry::Pose2& start, double v, double omega,
+                                           double duration) {
+  // A point at range r (from the body's centre now) is at least r − slack from every body point over the motion;
+  // points come sorted by range, hence the exact early exit — before any sampling when the nearest point is out of
+  // reach. Gaps at or beyond cap − half_width all give a_ω = 1 and are reported as `cap`, like MinDistance.
+  const double gap_cap = cap - half_width;
+  double best = gap_cap;
+  bool posed = false;
+  for (const NearPoint& q : points) {
+    if (q.range - slack >= best) break;
+    if (!posed) {
+      sweep_.Set(options_.body.outline, start, v, omega, duration);
+      posed = true;
+    }
+    best = sweep_.BoundBelow(q.p, best);
+  }
+  return best >= gap_cap ? cap : std::max(0.0, half_width + best);
+}
+
 void VelocityController::Tick(const VelocityInputs& in, const ControlParameters& raw_params, VelocityOutput* out) {
   ValidateParameters(raw_params);
   const ControllerBody& body = options_.body;
@@ -192,8 +212,14 @@ void VelocityController::Tick(const VelocityInputs& in, const ControlParameters&
   double max_speed = std::max(std::abs(w.v1), std::abs(w.v2));
   if (offset) max_speed += std::max(std::abs(w.omega1), std::abs(w.omega2)) * body.centre().norm();
   const double max_reach = max_speed * params.t_2;
-  CollectNear(in.obstacle_points, centre, params.d_v_max + max_reach, &near_sensor_);
-  CollectNear(in.map_points, centre, params.d_v_max + max_reach, &near_map_);
+  // candidate_outline_check: a non-circular body's candidates judged by its outline swept over [t_1, t_2]. Its points
+  // reach |centre| + reach_from_origin beyond R's path (the extra range collected only adds points farther than every
+  // centre path's cap: MinDistance is unchanged).
+  const bool outline_candidates = options_.candidate_outline_check && !circle;
+  const double body_slack = body.centre().norm() + body.outline.reach_from_origin();
+  const double near_radius = params.d_v_max + max_reach + (outline_candidates ? body_slack : 0.0);
+  CollectNear(in.obstacle_points, centre, near_radius, &near_sensor_);
+  CollectNear(in.map_points, centre, near_radius, &near_map_);
 
   // Goal-seeking linear cap (eq. 5.28) and per-v terms (eqs. 5.30, 5.31).
   const double misalignment = geometry::AngleDistance(theta_t, in.pose.theta);
@@ -223,23 +249,37 @@ void VelocityController::Tick(const VelocityInputs& in, const ControlParameters&
       const double om_prev = iw > 0 ? BoundTurnRate(v, out->omega_samples[iw - 1], r_lmin) : 0.0;
       // Eqs. 8–10: where the body's centre starts, how fast, and θ_v (0 for a centred body).
       const CentreStart start = CentreStartFor(in.pose, v, om, body);
+      // A non-circular body: r_v for its half-width across the centre's direction of travel — the body frame (and
+      // with it the obstacles) turned by θ_v (eq. 10), so the clearance is balanced on both sides of the body.
+      const double half_width = circle ? 0.0 : body.outline.HalfWidthAcross(start.theta_v);
+      const double r_v_body = circle ? r_v : BodyObstacleRadius(params.r_o, half_width);
       // Distances: copy when the segment repeats one already evaluated (duplicate samples, or v = 0
-      // where the segment is the robot position whatever ω is — for a body centred on R's origin).
+      // where the segment is the robot position whatever ω is — for a body centred on R's origin, judged by that
+      // point: not by its outline, which turns with ω).
       if (same_row) {
         out->sensor_distance[idx] = out->sensor_distance[idx - n_w];
         out->map_distance[idx] = out->map_distance[idx - n_w];
-      } else if (iw > 0 && (om == om_prev || (std::abs(v) < 1e-12 && !offset))) {
+      } else if (iw > 0 && (om == om_prev || (std::abs(v) < 1e-12 && !offset && !outline_candidates))) {
         out->sensor_distance[idx] = out->sensor_distance[idx - 1];
         out->map_distance[idx] = out->map_distance[idx - 1];
+      } else if (outline_candidates) {
+        // d_o = w + the outline's least gap over [t_1, t_2] (VelocityOptions::candidate_outline_check).
+        const geometry::Pose2 at_t1 = geometry::IntegrateArc(in.pose, v, om, params.t_1);
+        const double slack = body_slack + std::abs(v) * params.t_2;
+        const double horizon = params.t_2 - params.t_1;
+        out->sensor_distance[idx] =
+            OutlineDistance(near_sensor_, slack, half_width, params.d_v_max, at_t1, v, om, horizon);
+        if (wt.map > 0.0) {
+          out->map_distance[idx] = OutlineDistance(near_map_, slack, half_width, params.d_v_max, at_t1, v, om, horizon);
+        } else {
+          const CurvatureSegment segment(start.pose, start.speed, om, params.t_1, params.t_2);
+          out->map_distance[idx] = MinDistance(segment, near_map_, params.d_v_max);
+        }
       } else {
         const CurvatureSegment segment(start.pose, start.speed, om, params.t_1, params.t_2);
         out->sensor_distance[idx] = MinDistance(segment, near_sensor_, params.d_v_max);
         out->map_distance[idx] = MinDistance(segment, near_map_, params.d_v_max);
       }
-      // A non-circular body: r_v for its half-width across the centre's direction of travel — the body frame (and
-      // with it the obstacles) turned by θ_v (eq. 10), so the clearance is balanced on both sides of the body.
-      const double r_v_body =
-          circle ? r_v : BodyObstacleRadius(params.r_o, body.outline.HalfWidthAcross(start.theta_v));
       const double r_v_map_body = circle ? r_v_map : MapObstacleRadius(r_v_body, options_.map_point_inset);
       // Avoidance (eqs. 5.22–5.25).
       const double as_w = CurvatureAvoidance(out->sensor_distance[idx], r_v_body, params.d_v_max, params.kappa);

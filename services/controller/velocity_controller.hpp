@@ -103,6 +103,18 @@ struct VelocityOptions {
   bool outline_check = true;
   // The least gap the outline keeps (m): a few times the range noise at short range (κ_d·d ≈ 1 cm at 0.3 m, eq. 4.11).
   double outline_clearance = 0.03;
+  // Each (v, ω) candidate of a non-circular body judged by its outline (issue 18: the Tank's front contacts). Eq. 5.22
+  // judges a candidate by d_o, the distance from the centre's curvature segment to the nearest obstacle point, against
+  // r_v — for a body that is not a circle, r_v is its half-width w across the direction of travel (eqs. 8–10, plus
+  // r_o's margin), right beside the body but not ahead of it: the Tank's front is 0.35 m from its centre and its
+  // corners 0.44 m against w = 0.26 m, so a creeping approach scored its front 9 cm into a wall as clear, and a turn on
+  // the spot (d_o from a point) swept its corners into it. True: d_o is w plus the least gap between the body's
+  // outline, swept over the candidate's horizon [t_1, t_2] (OutlineSweep), and any point — the gap graded by eq. 5.22
+  // whichever side of the body it is on. For a circle of radius r_R the gap is d_o − r_R, so this d_o is today's: a
+  // circle is judged as before, bit for bit. Map points count only when a_m does (W_v2 > 0). False (the default:
+  // measured 2026-11-28, services/explore/README.md, it moves the Tank's contacts rather than cutting them and raises
+  // Itchy's from 1–2 to 50–60 a run in the explore experiments, coverage unchanged): eq. 5.22 by the centre's path.
+  bool candidate_outline_check = false;
   // The recovery as a three-point turn (issue 18): where a drive that can would turn in place (θ_T more than βπ off
   // its heading), or when stuck (as above), a drive that cannot turns the way a driver would — forward on its tightest
   // arc towards θ_T while that is clear, back on the arc that turns its heading the same way when the way forward
@@ -186,6 +198,11 @@ class VelocityController {
   static void CollectNear(std::span<const geometry::Vec2> points, const geometry::Vec2& robot, double radius,
                           std::vector<NearPoint>* out);
   static double MinDistance(const CurvatureSegment& segment, std::span<const NearPoint> points, double cap);
+  // candidate_outline_check's d_o: `half_width` plus the least gap from the swept outline to a point, capped at `cap`;
+  // `slack` bounds how far from the points' ranges' origin any body point comes over the motion (exact early exit,
+  // and no sweep at all when no point is near enough: the bounding circle's early-out).
+  double OutlineDistance(std::span<const NearPoint> points, double slack, double half_width, double cap,
+                         const geometry::Pose2& start, double v, double omega, double duration);
 
   VelocityOptions options_;
   // Per-tick workspace, fully rewritten every tick.
@@ -193,6 +210,7 @@ class VelocityController {
   std::vector<NearPoint> near_map_;
   std::vector<double> distance_to_current_;
   std::vector<double> g_omega_;
+  OutlineSweep sweep_;
 };
 
 }  // namespace limbic::controller

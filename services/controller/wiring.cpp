@@ -87,6 +87,12 @@ runtime::ServiceDefinition ControllerService() {
             "outline_check", true,
             "judge a tricycle's backing and turning motions by its outline swept along them (false: by the half-width "
             "across travel, r_v, the earlier check)");
+        // Issue 18: every velocity candidate of a non-circular body judged by its outline swept over the candidate's
+        // horizon (VelocityOptions::candidate_outline_check); a circle's results are the same either way.
+        options.velocity.candidate_outline_check = ctx.Option<bool>(
+            "candidate_outline_check", false,
+            "judge each velocity candidate of a non-circular body by its outline swept over [t_1, t_2] (its front and "
+            "corners too); false: by its centre's path against its half-width across travel (eq. 5.22's r_v)");
         options.velocity.three_point_turn = ctx.Option<bool>(
             "three_point_turn", false,
             "a tricycle turns by a three-point turn where a drive that can would turn in place (false: it only backs "

@@ -50,6 +50,7 @@ const std::map<std::string, OptionKind>& OptionKinds() {
       {"fault_script", OptionKind::kPath},
       {"map_point_inset", OptionKind::kNumber},
       {"tricycle_turn", OptionKind::kBool},
+      {"candidate_outline", OptionKind::kBool},
       {"hold_danger_weight", OptionKind::kBool},
       {"danger_point", OptionKind::kDangerPoint},
       {"danger_forget", OptionKind::kDangerForget},

@@ -86,6 +86,8 @@ stack::StackSpec StackSpecFor(const RunSpec& run) {
     } else if (name ==
                "tricycle_turn") {  // true: VelocityOptions::turn_speed 0.1 m/s; false: the reversing recovery only
       spec.options.push_back(std::string("controller.tricycle_turn_speed=") + (Bool(value) == "true" ? "0.1" : "0"));
+    } else if (name == "candidate_outline") {  // VelocityOptions::candidate_outline_check
+      spec.options.push_back("controller.candidate_outline_check=" + Bool(value));
     } else if (name == "map_point_inset") {
       spec.options.push_back("controller.map_point_inset=" + FormatNumber(OptionNumber(run, name, 0.0)));
     } else if (name == "danger_point") {

@@ -86,6 +86,9 @@ TEST(StackSpecFor, PathGoalSourceIsTheDirectionalTargetAndUnknownOptionsAreRefus
   EXPECT_TRUE(Has(StackSpecFor(run).options, "controller.tricycle_turn_speed=0"));
   run.options = {{"tricycle_turn", "true"}};
   EXPECT_TRUE(Has(StackSpecFor(run).options, "controller.tricycle_turn_speed=0.1"));
+  // Issue 18: every velocity candidate of a non-circular body judged by its swept outline.
+  run.options = {{"candidate_outline", "true"}};
+  EXPECT_TRUE(Has(StackSpecFor(run).options, "controller.candidate_outline_check=true"));
   run.options = {{"map_point_inset", "-1"}};
   EXPECT_THROW(StackSpecFor(run), std::invalid_argument);
   // Issue 19 item 5: a configuration's navigators and the crowd robots' emotion mode.

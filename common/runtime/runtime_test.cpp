@@ -470,6 +470,31 @@ TEST(Host, ARealtimeStepWhoseTriggerStaysAwayStillTicksOnItsTimer) {
   host.Finish();
 }
 
+// Between ticks a realtime host sleeps in the bus's poll until its next timer, however little of a millisecond is
+// left: zmq_poll counts whole milliseconds, and a remainder truncated to 0 ms made every Pump return at once, so each
+// host spun through the last millisecond before each tick (most of a 16-robot team's CPU, issue 18). Counted in
+// Pump calls, not time: spinning makes hundreds a tick, sleeping one or two.
+TEST(Host, ARealtimeHostSleepsUntilItsNextTickInsteadOfSpinning) {
+  zmq::context_t context(0);
+  TriggeredService svc;
+  HostOptions options;
+  options.robot = "";
+  options.bus = "inproc://runtime-test-no-spin";
+  options.period_s = 0.02;
+  Host host(context, options, svc.Definition(/*every_step_triggered=*/false));  // ticked by its timer
+  host.Start();
+  std::atomic<bool> stop{false};
+  int pumps = 0;
+  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (*svc.ticks < 10 && std::chrono::steady_clock::now() < end) {
+    host.Pump(std::chrono::milliseconds(100), stop);
+    ++pumps;
+  }
+  EXPECT_EQ(*svc.ticks, 10);
+  EXPECT_LT(pumps, 40) << "a host busy-polled its timer";
+  host.Finish();
+}
+
 // A period or speedup that is not a positive number is refused before anything runs: NaN passed `period <= 0`
 // and would have made every timer and the dynamic window undefined.
 TEST(Host, APeriodOrSpeedupThatIsNotAPositiveNumberIsRefused) {

@@ -210,6 +210,7 @@ double RealtimePhase(const std::string& service, const std::string& robot) {
 }
 
 Clock::time_point NextAtPhase(Clock::time_point t, Clock::duration period, Clock::duration phase) {
+  if (period <= Clock::duration::zero()) return t;      // a speedup so large that a period rounds to 0 ns: no phases
   auto past = (t.time_since_epoch() - phase) % period;  // how far t is past the last instant at the phase
   if (past < Clock::duration::zero()) past += period;
   return past == Clock::duration::zero() ? t : t + (period - past);

@@ -541,6 +541,7 @@ TEST(RealtimePhase, TheNextTickLiesAtThePhaseOnTheClockWhateverTheStart) {
   EXPECT_EQ(NextAtPhase(T(milliseconds(1026)), period, phase), T(milliseconds(1125)));
   EXPECT_EQ(NextAtPhase(T(milliseconds(1099)), period, phase), T(milliseconds(1125)));
   EXPECT_EQ(NextAtPhase(T(milliseconds(10)), period, phase), T(milliseconds(25))) << "before the first period";
+  EXPECT_EQ(NextAtPhase(T(milliseconds(1026)), milliseconds(0), phase), T(milliseconds(1026))) << "no division by 0";
   // Two hosts of the same phase started 30 ms apart tick together.
   EXPECT_EQ(NextAtPhase(T(milliseconds(4990)), period, phase), NextAtPhase(T(milliseconds(5020)), period, phase));
 }

@@ -15,6 +15,10 @@
 //                          goal: p99 with 16 robots within 2x of one robot's. Second argument: 0 = mapper and
 //                          controller tick as their trigger arrives (runtime::RealtimeTicks::kInput, the default),
 //                          1 = every service on its own timer (kTimer: the latency then holds the timers' phase).
+//                          Where the time goes, from the header stamps (each a tick's start): per hop (hwio's tick
+//                          -> the mapper's -> the controller's -> the command's arrival) its p99 and its median over
+//                          the commands above p95 (*_tail_p50_ms); LIMBIC_TEAM_BENCH_TRACE=prefix writes every
+//                          command's chain to prefix-R.csv (robot, the four wall-clock stamps in ns).
 //
 //   build/bench/team_bench --benchmark_filter=Lockstep           # the real-time factor
 //   taskset -c 1 build/bench/team_bench --benchmark_filter='Lockstep/16'
@@ -29,6 +33,8 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <string>
@@ -109,7 +115,16 @@ BENCHMARK(BM_TeamLockstep)->Arg(1)->Arg(16)->Iterations(1)->Unit(benchmark::kSec
 struct LatencyProbe {
   int64_t measure_from_ns = 0;  // wall clock (ns since the epoch): commands before it are warm-up
   std::map<std::string, int64_t> newest_scan_stamp;
+  std::map<std::string, int64_t> newest_obstacles_stamp;
   std::vector<double> latencies_ms;
+  // Per command, the hops of its chain from the header stamps (each a tick's start, wall clock): hwio's tick start
+  // (the scan's stamp) -> the mapper's tick start (the newest obstacles' stamp) -> the controller's tick start (the
+  // command's stamp) -> the command's arrival here.
+  struct Chain {
+    int robot;
+    int64_t scan, mapper, controller, arrival;
+  };
+  std::vector<Chain> chains;
 };
 
 int64_t WallNs() {
@@ -118,22 +133,28 @@ int64_t WallNs() {
 }
 
 runtime::ServiceDefinition ProbeService(const std::vector<std::string>& robots, std::shared_ptr<LatencyProbe> probe) {
-  return {"latency_probe", "sensor-to-command latency per robot",
-          [robots, probe](runtime::ServiceContext& ctx) {
-            for (const auto& r : robots) {
-              ctx.OnMessage<msg::RangeScan>(r + "/scan", [probe, r](const bus::Message<msg::RangeScan>& m) {
-                probe->newest_scan_stamp[r] = std::max(probe->newest_scan_stamp[r], m.header.stamp_ns());
-              });
-              ctx.OnMessage<msg::VelocityCommand>(
-                  r + "/cmd_vel", [probe, r](const bus::Message<msg::VelocityCommand>&) {
-                    const int64_t now = WallNs();
-                    const auto it = probe->newest_scan_stamp.find(r);
-                    if (now < probe->measure_from_ns || it == probe->newest_scan_stamp.end()) return;
-                    probe->latencies_ms.push_back(static_cast<double>(now - it->second) * 1e-6);
-                  });
-            }
-          },
-          /*global=*/true};
+  return {
+      "latency_probe", "sensor-to-command latency per robot",
+      [robots, probe](runtime::ServiceContext& ctx) {
+        for (const auto& r : robots) {
+          ctx.OnMessage<msg::RangeScan>(r + "/scan", [probe, r](const bus::Message<msg::RangeScan>& m) {
+            probe->newest_scan_stamp[r] = std::max(probe->newest_scan_stamp[r], m.header.stamp_ns());
+          });
+          ctx.OnMessage<msg::ObstacleSet>(r + "/obstacles", [probe, r](const bus::Message<msg::ObstacleSet>& m) {
+            probe->newest_obstacles_stamp[r] = std::max(probe->newest_obstacles_stamp[r], m.header.stamp_ns());
+          });
+          const int index = static_cast<int>(&r - robots.data());
+          ctx.OnMessage<msg::VelocityCommand>(r + "/cmd_vel", [probe, r,
+                                                               index](const bus::Message<msg::VelocityCommand>& m) {
+            const int64_t now = WallNs();
+            const auto it = probe->newest_scan_stamp.find(r);
+            if (now < probe->measure_from_ns || it == probe->newest_scan_stamp.end()) return;
+            probe->latencies_ms.push_back(static_cast<double>(now - it->second) * 1e-6);
+            probe->chains.push_back({index, it->second, probe->newest_obstacles_stamp[r], m.header.stamp_ns(), now});
+          });
+        }
+      },
+      /*global=*/true};
 }
 
 double Percentile(std::vector<double> v, double q) {
@@ -149,6 +170,7 @@ void BM_TeamRealtimeLatency(benchmark::State& state) {
   const double warmup_s = 3.0, measure_s = 20.0;
   static int run = 0;
   std::vector<double> all;
+  std::vector<LatencyProbe::Chain> chains;
   for (auto _ : state) {
     stack::StackSpec spec = TeamSpec(robots);
     auto services = stack::BuildStack(spec);
@@ -175,6 +197,7 @@ void BM_TeamRealtimeLatency(benchmark::State& state) {
     runtime::RunInProcess("inproc://team-rt-bench-" + std::to_string(run++), std::move(services), stop, options);
     timer.join();
     all.insert(all.end(), probe->latencies_ms.begin(), probe->latencies_ms.end());
+    chains.insert(chains.end(), probe->chains.begin(), probe->chains.end());
   }
   if (all.empty()) {
     state.SkipWithError("no command reached the probe");
@@ -185,6 +208,30 @@ void BM_TeamRealtimeLatency(benchmark::State& state) {
   state.counters["p50_ms"] = Percentile(all, 0.50);
   state.counters["p99_ms"] = Percentile(all, 0.99);
   state.counters["max_ms"] = Percentile(all, 1.0);
+  // Where the time goes: each hop's p99, and its mean over the commands in the tail (latency above p95).
+  const double p95 = Percentile(all, 0.95);
+  const char* names[3] = {"scan_to_mapper", "mapper_to_controller", "controller_to_cmd"};
+  std::vector<double> hops[3], tail[3];
+  for (const auto& c : chains) {
+    const int64_t at[4] = {c.scan, c.mapper, c.controller, c.arrival};
+    const bool in_tail = static_cast<double>(c.arrival - c.scan) * 1e-6 > p95;
+    for (int h = 0; h < 3; ++h) {
+      hops[h].push_back(static_cast<double>(at[h + 1] - at[h]) * 1e-6);
+      if (in_tail) tail[h].push_back(hops[h].back());
+    }
+  }
+  for (int h = 0; h < 3; ++h) {
+    state.counters[std::string(names[h]) + "_p99_ms"] = Percentile(hops[h], 0.99);
+    state.counters[std::string(names[h]) + "_tail_p50_ms"] = Percentile(tail[h], 0.5);
+  }
+  // Every chain to a file for a closer look (LIMBIC_TEAM_BENCH_TRACE=prefix: prefix-R.csv).
+  if (const char* prefix = std::getenv("LIMBIC_TEAM_BENCH_TRACE")) {
+    std::ofstream out(std::string(prefix) + "-" + std::to_string(robots) + (state.range(1) ? "-timer" : "") + ".csv");
+    out << "robot,scan_ns,mapper_ns,controller_ns,arrival_ns\n";
+    for (const auto& c : chains) {
+      out << c.robot << ',' << c.scan << ',' << c.mapper << ',' << c.controller << ',' << c.arrival << '\n';
+    }
+  }
 }
 // 1 and 16 robots side by side in one run (the goal compares their p99), ticks started by arrivals and by timers.
 BENCHMARK(BM_TeamRealtimeLatency)

@@ -93,8 +93,9 @@ void Broker::Run(const std::atomic<bool>& stop) {
 }
 
 int Broker::RunOnce(std::chrono::milliseconds timeout) {
-  const auto until_stats =
-      std::chrono::duration_cast<std::chrono::milliseconds>(next_stats_ - std::chrono::steady_clock::now());
+  // Rounded up, as the delayed releases are: a remainder truncated to 0 ms made the poll return at once and the broker
+  // spin through the last millisecond before its statistics.
+  const auto until_stats = std::chrono::ceil<std::chrono::milliseconds>(next_stats_ - std::chrono::steady_clock::now());
   timeout = std::clamp(until_stats, std::chrono::milliseconds(0), timeout);
   timeout = forwarding_.ReleaseDelayed(timeout, &comm_out_);
   SendCopies();

@@ -81,6 +81,20 @@ struct HostOptions {
   RealtimeTicks realtime_ticks = RealtimeTicks::kInput;  // --realtime-ticks input|timer
 };
 
+// Realtime: where in each period a host's timer fires, as a fraction of the period. A team's robots ("r1" ... "rN":
+// a name ending in its number k) are spread evenly, robot k at the bit-reversed fraction of k-1 (0, 1/2, 1/4, 3/4,
+// 1/8 ...: any first N robots as far apart as N slots allow, exactly 1/N for N a power of two), and a robot's services
+// within 1/32 of a period after it by a hash of the service's name; so one robot's sensor-to-command chain does not
+// queue behind another's on the CPUs and the broker. Other hosts (global services, robots named otherwise): a hash of
+// the instance name. The same for the same names every run.
+double RealtimePhase(const std::string& service, const std::string& robot);
+
+// The first instant at or after `t` that lies `phase` past a multiple of `period` on the monotonic clock (which every
+// thread and process of the machine shares, so hosts started at different moments keep their phases apart).
+std::chrono::steady_clock::time_point NextAtPhase(std::chrono::steady_clock::time_point t,
+                                                  std::chrono::steady_clock::duration period,
+                                                  std::chrono::steady_clock::duration phase);
+
 // Throws config::ConfigError for options no host can run with (a period or speedup that is not a positive
 // number). Host's constructor and `--check` both ask it.
 void CheckHostOptions(const HostOptions& options);
@@ -422,6 +436,7 @@ class Host {
   bus::Publisher<msg::ParameterReply> param_reply_pub_;
   std::chrono::steady_clock::time_point started_;
   std::chrono::steady_clock::time_point next_tick_;
+  std::chrono::steady_clock::duration phase_{};  // realtime timer: RealtimePhase's share of period_
   std::chrono::steady_clock::time_point next_heartbeat_;
   // Realtime ticks started by arrivals (RealtimeTicks::kInput): the trigger inputs, their arrivals at the last tick.
   std::vector<const InputBase*> triggers_;

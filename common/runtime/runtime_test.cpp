@@ -470,6 +470,82 @@ TEST(Host, ARealtimeStepWhoseTriggerStaysAwayStillTicksOnItsTimer) {
   host.Finish();
 }
 
+// Between ticks a realtime host sleeps in the bus's poll until its next timer, however little of a millisecond is
+// left: zmq_poll counts whole milliseconds, and a remainder truncated to 0 ms made every Pump return at once, so each
+// host spun through the last millisecond before each tick (most of a 16-robot team's CPU, issue 18). Counted in
+// Pump calls, not time: spinning makes hundreds a tick, sleeping one or two.
+TEST(Host, ARealtimeHostSleepsUntilItsNextTickInsteadOfSpinning) {
+  zmq::context_t context(0);
+  TriggeredService svc;
+  HostOptions options;
+  options.robot = "";
+  options.bus = "inproc://runtime-test-no-spin";
+  options.period_s = 0.02;
+  Host host(context, options, svc.Definition(/*every_step_triggered=*/false));  // ticked by its timer
+  host.Start();
+  std::atomic<bool> stop{false};
+  int pumps = 0;
+  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (*svc.ticks < 10 && std::chrono::steady_clock::now() < end) {
+    host.Pump(std::chrono::milliseconds(100), stop);
+    ++pumps;
+  }
+  EXPECT_EQ(*svc.ticks, 10);
+  EXPECT_LT(pumps, 40) << "a host busy-polled its timer";
+  host.Finish();
+}
+
+// A team's timers: robots spread evenly over the period whatever their number, a robot's services close after it.
+TEST(RealtimePhase, SpreadsATeamsRobotsEvenlyAndKeepsARobotsServicesTogether) {
+  auto circular = [](double a, double b) {
+    const double d = std::abs(a - b);
+    return std::min(d, 1.0 - d);
+  };
+  for (const int robots : {2, 3, 5, 16}) {
+    SCOPED_TRACE(std::to_string(robots) + " robots");
+    // Slots of 1/2^ceil(log2 N): N robots at least that far apart (the first N of the bit-reversed sequence).
+    double slot = 1.0;
+    while (slot * robots > 1.0 + 1e-9) slot /= 2;
+    for (int a = 1; a <= robots; ++a) {
+      for (int b = a + 1; b <= robots; ++b) {
+        const std::string ra = "r" + std::to_string(a), rb = "r" + std::to_string(b);
+        EXPECT_GE(circular(RealtimePhase("hwio", ra), RealtimePhase("hwio", rb)), slot - 1e-9) << ra << " " << rb;
+      }
+    }
+  }
+  // 16 robots: exactly 1/16 apart; r1 at the start of the period; every phase in [0, 1).
+  EXPECT_NEAR(RealtimePhase("hwio", "r5") - RealtimePhase("hwio", "r1"), 1.0 / 8, 1e-12);  // 4 = 001 -> 0.001b
+  for (const std::string service : {"hwio", "mapper", "planner", "controller", "affect"}) {
+    const double base = RealtimePhase(service, "r1") - RealtimePhase("hwio", "r1");
+    EXPECT_LT(std::abs(base), 1.0 / 32) << service << ": a robot's services sit within 1/32 of a period";
+    for (const std::string robot : {"r1", "r7", "robot12", "marvin", ""}) {
+      const double phase = RealtimePhase(service, robot);
+      EXPECT_GE(phase, 0.0);
+      EXPECT_LT(phase, 1.0);
+      EXPECT_EQ(phase, RealtimePhase(service, robot)) << "the same every run";
+    }
+  }
+  // Not numbered: a hash of the instance, as for a global service.
+  EXPECT_NE(RealtimePhase("hwio", "marvin"), RealtimePhase("hwio", "itchy"));
+  EXPECT_NE(RealtimePhase("simulator", ""), RealtimePhase("probe", ""));
+}
+
+// Timers at their phase on the shared monotonic clock, not counted from each host's start: hosts whose threads start
+// several ms apart (a team) keep the spread RealtimePhase gave them.
+TEST(RealtimePhase, TheNextTickLiesAtThePhaseOnTheClockWhateverTheStart) {
+  using std::chrono::milliseconds;
+  using T = std::chrono::steady_clock::time_point;
+  const milliseconds period(100), phase(25);
+  EXPECT_EQ(NextAtPhase(T(milliseconds(1000)), period, phase), T(milliseconds(1025)));
+  EXPECT_EQ(NextAtPhase(T(milliseconds(1025)), period, phase), T(milliseconds(1025))) << "at the phase: now";
+  EXPECT_EQ(NextAtPhase(T(milliseconds(1026)), period, phase), T(milliseconds(1125)));
+  EXPECT_EQ(NextAtPhase(T(milliseconds(1099)), period, phase), T(milliseconds(1125)));
+  EXPECT_EQ(NextAtPhase(T(milliseconds(10)), period, phase), T(milliseconds(25))) << "before the first period";
+  EXPECT_EQ(NextAtPhase(T(milliseconds(1026)), milliseconds(0), phase), T(milliseconds(1026))) << "no division by 0";
+  // Two hosts of the same phase started 30 ms apart tick together.
+  EXPECT_EQ(NextAtPhase(T(milliseconds(4990)), period, phase), NextAtPhase(T(milliseconds(5020)), period, phase));
+}
+
 // A period or speedup that is not a positive number is refused before anything runs: NaN passed `period <= 0`
 // and would have made every timer and the dynamic window undefined.
 TEST(Host, APeriodOrSpeedupThatIsNotAPositiveNumberIsRefused) {

@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "common/hash/fnv1a.hpp"
 #include "common/runtime/in_process.hpp"
 #include "messages/messages.hpp"
 #include "tools/stack/stack.hpp"
@@ -38,12 +39,10 @@ namespace {
 
 // FNV-1a over the bytes of the values a robot's run produced.
 struct Digest {
-  uint64_t hash = 1469598103934665603ull;
+  uint64_t hash = limbic::hash::kFnv1aBasis;
   uint64_t values = 0;
   void Add(double v) {
-    unsigned char bytes[sizeof v];
-    std::memcpy(bytes, &v, sizeof v);
-    for (unsigned char b : bytes) hash = (hash ^ b) * 1099511628211ull;
+    hash = limbic::hash::Fnv1aBytes(&v, sizeof v, hash);
     ++values;
   }
 };

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "common/hash/fnv1a.hpp"
+
 namespace limbic::bus {
 
 std::vector<std::string> DefaultShmIdentifiers() {
@@ -12,9 +14,7 @@ std::vector<std::string> DefaultShmIdentifiers() {
 }
 
 std::string ShmServiceName(const std::string& bus_address) {
-  // FNV-1a, 64 bits: short, and the same in every process.
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : bus_address) h = (h ^ c) * 1099511628211ull;
+  const uint64_t h = hash::Fnv1a(bus_address);  // short, and the same in every process
   static constexpr char kDigits[] = "0123456789abcdef";
   std::string text = "limbic-";
   for (int i = 15; i >= 0; --i) text += kDigits[(h >> (4 * i)) & 0xf];

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <limits>
 
+#include "common/hash/fnv1a.hpp"
 #include "common/log/log.hpp"
 #include "common/runtime/liveness.hpp"
 
@@ -184,28 +185,20 @@ Host::Host(bus::LocalBus& local_bus, HostOptions options, const ServiceDefinitio
   Bind();
 }
 
-namespace {
-uint64_t Fnv1a(const std::string& text) {
-  uint64_t hash = 1469598103934665603ull;
-  for (const char c : text) hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ull;
-  return hash;
-}
-}  // namespace
-
 double RealtimePhase(const std::string& service, const std::string& robot) {
   size_t digits = robot.size();
   while (digits > 0 && robot[digits - 1] >= '0' && robot[digits - 1] <= '9') --digits;
   const size_t count = robot.size() - digits;
   // A hash spread 16 robots' timers at random: in the measured run four robots' scans fell within 3 ms of each
   // other, and their chains queued (issue 18: most of the 16-robot p99).
-  if (count == 0 || count > 9) return static_cast<double>(Fnv1a(InstanceName(service, robot)) % 1024) / 1024.0;
+  if (count == 0 || count > 9) return static_cast<double>(hash::Fnv1a(InstanceName(service, robot)) % 1024) / 1024.0;
   const uint64_t k = std::stoull(robot.substr(digits));
   // The van der Corput sequence: robot k at the bits of k-1 mirrored about the binary point.
   double phase = 0.0, bit = 0.5;
   for (uint64_t n = k > 0 ? k - 1 : 0; n != 0; n >>= 1, bit /= 2) {
     if (n & 1) phase += bit;
   }
-  phase += static_cast<double>(Fnv1a(service) % 1024) / 1024.0 / 32.0;
+  phase += static_cast<double>(hash::Fnv1a(service) % 1024) / 1024.0 / 32.0;
   return phase >= 1.0 ? phase - 1.0 : phase;
 }
 

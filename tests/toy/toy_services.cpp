@@ -8,6 +8,8 @@
 #include <random>
 #include <stdexcept>
 
+#include "common/hash/fnv1a.hpp"
+
 namespace limbic::toy {
 namespace {
 
@@ -20,12 +22,6 @@ void PublishValue(Out& out, const TickInfo& tick, double v) {
   out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
     return msg::CreateVelocityCommand(fbb, header, v, static_cast<double>(tick.tick));
   });
-}
-
-uint64_t Fnv(uint64_t hash, const void* data, size_t size) {
-  const auto* p = static_cast<const uint8_t*>(data);
-  for (size_t i = 0; i < size; ++i) hash = (hash ^ p[i]) * 1099511628211ull;
-  return hash;
 }
 
 }  // namespace
@@ -64,7 +60,7 @@ runtime::ServiceDefinition SinkService() {
   return {"sink", "toy pipeline tail: feedback = b/4, hashes the sequence", [](ServiceContext& ctx) {
             struct State {
               std::string hash_file;
-              uint64_t hash = 1469598103934665603ull;
+              uint64_t hash = hash::kFnv1aBasis;
               int64_t ticks = 0;
             };
             auto state = std::make_shared<State>();
@@ -73,8 +69,8 @@ runtime::ServiceDefinition SinkService() {
             auto out = ctx.AddOutput<msg::VelocityCommand>("toy/feedback");
             ctx.AddStep({.outputs = {"toy/feedback"}}, [=](const TickInfo& tick) {
               const double v = b->Get()->v();
-              state->hash = Fnv(state->hash, &tick.tick, sizeof(tick.tick));
-              state->hash = Fnv(state->hash, &v, sizeof(v));
+              state->hash = hash::Fnv1aBytes(&tick.tick, sizeof(tick.tick), state->hash);
+              state->hash = hash::Fnv1aBytes(&v, sizeof(v), state->hash);
               ++state->ticks;
               PublishValue(out, tick, v / 4.0);
             });

@@ -16,6 +16,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "common/hash/fnv1a.hpp"
 #include "sim/random.hpp"
 
 namespace limbic::laser {
@@ -51,15 +52,6 @@ std::string Duration(double s) {
   else
     o << t << " s";
   return o.str();
-}
-
-uint64_t Fnv1a(const std::string& text) {
-  uint64_t h = 1469598103934665603ULL;
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 1099511628211ULL;
-  }
-  return h;
 }
 
 std::mt19937_64 GenerationRng(const LaserExperiment& e, int generation) {
@@ -145,7 +137,7 @@ std::string EvolutionFingerprint(const LaserExperiment& e) {
     t << " rnn " << s.sane.network_size << " " << static_cast<int>(r.sectors) << " " << static_cast<int>(r.frame);
   }
   char hex[20];
-  std::snprintf(hex, sizeof hex, "%016" PRIx64, Fnv1a(t.str()));
+  std::snprintf(hex, sizeof hex, "%016" PRIx64, hash::Fnv1a(t.str()));
   return hex;
 }
 

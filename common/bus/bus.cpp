@@ -455,12 +455,7 @@ void Node::HandleDirectory(const uint8_t* data, size_t size) {
       data_sub_.set(zmq::sockopt::unsubscribe, entry->topic);
       data_sub_.set(zmq::sockopt::unsubscribe, std::string(kHighWaterPrefix) + entry->topic);
     }
-    if (change.disconnect) {
-      try {
-        data_sub_.disconnect(entry->endpoint);
-      } catch (const zmq::error_t&) {  // never connected (it had failed): nothing to let go of
-      }
-    }
+    // change.disconnect: the endpoint lingers until the data socket has been drained (DirectLinks, DrainData).
     return;
   }
   // Only what this node subscribed to (the broker sends no more; a topic under a prefix subscription counts).
@@ -470,6 +465,7 @@ void Node::HandleDirectory(const uint8_t* data, size_t size) {
   }
   if (!wanted) return;  // (its own data socket included: a node hears itself on the broker path too)
   const DirectLinks::Change change = links_.Add(*entry);
+  if (change.reconnect) DisconnectData(entry->endpoint);  // rare (a new key at a lingering endpoint): not deferred
   if (change.connect) {
     try {
       // The publisher's key for this connection (ZeroMQ takes the socket's options at connect, reconnects too).
@@ -735,7 +731,7 @@ int Node::Drain(int max_messages) {
   // message): a socket that cannot have anything is not asked. Without direct links data_sub_ has nothing; with
   // them, the DEALER and the SUB take turns at going first, the second reading only what budget is left. New
   // subscribers at data_pub_ are read every 10 ms (or when Poll's wait saw them): their latched value can wait that.
-  if (links_.endpoints() == 0) {
+  if (links_.endpoints() == 0 && links_.lingering() == 0) {
     handled += DrainData(sub_, /*control=*/true, max_messages);
   } else {
     control_first_ = !control_first_;
@@ -754,11 +750,24 @@ int Node::Drain(int max_messages) {
   return handled;
 }
 
+void Node::DisconnectData(const std::string& endpoint) {
+  try {
+    data_sub_.disconnect(endpoint);
+  } catch (const zmq::error_t&) {  // never connected (it had failed): nothing to let go of
+  }
+}
+
 int Node::DrainData(zmq::socket_t& socket, bool control, int max_messages) {
   int handled = 0;
   while (handled < max_messages) {
     zmq::message_t topic_frame;
-    if (!socket.recv(topic_frame, zmq::recv_flags::dontwait)) break;
+    if (!socket.recv(topic_frame, zmq::recv_flags::dontwait)) {
+      // Drained: nothing half-read, no pipe counted active — where a withdrawn endpoint can be let go of (DirectLinks).
+      if (&socket == &data_sub_ && links_.lingering() > 0) {
+        for (const auto& endpoint : links_.TakeLingering()) DisconnectData(endpoint);
+      }
+      break;
+    }
     if (control && !topic_frame.more() && topic_frame.size() >= 1) {
       // The broker's control messages (broker.hpp): 0 ping, 1 "send your subscriptions again", 2/3 a directory
       // entry (docs/protocol.md §13).

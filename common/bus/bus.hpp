@@ -328,6 +328,7 @@ class Node {
   void RejectDirectory(const std::string& why);  // counted, said once a burst
   // Data frames from `socket` ([topic][payload]); `control`: one-frame messages are the broker's control codes.
   int DrainData(zmq::socket_t& socket, bool control, int max_messages);
+  void DisconnectData(const std::string& endpoint);
   // Subscriptions arriving at data_pub_: a new subscriber gets the latched value of that topic.
   void DrainDataSubscriptions();
   // `topic`'s subscription, and the one to its HighWaterReports unless a subscription covers them already.

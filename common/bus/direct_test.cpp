@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <string>
 #include <thread>
@@ -424,6 +425,126 @@ TEST_P(DirectFixture, AnAnnouncedEndpointThatIsGoneDoesNotHangTheSubscriber) {
   const auto poll_start = std::chrono::steady_clock::now();
   sub_node.Poll(20ms);
   EXPECT_LT(std::chrono::steady_clock::now() - poll_start, 1s);  // a poll is never held up by those connects
+}
+
+// libzmq's fair queue (fq.cpp, 4.3.4) keeps its place in a half-read multipart message as an index into its pipes.
+// When a pipe it still counts as active is terminated — the acknowledgement of a disconnect, which ZeroMQ processes
+// inside a later receive, every 100th frame — another pipe is swapped into that place, and the message's next frame
+// comes from another publisher: two messages lost as malformed, or the process aborts in fq.cpp's `!_more` (seen
+// once in the Determinism test on the direct path). A node lets go of a withdrawn publisher only where its data
+// socket is drained (DirectLinks). The rounds below place the withdrawal where the hazard is (ZeroMQ's command
+// processing a few messages after it, the thread held meanwhile); on a bare SUB socket the same sequence mixes
+// frames in about 1 of 20 placements, through a Node it did not reproduce before the change either — so this is
+// a check of message integrity across withdrawals and of the deferred let-go, not a reproduction.
+TEST_P(DirectFixture, AWithdrawnPublisherAmongSeveralBreaksNoMessageOfTheOthers) {
+  // Bare XPUB sockets stand in for five direct publishers, announced and withdrawn by one DEALER at the broker, so
+  // that a withdrawal reaches the subscriber exactly while every publisher's messages wait there.
+  constexpr int kPublishers = 5;
+  constexpr int kBurst = 40;
+  zmq::socket_t announcer(context_, zmq::socket_type::dealer);
+  announcer.set(zmq::sockopt::linger, 0);
+  announcer.connect(ResolveBusAddress(address_).backend);
+  std::vector<zmq::socket_t> xpubs;
+  std::vector<DirectoryEntry> entries;
+  for (int i = 0; i < kPublishers; ++i) {
+    xpubs.emplace_back(context_, zmq::socket_type::xpub);
+    xpubs.back().set(zmq::sockopt::linger, 0);
+    const std::string endpoint = GetParam() == "tcp" ? "tcp://127.0.0.1:" + std::to_string(testing::FreeTcpPortPair())
+                                                     : "ipc://" + dir_ / ("pub" + std::to_string(i));
+    xpubs.back().bind(endpoint);
+    entries.push_back({"r" + std::to_string(i + 1) + "/odom", endpoint});
+  }
+  auto tell = [&](uint8_t code, const DirectoryEntry& e) {
+    announcer.send(zmq::buffer(EncodeDirectoryEntry(code, e)), zmq::send_flags::none);
+  };
+  std::vector<uint64_t> seq(kPublishers, 0);
+  auto send = [&](int i) {
+    flatbuffers::FlatBufferBuilder fbb;
+    msg::Pose2 pose(1, 2, 0.5);
+    const std::string source = "talker" + std::to_string(i);
+    fbb.Finish(msg::CreateOdometry(fbb, msg::CreateHeader(fbb, 0, 0, ++seq[i], fbb.CreateString(source)), &pose, 1, 0),
+               messages::Traits<msg::Odometry>::kIdentifier);
+    xpubs[i].send(zmq::buffer(entries[i].topic), zmq::send_flags::sndmore);
+    xpubs[i].send(zmq::const_buffer(fbb.GetBufferPointer(), fbb.GetSize()), zmq::send_flags::none);
+  };
+  Node sub_node(context_, address_, {.name = "listener"});
+  std::vector<int> heard(kPublishers, 0);
+  for (int i = 0; i < kPublishers; ++i) {
+    sub_node.Subscribe<msg::Odometry>(entries[i].topic, [&heard, i](const auto&) { ++heard[i]; });
+    tell(kAnnounce, entries[i]);
+  }
+  // A broker-path message right behind each withdrawal, whose handler holds the thread as a busy machine would:
+  // ZeroMQ's acknowledgement of the disconnect is then waiting when the data socket is read next.
+  Node pacer(context_, address_, {.name = "pacer", .data_path = DataPath::kBroker});
+  auto pace = pacer.Advertise<msg::Odometry>("r9/odom");
+  int paced = 0;
+  sub_node.Subscribe<msg::Odometry>("r9/odom", [&](const auto&) {
+    ++paced;
+    std::this_thread::sleep_for(2ms);
+  });
+  ASSERT_TRUE(PollUntil({&sub_node, &pacer}, [&] {
+    PublishOdom(pace, 1.0);
+    return paced > 0;
+  }));
+  auto until_all_heard = [&] {
+    return PollUntil({&sub_node}, [&] {
+      for (int i = 0; i < kPublishers; ++i) {
+        if (heard[i] == 0) send(i);
+      }
+      return std::all_of(heard.begin(), heard.end(), [](int n) { return n > 0; });
+    });
+  };
+  ASSERT_TRUE(until_all_heard());
+  // ZeroMQ processes its commands inside every 100th receive; a first drain of `first` messages brings that moment
+  // within a few messages after the withdrawal, where the withdrawn publisher's pipe is still counted active.
+  for (int round = 0; round < 18; ++round) {
+    const int gone = 1 + round % (kPublishers - 2);
+    const int first = 47 + (round / 3) % 3;
+    PollUntil(
+        {&sub_node}, [] { return false; }, 20ms);  // what was in flight
+    std::fill(heard.begin(), heard.end(), 0);
+    std::vector<TopicCounters> before;
+    for (const auto& e : entries) before.push_back(sub_node.received().at(e.topic));
+    for (int k = 0; k < kBurst; ++k) {
+      for (int i = 0; i < kPublishers; ++i) send(i);
+    }
+    std::this_thread::sleep_for(20ms);  // all at the subscriber
+    sub_node.Poll(0ms, first);
+    tell(kWithdraw, entries[gone]);
+    std::this_thread::sleep_for(5ms);  // at the broker before the pacer's message
+    PublishOdom(pace, 1.0);
+    std::this_thread::sleep_for(20ms);  // both at the subscriber
+    const bool all = PollUntil({&sub_node}, [&] {
+      for (int i = 0; i < kPublishers; ++i) {
+        if (i != gone && heard[i] < kBurst) return false;
+      }
+      return true;
+    });
+    for (int i = 0; i < kPublishers; ++i) {
+      if (i != gone) {
+        EXPECT_EQ(heard[i], kBurst) << "publisher " << i << ", round " << round;
+      }
+    }
+    ASSERT_TRUE(all) << "round " << round;
+    EXPECT_EQ(sub_node.direct_links().endpoints(), static_cast<size_t>(kPublishers - 1)) << "round " << round;
+    EXPECT_EQ(sub_node.direct_links().lingering(), 0u) << "round " << round;  // let go of, once drained
+    // (The withdrawn one's messages still queued went with its link: a gap when it comes back, not checked here.)
+    for (int i = 0; i < kPublishers; ++i) {
+      const TopicCounters& c = sub_node.received().at(entries[i].topic);
+      EXPECT_EQ(c.drops_malformed + c.drops_wrong_type + c.drops_invalid,
+                before[i].drops_malformed + before[i].drops_wrong_type + before[i].drops_invalid)
+          << "publisher " << i << ", round " << round;
+      if (i != gone) {
+        EXPECT_EQ(c.drops_gap + c.drops_tail, before[i].drops_gap + before[i].drops_tail)
+            << "publisher " << i << ", round " << round;
+      }
+    }
+    ASSERT_FALSE(HasFailure()) << "round " << round;
+    tell(kAnnounce, entries[gone]);
+    std::fill(heard.begin(), heard.end(), 1);
+    heard[gone] = 0;
+    ASSERT_TRUE(until_all_heard()) << "round " << round;
+  }
 }
 
 TEST(DirectPath, TheEnvironmentChoosesThePathAndAMisspeltOneIsAnError) {

@@ -160,8 +160,19 @@ bool Directory::Offered(const DirectoryEntry& entry) const { return offers_.coun
 DirectLinks::Change DirectLinks::Add(const DirectoryEntry& entry) {
   Change change;
   auto& topics = topics_at_[entry.endpoint];
-  change.connect = topics.empty();
-  if (!topics.insert(entry.topic).second) return {};
+  if (topics.count(entry.topic) != 0) return change;
+  if (topics.empty()) {
+    auto lingers = lingering_.find(entry.endpoint);
+    if (lingers == lingering_.end()) {
+      change.connect = true;
+    } else {
+      // Still connected: taken up again as it is — unless the publisher there now has another key.
+      change.connect = change.reconnect = lingers->second != entry.key;
+      lingering_.erase(lingers);
+    }
+    key_at_[entry.endpoint] = entry.key;
+  }
+  topics.insert(entry.topic);
   auto& endpoints = endpoints_of_[entry.topic];
   change.subscribe = endpoints.empty();
   endpoints.insert(entry.endpoint);
@@ -174,6 +185,8 @@ DirectLinks::Change DirectLinks::Remove(const DirectoryEntry& entry) {
   if (at == topics_at_.end() || at->second.erase(entry.topic) == 0) return change;
   if (at->second.empty()) {
     topics_at_.erase(at);
+    lingering_[entry.endpoint] = key_at_[entry.endpoint];
+    key_at_.erase(entry.endpoint);
     change.disconnect = true;
   }
   auto of = endpoints_of_.find(entry.topic);
@@ -183,6 +196,13 @@ DirectLinks::Change DirectLinks::Remove(const DirectoryEntry& entry) {
     change.unsubscribe = true;
   }
   return change;
+}
+
+std::vector<std::string> DirectLinks::TakeLingering() {
+  std::vector<std::string> out;
+  for (const auto& [endpoint, key] : lingering_) out.push_back(endpoint);
+  lingering_.clear();
+  return out;
 }
 
 bool DirectLinks::Has(const DirectoryEntry& entry) const {

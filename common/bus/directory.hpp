@@ -147,23 +147,36 @@ class Directory {
 };
 
 // A subscriber's direct links: what its data socket must connect to and subscribe.
+//
+// An endpoint whose last topic goes is not let go of at once but *lingers* until the caller's next safe point
+// (TakeLingering): libzmq 4.3's fair queue (fq.cpp) keeps its place in a half-read multipart message as an index into
+// its pipes, and a pipe it still counts as active that is terminated — the acknowledgement of a disconnect, processed
+// inside a later receive — swaps another pipe into that place: the message's next frame comes from another
+// publisher (two messages lost as malformed), or the process aborts on fq.cpp's `!_more`. A socket just drained to
+// EAGAIN counts no pipe active, so a disconnect made there is safe (docs/protocol.md §13).
 class DirectLinks {
  public:
   struct Change {
     bool connect = false;      // first topic on this endpoint: connect the data socket to it
+    bool reconnect = false;    // with connect: it still lingers with another key — let go of it first
     bool subscribe = false;    // first endpoint for this topic: subscribe the data socket to it (and its reports)
-    bool disconnect = false;   // last topic on this endpoint gone
+    bool disconnect = false;   // last topic on this endpoint gone: it lingers until TakeLingering
     bool unsubscribe = false;  // last endpoint for this topic gone
   };
   Change Add(const DirectoryEntry& entry);
   Change Remove(const DirectoryEntry& entry);
+  // The endpoints to disconnect now; call only where the data socket has nothing half-read (drained to EAGAIN).
+  std::vector<std::string> TakeLingering();
   size_t endpoints() const { return topics_at_.size(); }
+  size_t lingering() const { return lingering_.size(); }
   size_t topics() const { return endpoints_of_.size(); }
   bool Has(const DirectoryEntry& entry) const;
 
  private:
   std::map<std::string, std::set<std::string>> topics_at_;     // endpoint -> topics
   std::map<std::string, std::set<std::string>> endpoints_of_;  // topic -> endpoints
+  std::map<std::string, std::string> key_at_;                  // endpoint -> the server key it was connected with
+  std::map<std::string, std::string> lingering_;               // endpoint -> key: still connected, no topic left
 };
 
 }  // namespace limbic::bus

@@ -150,5 +150,45 @@ TEST(DirectLinks, ConnectsOncePerEndpointAndSubscribesOncePerTopic) {
   EXPECT_FALSE(links.Has(E("a", "ipc://x")));
 }
 
+// A node lets go of an endpoint only where its data socket is drained (the libzmq hazard in directory.hpp): until
+// then it lingers, and an announcement of it meanwhile takes it up again without a second connection (which would
+// deliver everything twice) — unless the publisher there has another key.
+TEST(DirectLinks, AnEndpointWithNoTopicLeftLingersUntilTakenAndIsTakenUpAgainWithoutASecondConnection) {
+  DirectLinks links;
+  links.Add(E("a", "ipc://x"));
+  links.Add(E("b", "ipc://y"));
+  auto c = links.Remove(E("a", "ipc://x"));
+  EXPECT_TRUE(c.disconnect);
+  EXPECT_EQ(links.endpoints(), 1u);
+  EXPECT_EQ(links.lingering(), 1u);
+  c = links.Add(E("c", "ipc://x"));  // back before the data socket was drained: still connected
+  EXPECT_FALSE(c.connect);
+  EXPECT_FALSE(c.reconnect);
+  EXPECT_TRUE(c.subscribe);
+  EXPECT_EQ(links.lingering(), 0u);
+  EXPECT_TRUE(links.TakeLingering().empty());
+
+  links.Remove(E("c", "ipc://x"));
+  links.Remove(E("b", "ipc://y"));
+  EXPECT_EQ(links.endpoints(), 0u);
+  EXPECT_EQ(links.TakeLingering(), (std::vector<std::string>{"ipc://x", "ipc://y"}));
+  EXPECT_EQ(links.lingering(), 0u);
+  c = links.Add(E("a", "ipc://x"));  // let go of: a new connection
+  EXPECT_TRUE(c.connect);
+  EXPECT_FALSE(c.reconnect);
+
+  // CURVE: the connection was made with the publisher's key as server key; another key needs a new connection.
+  DirectLinks keyed;
+  keyed.Add({"a", "tcp://h:1", "KEY1"});
+  keyed.Remove({"a", "tcp://h:1", ""});  // a withdrawal names no key
+  c = keyed.Add({"a", "tcp://h:1", "KEY1"});
+  EXPECT_FALSE(c.connect);
+  keyed.Remove({"a", "tcp://h:1", ""});
+  c = keyed.Add({"a", "tcp://h:1", "KEY2"});
+  EXPECT_TRUE(c.connect);
+  EXPECT_TRUE(c.reconnect);
+  EXPECT_EQ(keyed.lingering(), 0u);
+}
+
 }  // namespace
 }  // namespace limbic::bus

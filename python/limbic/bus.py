@@ -116,22 +116,34 @@ def parse_directory_entry(body):
 
 class DirectLinks:
     """Which endpoints the data socket is connected to and which topics it subscribed there (bus::DirectLinks):
-    connect once per endpoint, subscribe once per topic, let go when the last one goes."""
+    connect once per endpoint, subscribe once per topic, let go when the last one goes — at the next point where
+    the data socket has been drained (take_lingering): libzmq's fair queue loses a half-read message's place when a
+    pipe it counts active is terminated mid-message (common/bus/directory.hpp says how). An endpoint announced again
+    while it lingers is taken up without a second connection, unless its key changed (then reconnect)."""
 
-    Change = collections.namedtuple("Change", "connect subscribe disconnect unsubscribe")
+    Change = collections.namedtuple("Change", "connect subscribe disconnect unsubscribe reconnect",
+                                    defaults=(False,))
 
     def __init__(self):
         self._topics_at = collections.defaultdict(set)     # endpoint -> topics
         self._endpoints_of = collections.defaultdict(set)  # topic -> endpoints
+        self._key_at = {}                                  # endpoint -> the server key it was connected with
+        self._lingering = {}                               # endpoint -> key: still connected, no topic left
 
-    def add(self, topic, endpoint):
+    def add(self, topic, endpoint, key=""):
         if topic in self._topics_at[endpoint]:
             return self.Change(False, False, False, False)
-        connect = not self._topics_at[endpoint]
+        connect = reconnect = False
+        if not self._topics_at[endpoint]:
+            if endpoint in self._lingering:
+                connect = reconnect = self._lingering.pop(endpoint) != key
+            else:
+                connect = True
+            self._key_at[endpoint] = key
         subscribe = not self._endpoints_of[topic]
         self._topics_at[endpoint].add(topic)
         self._endpoints_of[topic].add(endpoint)
-        return self.Change(connect, subscribe, False, False)
+        return self.Change(connect, subscribe, False, False, reconnect)
 
     def remove(self, topic, endpoint):
         if topic not in self._topics_at.get(endpoint, ()):
@@ -142,9 +154,19 @@ class DirectLinks:
         unsubscribe = not self._endpoints_of[topic]
         if disconnect:
             del self._topics_at[endpoint]
+            self._lingering[endpoint] = self._key_at.pop(endpoint, "")
         if unsubscribe:
             del self._endpoints_of[topic]
         return self.Change(False, False, disconnect, unsubscribe)
+
+    def take_lingering(self):
+        """The endpoints to disconnect now: call only where the data socket has just been drained."""
+        out = sorted(self._lingering)
+        self._lingering.clear()
+        return out
+
+    def lingering(self):
+        return len(self._lingering)
 
     def endpoints(self):
         return len(self._topics_at)
@@ -453,14 +475,23 @@ class Bus:
             self._next_high_water = now + self.HIGH_WATER_S
         wait_s = min(wait_s, max(0.0, self._next_keepalive - now), max(0.0, self._next_resend - now),
                      max(0.0, self._next_high_water - now))
-        if self._poller.poll(int(wait_s * 1000)):
+        if self._poller.poll(int(wait_s * 1000)) or self._links.lingering():
             for socket in (self._sub, self._data):
                 for _ in range(10000):
                     try:
                         frames = socket.recv_multipart(flags=zmq.DONTWAIT)
                     except zmq.Again:
+                        if socket is self._data:
+                            self._let_go_of_lingering()
                         break
                     self._receive(frames)
+
+    def _let_go_of_lingering(self):
+        for endpoint in self._links.take_lingering():
+            try:
+                self._data.disconnect(endpoint)
+            except zmq.ZMQError:
+                pass  # never connected
 
     def _receive(self, frames):
         if len(frames) == 1 and len(frames[0]) <= 1:
@@ -501,15 +532,15 @@ class Bus:
             if change.unsubscribe:
                 self._data.setsockopt(zmq.UNSUBSCRIBE, topic.encode())
                 self._data.setsockopt(zmq.UNSUBSCRIBE, ("bus/hwm/" + topic).encode())
-            if change.disconnect:
-                try:
-                    self._data.disconnect(endpoint)
-                except zmq.ZMQError:
-                    pass  # never connected
-            return
+            return  # change.disconnect: it lingers until the data socket is drained (_pump)
         if not any(sub.matches(topic) for sub in self._subs.values()):
             return
-        change = self._links.add(topic, endpoint)
+        change = self._links.add(topic, endpoint, key)
+        if change.reconnect:
+            try:
+                self._data.disconnect(endpoint)  # a new key where the old connection lingers: rare, not deferred
+            except zmq.ZMQError:
+                pass
         if change.connect:
             try:
                 if key:

@@ -221,15 +221,32 @@ class Client(unittest.TestCase):
     def test_direct_links_connect_once_per_endpoint_and_subscribe_once_per_topic(self):
         from limbic.bus import DirectLinks
         links = DirectLinks()
-        self.assertEqual(links.add("a", "ipc:///e1"), (True, True, False, False))
-        self.assertEqual(links.add("a", "ipc:///e1"), (False, False, False, False))  # repeated entry
-        self.assertEqual(links.add("b", "ipc:///e1"), (False, True, False, False))
-        self.assertEqual(links.add("a", "ipc:///e2"), (True, False, False, False))  # a second publisher of a
-        self.assertEqual(links.remove("a", "ipc:///e1"), (False, False, False, False))
-        self.assertEqual(links.remove("b", "ipc:///e1"), (False, False, True, True))
-        self.assertEqual(links.remove("a", "ipc:///e2"), (False, False, True, True))
-        self.assertEqual(links.remove("a", "ipc:///e2"), (False, False, False, False))  # unknown: nothing
+        self.assertEqual(links.add("a", "ipc:///e1"), (True, True, False, False, False))
+        self.assertEqual(links.add("a", "ipc:///e1"), (False, False, False, False, False))  # repeated entry
+        self.assertEqual(links.add("b", "ipc:///e1"), (False, True, False, False, False))
+        self.assertEqual(links.add("a", "ipc:///e2"), (True, False, False, False, False))  # a second publisher of a
+        self.assertEqual(links.remove("a", "ipc:///e1"), (False, False, False, False, False))
+        self.assertEqual(links.remove("b", "ipc:///e1"), (False, False, True, True, False))
+        self.assertEqual(links.remove("a", "ipc:///e2"), (False, False, True, True, False))
+        self.assertEqual(links.remove("a", "ipc:///e2"), (False, False, False, False, False))  # unknown: nothing
         self.assertEqual(links.endpoints(), 0)
+
+    def test_direct_links_let_go_of_an_endpoint_only_when_taken_and_take_it_up_again_without_a_second_connection(self):
+        from limbic.bus import DirectLinks
+        links = DirectLinks()
+        links.add("a", "ipc:///e1")
+        self.assertTrue(links.remove("a", "ipc:///e1").disconnect)
+        self.assertEqual(links.lingering(), 1)
+        self.assertEqual(links.add("b", "ipc:///e1"), (False, True, False, False, False))  # still connected
+        self.assertEqual(links.lingering(), 0)
+        links.remove("b", "ipc:///e1")
+        self.assertEqual(links.take_lingering(), ["ipc:///e1"])
+        self.assertEqual(links.take_lingering(), [])
+        self.assertTrue(links.add("a", "ipc:///e1").connect)  # let go of: connect afresh
+        keyed = DirectLinks()
+        keyed.add("a", "tcp://h:1", "K1")
+        keyed.remove("a", "tcp://h:1")
+        self.assertEqual(keyed.add("a", "tcp://h:1", "K2"), (True, True, False, False, True))  # another key
 
     def test_the_client_follows_the_directory_to_a_direct_publisher(self):
         # No broker: the directory entries are fed by hand, the publisher is a bare XPUB like a direct node's.

@@ -41,14 +41,15 @@ std::vector<std::string> RunSeparateProcesses(const stack::StackSpec& spec, cons
                                               const testing::TempDir& dir, const std::string& name,
                                               Path path = Path::kBroker) {
   testing::ChildProcess broker({testing::Bin("limbic-bus"), "--bus", bus}, dir / (name + "-bus.log"));
-  std::vector<std::unique_ptr<testing::ChildProcess>> services;
+  std::vector<std::pair<std::string, std::unique_ptr<testing::ChildProcess>>> services;
   // The services inherit the environment: each node reads its data path from it (bus::DataPathFromEnvironment).
   if (path == Path::kDirect) ::setenv("LIMBIC_BUS_PATH", "direct", 1);
   for (const auto& [service, argv] : stack::StackCommands(spec, testing::BinDir(), bus)) {
-    services.push_back(std::make_unique<testing::ChildProcess>(argv, dir / (name + "-" + service + ".log")));
+    services.emplace_back(service,
+                          std::make_unique<testing::ChildProcess>(argv, dir / (name + "-" + service + ".log")));
   }
   if (path == Path::kDirect) ::unsetenv("LIMBIC_BUS_PATH");
-  for (auto& s : services) EXPECT_EQ(s->Wait(120s), 0) << s->Log();
+  for (auto& [service, s] : services) EXPECT_EQ(s->Wait(120s), 0) << name << ": " << service << "\n" << s->Log();
   broker.Signal(SIGTERM);
   broker.Wait(5s);
   return DeterministicRows(spec.metrics_csv);

@@ -112,15 +112,6 @@ double GetControlParameter(std::string_view name, const ControlParameters& param
   return f.integer ? static_cast<double>(params.*f.integer) : params.*f.real;
 }
 
-ControlParameters ApplyParameterMappings(std::span<const ParameterMapping> mappings, std::span<const double> sources,
-                                         const ControlParameters& base) {
-  ControlParameters out = base;
-  for (const ParameterMapping& row : mappings) {
-    SetControlParameter(row.parameter, MapDriveToParameter(sources[row.source], row.p1, row.p2, row.exponent), &out);
-  }
-  return out;
-}
-
 ResolvedParameterMappings::ResolvedParameterMappings(std::span<const ParameterMapping> mappings) {
   rows_.reserve(mappings.size());
   for (const ParameterMapping& row : mappings) {

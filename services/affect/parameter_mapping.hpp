@@ -27,15 +27,11 @@ std::vector<std::string_view> ControlParameterNames();
 void SetControlParameter(std::string_view name, double value, ControlParameters* params);
 double GetControlParameter(std::string_view name, const ControlParameters& params);
 
-// Applies every row of `mappings`: field = MapDriveToParameter(sources[row.source], p1, p2,
-// exponent) (integer fields rounded). `sources` are drives (Table 8.2) or, in the companion model,
-// emotions. Fields without a row keep their value in `base`.
-ControlParameters ApplyParameterMappings(std::span<const ParameterMapping> mappings, std::span<const double> sources,
-                                         const ControlParameters& base);
-
-// ApplyParameterMappings over a table whose fields are looked up once, when it is built (issue 18: the engine
-// applies its table every cycle, and finding each row's field by comparing names cost more than the mapping).
-// Apply gives the same bits as ApplyParameterMappings over the same rows.
+// Applies every row of a table: field = MapDriveToParameter(sources[row.source], p1, p2, exponent) (integer fields
+// rounded). `sources` are drives (Table 8.2) or, in the companion model, emotions. Fields without a row keep their
+// value in `base`. Each row's field is looked up once, when the table is built (issue 18: the engine applies its
+// table every cycle, and finding each row's field by comparing names cost more than the mapping); Apply gives the
+// same bits as looking the fields up by name (testing/reference_parameter_mappings.hpp, the test's reference).
 class ResolvedParameterMappings {
  public:
   ResolvedParameterMappings() = default;  // no rows: Apply returns `base`

@@ -7,6 +7,8 @@
 #include <set>
 #include <stdexcept>
 
+#include "services/affect/testing/reference_parameter_mappings.hpp"
+
 namespace limbic::affect {
 namespace {
 
@@ -52,7 +54,7 @@ TEST(AffectParameterMappingTest, UnmappedFieldsKeepTheBaseValue) {
   base.w_v3 = 0.6;
   const std::vector<ParameterMapping> rows{{kSpeed, "v_limit", 0.4, 1.0, 0}, {kEfficiency, "n_o", 7, 1, 0}};
   const DriveArray drives{0.5, 1.0, 0.0, 0, 0, 0};
-  const ControlParameters out = ApplyParameterMappings(rows, drives, base);
+  const ControlParameters out = testing::ApplyParameterMappingsByName(rows, drives, base);
   EXPECT_EQ(out.v_limit, 1.0);
   EXPECT_EQ(out.n_o, 7);
   EXPECT_EQ(out.w_p4, 0.5);
@@ -76,9 +78,10 @@ TEST(AffectParameterMappingTest, ResolvedTablesGiveTheSameParametersAsTheLookupB
     for (double& d : drives) d = k < 2 ? k : u(rng);  // 0 and 1 exactly, then random
     EmotionArray emotions{};
     for (double& e : emotions) e = k < 2 ? k : u(rng);
-    EXPECT_TRUE(thesis.Apply(drives, base) == ApplyParameterMappings(tables.parameters, drives, base)) << k;
+    EXPECT_TRUE(thesis.Apply(drives, base) == testing::ApplyParameterMappingsByName(tables.parameters, drives, base))
+        << k;
     EXPECT_TRUE(companion.Apply(emotions, base) ==
-                ApplyParameterMappings(tables.companion2006.reactive, emotions, base))
+                testing::ApplyParameterMappingsByName(tables.companion2006.reactive, emotions, base))
         << k;
   }
   EXPECT_TRUE(ResolvedParameterMappings().Apply(DriveArray{}, base) == base);

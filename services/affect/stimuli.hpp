@@ -57,6 +57,10 @@ double MismatchStimulus(std::span<const UpdatedCell> cells, double w_m1, double 
 double ErrorStimulus(const CollisionEvent& collision, std::span<const geometry::Vec2> switch_points,
                      std::span<const geometry::Vec2> ir_points, double no_points_distance);
 
+// Whether ErrorStimulus reads the IR points for this cycle: only at a collision (it is 0 without one), so a caller
+// places the beams' hit points only then (issue 18: a sine and a cosine per beam per cycle for nothing).
+inline bool ErrorStimulusReadsIrPoints(const CollisionEvent& collision) { return collision.occurred; }
+
 // World positions of the triggered collision switches: switch k sits on the robot's rim at
 // heading θ + k·2π/switch_count (§2.4: 8 switches every 45°, 0 = straight ahead).
 std::vector<geometry::Vec2> CollisionSwitchPoints(const geometry::Pose2& pose, const CollisionEvent& collision,

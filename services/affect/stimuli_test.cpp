@@ -145,6 +145,19 @@ TEST(AffectStimuliTest, ErrorIsDistanceFromSwitchToNearestIrPoint) {
   EXPECT_NEAR(ErrorStimulus(c, {}, ir, 3.0), 0.5, 1e-12);  // no switch positions → contact point
 }
 
+// The affect service places the IR points only when ErrorStimulus reads them: whatever points it would have
+// placed without a collision, the stimulus is the same.
+TEST(AffectStimuliTest, IrPointsAreReadOnlyAtACollision) {
+  CollisionEvent c;
+  c.contact_point = {1.0, 0.0};
+  const std::vector<Vec2> ir{{1.3, 0.0}, {0.0, 1.6}};
+  EXPECT_FALSE(ErrorStimulusReadsIrPoints(c));
+  EXPECT_EQ(ErrorStimulus(c, {}, ir, 3.0), ErrorStimulus(c, {}, {}, 3.0));
+  c.occurred = true;
+  EXPECT_TRUE(ErrorStimulusReadsIrPoints(c));
+  EXPECT_NE(ErrorStimulus(c, {}, ir, 3.0), ErrorStimulus(c, {}, {}, 3.0));
+}
+
 TEST(AffectStimuliTest, CollisionSwitchPointsSitOnTheRim) {
   CollisionEvent c;
   c.occurred = true;

@@ -127,11 +127,9 @@ runtime::ServiceDefinition AffectService() {
               s->switch_points = CollisionSwitchPoints(in.pose, in.collision, body_radius, body_switches);  // issue 18
               in.collision_switch_points = s->switch_points;
               // Eq. 8.14 compares the bumper with what the IR sensors measure now: this tick's beam hits only
-              // (the mapper's obstacle buffer also holds the collision points themselves). The error stimulus is 0
-              // without a collision and reads no point then (ErrorStimulus), so they are placed only at a collision
-              // (issue 18: a sine and a cosine per beam per tick for nothing).
+              // (the mapper's obstacle buffer also holds the collision points themselves).
               s->ir_points.clear();
-              if (const auto* sc = scan->Get(); sc && in.collision.occurred) {
+              if (const auto* sc = scan->Get(); sc && ErrorStimulusReadsIrPoints(in.collision)) {
                 convert::BeamsFromMsg(sc->beams(), &s->scan);
                 const geometry::PoseFrame frame(in.pose);  // cos and sin of the heading once for all beams
                 for (const auto& beam : s->scan.beams) {

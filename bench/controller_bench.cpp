@@ -94,13 +94,11 @@ void BM_DirectionalOnly(benchmark::State& state) {
 }
 BENCHMARK(BM_DirectionalOnly)->Unit(benchmark::kMicrosecond);
 
-void BM_VelocityOnly(benchmark::State& state) {
-  ControlParameters params;
-  params.n_v = params.n_omega = static_cast<int>(state.range(0));
-  const std::vector<Vec2> points = Points(500, 0.3, 3.0, 1);
-  VelocityController ctrl;
+// The timed loop of the velocity-layer cases: one tick at speed v, turning at 0.05 rad/s, towards a goal at (10, 3).
+void RunVelocityTicks(benchmark::State& state, VelocityController& ctrl, const ControlParameters& params,
+                      const std::vector<Vec2>& points, double v) {
   VelocityInputs in;
-  in.v = 0.5;
+  in.v = v;
   in.omega = 0.05;
   in.obstacle_points = points;
   in.goal = Vec2(10, 3);
@@ -110,6 +108,14 @@ void BM_VelocityOnly(benchmark::State& state) {
     ctrl.Tick(in, params, &out);
     benchmark::DoNotOptimize(out.command);
   }
+}
+
+void BM_VelocityOnly(benchmark::State& state) {
+  ControlParameters params;
+  params.n_v = params.n_omega = static_cast<int>(state.range(0));
+  const std::vector<Vec2> points = Points(500, 0.3, 3.0, 1);
+  VelocityController ctrl;
+  RunVelocityTicks(state, ctrl, params, points, 0.5);
 }
 BENCHMARK(BM_VelocityOnly)->Arg(9)->Arg(3)->Unit(benchmark::kMicrosecond);
 
@@ -126,17 +132,7 @@ void BM_VelocityTank(benchmark::State& state) {
       ControllerBody::From(robot::LoadRobotDescription("tank", std::string(LIMBIC_SOURCE_ROOT) + "/configs/robots"));
   options.candidate_outline_check = state.range(1) != 0;
   VelocityController ctrl(options);
-  VelocityInputs in;
-  in.v = 0.3;
-  in.omega = 0.05;
-  in.obstacle_points = points;
-  in.goal = Vec2(10, 3);
-  in.target_heading = 0.3;
-  VelocityOutput out;
-  for (auto _ : state) {
-    ctrl.Tick(in, params, &out);
-    benchmark::DoNotOptimize(out.command);
-  }
+  RunVelocityTicks(state, ctrl, params, points, 0.3);
 }
 BENCHMARK(BM_VelocityTank)
     ->ArgNames({"window", "outline", "rmin_cm"})

@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <stdexcept>
 #include <utility>
@@ -331,6 +332,7 @@ void Node::BindDataSocket() {
   data_pub_ = zmq::socket_t(*context_, zmq::socket_type::xpub);
   data_pub_.set(zmq::sockopt::linger, 0);
   data_pub_.set(zmq::sockopt::sndhwm, options_.send_hwm);
+  direct_hwm_ = options_.send_hwm;
   // Every subscription, repeated ones too, so that each new subscriber gets the latched value (DrainDataSubscriptions).
   data_pub_.set(zmq::sockopt::xpub_verbose, 1);
   if (options_.curve.enabled()) {
@@ -488,9 +490,11 @@ void Node::HandleDirectory(const uint8_t* data, size_t size) {
 
 void Node::DrainDataSubscriptions() {
   zmq::message_t m;
+  bool subscribed = false;
   while (data_pub_.recv(m, zmq::recv_flags::dontwait)) {
     const auto* bytes = static_cast<const uint8_t*>(m.data());
     if (m.size() < 1 || bytes[0] != 1) continue;  // an unsubscription
+    subscribed = true;
     const std::string_view topic(reinterpret_cast<const char*>(bytes) + 1, m.size() - 1);
     // A new subscriber's first value of a latched topic (the broker's replay, on this path). Everyone else
     // subscribed gets it again: a duplicate, skipped by sequence number.
@@ -501,6 +505,9 @@ void Node::DrainDataSubscriptions() {
       }
     }
   }
+  // A subscriber that connected since the mark was lowered got the mark the socket had when it was bound (ZeroMQ's
+  // listener keeps the options of that moment); setting it again applies it to every connection there is.
+  if (subscribed && direct_hwm_ != options_.send_hwm) data_pub_.set(zmq::sockopt::sndhwm, direct_hwm_);
 }
 
 void Node::AddSubscription(const std::string& topic, bool exact, bool (*verify)(const uint8_t*, size_t),
@@ -556,6 +563,7 @@ void Node::SendSlot(PublisherSlot& slot, const uint8_t* data, size_t size) {
     return;
   }
   if (slot.direct) {
+    if (size > direct_largest_) BoundDirectQueue(size);
     data_pub_.send(zmq::buffer(slot.topic), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
     data_pub_.send(zmq::const_buffer(data, size), zmq::send_flags::dontwait);
     CountSent(slot.topic, size);
@@ -748,6 +756,19 @@ int Node::Drain(int max_messages) {
     }
   }
   return handled;
+}
+
+void Node::BoundDirectQueue(size_t message_bytes) {
+  direct_largest_ = message_bytes;
+  if (options_.direct_queue_bytes == 0) return;
+  const size_t fit = options_.direct_queue_bytes / message_bytes;
+  // (ZeroMQ's 0 is no mark at all.)
+  const size_t most = options_.send_hwm > 0 ? static_cast<size_t>(options_.send_hwm) : std::numeric_limits<int>::max();
+  const int hwm = static_cast<int>(std::clamp<size_t>(fit, 2, std::max<size_t>(most, 2)));
+  if (direct_hwm_ != 0 && hwm >= direct_hwm_) return;
+  // libzmq applies a lowered mark to the peers already connected too (socket_base's update_pipe_options).
+  data_pub_.set(zmq::sockopt::sndhwm, hwm);
+  direct_hwm_ = hwm;
 }
 
 void Node::DisconnectData(const std::string& endpoint) {

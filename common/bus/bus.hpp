@@ -115,6 +115,12 @@ void UseDataPathForProcess(std::string_view text, std::string_view what = "--bus
 struct NodeOptions {
   std::string name = "node";  // instance name, written into every header's `source`
   int send_hwm = 10000;       // messages queued per peer before ZeroMQ drops (never blocks)
+  // The direct data socket's bound per subscriber in bytes, as the broker's SubscriberLimits::queue_bytes bounds
+  // what it holds for one: ZeroMQ bounds a peer's queue in messages only, so the data socket's high-water mark is
+  // lowered to this over the largest message sent on it (at least 2, at most send_hwm) — a direct subscriber that
+  // stops reading holds at most about this much of the publisher's memory; what does not fit is dropped there and
+  // counted by the subscriber from the sequence (docs/protocol.md §13). 0 = send_hwm messages, whatever their size.
+  size_t direct_queue_bytes = 64u << 20;
   int receive_hwm = 10000;
   std::chrono::milliseconds latched_resend{1000};  // re-send latched values (rejoin after broker restart)
   std::chrono::milliseconds reconnect_interval{100};
@@ -329,6 +335,7 @@ class Node {
   // Data frames from `socket` ([topic][payload]); `control`: one-frame messages are the broker's control codes.
   int DrainData(zmq::socket_t& socket, bool control, int max_messages);
   void DisconnectData(const std::string& endpoint);
+  void BoundDirectQueue(size_t message_bytes);
   // Subscriptions arriving at data_pub_: a new subscriber gets the latched value of that topic.
   void DrainDataSubscriptions();
   // `topic`'s subscription, and the one to its HighWaterReports unless a subscription covers them already.
@@ -375,9 +382,11 @@ class Node {
   zmq::context_t* context_ = nullptr;
   std::string bus_address_;
   DataPath path_ = DataPath::kBroker;
-  bool direct_any_ = false;  // some topic may go direct: SocketFor looks it up
-  zmq::socket_t data_pub_;   // XPUB, bound on first direct publication
-  zmq::socket_t data_sub_;   // SUB, connected to the endpoints the broker names
+  bool direct_any_ = false;    // some topic may go direct: SocketFor looks it up
+  size_t direct_largest_ = 0;  // the largest message sent on data_pub_, for its high-water mark
+  int direct_hwm_ = 0;         // data_pub_'s high-water mark in messages (NodeOptions::direct_queue_bytes)
+  zmq::socket_t data_pub_;     // XPUB, bound on first direct publication
+  zmq::socket_t data_sub_;     // SUB, connected to the endpoints the broker names
   std::string data_endpoint_;
   std::unordered_map<std::string, bool> routes_;        // topic -> direct, as decided on first use
   std::vector<std::string> announced_;                  // re-sent when the broker asks (it restarted)
@@ -395,6 +404,8 @@ class Node {
   DataPath data_path() const { return path_; }
   const std::string& data_endpoint() const { return data_endpoint_; }
   const DirectLinks& direct_links() const { return links_; }
+  // The direct data socket's high-water mark in messages per subscriber (0 before it exists).
+  int direct_send_hwm() const { return direct_hwm_; }
   uint64_t directory_rejected() const { return directory_rejected_; }
   // CURVE: the client keys this node's data socket admits (as the broker last told it), and those it refused.
   size_t direct_admitted_keys() const { return admitted_keys_; }

@@ -95,7 +95,8 @@ class Forwarding {
   // count; `subscribers_of(topic)`: its subscriber connections covering `topic` (none: 0).
   // `direct`: topics on the direct data path (docs/protocol.md §13, "Counts"), which the broker does not carry, with
   // the counts their publishers and receivers reported in their heartbeats (DirectReports); listed with direction
-  // "direct" unless the broker carried the topic too: then one row, direction "broker", with both added.
+  // "direct"; a topic the broker has counted too is one row with both added (direction "broker" once the broker has
+  // forwarded any of it).
   struct ReportedTopic {
     std::string topic;
     uint64_t messages = 0;

@@ -54,13 +54,16 @@ class Link {
 // The adapters (links_*.cpp). Each throws std::runtime_error with a readable message if it cannot open.
 std::unique_ptr<Link> OpenZmqLink(Side side, const Rendezvous& r, bool tcp);
 std::unique_ptr<Link> OpenProxyLink(Side side, const Rendezvous& r);
-// `direct`: the nodes publish on the direct data path (the broker as directory only).
-std::unique_ptr<Link> OpenLimbicLink(Side side, const Rendezvous& r, bool tcp, bool direct = false);
+// `direct`: the nodes publish on the direct data path (the broker as directory only). `curve`: the broker and the
+// nodes with CURVE keys (the broker admits both ends; on the direct path each node's data socket is a CURVE server
+// too, docs/protocol.md §13 "CURVE"); with ServeLimbicBroker's `curve`.
+std::unique_ptr<Link> OpenLimbicLink(Side side, const Rendezvous& r, bool tcp, bool direct = false, bool curve = false);
 // limbic's nodes with their Heartbeats on shared memory (common/bus/shm.hpp), through the RouDi the harness starts.
 std::unique_ptr<Link> OpenLimbicShmLink(Side side, const Rendezvous& r);
 // Middle processes: run until SIGTERM (the flag), after calling `ready` once they accept connections.
 void ServeProxy(const Rendezvous& r, void (*ready)());
-void ServeLimbicBroker(const Rendezvous& r, bool tcp, void (*ready)(), const std::atomic<bool>& stop);
+void ServeLimbicBroker(const Rendezvous& r, bool tcp, void (*ready)(), const std::atomic<bool>& stop,
+                       bool curve = false);
 #ifdef LIMBIC_PEERS_CYCLONE
 std::unique_ptr<Link> OpenCycloneLink(Side side, const Rendezvous& r);
 #endif

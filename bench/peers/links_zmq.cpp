@@ -1,5 +1,6 @@
 // The ZeroMQ contenders: a raw PUB/SUB pair (ipc, tcp), the same through a bare zmq::proxy (XSUB/XPUB, ipc),
-// and limbic's bus through its broker (bus::Node at each end, bus::Broker in the middle process).
+// and limbic's bus through its broker (bus::Node at each end, bus::Broker in the middle process), or with the broker
+// as directory only (the direct data path), each also with CURVE.
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -80,6 +81,25 @@ std::string BusAddress(const Rendezvous& r, bool tcp) {
   return tcp ? "tcp://127.0.0.1:" + std::to_string(r.tcp_port) : "ipc://" + r.ipc_base + "-bus";
 }
 
+// The CURVE contenders' key pairs: fixed, derived from `who` (0 the broker, 1 end A, 2 end B), so that every process
+// of a measurement knows them without passing secrets around. A benchmark's keys, never a deployment's (those come
+// from `limbic keys generate`).
+struct KeyPair {
+  std::string public_key;
+  std::string secret_key;
+};
+
+KeyPair BenchKeys(uint8_t who) {
+  uint8_t secret[32];
+  for (int i = 0; i < 32; ++i) secret[i] = static_cast<uint8_t>(who * 67 + i * 13 + 5);
+  char z85_secret[41] = {};
+  char z85_public[41] = {};
+  if (zmq_z85_encode(z85_secret, secret, sizeof secret) == nullptr || zmq_curve_public(z85_public, z85_secret) != 0) {
+    throw std::runtime_error("CURVE is not available in this libzmq");
+  }
+  return {z85_public, z85_secret};
+}
+
 int64_t NowNs() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
       .count();
@@ -95,8 +115,9 @@ flatbuffers::Offset<msg::Heartbeat> BuildHeartbeat(flatbuffers::FlatBufferBuilde
 class LimbicLink : public Link {
  public:
   // `shm`: the process's RouDi connection, so the node sends and receives its Heartbeats through shared memory.
-  LimbicLink(Side side, const std::string& address, bus::DataPath path, std::shared_ptr<bus::ShmRuntime> shm = nullptr)
-      : node_(context_, address, Options(side, path, std::move(shm))) {
+  LimbicLink(Side side, const std::string& address, bus::DataPath path, std::shared_ptr<bus::ShmRuntime> shm = nullptr,
+             bus::CurveClientKeys curve = {})
+      : node_(context_, address, Options(side, path, std::move(shm), std::move(curve))) {
     publisher_ = node_.Advertise<msg::Heartbeat>(std::string("peers/") + OutTopic(side));
     node_.Subscribe<msg::Heartbeat>(std::string("peers/") + InTopic(side),
                                     [this](const bus::Message<msg::Heartbeat>& m) {
@@ -126,8 +147,10 @@ class LimbicLink : public Link {
     size_t padding = 0;
     size_t size = 0;
   };
-  static bus::NodeOptions Options(Side side, bus::DataPath path, std::shared_ptr<bus::ShmRuntime> shm) {
+  static bus::NodeOptions Options(Side side, bus::DataPath path, std::shared_ptr<bus::ShmRuntime> shm,
+                                  bus::CurveClientKeys curve) {
     bus::NodeOptions options;
+    options.curve = std::move(curve);
     options.data_path = path;
     options.shm = std::move(shm);
     options.shm_options.identifiers = {messages::Traits<msg::Heartbeat>::kIdentifier};  // the harness's type
@@ -173,9 +196,14 @@ std::unique_ptr<Link> OpenProxyLink(Side side, const Rendezvous& r) {
                                    "ipc://" + r.ipc_base + "-out");
 }
 
-std::unique_ptr<Link> OpenLimbicLink(Side side, const Rendezvous& r, bool tcp, bool direct) {
-  return std::make_unique<LimbicLink>(side, BusAddress(r, tcp),
-                                      direct ? bus::DataPath::kDirect : bus::DataPath::kBroker);
+std::unique_ptr<Link> OpenLimbicLink(Side side, const Rendezvous& r, bool tcp, bool direct, bool curve) {
+  bus::CurveClientKeys keys;
+  if (curve) {
+    const KeyPair own = BenchKeys(side == Side::kA ? 1 : 2);
+    keys = {BenchKeys(0).public_key, own.public_key, own.secret_key};
+  }
+  return std::make_unique<LimbicLink>(
+      side, BusAddress(r, tcp), direct ? bus::DataPath::kDirect : bus::DataPath::kBroker, nullptr, std::move(keys));
 }
 
 std::unique_ptr<Link> OpenLimbicShmLink(Side side, const Rendezvous& r) {
@@ -200,9 +228,10 @@ void ServeProxy(const Rendezvous& r, void (*ready)()) {
   zmq::proxy(in, out);  // until the harness ends this process
 }
 
-void ServeLimbicBroker(const Rendezvous& r, bool tcp, void (*ready)(), const std::atomic<bool>& stop) {
+void ServeLimbicBroker(const Rendezvous& r, bool tcp, void (*ready)(), const std::atomic<bool>& stop, bool curve) {
   bus::BrokerOptions options;
   options.address = BusAddress(r, tcp);
+  if (curve) options.curve = {BenchKeys(0).secret_key, {BenchKeys(1).public_key, BenchKeys(2).public_key}};
   options.send_hwm = options.receive_hwm = 0;  // as bus_bench: the blast sends faster than anyone reads
   // The blast of 64 KiB messages holds up to --blast-bytes for the subscriber; the default 64 MiB per
   // subscriber would drop (counted) what a slow reader has not taken yet.

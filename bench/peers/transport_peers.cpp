@@ -7,8 +7,9 @@
 // Contenders: raw ZeroMQ PUB/SUB (ipc, tcp), a bare zmq::proxy XSUB/XPUB (ipc), limbic through its broker (ipc,
 // tcp), and, where their Debian packages were found when configuring, Cyclone DDS, Fast DDS, LCM and iceoryx
 // (tools/setup-debian.sh cyclonedds-dev cyclonedds-tools libfastrtps-dev liblcm-dev libiceoryx-posh-dev iceoryx).
-// limbic direct (issue 23 item 1: the broker as directory only, data node to node; ipc and tcp); limbic shared memory
-// (issue 23 item 2) is built with iceoryx.
+// limbic direct (issue 23 item 1: the broker as directory only, data node to node; ipc and tcp); limbic through its
+// broker and direct with CURVE (tcp: what crossing hosts costs); limbic shared memory (issue 23 item 2) is built with
+// iceoryx.
 //
 // Processes: every measurement runs in fresh processes of this program, started with fork + exec: end A and
 // end B (and, where the contender has one, the middle: limbic's broker, the proxy, or iceoryx's RouDi daemon,
@@ -69,6 +70,7 @@ struct Contender {
   Middle middle = Middle::kNone;
   std::function<std::unique_ptr<Link>(Side, const Rendezvous&)> open;
   std::function<std::string()> check;  // in the parent before each measurement: "" or why it is skipped
+  bool curve = false;                  // Middle::kBroker: the broker requires CURVE (on tcp)
 };
 
 #ifdef LIMBIC_PEERS_LCM
@@ -106,6 +108,13 @@ std::vector<Contender> Contenders() {
       [](Side s, const Rendezvous& r) { return OpenLimbicLink(s, r, false, /*direct=*/true); });
   add("limbic-direct-tcp", "limbic direct, tcp", "zmq-tcp", Middle::kBroker,
       [](Side s, const Rendezvous& r) { return OpenLimbicLink(s, r, true, /*direct=*/true); });
+  // CURVE's cost (encryption and authentication, as across hosts): on tcp, beside raw ZeroMQ tcp without it.
+  add("limbic-broker-curve", "limbic broker, tcp + CURVE", "zmq-tcp", Middle::kBroker,
+      [](Side s, const Rendezvous& r) { return OpenLimbicLink(s, r, true, /*direct=*/false, /*curve=*/true); });
+  all.back().curve = true;
+  add("limbic-direct-curve", "limbic direct, tcp + CURVE", "zmq-tcp", Middle::kBroker,
+      [](Side s, const Rendezvous& r) { return OpenLimbicLink(s, r, true, /*direct=*/true, /*curve=*/true); });
+  all.back().curve = true;
 #ifdef LIMBIC_PEERS_ICEORYX
   add("limbic-shm", "limbic shared memory (iceoryx, RouDi)", "zmq-ipc", Middle::kRouDi, OpenLimbicShmLink);
 #else
@@ -167,7 +176,8 @@ int RunChild(const std::string& role, const std::string& key, const Rendezvous& 
       if (role == "serve") {
         signal(SIGTERM, OnTerm);
         if (c.middle == Middle::kProxy) ServeProxy(r, SayReady);
-        if (c.middle == Middle::kBroker) ServeLimbicBroker(r, key.ends_with("tcp"), SayReady, g_stop);
+        if (c.middle == Middle::kBroker)
+          ServeLimbicBroker(r, key.ends_with("tcp") || c.curve, SayReady, g_stop, c.curve);
         return 0;
       }
       const bool is_a = role == "ping" || role == "blast";

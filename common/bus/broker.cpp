@@ -43,7 +43,8 @@ Broker::Broker(zmq::context_t& context, BrokerOptions options)
       forwarding_(options_.max_payload, options_.limits),
       endpoints_(ResolveBindAddress(options_.address)),
       subscribers_(SubscriberLimits{options_.send_hwm <= 0 ? 0 : options_.queue_bytes, options_.state_queue_bytes,
-                                    options_.max_subscribers, options_.max_subscriptions, options_.replay_holdoff}) {
+                                    options_.max_subscribers, options_.max_subscriptions, options_.replay_holdoff}),
+      direct_reports_(options_.limits) {
   if (options_.curve.enabled()) {
     // ZAP: ZeroMQ asks this context's handler to admit each CURVE client by public key (one handler per context,
     // shared with the direct data sockets of nodes in this process: zap.hpp).
@@ -351,64 +352,55 @@ void Broker::NoteHeartbeat(const uint8_t* data, size_t size) {
   if (messages::IdentifierOf(data, size) != std::string_view(messages::Traits<msg::Heartbeat>::kIdentifier)) return;
   const auto* hb = flatbuffers::GetRoot<msg::Heartbeat>(data);  // verified by Admit
   if (hb->topics() == nullptr || hb->service() == nullptr) return;
-  const int64_t stamp = hb->header() != nullptr ? hb->header()->stamp_ns() : Node::WallNowNs();
+  const int64_t now = Node::WallNowNs();
+  const int64_t stamp = hb->header() != nullptr ? hb->header()->stamp_ns() : now;
+  const uint64_t incarnation = hb->header() != nullptr ? hb->header()->incarnation() : 0;
+  const std::string service = hb->service()->str();
   for (const auto* t : *hb->topics()) {
-    if (t->topic() == nullptr || t->direction() == nullptr || t->direction()->string_view() != "out") continue;
+    if (t->topic() == nullptr || t->direction() == nullptr) continue;
+    const std::string_view direction = t->direction()->string_view();
+    if (direction != "out" && direction != "in") continue;
     const std::string topic = t->topic()->str();
     if (!directory_.OffersTopic(topic)) continue;  // on the broker path: counted as it passes
-    Reported& r = direct_reports_[topic][hb->service()->str()];
-    if (t->messages() != r.messages) r.last_change_ns = stamp;
-    r.last_report_ns = Node::WallNowNs();
-    r.messages = t->messages();
-    r.bytes = t->bytes();
+    if (direction == "out") {
+      direct_reports_.NoteSent(topic, service, incarnation, t->messages(), t->bytes(), stamp, now);
+      continue;
+    }
+    // What the receiver dropped itself: on the direct path nothing checked the message before it arrived.
+    TopicCounters received;
+    received.drops_malformed = t->drops_malformed();
+    received.drops_wrong_type = t->drops_wrong_type();
+    received.drops_oversize = t->drops_oversize();
+    received.drops_invalid = t->drops_invalid();
+    received.drops_gap = t->drops_gap();
+    received.drops_tail = t->drops_tail();
+    received.duplicates = t->duplicates();
+    direct_reports_.NoteReceived(topic, service, incarnation, received, now);
   }
 }
 
 std::vector<Forwarding::ReportedTopic> Broker::DirectTopicStats() {
-  // Like the broker's own counts, a direct topic's stay listed after its publishers have gone (cumulative, marked
-  // stale by the tools) until idle for ForwardingLimits::topic_ttl_s; its publishers are those that reported within
-  // publisher_idle_s, as for a topic the broker carries.
-  const int64_t now = Node::WallNowNs();
-  const auto older_than = [&](int64_t t, double seconds) { return now - t > static_cast<int64_t>(seconds * 1e9); };
-  std::vector<Forwarding::ReportedTopic> out;
-  for (auto topic = direct_reports_.begin(); topic != direct_reports_.end();) {
-    Forwarding::ReportedTopic r{topic->first};
-    if (auto type = direct_types_.find(topic->first); type != direct_types_.end()) r.type = type->second->name;
-    const bool offered = directory_.OffersTopic(topic->first);
-    for (auto service = topic->second.begin(); service != topic->second.end();) {
-      const Reported& counts = service->second;
-      if (!offered && older_than(counts.last_report_ns, options_.limits.topic_ttl_s)) {
-        service = topic->second.erase(service);
-        continue;
-      }
-      r.messages += counts.messages;
-      r.bytes += counts.bytes;
-      r.last_seen_ns = std::max(r.last_seen_ns, counts.last_change_ns);
-      if (!older_than(counts.last_report_ns, options_.limits.publisher_idle_s)) {
-        r.publishers.push_back(service->first);
-      }
-      ++service;
-    }
-    if (topic->second.empty()) {
-      topic = direct_reports_.erase(topic);
-      continue;
-    }
-    out.push_back(std::move(r));
-    ++topic;
+  // Summed per topic over the services that reported it (DirectReports: kept while the directory offers the topic,
+  // then for ForwardingLimits::topic_ttl_s); its publishers are those that reported within publisher_idle_s, as for a
+  // topic the broker carries.
+  std::vector<Forwarding::ReportedTopic> out = direct_reports_.Collect(
+      Node::WallNowNs(), [this](const std::string& topic) { return directory_.OffersTopic(topic); });
+  for (auto& r : out) {
+    if (auto type = direct_types_.find(r.topic); type != direct_types_.end()) r.type = type->second->name;
   }
   // Offered topics no heartbeat has counted yet (a node outside the runtime, or a service's first second): listed
   // from the directory with their declared type, so `limbic topics` shows them at once.
   std::string last;
   directory_.ForEachUnder("", [&](const DirectoryEntry& entry) {
-    if (entry.topic == last || direct_reports_.count(entry.topic)) return;
+    if (entry.topic == last || direct_reports_.Reported(entry.topic)) return;
     last = entry.topic;
     Forwarding::ReportedTopic r{entry.topic};
     if (auto type = direct_types_.find(entry.topic); type != direct_types_.end()) r.type = type->second->name;
     out.push_back(std::move(r));
   });
   for (auto it = direct_types_.begin(); it != direct_types_.end();) {
-    it =
-        directory_.OffersTopic(it->first) || direct_reports_.count(it->first) ? std::next(it) : direct_types_.erase(it);
+    it = directory_.OffersTopic(it->first) || direct_reports_.Reported(it->first) ? std::next(it)
+                                                                                  : direct_types_.erase(it);
   }
   return out;
 }

@@ -37,6 +37,7 @@
 
 #include "common/bus/bus.hpp"
 #include "common/bus/comm_faults.hpp"
+#include "common/bus/direct_reports.hpp"
 #include "common/bus/directory.hpp"
 #include "common/bus/forwarding.hpp"
 #include "common/bus/subscribers.hpp"
@@ -136,7 +137,8 @@ class Broker {
   void RemoveUnreachable();  // RemoveConnection for each in unreachable_, and those found gone meanwhile
   // A FaultCommand on `faults`: a communication fault on a direct topic moves its publishers to the broker path.
   void RerouteFaulted(const uint8_t* data, size_t size);
-  // A heartbeat the broker forwarded: its "out" counts of direct topics, for bus/stats.
+  // A heartbeat the broker forwarded: its "out" (publishers') and "in" (receivers') counts of direct topics, for
+  // bus/stats (DirectReports).
   void NoteHeartbeat(const uint8_t* data, size_t size);
   std::vector<Forwarding::ReportedTopic> DirectTopicStats();
   void LogControl(const std::string& what);  // a malformed control frame, ignored (counted by the caller)
@@ -159,14 +161,8 @@ class Broker {
   uint64_t replays_ = 0;
   int stats_periods_ = 0;
   Directory directory_;
-  struct Reported {
-    uint64_t messages = 0;
-    uint64_t bytes = 0;
-    int64_t last_change_ns = 0;
-    int64_t last_report_ns = 0;  // when its heartbeat last arrived (broker's wall clock)
-  };
-  std::map<std::string, std::map<std::string, Reported>> direct_reports_;  // topic -> service -> latest
-  std::map<std::string, const messages::MessageType*> direct_types_;       // topic -> as its publishers declared
+  DirectReports direct_reports_;
+  std::map<std::string, const messages::MessageType*> direct_types_;  // topic -> as its publishers declared
   uint64_t control_malformed_ = 0;
   uint64_t rerouted_ = 0;  // comm faults that moved direct topics to the broker path
   log::RateLimiter control_log_;

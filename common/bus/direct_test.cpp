@@ -371,6 +371,115 @@ TEST_P(DirectFixture, BytesOnTheDirectPathAreVerifiedAndCounted) {
   EXPECT_EQ(sub_node.received().at("r1/odom").drops_malformed, 5u);
 }
 
+// A heartbeat as runtime::Host publishes one (common/runtime/runtime.cpp, PublishHeartbeat): the node's own counts
+// per topic, "in" for what it receives and "out" for what it publishes.
+void PublishHeartbeat(Node& node, Publisher<msg::Heartbeat>& health, const std::string& service) {
+  health.Publish(Node::WallNowNs(), 0, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+    std::vector<flatbuffers::Offset<msg::TopicStats>> topics;
+    const auto add = [&](const std::map<std::string, TopicCounters>& counts, const char* direction) {
+      for (const auto& [topic, c] : counts) {
+        topics.push_back(msg::CreateTopicStatsDirect(fbb, topic.c_str(), nullptr, direction, c.messages, c.bytes,
+                                                     c.drops_malformed, c.drops_wrong_type, c.drops_oversize,
+                                                     c.drops_gap, c.duplicates, c.last_seen_ns, 0, 0, 0, 0,
+                                                     c.drops_invalid, nullptr, 0, c.drops_tail));
+      }
+    };
+    add(node.received(), "in");
+    add(node.sent(), "out");
+    return msg::CreateHeartbeatDirect(fbb, header, service.c_str(), msg::ServiceState::Running, "realtime", 0, 0, 0, 0,
+                                      0, nullptr, 0, nullptr, &topics);
+  });
+}
+
+// On the direct path only the receivers see what a publisher sends: a hostile direct publisher's malformed, wrongly
+// typed and invalid messages are dropped and counted by each subscriber, and their heartbeats bring the counts by
+// reason into the topic's bus/stats row (so `limbic topics` and Prometheus show them), summed over the receivers.
+TEST_P(DirectFixture, ReceiversDropsOfADirectTopicReachBusStatsByReason) {
+  Node evil(context_, address_, Direct("evil"));
+  Node victim_a(context_, address_, {.name = "victim-a"});
+  auto victim_b = std::make_unique<Node>(context_, address_, NodeOptions{.name = "victim-b"});
+  Node watcher(context_, address_, {.name = "watcher"});
+  auto odom = evil.Advertise<msg::Odometry>("r1/odom");  // offered directly, typed: the victims connect to it
+  auto health_a = victim_a.Advertise<msg::Heartbeat>("health/victim-a");
+  auto health_b = victim_b->Advertise<msg::Heartbeat>("health/victim-b");
+  int good_a = 0, good_b = 0;
+  victim_a.Subscribe<msg::Odometry>("r1/odom", [&](const auto&) { ++good_a; });
+  victim_b->Subscribe<msg::Odometry>("r1/odom", [&](const auto&) { ++good_b; });
+  ASSERT_TRUE(PollUntil({&evil, &victim_a, victim_b.get()}, [&] {
+    PublishOdom(odom, 1.0);
+    return good_a > 0 && good_b > 0;
+  }));
+  ASSERT_EQ(victim_a.direct_links().endpoints(), 1u);
+
+  // Straight to the victims (SendRaw on an offered topic goes out of the data socket, not through the broker):
+  // 5 that fail verification, 3 NavGoals on an Odometry topic, 2 with a speed out of range.
+  flatbuffers::FlatBufferBuilder fbb;
+  msg::Pose2 pose(1, 2, 3);
+  fbb.Finish(msg::CreateOdometry(fbb, msg::CreateHeader(fbb, 0, 0, 99, fbb.CreateString("evil")), &pose, 1, 0),
+             messages::Traits<msg::Odometry>::kIdentifier);
+  std::vector<uint8_t> corrupt(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
+  corrupt[0] = 0xff;  // root offset far outside the buffer
+  flatbuffers::FlatBufferBuilder goal_fbb;
+  const msg::Vec2 goal(1, 2);
+  goal_fbb.Finish(msg::CreateNavGoal(goal_fbb, msg::CreateHeaderDirect(goal_fbb, 1, -1, 1, "evil"), true, &goal),
+                  messages::Traits<msg::NavGoal>::kIdentifier);
+  flatbuffers::FlatBufferBuilder fast_fbb;
+  fast_fbb.Finish(
+      msg::CreateOdometry(fast_fbb, msg::CreateHeaderDirect(fast_fbb, 0, 0, 100, "evil"), &pose, 1e6 /* m/s */, 0),
+      messages::Traits<msg::Odometry>::kIdentifier);
+  for (int i = 0; i < 5; ++i) evil.SendRaw("r1/odom", corrupt.data(), corrupt.size());
+  for (int i = 0; i < 3; ++i) evil.SendRaw("r1/odom", goal_fbb.GetBufferPointer(), goal_fbb.GetSize());
+  for (int i = 0; i < 2; ++i) evil.SendRaw("r1/odom", fast_fbb.GetBufferPointer(), fast_fbb.GetSize());
+  const auto counted = [](const Node& n) {
+    const auto it = n.received().find("r1/odom");
+    return it != n.received().end() && it->second.drops_malformed == 5 && it->second.drops_wrong_type == 3 &&
+           it->second.drops_invalid == 2;
+  };
+  ASSERT_TRUE(PollUntil({&evil, &victim_a, victim_b.get()}, [&] { return counted(victim_a) && counted(*victim_b); }));
+
+  std::string direction;
+  uint64_t malformed = 0, wrong_type = 0, invalid = 0, oversize = 0, messages = 0;
+  watcher.Subscribe<msg::BusStats>("bus/stats", [&](const Message<msg::BusStats>& m) {
+    for (const auto* t : *m.msg.topics()) {
+      if (t->topic()->str() != "r1/odom") continue;
+      direction = t->direction()->str();
+      malformed = t->drops_malformed();
+      wrong_type = t->drops_wrong_type();
+      invalid = t->drops_invalid();
+      oversize = t->drops_oversize();
+      messages = t->messages();
+    }
+  });
+  ASSERT_TRUE(PollUntil({&evil, &victim_a, victim_b.get(), &watcher},
+                        [&] {
+                          PublishHeartbeat(victim_a, health_a, "victim-a");
+                          PublishHeartbeat(*victim_b, health_b, "victim-b");
+                          return malformed == 10 && wrong_type == 6 && invalid == 4;
+                        }))
+      << "malformed " << malformed << ", wrong_type " << wrong_type << ", invalid " << invalid;
+  EXPECT_EQ(direction, "direct");
+  EXPECT_EQ(oversize, 0u);
+  EXPECT_EQ(messages, 0u);  // the publisher sends no heartbeat: what the victims received is not the topic's count
+
+  // One victim goes: its counts stay in the row (a counter does not go back), however often the other reports.
+  victim_b.reset();
+  const auto stats_seen = [&] {
+    uint64_t n = 0;
+    for (int i = 0; i < 4; ++i) {
+      malformed = 0;
+      PollUntil({&evil, &victim_a, &watcher}, [&] {
+        PublishHeartbeat(victim_a, health_a, "victim-a");
+        return malformed != 0;
+      });
+      n = malformed;
+    }
+    return n;
+  };
+  EXPECT_EQ(stats_seen(), 10u);
+  StopBroker();
+  EXPECT_EQ(broker_->counts().count("r1/odom"), 0u);  // the broker carried none of it
+}
+
 TEST_P(DirectFixture, MalformedControlFramesAreCountedAndIgnored) {
   zmq::socket_t raw(context_, zmq::socket_type::dealer);
   raw.set(zmq::sockopt::linger, 0);

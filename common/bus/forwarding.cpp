@@ -299,15 +299,23 @@ void Forwarding::BuildStats(flatbuffers::FlatBufferBuilder& fbb, int subscribers
     const CommFaultCounters faults = f == fault_counts.end() ? CommFaultCounters{} : f->second;
     auto publishers = Publishers(topic);
     // A topic with direct publishers that the broker also carries (a broker-path publisher, a tool's send, a drop
-    // it counted): one row with both, the broker's drops and the direct publishers' counts and names.
-    uint64_t messages = c.messages, bytes = c.bytes;
-    int64_t last_seen_ns = c.last_seen_ns;
+    // it counted): one row with both — the broker's counts and drops, the direct publishers' counts and names, and
+    // the drops its receivers reported (what the broker forwarded it had checked, so theirs are the direct path's).
+    TopicCounters sum = c;
     const char* direction = "broker";
     if (const auto d = direct_of.find(topic); d != direct_of.end()) {
-      messages += d->second->messages;
-      bytes += d->second->bytes;
-      last_seen_ns = std::max(last_seen_ns, d->second->last_seen_ns);
-      for (const auto& name : d->second->publishers) {
+      const ReportedTopic& r = *d->second;
+      sum.messages += r.messages;
+      sum.bytes += r.bytes;
+      sum.last_seen_ns = std::max(sum.last_seen_ns, r.last_seen_ns);
+      sum.drops_malformed += r.received.drops_malformed;
+      sum.drops_wrong_type += r.received.drops_wrong_type;
+      sum.drops_oversize += r.received.drops_oversize;
+      sum.drops_invalid += r.received.drops_invalid;
+      sum.drops_gap += r.received.drops_gap;
+      sum.drops_tail += r.received.drops_tail;
+      sum.duplicates += r.received.duplicates;
+      for (const auto& name : r.publishers) {
         if (std::find(publishers.begin(), publishers.end(), name) == publishers.end()) publishers.push_back(name);
       }
       if (c.messages == 0) direction = "direct";
@@ -315,17 +323,20 @@ void Forwarding::BuildStats(flatbuffers::FlatBufferBuilder& fbb, int subscribers
     std::vector<flatbuffers::Offset<flatbuffers::String>> names;
     for (const auto& name : publishers) names.push_back(fbb.CreateString(name));
     topics.push_back(msg::CreateTopicStatsDirect(
-        fbb, topic.c_str(), TypeOf(topic), direction, messages, bytes, c.drops_malformed, c.drops_wrong_type,
-        c.drops_oversize, c.drops_gap, c.duplicates, last_seen_ns, faults.dropped + faults.overflowed, faults.delayed,
-        faults.duplicated, faults.corrupted, c.drops_invalid, &names, subscribers_of ? subscribers_of(topic) : 0));
+        fbb, topic.c_str(), TypeOf(topic), direction, sum.messages, sum.bytes, sum.drops_malformed,
+        sum.drops_wrong_type, sum.drops_oversize, sum.drops_gap, sum.duplicates, sum.last_seen_ns,
+        faults.dropped + faults.overflowed, faults.delayed, faults.duplicated, faults.corrupted, sum.drops_invalid,
+        &names, subscribers_of ? subscribers_of(topic) : 0, sum.drops_tail));
   }
   for (const auto& r : direct) {
     if (counts_.count(r.topic)) continue;
     std::vector<flatbuffers::Offset<flatbuffers::String>> names;
     for (const auto& name : r.publishers) names.push_back(fbb.CreateString(name));
-    topics.push_back(msg::CreateTopicStatsDirect(fbb, r.topic.c_str(), r.type != nullptr ? r.type : TypeOf(r.topic),
-                                                 "direct", r.messages, r.bytes, 0, 0, 0, 0, 0, r.last_seen_ns, 0, 0, 0,
-                                                 0, 0, &names, subscribers_of ? subscribers_of(r.topic) : 0));
+    const TopicCounters& d = r.received;
+    topics.push_back(msg::CreateTopicStatsDirect(
+        fbb, r.topic.c_str(), r.type != nullptr ? r.type : TypeOf(r.topic), "direct", r.messages, r.bytes,
+        d.drops_malformed, d.drops_wrong_type, d.drops_oversize, d.drops_gap, d.duplicates, r.last_seen_ns, 0, 0, 0, 0,
+        d.drops_invalid, &names, subscribers_of ? subscribers_of(r.topic) : 0, d.drops_tail));
   }
   auto vector = fbb.CreateVector(topics);
   fbb.Finish(msg::CreateBusStats(fbb, header, vector, subscribers, static_cast<int>(latched_.size())),

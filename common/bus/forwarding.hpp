@@ -93,9 +93,10 @@ class Forwarding {
 
   // The broker's own messages, built into `fbb` (finished, with identifier). `subscribers`: the host's
   // count; `subscribers_of(topic)`: its subscriber connections covering `topic` (none: 0).
-  // `direct`: topics on the direct data path (docs/protocol.md §13), which the broker does not carry, with the
-  // counts their publishers reported in their heartbeats; listed with direction "direct" unless the broker carried
-  // the topic too (then its own counts stand).
+  // `direct`: topics on the direct data path (docs/protocol.md §13, "Counts"), which the broker does not carry, with
+  // the counts their publishers and receivers reported in their heartbeats (DirectReports); listed with direction
+  // "direct"; a topic the broker has counted too is one row with both added (direction "broker" once the broker has
+  // forwarded any of it).
   struct ReportedTopic {
     std::string topic;
     uint64_t messages = 0;
@@ -103,6 +104,10 @@ class Forwarding {
     int64_t last_seen_ns = 0;  // when a heartbeat last showed the count grow
     std::vector<std::string> publishers;
     const char* type = nullptr;  // as its publishers declared it (kTopicType); null: the type seen forwarded, if any
+    // Summed over its receivers' `in` rows: what they dropped, by reason (gap and tail included), and duplicates.
+    // Each receiver counts what reached it, so a bad message sent to n receivers counts n times. Its messages, bytes
+    // and last_seen_ns are unused (the publishers' counts above stand for the topic).
+    TopicCounters received;
   };
   void BuildStats(flatbuffers::FlatBufferBuilder& fbb, int subscribers = 0,
                   const std::function<int(const std::string&)>& subscribers_of = nullptr,

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -197,6 +198,45 @@ TEST(ForwardingTopicRefs, LaterMessagesCountTypeAndLatchAsTheFirst) {
   EXPECT_EQ(f.counts().at("status").messages, 2u);
   EXPECT_EQ(f.Publishers("status"), (std::vector<std::string>{"r3/new"}));
   EXPECT_EQ(Admit(f, "status", clock), Forwarding::Verdict::kDrop);
+}
+
+// A direct topic's receivers' drops (docs/protocol.md §13, "Counts"): their own row when the broker carries none of
+// the topic; added to the broker's own counts, in one row, when it carries some too.
+TEST(ForwardingStats, ADirectTopicsReceiversDropsAreItsOwnRowOrAddedToTheBrokers) {
+  Forwarding f;
+  Admit(f, "both", From("broker-path"));          // carried: one message
+  Admit(f, "both", std::vector<uint8_t>(64, 0));  // and one dropped by the broker (no known identifier)
+  Forwarding::ReportedTopic both{"both", 4, 400};
+  both.received.drops_wrong_type = 2;
+  both.received.drops_malformed = 3;
+  both.received.drops_gap = 5;
+  both.received.drops_tail = 1;
+  both.received.duplicates = 6;
+  Forwarding::ReportedTopic only{"only", 7, 700};
+  only.received.drops_invalid = 8;
+  only.received.drops_oversize = 9;
+  only.received.drops_tail = 10;
+  flatbuffers::FlatBufferBuilder fbb;
+  f.BuildStats(fbb, 0, nullptr, {both, only});
+  const auto* stats = flatbuffers::GetRoot<msg::BusStats>(fbb.GetBufferPointer());
+  std::map<std::string, const msg::TopicStats*> rows;
+  for (const auto* t : *stats->topics()) rows[t->topic()->str()] = t;
+  ASSERT_EQ(rows.size(), 2u);
+  const msg::TopicStats& b = *rows.at("both");
+  EXPECT_EQ(b.direction()->str(), "broker");
+  EXPECT_EQ(b.messages(), 5u);          // the broker's one and the direct publishers' four
+  EXPECT_EQ(b.drops_wrong_type(), 3u);  // the broker's one and the receivers' two
+  EXPECT_EQ(b.drops_malformed(), 3u);
+  EXPECT_EQ(b.drops_gap(), 5u);
+  EXPECT_EQ(b.drops_tail(), 1u);
+  EXPECT_EQ(b.duplicates(), 6u);
+  const msg::TopicStats& o = *rows.at("only");
+  EXPECT_EQ(o.direction()->str(), "direct");
+  EXPECT_EQ(o.messages(), 7u);
+  EXPECT_EQ(o.drops_invalid(), 8u);
+  EXPECT_EQ(o.drops_oversize(), 9u);
+  EXPECT_EQ(o.drops_tail(), 10u);
+  EXPECT_EQ(o.drops_malformed(), 0u);
 }
 
 }  // namespace

@@ -366,9 +366,11 @@ std::vector<MetricFamily> MetricsCollector::Snapshot(double now_s) const {
       Family("limbic_bus_messages_total", "Messages the broker forwarded, per topic.", MetricType::kCounter);
   auto bytes = Family("limbic_bus_bytes_total", "Payload bytes the broker forwarded, per topic.", MetricType::kCounter);
   auto drops = Family("limbic_bus_drops_total",
-                      "Messages the broker dropped, per topic and reason: malformed, wrong_type (not the topic's "
-                      "type), oversize, invalid (a value out of its declared range), gap, fault (an injected "
-                      "communication fault).",
+                      "Messages dropped, per topic and reason: malformed, wrong_type (not the topic's type), "
+                      "oversize, invalid (a value out of its declared range), fault (an injected communication "
+                      "fault), gap and tail (lost on the way). By the broker on the topics it carries; on a direct "
+                      "topic by its receivers, summed over them (a message dropped by n receivers counts n), gap "
+                      "and tail only there (per service for every topic: limbic_bus_receive_losses_total).",
                       MetricType::kCounter);
   auto duplicates =
       Family("limbic_bus_duplicates_total", "Latched replays already seen, per topic.", MetricType::kCounter);
@@ -393,6 +395,7 @@ std::vector<MetricFamily> MetricsCollector::Snapshot(double now_s) const {
                                                             {"oversize", t.drops_oversize},
                                                             {"invalid", t.drops_invalid},
                                                             {"gap", t.drops_gap},
+                                                            {"tail", t.drops_tail},
                                                             {"fault", t.fault_drops}};
         for (const auto& [reason, count] : reasons) {
           Add(drops, {{"topic", name}, {"reason", reason}}, static_cast<double>(count));

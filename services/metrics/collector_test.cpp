@@ -251,6 +251,30 @@ TEST(CollectorTest, BusCountsPerTopicAndReason) {
   EXPECT_EQ(text.find("limbic_bus_messages_total{"), std::string::npos);
 }
 
+// A direct topic (docs/protocol.md §13, "Counts"): the broker's row holds its publishers' counts and its receivers'
+// drops summed by reason, tail included, exported like the broker's own.
+TEST(CollectorTest, ADirectTopicsReceiverDropsAreExportedByReason) {
+  MetricsCollector c;
+  TopicValues direct{.topic = "r1/odom",
+                     .messages = 500,
+                     .bytes = 32000,
+                     .drops_malformed = 10,
+                     .drops_wrong_type = 6,
+                     .drops_oversize = 0,
+                     .drops_gap = 3,
+                     .drops_invalid = 4,
+                     .drops_tail = 2};
+  c.OnBusStats({{direct}, 2, 0}, 0.0);
+  const std::string text = RenderText(c.Snapshot(0.5));
+  EXPECT_TRUE(Contains(text, "limbic_bus_messages_total{topic=\"r1/odom\"} 500"));
+  EXPECT_TRUE(Contains(text, "limbic_bus_drops_total{topic=\"r1/odom\",reason=\"malformed\"} 10"));
+  EXPECT_TRUE(Contains(text, "limbic_bus_drops_total{topic=\"r1/odom\",reason=\"wrong_type\"} 6"));
+  EXPECT_TRUE(Contains(text, "limbic_bus_drops_total{topic=\"r1/odom\",reason=\"invalid\"} 4"));
+  EXPECT_TRUE(Contains(text, "limbic_bus_drops_total{topic=\"r1/odom\",reason=\"gap\"} 3"));
+  EXPECT_TRUE(Contains(text, "limbic_bus_drops_total{topic=\"r1/odom\",reason=\"tail\"} 2"));
+  EXPECT_TRUE(Contains(text, "limbic_bus_drops_total{topic=\"r1/odom\",reason=\"oversize\"} 0"));
+}
+
 TEST(CollectorTest, TopicLabelSetIsBounded) {
   CollectorOptions options;
   options.max_topics = 2;

@@ -86,7 +86,7 @@ BusValues FromMsg(const msg::BusStats& m) {
       b.topics.push_back(TopicValues{Str(t->topic()), t->messages(), t->bytes(), t->drops_malformed(),
                                      t->drops_wrong_type(), t->drops_oversize(), t->drops_gap(), t->duplicates(),
                                      t->fault_drops(), t->fault_delays(), t->fault_duplicates(), t->fault_corruptions(),
-                                     t->drops_invalid()});
+                                     t->drops_invalid(), t->drops_tail()});
     }
   }
   return b;

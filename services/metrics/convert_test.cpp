@@ -95,6 +95,19 @@ TEST(MetricsConvertTest, HeartbeatBusStatsAndFault) {
   EXPECT_EQ(bus.topics[0].fault_corruptions, 9u);
   EXPECT_EQ(bus.subscribers, 6);
 
+  // A direct topic's row (docs/protocol.md §13, "Counts"): its receivers' drops, tail included.
+  flatbuffers::FlatBufferBuilder fbb_direct;
+  std::vector<flatbuffers::Offset<msg::TopicStats>> direct = {
+      msg::CreateTopicStatsDirect(fbb_direct, "r1/odom", "limbic.msg.Odometry", "direct", 500, 32000, 10, 6, 0, 3, 0, 0,
+                                  0, 0, 0, 0, 4, nullptr, 2, 5)};
+  const BusValues direct_bus = FromMsg(Root(fbb_direct, msg::CreateBusStatsDirect(fbb_direct, 0, &direct, 2, 0)));
+  ASSERT_EQ(direct_bus.topics.size(), 1u);
+  EXPECT_EQ(direct_bus.topics[0].drops_malformed, 10u);
+  EXPECT_EQ(direct_bus.topics[0].drops_wrong_type, 6u);
+  EXPECT_EQ(direct_bus.topics[0].drops_gap, 3u);
+  EXPECT_EQ(direct_bus.topics[0].drops_invalid, 4u);
+  EXPECT_EQ(direct_bus.topics[0].drops_tail, 5u);
+
   flatbuffers::FlatBufferBuilder fbb3;
   const auto& fc = Root(fbb3, msg::CreateFaultCommandDirect(fbb3, 0, "n1", msg::FaultKind::SensorNoise, "r1", -1, -1,
                                                             -1, nullptr, nullptr, 12.5, 3.0, 0.1, 0.0, 1, false));

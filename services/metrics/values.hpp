@@ -97,7 +97,8 @@ struct HeartbeatValues {
   std::vector<ReceiveLosses> receive_losses;
 };
 
-// The broker's counts for one topic.
+// The broker's counts for one topic. A topic on the direct data path, which the broker does not carry, has its
+// publishers' counts and its receivers' drops summed (docs/protocol.md §13, "Counts"): gap and tail only there.
 struct TopicValues {
   std::string topic;
   uint64_t messages = 0;
@@ -113,6 +114,7 @@ struct TopicValues {
   uint64_t fault_duplicates = 0;
   uint64_t fault_corruptions = 0;
   uint64_t drops_invalid = 0;  // values out of their declared range (issue 15)
+  uint64_t drops_tail = 0;     // receivers' tail losses (a direct topic's; docs/protocol.md §12)
 };
 
 // BusStats from the broker (1 Hz).

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -149,6 +150,56 @@ TEST(LimbicTopicInfo, TypePublishersSubscribersHostsAndDropsThenStaleWhenThePubl
     if (line.rfind("chatter ", 0) == 0) stale = line.find("STALE") != std::string::npos;
   }
   EXPECT_TRUE(stale) << topics.out;
+}
+
+// On the direct path the broker never sees the data: what a direct publisher sends that is bad is dropped by the
+// receiving service, whose heartbeat (runtime::Host's) carries its counts by reason; the broker adds them to the
+// topic's bus/stats row and `limbic topics` shows them (docs/protocol.md §13, "Counts"). On either path of the
+// talker: with it on the broker path the row is the one merged with what the broker carried.
+TEST(LimbicTopics, ShowsTheDropsADirectTopicsReceiverCounted) {
+  testing::TempDir dir;
+  Stack stack(dir);
+  zmq::context_t context;
+  bus::Node hostile(context, stack.bus(), {.name = "hostile", .data_path = bus::DataPath::kDirect});
+  hostile.Advertise<msg::VelocityCommand>("chatter");  // offered at its own socket: the listener connects
+  // Straight to the listener: one that fails verification, a NavGoal on a VelocityCommand topic, a NaN command.
+  flatbuffers::FlatBufferBuilder corrupt_fbb;
+  corrupt_fbb.Finish(
+      msg::CreateVelocityCommand(corrupt_fbb, msg::CreateHeaderDirect(corrupt_fbb, 1, -1, 1, "hostile"), 0.5, 0.0),
+      messages::Traits<msg::VelocityCommand>::kIdentifier);
+  std::vector<uint8_t> corrupt(corrupt_fbb.GetBufferPointer(), corrupt_fbb.GetBufferPointer() + corrupt_fbb.GetSize());
+  corrupt[0] = 0xff;  // root offset far outside the buffer
+  flatbuffers::FlatBufferBuilder goal_fbb;
+  const msg::Vec2 goal(1, 2);
+  goal_fbb.Finish(msg::CreateNavGoal(goal_fbb, msg::CreateHeaderDirect(goal_fbb, 1, -1, 1, "hostile"), true, &goal),
+                  messages::Traits<msg::NavGoal>::kIdentifier);
+  flatbuffers::FlatBufferBuilder nan_fbb;
+  nan_fbb.Finish(
+      msg::CreateVelocityCommand(nan_fbb, msg::CreateHeaderDirect(nan_fbb, 1, -1, 1, "hostile"), std::nan(""), 0.0),
+      messages::Traits<msg::VelocityCommand>::kIdentifier);
+  std::string out, line;
+  const bool shown = testing::WaitFor(
+      [&] {
+        // Sent for a while, polled so the node keeps its link with the broker: the listener connects only once the
+        // broker has told it where, so the first ones may reach nobody.
+        for (int i = 0; i < 20; ++i) {
+          hostile.SendRaw("chatter", corrupt.data(), corrupt.size());
+          hostile.SendRaw("chatter", goal_fbb.GetBufferPointer(), goal_fbb.GetSize());
+          hostile.SendRaw("chatter", nan_fbb.GetBufferPointer(), nan_fbb.GetSize());
+          hostile.Poll(50ms);
+        }
+        out = Limbic(dir, {"topics", "--bus", stack.bus()}).out;
+        std::istringstream lines(out);
+        while (std::getline(lines, line)) {
+          if (line.rfind("chatter ", 0) == 0) break;
+        }
+        return line.rfind("chatter ", 0) == 0 && line.find("malformed ") != std::string::npos &&
+               line.find("wrong_type ") != std::string::npos && line.find("invalid ") != std::string::npos;
+      },
+      60s);
+  EXPECT_TRUE(shown) << out;
+  // The broker forwarded none of them (a direct publisher's data does not cross it): the counts are the listener's.
+  EXPECT_EQ(line.find("oversize"), std::string::npos) << line;
 }
 
 TEST(LimbicEcho, WaitsForTheFirstMessageOnATopicWithNoTrafficYet) {

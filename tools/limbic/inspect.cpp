@@ -412,7 +412,8 @@ int TopicCommand(const Args& args) {
                  "  type, rate and bandwidth over the wait, time since its last message (stale after "
               << kTopicStaleS
               << " s),\n"
-                 "  messages and drops by reason since the broker started (cumulative),\n"
+                 "  messages and drops by reason since the broker started (cumulative; on a direct topic the\n"
+                 "  drops its receivers reported in their heartbeats, summed),\n"
                  "  publishers: every header source the broker heard on it in the last 10 s, with host and pid\n"
                  "  from their heartbeats, subscribers: the broker's count of subscriber connections, and the\n"
                  "  services whose heartbeats count it received, with host and pid.\n"

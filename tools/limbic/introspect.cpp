@@ -109,8 +109,9 @@ int TopicsCommand(const Args& args) {
     std::cout
         << "usage: limbic topics [--all] [--bus ADDR] [--curve-keys FILE]\n\nLists every topic the broker has "
            "seen: message type, rate and\n"
-           "bandwidth over about one second, and payloads it dropped since it started (DROPS(TOTAL), cumulative),\n"
-           "by reason: malformed, wrong_type (not\n"
+           "bandwidth over about one second, and payloads it dropped since it started (DROPS(TOTAL), cumulative;\n"
+           "on a direct topic, which the broker does not carry, those its receivers dropped, summed over their\n"
+           "heartbeats: a bad message two receivers dropped counts twice), by reason: malformed, wrong_type (not\n"
            "the topic's type, fixed by its first publisher), oversize, invalid (a value out of its declared\n"
            "range, e.g. a NaN goal), fault (an injected communication fault). LOST RECEIVING: messages the\n"
            "services receiving the topic never got (sequence gaps and tail losses from the publishers'\n"

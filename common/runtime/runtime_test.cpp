@@ -204,7 +204,9 @@ struct PipelineResult {
   int status = -1;
 };
 
-PipelineResult RunPipeline(const std::string& name, bool single_thread, int64_t stop_at) {
+// `conductor`: the coordinator is a third host with no step of its own (as the simulator is not a producer of the
+// pipeline's topics), so the probes and the inputs come from different nodes.
+PipelineResult RunPipeline(const std::string& name, bool single_thread, int64_t stop_at, bool conductor = false) {
   auto result = std::make_shared<PipelineResult>();
   ServiceDefinition head{"head", "test head", [](ServiceContext& ctx) {
                            auto feedback = ctx.AddInput<msg::VelocityCommand>("t/b", Timing::kPreviousTick);
@@ -232,14 +234,19 @@ PipelineResult RunPipeline(const std::string& name, bool single_thread, int64_t 
                          }};
   HostedService h{head, {}};
   h.options.robot = "";
-  h.options.coordinate = true;
-  h.options.participants = {"head", "tail"};
   HostedService t{tail, {}};
   t.options.robot = "";
+  std::vector<HostedService> services{h, t};
+  if (conductor) {
+    services.push_back(HostedService{ServiceDefinition{"conductor", "test coordinator", [](ServiceContext&) {}}, {}});
+    services.back().options.robot = "";
+  }
+  services.back().options.coordinate = true;
+  services.back().options.participants = {"head", "tail"};
   InProcessOptions options;
   options.single_thread = single_thread;
   std::atomic<bool> stop{false};
-  result->status = RunInProcess("inproc://" + name, {h, t}, stop, options, &result->stats);
+  result->status = RunInProcess("inproc://" + name, services, stop, options, &result->stats);
   return *result;
 }
 
@@ -258,6 +265,24 @@ TEST(RunInProcess, OneThreadAndAThreadPerServiceGiveTheSameRunAndStopAfterTheReq
   const PipelineResult two = RunPipeline("two", true, 1);
   EXPECT_EQ(two.tail_ticks, 2);
   EXPECT_NEAR(two.checksum, 2.0 / 3.0, 1e-12);
+}
+
+// The tail waits for the head's output of the same tick, from tick 0 on: sent once, it must find the tail's
+// subscription in place. The coordinator starts the run only once every participant has answered one and the same
+// probe with its links proven (Host::AnswerProbe); on the direct path (runtime_test_direct_path) the probes come
+// through the broker and the head's output straight from its socket, so a join that did not wait for that link
+// stalled the run at tick 0 now and then.
+TEST(RunInProcess, ACoordinatorApartFromTheProducerStartsOnlyOnceEveryInputCanArrive) {
+  const PipelineResult reference = RunPipeline("reference", true, 49);
+  ASSERT_EQ(reference.status, 0);
+  for (int i = 0; i < 5; ++i) {
+    for (bool single_thread : {false, true}) {
+      const PipelineResult run = RunPipeline("conductor-" + std::to_string(i), single_thread, 49, true);
+      ASSERT_EQ(run.status, 0);
+      EXPECT_EQ(run.tail_ticks, 50);
+      EXPECT_EQ(run.checksum, reference.checksum);
+    }
+  }
 }
 
 // Issue 15, finding 7: in lockstep a step that threw was logged and the run carried on. Now it ends

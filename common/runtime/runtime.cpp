@@ -460,12 +460,22 @@ void Host::SendJoins(uint64_t probe) {
 void Host::AnswerProbe() {
   if (probe_seen_ == probe_answered_ || started_lockstep_) return;
   std::string waiting;
-  if (!node_->DirectLinksReady(&waiting)) {
+  // The broker path as well: what this host sends there (`faults`, latched values, topics a fault moved) leaves its
+  // PUB, which drops everything until the broker's subscription has reached it. On the broker path the join itself,
+  // received, proves that; on the direct path joins go direct, so the host's own heartbeat back through the broker
+  // does (a faulter's tick-0 `faults` was lost so once), sent every 20 ms until then.
+  const bool broker_reached = bus_reached_ || !watch_bus_;
+  const bool links_ready = node_->DirectLinksReady(&waiting);
+  if (!broker_reached || !links_ready) {
     const auto now = Clock::now();
+    // Pump sends the heartbeat when due.
+    if (!broker_reached) next_heartbeat_ = std::min(next_heartbeat_, now + std::chrono::milliseconds(20));
+    if (!broker_reached)
+      waiting += (waiting.empty() ? "" : "; ") + std::string("its own heartbeat back from the broker");
     if (next_links_warning_ == Clock::time_point{}) {
       next_links_warning_ = now + options_.stall_warning;
     } else if (now >= next_links_warning_) {
-      LIMBIC_LOG(kWarning) << "lockstep: not joining yet: waiting for direct links of: " << waiting;
+      LIMBIC_LOG(kWarning) << "lockstep: not joining yet: waiting for " << waiting;
       next_links_warning_ = now + options_.stall_warning;
     }
     return;

@@ -456,6 +456,7 @@ void Node::HandleDirectory(const uint8_t* data, size_t size) {
     if (change.unsubscribe) {
       data_sub_.set(zmq::sockopt::unsubscribe, entry->topic);
       data_sub_.set(zmq::sockopt::unsubscribe, std::string(kHighWaterPrefix) + entry->topic);
+      welcomed_.erase(entry->topic);
     }
     // change.disconnect: the endpoint lingers until the data socket has been drained (DirectLinks, DrainData).
     return;
@@ -483,9 +484,24 @@ void Node::HandleDirectory(const uint8_t* data, size_t size) {
     }
   }
   if (change.subscribe) {
-    data_sub_.set(zmq::sockopt::subscribe, entry->topic);
+    // The reports first: the publisher welcomes the subscription to the topic itself with a report (SendWelcome),
+    // which must find this one applied already. ZeroMQ's SUB sends each subscription down every connection in the
+    // order they are made (a connection made later gets them all at once, in lexical order) and the XPUB applies them
+    // in the order they arrive.
     data_sub_.set(zmq::sockopt::subscribe, std::string(kHighWaterPrefix) + entry->topic);
+    data_sub_.set(zmq::sockopt::subscribe, entry->topic);
   }
+}
+
+bool Node::DirectLinksReady(std::string* waiting) const {
+  bool ready = true;
+  links_.ForEachTopic([&](const std::string& topic, size_t endpoints) {
+    auto it = welcomed_.find(topic);
+    if (it != welcomed_.end() && it->second.size() >= endpoints) return;
+    ready = false;
+    if (waiting) *waiting += (waiting->empty() ? "" : " ") + topic;
+  });
+  return ready;
 }
 
 void Node::DrainDataSubscriptions() {
@@ -496,6 +512,8 @@ void Node::DrainDataSubscriptions() {
     if (m.size() < 1 || bytes[0] != 1) continue;  // an unsubscription
     subscribed = true;
     const std::string_view topic(reinterpret_cast<const char*>(bytes) + 1, m.size() - 1);
+    // The XPUB has applied this subscription (it hands it up after): tell the subscriber so (DirectLinksReady).
+    SendWelcome(topic);
     // A new subscriber's first value of a latched topic (the broker's replay, on this path). Everyone else
     // subscribed gets it again: a duplicate, skipped by sequence number.
     for (const auto& slot : publishers_) {
@@ -687,16 +705,14 @@ int Node::Poll(std::chrono::milliseconds timeout, int max_messages) {
   // On a LocalBus nothing can arrive while this thread waits: there is nothing to wait for.
   if (handled > 0 || timeout.count() <= 0 || local_mode_) return handled;
   // Only the sockets that can have something (zmq_poll asks each one's mailbox, a system call): the SUB once it has
-  // direct links, the XPUB while a direct latched topic has a value for new subscribers, and shared memory's wake-up.
+  // direct links, the XPUB once bound (a new subscriber is welcomed, and given a latched value), and shared memory's
+  // wake-up.
   zmq::pollitem_t items[4];
   int count = 0;
   items[count++] = {sub_.handle(), 0, ZMQ_POLLIN, 0};
   if (links_.endpoints() > 0) items[count++] = {data_sub_.handle(), 0, ZMQ_POLLIN, 0};
-  const bool latched_direct = data_pub_ && std::any_of(publishers_.begin(), publishers_.end(), [](const auto& slot) {
-                                return slot.direct && slot.latched && !slot.last.empty();
-                              });
-  const int latched_item = latched_direct ? count : -1;
-  if (latched_direct) items[count++] = {data_pub_.handle(), 0, ZMQ_POLLIN, 0};
+  const int subscriptions_item = data_pub_ ? count : -1;
+  if (data_pub_) items[count++] = {data_pub_.handle(), 0, ZMQ_POLLIN, 0};
   const int wake_fd = shm_ ? shm_->wake_fd() : -1;
   if (wake_fd >= 0) items[count++] = {nullptr, wake_fd, ZMQ_POLLIN, 0};
   try {
@@ -704,8 +720,8 @@ int Node::Poll(std::chrono::milliseconds timeout, int max_messages) {
   } catch (const zmq::error_t& e) {
     if (e.num() != EINTR) throw;  // interrupted by a signal: handle what is there
   }
-  // A new subscriber: its latched value now.
-  if (latched_item >= 0 && (items[latched_item].revents & ZMQ_POLLIN)) next_data_subscriptions_ = {};
+  // A new subscriber: its welcome (and a latched value) now.
+  if (subscriptions_item >= 0 && (items[subscriptions_item].revents & ZMQ_POLLIN)) next_data_subscriptions_ = {};
   handled = DrainShm(max_messages);
   return handled + Drain(max_messages - handled);
 }

@@ -18,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -140,8 +141,8 @@ struct NodeOptions {
   // admitting the client keys the broker admits (docs/protocol.md §13, "CURVE").
   std::optional<DataPath> data_path;
   // Topic prefixes that take the other path than data_path. On a direct node, kControlTopics stay on the broker
-  // unless listed here too: heartbeats, bus/, parameters and `faults` are few, and the broker is where `limbic
-  // topics`, the latched cache and the communication faults see them.
+  // unless listed here too: heartbeats, bus/, parameters, `faults` and `clock` are few, and the broker is where
+  // `limbic topics`, the latched cache and the communication faults see them.
   std::vector<std::string> other_path_topics;
   // Large messages through shared memory on this host (shm.hpp): the process's RouDi connection, or null for the
   // socket path only. Not on a LocalBus.
@@ -149,8 +150,13 @@ struct NodeOptions {
   ShmOptions shm_options;
 };
 // Topics a direct node still publishes through the broker (see NodeOptions::other_path_topics): the broker reads
-// `faults` (communication faults) itself, and gathers heartbeats and bus/ for the tools.
-inline constexpr std::string_view kControlTopics[] = {"health/", "bus/", "param/", "faults"};
+// `faults` (communication faults) and `clock` (the run clock those faults follow in lockstep) itself, and gathers
+// heartbeats and bus/ for the tools. `clock` through the broker also orders a lockstep probe behind the directory
+// entries the broker sent before it (docs/protocol.md §13, "Lockstep"), which Host's join relies on.
+inline constexpr std::string_view kControlTopics[] = {"health/", "bus/", "param/", "faults", "clock"};
+// header.tick of a HighWaterReport a direct publisher sends in answer to a subscription to its topic arriving at its
+// data socket (a "welcome"; periodic reports carry tick 0). See Node::DirectLinksReady.
+inline constexpr int64_t kWelcomeTick = -1;
 
 // A received, verified message. Valid only during the handler call.
 template <typename T>
@@ -411,8 +417,22 @@ class Node {
   size_t direct_admitted_keys() const { return admitted_keys_; }
   uint64_t direct_rejected_clients() const { return zap_ ? zap_->rejected(zap_domain_) : 0; }
   bool PublishesDirect(const std::string& topic) const;
+  // Are all this node's direct links able to deliver? For every topic the broker has told it to take from direct
+  // publishers, as many publishers (source and incarnation) have welcomed it as there are endpoints: a publisher's
+  // data socket answers each subscription to one of its topics with a HighWaterReport stamped kWelcomeTick, sent
+  // once its XPUB has applied that subscription, and this node subscribes the reports (bus/hwm/T) before T, so the
+  // welcome arrives whenever the subscription was applied, and its arrival proves it was: whatever the publisher
+  // sends on T from then on reaches this node (docs/protocol.md §13, "Lockstep"). False with the topics still
+  // waiting in `waiting` (if given). Always true on a LocalBus and without direct links.
+  bool DirectLinksReady(std::string* waiting = nullptr) const;
 
  private:
+  // A welcome (kWelcomeTick report) for each publisher slot of `topic` on data_pub_.
+  void SendWelcome(std::string_view topic);
+  // Topic -> the publishers (source, incarnation) whose welcome has arrived, for the topics in links_. Each set is
+  // capped (kMaxWelcomes): a publisher restarting without end must not grow it.
+  std::map<std::string, std::set<std::string>, std::less<>> welcomed_;
+  static constexpr size_t kMaxWelcomes = 64;
   std::unique_ptr<ShmEndpoint> shm_;
 };
 

@@ -109,6 +109,43 @@ TEST_P(DirectFixture, DataFlowsPublisherToSubscriberWithoutTheBroker) {
   EXPECT_EQ(broker_->directory().entries(), 1u);
 }
 
+// A link is ready (DirectLinksReady) only once the publisher's data socket has applied the subscription, proven by its
+// welcome; a connection alone is not: a message published then could miss the subscriber. Once ready, the very
+// first message published reaches it (what a lockstep join relies on: tick 0 is sent once, docs/protocol.md §13).
+TEST_P(DirectFixture, ALinkIsReadyWhenThePublisherHasAppliedTheSubscriptionAndThenTheFirstMessageArrives) {
+  for (int round = 0; round < 10; ++round) {
+    const std::string topic = "r1/first" + std::to_string(round);
+    Node pub_node(context_, address_, Direct("talker"));
+    Node sub_node(context_, address_, {.name = "listener"});
+    auto pub = pub_node.Advertise<msg::Odometry>(topic);
+    int received = 0;
+    sub_node.Subscribe<msg::Odometry>(topic, [&](const Message<msg::Odometry>&) { ++received; });
+    EXPECT_TRUE(sub_node.DirectLinksReady()) << "nothing linked yet: nothing to wait for";
+    // Only the subscriber runs: it learns the endpoint and connects, but the publisher's socket, whose thread does
+    // not look at it, has not taken the subscription in.
+    ASSERT_TRUE(PollUntil({&sub_node}, [&] { return sub_node.direct_links().endpoints() == 1; }));
+    for (int i = 0; i < 10; ++i) sub_node.Poll(5ms);
+    std::string waiting;
+    EXPECT_FALSE(sub_node.DirectLinksReady(&waiting));
+    EXPECT_EQ(waiting, topic);
+    ASSERT_TRUE(PollUntil({&pub_node, &sub_node}, [&] { return sub_node.DirectLinksReady(); }));
+    EXPECT_EQ(received, 0);
+    PublishOdom(pub, 1.0);  // once, as tick 0 is
+    ASSERT_TRUE(PollUntil(
+        {&sub_node}, [&] { return received == 1; }, 2000ms))
+        << "round " << round;
+    EXPECT_EQ(sub_node.TotalDrops(), 0u);
+  }
+}
+
+// The run clock goes through the broker from a direct node (bus::kControlTopics): the broker follows it for the
+// communication faults, and a lockstep probe arrives behind the directory entries sent before it.
+TEST_P(DirectFixture, TheClockTakesTheBrokerPathFromADirectNode) {
+  Node pub_node(context_, address_, Direct("coordinator"));
+  (void)pub_node.Advertise<msg::Clock>("clock");
+  EXPECT_FALSE(pub_node.PublishesDirect("clock"));
+}
+
 TEST_P(DirectFixture, PrefixSubscriptionsFindDirectTopicsAndControlTopicsStayOnTheBroker) {
   Node pub_node(context_, address_, Direct("talker"));
   Node sub_node(context_, address_, {.name = "listener"});

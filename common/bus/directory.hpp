@@ -171,6 +171,15 @@ class DirectLinks {
   size_t lingering() const { return lingering_.size(); }
   size_t topics() const { return endpoints_of_.size(); }
   bool Has(const DirectoryEntry& entry) const;
+  size_t EndpointsOf(const std::string& topic) const {
+    auto it = endpoints_of_.find(topic);
+    return it == endpoints_of_.end() ? 0 : it->second.size();
+  }
+  // fn(topic, number of endpoints offering it) for each topic linked.
+  template <typename Fn>
+  void ForEachTopic(Fn&& fn) const {
+    for (const auto& [topic, endpoints] : endpoints_of_) fn(topic, endpoints.size());
+  }
 
  private:
   std::map<std::string, std::set<std::string>> topics_at_;     // endpoint -> topics

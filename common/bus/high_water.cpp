@@ -32,6 +32,24 @@ void Node::SendHighWaterReports() {
   }
 }
 
+void Node::SendWelcome(std::string_view topic) {
+  std::string report_topic(kHighWaterPrefix);
+  report_topic += topic;
+  for (auto& slot : publishers_) {
+    if (!slot.direct || slot.topic != topic) continue;
+    // As a periodic report (its own sequence, the last seq sent, behind the data), stamped kWelcomeTick.
+    auto [it, added] = high_water_seq_.try_emplace(slot.topic, 0);
+    fbb_.Clear();
+    const auto header = msg::CreateHeader(fbb_, WallNowNs(), kWelcomeTick, ++it->second,
+                                          fbb_.CreateString(options_.name), /*latched=*/false, incarnation_);
+    fbb_.Finish(msg::CreateHighWaterReport(fbb_, header, fbb_.CreateString(slot.topic), slot.seq),
+                messages::Traits<msg::HighWaterReport>::kIdentifier);
+    data_pub_.send(zmq::buffer(report_topic), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
+    data_pub_.send(zmq::const_buffer(fbb_.GetBufferPointer(), fbb_.GetSize()), zmq::send_flags::dontwait);
+    if (send_observer_) send_observer_(report_topic);
+  }
+}
+
 void Node::HandleReport(const std::string& topic, const uint8_t* data, size_t size, bool admitted,
                         const std::shared_ptr<const std::vector<uint8_t>>* shared) {
   const std::string_view reported = std::string_view(topic).substr(kHighWaterPrefix.size());
@@ -72,6 +90,16 @@ void Node::HandleReport(const std::string& topic, const uint8_t* data, size_t si
   if (report->topic()->string_view() != reported) {
     CountDrop(topic, &TopicCounters::drops_malformed, "a report about another topic than its own");
     return;
+  }
+  if (tracked && header->tick() == kWelcomeTick) {
+    // A direct publisher has applied our subscription to `reported` (DirectLinksReady).
+    auto it = welcomed_.find(reported);
+    if (it == welcomed_.end() && links_.EndpointsOf(std::string(reported)) > 0) {
+      it = welcomed_.emplace(std::string(reported), std::set<std::string>{}).first;
+    }
+    if (it != welcomed_.end() && it->second.size() < kMaxWelcomes) {
+      it->second.insert(header->source()->str() + '\0' + std::to_string(header->incarnation()));
+    }
   }
   if (tracked) {
     const SequenceTracker::Outcome seq =

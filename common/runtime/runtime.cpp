@@ -138,6 +138,11 @@ struct Host::StepState {
 struct Host::Coordinator {
   std::set<std::string> expected;
   std::map<std::string, std::pair<std::vector<std::string>, std::vector<std::string>>> joined;
+  // Probe (its header.seq) -> who answered it: the participants, and "" for the coordinator's own host. The run
+  // starts on a probe every one of them answered (see Host::AnswerProbe); the last kProbesKept are kept.
+  std::map<uint64_t, std::set<std::string>> answers;
+  std::set<std::string> any_probe;  // joins that name no probe (a client that predates the field)
+  static constexpr size_t kProbesKept = 4096;
   std::set<std::string> acked;
   bool running = false;
   bool finished = false;
@@ -308,6 +313,12 @@ void Host::Bind() {
         if (m.msg.outputs())
           for (const auto* t : *m.msg.outputs()) outs.push_back(t->str());
         c.joined[who] = {waits, outs};
+        if (m.msg.probe() == 0) {
+          c.any_probe.insert(who);
+        } else {
+          c.answers[m.msg.probe()].insert(who);
+          if (c.answers.size() > Coordinator::kProbesKept) c.answers.erase(c.answers.begin());
+        }
       });
       node.Subscribe<msg::LockstepAck>("lockstep/ack", [this](const bus::Message<msg::LockstepAck>& m) {
         auto& c = *coordinator_;
@@ -325,7 +336,9 @@ void Host::Bind() {
       });
     }
   }
-  // Subscribed last: once a lockstep probe arrives on `clock`, every earlier subscription is active.
+  // Subscribed last: once a lockstep probe arrives on `clock` (always through the broker, bus::kControlTopics),
+  // every earlier subscription is registered at the broker, and every directory entry the broker sent before the
+  // probe has arrived; the host answers once the direct links those entries name can deliver (AnswerProbe).
   node.Subscribe<msg::Clock>("clock", [this](const bus::Message<msg::Clock>& m) { HandleClock(m.msg); });
 }
 
@@ -425,21 +438,62 @@ void Host::RunRealtimeTick() {
   if (Clock::now() - begin > std::chrono::duration<double>(options_.period_s / options_.speedup)) ++overruns_;
 }
 
-void Host::SendJoins() {
+void Host::SendJoins(uint64_t probe) {
   for (const auto& step : steps_) {
     join_pub_.Publish(0, -1, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
       std::vector<std::string> waits;
       for (const auto* input : step.waits_for) waits.push_back(input->topic());
       return msg::CreateLockstepJoin(fbb, header, fbb.CreateString(step.participant), fbb.CreateVectorOfStrings(waits),
-                                     fbb.CreateVectorOfStrings(step.outputs));
+                                     fbb.CreateVectorOfStrings(step.outputs), probe);
     });
+  }
+}
+
+// Why a join waits for the direct links (docs/protocol.md §13, "Lockstep"): on the direct path a producer's tick-0
+// output goes from its own socket to each subscriber connected and subscribed there by then; a consumer that joined
+// before that would wait for it for ever. A publisher announces its topics when it advertises them, before it
+// subscribes `clock`, so the broker has sent every subscriber the directory entries of a participant before it sends
+// that participant any probe; a probe reaches everyone through the broker behind the entries sent before it. So when
+// every participant (and the coordinator's host, for the acknowledgements) answers one and the same probe k, each
+// had the entries of every other participant when it answered, and answered only once the links they name were
+// proven (bus::Node::DirectLinksReady): tick 0, sent after k, reaches everyone.
+void Host::AnswerProbe() {
+  if (probe_seen_ == probe_answered_ || started_lockstep_) return;
+  std::string waiting;
+  // The broker path as well: what this host sends there (`faults`, latched values, topics a fault moved) leaves its
+  // PUB, which drops everything until the broker's subscription has reached it. On the broker path the join itself,
+  // received, proves that; on the direct path joins go direct, so the host's own heartbeat back through the broker
+  // does (a faulter's tick-0 `faults` was lost so once), sent every 20 ms until then.
+  const bool broker_reached = bus_reached_ || !watch_bus_;
+  const bool links_ready = node_->DirectLinksReady(&waiting);
+  if (!broker_reached || !links_ready) {
+    const auto now = Clock::now();
+    // Pump sends the heartbeat when due.
+    if (!broker_reached) next_heartbeat_ = std::min(next_heartbeat_, now + std::chrono::milliseconds(20));
+    if (!broker_reached)
+      waiting += (waiting.empty() ? "" : "; ") + std::string("its own heartbeat back from the broker");
+    if (next_links_warning_ == Clock::time_point{}) {
+      next_links_warning_ = now + options_.stall_warning;
+    } else if (now >= next_links_warning_) {
+      LIMBIC_LOG(kWarning) << "lockstep: not joining yet: waiting for " << waiting;
+      next_links_warning_ = now + options_.stall_warning;
+    }
+    return;
+  }
+  probe_answered_ = probe_seen_;
+  SendJoins(probe_answered_);
+  if (coordinator_) {
+    auto& answers = coordinator_->answers;
+    answers[probe_answered_].insert("");
+    if (answers.size() > Coordinator::kProbesKept) answers.erase(answers.begin());
   }
 }
 
 void Host::HandleClock(const msg::Clock& clock) {
   if (options_.mode != Mode::kLockstep) return;
   if (clock.probe()) {
-    if (!started_lockstep_) SendJoins();
+    probe_seen_ = clock.header()->seq();
+    AnswerProbe();
     return;
   }
   if (clock.stop()) {
@@ -543,7 +597,15 @@ void Host::CoordinatorPoll() {
     });
   };
   if (!c.running) {
-    if (c.joined.size() == c.expected.size()) {
+    AnswerProbe();  // the links this host's node waited for may have been proven since the probe came
+    // A probe every participant and this host answered (joins that name none count for any).
+    bool answered = false;
+    for (auto it = c.answers.rbegin(); it != c.answers.rend() && !answered; ++it) {
+      answered = it->second.count("") && std::all_of(c.expected.begin(), c.expected.end(), [&](const auto& who) {
+                   return it->second.count(who) || c.any_probe.count(who);
+                 });
+    }
+    if (c.joined.size() == c.expected.size() && answered) {
       // Same-tick dependency graph: producer -> consumer. A cycle would deadlock: refuse it.
       std::map<std::string, std::string> producer;
       for (const auto& [who, io] : c.joined)
@@ -761,6 +823,7 @@ bool Host::Pump(std::chrono::milliseconds max_wait, const std::atomic<bool>& sto
     // Drain everything that is ready without sleeping: lockstep runs as fast as the CPUs allow.
     bool inbox_empty = handled == 0;  // known empty: no need to look again before a step runs
     while (true) {
+      if (!started_lockstep_) AnswerProbe();
       const bool stepped = RunReadyLockstepSteps();
       if (coordinator_) CoordinatorPoll();
       if (stepped) {

@@ -416,7 +416,10 @@ class Host {
   void PublishHeartbeat();
   void CheckBusReached(std::chrono::steady_clock::time_point now);
   void HandleParameterRequest(const bus::Message<msg::ParameterRequest>& request);
-  void SendJoins();
+  void SendJoins(uint64_t probe);
+  // Lockstep, before the run: answers the last probe received once every direct link of this host's node can
+  // deliver (bus::Node::DirectLinksReady): a join from each step, and the coordinator's own readiness.
+  void AnswerProbe();
   TickInfo MakeTick(int64_t tick) const;
   void CoordinatorPoll();
 
@@ -445,6 +448,9 @@ class Host {
   int64_t tick_ = -1;         // realtime: ticks done; lockstep: tick in progress
   bool run_stopped_ = false;  // lockstep: coordinator said stop
   bool started_lockstep_ = false;
+  uint64_t probe_seen_ = 0;      // lockstep: header.seq of the last probe received (0: none yet)
+  uint64_t probe_answered_ = 0;  // ... and of the last one answered
+  std::chrono::steady_clock::time_point next_links_warning_{};
   int status_ = 0;
   std::chrono::steady_clock::duration period_{};
   // Loop-time statistics over all steps.

@@ -1,11 +1,13 @@
 #include "common/runtime/runtime.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <limits>
 #include <thread>
 
+#include "common/bus/broker.hpp"
 #include "common/bus/local_bus.hpp"
 #include "common/runtime/in_process.hpp"
 
@@ -204,42 +206,61 @@ struct PipelineResult {
   int status = -1;
 };
 
-PipelineResult RunPipeline(const std::string& name, bool single_thread, int64_t stop_at) {
+// `conductor`: the coordinator is a third host with no step of its own (as the simulator is not a producer of the
+// pipeline's topics), so the probes and the inputs come from different nodes.
+ServiceDefinition PipelineHead() {
+  return ServiceDefinition{"head", "test head", [](ServiceContext& ctx) {
+                             auto feedback = ctx.AddInput<msg::VelocityCommand>("t/b", Timing::kPreviousTick);
+                             auto out = ctx.AddOutput<msg::VelocityCommand>("t/a");
+                             ctx.AddStep({.waits_for = {}, .outputs = {"t/a"}}, [=](const TickInfo& tick) {
+                               const double fb = feedback->Get() ? feedback->Get()->v() : 0.0;
+                               out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+                                 // tick % 10 keeps the speed a valid one (messages/validate.hpp: |v| <= 100 m/s).
+                                 return msg::CreateVelocityCommand(fbb, header, 0.5 * fb + tick.tick % 10, 0.0);
+                               });
+                             });
+                           }};
+}
+
+ServiceDefinition PipelineTail(std::shared_ptr<PipelineResult> result, int64_t stop_at) {
+  return ServiceDefinition{"tail", "test tail", [result, stop_at](ServiceContext& ctx) {
+                             auto a = ctx.AddInput<msg::VelocityCommand>("t/a", Timing::kSameTick);
+                             auto out = ctx.AddOutput<msg::VelocityCommand>("t/b");
+                             ctx.AddStep({.waits_for = {}, .outputs = {"t/b"}}, [=, &ctx](const TickInfo& tick) {
+                               const double b = a->Get()->v() / 3.0;
+                               result->checksum = result->checksum * 1.0001 + b * (tick.tick + 1);
+                               ++result->tail_ticks;
+                               out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+                                 return msg::CreateVelocityCommand(fbb, header, b, 0.0);
+                               });
+                               if (tick.tick == stop_at) ctx.RequestRunStop();
+                             });
+                           }};
+}
+
+PipelineResult RunPipeline(const std::string& name, bool single_thread, int64_t stop_at, bool conductor = false) {
   auto result = std::make_shared<PipelineResult>();
-  ServiceDefinition head{"head", "test head", [](ServiceContext& ctx) {
-                           auto feedback = ctx.AddInput<msg::VelocityCommand>("t/b", Timing::kPreviousTick);
-                           auto out = ctx.AddOutput<msg::VelocityCommand>("t/a");
-                           ctx.AddStep({.waits_for = {}, .outputs = {"t/a"}}, [=](const TickInfo& tick) {
-                             const double fb = feedback->Get() ? feedback->Get()->v() : 0.0;
-                             out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
-                               // tick % 10 keeps the speed a valid one (messages/validate.hpp: |v| <= 100 m/s).
-                               return msg::CreateVelocityCommand(fbb, header, 0.5 * fb + tick.tick % 10, 0.0);
-                             });
-                           });
-                         }};
-  ServiceDefinition tail{"tail", "test tail", [result, stop_at](ServiceContext& ctx) {
-                           auto a = ctx.AddInput<msg::VelocityCommand>("t/a", Timing::kSameTick);
-                           auto out = ctx.AddOutput<msg::VelocityCommand>("t/b");
-                           ctx.AddStep({.waits_for = {}, .outputs = {"t/b"}}, [=, &ctx](const TickInfo& tick) {
-                             const double b = a->Get()->v() / 3.0;
-                             result->checksum = result->checksum * 1.0001 + b * (tick.tick + 1);
-                             ++result->tail_ticks;
-                             out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
-                               return msg::CreateVelocityCommand(fbb, header, b, 0.0);
-                             });
-                             if (tick.tick == stop_at) ctx.RequestRunStop();
-                           });
-                         }};
+  const ServiceDefinition head = PipelineHead();
+  const ServiceDefinition tail = PipelineTail(result, stop_at);
   HostedService h{head, {}};
   h.options.robot = "";
-  h.options.coordinate = true;
-  h.options.participants = {"head", "tail"};
   HostedService t{tail, {}};
   t.options.robot = "";
+  std::vector<HostedService> services{h, t};
+  if (conductor) {
+    services.push_back(HostedService{ServiceDefinition{"conductor", "test coordinator", [](ServiceContext&) {}}, {}});
+    services.back().options.robot = "";
+  }
+  services.back().options.coordinate = true;
+  services.back().options.participants = {"head", "tail"};
   InProcessOptions options;
   options.single_thread = single_thread;
   std::atomic<bool> stop{false};
-  result->status = RunInProcess("inproc://" + name, {h, t}, stop, options, &result->stats);
+  // The conductor's runs go over ipc: there ZeroMQ connects, and hands a subscription to the publisher's socket, on
+  // its I/O threads, in the background (over inproc both happen at once, so the race below could not show).
+  const std::string address =
+      conductor ? "ipc:///tmp/limbic-runtime-test-" + std::to_string(getpid()) + "-" + name : "inproc://" + name;
+  result->status = RunInProcess(address, services, stop, options, &result->stats);
   return *result;
 }
 
@@ -258,6 +279,89 @@ TEST(RunInProcess, OneThreadAndAThreadPerServiceGiveTheSameRunAndStopAfterTheReq
   const PipelineResult two = RunPipeline("two", true, 1);
   EXPECT_EQ(two.tail_ticks, 2);
   EXPECT_NEAR(two.checksum, 2.0 / 3.0, 1e-12);
+}
+
+// The tail waits for the head's output of the same tick, from tick 0 on: sent once, it must find the tail's
+// subscription in place. The coordinator starts the run only once every participant has answered one and the same
+// probe with its links proven (Host::AnswerProbe); on the direct path (runtime_test_direct_path) the probes come
+// through the broker and the head's output straight from its socket, so a join that did not wait for that link
+// stalled the run at tick 0 now and then.
+TEST(RunInProcess, ACoordinatorApartFromTheProducerStartsOnlyOnceEveryInputCanArrive) {
+  const PipelineResult reference = RunPipeline("reference", true, 49);
+  ASSERT_EQ(reference.status, 0);
+  for (int i = 0; i < 5; ++i) {
+    for (bool single_thread : {false, true}) {
+      const PipelineResult run = RunPipeline("conductor-" + std::to_string(i), single_thread, 49, true);
+      ASSERT_EQ(run.status, 0);
+      EXPECT_EQ(run.tail_ticks, 50);
+      EXPECT_EQ(run.checksum, reference.checksum);
+    }
+  }
+}
+
+// On the direct path, over ipc, the producer of the tail's same-tick input starts late: the tail has answered probes
+// for a while, then learns the head's endpoint and connects in the background while the head joins. The run starts
+// only on a probe both answered after that, the tail once the head's data socket has taken in its subscription
+// (Host::AnswerProbe), so the head's tick-0 output, sent once, reaches it. This is the scenario, not a proof: with
+// the link wait left out it passed too (20 of 20 runs, quiet machine) — the race needs the connection to be slower
+// than a round through the broker; direct_test's ALinkIsReady... shows the wait itself deterministically.
+TEST(Host, ALateProducersFirstOutputReachesAConsumerThatJoinedBeforeIt) {
+  using namespace std::chrono_literals;
+  const PipelineResult reference = RunPipeline("late-reference", true, 49);
+  ASSERT_EQ(reference.status, 0);
+  const char* path = std::getenv("LIMBIC_BUS_PATH");
+  const std::string saved = path ? path : "";
+  ::setenv("LIMBIC_BUS_PATH", "direct", 1);
+  for (int round = 0; round < 3; ++round) {
+    const std::string address =
+        "ipc:///tmp/limbic-runtime-test-" + std::to_string(getpid()) + "-late-" + std::to_string(round);
+    zmq::context_t context;
+    bus::BrokerOptions broker_options;
+    broker_options.address = address;
+    bus::Broker broker(context, broker_options);
+    std::atomic<bool> broker_stop{false};
+    std::thread broker_thread([&] { broker.Run(broker_stop); });
+    auto result = std::make_shared<PipelineResult>();
+    auto options = [&](bool coordinate) {
+      HostOptions o;
+      o.robot = "";
+      o.bus = address;
+      o.mode = Mode::kLockstep;
+      o.probe_period = 5ms;
+      o.coordinate = coordinate;
+      if (coordinate) o.participants = {"head", "tail"};
+      return o;
+    };
+    std::atomic<bool> stop{false};
+    std::vector<int> statuses(3, -1);
+    std::thread conductor([&] {
+      Host host(context, options(true), ServiceDefinition{"conductor", "test coordinator", [](ServiceContext&) {}});
+      statuses[0] = host.Run(stop);
+    });
+    std::thread tail([&] {
+      Host host(context, options(false), PipelineTail(result, 49));
+      statuses[1] = host.Run(stop);
+    });
+    std::this_thread::sleep_for(200ms);  // the tail answers probes with no link yet
+    std::thread head([&] {
+      Host host(context, options(false), PipelineHead());
+      statuses[2] = host.Run(stop);
+    });
+    const auto deadline = std::chrono::steady_clock::now() + 20s;
+    while (result->tail_ticks < 50 && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(10ms);
+    stop = true;
+    for (std::thread* t : {&conductor, &tail, &head}) t->join();
+    broker_stop = true;
+    broker_thread.join();
+    EXPECT_EQ(result->tail_ticks, 50) << "round " << round << ": the run stalled";
+    EXPECT_EQ(result->checksum, reference.checksum);
+    EXPECT_EQ(statuses, (std::vector<int>{0, 0, 0}));
+  }
+  if (saved.empty()) {
+    ::unsetenv("LIMBIC_BUS_PATH");
+  } else {
+    ::setenv("LIMBIC_BUS_PATH", saved.c_str(), 1);
+  }
 }
 
 // Issue 15, finding 7: in lockstep a step that threw was logged and the run carried on. Now it ends

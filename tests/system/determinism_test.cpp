@@ -180,11 +180,6 @@ runtime::ServiceDefinition FaulterService() {
 }
 
 TEST(Determinism, SameRunMetricsWithCommunicationFaultsTwiceInProcessOverIpcAndOverTcp) {
-  if (bus::DataPathFromEnvironment() == bus::DataPath::kDirect) {
-    // The broker applies the faults on the run clock, which a direct coordinator's `clock` does not show it.
-    GTEST_SKIP() << "communication faults in lockstep are reproducible on the broker path only (docs/protocol.md "
-                    "§13); LIMBIC_BUS_PATH=direct";
-  }
   testing::TempDir dir;
   stack::StackSpec spec;
   spec.set = 'B';
@@ -220,10 +215,13 @@ TEST(Determinism, SameRunMetricsWithCommunicationFaultsTwiceInProcessOverIpcAndO
   EXPECT_EQ(run_in_process(dir / "faults-zmq.csv", runtime::InProcessTransport::kZeroMq), first);
 
   // Separate processes: the faulter is hosted here, on the same bus, as one more lockstep participant.
-  auto run_processes = [&](const std::string& bus, const std::string& name) {
+  // On the direct path too (issue 23 item 1): `clock` goes through the broker there as well, which applies the faults
+  // on the run clock, and each topic a fault names moves to the broker before the fault's window opens.
+  auto run_processes = [&](const std::string& bus, const std::string& name, Path path = Path::kBroker) {
     spec.metrics_csv = dir / (name + ".csv");
     testing::ChildProcess broker({testing::Bin("limbic-bus"), "--bus", bus}, dir / (name + "-bus.log"));
     std::vector<std::unique_ptr<testing::ChildProcess>> services;
+    if (path == Path::kDirect) ::setenv("LIMBIC_BUS_PATH", "direct", 1);
     for (auto [service, argv] : stack::StackCommands(spec, testing::BinDir(), bus)) {
       for (size_t i = 0; i + 1 < argv.size(); ++i) {
         if (argv[i] == "--participants") argv[i + 1] += ",r1/faulter";
@@ -236,6 +234,7 @@ TEST(Determinism, SameRunMetricsWithCommunicationFaultsTwiceInProcessOverIpcAndO
     options.bus = bus;
     options.mode = runtime::Mode::kLockstep;
     runtime::Host faulter(context, options, FaulterService());
+    if (path == Path::kDirect) ::unsetenv("LIMBIC_BUS_PATH");
     std::atomic<bool> stop{false};
     std::thread thread([&] { faulter.Run(stop); });
     for (auto& s : services) EXPECT_EQ(s->Wait(180s), 0) << s->Log();
@@ -247,6 +246,7 @@ TEST(Determinism, SameRunMetricsWithCommunicationFaultsTwiceInProcessOverIpcAndO
   };
   EXPECT_EQ(run_processes("ipc://" + dir / "faults-bus", "faults-ipc"), first);
   EXPECT_EQ(run_processes("tcp://127.0.0.1:" + std::to_string(testing::FreeTcpPortPair()), "faults-tcp"), first);
+  EXPECT_EQ(run_processes("ipc://" + dir / "faults-dbus", "faults-ipc-direct", Path::kDirect), first);
   std::cout << "with communication faults: " << first[1] << "\n  without: " << clean[1] << "\n";
 }
 

@@ -35,6 +35,17 @@ void PublishOdom(Publisher<msg::Odometry>& pub, double v) {
   });
 }
 
+// A valid odometry buffer from "evil" whose root offset points far outside it: fails verification.
+std::vector<uint8_t> CorruptOdometry() {
+  flatbuffers::FlatBufferBuilder fbb;
+  msg::Pose2 pose(1, 2, 3);
+  fbb.Finish(msg::CreateOdometry(fbb, msg::CreateHeader(fbb, 0, 0, 99, fbb.CreateString("evil")), &pose, 1, 0),
+             messages::Traits<msg::Odometry>::kIdentifier);
+  std::vector<uint8_t> corrupt(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
+  corrupt[0] = 0xff;
+  return corrupt;
+}
+
 template <typename Done>
 bool PollUntil(std::initializer_list<Node*> nodes, Done done, std::chrono::milliseconds limit = 5000ms) {
   const auto deadline = std::chrono::steady_clock::now() + limit;
@@ -393,12 +404,7 @@ TEST_P(DirectFixture, BytesOnTheDirectPathAreVerifiedAndCounted) {
     return good > 0;
   }));
   // A valid odometry buffer with its tail cut off, and an Odometry identifier on garbage.
-  flatbuffers::FlatBufferBuilder fbb;
-  msg::Pose2 pose(1, 2, 3);
-  fbb.Finish(msg::CreateOdometry(fbb, msg::CreateHeader(fbb, 0, 0, 99, fbb.CreateString("evil")), &pose, 1, 0),
-             messages::Traits<msg::Odometry>::kIdentifier);
-  std::vector<uint8_t> corrupt(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
-  corrupt[0] = 0xff;  // root offset far outside the buffer
+  const std::vector<uint8_t> corrupt = CorruptOdometry();
   for (int i = 0; i < 5; ++i) pub_node.SendRaw("r1/odom", corrupt.data(), corrupt.size());
   const int before = good;
   ASSERT_TRUE(PollUntil({&pub_node, &sub_node}, [&] {
@@ -450,17 +456,13 @@ TEST_P(DirectFixture, ReceiversDropsOfADirectTopicReachBusStatsByReason) {
 
   // Straight to the victims (SendRaw on an offered topic goes out of the data socket, not through the broker):
   // 5 that fail verification, 3 NavGoals on an Odometry topic, 2 with a speed out of range.
-  flatbuffers::FlatBufferBuilder fbb;
-  msg::Pose2 pose(1, 2, 3);
-  fbb.Finish(msg::CreateOdometry(fbb, msg::CreateHeader(fbb, 0, 0, 99, fbb.CreateString("evil")), &pose, 1, 0),
-             messages::Traits<msg::Odometry>::kIdentifier);
-  std::vector<uint8_t> corrupt(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
-  corrupt[0] = 0xff;  // root offset far outside the buffer
+  const std::vector<uint8_t> corrupt = CorruptOdometry();
   flatbuffers::FlatBufferBuilder goal_fbb;
   const msg::Vec2 goal(1, 2);
   goal_fbb.Finish(msg::CreateNavGoal(goal_fbb, msg::CreateHeaderDirect(goal_fbb, 1, -1, 1, "evil"), true, &goal),
                   messages::Traits<msg::NavGoal>::kIdentifier);
   flatbuffers::FlatBufferBuilder fast_fbb;
+  const msg::Pose2 pose(1, 2, 3);
   fast_fbb.Finish(
       msg::CreateOdometry(fast_fbb, msg::CreateHeaderDirect(fast_fbb, 0, 0, 100, "evil"), &pose, 1e6 /* m/s */, 0),
       messages::Traits<msg::Odometry>::kIdentifier);

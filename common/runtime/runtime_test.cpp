@@ -347,10 +347,17 @@ TEST(Host, ALateProducersFirstOutputReachesAConsumerThatJoinedBeforeIt) {
       Host host(context, options(false), PipelineHead());
       statuses[2] = host.Run(stop);
     });
-    const auto deadline = std::chrono::steady_clock::now() + 20s;
-    while (result->tail_ticks < 50 && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(10ms);
-    stop = true;
+    // The tail's RequestRunStop at tick 49 ends every host's run; a stalled run is ended after 20 s (the checks
+    // below then fail). The result is read only after the hosts' threads are joined (ThreadSanitizer).
+    std::atomic<bool> ended{false};
+    std::thread watchdog([&] {
+      const auto deadline = std::chrono::steady_clock::now() + 20s;
+      while (!ended && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(10ms);
+      stop = true;
+    });
     for (std::thread* t : {&conductor, &tail, &head}) t->join();
+    ended = true;
+    watchdog.join();
     broker_stop = true;
     broker_thread.join();
     EXPECT_EQ(result->tail_ticks, 50) << "round " << round << ": the run stalled";

@@ -5,19 +5,6 @@
 namespace limbic::bus {
 namespace {
 
-// Every count a row of bus/stats takes from a heartbeat's row (last_seen_ns is not a count).
-void Add(TopicCounters& sum, const TopicCounters& c) {
-  sum.messages += c.messages;
-  sum.bytes += c.bytes;
-  sum.drops_malformed += c.drops_malformed;
-  sum.drops_wrong_type += c.drops_wrong_type;
-  sum.drops_oversize += c.drops_oversize;
-  sum.drops_gap += c.drops_gap;
-  sum.drops_invalid += c.drops_invalid;
-  sum.drops_tail += c.drops_tail;
-  sum.duplicates += c.duplicates;
-}
-
 // Within one life of a reporter: each count the highest reported (never back).
 void Raise(TopicCounters& kept, const TopicCounters& c) {
   kept.messages = std::max(kept.messages, c.messages);
@@ -40,7 +27,7 @@ DirectReports::Reporter& DirectReports::Find(Topic& topic, std::map<std::string,
     Reporter& r = it->second;
     if (incarnation != 0 && r.incarnation != 0 && incarnation != r.incarnation) {
       // Restarted: its counts start again from zero; what it reported before stays in the sum.
-      Add(topic.retired, r.counts);
+      AddCounts(topic.retired, r.counts);
       r.counts = {};
       ++set_aside_;
     }
@@ -52,7 +39,7 @@ DirectReports::Reporter& DirectReports::Find(Topic& topic, std::map<std::string,
     auto oldest = std::min_element(reporters.begin(), reporters.end(), [](const auto& a, const auto& b) {
       return a.second.last_report_ns < b.second.last_report_ns;
     });
-    Add(topic.retired, oldest->second.counts);
+    AddCounts(topic.retired, oldest->second.counts);
     reporters.erase(oldest);
     ++set_aside_;
   }
@@ -100,7 +87,7 @@ std::vector<Forwarding::ReportedTopic> DirectReports::Collect(int64_t now_ns,
     Forwarding::ReportedTopic r{it->first};
     TopicCounters sent = t.retired;
     for (const auto& [service, p] : t.publishers) {
-      Add(sent, p.counts);
+      AddCounts(sent, p.counts);
       r.last_seen_ns = std::max(r.last_seen_ns, p.last_change_ns);
       if (!older_than(p.last_report_ns, limits_.publisher_idle_s)) r.publishers.push_back(service);
     }
@@ -109,7 +96,7 @@ std::vector<Forwarding::ReportedTopic> DirectReports::Collect(int64_t now_ns,
     // retired holds both directions' counts: a publisher's drops are zero, a receiver's messages are not kept.
     r.received = sent;
     r.received.messages = r.received.bytes = 0;
-    for (const auto& [service, receiver] : t.receivers) Add(r.received, receiver.counts);
+    for (const auto& [service, receiver] : t.receivers) AddCounts(r.received, receiver.counts);
     out.push_back(std::move(r));
     ++it;
   }

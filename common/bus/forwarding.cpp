@@ -11,6 +11,18 @@
 
 namespace limbic::bus {
 
+void AddCounts(TopicCounters& sum, const TopicCounters& c) {
+  sum.messages += c.messages;
+  sum.bytes += c.bytes;
+  sum.drops_malformed += c.drops_malformed;
+  sum.drops_wrong_type += c.drops_wrong_type;
+  sum.drops_oversize += c.drops_oversize;
+  sum.drops_gap += c.drops_gap;
+  sum.drops_invalid += c.drops_invalid;
+  sum.drops_tail += c.drops_tail;
+  sum.duplicates += c.duplicates;
+}
+
 Forwarding::Forwarding(size_t max_payload, ForwardingLimits limits) : max_payload_(max_payload), limits_(limits) {
   std::random_device rd;
   incarnation_ = (static_cast<uint64_t>(rd()) << 32) ^ rd();
@@ -308,13 +320,7 @@ void Forwarding::BuildStats(flatbuffers::FlatBufferBuilder& fbb, int subscribers
       sum.messages += r.messages;
       sum.bytes += r.bytes;
       sum.last_seen_ns = std::max(sum.last_seen_ns, r.last_seen_ns);
-      sum.drops_malformed += r.received.drops_malformed;
-      sum.drops_wrong_type += r.received.drops_wrong_type;
-      sum.drops_oversize += r.received.drops_oversize;
-      sum.drops_invalid += r.received.drops_invalid;
-      sum.drops_gap += r.received.drops_gap;
-      sum.drops_tail += r.received.drops_tail;
-      sum.duplicates += r.received.duplicates;
+      AddCounts(sum, r.received);  // its messages and bytes are zero
       for (const auto& name : r.publishers) {
         if (std::find(publishers.begin(), publishers.end(), name) == publishers.end()) publishers.push_back(name);
       }

@@ -45,6 +45,10 @@ struct ForwardingLimitCounters {
   uint64_t latched_refused = 0;  // latched payloads above latched_topic_bytes (forwarded, not kept)
 };
 
+// sum += every count of `c` (messages, bytes, drops by reason, duplicates; last_seen_ns is not a count): the one
+// place bus/stats rows are summed (a direct topic's reporters, DirectReports; a topic both paths carry, BuildStats).
+void AddCounts(TopicCounters& sum, const TopicCounters& c);
+
 class Forwarding {
  public:
   enum class Verdict {

@@ -392,6 +392,137 @@ TEST(ExploreManagerKilled, TheRobotsCarryOnAndTheRestartedManagerTakesOverAndAll
   EXPECT_LE(robots["r1"].robot_contacts + robots["r2"].robot_contacts, 2u) << "the robots kept running into each other";
 }
 
+// Issue 18 item 4's unhappy path over the bus: an executor that refuses the manager's live set, and one that never
+// answers. The test is robot r1's planner, mapper and controller (their heartbeats, at 10 Hz, each using half a
+// core against a budget of 0.0001 of one) and answers their parameter requests; the manager and the simulator (for
+// the latched world) are real processes, realtime. The mapper takes every set. The planner refuses the first: the
+// manager puts its cap back, counts the refusal, logs it and sends no planning set for the hold (2 s); the
+// mapper's set stands. The planner leaves the next unanswered: after the reply timeout (5 s) it is counted as
+// unanswered and held twice as long. (Every real planner takes every rate the manager may command, so this cannot
+// be provoked from one.)
+TEST(ExploreFeedback, ARefusedSetIsPutBackAndHeldAndAnUnansweredOneTimesOut) {
+  stack::StackSpec spec;
+  spec.set = 'A';
+  spec.index = 0;
+  spec.explore = true;
+  spec.options = {"explore_manager.time_limit_s=3600",         "explore_manager.feedback=true",
+                  "explore_manager.feedback_budget=0.0001",    "explore_manager.feedback_planning_min_hz=0.1",
+                  "explore_manager.feedback_refusal_hold_s=2", "explore_manager.bidding=manager"};
+  testing::TempDir dir;
+  const std::string bus = "ipc://" + (dir / "bus");
+  testing::ChildProcess broker({testing::Bin("limbic-bus"), "--bus", bus}, dir / "bus.log");
+  std::vector<std::unique_ptr<testing::ChildProcess>> services;
+  for (const auto& [name, argv] : RealtimeCommands(spec, bus, 1.0)) {
+    if (name == "simulator" || name == "explore_manager")
+      services.push_back(std::make_unique<testing::ChildProcess>(argv, dir / (name + ".log")));
+  }
+  ASSERT_EQ(services.size(), 2u);
+  auto logs = [&] {
+    std::string all;
+    for (const auto& s : services) all += s->Log().substr(s->Log().size() > 4000 ? s->Log().size() - 4000 : 0);
+    return all;
+  };
+  zmq::context_t context;
+  bus::NodeOptions options;
+  options.name = "r1-executor";
+  bus::Node node(context, bus, options);
+
+  struct Request {
+    double at_s;
+    std::string value;
+  };
+  std::map<std::string, std::vector<Request>> requests;  // by service
+  double refused = 0, unanswered = 0, held = 0;
+  node.Subscribe<msg::Heartbeat>("health/explore_manager", [&](const bus::Message<msg::Heartbeat>& m) {
+    refused = CounterOf(m.msg, "feedback_sets_refused");
+    unanswered = CounterOf(m.msg, "feedback_sets_unanswered");
+    held = CounterOf(m.msg, "feedback_sets_held");
+  });
+  const auto start = std::chrono::steady_clock::now();
+  auto now_s = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+  std::map<std::string, bus::Publisher<msg::ParameterReply>> replies;
+  for (const std::string service : {"planner", "mapper"}) {
+    replies.emplace(service, node.Advertise<msg::ParameterReply>("param/r1/" + service + "/reply"));
+    node.Subscribe<msg::ParameterRequest>(
+        "param/r1/" + service, [&, service](const bus::Message<msg::ParameterRequest>& m) {
+          auto& seen = requests[service];
+          seen.push_back({now_s(), m.msg.value() ? m.msg.value()->str() : ""});
+          const bool refuse = service == "planner" && seen.size() == 1;
+          const bool ignore = service == "planner" && seen.size() == 2;
+          if (ignore) return;
+          replies.at(service).Publish(0, 0, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+            return msg::CreateParameterReplyDirect(fbb, header, m.msg.request_id(), !refuse,
+                                                   refuse ? "max_replan_hz: out of range (test)" : "");
+          });
+        });
+  }
+  std::map<std::string, bus::Publisher<msg::Heartbeat>> beats;
+  for (const std::string service : {"planner", "mapper", "controller"})
+    beats.emplace(service, node.Advertise<msg::Heartbeat>("health/r1/" + service));
+  int64_t tick = 0;
+  auto beat = [&] {
+    ++tick;
+    for (auto& [service, out] : beats) {
+      out.Publish(0, tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+        std::vector<flatbuffers::Offset<msg::Counter>> counters{
+            msg::CreateCounterDirect(fbb, "step_cpu_s", 0.05 * static_cast<double>(tick))};
+        if (service == "planner") counters.push_back(msg::CreateCounterDirect(fbb, "plans", static_cast<double>(tick)));
+        if (service == "mapper")
+          counters.push_back(msg::CreateCounterDirect(fbb, "full_maps", static_cast<double>(tick)));
+        return msg::CreateHeartbeatDirect(fbb, header, ("r1/" + service).c_str(), msg::ServiceState::Running,
+                                          "realtime", tick, 1.0, 0.0, 0.001, 0.001, nullptr, 0, &counters);
+      });
+    }
+  };
+  // Beats every 100 ms (a tick each: 0.05 CPU s a tick is half a core) until `done` or `limit` (s from start).
+  auto run_until = [&](const std::function<bool()>& done, double limit_s) {
+    auto next = std::chrono::steady_clock::now();
+    while (now_s() < limit_s) {
+      if (std::chrono::steady_clock::now() >= next) {
+        beat();
+        next += 100ms;
+      }
+      node.Poll(20ms);
+      if (done()) return true;
+    }
+    return done();
+  };
+
+  // 1. The first planning set, refused; its hold passes with no planning set.
+  ASSERT_TRUE(run_until([&] { return requests["planner"].size() >= 1; }, 60)) << "no planning set\n" << logs();
+  const double refused_at = requests["planner"][0].at_s;
+  ASSERT_TRUE(run_until([&] { return refused >= 1; }, refused_at + 10)) << logs();
+  run_until([] { return false; }, refused_at + 1.8);
+  EXPECT_EQ(requests["planner"].size(), 1u) << "a planning set during the 2 s hold";
+
+  // 2. After the hold, the next planning set (the same cap, since the first was put back), left unanswered: counted
+  // after the 5 s reply timeout, and the hold doubles (4 s) before a third.
+  ASSERT_TRUE(run_until([&] { return requests["planner"].size() >= 2; }, refused_at + 15)) << logs();
+  const double ignored_at = requests["planner"][1].at_s;
+  EXPECT_GE(ignored_at - refused_at, 2.0);
+  EXPECT_EQ(requests["planner"][1].value, requests["planner"][0].value) << "the refused cap was not put back";
+  // The decisions within the hold (one a second) wanted the same cut and were held (the manager's heartbeat, once
+  // a second, says so).
+  EXPECT_TRUE(run_until([&] { return held >= 1; }, ignored_at + 3)) << "no decision was held";
+  ASSERT_TRUE(run_until([&] { return unanswered >= 1; }, ignored_at + 12)) << logs();
+  const bool third = run_until([&] { return requests["planner"].size() >= 3; }, ignored_at + 20);
+  ASSERT_TRUE(third) << logs();
+  EXPECT_GE(requests["planner"][2].at_s - ignored_at, 5.0 + 4.0 - 1.0)  // timeout + doubled hold, a decision's slack
+      << "the third planning set came " << requests["planner"][2].at_s - ignored_at << " s after the second";
+  EXPECT_EQ(refused, 1);
+  // The mapper took its set (its period at the lowest rate in one step: the budget is out of reach) at the first
+  // planning set's decision, and nothing put it back or sent it again.
+  ASSERT_EQ(requests["mapper"].size(), 1u);
+  EXPECT_NEAR(requests["mapper"][0].at_s, refused_at, 0.5);
+  EXPECT_EQ(requests["mapper"][0].value, "50");  // 0.2 Hz, feedback_sensing_min_hz, at 10 ticks a second
+  const std::string manager_log = services[1]->Log();
+  EXPECT_NE(manager_log.find("r1/planner refused max_replan_hz"), std::string::npos) << manager_log;
+  for (auto& s : services) s->Signal(SIGTERM);
+  for (auto& s : services) EXPECT_EQ(s->Wait(10s), 0) << s->Log();
+  std::cout << "planning sets at " << refused_at << ", " << ignored_at << ", " << requests["planner"][2].at_s
+            << " s; mapping sets " << requests["mapper"].size() << "; held decisions " << held << "\n";
+}
+
 // A careless manager command line: the refusal hold longer than its cap, or a cap below the default hold, is
 // refused at start-up with a message naming both, and the manager exits non-zero — instead of the cap being raised
 // silently (as it was) or a hold that never doubles.

@@ -498,8 +498,8 @@ void Broker::PublishStats() {
       {"direct_publishers", static_cast<double>(directory_.publishers())},
       {"direct_entries", static_cast<double>(directory_.entries())},
       {"direct_refused", static_cast<double>(directory_.refused())},
-      {"control_malformed", static_cast<double>(control_malformed_)},
-      {"direct_rerouted", static_cast<double>(rerouted_)}};
+      {"control_malformed", static_cast<double>(control_malformed_.load())},
+      {"direct_rerouted", static_cast<double>(rerouted_.load())}};
   forwarding_.BuildHeartbeat(fbb_, forwarded_, rejected_clients(), subscriber_counters);
   Forward("health/bus", SharedCopy(fbb_.GetBufferPointer(), fbb_.GetSize()));
   --forwarded_;

@@ -101,8 +101,8 @@ class Broker {
   const CommFaults& comm_faults() const { return forwarding_.comm_faults(); }
   // Direct path: who offers which topic where; control frames from subscribers it could not use.
   const Directory& directory() const { return directory_; }
-  uint64_t control_malformed() const { return control_malformed_; }
-  uint64_t rerouted() const { return rerouted_; }
+  uint64_t control_malformed() const { return control_malformed_.load(); }
+  uint64_t rerouted() const { return rerouted_.load(); }
 
  private:
   int Drain();
@@ -163,8 +163,9 @@ class Broker {
   Directory directory_;
   DirectReports direct_reports_;
   std::map<std::string, const messages::MessageType*> direct_types_;  // topic -> as its publishers declared
-  uint64_t control_malformed_ = 0;
-  uint64_t rerouted_ = 0;  // comm faults that moved direct topics to the broker path
+  // Atomic: rare, and read by tests (and tools hosting a broker) from another thread while the broker runs.
+  std::atomic<uint64_t> control_malformed_{0};
+  std::atomic<uint64_t> rerouted_{0};  // comm faults that moved direct topics to the broker path
   log::RateLimiter control_log_;
 };
 

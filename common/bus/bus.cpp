@@ -276,8 +276,17 @@ Node::~Node() {
   Unhold(shared_hold_);  // frames still queued keep their owner until ZeroMQ lets them go
 }
 
-void Node::Enqueue(const std::string& topic, std::shared_ptr<const std::vector<uint8_t>> payload, bool admitted) {
-  inbox_.push_back(Queued{topic, std::move(payload), admitted});
+void Node::Enqueue(Inlet* inlet, std::shared_ptr<const std::vector<uint8_t>> payload, bool admitted) {
+  inbox_.push_back(Queued{inlet, std::move(payload), admitted});
+}
+
+Node::Inlet* Node::InletFor(const std::string& topic) {
+  auto it = inlets_.find(topic);
+  if (it == inlets_.end()) {
+    it = inlets_.emplace(topic, Inlet{}).first;
+    it->second.topic = topic;
+  }
+  return &it->second;
 }
 
 size_t Node::AddPublisher(const std::string& topic, bool latched, const char* identifier) {
@@ -576,8 +585,9 @@ void Node::SendSlot(PublisherSlot& slot, const uint8_t* data, size_t size) {
   if (local_mode_ && local_) {
     // In process the typed publisher's buffer needs no second verification (Forwarding::Admit): a team of 16
     // robots in lockstep spent 8 % of its time checking again what Publisher<T>::Publish had just checked.
-    local_->Publish(slot.topic, data, size, /*built_and_checked=*/true);
-    CountSent(slot.topic, size);
+    if (slot.channel == nullptr) slot.channel = &local_->ChannelFor(slot.topic);
+    local_->Publish(*static_cast<LocalBus::Channel*>(slot.channel), data, size, /*built_and_checked=*/true);
+    CountSent(slot, size);
     return;
   }
   if (slot.direct) {
@@ -601,7 +611,8 @@ void Node::ProcessPending() {
 
 void Node::SendRaw(const std::string& topic, const void* data, size_t size) {
   if (local_mode_) {
-    if (local_) local_->Publish(topic, static_cast<const uint8_t*>(data), size);  // null: bus gone (teardown)
+    // null: bus gone (teardown)
+    if (local_) local_->Publish(local_->ChannelFor(topic), static_cast<const uint8_t*>(data), size);
   } else {
     // PUB never blocks: at the high-water mark ZeroMQ drops, and receivers count the gap.
     zmq::socket_t& out = SocketFor(topic);
@@ -644,6 +655,13 @@ void Node::CountSent(const std::string& topic, size_t size) {
   ++c.messages;
   c.bytes += size;
   if (send_observer_) send_observer_(topic);
+}
+
+void Node::CountSent(PublisherSlot& slot, size_t size) {
+  if (slot.sent == nullptr) slot.sent = &sent_[slot.topic];
+  ++slot.sent->messages;
+  slot.sent->bytes += size;
+  if (send_observer_) send_observer_(slot.topic);
 }
 
 bool Node::Wants(const std::string& topic) const {
@@ -747,7 +765,7 @@ int Node::Drain(int max_messages) {
       Queued next = std::move(inbox_.front());
       inbox_.pop_front();
       ++handled;
-      Dispatch(next.topic, next.payload->data(), next.payload->size(), next.admitted, &next.payload);
+      Dispatch(next.inlet->topic, next.payload->data(), next.payload->size(), next.admitted, &next.payload, next.inlet);
     }
     return handled;
   }
@@ -852,7 +870,7 @@ int Node::DrainData(zmq::socket_t& socket, bool control, int max_messages) {
 }
 
 void Node::Dispatch(const std::string& topic, const uint8_t* data, size_t size, bool admitted,
-                    const std::shared_ptr<const std::vector<uint8_t>>* shared) {
+                    const std::shared_ptr<const std::vector<uint8_t>>* shared, Inlet* inlet) {
   if (topic.size() > kHighWaterPrefix.size() && topic.starts_with(kHighWaterPrefix)) {
     HandleReport(topic, data, size, admitted, shared);
     return;
@@ -870,11 +888,17 @@ void Node::Dispatch(const std::string& topic, const uint8_t* data, size_t size, 
     CountDrop(topic, &TopicCounters::drops_oversize, "payload above the size cap");
     return;
   }
-  const messages::MessageType* type = messages::FindByIdentifier(messages::IdentifierOf(data, size));
+  // A topic's messages are of one type: the last one's, without the registry's search, when the identifier is its.
+  const std::string_view identifier = messages::IdentifierOf(data, size);
+  const messages::MessageType* type =
+      inlet != nullptr && inlet->type != nullptr && identifier == inlet->type->identifier
+          ? inlet->type
+          : messages::FindByIdentifier(identifier);
   if (type == nullptr) {
     CountDrop(topic, &TopicCounters::drops_wrong_type, "unknown buffer identifier");
     return;
   }
+  if (inlet != nullptr) inlet->type = type;
   if (!admitted && !type->verify(data, size)) {
     CountDrop(topic, &TopicCounters::drops_malformed, "failed FlatBuffers verification");
     return;
@@ -898,10 +922,13 @@ void Node::Dispatch(const std::string& topic, const uint8_t* data, size_t size, 
       return;
     }
   }
-  auto& counters = Received(topic);
+  TopicCounters& counters = inlet == nullptr             ? Received(topic)
+                            : inlet->counters != nullptr ? *inlet->counters
+                                                         : *(inlet->counters = &Received(topic));
+  const std::string_view source(header->source()->c_str(), header->source()->size());
   const SequenceTracker::Outcome seq =
-      sequences_.OnMessage(topic, std::string_view(header->source()->c_str(), header->source()->size()),
-                           header->incarnation(), header->seq());
+      inlet != nullptr ? sequences_.OnMessage(inlet->sequence, topic, source, header->incarnation(), header->seq())
+                       : sequences_.OnMessage(topic, source, header->incarnation(), header->seq());
   counters.drops_gap += seq.gap;
   counters.drops_tail += seq.tail;
   counters.drops_tail -= std::min(counters.drops_tail, seq.tail_recovered);

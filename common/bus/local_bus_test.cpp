@@ -327,6 +327,55 @@ TEST(LocalBus, PublishesStatisticsOnItsTimer) {
   EXPECT_TRUE(got);
 }
 
+// A topic's channel (its receivers, found once) and each receiver's inlet (its counters, sequence state and type,
+// found once) follow what changes: a node subscribing after traffic, a node gone, a publisher restarted (a new
+// incarnation under the same name: first contact again, nothing counted lost), a raw message of another type on a
+// typed topic (dropped by the bus, the receiver's type unchanged).
+TEST(LocalBus, ChannelsAndInletsFollowSubscribersAndPublishers) {
+  LocalBus bus;
+  auto talker = std::make_unique<Node>(bus, NodeOptions{.name = "talker"});
+  Node first(bus, {.name = "first"});
+  auto pub = talker->Advertise<msg::Odometry>("r1/odom");
+  std::vector<double> heard_first, heard_second, heard_gone;
+  first.Subscribe<msg::Odometry>("r1/odom", [&](const Message<msg::Odometry>& m) { heard_first.push_back(m.msg.v()); });
+  PublishOdom(pub, 1.0);
+  first.Poll(0ms);
+  // Subscribed after traffic: the channel's receivers are found again.
+  Node second(bus, {.name = "second"});
+  second.Subscribe<msg::Odometry>("r1/odom",
+                                  [&](const Message<msg::Odometry>& m) { heard_second.push_back(m.msg.v()); });
+  auto gone = std::make_unique<Node>(bus, NodeOptions{.name = "gone"});
+  gone->Subscribe<msg::Odometry>("r1/odom", [&](const Message<msg::Odometry>& m) { heard_gone.push_back(m.msg.v()); });
+  PublishOdom(pub, 2.0);
+  gone->Poll(0ms);
+  gone.reset();  // detached: never delivered to again
+  PublishOdom(pub, 3.0);
+  // The publisher restarts under its name: a new incarnation, its sequence from 1 again.
+  talker.reset();
+  talker = std::make_unique<Node>(bus, NodeOptions{.name = "talker"});
+  pub = talker->Advertise<msg::Odometry>("r1/odom");
+  PublishOdom(pub, 4.0);
+  PublishOdom(pub, 5.0);
+  // Another type on the typed topic: the bus drops it; the receivers' next message is checked as before.
+  flatbuffers::FlatBufferBuilder fbb;
+  fbb.Finish(msg::CreateClock(fbb, msg::CreateHeaderDirect(fbb, 0, 1, 3, "talker", false, talker->incarnation())),
+             "CLCK");
+  talker->SendRaw("r1/odom", fbb.GetBufferPointer(), fbb.GetSize());
+  PublishOdom(pub, 6.0);
+  first.Poll(0ms);
+  second.Poll(0ms);
+  EXPECT_EQ(heard_first, (std::vector<double>{1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(heard_second, (std::vector<double>{2, 3, 4, 5, 6}));
+  EXPECT_EQ(heard_gone, (std::vector<double>{2}));
+  for (const Node* n : {&first, &second}) {
+    const TopicCounters& c = n->received().at("r1/odom");
+    EXPECT_EQ(c.messages, n == &first ? 6u : 5u) << n->name();
+    EXPECT_EQ(c.drops_gap + c.duplicates + c.drops_wrong_type, 0u) << n->name();
+  }
+  EXPECT_EQ(bus.counts().at("r1/odom").drops_wrong_type, 1u);
+  EXPECT_EQ(talker->sent().at("r1/odom").messages, 4u);  // 4, 5, the Clock, 6: counted by the sender
+}
+
 TEST(LocalBus, NodeOutlivingItsBusIsHarmless) {
   auto bus = std::make_unique<LocalBus>();
   Node node(*bus, {.name = "orphan"});

@@ -305,6 +305,7 @@ size_t Node::AddPublisher(const std::string& topic, bool latched, const char* id
     (void)sub_.send(zmq::buffer(frame), zmq::send_flags::dontwait);
   }
   publishers_.push_back(PublisherSlot{topic, latched, 0, {}, direct});
+  latched_slots_ += latched ? 1 : 0;
   if (shm_ && identifier != nullptr) publishers_.back().shm = shm_->AddPublisher(topic, identifier);
   return publishers_.size() - 1;
 }
@@ -702,7 +703,10 @@ void Node::CountDrop(const std::string& topic, uint64_t TopicCounters::*reason, 
 }
 
 int Node::Poll(std::chrono::milliseconds timeout, int max_messages) {
-  if (options_.latched_resend.count() > 0 && std::chrono::steady_clock::now() >= next_latched_resend_) {
+  // Only a node with a latched publisher reads the clock for it (issue 18: most of a lockstep team's nodes have none,
+  // and poll many times a tick).
+  if (latched_slots_ > 0 && options_.latched_resend.count() > 0 &&
+      std::chrono::steady_clock::now() >= next_latched_resend_) {
     ResendLatched();
     next_latched_resend_ = std::chrono::steady_clock::now() + options_.latched_resend;
   }
@@ -875,14 +879,34 @@ void Node::Dispatch(const std::string& topic, const uint8_t* data, size_t size, 
     HandleReport(topic, data, size, admitted, shared);
     return;
   }
-  // Prefix filtering in ZeroMQ can deliver topics nobody asked for exactly ("r1/scan" vs "r1/scanner").
-  bool wanted = false;
-  for (const auto& s : subscriptions_) {
-    if (s.exact ? topic == s.topic : topic.compare(0, s.topic.size(), s.topic) == 0) {
-      wanted = true;
-      break;
+  // The subscriptions `topic` matches, in order: the inlet's list of them (made again once a subscription was added;
+  // none is ever removed), or found by comparing the topic with each (issue 18: three times a message before).
+  auto matches = [&](const Subscription& s) {
+    return s.exact ? topic == s.topic : topic.compare(0, s.topic.size(), s.topic) == 0;
+  };
+  if (inlet != nullptr && inlet->subscriptions_seen != subscriptions_.size()) {
+    inlet->matching.clear();
+    for (size_t i = 0; i < subscriptions_.size(); ++i) {
+      if (matches(subscriptions_[i])) inlet->matching.push_back(i);
     }
+    inlet->subscriptions_seen = subscriptions_.size();
   }
+  // Calls fn(s) for each matching subscription until one returns false; false if one did. By index: a handler may
+  // subscribe (subscriptions_ grows), a later one of this message is then still called.
+  auto each_match = [&](auto&& fn) {
+    if (inlet != nullptr) {
+      for (const size_t i : inlet->matching) {
+        if (!fn(subscriptions_[i])) return false;
+      }
+      return true;
+    }
+    for (size_t i = 0; i < subscriptions_.size(); ++i) {
+      if (matches(subscriptions_[i]) && !fn(subscriptions_[i])) return false;
+    }
+    return true;
+  };
+  // Prefix filtering in ZeroMQ can deliver topics nobody asked for exactly ("r1/scan" vs "r1/scanner").
+  const bool wanted = !each_match([](const Subscription&) { return false; });
   if (!wanted) return;
   if (size > messages::kMaxPayloadBytes) {
     CountDrop(topic, &TopicCounters::drops_oversize, "payload above the size cap");
@@ -908,13 +932,15 @@ void Node::Dispatch(const std::string& topic, const uint8_t* data, size_t size, 
     CountDrop(topic, &TopicCounters::drops_malformed, "message without a header");
     return;
   }
-  for (const auto& s : subscriptions_) {
-    if (s.exact && topic == s.topic && s.identifier != nullptr && messages::IdentifierOf(data, size) != s.identifier) {
+  const bool expected_type = each_match([&](const Subscription& s) {
+    if (s.exact && s.identifier != nullptr && identifier != s.identifier) {
       CountDrop(topic, &TopicCounters::drops_wrong_type,
                 (std::string("expected ") + s.identifier + ", got " + type->identifier).c_str());
-      return;
+      return false;
     }
-  }
+    return true;
+  });
+  if (!expected_type) return;
   // Well-formed is not the same as sane: a NaN goal verifies (issue 15, finding 1).
   if (!admitted) {
     if (const std::string invalid = messages::ValidateValues(*type, data, size); !invalid.empty()) {
@@ -940,16 +966,15 @@ void Node::Dispatch(const std::string& topic, const uint8_t* data, size_t size, 
   counters.bytes += size;
   counters.last_seen_ns = WallNowNs();
   const RawMessage raw{topic, *type, *header, data, size, shared};
-  for (const auto& s : subscriptions_) {
-    const bool match = s.exact ? topic == s.topic : topic.compare(0, s.topic.size(), s.topic) == 0;
-    if (!match) continue;
+  each_match([&](const Subscription& s) {
     try {
       s.handler(raw);
     } catch (const std::exception& e) {
       // Exceptions never cross the bus: a failing handler is logged, the node keeps running.
       LIMBIC_LOG(kError) << "handler for '" << topic << "' threw: " << e.what();
     }
-  }
+    return true;
+  });
 }
 
 }  // namespace limbic::bus

@@ -307,6 +307,8 @@ class Node {
     TopicCounters* counters = nullptr;  // received_'s entry once a message was delivered (entries are never erased)
     SequenceTracker::Hint sequence;
     const messages::MessageType* type = nullptr;  // the last message's type
+    std::vector<size_t> matching;                 // the subscriptions (indices) the topic matches, in order
+    size_t subscriptions_seen = 0;                // subscriptions_.size() when `matching` was made
   };
   Inlet* InletFor(const std::string& topic);
   struct Subscription {
@@ -388,6 +390,7 @@ class Node {
   std::map<std::string, Inlet, std::less<>> inlets_;  // LocalBus: per topic delivered (InletFor)
   messages::AlignedBytes aligned_;                    // a received frame where ZeroMQ left it misaligned
   std::deque<PublisherSlot> publishers_;
+  size_t latched_slots_ = 0;  // how many of them are latched (ResendLatched has nothing to do without one)
   std::vector<Subscription> subscriptions_;
   std::map<std::string, TopicCounters> received_;
   std::map<std::string, TopicCounters> sent_;

@@ -376,6 +376,37 @@ TEST(LocalBus, ChannelsAndInletsFollowSubscribersAndPublishers) {
   EXPECT_EQ(talker->sent().at("r1/odom").messages, 4u);  // 4, 5, the Clock, 6: counted by the sender
 }
 
+// A node's inlet keeps the subscriptions a topic matches: one added after traffic (exact or a prefix, even from inside
+// a handler) is called from the next message on, in subscription order; an exact subscription of another type still
+// drops what it does not expect, counted once.
+TEST(LocalBus, AnInletFollowsTheNodesSubscriptions) {
+  LocalBus bus;
+  Node talker(bus, {.name = "talker"});
+  Node listener(bus, {.name = "listener"});
+  auto pub = talker.Advertise<msg::Odometry>("r1/odom");
+  std::vector<std::string> calls;
+  listener.Subscribe<msg::Odometry>("r1/odom", [&](const Message<msg::Odometry>& m) {
+    calls.push_back("exact " + std::to_string(static_cast<int>(m.msg.v())));
+    if (m.msg.v() == 1.0) {
+      listener.SubscribeAny("r1/", [&](const RawMessage& r) {
+        calls.push_back("prefix " + std::to_string(static_cast<int>(flatbuffers::GetRoot<msg::Odometry>(r.data)->v())));
+      });
+    }
+  });
+  PublishOdom(pub, 1.0);
+  listener.Poll(0ms);
+  PublishOdom(pub, 2.0);
+  listener.Poll(0ms);
+  EXPECT_EQ(calls, (std::vector<std::string>{"exact 1", "exact 2", "prefix 2"}));
+  // An exact subscription expecting another type on this topic: the Odometry is dropped as of the wrong type.
+  listener.Subscribe<msg::Clock>("r1/odom", [&](const auto&) { calls.push_back("clock"); });
+  PublishOdom(pub, 3.0);
+  listener.Poll(0ms);
+  EXPECT_EQ(calls.size(), 3u);
+  EXPECT_EQ(listener.received().at("r1/odom").drops_wrong_type, 1u);
+  EXPECT_EQ(listener.received().at("r1/odom").messages, 2u);
+}
+
 TEST(LocalBus, NodeOutlivingItsBusIsHarmless) {
   auto bus = std::make_unique<LocalBus>();
   Node node(*bus, {.name = "orphan"});

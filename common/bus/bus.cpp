@@ -655,14 +655,19 @@ void Node::CountSent(const std::string& topic, size_t size) {
   auto& c = sent_[topic];
   ++c.messages;
   c.bytes += size;
-  if (send_observer_) send_observer_(topic);
+  if (send_observer_) send_observer_(topic, nullptr);
 }
 
 void Node::CountSent(PublisherSlot& slot, size_t size) {
   if (slot.sent == nullptr) slot.sent = &sent_[slot.topic];
   ++slot.sent->messages;
   slot.sent->bytes += size;
-  if (send_observer_) send_observer_(slot.topic);
+  if (send_observer_) send_observer_(slot.topic, &slot.observer_cache);
+}
+
+void Node::SetSendObserver(SendObserver observer) {
+  send_observer_ = std::move(observer);
+  for (auto& slot : publishers_) slot.observer_cache = nullptr;  // the old observer's
 }
 
 bool Node::Wants(const std::string& topic) const {

@@ -250,8 +250,11 @@ class Node {
   // Would this node's subscriber socket receive `topic` (the broker's prefix match on its subscriptions)?
   bool Wants(const std::string& topic) const;
   // Called with the topic of everything this node sends (runtime::RunInProcess uses it to know which
-  // nodes on its thread may have something to read). Empty: none.
-  void SetSendObserver(std::function<void(const std::string& topic)> observer) { send_observer_ = std::move(observer); }
+  // nodes on its thread may have something to read). Empty: none. `cache`: for a typed publisher's message, a place
+  // kept per publisher where the observer may leave what it found for the topic, null until it does (cleared
+  // whenever the observer is replaced); null for other sends.
+  using SendObserver = std::function<void(const std::string& topic, void** cache)>;
+  void SetSendObserver(SendObserver observer);
 
   // Sends raw bytes (tools and tests: `limbic pub`, fuzzing the broker). No checks.
   void SendRaw(const std::string& topic, const void* data, size_t size);
@@ -295,8 +298,9 @@ class Node {
     bool direct = false;        // goes out on data_pub_
     int shm = -1;               // its ShmEndpoint publisher, or -1: the socket path
     // On a LocalBus, found on the first send and kept (issue 18: looked up by the topic's name per message before):
-    void* channel = nullptr;        // its LocalBus::Channel
-    TopicCounters* sent = nullptr;  // its entry in sent_ (whose entries are never erased)
+    void* channel = nullptr;         // its LocalBus::Channel
+    TopicCounters* sent = nullptr;   // its entry in sent_ (whose entries are never erased)
+    void* observer_cache = nullptr;  // the send observer's (SetSendObserver)
   };
   // On a LocalBus: what this node keeps per topic delivered to it, made when a channel first routes the topic here
   // and kept for the node's life (inlets_): the name a queued message refers to (instead of a copy per receiver),
@@ -402,7 +406,7 @@ class Node {
   std::chrono::steady_clock::time_point next_latched_resend_;
   std::chrono::steady_clock::time_point next_keepalive_;
   std::chrono::steady_clock::time_point next_high_water_;
-  std::function<void(const std::string&)> send_observer_;
+  SendObserver send_observer_;
   SharedHold* shared_hold_ = nullptr;  // the last owner given to SendShared
   // Direct path.
   zmq::context_t* context_ = nullptr;

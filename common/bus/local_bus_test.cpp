@@ -407,6 +407,38 @@ TEST(LocalBus, AnInletFollowsTheNodesSubscriptions) {
   EXPECT_EQ(listener.received().at("r1/odom").messages, 2u);
 }
 
+// The send observer's cache: kept per typed publisher (what the observer left there comes back with the next message
+// of that publisher), null for a raw send, and cleared when the observer is replaced (an old observer's pointer never
+// reaches a new one).
+TEST(LocalBus, TheSendObserversCacheIsPerPublisherAndClearedWithTheObserver) {
+  LocalBus bus;
+  Node talker(bus, {.name = "talker"});
+  auto odom = talker.Advertise<msg::Odometry>("r1/odom");
+  auto other = talker.Advertise<msg::Odometry>("r1/other");
+  int marks[2] = {0, 0};
+  std::vector<std::pair<std::string, void*>> seen;  // topic, the cache's value when called
+  talker.SetSendObserver([&](const std::string& topic, void** cache) {
+    seen.emplace_back(topic, cache != nullptr ? *cache : reinterpret_cast<void*>(-1));
+    if (cache != nullptr && *cache == nullptr) *cache = &marks[topic == "r1/odom" ? 0 : 1];
+  });
+  PublishOdom(odom, 1.0);
+  PublishOdom(other, 1.0);
+  PublishOdom(odom, 2.0);
+  const std::string junk = "raw";
+  talker.SendRaw("r1/odom", junk.data(), junk.size());
+  talker.SetSendObserver([&](const std::string& topic, void** cache) {
+    seen.emplace_back(topic, cache != nullptr ? *cache : reinterpret_cast<void*>(-1));
+  });
+  PublishOdom(odom, 3.0);
+  const std::vector<std::pair<std::string, void*>> expected = {
+      {"r1/odom", nullptr},
+      {"r1/other", nullptr},
+      {"r1/odom", &marks[0]},
+      {"r1/odom", reinterpret_cast<void*>(-1)},
+      {"r1/odom", nullptr}};  // the new observer starts with nothing
+  EXPECT_EQ(seen, expected);
+}
+
 TEST(LocalBus, NodeOutlivingItsBusIsHarmless) {
   auto bus = std::make_unique<LocalBus>();
   Node node(*bus, {.name = "orphan"});

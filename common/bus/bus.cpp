@@ -276,8 +276,17 @@ Node::~Node() {
   Unhold(shared_hold_);  // frames still queued keep their owner until ZeroMQ lets them go
 }
 
-void Node::Enqueue(const std::string& topic, std::shared_ptr<const std::vector<uint8_t>> payload, bool admitted) {
-  inbox_.push_back(Queued{topic, std::move(payload), admitted});
+void Node::Enqueue(Inlet* inlet, std::shared_ptr<const std::vector<uint8_t>> payload, bool admitted) {
+  inbox_.push_back(Queued{inlet, std::move(payload), admitted});
+}
+
+Node::Inlet* Node::InletFor(const std::string& topic) {
+  auto it = inlets_.find(topic);
+  if (it == inlets_.end()) {
+    it = inlets_.emplace(topic, Inlet{}).first;
+    it->second.topic = topic;
+  }
+  return &it->second;
 }
 
 size_t Node::AddPublisher(const std::string& topic, bool latched, const char* identifier) {
@@ -296,6 +305,7 @@ size_t Node::AddPublisher(const std::string& topic, bool latched, const char* id
     (void)sub_.send(zmq::buffer(frame), zmq::send_flags::dontwait);
   }
   publishers_.push_back(PublisherSlot{topic, latched, 0, {}, direct});
+  latched_slots_ += latched ? 1 : 0;
   if (shm_ && identifier != nullptr) publishers_.back().shm = shm_->AddPublisher(topic, identifier);
   return publishers_.size() - 1;
 }
@@ -576,8 +586,9 @@ void Node::SendSlot(PublisherSlot& slot, const uint8_t* data, size_t size) {
   if (local_mode_ && local_) {
     // In process the typed publisher's buffer needs no second verification (Forwarding::Admit): a team of 16
     // robots in lockstep spent 8 % of its time checking again what Publisher<T>::Publish had just checked.
-    local_->Publish(slot.topic, data, size, /*built_and_checked=*/true);
-    CountSent(slot.topic, size);
+    if (slot.channel == nullptr) slot.channel = &local_->ChannelFor(slot.topic);
+    local_->Publish(*static_cast<LocalBus::Channel*>(slot.channel), data, size, /*built_and_checked=*/true);
+    CountSent(slot, size);
     return;
   }
   if (slot.direct) {
@@ -601,7 +612,8 @@ void Node::ProcessPending() {
 
 void Node::SendRaw(const std::string& topic, const void* data, size_t size) {
   if (local_mode_) {
-    if (local_) local_->Publish(topic, static_cast<const uint8_t*>(data), size);  // null: bus gone (teardown)
+    // null: bus gone (teardown)
+    if (local_) local_->Publish(local_->ChannelFor(topic), static_cast<const uint8_t*>(data), size);
   } else {
     // PUB never blocks: at the high-water mark ZeroMQ drops, and receivers count the gap.
     zmq::socket_t& out = SocketFor(topic);
@@ -643,7 +655,19 @@ void Node::CountSent(const std::string& topic, size_t size) {
   auto& c = sent_[topic];
   ++c.messages;
   c.bytes += size;
-  if (send_observer_) send_observer_(topic);
+  if (send_observer_) send_observer_(topic, nullptr);
+}
+
+void Node::CountSent(PublisherSlot& slot, size_t size) {
+  if (slot.sent == nullptr) slot.sent = &sent_[slot.topic];
+  ++slot.sent->messages;
+  slot.sent->bytes += size;
+  if (send_observer_) send_observer_(slot.topic, &slot.observer_cache);
+}
+
+void Node::SetSendObserver(SendObserver observer) {
+  send_observer_ = std::move(observer);
+  for (auto& slot : publishers_) slot.observer_cache = nullptr;  // the old observer's
 }
 
 bool Node::Wants(const std::string& topic) const {
@@ -684,7 +708,10 @@ void Node::CountDrop(const std::string& topic, uint64_t TopicCounters::*reason, 
 }
 
 int Node::Poll(std::chrono::milliseconds timeout, int max_messages) {
-  if (options_.latched_resend.count() > 0 && std::chrono::steady_clock::now() >= next_latched_resend_) {
+  // Only a node with a latched publisher reads the clock for it (issue 18: most of a lockstep team's nodes have none,
+  // and poll many times a tick).
+  if (latched_slots_ > 0 && options_.latched_resend.count() > 0 &&
+      std::chrono::steady_clock::now() >= next_latched_resend_) {
     ResendLatched();
     next_latched_resend_ = std::chrono::steady_clock::now() + options_.latched_resend;
   }
@@ -747,7 +774,7 @@ int Node::Drain(int max_messages) {
       Queued next = std::move(inbox_.front());
       inbox_.pop_front();
       ++handled;
-      Dispatch(next.topic, next.payload->data(), next.payload->size(), next.admitted, &next.payload);
+      Dispatch(next.inlet->topic, next.payload->data(), next.payload->size(), next.admitted, &next.payload, next.inlet);
     }
     return handled;
   }
@@ -852,29 +879,55 @@ int Node::DrainData(zmq::socket_t& socket, bool control, int max_messages) {
 }
 
 void Node::Dispatch(const std::string& topic, const uint8_t* data, size_t size, bool admitted,
-                    const std::shared_ptr<const std::vector<uint8_t>>* shared) {
+                    const std::shared_ptr<const std::vector<uint8_t>>* shared, Inlet* inlet) {
   if (topic.size() > kHighWaterPrefix.size() && topic.starts_with(kHighWaterPrefix)) {
     HandleReport(topic, data, size, admitted, shared);
     return;
   }
-  // Prefix filtering in ZeroMQ can deliver topics nobody asked for exactly ("r1/scan" vs "r1/scanner").
-  bool wanted = false;
-  for (const auto& s : subscriptions_) {
-    if (s.exact ? topic == s.topic : topic.compare(0, s.topic.size(), s.topic) == 0) {
-      wanted = true;
-      break;
+  // The subscriptions `topic` matches, in order: the inlet's list of them (made again once a subscription was added;
+  // none is ever removed), or found by comparing the topic with each (issue 18: three times a message before).
+  auto matches = [&](const Subscription& s) {
+    return s.exact ? topic == s.topic : topic.compare(0, s.topic.size(), s.topic) == 0;
+  };
+  if (inlet != nullptr && inlet->subscriptions_seen != subscriptions_.size()) {
+    inlet->matching.clear();
+    for (size_t i = 0; i < subscriptions_.size(); ++i) {
+      if (matches(subscriptions_[i])) inlet->matching.push_back(i);
     }
+    inlet->subscriptions_seen = subscriptions_.size();
   }
+  // Calls fn(s) for each matching subscription until one returns false; false if one did. By index: a handler may
+  // subscribe (subscriptions_ grows), a later one of this message is then still called.
+  auto each_match = [&](auto&& fn) {
+    if (inlet != nullptr) {
+      for (const size_t i : inlet->matching) {
+        if (!fn(subscriptions_[i])) return false;
+      }
+      return true;
+    }
+    for (size_t i = 0; i < subscriptions_.size(); ++i) {
+      if (matches(subscriptions_[i]) && !fn(subscriptions_[i])) return false;
+    }
+    return true;
+  };
+  // Prefix filtering in ZeroMQ can deliver topics nobody asked for exactly ("r1/scan" vs "r1/scanner").
+  const bool wanted = !each_match([](const Subscription&) { return false; });
   if (!wanted) return;
   if (size > messages::kMaxPayloadBytes) {
     CountDrop(topic, &TopicCounters::drops_oversize, "payload above the size cap");
     return;
   }
-  const messages::MessageType* type = messages::FindByIdentifier(messages::IdentifierOf(data, size));
+  // A topic's messages are of one type: the last one's, without the registry's search, when the identifier is its.
+  const std::string_view identifier = messages::IdentifierOf(data, size);
+  const messages::MessageType* type =
+      inlet != nullptr && inlet->type != nullptr && identifier == inlet->type->identifier
+          ? inlet->type
+          : messages::FindByIdentifier(identifier);
   if (type == nullptr) {
     CountDrop(topic, &TopicCounters::drops_wrong_type, "unknown buffer identifier");
     return;
   }
+  if (inlet != nullptr) inlet->type = type;
   if (!admitted && !type->verify(data, size)) {
     CountDrop(topic, &TopicCounters::drops_malformed, "failed FlatBuffers verification");
     return;
@@ -884,13 +937,15 @@ void Node::Dispatch(const std::string& topic, const uint8_t* data, size_t size, 
     CountDrop(topic, &TopicCounters::drops_malformed, "message without a header");
     return;
   }
-  for (const auto& s : subscriptions_) {
-    if (s.exact && topic == s.topic && s.identifier != nullptr && messages::IdentifierOf(data, size) != s.identifier) {
+  const bool expected_type = each_match([&](const Subscription& s) {
+    if (s.exact && s.identifier != nullptr && identifier != s.identifier) {
       CountDrop(topic, &TopicCounters::drops_wrong_type,
                 (std::string("expected ") + s.identifier + ", got " + type->identifier).c_str());
-      return;
+      return false;
     }
-  }
+    return true;
+  });
+  if (!expected_type) return;
   // Well-formed is not the same as sane: a NaN goal verifies (issue 15, finding 1).
   if (!admitted) {
     if (const std::string invalid = messages::ValidateValues(*type, data, size); !invalid.empty()) {
@@ -898,10 +953,13 @@ void Node::Dispatch(const std::string& topic, const uint8_t* data, size_t size, 
       return;
     }
   }
-  auto& counters = Received(topic);
+  TopicCounters& counters = inlet == nullptr             ? Received(topic)
+                            : inlet->counters != nullptr ? *inlet->counters
+                                                         : *(inlet->counters = &Received(topic));
+  const std::string_view source(header->source()->c_str(), header->source()->size());
   const SequenceTracker::Outcome seq =
-      sequences_.OnMessage(topic, std::string_view(header->source()->c_str(), header->source()->size()),
-                           header->incarnation(), header->seq());
+      inlet != nullptr ? sequences_.OnMessage(inlet->sequence, topic, source, header->incarnation(), header->seq())
+                       : sequences_.OnMessage(topic, source, header->incarnation(), header->seq());
   counters.drops_gap += seq.gap;
   counters.drops_tail += seq.tail;
   counters.drops_tail -= std::min(counters.drops_tail, seq.tail_recovered);
@@ -913,16 +971,15 @@ void Node::Dispatch(const std::string& topic, const uint8_t* data, size_t size, 
   counters.bytes += size;
   counters.last_seen_ns = WallNowNs();
   const RawMessage raw{topic, *type, *header, data, size, shared};
-  for (const auto& s : subscriptions_) {
-    const bool match = s.exact ? topic == s.topic : topic.compare(0, s.topic.size(), s.topic) == 0;
-    if (!match) continue;
+  each_match([&](const Subscription& s) {
     try {
       s.handler(raw);
     } catch (const std::exception& e) {
       // Exceptions never cross the bus: a failing handler is logged, the node keeps running.
       LIMBIC_LOG(kError) << "handler for '" << topic << "' threw: " << e.what();
     }
-  }
+    return true;
+  });
 }
 
 }  // namespace limbic::bus

@@ -250,8 +250,11 @@ class Node {
   // Would this node's subscriber socket receive `topic` (the broker's prefix match on its subscriptions)?
   bool Wants(const std::string& topic) const;
   // Called with the topic of everything this node sends (runtime::RunInProcess uses it to know which
-  // nodes on its thread may have something to read). Empty: none.
-  void SetSendObserver(std::function<void(const std::string& topic)> observer) { send_observer_ = std::move(observer); }
+  // nodes on its thread may have something to read). Empty: none. `cache`: for a typed publisher's message, a place
+  // kept per publisher where the observer may leave what it found for the topic, null until it does (cleared
+  // whenever the observer is replaced); null for other sends.
+  using SendObserver = std::function<void(const std::string& topic, void** cache)>;
+  void SetSendObserver(SendObserver observer);
 
   // Sends raw bytes (tools and tests: `limbic pub`, fuzzing the broker). No checks.
   void SendRaw(const std::string& topic, const void* data, size_t size);
@@ -294,7 +297,24 @@ class Node {
     std::vector<uint8_t> last;  // latched: last payload, for re-sending
     bool direct = false;        // goes out on data_pub_
     int shm = -1;               // its ShmEndpoint publisher, or -1: the socket path
+    // On a LocalBus, found on the first send and kept (issue 18: looked up by the topic's name per message before):
+    void* channel = nullptr;         // its LocalBus::Channel
+    TopicCounters* sent = nullptr;   // its entry in sent_ (whose entries are never erased)
+    void* observer_cache = nullptr;  // the send observer's (SetSendObserver)
   };
+  // On a LocalBus: what this node keeps per topic delivered to it, made when a channel first routes the topic here
+  // and kept for the node's life (inlets_): the name a queued message refers to (instead of a copy per receiver),
+  // and where Dispatch found the topic's counters, sequence state and type the last time (each a search per message
+  // before; issue 18).
+  struct Inlet {
+    std::string topic;
+    TopicCounters* counters = nullptr;  // received_'s entry once a message was delivered (entries are never erased)
+    SequenceTracker::Hint sequence;
+    const messages::MessageType* type = nullptr;  // the last message's type
+    std::vector<size_t> matching;                 // the subscriptions (indices) the topic matches, in order
+    size_t subscriptions_seen = 0;                // subscriptions_.size() when `matching` was made
+  };
+  Inlet* InletFor(const std::string& topic);
   struct Subscription {
     std::string topic;
     bool exact = true;
@@ -317,10 +337,11 @@ class Node {
   int Drain(int max_messages);
   // `admitted`: the bytes are the ones a LocalBus's Forwarding verified and validated on publication, unchanged
   // (no communication fault touched them), so the checks are not repeated for every receiving node.
+  // `inlet`: the topic's (a LocalBus delivery), or null.
   void Dispatch(const std::string& topic, const uint8_t* data, size_t size, bool admitted = false,
-                const std::shared_ptr<const std::vector<uint8_t>>* shared = nullptr);
+                const std::shared_ptr<const std::vector<uint8_t>>* shared = nullptr, Inlet* inlet = nullptr);
   // From a LocalBus: one payload shared by every node it is delivered to (read-only).
-  void Enqueue(const std::string& topic, std::shared_ptr<const std::vector<uint8_t>> payload, bool admitted);
+  void Enqueue(Inlet* inlet, std::shared_ptr<const std::vector<uint8_t>> payload, bool admitted);
   void CountDrop(const std::string& topic, uint64_t TopicCounters::*reason, const char* why);
   TopicCounters& Received(const std::string& topic);  // received_[topic], capped
   void ResendLatched();
@@ -350,6 +371,7 @@ class Node {
   void HandleReport(const std::string& topic, const uint8_t* data, size_t size, bool admitted,
                     const std::shared_ptr<const std::vector<uint8_t>>* shared);
   void CountSent(const std::string& topic, size_t size);
+  void CountSent(PublisherSlot& slot, size_t size);  // as above, through the slot's entry
 
   // SendShared's hold on one owner: a count of the messages ZeroMQ still has from it, plus one while
   // it is the node's current owner; whoever takes it to zero deletes it (and so releases the owner).
@@ -358,7 +380,7 @@ class Node {
   static void Unhold(SharedHold* hold);
 
   struct Queued {
-    std::string topic;
+    Inlet* inlet;  // names the topic
     std::shared_ptr<const std::vector<uint8_t>> payload;
     bool admitted = false;
   };
@@ -368,9 +390,11 @@ class Node {
   zmq::socket_t sub_;
   LocalBus* local_ = nullptr;  // null once the LocalBus is gone
   bool local_mode_ = false;
-  std::deque<Queued> inbox_;        // LocalBus: delivered, not yet handled
-  messages::AlignedBytes aligned_;  // a received frame where ZeroMQ left it misaligned
+  std::deque<Queued> inbox_;                          // LocalBus: delivered, not yet handled
+  std::map<std::string, Inlet, std::less<>> inlets_;  // LocalBus: per topic delivered (InletFor)
+  messages::AlignedBytes aligned_;                    // a received frame where ZeroMQ left it misaligned
   std::deque<PublisherSlot> publishers_;
+  size_t latched_slots_ = 0;  // how many of them are latched (ResendLatched has nothing to do without one)
   std::vector<Subscription> subscriptions_;
   std::map<std::string, TopicCounters> received_;
   std::map<std::string, TopicCounters> sent_;
@@ -382,7 +406,7 @@ class Node {
   std::chrono::steady_clock::time_point next_latched_resend_;
   std::chrono::steady_clock::time_point next_keepalive_;
   std::chrono::steady_clock::time_point next_high_water_;
-  std::function<void(const std::string&)> send_observer_;
+  SendObserver send_observer_;
   SharedHold* shared_hold_ = nullptr;  // the last owner given to SendShared
   // Direct path.
   zmq::context_t* context_ = nullptr;

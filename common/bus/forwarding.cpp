@@ -45,12 +45,17 @@ void Forwarding::Drop(const std::string& topic, uint64_t TopicCounters::*reason,
 }
 
 Forwarding::Verdict Forwarding::Admit(const std::string& topic, const uint8_t* data, size_t size,
-                                      std::vector<CommOutgoing>* out, bool built_and_checked) {
+                                      std::vector<CommOutgoing>* out, bool built_and_checked, Hint* hint) {
   if (size > max_payload_) {
     Drop(topic, &TopicCounters::drops_oversize, "payload above the size cap");
     return Verdict::kDrop;
   }
-  const messages::MessageType* type = messages::FindByIdentifier(messages::IdentifierOf(data, size));
+  TopicRefs* const refs = FindRefs(topic, hint);
+  // A tracked topic's type is fixed: a payload with its identifier is of that type, without the registry's search.
+  const std::string_view identifier = messages::IdentifierOf(data, size);
+  const messages::MessageType* type = refs != nullptr && identifier == refs->type->second->identifier
+                                          ? refs->type->second
+                                          : messages::FindByIdentifier(identifier);
   if (type == nullptr) {
     Drop(topic, &TopicCounters::drops_wrong_type, "unknown buffer identifier");
     return Verdict::kDrop;
@@ -67,11 +72,10 @@ Forwarding::Verdict Forwarding::Admit(const std::string& topic, const uint8_t* d
   // One type per topic (issue 15, finding 6): a NavGoal on r1/odom was forwarded to every receiver and
   // dropped by each, invisible where users look. The broker now drops it once, and says so.
   // Declared (DeclareType, or limbic's topic naming convention), else fixed by the first valid message.
-  const auto refs = refs_.find(topic);
   const messages::MessageType* expected = nullptr;
   auto known = types_.end();
-  if (refs != refs_.end()) {
-    expected = refs->second.type->second;
+  if (refs != nullptr) {
+    expected = refs->type->second;
   } else if (known = types_.find(topic); known != types_.end()) {
     expected = known->second;
   } else {
@@ -88,13 +92,13 @@ Forwarding::Verdict Forwarding::Admit(const std::string& topic, const uint8_t* d
       return Verdict::kDrop;
     }
   }
-  if (refs != refs_.end()) {
+  if (refs != nullptr) {
     // A known, tracked topic: the same counting, source noting and latching as below, without the lookups.
-    TopicCounters& c = *refs->second.counts;
+    TopicCounters& c = *refs->counts;
     ++c.messages;
     c.bytes += size;
     c.last_seen_ns = Node::WallNowNs();
-    NoteSource(*refs->second.sources, header->source()->string_view(), c.last_seen_ns);
+    NoteSource(*refs->sources, header->source()->string_view(), c.last_seen_ns);
     if (header->latched()) Latch(topic, data, size);
   } else {
     const bool tracked = !Untracked(topic);
@@ -110,7 +114,9 @@ Forwarding::Verdict Forwarding::Admit(const std::string& topic, const uint8_t* d
       NotePublisher(topic, header->source()->string_view(), c.last_seen_ns);
       if (header->latched()) Latch(topic, data, size);
       if (known == types_.end()) known = types_.emplace(topic, type).first;  // fixed by its first valid message
-      refs_.emplace(topic, TopicRefs{&c, known, &publishers_[topic]});
+      const auto added = refs_.emplace(topic, TopicRefs{&c, nullptr, known, &publishers_[topic]}).first;
+      added->second.topic = &added->first;
+      if (hint != nullptr) *hint = Hint{&added->second, refs_epoch_};
     }
   }
   if (topic == "faults") HandleFaultCommand(data, size);
@@ -129,6 +135,18 @@ Forwarding::Verdict Forwarding::Admit(const std::string& topic, const uint8_t* d
   out->clear();
   comm_faults_.Process(FaultClockS(), topic, data, size, out);
   return Verdict::kFaulted;
+}
+
+Forwarding::TopicRefs* Forwarding::FindRefs(const std::string& topic, Hint* hint) {
+  // The elements of an unordered_map stay where they are until erased (a rehash moves none), and every erase
+  // counts in refs_epoch_.
+  if (hint != nullptr && hint->refs != nullptr && hint->epoch == refs_epoch_ && *hint->refs->topic == topic) {
+    return hint->refs;
+  }
+  const auto it = refs_.find(topic);
+  if (it == refs_.end()) return nullptr;
+  if (hint != nullptr) *hint = Hint{&it->second, refs_epoch_};
+  return &it->second;
 }
 
 void Forwarding::DeclareType(const std::string& topic, const std::string& type_name) {
@@ -199,7 +217,7 @@ std::vector<std::string> Forwarding::Publishers(const std::string& topic) const 
 }
 
 void Forwarding::ForgetTopic(const std::string& topic) {
-  refs_.erase(topic);
+  refs_epoch_ += refs_.erase(topic);
   counts_.erase(topic);
   publishers_.erase(topic);
   last_drop_ns_.erase(topic);
@@ -231,7 +249,7 @@ void Forwarding::AgeTopics(int64_t now_ns) {
     sources.erase(std::remove_if(sources.begin(), sources.end(),
                                  [&](const auto& s) { return now_ns - s.second > publisher_idle_ns; }),
                   sources.end());
-    if (sources.empty()) refs_.erase(it->first);  // its reference to the list would dangle
+    if (sources.empty()) refs_epoch_ += refs_.erase(it->first);  // its reference to the list would dangle
     it = sources.empty() ? publishers_.erase(it) : std::next(it);
   }
 }

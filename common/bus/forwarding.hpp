@@ -50,6 +50,8 @@ struct ForwardingLimitCounters {
 void AddCounts(TopicCounters& sum, const TopicCounters& c);
 
 class Forwarding {
+  struct TopicRefs;  // below
+
  public:
   enum class Verdict {
     kDrop,     // bad message: counted and logged
@@ -70,8 +72,15 @@ class Forwarding {
   // and sane by that check, so the verifier and the value rules are not run twice. Everything else (size cap,
   // one type per topic, counts, latching, faults) applies as to any message. Never set for bytes that crossed
   // a process boundary or came from SendRaw.
+  // `hint` (optional, one per topic, kept by the caller): where this topic's entries were found last time, so a
+  // sender that keeps one per topic (a LocalBus channel) skips the hash lookup; checked before use (the same topic,
+  // no entry erased since), found again otherwise. The outcome is the same with or without it.
+  struct Hint {
+    TopicRefs* refs = nullptr;
+    uint64_t epoch = 0;  // refs_epoch_ when found
+  };
   Verdict Admit(const std::string& topic, const uint8_t* data, size_t size, std::vector<CommOutgoing>* out,
-                bool built_and_checked = false);
+                bool built_and_checked = false, Hint* hint = nullptr);
   // Fixes `topic`'s type before any traffic (e.g. "limbic.msg.NavGoal" or "NavGoal"). Throws
   // std::invalid_argument for an unknown type.
   void DeclareType(const std::string& topic, const std::string& type_name);
@@ -173,10 +182,14 @@ class Forwarding {
   // references would dangle.
   struct TopicRefs {
     TopicCounters* counts = nullptr;
+    const std::string* topic = nullptr;  // its key in refs_
     std::map<std::string, const messages::MessageType*>::iterator type;
     std::vector<std::pair<std::string, int64_t>>* sources = nullptr;
   };
   std::unordered_map<std::string, TopicRefs> refs_;
+  uint64_t refs_epoch_ = 0;  // one more whenever an entry leaves refs_: every Hint found before is stale
+  // `topic`'s entry in refs_ (null: not tracked yet), through `hint` when it is current.
+  TopicRefs* FindRefs(const std::string& topic, Hint* hint);
   bool run_clock_ = false;  // a lockstep clock has been seen
   double run_clock_s_ = 0.0;
 };

@@ -200,6 +200,56 @@ TEST(ForwardingTopicRefs, LaterMessagesCountTypeAndLatchAsTheFirst) {
   EXPECT_EQ(Admit(f, "status", clock), Forwarding::Verdict::kDrop);
 }
 
+// A sender's hint per topic (a LocalBus channel) must give what the lookup gives: the same verdicts, counts, types
+// and publishers, also once the topic was forgotten (aged out: the hint is stale, the type is fixed anew), and for a
+// hint kept for another topic.
+TEST(ForwardingTopicRefs, AHintGivesWhatTheLookupGives) {
+  flatbuffers::FlatBufferBuilder fbb;
+  fbb.Finish(msg::CreateClock(fbb, msg::CreateHeaderDirect(fbb, 0, 1, 1, "x")),
+             messages::Traits<msg::Clock>::kIdentifier);
+  const std::vector<uint8_t> clock(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
+  const std::vector<uint8_t> junk = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+  Forwarding looked_up, hinted;
+  Forwarding::Hint hint;
+  auto both = [&](const std::string& topic, const std::vector<uint8_t>& m) {
+    std::vector<CommOutgoing> out;
+    const auto a = looked_up.Admit(topic, m.data(), m.size(), &out);
+    const auto b = hinted.Admit(topic, m.data(), m.size(), &out, /*built_and_checked=*/false, &hint);
+    EXPECT_EQ(a, b) << topic;
+    return b;
+  };
+  auto same = [&](const std::string& topic) {
+    ASSERT_EQ(looked_up.counts().count(topic), hinted.counts().count(topic)) << topic;
+    if (looked_up.counts().count(topic) == 0) return;
+    const TopicCounters& a = looked_up.counts().at(topic);
+    const TopicCounters& b = hinted.counts().at(topic);
+    EXPECT_EQ(a.messages, b.messages) << topic;
+    EXPECT_EQ(a.bytes, b.bytes) << topic;
+    EXPECT_EQ(a.drops_wrong_type, b.drops_wrong_type) << topic;
+    EXPECT_EQ(a.drops_malformed, b.drops_malformed) << topic;
+    EXPECT_EQ(looked_up.Publishers(topic), hinted.Publishers(topic)) << topic;
+  };
+  EXPECT_EQ(both("status", From("a")), Forwarding::Verdict::kForward);  // fixes the type: Heartbeat
+  EXPECT_EQ(both("status", From("b")), Forwarding::Verdict::kForward);
+  EXPECT_EQ(both("status", clock), Forwarding::Verdict::kDrop);    // wrong type, through the hint
+  EXPECT_EQ(both("status", junk), Forwarding::Verdict::kDrop);     // unknown identifier
+  EXPECT_EQ(both("other", clock), Forwarding::Verdict::kForward);  // the hint is status's
+  EXPECT_EQ(both("status", From("a")), Forwarding::Verdict::kForward);
+  same("status");
+  same("other");
+  // Aged out: the hint's entry is gone; the next first message fixes the type anew (a Clock now).
+  const int64_t later = Node::WallNowNs() + 601'000'000'000;
+  looked_up.AgeTopics(later);
+  hinted.AgeTopics(later);
+  same("status");
+  EXPECT_EQ(both("status", clock), Forwarding::Verdict::kForward);
+  EXPECT_EQ(both("status", From("a")), Forwarding::Verdict::kDrop);
+  EXPECT_EQ(both("status", clock), Forwarding::Verdict::kForward);
+  same("status");
+  EXPECT_EQ(hinted.counts().at("status").messages, 2u);
+  EXPECT_EQ(hinted.counts().at("status").drops_wrong_type, 1u);
+}
+
 // A direct topic's receivers' drops (docs/protocol.md §13, "Counts"): their own row when the broker carries none of
 // the topic; added to the broker's own counts, in one row, when it carries some too.
 TEST(ForwardingStats, ADirectTopicsReceiversDropsAreItsOwnRowOrAddedToTheBrokers) {

@@ -28,7 +28,7 @@ void Node::SendHighWaterReports() {
     zmq::socket_t& out = slot.direct ? data_pub_ : pub_;
     out.send(zmq::buffer(topic), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
     out.send(zmq::const_buffer(fbb_.GetBufferPointer(), fbb_.GetSize()), zmq::send_flags::dontwait);
-    if (send_observer_) send_observer_(topic);
+    if (send_observer_) send_observer_(topic, nullptr);
   }
 }
 
@@ -46,7 +46,7 @@ void Node::SendWelcome(std::string_view topic) {
                 messages::Traits<msg::HighWaterReport>::kIdentifier);
     data_pub_.send(zmq::buffer(report_topic), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
     data_pub_.send(zmq::const_buffer(fbb_.GetBufferPointer(), fbb_.GetSize()), zmq::send_flags::dontwait);
-    if (send_observer_) send_observer_(report_topic);
+    if (send_observer_) send_observer_(report_topic, nullptr);
   }
 }
 

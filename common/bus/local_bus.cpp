@@ -14,43 +14,54 @@ LocalBus::~LocalBus() {
 
 void LocalBus::Attach(Node* node) {
   nodes_.push_back(node);
-  routes_.clear();
+  ++generation_;
 }
 
 void LocalBus::Detach(Node* node) {
   nodes_.erase(std::remove(nodes_.begin(), nodes_.end(), node), nodes_.end());
-  routes_.clear();
+  ++generation_;
 }
 
-void LocalBus::Deliver(const std::string& topic, const uint8_t* data, size_t size, bool admitted) {
-  ++forwarded_;
-  auto it = routes_.find(topic);
-  if (it == routes_.end()) {
-    // First message on this topic since the subscriptions last changed: which nodes want it, in attach order.
-    std::vector<Node*> wanting;
-    for (Node* node : nodes_) {
-      if (node->Wants(topic)) wanting.push_back(node);
-    }
-    it = routes_.emplace(topic, std::move(wanting)).first;
+LocalBus::Channel& LocalBus::ChannelFor(const std::string& topic) {
+  auto it = channels_.find(topic);
+  if (it == channels_.end()) {
+    auto channel = std::make_unique<Channel>();
+    channel->topic = topic;
+    it = channels_.emplace(topic, std::move(channel)).first;
   }
-  if (it->second.empty()) return;
+  return *it->second;
+}
+
+void LocalBus::Deliver(Channel& channel, const uint8_t* data, size_t size, bool admitted) {
+  ++forwarded_;
+  if (channel.generation != generation_) {
+    // The first message since the subscriptions last changed: which nodes want it, in attach order.
+    channel.receivers.clear();
+    for (Node* node : nodes_) {
+      if (node->Wants(channel.topic)) channel.receivers.emplace_back(node, node->InletFor(channel.topic));
+    }
+    channel.generation = generation_;
+  }
+  if (channel.receivers.empty()) return;
   auto payload = std::make_shared<const std::vector<uint8_t>>(data, data + size);
-  for (Node* node : it->second) node->Enqueue(topic, payload, admitted);
+  for (const auto& [node, inlet] : channel.receivers) {
+    node->Enqueue(inlet, payload, admitted);
+  }
 }
 
 void LocalBus::DeliverCopies() {
   // Moved out first: a delivery never re-enters Publish, but keep the buffer reusable regardless.
   std::vector<CommOutgoing> copies;
   copies.swap(comm_out_);
-  for (const auto& m : copies) Deliver(m.topic, m.payload.data(), m.payload.size(), /*admitted=*/false);
+  for (const auto& m : copies) Deliver(ChannelFor(m.topic), m.payload.data(), m.payload.size(), /*admitted=*/false);
 }
 
-void LocalBus::Publish(const std::string& topic, const uint8_t* data, size_t size, bool built_and_checked) {
-  switch (forwarding_.Admit(topic, data, size, &comm_out_, built_and_checked)) {
+void LocalBus::Publish(Channel& channel, const uint8_t* data, size_t size, bool built_and_checked) {
+  switch (forwarding_.Admit(channel.topic, data, size, &comm_out_, built_and_checked, &channel.admit)) {
     case Forwarding::Verdict::kDrop:
       break;
     case Forwarding::Verdict::kForward:
-      Deliver(topic, data, size, /*admitted=*/true);
+      Deliver(channel, data, size, /*admitted=*/true);
       break;
     case Forwarding::Verdict::kFaulted:
       DeliverCopies();
@@ -59,9 +70,9 @@ void LocalBus::Publish(const std::string& topic, const uint8_t* data, size_t siz
 }
 
 void LocalBus::Subscribed(Node* node, const std::string& prefix) {
-  routes_.clear();
+  ++generation_;
   forwarding_.ForEachLatched(prefix, [&](const std::string& topic, const std::vector<uint8_t>& payload) {
-    node->Enqueue(topic, std::make_shared<const std::vector<uint8_t>>(payload), /*admitted=*/false);
+    node->Enqueue(node->InletFor(topic), std::make_shared<const std::vector<uint8_t>>(payload), /*admitted=*/false);
   });
 }
 
@@ -71,9 +82,9 @@ int LocalBus::RunTimers() {
   DeliverCopies();
   if (std::chrono::steady_clock::now() >= next_stats_) {
     forwarding_.BuildStats(fbb_);
-    Deliver("bus/stats", fbb_.GetBufferPointer(), fbb_.GetSize(), /*admitted=*/false);
+    Deliver(ChannelFor("bus/stats"), fbb_.GetBufferPointer(), fbb_.GetSize(), /*admitted=*/false);
     forwarding_.BuildHeartbeat(fbb_, forwarded_, 0);
-    Deliver("health/bus", fbb_.GetBufferPointer(), fbb_.GetSize(), /*admitted=*/false);
+    Deliver(ChannelFor("health/bus"), fbb_.GetBufferPointer(), fbb_.GetSize(), /*admitted=*/false);
     next_stats_ = std::chrono::steady_clock::now() + stats_period_;
   }
   return static_cast<int>(forwarded_ - before);

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <chrono>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -37,21 +38,33 @@ class LocalBus {
   friend class Node;
   void Attach(Node* node);
   void Detach(Node* node);
+  // One topic's way through this bus, made on its first message and kept for the bus's life (a node's publisher
+  // keeps a pointer to it): the Forwarding's hint, and the nodes subscribed to it in attach order with each one's
+  // inlet (Node::Inlet: what it keeps per topic), worked out again after any node attached, detached or
+  // subscribed. Without it every message asked every node (Node::Wants): with a team of 16 robots (113 nodes)
+  // that prefix matching was a quarter of a lockstep run's time (bench/team_bench.cpp); then three hash lookups
+  // of the topic a message (issue 18).
+  struct Channel {
+    std::string topic;
+    Forwarding::Hint admit;
+    uint64_t generation = 0;  // receivers is current while it equals LocalBus::generation_
+    std::vector<std::pair<Node*, Node::Inlet*>> receivers;
+  };
+  // `topic`'s channel (made if new).
+  Channel& ChannelFor(const std::string& topic);
   // From a node: one message as a publisher sends it; `built_and_checked` as in Forwarding::Admit (a typed
   // publisher's fresh, value-checked buffer).
-  void Publish(const std::string& topic, const uint8_t* data, size_t size, bool built_and_checked = false);
+  void Publish(Channel& channel, const uint8_t* data, size_t size, bool built_and_checked = false);
   // From a node: a new subscription; the latched values it asks for go to that node.
   void Subscribed(Node* node, const std::string& prefix);
   // `admitted`: the bytes passed forwarding_.Admit unchanged (see Node::Dispatch).
-  void Deliver(const std::string& topic, const uint8_t* data, size_t size, bool admitted);
+  void Deliver(Channel& channel, const uint8_t* data, size_t size, bool admitted);
   void DeliverCopies();
 
   Forwarding forwarding_;
   std::vector<Node*> nodes_;
-  // Topic -> the nodes subscribed to it, in attach order; cleared whenever a node attaches, detaches or
-  // subscribes. Without it every message asked every node (Node::Wants): with a team of 16 robots (113
-  // nodes) that prefix matching was a quarter of a lockstep run's time (bench/team_bench.cpp).
-  std::unordered_map<std::string, std::vector<Node*>> routes_;
+  std::unordered_map<std::string, std::unique_ptr<Channel>> channels_;
+  uint64_t generation_ = 1;  // one more whenever a node attaches, detaches or subscribes
   std::vector<CommOutgoing> comm_out_;
   flatbuffers::FlatBufferBuilder fbb_{4096};
   std::chrono::milliseconds stats_period_;

@@ -327,6 +327,118 @@ TEST(LocalBus, PublishesStatisticsOnItsTimer) {
   EXPECT_TRUE(got);
 }
 
+// A topic's channel (its receivers, found once) and each receiver's inlet (its counters, sequence state and type,
+// found once) follow what changes: a node subscribing after traffic, a node gone, a publisher restarted (a new
+// incarnation under the same name: first contact again, nothing counted lost), a raw message of another type on a
+// typed topic (dropped by the bus, the receiver's type unchanged).
+TEST(LocalBus, ChannelsAndInletsFollowSubscribersAndPublishers) {
+  LocalBus bus;
+  auto talker = std::make_unique<Node>(bus, NodeOptions{.name = "talker"});
+  Node first(bus, {.name = "first"});
+  auto pub = talker->Advertise<msg::Odometry>("r1/odom");
+  std::vector<double> heard_first, heard_second, heard_gone;
+  first.Subscribe<msg::Odometry>("r1/odom", [&](const Message<msg::Odometry>& m) { heard_first.push_back(m.msg.v()); });
+  PublishOdom(pub, 1.0);
+  first.Poll(0ms);
+  // Subscribed after traffic: the channel's receivers are found again.
+  Node second(bus, {.name = "second"});
+  second.Subscribe<msg::Odometry>("r1/odom",
+                                  [&](const Message<msg::Odometry>& m) { heard_second.push_back(m.msg.v()); });
+  auto gone = std::make_unique<Node>(bus, NodeOptions{.name = "gone"});
+  gone->Subscribe<msg::Odometry>("r1/odom", [&](const Message<msg::Odometry>& m) { heard_gone.push_back(m.msg.v()); });
+  PublishOdom(pub, 2.0);
+  gone->Poll(0ms);
+  gone.reset();  // detached: never delivered to again
+  PublishOdom(pub, 3.0);
+  // The publisher restarts under its name: a new incarnation, its sequence from 1 again.
+  talker.reset();
+  talker = std::make_unique<Node>(bus, NodeOptions{.name = "talker"});
+  pub = talker->Advertise<msg::Odometry>("r1/odom");
+  PublishOdom(pub, 4.0);
+  PublishOdom(pub, 5.0);
+  // Another type on the typed topic: the bus drops it; the receivers' next message is checked as before.
+  flatbuffers::FlatBufferBuilder fbb;
+  fbb.Finish(msg::CreateClock(fbb, msg::CreateHeaderDirect(fbb, 0, 1, 3, "talker", false, talker->incarnation())),
+             "CLCK");
+  talker->SendRaw("r1/odom", fbb.GetBufferPointer(), fbb.GetSize());
+  PublishOdom(pub, 6.0);
+  first.Poll(0ms);
+  second.Poll(0ms);
+  EXPECT_EQ(heard_first, (std::vector<double>{1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(heard_second, (std::vector<double>{2, 3, 4, 5, 6}));
+  EXPECT_EQ(heard_gone, (std::vector<double>{2}));
+  for (const Node* n : {&first, &second}) {
+    const TopicCounters& c = n->received().at("r1/odom");
+    EXPECT_EQ(c.messages, n == &first ? 6u : 5u) << n->name();
+    EXPECT_EQ(c.drops_gap + c.duplicates + c.drops_wrong_type, 0u) << n->name();
+  }
+  EXPECT_EQ(bus.counts().at("r1/odom").drops_wrong_type, 1u);
+  EXPECT_EQ(talker->sent().at("r1/odom").messages, 4u);  // 4, 5, the Clock, 6: counted by the sender
+}
+
+// A node's inlet keeps the subscriptions a topic matches: one added after traffic (exact or a prefix, even from inside
+// a handler) is called from the next message on, in subscription order; an exact subscription of another type still
+// drops what it does not expect, counted once.
+TEST(LocalBus, AnInletFollowsTheNodesSubscriptions) {
+  LocalBus bus;
+  Node talker(bus, {.name = "talker"});
+  Node listener(bus, {.name = "listener"});
+  auto pub = talker.Advertise<msg::Odometry>("r1/odom");
+  std::vector<std::string> calls;
+  listener.Subscribe<msg::Odometry>("r1/odom", [&](const Message<msg::Odometry>& m) {
+    calls.push_back("exact " + std::to_string(static_cast<int>(m.msg.v())));
+    if (m.msg.v() == 1.0) {
+      listener.SubscribeAny("r1/", [&](const RawMessage& r) {
+        calls.push_back("prefix " + std::to_string(static_cast<int>(flatbuffers::GetRoot<msg::Odometry>(r.data)->v())));
+      });
+    }
+  });
+  PublishOdom(pub, 1.0);
+  listener.Poll(0ms);
+  PublishOdom(pub, 2.0);
+  listener.Poll(0ms);
+  EXPECT_EQ(calls, (std::vector<std::string>{"exact 1", "exact 2", "prefix 2"}));
+  // An exact subscription expecting another type on this topic: the Odometry is dropped as of the wrong type.
+  listener.Subscribe<msg::Clock>("r1/odom", [&](const auto&) { calls.push_back("clock"); });
+  PublishOdom(pub, 3.0);
+  listener.Poll(0ms);
+  EXPECT_EQ(calls.size(), 3u);
+  EXPECT_EQ(listener.received().at("r1/odom").drops_wrong_type, 1u);
+  EXPECT_EQ(listener.received().at("r1/odom").messages, 2u);
+}
+
+// The send observer's cache: kept per typed publisher (what the observer left there comes back with the next message
+// of that publisher), null for a raw send, and cleared when the observer is replaced (an old observer's pointer never
+// reaches a new one).
+TEST(LocalBus, TheSendObserversCacheIsPerPublisherAndClearedWithTheObserver) {
+  LocalBus bus;
+  Node talker(bus, {.name = "talker"});
+  auto odom = talker.Advertise<msg::Odometry>("r1/odom");
+  auto other = talker.Advertise<msg::Odometry>("r1/other");
+  int marks[2] = {0, 0};
+  std::vector<std::pair<std::string, void*>> seen;  // topic, the cache's value when called
+  talker.SetSendObserver([&](const std::string& topic, void** cache) {
+    seen.emplace_back(topic, cache != nullptr ? *cache : reinterpret_cast<void*>(-1));
+    if (cache != nullptr && *cache == nullptr) *cache = &marks[topic == "r1/odom" ? 0 : 1];
+  });
+  PublishOdom(odom, 1.0);
+  PublishOdom(other, 1.0);
+  PublishOdom(odom, 2.0);
+  const std::string junk = "raw";
+  talker.SendRaw("r1/odom", junk.data(), junk.size());
+  talker.SetSendObserver([&](const std::string& topic, void** cache) {
+    seen.emplace_back(topic, cache != nullptr ? *cache : reinterpret_cast<void*>(-1));
+  });
+  PublishOdom(odom, 3.0);
+  const std::vector<std::pair<std::string, void*>> expected = {
+      {"r1/odom", nullptr},
+      {"r1/other", nullptr},
+      {"r1/odom", &marks[0]},
+      {"r1/odom", reinterpret_cast<void*>(-1)},
+      {"r1/odom", nullptr}};  // the new observer starts with nothing
+  EXPECT_EQ(seen, expected);
+}
+
 TEST(LocalBus, NodeOutlivingItsBusIsHarmless) {
   auto bus = std::make_unique<LocalBus>();
   Node node(*bus, {.name = "orphan"});

@@ -7,6 +7,12 @@
 namespace limbic::bus {
 
 SequenceTracker::State& SequenceTracker::Find(std::string_view topic, std::string_view source, bool* fresh) {
+  return FindEntry(topic, source, fresh).second;
+}
+
+std::pair<const SequenceTracker::Key, SequenceTracker::State>& SequenceTracker::FindEntry(std::string_view topic,
+                                                                                          std::string_view source,
+                                                                                          bool* fresh) {
   const Less::View key{topic, source};
   auto found = sources_.find(key);
   *fresh = found == sources_.end();
@@ -19,7 +25,7 @@ SequenceTracker::State& SequenceTracker::Find(std::string_view topic, std::strin
     }
     found = sources_.emplace(Key{std::string(topic), std::string(source)}, State{}).first;
   }
-  return found->second;
+  return *found;
 }
 
 uint64_t SequenceTracker::Settle(State& s) {
@@ -31,9 +37,28 @@ uint64_t SequenceTracker::Settle(State& s) {
 
 SequenceTracker::Outcome SequenceTracker::OnMessage(std::string_view topic, std::string_view source,
                                                     uint64_t incarnation, uint64_t seq) {
-  Outcome out;
   bool fresh = false;
   State& s = Find(topic, source, &fresh);
+  return Apply(s, fresh, incarnation, seq);
+}
+
+SequenceTracker::Outcome SequenceTracker::OnMessage(Hint& hint, std::string_view topic, std::string_view source,
+                                                    uint64_t incarnation, uint64_t seq) {
+  using Entry = decltype(sources_)::value_type;
+  // Elements of a std::map stay where they are until erased, and the table is only ever cleared (a restart).
+  if (const auto* entry = static_cast<const Entry*>(hint.entry);
+      entry != nullptr && hint.restarts == restarts_ && entry->first.source == source && entry->first.topic == topic) {
+    return Apply(const_cast<Entry*>(entry)->second, /*fresh=*/false, incarnation, seq);
+  }
+  bool fresh = false;
+  auto& entry = FindEntry(topic, source, &fresh);
+  hint.entry = &entry;
+  hint.restarts = restarts_;  // after FindEntry, which may have restarted the tracking
+  return Apply(entry.second, fresh, incarnation, seq);
+}
+
+SequenceTracker::Outcome SequenceTracker::Apply(State& s, bool fresh, uint64_t incarnation, uint64_t seq) {
+  Outcome out;
   if (fresh || s.incarnation != incarnation) {
     // First contact (or a restarted publisher): nothing before it is counted; the old life's pending claim is
     // settled, since its report arrived behind the data it claimed.

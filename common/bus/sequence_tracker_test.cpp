@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <limits>
+#include <vector>
 
 namespace limbic::bus {
 namespace {
@@ -169,6 +171,47 @@ TEST_F(SequenceTrackerTest, SourcesAreTrackedApart) {
   EXPECT_EQ(totals_.gap, 1u);   // a's 2
   EXPECT_EQ(totals_.tail, 2u);  // b's 2, 3
   EXPECT_EQ(tracker_.size(), 2u);
+}
+
+// A receiver's hint per topic (Node's inlet on a LocalBus) must find what the search finds: the same outcome for
+// every message, whichever publisher sends, across a restarted publisher (new incarnation), duplicates, gaps, a
+// sequence that wraps to 1 within one incarnation (a duplicate: the counting never goes back), a hint kept for
+// another topic, and a tracking restart (the table cleared under the hint).
+TEST(SequenceTracker, AHintFindsWhatTheSearchFinds) {
+  struct Step {
+    const char* topic;
+    const char* source;
+    uint64_t incarnation;
+    uint64_t seq;
+  };
+  const uint64_t top = std::numeric_limits<uint64_t>::max();
+  const std::vector<Step> steps = {
+      {"r1/odom", "a", 1, 1}, {"r1/odom", "a", 1, 2},       {"r1/odom", "a", 1, 2},  // duplicate
+      {"r1/odom", "b", 5, 1}, {"r1/odom", "a", 1, 6},                                // another source; a gap
+      {"r1/odom", "a", 2, 1},                                                        // a restarted publisher
+      {"r1/odom", "a", 2, 2}, {"r1/odom", "a", 2, top - 1}, {"r1/odom", "a", 2, top},
+      {"r1/odom", "a", 2, 1},                                                        // wrapped: a duplicate
+      {"r1/scan", "a", 2, 7}, {"r1/odom", "a", 2, top},     {"r1/odom", "c", 1, 1},  // c: a restart at 3 sources
+      {"r1/odom", "a", 2, 3}, {"r1/odom", "a", 2, 4},
+  };
+  SequenceTracker searched(/*max_sources=*/3), hinted(/*max_sources=*/3);
+  SequenceTracker::Hint hint;  // one for every topic here: a hint of the wrong topic is found again too
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const Step& s = steps[i];
+    const auto a = searched.OnMessage(s.topic, s.source, s.incarnation, s.seq);
+    const auto b = hinted.OnMessage(hint, s.topic, s.source, s.incarnation, s.seq);
+    EXPECT_EQ(a.deliver, b.deliver) << "step " << i;
+    EXPECT_EQ(a.gap, b.gap) << "step " << i;
+    EXPECT_EQ(a.tail, b.tail) << "step " << i;
+    EXPECT_EQ(a.tail_recovered, b.tail_recovered) << "step " << i;
+    EXPECT_EQ(searched.size(), hinted.size()) << "step " << i;
+    EXPECT_EQ(searched.restarts(), hinted.restarts()) << "step " << i;
+  }
+  EXPECT_EQ(hinted.restarts(), 1u);
+  // After the restart, a's state is a new first contact: the hint (made before the clear) was not used.
+  const auto after = hinted.OnMessage(hint, "r1/odom", "a", 2, 10);
+  EXPECT_TRUE(after.deliver);
+  EXPECT_EQ(after.gap, 5u);  // 5..9, counted from the first contact at 4
 }
 
 TEST(SequenceTracker, BoundedInSourcesRestartsTrackingRatherThanGrowing) {

@@ -41,16 +41,23 @@ void RunCooperatively(SharedBus broker, std::vector<std::unique_ptr<Host>>& host
   std::vector<bool> pending(hosts.size(), true);
   std::unordered_map<std::string, std::vector<size_t>> readers;  // topic -> hosts that receive it
   for (auto& host : hosts) {
-    host->node().SetSendObserver([&](const std::string& topic) {
-      auto it = readers.find(topic);
-      if (it == readers.end()) {
-        std::vector<size_t> who;
-        for (size_t j = 0; j < hosts.size(); ++j) {
-          if (hosts[j]->node().Wants(topic)) who.push_back(j);
+    host->node().SetSendObserver([&](const std::string& topic, void** cache) {
+      // A typed publisher's topic is looked up once: its readers are kept in the publisher's cache (issue 18: a hash
+      // of the topic per message sent, 1-1.5 % of a 16-robot run). The entries of `readers` stay where they are.
+      const std::vector<size_t>* who = cache != nullptr ? static_cast<const std::vector<size_t>*>(*cache) : nullptr;
+      if (who == nullptr) {
+        auto it = readers.find(topic);
+        if (it == readers.end()) {
+          std::vector<size_t> wanting;
+          for (size_t j = 0; j < hosts.size(); ++j) {
+            if (hosts[j]->node().Wants(topic)) wanting.push_back(j);
+          }
+          it = readers.emplace(topic, std::move(wanting)).first;
         }
-        it = readers.emplace(topic, std::move(who)).first;
+        who = &it->second;
+        if (cache != nullptr) *cache = &it->second;
       }
-      for (size_t j : it->second) pending[j] = true;
+      for (size_t j : *who) pending[j] = true;
     });
   }
   for (auto& host : hosts) host->Start();

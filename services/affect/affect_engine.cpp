@@ -179,7 +179,7 @@ AffectOutputs AffectEngine::Step(const AffectInputs& in) {
   // keep for a rollback.
   const int64_t ticks = state_.ticks;
   const StimulusArray stimuli_damped = state_.stimuli_damped;
-  const StuckWindowState stuck = state_.stuck;
+  stuck_undo_.Prepare(in.time, config_.tables.stimuli.stuck_window, state_.stuck);  // ComputeStimuli's call
   const MoodArray moods = state_.moods;
   const EmotionArray previous_emotions = state_.previous_emotions;
   const MoodArray previous_mood_targets = state_.previous_mood_targets;
@@ -194,7 +194,7 @@ AffectOutputs AffectEngine::Step(const AffectInputs& in) {
   if (std::string why = NonFiniteResult(out, state_, layer_zero_); !why.empty()) {
     state_.ticks = ticks;
     state_.stimuli_damped = stimuli_damped;
-    state_.stuck = stuck;
+    stuck_undo_.Restore(&state_.stuck);
     state_.moods = moods;
     state_.previous_emotions = previous_emotions;
     state_.previous_mood_targets = previous_mood_targets;

@@ -148,6 +148,7 @@ class AffectEngine {
   // Per emotion: γ_2 (the rate a map decays with, eq. 8.22) in [0, 1], which the skip above needs.
   std::array<bool, kNumEmotions> decay_in_unit_{};
   AffectState state_;
+  StuckWindowUndo stuck_undo_;  // Step's rollback of state_.stuck (no copy of the window each cycle)
   std::string fault_;
   std::optional<AffectOutputs> last_good_;
   // This cycle's emotion layer is the disabled one, all zeros by construction (ComputeEmotionLayer): it needs no

@@ -72,6 +72,40 @@ TEST(AffectStimuliTest, StuckIsNetDisplacementOverTheWindow) {
   EXPECT_NEAR(raw, 0.0, 1e-9);
 }
 
+// A refused cycle's rollback (AffectEngine::Step) puts the window back as it was, whatever the call did: append a
+// segment, drop some or all from the front, drop the one it appended too (a jump past the whole window), append
+// nothing (time standing still or going back), on an empty window and a full one.
+TEST(AffectStimuliTest, StuckWindowUndoRestoresTheWindowExactly) {
+  std::mt19937_64 rng(18);
+  std::uniform_real_distribution<double> speed(-0.5, 0.5), heading(-kPi, kPi);
+  std::uniform_int_distribution<int> kind(0, 9);
+  StuckWindowState state;
+  StuckWindowUndo undo;
+  double t = 0.0;
+  int appended_and_dropped = 0, went_back = 0, emptied = 0;
+  for (int k = 0; k < 3000; ++k) {
+    const int what = kind(rng);
+    const double next = what == 0 ? t + 45.0 : what == 1 ? t - 0.3 : what == 2 ? t : t + 0.1;  // jump, back, still
+    const StuckWindowState before = state;
+    undo.Prepare(next, 30.0, state);
+    StuckStimulus(next, speed(rng), heading(rng), 30.0, &state);
+    const StuckWindowState after = state;
+    undo.Restore(&state);
+    ASSERT_EQ(state, before) << "step " << k << " (kind " << what << ")";
+    appended_and_dropped += what == 0 && before.has_last;
+    went_back += what == 1;
+    emptied += !before.segments.empty() && after.segments.empty();
+    // Half of the time the cycle stands, as an accepted one does.
+    if (k % 2 == 0) {
+      state = after;
+      t = next;
+    }
+  }
+  EXPECT_GT(appended_and_dropped, 10);
+  EXPECT_GT(went_back, 10);
+  EXPECT_GT(emptied, 10);
+}
+
 // Each segment's displacement term is computed once, when the segment is made (issue 18); the stimulus must keep
 // the bits of summing dt·speed·(cos, sin)(heading) afresh every cycle, the form written out here as the oracle.
 TEST(AffectStimuliTest, StuckKeepsTheBitsOfSummingEveryTermAfresh) {

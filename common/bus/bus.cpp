@@ -380,6 +380,8 @@ void Node::Announce(const std::string& topic) {
 }
 
 void Node::SendAnnouncement(const std::string& topic) {
+  // Subscribers told of it now connect and subscribe: their welcomes are due (NodeOptions::direct_subscription_watch).
+  watch_subscriptions_until_ = std::chrono::steady_clock::now() + options_.direct_subscription_watch;
   const std::string frame = EncodeDirectoryEntry(kAnnounce, DirectoryEntry{topic, data_endpoint_});
   (void)sub_.send(zmq::buffer(frame), zmq::send_flags::dontwait);
   if (auto type = announced_types_.find(topic); type != announced_types_.end()) {
@@ -468,20 +470,11 @@ void Node::HandleDirectory(const uint8_t* data, size_t size) {
   }
   if (!wanted) return;  // (its own data socket included: a node hears itself on the broker path too)
   const DirectLinks::Change change = links_.Add(*entry);
-  if (change.reconnect) DisconnectData(entry->endpoint);  // rare (a new key at a lingering endpoint): not deferred
-  if (change.connect) {
-    try {
-      // The publisher's key for this connection (ZeroMQ takes the socket's options at connect, reconnects too).
-      if (keyed) data_sub_.set(zmq::sockopt::curve_serverkey, entry->key);
-      // Asynchronous: an endpoint that has gone is retried in the background, never waited for.
-      data_sub_.connect(entry->endpoint);
-    } catch (const zmq::error_t& e) {
-      links_.Remove(*entry);
-      ++directory_rejected_;
-      LIMBIC_LOG(kWarning) << "node '" << options_.name << "': cannot connect to " << entry->endpoint << " for '"
-                           << entry->topic << "': " << e.what();
-      return;
-    }
+  // change.reconnect (a publisher with a new key at an endpoint still connected with the old one): let go of and
+  // connected again where the data socket has been drained (DirectLinks, DrainData), as a withdrawn one is let go of.
+  if (change.connect && !ConnectData(entry->endpoint, keyed ? entry->key : std::string())) {
+    links_.Remove(*entry);
+    return;
   }
   if (change.subscribe) {
     // The reports first: the publisher welcomes the subscription to the topic itself with a report (SendWelcome),
@@ -523,9 +516,12 @@ void Node::DrainDataSubscriptions() {
       }
     }
   }
+  if (!subscribed) return;
+  // More subscribers may follow (a team starting up): Poll waits on data_pub_ a while longer.
+  watch_subscriptions_until_ = std::chrono::steady_clock::now() + options_.direct_subscription_watch;
   // A subscriber that connected since the mark was lowered got the mark the socket had when it was bound (ZeroMQ's
   // listener keeps the options of that moment); setting it again applies it to every connection there is.
-  if (subscribed && direct_hwm_ != options_.send_hwm) data_pub_.set(zmq::sockopt::sndhwm, direct_hwm_);
+  if (direct_hwm_ != options_.send_hwm) data_pub_.set(zmq::sockopt::sndhwm, direct_hwm_);
 }
 
 void Node::AddSubscription(const std::string& topic, bool exact, bool (*verify)(const uint8_t*, size_t),
@@ -705,14 +701,16 @@ int Node::Poll(std::chrono::milliseconds timeout, int max_messages) {
   // On a LocalBus nothing can arrive while this thread waits: there is nothing to wait for.
   if (handled > 0 || timeout.count() <= 0 || local_mode_) return handled;
   // Only the sockets that can have something (zmq_poll asks each one's mailbox, a system call): the SUB once it has
-  // direct links, the XPUB once bound (a new subscriber is welcomed, and given a latched value), and shared memory's
-  // wake-up.
+  // direct links, the XPUB while a new subscriber's welcome (and latched value) can be due — a while after an
+  // announcement or the last subscription (NodeOptions::direct_subscription_watch; later ones are read when the node
+  // wakes for anything else) — and shared memory's wake-up.
   zmq::pollitem_t items[4];
   int count = 0;
   items[count++] = {sub_.handle(), 0, ZMQ_POLLIN, 0};
   if (links_.endpoints() > 0) items[count++] = {data_sub_.handle(), 0, ZMQ_POLLIN, 0};
-  const int subscriptions_item = data_pub_ ? count : -1;
-  if (data_pub_) items[count++] = {data_pub_.handle(), 0, ZMQ_POLLIN, 0};
+  const bool watch = data_pub_ && std::chrono::steady_clock::now() < watch_subscriptions_until_;
+  const int subscriptions_item = watch ? count : -1;
+  if (watch) items[count++] = {data_pub_.handle(), 0, ZMQ_POLLIN, 0};
   const int wake_fd = shm_ ? shm_->wake_fd() : -1;
   if (wake_fd >= 0) items[count++] = {nullptr, wake_fd, ZMQ_POLLIN, 0};
   try {
@@ -794,6 +792,20 @@ void Node::DisconnectData(const std::string& endpoint) {
   }
 }
 
+bool Node::ConnectData(const std::string& endpoint, const std::string& key) {
+  try {
+    // The publisher's key for this connection (ZeroMQ takes the socket's options at connect, reconnects too).
+    if (!key.empty()) data_sub_.set(zmq::sockopt::curve_serverkey, key);
+    // Asynchronous: an endpoint that has gone is retried in the background, never waited for.
+    data_sub_.connect(endpoint);
+    return true;
+  } catch (const zmq::error_t& e) {
+    ++directory_rejected_;
+    LIMBIC_LOG(kWarning) << "node '" << options_.name << "': cannot connect to " << endpoint << ": " << e.what();
+    return false;
+  }
+}
+
 int Node::DrainData(zmq::socket_t& socket, bool control, int max_messages) {
   int handled = 0;
   while (handled < max_messages) {
@@ -802,6 +814,10 @@ int Node::DrainData(zmq::socket_t& socket, bool control, int max_messages) {
       // Drained: nothing half-read, no pipe counted active — where a withdrawn endpoint can be let go of (DirectLinks).
       if (&socket == &data_sub_ && links_.lingering() > 0) {
         for (const auto& endpoint : links_.TakeLingering()) DisconnectData(endpoint);
+        // A publisher with a new key where the old connection was: connected again now, with that key (CURVE).
+        for (const auto& [endpoint, key] : links_.TakeReconnects()) {
+          (void)ConnectData(endpoint, endpoint.starts_with("inproc://") ? std::string() : key);  // counted if not
+        }
       }
       break;
     }

@@ -122,6 +122,12 @@ struct NodeOptions {
   // stops reading holds at most about this much of the publisher's memory; what does not fit is dropped there and
   // counted by the subscriber from the sequence (docs/protocol.md §13). 0 = send_hwm messages, whatever their size.
   size_t direct_queue_bytes = 64u << 20;
+  // How long after its last announcement, or the last subscription to arrive at it, the direct data socket stays in
+  // Poll's wait set, so that a new subscriber's welcome (kWelcomeTick, which a lockstep join waits for) leaves at
+  // once. After that, subscriptions are read whenever the node wakes for anything else (at most every 10 ms): each
+  // ZeroMQ socket in the wait set costs zmq_poll two more system calls per wait, ~1 µs of the receiving thread per
+  // message (bench/bus_bench.cpp, BM_DirectPollWithXpub).
+  std::chrono::milliseconds direct_subscription_watch{5000};
   int receive_hwm = 10000;
   std::chrono::milliseconds latched_resend{1000};  // re-send latched values (rejoin after broker restart)
   std::chrono::milliseconds reconnect_interval{100};
@@ -341,6 +347,8 @@ class Node {
   // Data frames from `socket` ([topic][payload]); `control`: one-frame messages are the broker's control codes.
   int DrainData(zmq::socket_t& socket, bool control, int max_messages);
   void DisconnectData(const std::string& endpoint);
+  // Connects data_sub_ to a direct publisher (`key`: its CURVE server key, or empty); false, counted, if it cannot.
+  bool ConnectData(const std::string& endpoint, const std::string& key);
   void BoundDirectQueue(size_t message_bytes);
   // Subscriptions arriving at data_pub_: a new subscriber gets the latched value of that topic.
   void DrainDataSubscriptions();
@@ -403,7 +411,8 @@ class Node {
   std::string zap_domain_;           // data_pub_'s domain there
   size_t admitted_keys_ = 0;         // how many the broker last said it admits
   bool control_first_ = false;       // Drain: which socket goes first
-  std::chrono::steady_clock::time_point next_data_subscriptions_;  // Drain: when to read data_pub_ again
+  std::chrono::steady_clock::time_point next_data_subscriptions_;    // Drain: when to read data_pub_ again
+  std::chrono::steady_clock::time_point watch_subscriptions_until_;  // Poll waits on data_pub_ until then
 
  public:
   // Direct path state, for tests and tools.

@@ -331,6 +331,13 @@ void Node::BindDataSocket() {
   if (data_pub_) return;
   data_pub_ = zmq::socket_t(*context_, zmq::socket_type::xpub);
   data_pub_.set(zmq::sockopt::linger, 0);
+  // Fixed here, for good. It used to be lowered to a byte budget over the largest message sent, on the connections
+  // there were: libzmq 4.3's reader acknowledges what it took from a connection's pipe every half of the mark the pipe
+  // was made with (pipe.cpp, compute_lwm), so a mark lowered to or below what it had taken unacknowledged stops that
+  // connection for good — full to the writer, nothing left for the reader to take and acknowledge — and every later
+  // message to that subscriber, reports included, was dropped without a trace (direct_test,
+  // SubscribersKeepReceivingAfterALargeMessageWasSent). A connection made after the change starts from the mark the
+  // socket was bound with, so the same held for it.
   data_pub_.set(zmq::sockopt::sndhwm, options_.send_hwm);
   direct_hwm_ = options_.send_hwm;
   // Every subscription, repeated ones too, so that each new subscriber gets the latched value (DrainDataSubscriptions).
@@ -506,7 +513,14 @@ void Node::DrainDataSubscriptions() {
     subscribed = true;
     const std::string_view topic(reinterpret_cast<const char*>(bytes) + 1, m.size() - 1);
     // The XPUB has applied this subscription (it hands it up after): tell the subscriber so (DirectLinksReady).
-    SendWelcome(topic);
+    // A topic that sorts before its reports ("a1/odom" < "bus/hwm/a1/odom") is welcomed once more a moment later: a
+    // subscriber's SUB sends a connection made after its subscriptions (a second publisher of a topic it has, a
+    // reconnection) all of them at once in lexical order, so this subscription can be applied here before the one
+    // to its reports has arrived, and that welcome is dropped by the subscriber's own filter; the next one finds
+    // both applied (the subscriber sent them together).
+    if (SendWelcome(topic) && topic < kHighWaterPrefix) {
+      rewelcome_.insert_or_assign(std::string(topic), std::chrono::steady_clock::now() + kRewelcomeDelay);
+    }
     // A new subscriber's first value of a latched topic (the broker's replay, on this path). Everyone else
     // subscribed gets it again: a duplicate, skipped by sequence number.
     for (const auto& slot : publishers_) {
@@ -516,12 +530,17 @@ void Node::DrainDataSubscriptions() {
       }
     }
   }
-  if (!subscribed) return;
+  const auto now = std::chrono::steady_clock::now();
   // More subscribers may follow (a team starting up): Poll waits on data_pub_ a while longer.
-  watch_subscriptions_until_ = std::chrono::steady_clock::now() + options_.direct_subscription_watch;
-  // A subscriber that connected since the mark was lowered got the mark the socket had when it was bound (ZeroMQ's
-  // listener keeps the options of that moment); setting it again applies it to every connection there is.
-  if (direct_hwm_ != options_.send_hwm) data_pub_.set(zmq::sockopt::sndhwm, direct_hwm_);
+  if (subscribed) watch_subscriptions_until_ = now + options_.direct_subscription_watch;
+  for (auto it = rewelcome_.begin(); it != rewelcome_.end();) {
+    if (it->second > now) {
+      ++it;
+      continue;
+    }
+    SendWelcome(it->first);
+    it = rewelcome_.erase(it);
+  }
 }
 
 void Node::AddSubscription(const std::string& topic, bool exact, bool (*verify)(const uint8_t*, size_t),
@@ -577,7 +596,6 @@ void Node::SendSlot(PublisherSlot& slot, const uint8_t* data, size_t size) {
     return;
   }
   if (slot.direct) {
-    if (size > direct_largest_) BoundDirectQueue(size);
     data_pub_.send(zmq::buffer(slot.topic), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
     data_pub_.send(zmq::const_buffer(data, size), zmq::send_flags::dontwait);
     CountSent(slot.topic, size);
@@ -700,6 +718,8 @@ int Node::Poll(std::chrono::milliseconds timeout, int max_messages) {
   handled += Drain(max_messages - handled);
   // On a LocalBus nothing can arrive while this thread waits: there is nothing to wait for.
   if (handled > 0 || timeout.count() <= 0 || local_mode_) return handled;
+  // A welcome to send again (DrainDataSubscriptions) is not left waiting for the next message.
+  if (!rewelcome_.empty()) timeout = std::min(timeout, kRewelcomeDelay);
   // Only the sockets that can have something (zmq_poll asks each one's mailbox, a system call): the SUB once it has
   // direct links, the XPUB while a new subscriber's welcome (and latched value) can be due — a while after an
   // announcement or the last subscription (NodeOptions::direct_subscription_watch; later ones are read when the node
@@ -770,19 +790,6 @@ int Node::Drain(int max_messages) {
     }
   }
   return handled;
-}
-
-void Node::BoundDirectQueue(size_t message_bytes) {
-  direct_largest_ = message_bytes;
-  if (options_.direct_queue_bytes == 0) return;
-  const size_t fit = options_.direct_queue_bytes / message_bytes;
-  // (ZeroMQ's 0 is no mark at all.)
-  const size_t most = options_.send_hwm > 0 ? static_cast<size_t>(options_.send_hwm) : std::numeric_limits<int>::max();
-  const int hwm = static_cast<int>(std::clamp<size_t>(fit, 2, std::max<size_t>(most, 2)));
-  if (direct_hwm_ != 0 && hwm >= direct_hwm_) return;
-  // libzmq applies a lowered mark to the peers already connected too (socket_base's update_pipe_options).
-  data_pub_.set(zmq::sockopt::sndhwm, hwm);
-  direct_hwm_ = hwm;
 }
 
 void Node::DisconnectData(const std::string& endpoint) {

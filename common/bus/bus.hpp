@@ -115,13 +115,11 @@ void UseDataPathForProcess(std::string_view text, std::string_view what = "--bus
 
 struct NodeOptions {
   std::string name = "node";  // instance name, written into every header's `source`
-  int send_hwm = 10000;       // messages queued per peer before ZeroMQ drops (never blocks)
-  // The direct data socket's bound per subscriber in bytes, as the broker's SubscriberLimits::queue_bytes bounds
-  // what it holds for one: ZeroMQ bounds a peer's queue in messages only, so the data socket's high-water mark is
-  // lowered to this over the largest message sent on it (at least 2, at most send_hwm) — a direct subscriber that
-  // stops reading holds at most about this much of the publisher's memory; what does not fit is dropped there and
-  // counted by the subscriber from the sequence (docs/protocol.md §13). 0 = send_hwm messages, whatever their size.
-  size_t direct_queue_bytes = 64u << 20;
+  // Messages queued per peer before ZeroMQ drops (never blocks). On the direct path this is also the bound on what a
+  // subscriber that stops reading holds at the publisher (send_hwm of its largest messages): the data socket's mark
+  // is fixed when it is bound, because libzmq 4.3 cannot lower the mark of a connection safely (docs/protocol.md §13,
+  // "A slow subscriber"). A node that sends large messages directly and must bound that memory sets it lower.
+  int send_hwm = 10000;
   // How long after its last announcement, or the last subscription to arrive at it, the direct data socket stays in
   // Poll's wait set, so that a new subscriber's welcome (kWelcomeTick, which a lockstep join waits for) leaves at
   // once. After that, subscriptions are read whenever the node wakes for anything else (at most every 10 ms): each
@@ -349,7 +347,6 @@ class Node {
   void DisconnectData(const std::string& endpoint);
   // Connects data_sub_ to a direct publisher (`key`: its CURVE server key, or empty); false, counted, if it cannot.
   bool ConnectData(const std::string& endpoint, const std::string& key);
-  void BoundDirectQueue(size_t message_bytes);
   // Subscriptions arriving at data_pub_: a new subscriber gets the latched value of that topic.
   void DrainDataSubscriptions();
   // `topic`'s subscription, and the one to its HighWaterReports unless a subscription covers them already.
@@ -396,11 +393,10 @@ class Node {
   zmq::context_t* context_ = nullptr;
   std::string bus_address_;
   DataPath path_ = DataPath::kBroker;
-  bool direct_any_ = false;    // some topic may go direct: SocketFor looks it up
-  size_t direct_largest_ = 0;  // the largest message sent on data_pub_, for its high-water mark
-  int direct_hwm_ = 0;         // data_pub_'s high-water mark in messages (NodeOptions::direct_queue_bytes)
-  zmq::socket_t data_pub_;     // XPUB, bound on first direct publication
-  zmq::socket_t data_sub_;     // SUB, connected to the endpoints the broker names
+  bool direct_any_ = false;  // some topic may go direct: SocketFor looks it up
+  int direct_hwm_ = 0;       // data_pub_'s high-water mark in messages (NodeOptions::send_hwm, fixed at bind)
+  zmq::socket_t data_pub_;   // XPUB, bound on first direct publication
+  zmq::socket_t data_sub_;   // SUB, connected to the endpoints the broker names
   std::string data_endpoint_;
   std::unordered_map<std::string, bool> routes_;        // topic -> direct, as decided on first use
   std::vector<std::string> announced_;                  // re-sent when the broker asks (it restarted)
@@ -436,8 +432,11 @@ class Node {
   bool DirectLinksReady(std::string* waiting = nullptr) const;
 
  private:
-  // A welcome (kWelcomeTick report) for each publisher slot of `topic` on data_pub_.
-  void SendWelcome(std::string_view topic);
+  // A welcome (kWelcomeTick report) for each publisher slot of `topic` on data_pub_; false if it has none.
+  bool SendWelcome(std::string_view topic);
+  // Topics to welcome again, and when (DrainDataSubscriptions): one sorting before its reports can lose its welcome.
+  std::map<std::string, std::chrono::steady_clock::time_point, std::less<>> rewelcome_;
+  static constexpr std::chrono::milliseconds kRewelcomeDelay{10};
   // Topic -> the publishers (source, incarnation) whose welcome has arrived, for the topics in links_. Each set is
   // capped (kMaxWelcomes): a publisher restarting without end must not grow it.
   std::map<std::string, std::set<std::string>, std::less<>> welcomed_;

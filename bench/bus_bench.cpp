@@ -17,6 +17,7 @@
 // clock on both sides. Counters: p50_us/p99_us (broker), raw_p50_us/raw_p99_us, ratio_p50 = broker
 // / raw; throughput: msgs_per_s (broker), raw_msgs_per_s.
 #include <benchmark/benchmark.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -296,6 +297,127 @@ void BM_Throughput64B(benchmark::State& state) {
   state.SetLabel(transport == 0 ? "ipc" : "tcp");
 }
 BENCHMARK(BM_Throughput64B)->Arg(0)->Arg(1)->Iterations(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// The cost of a bound direct XPUB in a receiver's poll set (docs/protocol.md §13, "Lockstep": the welcome put every
+// direct publisher's data socket into each Poll's wait). The same receive loop three times, the order rotating per
+// round: a direct publisher sends one message, the receiver's Poll waits for it (zmq_poll over its sockets) and
+// drains it; the receiver is a broker-path node (poll set: DEALER, data SUB), a direct node that has advertised a
+// topic of its own nobody reads, with its XPUB in the wait set (NodeOptions::direct_subscription_watch long), or the
+// same past that watch (0: the XPUB bound but not waited on). Per round and variant: one-way p50 and this thread's
+// CPU time per message (publish, Poll and dispatch; the I/O threads' work is not in it). Counters: medians over the
+// rounds, and the medians of the per-round differences to the broker-path receiver.
+struct PollRound {
+  double p50_us = 0;
+  double cpu_ns_per_message = 0;
+};
+
+int64_t ThreadCpuNs() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<int64_t>(t.tv_sec) * 1000000000 + t.tv_nsec;
+}
+
+enum class Receiver { kNoXpub, kXpubWatched, kXpubPastWatch };
+
+PollRound DirectReceiveRound(const std::string& address, Receiver receiver, int samples) {
+  const bool receiver_has_xpub = receiver != Receiver::kNoXpub;
+  zmq::context_t pub_context(1), sub_context(1);
+  bus::NodeOptions pub_options = BenchNodeOptions("bench");
+  pub_options.data_path = bus::DataPath::kDirect;
+  bus::Node pub(pub_context, address, pub_options);
+  bus::NodeOptions sub_options = BenchNodeOptions("sink");
+  sub_options.data_path = receiver_has_xpub ? bus::DataPath::kDirect : bus::DataPath::kBroker;
+  sub_options.direct_subscription_watch = receiver == Receiver::kXpubWatched ? std::chrono::hours(1) : 0ms;
+  bus::Node sub(sub_context, address, sub_options);
+  // Advertising a direct topic binds the receiver's XPUB (and puts it into its Poll's wait set).
+  (void)sub.Advertise<msg::Heartbeat>("bench/own");
+  auto publisher = pub.Advertise<msg::Heartbeat>("bench/poll");
+  std::vector<double> latencies;
+  latencies.reserve(static_cast<size_t>(samples));
+  int64_t received_tick = -2;
+  sub.Subscribe<msg::Heartbeat>("bench/poll", [&](const bus::Message<msg::Heartbeat>& m) {
+    received_tick = m.header.tick();
+    if (m.header.tick() >= 0) latencies.push_back(static_cast<double>(NowNs() - m.header.stamp_ns()) * 1e-3);
+  });
+  // Until the directory has linked the receiver to the publisher's data socket.
+  for (int i = 0; i < 500 && received_tick == -2; ++i) {
+    publisher.Publish(NowNs(), -1, [&](auto& fbb, auto header) { return BuildPayload(fbb, header, 0); });
+    sub.Poll(10ms);
+    pub.Poll(0ms);
+  }
+  const int64_t cpu0 = ThreadCpuNs();
+  for (int64_t i = 0; i < samples; ++i) {
+    publisher.Publish(NowNs(), i, [&](auto& fbb, auto header) { return BuildPayload(fbb, header, 0); });
+    const auto deadline = Clock::now() + 1s;
+    while (received_tick != i && Clock::now() < deadline) sub.Poll(100ms);
+  }
+  const int64_t cpu = ThreadCpuNs() - cpu0;
+  PollRound round;
+  if (latencies.size() != static_cast<size_t>(samples) || !sub.direct_links().endpoints() ||
+      (receiver_has_xpub && sub.data_endpoint().empty())) {
+    return round;  // zeros: reported as an error
+  }
+  round.p50_us = Percentile(latencies, 0.5);
+  round.cpu_ns_per_message = static_cast<double>(cpu) / samples;
+  return round;
+}
+
+// Args: rounds (each: the three receivers, 2,000 messages each, the order rotating). 64 B messages over ipc.
+void BM_DirectPollWithXpub(benchmark::State& state) {
+  const int rounds = static_cast<int>(state.range(0));
+  constexpr Receiver kReceivers[] = {Receiver::kNoXpub, Receiver::kXpubWatched, Receiver::kXpubPastWatch};
+  constexpr const char* kNames[] = {"without_xpub", "xpub_watched", "xpub_past_watch"};
+  std::vector<double> p50[3], cpu[3], p50_delta[3], cpu_delta[3];
+  for (auto _ : state) {
+    const std::string address = BusAddress(0);
+    BrokerThread broker(address);
+    for (int r = 0; r < rounds; ++r) {
+      PollRound round[3];
+      for (int k = 0; k < 3; ++k) {
+        const int v = (r + k) % 3;
+        round[v] = DirectReceiveRound(address, kReceivers[v], kLatencySamples);
+        if (round[v].p50_us == 0) {
+          state.SkipWithError("a round lost messages or had no direct link");
+          return;
+        }
+      }
+      for (int v = 0; v < 3; ++v) {
+        p50[v].push_back(round[v].p50_us);
+        cpu[v].push_back(round[v].cpu_ns_per_message);
+        p50_delta[v].push_back(round[v].p50_us - round[0].p50_us);
+        cpu_delta[v].push_back(round[v].cpu_ns_per_message - round[0].cpu_ns_per_message);
+      }
+    }
+  }
+  for (int v = 0; v < 3; ++v) {
+    state.counters[std::string("p50_us_") + kNames[v]] = Percentile(p50[v], 0.5);
+    state.counters[std::string("cpu_ns_") + kNames[v]] = Percentile(cpu[v], 0.5);
+    if (v > 0) {
+      state.counters[std::string("p50_delta_us_") + kNames[v]] = Percentile(p50_delta[v], 0.5);
+      state.counters[std::string("cpu_delta_ns_") + kNames[v]] = Percentile(cpu_delta[v], 0.5);
+    }
+  }
+  state.SetLabel("ipc, 64 B, medians over rounds");
+}
+BENCHMARK(BM_DirectPollWithXpub)->Arg(15)->Iterations(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// One round of one receiver (Arg: 0 without an XPUB, 1 its XPUB watched, 2 past the watch), for instruction counts:
+//   valgrind --tool=callgrind --toggle-collect='limbic::bus::Node::Poll*' build/bench/bus_bench
+//     --benchmark_filter='DirectPollOneReceiver/1$'
+// (Node::Poll's instructions, the wait included, over the round's 2,000 messages and its warm-up.)
+void BM_DirectPollOneReceiver(benchmark::State& state) {
+  const auto receiver = static_cast<Receiver>(state.range(0));
+  PollRound round;
+  for (auto _ : state) {
+    const std::string address = BusAddress(0);
+    BrokerThread broker(address);
+    round = DirectReceiveRound(address, receiver, kLatencySamples);
+  }
+  if (round.p50_us == 0) state.SkipWithError("the round lost messages or had no direct link");
+  state.counters["p50_us"] = round.p50_us;
+  state.counters["cpu_ns"] = round.cpu_ns_per_message;
+}
+BENCHMARK(BM_DirectPollOneReceiver)->DenseRange(0, 2)->Iterations(1)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 }  // namespace limbic

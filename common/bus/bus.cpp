@@ -341,6 +341,13 @@ void Node::BindDataSocket() {
   if (data_pub_) return;
   data_pub_ = zmq::socket_t(*context_, zmq::socket_type::xpub);
   data_pub_.set(zmq::sockopt::linger, 0);
+  // Fixed here, for good. It used to be lowered to a byte budget over the largest message sent, on the connections
+  // there were: libzmq 4.3's reader acknowledges what it took from a connection's pipe every half of the mark the pipe
+  // was made with (pipe.cpp, compute_lwm), so a mark lowered to or below what it had taken unacknowledged stops that
+  // connection for good — full to the writer, nothing left for the reader to take and acknowledge — and every later
+  // message to that subscriber, reports included, was dropped without a trace (direct_test,
+  // SubscribersKeepReceivingAfterALargeMessageWasSent). A connection made after the change starts from the mark the
+  // socket was bound with, so the same held for it.
   data_pub_.set(zmq::sockopt::sndhwm, options_.send_hwm);
   direct_hwm_ = options_.send_hwm;
   // Every subscription, repeated ones too, so that each new subscriber gets the latched value (DrainDataSubscriptions).
@@ -390,6 +397,8 @@ void Node::Announce(const std::string& topic) {
 }
 
 void Node::SendAnnouncement(const std::string& topic) {
+  // Subscribers told of it now connect and subscribe: their welcomes are due (NodeOptions::direct_subscription_watch).
+  watch_subscriptions_until_ = std::chrono::steady_clock::now() + options_.direct_subscription_watch;
   const std::string frame = EncodeDirectoryEntry(kAnnounce, DirectoryEntry{topic, data_endpoint_});
   (void)sub_.send(zmq::buffer(frame), zmq::send_flags::dontwait);
   if (auto type = announced_types_.find(topic); type != announced_types_.end()) {
@@ -478,20 +487,11 @@ void Node::HandleDirectory(const uint8_t* data, size_t size) {
   }
   if (!wanted) return;  // (its own data socket included: a node hears itself on the broker path too)
   const DirectLinks::Change change = links_.Add(*entry);
-  if (change.reconnect) DisconnectData(entry->endpoint);  // rare (a new key at a lingering endpoint): not deferred
-  if (change.connect) {
-    try {
-      // The publisher's key for this connection (ZeroMQ takes the socket's options at connect, reconnects too).
-      if (keyed) data_sub_.set(zmq::sockopt::curve_serverkey, entry->key);
-      // Asynchronous: an endpoint that has gone is retried in the background, never waited for.
-      data_sub_.connect(entry->endpoint);
-    } catch (const zmq::error_t& e) {
-      links_.Remove(*entry);
-      ++directory_rejected_;
-      LIMBIC_LOG(kWarning) << "node '" << options_.name << "': cannot connect to " << entry->endpoint << " for '"
-                           << entry->topic << "': " << e.what();
-      return;
-    }
+  // change.reconnect (a publisher with a new key at an endpoint still connected with the old one): let go of and
+  // connected again where the data socket has been drained (DirectLinks, DrainData), as a withdrawn one is let go of.
+  if (change.connect && !ConnectData(entry->endpoint, keyed ? entry->key : std::string())) {
+    links_.Remove(*entry);
+    return;
   }
   if (change.subscribe) {
     // The reports first: the publisher welcomes the subscription to the topic itself with a report (SendWelcome),
@@ -523,7 +523,14 @@ void Node::DrainDataSubscriptions() {
     subscribed = true;
     const std::string_view topic(reinterpret_cast<const char*>(bytes) + 1, m.size() - 1);
     // The XPUB has applied this subscription (it hands it up after): tell the subscriber so (DirectLinksReady).
-    SendWelcome(topic);
+    // A topic that sorts before its reports ("a1/odom" < "bus/hwm/a1/odom") is welcomed once more a moment later: a
+    // subscriber's SUB sends a connection made after its subscriptions (a second publisher of a topic it has, a
+    // reconnection) all of them at once in lexical order, so this subscription can be applied here before the one
+    // to its reports has arrived, and that welcome is dropped by the subscriber's own filter; the next one finds
+    // both applied (the subscriber sent them together).
+    if (SendWelcome(topic) && topic < kHighWaterPrefix) {
+      rewelcome_.insert_or_assign(std::string(topic), std::chrono::steady_clock::now() + kRewelcomeDelay);
+    }
     // A new subscriber's first value of a latched topic (the broker's replay, on this path). Everyone else
     // subscribed gets it again: a duplicate, skipped by sequence number.
     for (const auto& slot : publishers_) {
@@ -533,9 +540,17 @@ void Node::DrainDataSubscriptions() {
       }
     }
   }
-  // A subscriber that connected since the mark was lowered got the mark the socket had when it was bound (ZeroMQ's
-  // listener keeps the options of that moment); setting it again applies it to every connection there is.
-  if (subscribed && direct_hwm_ != options_.send_hwm) data_pub_.set(zmq::sockopt::sndhwm, direct_hwm_);
+  const auto now = std::chrono::steady_clock::now();
+  // More subscribers may follow (a team starting up): Poll waits on data_pub_ a while longer.
+  if (subscribed) watch_subscriptions_until_ = now + options_.direct_subscription_watch;
+  for (auto it = rewelcome_.begin(); it != rewelcome_.end();) {
+    if (it->second > now) {
+      ++it;
+      continue;
+    }
+    SendWelcome(it->first);
+    it = rewelcome_.erase(it);
+  }
 }
 
 void Node::AddSubscription(const std::string& topic, bool exact, bool (*verify)(const uint8_t*, size_t),
@@ -592,7 +607,6 @@ void Node::SendSlot(PublisherSlot& slot, const uint8_t* data, size_t size) {
     return;
   }
   if (slot.direct) {
-    if (size > direct_largest_) BoundDirectQueue(size);
     data_pub_.send(zmq::buffer(slot.topic), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
     data_pub_.send(zmq::const_buffer(data, size), zmq::send_flags::dontwait);
     CountSent(slot.topic, size);
@@ -731,15 +745,19 @@ int Node::Poll(std::chrono::milliseconds timeout, int max_messages) {
   handled += Drain(max_messages - handled);
   // On a LocalBus nothing can arrive while this thread waits: there is nothing to wait for.
   if (handled > 0 || timeout.count() <= 0 || local_mode_) return handled;
+  // A welcome to send again (DrainDataSubscriptions) is not left waiting for the next message.
+  if (!rewelcome_.empty()) timeout = std::min(timeout, kRewelcomeDelay);
   // Only the sockets that can have something (zmq_poll asks each one's mailbox, a system call): the SUB once it has
-  // direct links, the XPUB once bound (a new subscriber is welcomed, and given a latched value), and shared memory's
-  // wake-up.
+  // direct links, the XPUB while a new subscriber's welcome (and latched value) can be due — a while after an
+  // announcement or the last subscription (NodeOptions::direct_subscription_watch; later ones are read when the node
+  // wakes for anything else) — and shared memory's wake-up.
   zmq::pollitem_t items[4];
   int count = 0;
   items[count++] = {sub_.handle(), 0, ZMQ_POLLIN, 0};
   if (links_.endpoints() > 0) items[count++] = {data_sub_.handle(), 0, ZMQ_POLLIN, 0};
-  const int subscriptions_item = data_pub_ ? count : -1;
-  if (data_pub_) items[count++] = {data_pub_.handle(), 0, ZMQ_POLLIN, 0};
+  const bool watch = data_pub_ && std::chrono::steady_clock::now() < watch_subscriptions_until_;
+  const int subscriptions_item = watch ? count : -1;
+  if (watch) items[count++] = {data_pub_.handle(), 0, ZMQ_POLLIN, 0};
   const int wake_fd = shm_ ? shm_->wake_fd() : -1;
   if (wake_fd >= 0) items[count++] = {nullptr, wake_fd, ZMQ_POLLIN, 0};
   try {
@@ -801,23 +819,24 @@ int Node::Drain(int max_messages) {
   return handled;
 }
 
-void Node::BoundDirectQueue(size_t message_bytes) {
-  direct_largest_ = message_bytes;
-  if (options_.direct_queue_bytes == 0) return;
-  const size_t fit = options_.direct_queue_bytes / message_bytes;
-  // (ZeroMQ's 0 is no mark at all.)
-  const size_t most = options_.send_hwm > 0 ? static_cast<size_t>(options_.send_hwm) : std::numeric_limits<int>::max();
-  const int hwm = static_cast<int>(std::clamp<size_t>(fit, 2, std::max<size_t>(most, 2)));
-  if (direct_hwm_ != 0 && hwm >= direct_hwm_) return;
-  // libzmq applies a lowered mark to the peers already connected too (socket_base's update_pipe_options).
-  data_pub_.set(zmq::sockopt::sndhwm, hwm);
-  direct_hwm_ = hwm;
-}
-
 void Node::DisconnectData(const std::string& endpoint) {
   try {
     data_sub_.disconnect(endpoint);
   } catch (const zmq::error_t&) {  // never connected (it had failed): nothing to let go of
+  }
+}
+
+bool Node::ConnectData(const std::string& endpoint, const std::string& key) {
+  try {
+    // The publisher's key for this connection (ZeroMQ takes the socket's options at connect, reconnects too).
+    if (!key.empty()) data_sub_.set(zmq::sockopt::curve_serverkey, key);
+    // Asynchronous: an endpoint that has gone is retried in the background, never waited for.
+    data_sub_.connect(endpoint);
+    return true;
+  } catch (const zmq::error_t& e) {
+    ++directory_rejected_;
+    LIMBIC_LOG(kWarning) << "node '" << options_.name << "': cannot connect to " << endpoint << ": " << e.what();
+    return false;
   }
 }
 
@@ -829,6 +848,10 @@ int Node::DrainData(zmq::socket_t& socket, bool control, int max_messages) {
       // Drained: nothing half-read, no pipe counted active — where a withdrawn endpoint can be let go of (DirectLinks).
       if (&socket == &data_sub_ && links_.lingering() > 0) {
         for (const auto& endpoint : links_.TakeLingering()) DisconnectData(endpoint);
+        // A publisher with a new key where the old connection was: connected again now, with that key (CURVE).
+        for (const auto& [endpoint, key] : links_.TakeReconnects()) {
+          (void)ConnectData(endpoint, endpoint.starts_with("inproc://") ? std::string() : key);  // counted if not
+        }
       }
       break;
     }

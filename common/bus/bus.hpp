@@ -115,13 +115,17 @@ void UseDataPathForProcess(std::string_view text, std::string_view what = "--bus
 
 struct NodeOptions {
   std::string name = "node";  // instance name, written into every header's `source`
-  int send_hwm = 10000;       // messages queued per peer before ZeroMQ drops (never blocks)
-  // The direct data socket's bound per subscriber in bytes, as the broker's SubscriberLimits::queue_bytes bounds
-  // what it holds for one: ZeroMQ bounds a peer's queue in messages only, so the data socket's high-water mark is
-  // lowered to this over the largest message sent on it (at least 2, at most send_hwm) — a direct subscriber that
-  // stops reading holds at most about this much of the publisher's memory; what does not fit is dropped there and
-  // counted by the subscriber from the sequence (docs/protocol.md §13). 0 = send_hwm messages, whatever their size.
-  size_t direct_queue_bytes = 64u << 20;
+  // Messages queued per peer before ZeroMQ drops (never blocks). On the direct path this is also the bound on what a
+  // subscriber that stops reading holds at the publisher (send_hwm of its largest messages): the data socket's mark
+  // is fixed when it is bound, because libzmq 4.3 cannot lower the mark of a connection safely (docs/protocol.md §13,
+  // "A slow subscriber"). A node that sends large messages directly and must bound that memory sets it lower.
+  int send_hwm = 10000;
+  // How long after its last announcement, or the last subscription to arrive at it, the direct data socket stays in
+  // Poll's wait set, so that a new subscriber's welcome (kWelcomeTick, which a lockstep join waits for) leaves at
+  // once. After that, subscriptions are read whenever the node wakes for anything else (at most every 10 ms): each
+  // ZeroMQ socket in the wait set costs zmq_poll two more system calls per wait, ~1 µs of the receiving thread per
+  // message (bench/bus_bench.cpp, BM_DirectPollWithXpub).
+  std::chrono::milliseconds direct_subscription_watch{5000};
   int receive_hwm = 10000;
   std::chrono::milliseconds latched_resend{1000};  // re-send latched values (rejoin after broker restart)
   std::chrono::milliseconds reconnect_interval{100};
@@ -362,7 +366,8 @@ class Node {
   // Data frames from `socket` ([topic][payload]); `control`: one-frame messages are the broker's control codes.
   int DrainData(zmq::socket_t& socket, bool control, int max_messages);
   void DisconnectData(const std::string& endpoint);
-  void BoundDirectQueue(size_t message_bytes);
+  // Connects data_sub_ to a direct publisher (`key`: its CURVE server key, or empty); false, counted, if it cannot.
+  bool ConnectData(const std::string& endpoint, const std::string& key);
   // Subscriptions arriving at data_pub_: a new subscriber gets the latched value of that topic.
   void DrainDataSubscriptions();
   // `topic`'s subscription, and the one to its HighWaterReports unless a subscription covers them already.
@@ -412,11 +417,10 @@ class Node {
   zmq::context_t* context_ = nullptr;
   std::string bus_address_;
   DataPath path_ = DataPath::kBroker;
-  bool direct_any_ = false;    // some topic may go direct: SocketFor looks it up
-  size_t direct_largest_ = 0;  // the largest message sent on data_pub_, for its high-water mark
-  int direct_hwm_ = 0;         // data_pub_'s high-water mark in messages (NodeOptions::direct_queue_bytes)
-  zmq::socket_t data_pub_;     // XPUB, bound on first direct publication
-  zmq::socket_t data_sub_;     // SUB, connected to the endpoints the broker names
+  bool direct_any_ = false;  // some topic may go direct: SocketFor looks it up
+  int direct_hwm_ = 0;       // data_pub_'s high-water mark in messages (NodeOptions::send_hwm, fixed at bind)
+  zmq::socket_t data_pub_;   // XPUB, bound on first direct publication
+  zmq::socket_t data_sub_;   // SUB, connected to the endpoints the broker names
   std::string data_endpoint_;
   std::unordered_map<std::string, bool> routes_;        // topic -> direct, as decided on first use
   std::vector<std::string> announced_;                  // re-sent when the broker asks (it restarted)
@@ -427,7 +431,8 @@ class Node {
   std::string zap_domain_;           // data_pub_'s domain there
   size_t admitted_keys_ = 0;         // how many the broker last said it admits
   bool control_first_ = false;       // Drain: which socket goes first
-  std::chrono::steady_clock::time_point next_data_subscriptions_;  // Drain: when to read data_pub_ again
+  std::chrono::steady_clock::time_point next_data_subscriptions_;    // Drain: when to read data_pub_ again
+  std::chrono::steady_clock::time_point watch_subscriptions_until_;  // Poll waits on data_pub_ until then
 
  public:
   // Direct path state, for tests and tools.
@@ -451,8 +456,11 @@ class Node {
   bool DirectLinksReady(std::string* waiting = nullptr) const;
 
  private:
-  // A welcome (kWelcomeTick report) for each publisher slot of `topic` on data_pub_.
-  void SendWelcome(std::string_view topic);
+  // A welcome (kWelcomeTick report) for each publisher slot of `topic` on data_pub_; false if it has none.
+  bool SendWelcome(std::string_view topic);
+  // Topics to welcome again, and when (DrainDataSubscriptions): one sorting before its reports can lose its welcome.
+  std::map<std::string, std::chrono::steady_clock::time_point, std::less<>> rewelcome_;
+  static constexpr std::chrono::milliseconds kRewelcomeDelay{10};
   // Topic -> the publishers (source, incarnation) whose welcome has arrived, for the topics in links_. Each set is
   // capped (kMaxWelcomes): a publisher restarting without end must not grow it.
   std::map<std::string, std::set<std::string>, std::less<>> welcomed_;

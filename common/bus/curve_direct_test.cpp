@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <map>
 #include <memory>
 #include <string>
 #include <thread>
@@ -330,6 +331,113 @@ TEST_P(CurveDirect, ARestartedBrokerKeepsTheDataAndVouchesAgain) {
   EXPECT_EQ(late.directory_rejected(), 0u);
   EXPECT_EQ(sub_node.TotalDrops(), 0u);
   EXPECT_EQ(late.TotalDrops(), 0u);
+}
+
+// A publisher restarted at the same endpoint with a new key, while the subscriber's connection to the old one still
+// lingers (docs/protocol.md §13, "CURVE"): the connection is made again with the new key — at the same safe point as a
+// disconnect, after what the old publisher delivered has been read — and the subscriber then receives from the new
+// one: every message of the old one that reached it, each once, then the new one's, each once, no frame mixed (no
+// drop of any kind). Both orders the broker can tell it in: the old entry withdrawn first (a publisher that withdraws
+// before it goes), or the new one announced first (the broker finds the old connection gone at its next ping). Bare
+// XPUB sockets stand in for the two publishers, one after the other at one endpoint, each announced by a DEALER with
+// that publisher's key (the key the broker vouches for is the one its connection authenticated).
+// Without the deferred reconnection the old publisher's queued messages were thrown away with its connection (the
+// first order); without keys per entry the old key's withdrawal took the endpoint from the new publisher (the second).
+TEST_P(CurveDirect, APublisherRestartedAtALingeringEndpointWithANewKeyIsHeardOnceAndWhole) {
+  for (const bool withdraw_first : {true, false}) {
+    SCOPED_TRACE(withdraw_first ? "the old entry withdrawn first" : "the new entry announced first");
+    const std::string domain = UniqueZapDomain("standin");
+    auto zap = ZapService::For(context_);
+    zap->Admit(domain, {workstation_.public_key});
+    const std::string endpoint = GetParam() == "tcp" ? "tcp://127.0.0.1:" + std::to_string(testing::FreeTcpPortPair())
+                                                     : "ipc://" + dir_ / ("standin-" + std::to_string(withdraw_first));
+    const std::string topic = withdraw_first ? "r1/odom" : "r2/odom";
+    auto publisher = [&](const KeyPair& pair) {
+      auto xpub = std::make_unique<zmq::socket_t>(context_, zmq::socket_type::xpub);
+      xpub->set(zmq::sockopt::linger, 0);
+      xpub->set(zmq::sockopt::curve_server, 1);
+      xpub->set(zmq::sockopt::curve_secretkey, pair.secret_key);
+      xpub->set(zmq::sockopt::zap_domain, domain);
+      // The old socket's listener closes on ZeroMQ's I/O thread, a moment after close(): the port is free soon after.
+      for (int attempt = 0;; ++attempt) {
+        try {
+          xpub->bind(endpoint);
+          break;
+        } catch (const zmq::error_t& e) {
+          if (e.num() != EADDRINUSE || attempt == 200) throw;
+          std::this_thread::sleep_for(10ms);
+        }
+      }
+      auto dealer = std::make_unique<zmq::socket_t>(context_, zmq::socket_type::dealer);
+      dealer->set(zmq::sockopt::linger, 0);
+      dealer->set(zmq::sockopt::curve_serverkey, server_.public_key);
+      dealer->set(zmq::sockopt::curve_publickey, pair.public_key);
+      dealer->set(zmq::sockopt::curve_secretkey, pair.secret_key);
+      dealer->connect(ResolveBusAddress(address_).backend);
+      dealer->send(zmq::buffer(EncodeDirectoryEntry(kAnnounce, DirectoryEntry{topic, endpoint})),
+                   zmq::send_flags::none);
+      return std::make_pair(std::move(xpub), std::move(dealer));
+    };
+    auto send = [&](zmq::socket_t& xpub, const char* source, uint64_t incarnation, uint64_t seq) {
+      flatbuffers::FlatBufferBuilder fbb;
+      msg::Pose2 pose(1, 2, 0.5);
+      fbb.Finish(
+          msg::CreateOdometry(fbb, msg::CreateHeader(fbb, 0, 0, seq, fbb.CreateString(source), false, incarnation),
+                              &pose, static_cast<double>(seq % 50), 0),
+          messages::Traits<msg::Odometry>::kIdentifier);
+      xpub.send(zmq::buffer(topic), zmq::send_flags::sndmore);
+      xpub.send(zmq::const_buffer(fbb.GetBufferPointer(), fbb.GetSize()), zmq::send_flags::none);
+    };
+    Node sub_node(context_, address_, Options("listener", workstation_, DataPath::kBroker));
+    std::map<std::string, std::map<uint64_t, int>> heard;  // source -> seq -> times
+    sub_node.Subscribe<msg::Odometry>(
+        topic, [&](const Message<msg::Odometry>& m) { ++heard[m.header.source()->str()][m.header.seq()]; });
+    auto [old_xpub, old_dealer] = publisher(robot_);
+    uint64_t old_seq = 0;
+    ASSERT_TRUE(PollUntil({&sub_node}, [&] {
+      send(*old_xpub, "old", 1, ++old_seq);
+      return !heard["old"].empty();
+    }));
+    PollUntil(
+        {&sub_node}, [] { return false; }, 50ms);  // the warm-up's last ones
+    // A burst the subscriber has not read when the old publisher goes: it waits in the subscriber's socket.
+    constexpr int kBurst = 50;
+    for (int i = 0; i < kBurst; ++i) send(*old_xpub, "old", 1, ++old_seq);
+    std::this_thread::sleep_for(100ms);
+    if (withdraw_first) {
+      old_dealer->send(zmq::buffer(EncodeDirectoryEntry(kWithdraw, DirectoryEntry{topic, endpoint})),
+                       zmq::send_flags::none);
+      std::this_thread::sleep_for(50ms);  // at the broker before the new announcement
+    }
+    old_xpub.reset();
+    old_dealer.reset();
+    auto [new_xpub, new_dealer] = publisher(laptop_);
+    std::this_thread::sleep_for(100ms);  // the broker's entries wait at the subscriber, behind the burst
+    uint64_t new_seq = 0;
+    ASSERT_TRUE(PollUntil({&sub_node}, [&] {
+      send(*new_xpub, "new", 2, ++new_seq);
+      return !heard["new"].empty();
+    })) << "the subscriber never heard the new publisher";
+    // The broker finds the old connection gone (the second order) and the link settles on one endpoint.
+    ASSERT_TRUE(PollUntil({&sub_node}, [&] {
+      return sub_node.direct_links().endpoints() == 1 && sub_node.direct_links().lingering() == 0;
+    }));
+    const uint64_t first_new = heard["new"].begin()->first;
+    for (int i = 0; i < 20; ++i) send(*new_xpub, "new", 2, ++new_seq);
+    ASSERT_TRUE(PollUntil({&sub_node}, [&] { return heard["new"].size() == new_seq - first_new + 1; }));
+    PollUntil(
+        {&sub_node}, [] { return false; }, 100ms);  // anything delivered twice would be here by now
+    // Every message of the old publisher's burst, once.
+    for (uint64_t seq = old_seq - kBurst + 1; seq <= old_seq; ++seq) {
+      EXPECT_EQ(heard["old"][seq], 1) << "old publisher, seq " << seq;
+    }
+    for (const auto& [seq, times] : heard["new"]) EXPECT_EQ(times, 1) << "new publisher, seq " << seq;
+    const TopicCounters& counts = sub_node.received().at(topic);
+    EXPECT_EQ(counts.duplicates, 0u);
+    EXPECT_EQ(counts.drops_malformed + counts.drops_wrong_type + counts.drops_invalid, 0u) << "no frame mixed";
+    EXPECT_EQ(sub_node.directory_rejected(), 0u);
+    zap->Remove(domain);
+  }
 }
 
 }  // namespace

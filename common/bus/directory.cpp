@@ -1,5 +1,7 @@
 #include "common/bus/directory.hpp"
 
+#include <algorithm>
+
 #include "common/bus/bus.hpp"
 
 namespace limbic::bus {
@@ -159,38 +161,58 @@ bool Directory::Offered(const DirectoryEntry& entry) const { return offers_.coun
 
 DirectLinks::Change DirectLinks::Add(const DirectoryEntry& entry) {
   Change change;
-  auto& topics = topics_at_[entry.endpoint];
-  if (topics.count(entry.topic) != 0) return change;
-  if (topics.empty()) {
-    auto lingers = lingering_.find(entry.endpoint);
-    if (lingers == lingering_.end()) {
-      change.connect = true;
-    } else {
-      // Still connected: taken up again as it is — unless the publisher there now has another key.
-      change.connect = change.reconnect = lingers->second != entry.key;
-      lingering_.erase(lingers);
-    }
+  auto& entries = entries_at_[entry.endpoint];
+  if (!entries.insert({entry.topic, entry.key}).second) return change;
+  auto wanted = key_at_.find(entry.endpoint);
+  if (entries.size() == 1 || wanted->second != entry.key) {
+    // A first entry here, or a publisher here with another key (the broker vouches for the newest).
     key_at_[entry.endpoint] = entry.key;
+    auto connection = connected_.find(entry.endpoint);
+    if (connection == connected_.end()) {
+      change.connect = true;
+      connected_[entry.endpoint] = entry.key;
+    } else if (connection->second == entry.key) {
+      // Still connected with this key (it lingered): taken up again as it is, without a second connection.
+      lingering_.erase(entry.endpoint);
+      reconnect_.erase(entry.endpoint);
+    } else {
+      // Connected with another key: let go of and made again at the safe point (what it delivered is read first).
+      change.reconnect = true;
+      lingering_.insert(entry.endpoint);
+      reconnect_.insert(entry.endpoint);
+    }
   }
-  topics.insert(entry.topic);
   auto& endpoints = endpoints_of_[entry.topic];
   change.subscribe = endpoints.empty();
-  endpoints.insert(entry.endpoint);
+  ++endpoints[entry.endpoint];
   return change;
 }
 
 DirectLinks::Change DirectLinks::Remove(const DirectoryEntry& entry) {
   Change change;
-  auto at = topics_at_.find(entry.endpoint);
-  if (at == topics_at_.end() || at->second.erase(entry.topic) == 0) return change;
+  auto at = entries_at_.find(entry.endpoint);
+  if (at == entries_at_.end()) return change;
+  size_t removed = 0;
+  for (auto it = at->second.lower_bound({entry.topic, ""}); it != at->second.end() && it->first == entry.topic;) {
+    if (entry.key.empty() || it->second == entry.key) {
+      it = at->second.erase(it);
+      ++removed;
+    } else {
+      ++it;
+    }
+  }
+  if (removed == 0) return change;
   if (at->second.empty()) {
-    topics_at_.erase(at);
-    lingering_[entry.endpoint] = key_at_[entry.endpoint];
+    entries_at_.erase(at);
     key_at_.erase(entry.endpoint);
+    reconnect_.erase(entry.endpoint);
+    lingering_.insert(entry.endpoint);
     change.disconnect = true;
   }
   auto of = endpoints_of_.find(entry.topic);
-  of->second.erase(entry.endpoint);
+  auto count = of->second.find(entry.endpoint);
+  count->second -= std::min(count->second, removed);
+  if (count->second == 0) of->second.erase(count);
   if (of->second.empty()) {
     endpoints_of_.erase(of);
     change.unsubscribe = true;
@@ -199,15 +221,28 @@ DirectLinks::Change DirectLinks::Remove(const DirectoryEntry& entry) {
 }
 
 std::vector<std::string> DirectLinks::TakeLingering() {
-  std::vector<std::string> out;
-  for (const auto& [endpoint, key] : lingering_) out.push_back(endpoint);
+  std::vector<std::string> out(lingering_.begin(), lingering_.end());
+  for (const auto& endpoint : lingering_) connected_.erase(endpoint);
   lingering_.clear();
   return out;
 }
 
+std::vector<std::pair<std::string, std::string>> DirectLinks::TakeReconnects() {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& endpoint : reconnect_) {
+    const std::string& key = key_at_.at(endpoint);
+    out.emplace_back(endpoint, key);
+    connected_[endpoint] = key;
+  }
+  reconnect_.clear();
+  return out;
+}
+
 bool DirectLinks::Has(const DirectoryEntry& entry) const {
-  auto at = topics_at_.find(entry.endpoint);
-  return at != topics_at_.end() && at->second.count(entry.topic) != 0;
+  auto at = entries_at_.find(entry.endpoint);
+  if (at == entries_at_.end()) return false;
+  auto it = at->second.lower_bound({entry.topic, ""});
+  return it != at->second.end() && it->first == entry.topic;
 }
 
 }  // namespace limbic::bus

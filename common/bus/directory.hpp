@@ -154,20 +154,32 @@ class Directory {
 // inside a later receive — swaps another pipe into that place: the message's next frame comes from another
 // publisher (two messages lost as malformed), or the process aborts on fq.cpp's `!_more`. A socket just drained to
 // EAGAIN counts no pipe active, so a disconnect made there is safe (docs/protocol.md §13).
+//
+// CURVE: a connection is made with the publisher's key as its server key, so a publisher at the same endpoint with
+// another key (one restarted there) needs a new connection. That reconnection waits for the same safe point: the old
+// connection is let go of there (after what it had delivered was read), and the new one made right after
+// (TakeReconnects). Entries are kept per key: the broker may name the new publisher before it withdraws the old one
+// (it finds the old connection gone only at its next ping), and that withdrawal must not take the endpoint away
+// from the new one.
 class DirectLinks {
  public:
   struct Change {
-    bool connect = false;      // first topic on this endpoint: connect the data socket to it
-    bool reconnect = false;    // with connect: it still lingers with another key — let go of it first
+    bool connect = false;      // first topic on this endpoint: connect the data socket to it (with entry.key)
+    bool reconnect = false;    // connected with another key: let go of it and connect again, at the safe point
     bool subscribe = false;    // first endpoint for this topic: subscribe the data socket to it (and its reports)
     bool disconnect = false;   // last topic on this endpoint gone: it lingers until TakeLingering
     bool unsubscribe = false;  // last endpoint for this topic gone
   };
   Change Add(const DirectoryEntry& entry);
+  // A withdrawal with a key removes that key's entry only; without one (a broker without CURVE), the topic's at that
+  // endpoint whatever the key.
   Change Remove(const DirectoryEntry& entry);
   // The endpoints to disconnect now; call only where the data socket has nothing half-read (drained to EAGAIN).
   std::vector<std::string> TakeLingering();
-  size_t endpoints() const { return topics_at_.size(); }
+  // Right after TakeLingering's disconnects: the endpoints to connect again and the key each is to be connected with.
+  std::vector<std::pair<std::string, std::string>> TakeReconnects();
+  size_t endpoints() const { return entries_at_.size(); }
+  // Connections waiting for the safe point: to be let go of, or remade with a new key.
   size_t lingering() const { return lingering_.size(); }
   size_t topics() const { return endpoints_of_.size(); }
   bool Has(const DirectoryEntry& entry) const;
@@ -182,10 +194,13 @@ class DirectLinks {
   }
 
  private:
-  std::map<std::string, std::set<std::string>> topics_at_;     // endpoint -> topics
-  std::map<std::string, std::set<std::string>> endpoints_of_;  // topic -> endpoints
-  std::map<std::string, std::string> key_at_;                  // endpoint -> the server key it was connected with
-  std::map<std::string, std::string> lingering_;               // endpoint -> key: still connected, no topic left
+  // endpoint -> (topic, key) entries there
+  std::map<std::string, std::set<std::pair<std::string, std::string>>> entries_at_;
+  std::map<std::string, std::map<std::string, size_t>> endpoints_of_;  // topic -> endpoint -> entries (keys) there
+  std::map<std::string, std::string> key_at_;     // endpoint with entries -> the key of its latest announcement
+  std::map<std::string, std::string> connected_;  // endpoint -> the server key the data socket is connected with
+  std::set<std::string> lingering_;               // connected endpoints to let go of at the safe point
+  std::set<std::string> reconnect_;               // of those, the ones to connect again (with key_at_) after it
 };
 
 }  // namespace limbic::bus

@@ -177,17 +177,57 @@ TEST(DirectLinks, AnEndpointWithNoTopicLeftLingersUntilTakenAndIsTakenUpAgainWit
   EXPECT_TRUE(c.connect);
   EXPECT_FALSE(c.reconnect);
 
-  // CURVE: the connection was made with the publisher's key as server key; another key needs a new connection.
+  // CURVE: the connection was made with the publisher's key as server key; another key needs a new connection, made
+  // at the same safe point as a disconnect (right after the old one is let go of there).
   DirectLinks keyed;
   keyed.Add({"a", "tcp://h:1", "KEY1"});
-  keyed.Remove({"a", "tcp://h:1", ""});  // a withdrawal names no key
+  keyed.Remove({"a", "tcp://h:1", ""});  // a withdrawal without a key (a broker without CURVE) takes any key's
   c = keyed.Add({"a", "tcp://h:1", "KEY1"});
   EXPECT_FALSE(c.connect);
-  keyed.Remove({"a", "tcp://h:1", ""});
+  keyed.Remove({"a", "tcp://h:1", "KEY1"});
   c = keyed.Add({"a", "tcp://h:1", "KEY2"});
-  EXPECT_TRUE(c.connect);
+  EXPECT_FALSE(c.connect) << "not while the old connection may still have something half-read";
   EXPECT_TRUE(c.reconnect);
+  EXPECT_EQ(keyed.lingering(), 1u);
+  EXPECT_EQ(keyed.endpoints(), 1u);
+  EXPECT_EQ(keyed.TakeLingering(), (std::vector<std::string>{"tcp://h:1"}));
+  EXPECT_EQ(keyed.TakeReconnects(), (std::vector<std::pair<std::string, std::string>>{{"tcp://h:1", "KEY2"}}));
   EXPECT_EQ(keyed.lingering(), 0u);
+  EXPECT_TRUE(keyed.TakeReconnects().empty());
+  c = keyed.Add({"b", "tcp://h:1", "KEY2"});  // connected with KEY2 now
+  EXPECT_FALSE(c.connect);
+  EXPECT_FALSE(c.reconnect);
+}
+
+// A publisher restarted at the same endpoint with a new key is announced by the broker before it withdraws the old
+// one (it finds the old connection gone at its next ping): the withdrawal of the old key's entry leaves the new one
+// linked, and the connection is remade once, with the new key.
+TEST(DirectLinks, ANewKeyAnnouncedBeforeTheOldOneIsWithdrawnKeepsTheEndpoint) {
+  DirectLinks links;
+  EXPECT_TRUE(links.Add({"a", "tcp://h:1", "KEY1"}).connect);
+  auto c = links.Add({"a", "tcp://h:1", "KEY2"});
+  EXPECT_FALSE(c.connect);
+  EXPECT_TRUE(c.reconnect);
+  EXPECT_FALSE(c.subscribe);
+  EXPECT_EQ(links.EndpointsOf("a"), 1u) << "one endpoint, whatever the keys announced there";
+  c = links.Remove({"a", "tcp://h:1", "KEY1"});
+  EXPECT_FALSE(c.disconnect);
+  EXPECT_FALSE(c.unsubscribe);
+  EXPECT_TRUE(links.Has({"a", "tcp://h:1", "KEY2"}));
+  EXPECT_EQ(links.TakeLingering(), (std::vector<std::string>{"tcp://h:1"}));
+  EXPECT_EQ(links.TakeReconnects(), (std::vector<std::pair<std::string, std::string>>{{"tcp://h:1", "KEY2"}}));
+  c = links.Remove({"a", "tcp://h:1", "KEY2"});
+  EXPECT_TRUE(c.disconnect);
+  EXPECT_TRUE(c.unsubscribe);
+  EXPECT_EQ(links.endpoints(), 0u);
+
+  // Gone again before the safe point: let go of, not reconnected.
+  links.TakeLingering();
+  links.Add({"a", "tcp://h:2", "KEY1"});
+  links.Add({"a", "tcp://h:2", "KEY2"});
+  links.Remove({"a", "tcp://h:2", ""});
+  EXPECT_EQ(links.TakeLingering(), (std::vector<std::string>{"tcp://h:2"}));
+  EXPECT_TRUE(links.TakeReconnects().empty());
 }
 
 }  // namespace

@@ -32,11 +32,13 @@ void Node::SendHighWaterReports() {
   }
 }
 
-void Node::SendWelcome(std::string_view topic) {
+bool Node::SendWelcome(std::string_view topic) {
   std::string report_topic(kHighWaterPrefix);
   report_topic += topic;
+  bool sent = false;
   for (auto& slot : publishers_) {
     if (!slot.direct || slot.topic != topic) continue;
+    sent = true;
     // As a periodic report (its own sequence, the last seq sent, behind the data), stamped kWelcomeTick.
     auto [it, added] = high_water_seq_.try_emplace(slot.topic, 0);
     fbb_.Clear();
@@ -48,6 +50,7 @@ void Node::SendWelcome(std::string_view topic) {
     data_pub_.send(zmq::const_buffer(fbb_.GetBufferPointer(), fbb_.GetSize()), zmq::send_flags::dontwait);
     if (send_observer_) send_observer_(report_topic, nullptr);
   }
+  return sent;
 }
 
 void Node::HandleReport(const std::string& topic, const uint8_t* data, size_t size, bool admitted,

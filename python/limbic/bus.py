@@ -115,61 +115,96 @@ def parse_directory_entry(body):
 
 
 class DirectLinks:
-    """Which endpoints the data socket is connected to and which topics it subscribed there (bus::DirectLinks):
-    connect once per endpoint, subscribe once per topic, let go when the last one goes — at the next point where
-    the data socket has been drained (take_lingering): libzmq's fair queue loses a half-read message's place when a
-    pipe it counts active is terminated mid-message (common/bus/directory.hpp says how). An endpoint announced again
-    while it lingers is taken up without a second connection, unless its key changed (then reconnect)."""
+    """Which endpoints the data socket is connected to, with which key, and which topics it subscribed there
+    (bus::DirectLinks, common/bus/directory.hpp): connect once per endpoint, subscribe once per topic. Letting go of
+    an endpoint, and connecting again to one whose publisher's key changed, wait for the next point where the data
+    socket has been drained (take_lingering, then take_reconnects): libzmq's fair queue loses a half-read message's
+    place when a pipe it counts active is terminated mid-message. Entries are kept per key, so the withdrawal of a
+    gone publisher's key does not take the endpoint from the new publisher there."""
 
     Change = collections.namedtuple("Change", "connect subscribe disconnect unsubscribe reconnect",
                                     defaults=(False,))
 
     def __init__(self):
-        self._topics_at = collections.defaultdict(set)     # endpoint -> topics
-        self._endpoints_of = collections.defaultdict(set)  # topic -> endpoints
-        self._key_at = {}                                  # endpoint -> the server key it was connected with
-        self._lingering = {}                               # endpoint -> key: still connected, no topic left
+        self._entries_at = collections.defaultdict(set)  # endpoint -> {(topic, key)}
+        self._endpoints_of = {}                           # topic -> {endpoint: entries (keys) there}
+        self._key_at = {}                                 # endpoint with entries -> its latest announcement's key
+        self._connected = {}                              # endpoint -> the key the data socket is connected with
+        self._lingering = set()                           # connected endpoints to let go of at the safe point
+        self._reconnect = set()                           # of those, the ones to connect again (with _key_at)
 
     def add(self, topic, endpoint, key=""):
-        if topic in self._topics_at[endpoint]:
+        entries = self._entries_at[endpoint]
+        if (topic, key) in entries:
             return self.Change(False, False, False, False)
+        entries.add((topic, key))
         connect = reconnect = False
-        if not self._topics_at[endpoint]:
-            if endpoint in self._lingering:
-                connect = reconnect = self._lingering.pop(endpoint) != key
-            else:
-                connect = True
+        if len(entries) == 1 or self._key_at.get(endpoint) != key:
+            # A first entry here, or a publisher here with another key (the broker vouches for the newest).
             self._key_at[endpoint] = key
-        subscribe = not self._endpoints_of[topic]
-        self._topics_at[endpoint].add(topic)
-        self._endpoints_of[topic].add(endpoint)
+            if endpoint not in self._connected:
+                connect = True
+                self._connected[endpoint] = key
+            elif self._connected[endpoint] == key:
+                # Still connected with this key (it lingered): taken up again as it is, without a second connection.
+                self._lingering.discard(endpoint)
+                self._reconnect.discard(endpoint)
+            else:
+                # Connected with another key: let go of and made again at the safe point (what it sent is read first).
+                reconnect = True
+                self._lingering.add(endpoint)
+                self._reconnect.add(endpoint)
+        endpoints = self._endpoints_of.setdefault(topic, {})
+        subscribe = not endpoints
+        endpoints[endpoint] = endpoints.get(endpoint, 0) + 1
         return self.Change(connect, subscribe, False, False, reconnect)
 
-    def remove(self, topic, endpoint):
-        if topic not in self._topics_at.get(endpoint, ()):
+    def remove(self, topic, endpoint, key=""):
+        """A withdrawal with a key removes that key's entry only; without one (no CURVE), the topic's whatever key."""
+        entries = self._entries_at.get(endpoint)
+        if not entries:
             return self.Change(False, False, False, False)
-        self._topics_at[endpoint].discard(topic)
-        self._endpoints_of[topic].discard(endpoint)
-        disconnect = not self._topics_at[endpoint]
-        unsubscribe = not self._endpoints_of[topic]
-        if disconnect:
-            del self._topics_at[endpoint]
-            self._lingering[endpoint] = self._key_at.pop(endpoint, "")
-        if unsubscribe:
+        gone = {e for e in entries if e[0] == topic and (not key or e[1] == key)}
+        if not gone:
+            return self.Change(False, False, False, False)
+        entries -= gone
+        disconnect = unsubscribe = False
+        if not entries:
+            del self._entries_at[endpoint]
+            self._key_at.pop(endpoint, None)
+            self._reconnect.discard(endpoint)
+            self._lingering.add(endpoint)
+            disconnect = True
+        endpoints = self._endpoints_of[topic]
+        endpoints[endpoint] -= min(endpoints[endpoint], len(gone))
+        if endpoints[endpoint] == 0:
+            del endpoints[endpoint]
+        if not endpoints:
             del self._endpoints_of[topic]
+            unsubscribe = True
         return self.Change(False, False, disconnect, unsubscribe)
 
     def take_lingering(self):
         """The endpoints to disconnect now: call only where the data socket has just been drained."""
         out = sorted(self._lingering)
+        for endpoint in out:
+            self._connected.pop(endpoint, None)
         self._lingering.clear()
+        return out
+
+    def take_reconnects(self):
+        """Right after take_lingering's disconnects: [(endpoint, key)] to connect again."""
+        out = [(endpoint, self._key_at[endpoint]) for endpoint in sorted(self._reconnect)]
+        for endpoint, key in out:
+            self._connected[endpoint] = key
+        self._reconnect.clear()
         return out
 
     def lingering(self):
         return len(self._lingering)
 
     def endpoints(self):
-        return len(self._topics_at)
+        return len(self._entries_at)
 
 
 class Message(collections.namedtuple("Message", "topic type header data payload")):
@@ -492,6 +527,18 @@ class Bus:
                 self._data.disconnect(endpoint)
             except zmq.ZMQError:
                 pass  # never connected
+        for endpoint, key in self._links.take_reconnects():
+            self._connect_data(endpoint, key)
+
+    def _connect_data(self, endpoint, key):
+        try:
+            if key:
+                self._data.curve_serverkey = key.encode()
+            self._data.connect(endpoint)
+            return True
+        except zmq.ZMQError:
+            self.directory_rejected += 1
+            return False
 
     def _receive(self, frames):
         if len(frames) == 1 and len(frames[0]) <= 1:
@@ -528,7 +575,7 @@ class Bus:
             self.directory_rejected += 1  # a CURVE bus's entry without the publisher's key, or a key without CURVE
             return
         if not announce:
-            change = self._links.remove(topic, endpoint)
+            change = self._links.remove(topic, endpoint, key)
             if change.unsubscribe:
                 self._data.setsockopt(zmq.UNSUBSCRIBE, topic.encode())
                 self._data.setsockopt(zmq.UNSUBSCRIBE, ("bus/hwm/" + topic).encode())
@@ -536,20 +583,10 @@ class Bus:
         if not any(sub.matches(topic) for sub in self._subs.values()):
             return
         change = self._links.add(topic, endpoint, key)
-        if change.reconnect:
-            try:
-                self._data.disconnect(endpoint)  # a new key where the old connection lingers: rare, not deferred
-            except zmq.ZMQError:
-                pass
-        if change.connect:
-            try:
-                if key:
-                    self._data.curve_serverkey = key.encode()
-                self._data.connect(endpoint)
-            except zmq.ZMQError:
-                self._links.remove(topic, endpoint)
-                self.directory_rejected += 1
-                return
+        # change.reconnect (a new key where the old connection still is): remade once the data socket is drained.
+        if change.connect and not self._connect_data(endpoint, key):
+            self._links.remove(topic, endpoint, key)  # lingers; its disconnect at the safe point finds nothing
+            return
         if change.subscribe:
             self._data.setsockopt(zmq.SUBSCRIBE, topic.encode())
             self._data.setsockopt(zmq.SUBSCRIBE, ("bus/hwm/" + topic).encode())

@@ -246,7 +246,28 @@ class Client(unittest.TestCase):
         keyed = DirectLinks()
         keyed.add("a", "tcp://h:1", "K1")
         keyed.remove("a", "tcp://h:1")
-        self.assertEqual(keyed.add("a", "tcp://h:1", "K2"), (True, True, False, False, True))  # another key
+        # Another key where the old connection lingers: remade at the safe point, not at once.
+        self.assertEqual(keyed.add("a", "tcp://h:1", "K2"), (False, True, False, False, True))
+        self.assertEqual(keyed.take_lingering(), ["tcp://h:1"])
+        self.assertEqual(keyed.take_reconnects(), [("tcp://h:1", "K2")])
+        self.assertEqual(keyed.take_reconnects(), [])
+
+    def test_direct_links_keep_entries_per_key_so_a_gone_publishers_withdrawal_leaves_the_new_one(self):
+        # A publisher restarted at the same endpoint with a new key, announced before the broker noticed the old
+        # one gone (its next ping): the old key's withdrawal must not take the endpoint from the new publisher.
+        from limbic.bus import DirectLinks
+        links = DirectLinks()
+        self.assertEqual(links.add("a", "tcp://h:1", "K1"), (True, True, False, False, False))
+        self.assertEqual(links.add("a", "tcp://h:1", "K2"), (False, False, False, False, True))
+        self.assertEqual(links.remove("a", "tcp://h:1", "K1"), (False, False, False, False, False))
+        self.assertEqual(links.endpoints(), 1)
+        self.assertEqual(links.take_lingering(), ["tcp://h:1"])  # the old connection, let go of at the safe point
+        self.assertEqual(links.take_reconnects(), [("tcp://h:1", "K2")])
+        self.assertEqual(links.add("b", "tcp://h:1", "K2"), (False, True, False, False, False))  # connected with K2
+        self.assertEqual(links.remove("a", "tcp://h:1", "K2").unsubscribe, True)
+        self.assertEqual(links.remove("b", "tcp://h:1", "K2"), (False, False, True, True, False))
+        self.assertEqual(links.take_lingering(), ["tcp://h:1"])
+        self.assertEqual(links.take_reconnects(), [])
 
     def test_the_client_follows_the_directory_to_a_direct_publisher(self):
         # No broker: the directory entries are fed by hand, the publisher is a bare XPUB like a direct node's.

@@ -161,7 +161,7 @@ TEST_P(DirectFixture, AWelcomeLostToATopicThatSortsBeforeItsReportsIsSentAgain) 
   Node pub_node(context_, address_, options);
   (void)pub_node.Advertise<msg::Odometry>("a1/odom");
   int welcomes_sent = 0;
-  pub_node.SetSendObserver([&](const std::string& topic) { welcomes_sent += topic == "bus/hwm/a1/odom"; });
+  pub_node.SetSendObserver([&](const std::string& topic, void**) { welcomes_sent += topic == "bus/hwm/a1/odom"; });
   zmq::socket_t sub(context_, zmq::socket_type::sub);
   sub.set(zmq::sockopt::linger, 0);
   sub.connect(pub_node.data_endpoint());
@@ -188,7 +188,7 @@ TEST_P(DirectFixture, AWelcomeLostToATopicThatSortsBeforeItsReportsIsSentAgain) 
   Node other(context_, address_, options);
   (void)other.Advertise<msg::Odometry>("r1/odom");
   int other_sent = 0;
-  other.SetSendObserver([&](const std::string& topic) { other_sent += topic == "bus/hwm/r1/odom"; });
+  other.SetSendObserver([&](const std::string& topic, void**) { other_sent += topic == "bus/hwm/r1/odom"; });
   zmq::socket_t sub2(context_, zmq::socket_type::sub);
   sub2.set(zmq::sockopt::linger, 0);
   sub2.connect(other.data_endpoint());

@@ -786,8 +786,21 @@ TEST_P(DirectFixture, ASubscriberThatStopsTakingHoldsABoundedNumberOfMessagesAtA
       pub_node.Poll(0ms);
     }
     std::this_thread::sleep_for(300ms);
+    // Then read until nothing more comes for half a second: what the publisher queued (up to 105 MB at the high mark)
+    // takes longer than any fixed wait on a loaded machine or under ThreadSanitizer (1 s was too short there).
+    int last = -1;
+    auto quiet_since = std::chrono::steady_clock::now();
     PollUntil(
-        {&sub_node}, [] { return false; }, 1000ms);
+        {&sub_node},
+        [&] {
+          const auto now = std::chrono::steady_clock::now();
+          if (received != last) {
+            last = received;
+            quiet_since = now;
+          }
+          return now - quiet_since > 500ms;
+        },
+        30000ms);
     const int burst = received - before;
     publish();  // one more after the burst: what was lost shows as a gap before it
     EXPECT_TRUE(PollUntil({&pub_node, &sub_node}, [&] { return received > before + burst; }));

@@ -349,7 +349,6 @@ void Node::BindDataSocket() {
   // SubscribersKeepReceivingAfterALargeMessageWasSent). A connection made after the change starts from the mark the
   // socket was bound with, so the same held for it.
   data_pub_.set(zmq::sockopt::sndhwm, options_.send_hwm);
-  direct_hwm_ = options_.send_hwm;
   // Every subscription, repeated ones too, so that each new subscriber gets the latched value (DrainDataSubscriptions).
   data_pub_.set(zmq::sockopt::xpub_verbose, 1);
   if (options_.curve.enabled()) {
@@ -489,7 +488,7 @@ void Node::HandleDirectory(const uint8_t* data, size_t size) {
   const DirectLinks::Change change = links_.Add(*entry);
   // change.reconnect (a publisher with a new key at an endpoint still connected with the old one): let go of and
   // connected again where the data socket has been drained (DirectLinks, DrainData), as a withdrawn one is let go of.
-  if (change.connect && !ConnectData(entry->endpoint, keyed ? entry->key : std::string())) {
+  if (change.connect && !ConnectData(entry->endpoint, entry->key)) {
     links_.Remove(*entry);
     return;
   }
@@ -828,8 +827,11 @@ void Node::DisconnectData(const std::string& endpoint) {
 
 bool Node::ConnectData(const std::string& endpoint, const std::string& key) {
   try {
-    // The publisher's key for this connection (ZeroMQ takes the socket's options at connect, reconnects too).
-    if (!key.empty()) data_sub_.set(zmq::sockopt::curve_serverkey, key);
+    // The publisher's key for this connection (ZeroMQ takes the socket's options at connect, reconnects too); none
+    // for inproc, inside one process, which has no handshake (HandleDirectory).
+    if (options_.curve.enabled() && !endpoint.starts_with("inproc://")) {
+      data_sub_.set(zmq::sockopt::curve_serverkey, key);
+    }
     // Asynchronous: an endpoint that has gone is retried in the background, never waited for.
     data_sub_.connect(endpoint);
     return true;
@@ -850,7 +852,7 @@ int Node::DrainData(zmq::socket_t& socket, bool control, int max_messages) {
         for (const auto& endpoint : links_.TakeLingering()) DisconnectData(endpoint);
         // A publisher with a new key where the old connection was: connected again now, with that key (CURVE).
         for (const auto& [endpoint, key] : links_.TakeReconnects()) {
-          (void)ConnectData(endpoint, endpoint.starts_with("inproc://") ? std::string() : key);  // counted if not
+          (void)ConnectData(endpoint, key);  // counted if it fails
         }
       }
       break;

@@ -366,7 +366,8 @@ class Node {
   // Data frames from `socket` ([topic][payload]); `control`: one-frame messages are the broker's control codes.
   int DrainData(zmq::socket_t& socket, bool control, int max_messages);
   void DisconnectData(const std::string& endpoint);
-  // Connects data_sub_ to a direct publisher (`key`: its CURVE server key, or empty); false, counted, if it cannot.
+  // Connects data_sub_ to a direct publisher (`key`: its CURVE server key, set on a CURVE node for any endpoint but
+  // inproc; empty without CURVE); false, counted, if it cannot.
   bool ConnectData(const std::string& endpoint, const std::string& key);
   // Subscriptions arriving at data_pub_: a new subscriber gets the latched value of that topic.
   void DrainDataSubscriptions();
@@ -400,7 +401,9 @@ class Node {
   messages::AlignedBytes aligned_;                    // a received frame where ZeroMQ left it misaligned
   std::deque<PublisherSlot> publishers_;
   size_t latched_slots_ = 0;  // how many of them are latched (ResendLatched has nothing to do without one)
-  std::vector<Subscription> subscriptions_;
+  // A deque: a handler may subscribe while Dispatch calls it through a reference to its own entry (none is ever
+  // removed, and a deque's push_back moves no element).
+  std::deque<Subscription> subscriptions_;
   std::map<std::string, TopicCounters> received_;
   std::map<std::string, TopicCounters> sent_;
   SequenceTracker sequences_{kMaxTrackedSources};
@@ -418,7 +421,6 @@ class Node {
   std::string bus_address_;
   DataPath path_ = DataPath::kBroker;
   bool direct_any_ = false;  // some topic may go direct: SocketFor looks it up
-  int direct_hwm_ = 0;       // data_pub_'s high-water mark in messages (NodeOptions::send_hwm, fixed at bind)
   zmq::socket_t data_pub_;   // XPUB, bound on first direct publication
   zmq::socket_t data_sub_;   // SUB, connected to the endpoints the broker names
   std::string data_endpoint_;
@@ -439,8 +441,8 @@ class Node {
   DataPath data_path() const { return path_; }
   const std::string& data_endpoint() const { return data_endpoint_; }
   const DirectLinks& direct_links() const { return links_; }
-  // The direct data socket's high-water mark in messages per subscriber (0 before it exists).
-  int direct_send_hwm() const { return direct_hwm_; }
+  // The direct data socket's high-water mark in messages per subscriber, as the socket has it (0 before it exists).
+  int direct_send_hwm() const { return data_pub_ ? data_pub_.get(zmq::sockopt::sndhwm) : 0; }
   uint64_t directory_rejected() const { return directory_rejected_; }
   // CURVE: the client keys this node's data socket admits (as the broker last told it), and those it refused.
   size_t direct_admitted_keys() const { return admitted_keys_; }

@@ -149,6 +149,31 @@ TEST_P(DirectFixture, ALinkIsReadyWhenThePublisherHasAppliedTheSubscriptionAndTh
   }
 }
 
+// A subscriber that comes after the publisher's watch on its data socket has ended (direct_subscription_watch: the
+// socket leaves the publisher's wait a while after the last announcement or subscription) is still welcomed and
+// served: the publisher, waiting 300 ms at a time on other sockets, reads the subscription when it next wakes.
+TEST_P(DirectFixture, ASubscriberAfterThePublishersWatchHasEndedIsWelcomedAndServed) {
+  NodeOptions options = Direct("talker");
+  options.direct_subscription_watch = 50ms;
+  Node pub_node(context_, address_, options);
+  auto pub = pub_node.Advertise<msg::Odometry>("r1/odom");
+  PollUntil(
+      {&pub_node}, [] { return false; }, 300ms);  // the watch ends
+  Node sub_node(context_, address_, {.name = "late"});
+  int received = 0;
+  sub_node.Subscribe<msg::Odometry>("r1/odom", [&](const Message<msg::Odometry>&) { ++received; });
+  ASSERT_TRUE(PollUntil({&sub_node}, [&] { return sub_node.direct_links().endpoints() == 1; }));
+  const auto deadline = std::chrono::steady_clock::now() + 5s;
+  while (!sub_node.DirectLinksReady() && std::chrono::steady_clock::now() < deadline) {
+    pub_node.Poll(300ms);
+    sub_node.Poll(5ms);
+  }
+  ASSERT_TRUE(sub_node.DirectLinksReady()) << "the late subscriber was never welcomed";
+  PublishOdom(pub, 1.0);
+  EXPECT_TRUE(PollUntil({&pub_node, &sub_node}, [&] { return received == 1; }));
+  EXPECT_EQ(sub_node.TotalDrops(), 0u);
+}
+
 // A subscriber's SUB sends a connection made after its subscriptions (a second publisher of a topic it already has,
 // a reconnection) all of them at once in lexical order: for a topic that sorts before its reports ("a1/odom" <
 // "bus/hwm/a1/odom") the publisher can apply the topic, and welcome it, before the subscription to the reports has
@@ -162,10 +187,15 @@ TEST_P(DirectFixture, AWelcomeLostToATopicThatSortsBeforeItsReportsIsSentAgain) 
   (void)pub_node.Advertise<msg::Odometry>("a1/odom");
   int welcomes_sent = 0;
   pub_node.SetSendObserver([&](const std::string& topic, void**) { welcomes_sent += topic == "bus/hwm/a1/odom"; });
-  zmq::socket_t sub(context_, zmq::socket_type::sub);
-  sub.set(zmq::sockopt::linger, 0);
-  sub.connect(pub_node.data_endpoint());
-  sub.set(zmq::sockopt::subscribe, "a1/odom");
+  // A bare SUB at a node's data socket, subscribed to `topics` in that order.
+  auto bare_sub = [&](const Node& node, std::initializer_list<const char*> topics) {
+    zmq::socket_t s(context_, zmq::socket_type::sub);
+    s.set(zmq::sockopt::linger, 0);
+    s.connect(node.data_endpoint());
+    for (const char* t : topics) s.set(zmq::sockopt::subscribe, t);
+    return s;
+  };
+  zmq::socket_t sub = bare_sub(pub_node, {"a1/odom"});
   ASSERT_TRUE(PollUntil({&pub_node}, [&] { return welcomes_sent == 1; }));
   sub.set(zmq::sockopt::subscribe, "bus/hwm/a1/odom");
   std::this_thread::sleep_for(20ms);  // at the publisher's socket
@@ -189,11 +219,7 @@ TEST_P(DirectFixture, AWelcomeLostToATopicThatSortsBeforeItsReportsIsSentAgain) 
   (void)other.Advertise<msg::Odometry>("r1/odom");
   int other_sent = 0;
   other.SetSendObserver([&](const std::string& topic, void**) { other_sent += topic == "bus/hwm/r1/odom"; });
-  zmq::socket_t sub2(context_, zmq::socket_type::sub);
-  sub2.set(zmq::sockopt::linger, 0);
-  sub2.connect(other.data_endpoint());
-  sub2.set(zmq::sockopt::subscribe, "bus/hwm/r1/odom");
-  sub2.set(zmq::sockopt::subscribe, "r1/odom");
+  zmq::socket_t sub2 = bare_sub(other, {"bus/hwm/r1/odom", "r1/odom"});
   ASSERT_TRUE(PollUntil({&other}, [&] { return other_sent == 1; }));
   PollUntil(
       {&other}, [] { return false; }, 100ms);

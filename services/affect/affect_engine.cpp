@@ -176,10 +176,10 @@ AffectOutputs AffectEngine::Step(const AffectInputs& in) {
     return Refuse(in, "input " + what + " not finite: cycle skipped");
   }
   // Everything of the state but the emotion maps (grid-sized, checked only on a violation): cheap to
-  // keep for a rollback.
+  // keep for a rollback. The stuck window is not copied: its StuckStimulus call records what it changes
+  // (stuck_undo_).
   const int64_t ticks = state_.ticks;
   const StimulusArray stimuli_damped = state_.stimuli_damped;
-  stuck_undo_.Prepare(in.time, config_.tables.stimuli.stuck_window, state_.stuck);  // ComputeStimuli's call
   const MoodArray moods = state_.moods;
   const EmotionArray previous_emotions = state_.previous_emotions;
   const MoodArray previous_mood_targets = state_.previous_mood_targets;
@@ -224,7 +224,7 @@ void AffectEngine::ComputeStimuli(const AffectInputs& in, AffectOutputs* out) {
   StimulusArray& raw = out->stimuli_raw;
   raw[kDanger] =
       DangerStimulus(in.headings, in.obstacle_distances, in.pose.theta, t.danger_kappa_theta, t.danger_distance_max);
-  raw[kStuck] = StuckStimulus(in.time, in.speed, in.pose.theta, t.stuck_window, &state_.stuck);
+  raw[kStuck] = StuckStimulus(in.time, in.speed, in.pose.theta, t.stuck_window, &state_.stuck, &stuck_undo_);
   raw[kPain] = PainStimulus(in.collision);
   raw[kAchievement] =
       in.goal ? AchievementStimulus(in.goal->distance_at_start, in.goal->distance_now, in.goal->t_0, in.time) : 0.0;

@@ -86,21 +86,27 @@ std::vector<Vec2> CollisionSwitchPoints(const geometry::Pose2& pose, const Colli
   return points;
 }
 
-namespace {
-// Is `s` outside the window [t − t_n, t]? (1 ns slack absorbs sums of 0.1 s steps.)
-bool Expired(const StuckSegment& s, double t, double window) { return s.t_start < t - window - 1e-9; }
-}  // namespace
-
-double StuckStimulus(double t, double speed, double heading, double window, StuckWindowState* state) {
+double StuckStimulus(double t, double speed, double heading, double window, StuckWindowState* state,
+                     StuckWindowUndo* undo) {
+  if (undo != nullptr) {
+    undo->has_last_ = state->has_last;
+    undo->last_time_ = state->last_time;
+    undo->last_speed_ = state->last_speed;
+    undo->last_heading_ = state->last_heading;
+    undo->appended_ = false;
+    undo->dropped_.clear();
+  }
   if (state->has_last && t > state->last_time) {
     state->segments.push_back({state->last_time, t - state->last_time, state->last_speed, state->last_heading});
+    if (undo != nullptr) undo->appended_ = true;
   }
   state->has_last = true;
   state->last_time = t;
   state->last_speed = speed;
   state->last_heading = heading;
-  // Keep the segments that start inside [t − t_n, t].
-  while (!state->segments.empty() && Expired(state->segments.front(), t, window)) {
+  // Keep the segments that start inside [t − t_n, t] (1 ns slack absorbs sums of 0.1 s steps).
+  while (!state->segments.empty() && state->segments.front().t_start < t - window - 1e-9) {
+    if (undo != nullptr) undo->dropped_.push_back(state->segments.front());
     state->segments.pop_front();
   }
   // Summed afresh each cycle (≤ t_n/T terms), so no running sum drifts.
@@ -114,26 +120,15 @@ double StuckStimulus(double t, double speed, double heading, double window, Stuc
   return displacement.norm() / elapsed;        // elapsed = t_n once the window is full
 }
 
-void StuckWindowUndo::Prepare(double t, double window, const StuckWindowState& state) {
-  has_last_ = state.has_last;
-  last_time_ = state.last_time;
-  last_speed_ = state.last_speed;
-  last_heading_ = state.last_heading;
-  size_before_ = state.segments.size();
-  appends_ = state.has_last && t > state.last_time;  // as StuckStimulus decides
-  // The old segments it drops: the expired ones at the front (the one it appends starts after them all).
-  dropped_.clear();
-  for (const StuckSegment& s : state.segments) {
-    if (!Expired(s, t, window)) break;
-    dropped_.push_back(s);
-  }
-}
-
 void StuckWindowUndo::Restore(StuckWindowState* state) const {
-  // Now: the old segments less the dropped ones, then the appended one — unless it was dropped too, which happens
-  // only once every old one went (the window is then empty).
-  if (appends_ && state->segments.size() == size_before_ - dropped_.size() + 1) state->segments.pop_back();
-  for (auto it = dropped_.rbegin(); it != dropped_.rend(); ++it) state->segments.push_front(*it);
+  // The appended segment is the last one now — or, if the window emptied, the last one dropped.
+  size_t old_dropped = dropped_.size();
+  if (appended_ && state->segments.empty()) {
+    --old_dropped;
+  } else if (appended_) {
+    state->segments.pop_back();
+  }
+  for (size_t i = old_dropped; i-- > 0;) state->segments.push_front(dropped_[i]);
   state->has_last = has_last_;
   state->last_time = last_time_;
   state->last_speed = last_speed_;

@@ -99,30 +99,31 @@ struct StuckWindowState {
   bool operator==(const StuckWindowState&) const = default;
 };
 
+class StuckWindowUndo;
+
 // Eq. 8.6, stuck: net displacement over the last `window` seconds divided by the time covered, i.e.
 // ‖Σ (t_{i+1} − t_i)·v(t_i)‖ / t_n once the window is full, and / elapsed time before (spec §8 item
 // 23). Adds the sample (t, speed, heading) to `state` and returns the raw value (m/s). With no
 // history yet (first sample) it returns |speed|, the limit of eq. 8.6 as the elapsed time goes to
-// 0.
-double StuckStimulus(double t, double speed, double heading, double window, StuckWindowState* state);
+// 0. `undo` (optional) records what the call changes, so that it can be taken back.
+double StuckStimulus(double t, double speed, double heading, double window, StuckWindowState* state,
+                     StuckWindowUndo* undo = nullptr);
 
-// What one StuckStimulus call changes in the window, kept so that a refused cycle (AffectEngine::Step's rollback) puts
-// the window back exactly as it was without copying all of it every cycle (issue 18: t_n/T ≈ 300 segments a robot a
-// cycle, 1.4 % of a lockstep team's time): the last sample, the segments the call drops from the front, and whether
-// it appends one. Reusable: its buffer is kept from cycle to cycle.
+// What one StuckStimulus call changed in the window, as the call recorded it, so that a refused cycle
+// (AffectEngine::Step's rollback) puts the window back exactly as it was without copying all of it every cycle
+// (issue 18: t_n/T ≈ 300 segments a robot a cycle, 1.4 % of a lockstep team's time): the last sample before it, the
+// segments it dropped from the front, and whether it appended one. Reusable: its buffer is kept from call to call.
 class StuckWindowUndo {
  public:
-  // Just before StuckStimulus(t, ·, ·, window, &state).
-  void Prepare(double t, double window, const StuckWindowState& state);
-  // Just after it: `state` as it was at Prepare.
+  // Right after StuckStimulus(·, ·, ·, ·, state, this): `state` as it was before that call.
   void Restore(StuckWindowState* state) const;
 
  private:
+  friend double StuckStimulus(double, double, double, double, StuckWindowState*, StuckWindowUndo*);
   bool has_last_ = false;
   double last_time_ = 0.0, last_speed_ = 0.0, last_heading_ = 0.0;
-  size_t size_before_ = 0;
-  bool appends_ = false;
-  std::vector<StuckSegment> dropped_;  // the front segments the call drops, in order
+  bool appended_ = false;
+  std::vector<StuckSegment> dropped_;  // the segments the call dropped from the front, in order
 };
 
 }  // namespace limbic::affect

@@ -87,8 +87,7 @@ TEST(AffectStimuliTest, StuckWindowUndoRestoresTheWindowExactly) {
     const int what = kind(rng);
     const double next = what == 0 ? t + 45.0 : what == 1 ? t - 0.3 : what == 2 ? t : t + 0.1;  // jump, back, still
     const StuckWindowState before = state;
-    undo.Prepare(next, 30.0, state);
-    StuckStimulus(next, speed(rng), heading(rng), 30.0, &state);
+    StuckStimulus(next, speed(rng), heading(rng), 30.0, &state, &undo);
     const StuckWindowState after = state;
     undo.Restore(&state);
     ASSERT_EQ(state, before) << "step " << k << " (kind " << what << ")";

@@ -227,10 +227,11 @@ void Rule(Check& c, const msg::Heartbeat& m) {
 
 void Rule(Check&, const msg::BusStats&) {}
 
-// A report names the topic it is about (the bus caps topic names at 256 bytes).
+// A report names the topic it is about (the bus caps topic names at 256 bytes); a tick report names a tick.
 void Rule(Check& c, const msg::HighWaterReport& m) {
   if (m.topic() == nullptr) return c.Fail("topic", "is required", 0);
   c.Text("topic", m.topic(), 256);
+  if (m.tick_done() < -1) c.Fail("tick_done", "is a tick (>= 0) or -1", static_cast<double>(m.tick_done()));
 }
 
 void Rule(Check& c, const msg::ParameterRequest& m) {

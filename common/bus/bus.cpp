@@ -475,6 +475,7 @@ void Node::HandleDirectory(const uint8_t* data, size_t size) {
       data_sub_.set(zmq::sockopt::unsubscribe, entry->topic);
       data_sub_.set(zmq::sockopt::unsubscribe, std::string(kHighWaterPrefix) + entry->topic);
       welcomed_.erase(entry->topic);
+      tick_marks_.erase(entry->topic);  // its publishers' later ticks come through the broker, in order with `clock`
     }
     // change.disconnect: the endpoint lingers until the data socket has been drained (DirectLinks, DrainData).
     return;

@@ -156,8 +156,12 @@ struct NodeOptions {
 // Topics a direct node still publishes through the broker (see NodeOptions::other_path_topics): the broker reads
 // `faults` (communication faults) and `clock` (the run clock those faults follow in lockstep) itself, and gathers
 // heartbeats and bus/ for the tools. `clock` through the broker also orders a lockstep probe behind the directory
-// entries the broker sent before it (docs/protocol.md §13, "Lockstep"), which Host's join relies on.
-inline constexpr std::string_view kControlTopics[] = {"health/", "bus/", "param/", "faults", "clock"};
+// entries the broker sent before it (docs/protocol.md §13, "Lockstep"), which Host's join relies on. `lockstep/`
+// (joins, acknowledgements, stop requests) goes the way `clock` comes back: a participant's acknowledgement of tick k
+// then leaves on the PUB behind what it sent through the broker that tick (latched topics, topics a fault moved), so
+// those reach every consumer ahead of the clock of k+1 (one pipe from the broker); its direct topics are ordered by
+// tick reports instead (Node::SendTickDone). A stop request and the acknowledgement after it keep their order too.
+inline constexpr std::string_view kControlTopics[] = {"health/", "bus/", "param/", "faults", "clock", "lockstep/"};
 // header.tick of a HighWaterReport a direct publisher sends in answer to a subscription to its topic arriving at its
 // data socket (a "welcome"; periodic reports carry tick 0). See Node::DirectLinksReady.
 inline constexpr int64_t kWelcomeTick = -1;
@@ -457,6 +461,20 @@ class Node {
   // waiting in `waiting` (if given). Always true on a LocalBus and without direct links.
   bool DirectLinksReady(std::string* waiting = nullptr) const;
 
+  // Lockstep on the direct path (docs/protocol.md §13, "Lockstep: a tick's last word"). A consumer's step of tick k+1
+  // may use its producers' outputs of tick k (Timing::kPreviousTick), but the clock of k+1 reaches it through the
+  // broker and those outputs straight from each producer's socket: two pipes with no order between them. So a
+  // lockstep participant's node says so in its welcomes (MarkLockstepTicks) and, once it has finished a tick, sends a
+  // tick report on every direct topic it publishes (SendTickDone), behind that tick's data in the same pipe; a
+  // consumer steps k+1 once every such publisher of each earlier-tick input has reported k (TickDone).
+  void MarkLockstepTicks() { marks_ticks_ = true; }
+  // A HighWaterReport with tick_done = `tick` on each direct topic this node publishes. Nothing on a LocalBus.
+  void SendTickDone(int64_t tick);
+  // Has every publisher of `topic` that marks lockstep ticks reported `tick` done? True when none does (the broker
+  // path, a LocalBus, publishers outside the run). Otherwise false, naming the publishers still owing it in
+  // `waiting` (if given).
+  bool TickDone(const std::string& topic, int64_t tick, std::string* waiting = nullptr) const;
+
  private:
   // A welcome (kWelcomeTick report) for each publisher slot of `topic` on data_pub_; false if it has none.
   bool SendWelcome(std::string_view topic);
@@ -467,6 +485,15 @@ class Node {
   // capped (kMaxWelcomes): a publisher restarting without end must not grow it.
   std::map<std::string, std::set<std::string>, std::less<>> welcomed_;
   static constexpr size_t kMaxWelcomes = 64;
+  // Lockstep tick reports (TickDone): topic -> publisher (source) -> its incarnation and the last tick it reported
+  // done (-1: none yet). Made by a welcome that says the publisher marks ticks; a new incarnation of the same source
+  // replaces the old (a dead incarnation would be waited for for ever). Erased with welcomed_'s entry. Capped as it.
+  struct TickMark {
+    uint64_t incarnation = 0;
+    int64_t tick = -1;
+  };
+  std::map<std::string, std::map<std::string, TickMark, std::less<>>, std::less<>> tick_marks_;
+  bool marks_ticks_ = false;
   std::unique_ptr<ShmEndpoint> shm_;
 };
 

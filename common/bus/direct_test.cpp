@@ -232,6 +232,70 @@ TEST_P(DirectFixture, TheClockTakesTheBrokerPathFromADirectNode) {
   Node pub_node(context_, address_, Direct("coordinator"));
   (void)pub_node.Advertise<msg::Clock>("clock");
   EXPECT_FALSE(pub_node.PublishesDirect("clock"));
+  // And the participants' side of the protocol, so an acknowledgement leaves behind what went through the broker.
+  (void)pub_node.Advertise<msg::LockstepAck>("lockstep/ack");
+  (void)pub_node.Advertise<msg::LockstepJoin>("lockstep/join");
+  EXPECT_FALSE(pub_node.PublishesDirect("lockstep/ack"));
+  EXPECT_FALSE(pub_node.PublishesDirect("lockstep/join"));
+}
+
+// A lockstep publisher's tick report (Node::SendTickDone) comes behind its data of that tick, in the same pipe; a
+// subscriber waits only for publishers whose welcome said they mark ticks, and for the incarnation it last heard.
+TEST_P(DirectFixture, ATickReportArrivesBehindItsTicksDataAndOnlyMarkingPublishersAreWaitedFor) {
+  auto marking = std::make_unique<Node>(context_, address_, Direct("producer"));
+  marking->MarkLockstepTicks();
+  auto bystander = std::make_unique<Node>(context_, address_, Direct("bystander"));  // outside any run
+  Node consumer(context_, address_, {.name = "consumer"});
+  auto pub = marking->Advertise<msg::Odometry>("r1/odom");
+  auto other = bystander->Advertise<msg::Odometry>("r1/odom");
+  std::vector<double> received;
+  consumer.Subscribe<msg::Odometry>("r1/odom", [&](const Message<msg::Odometry>& m) { received.push_back(m.msg.v()); });
+  ASSERT_TRUE(PollUntil({marking.get(), bystander.get(), &consumer},
+                        [&] { return consumer.direct_links().endpoints() == 2 && consumer.DirectLinksReady(); }));
+  std::string waiting;
+  EXPECT_FALSE(consumer.TickDone("r1/odom", 0, &waiting));
+  EXPECT_NE(waiting.find("producer"), std::string::npos) << waiting;
+  EXPECT_EQ(waiting.find("bystander"), std::string::npos) << waiting;
+  EXPECT_TRUE(consumer.TickDone("r1/other", 0)) << "a topic no marking publisher has";
+  PublishOdom(other, 9.0);  // the bystander's traffic proves nothing about the producer's tick
+
+  // Tick 0: three messages, then the report. The moment the report is in, so are they.
+  for (int i = 0; i < 3; ++i) PublishOdom(pub, i);
+  marking->SendTickDone(0);
+  ASSERT_TRUE(PollUntil({marking.get(), bystander.get(), &consumer}, [&] { return consumer.TickDone("r1/odom", 0); }));
+  const auto from_producer = [&] {
+    return std::count_if(received.begin(), received.end(), [](double v) { return v < 3; });
+  };
+  EXPECT_EQ(from_producer(), 3);
+  EXPECT_FALSE(consumer.TickDone("r1/odom", 1));
+  EXPECT_EQ(consumer.TotalDrops(), 0u);
+
+  // A new incarnation of the producer (same name) replaces the old in what is waited for: its tick reports count,
+  // the old one's do not.
+  NodeOptions again = Direct("producer");
+  again.incarnation = marking->incarnation() + 1;
+  auto restarted = std::make_unique<Node>(context_, address_, again);
+  restarted->MarkLockstepTicks();
+  (void)restarted->Advertise<msg::Odometry>("r1/odom");
+  ASSERT_TRUE(PollUntil({marking.get(), bystander.get(), &consumer, restarted.get()},
+                        [&] { return consumer.direct_links().endpoints() == 3 && consumer.DirectLinksReady(); }));
+  EXPECT_FALSE(consumer.TickDone("r1/odom", 0)) << "the restarted producer has reported nothing yet";
+  marking->SendTickDone(5);
+  PollUntil(
+      {marking.get(), bystander.get(), &consumer, restarted.get()}, [] { return false; }, 200ms);
+  EXPECT_FALSE(consumer.TickDone("r1/odom", 0)) << "a report of the old incarnation counted";
+  restarted->SendTickDone(0);
+  ASSERT_TRUE(PollUntil({marking.get(), bystander.get(), &consumer, restarted.get()},
+                        [&] { return consumer.TickDone("r1/odom", 0); }));
+
+  // Every publisher of the topic gone from the directory (or moved to the broker path by a fault): nothing is
+  // waited for any more. (One that leaves while others stay is still waited for: a lockstep run without one of its
+  // participants cannot go on anyway, its acknowledgements stop too.)
+  marking.reset();
+  restarted.reset();
+  bystander.reset();
+  ASSERT_TRUE(PollUntil({&consumer}, [&] { return consumer.direct_links().endpoints() == 0; }));
+  EXPECT_TRUE(consumer.TickDone("r1/odom", 7));
 }
 
 TEST_P(DirectFixture, PrefixSubscriptionsFindDirectTopicsAndControlTopicsStayOnTheBroker) {

@@ -44,13 +44,47 @@ bool Node::SendWelcome(std::string_view topic) {
     fbb_.Clear();
     const auto header = msg::CreateHeader(fbb_, WallNowNs(), kWelcomeTick, ++it->second,
                                           fbb_.CreateString(options_.name), /*latched=*/false, incarnation_);
-    fbb_.Finish(msg::CreateHighWaterReport(fbb_, header, fbb_.CreateString(slot.topic), slot.seq),
+    fbb_.Finish(msg::CreateHighWaterReport(fbb_, header, fbb_.CreateString(slot.topic), slot.seq, marks_ticks_),
                 messages::Traits<msg::HighWaterReport>::kIdentifier);
     data_pub_.send(zmq::buffer(report_topic), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
     data_pub_.send(zmq::const_buffer(fbb_.GetBufferPointer(), fbb_.GetSize()), zmq::send_flags::dontwait);
     if (send_observer_) send_observer_(report_topic, nullptr);
   }
   return sent;
+}
+
+void Node::SendTickDone(int64_t tick) {
+  if (local_mode_) return;  // in process, a delivery is a call: nothing can overtake it
+  std::string topic(kHighWaterPrefix);
+  for (auto& slot : publishers_) {
+    if (!slot.direct) continue;  // the broker path keeps the order with `clock` itself (one pipe from the broker)
+    // As a periodic report (its own sequence, the last seq sent, behind the data), with the tick it closes.
+    auto [it, added] = high_water_seq_.try_emplace(slot.topic, 0);
+    fbb_.Clear();
+    const auto header = msg::CreateHeader(fbb_, WallNowNs(), tick, ++it->second, fbb_.CreateString(options_.name),
+                                          /*latched=*/false, incarnation_);
+    fbb_.Finish(msg::CreateHighWaterReport(fbb_, header, fbb_.CreateString(slot.topic), slot.seq, marks_ticks_, tick),
+                messages::Traits<msg::HighWaterReport>::kIdentifier);
+    topic.resize(kHighWaterPrefix.size());
+    topic += slot.topic;
+    data_pub_.send(zmq::buffer(topic), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
+    data_pub_.send(zmq::const_buffer(fbb_.GetBufferPointer(), fbb_.GetSize()), zmq::send_flags::dontwait);
+    if (send_observer_) send_observer_(topic, nullptr);
+  }
+}
+
+bool Node::TickDone(const std::string& topic, int64_t tick, std::string* waiting) const {
+  auto it = tick_marks_.find(topic);
+  if (it == tick_marks_.end()) return true;
+  bool done = true;
+  for (const auto& [source, mark] : it->second) {
+    if (mark.tick >= tick) continue;
+    done = false;
+    if (waiting == nullptr) break;
+    *waiting += (waiting->empty() ? "" : ", ") + topic + " from " + source + " (tick " + std::to_string(mark.tick) +
+                " reported)";
+  }
+  return done;
 }
 
 void Node::HandleReport(const std::string& topic, const uint8_t* data, size_t size, bool admitted,
@@ -102,6 +136,31 @@ void Node::HandleReport(const std::string& topic, const uint8_t* data, size_t si
     }
     if (it != welcomed_.end() && it->second.size() < kMaxWelcomes) {
       it->second.insert(header->source()->str() + '\0' + std::to_string(header->incarnation()));
+    }
+  }
+  if (tracked && header->tick() == kWelcomeTick && report->marks_ticks()) {
+    // A lockstep participant: its tick reports are waited for from now on (TickDone). A welcome again from the same
+    // incarnation (the re-welcome, a second subscription) keeps the tick it has reported.
+    auto marks = tick_marks_.find(reported);
+    if (marks == tick_marks_.end() && welcomed_.count(reported)) {
+      marks = tick_marks_.emplace(std::string(reported), std::map<std::string, TickMark, std::less<>>{}).first;
+    }
+    if (marks != tick_marks_.end()) {
+      auto& by_source = marks->second;
+      auto mark = by_source.find(header->source()->string_view());
+      if (mark == by_source.end() && by_source.size() < kMaxWelcomes) {
+        by_source.emplace(header->source()->str(), TickMark{header->incarnation(), -1});
+      } else if (mark != by_source.end() && mark->second.incarnation != header->incarnation()) {
+        mark->second = TickMark{header->incarnation(), -1};  // restarted: the old incarnation reports no more
+      }
+    }
+  }
+  if (tracked && report->tick_done() >= 0) {
+    if (auto marks = tick_marks_.find(reported); marks != tick_marks_.end()) {
+      auto mark = marks->second.find(header->source()->string_view());
+      if (mark != marks->second.end() && mark->second.incarnation == header->incarnation()) {
+        mark->second.tick = std::max(mark->second.tick, report->tick_done());
+      }
     }
   }
   if (tracked) {

@@ -290,6 +290,8 @@ void Host::Bind() {
     }
   }
   if (options_.mode == Mode::kLockstep) {
+    // Its welcomes say it reports every tick it finishes on its direct topics (RunReadyLockstepSteps).
+    node.MarkLockstepTicks();
     join_pub_ = node.Advertise<msg::LockstepJoin>("lockstep/join");
     ack_pub_ = node.Advertise<msg::LockstepAck>("lockstep/ack");
     stop_request_pub_ = node.Advertise<msg::Clock>("lockstep/stop");
@@ -461,9 +463,10 @@ void Host::AnswerProbe() {
   if (probe_seen_ == probe_answered_ || started_lockstep_) return;
   std::string waiting;
   // The broker path as well: what this host sends there (`faults`, latched values, topics a fault moved) leaves its
-  // PUB, which drops everything until the broker's subscription has reached it. On the broker path the join itself,
-  // received, proves that; on the direct path joins go direct, so the host's own heartbeat back through the broker
-  // does (a faulter's tick-0 `faults` was lost so once), sent every 20 ms until then.
+  // PUB, which drops everything until the broker's subscription has reached it. The join itself, received, proves
+  // that (joins take the broker path on every node, bus::kControlTopics); the host waits for its own heartbeat back
+  // through the broker as well, sent every 20 ms until then, so that it knows before it answers (a faulter's tick-0
+  // `faults` was lost so once, when a direct node's joins went direct).
   const bool broker_reached = bus_reached_ || !watch_bus_;
   const bool links_ready = node_->DirectLinksReady(&waiting);
   if (!broker_reached || !links_ready) {
@@ -506,8 +509,33 @@ void Host::HandleClock(const msg::Clock& clock) {
   started_lockstep_ = true;
 }
 
+bool Host::EarlierTicksArrived() {
+  if (earlier_ticks_arrived_ == tick_ || tick_ == 0) return true;
+  std::string waiting;
+  bool arrived = true;
+  for (const auto& binding : context_->inputs_) {
+    if (binding.input->timing() != Timing::kPreviousTick) continue;
+    arrived = node_->TickDone(binding.input->topic(), tick_ - 1, &waiting) && arrived;
+  }
+  if (arrived) {
+    earlier_ticks_arrived_ = tick_;
+    next_tick_report_warning_ = Clock::time_point{};
+    return true;
+  }
+  const auto now = Clock::now();
+  if (next_tick_report_warning_ == Clock::time_point{}) {
+    next_tick_report_warning_ = now + options_.stall_warning;
+  } else if (now >= next_tick_report_warning_) {
+    LIMBIC_LOG(kWarning) << "lockstep: tick " << tick_ << " waiting for tick reports of " << waiting;
+    next_tick_report_warning_ = now + options_.stall_warning;
+  }
+  return false;
+}
+
 bool Host::RunReadyLockstepSteps() {
   if (tick_ < 0) return false;
+  // Every step reads every input (RunStep selects them all): none starts before the earlier-tick inputs are complete.
+  if (!EarlierTicksArrived()) return false;
   bool progress = false;
   bool again = true;
   while (again) {
@@ -530,6 +558,11 @@ bool Host::RunReadyLockstepSteps() {
       });
       progress = again = true;
     }
+  }
+  // The tick's last word on each direct topic, behind its data (bus::Node::SendTickDone): a consumer of an output as
+  // an earlier tick's value steps k+1 only once it has arrived, whichever pipe brought the clock first.
+  if (progress && std::all_of(steps_.begin(), steps_.end(), [&](const StepState& s) { return s.done_tick >= tick_; })) {
+    node_->SendTickDone(tick_);
   }
   PublishRunStopRequest();
   return progress;

@@ -411,6 +411,11 @@ class Host {
   void PumpRealtime(bool* did);
   void HandleClock(const msg::Clock& clock);
   bool RunReadyLockstepSteps();
+  // Lockstep: have the earlier-tick (Timing::kPreviousTick) inputs' tick reports for tick_ - 1 arrived from every
+  // direct publisher that marks ticks (bus::Node::TickDone)? Warns, naming them, when that takes stall_warning.
+  bool EarlierTicksArrived();
+  int64_t earlier_ticks_arrived_ = -1;  // the last tick for which they had
+  std::chrono::steady_clock::time_point next_tick_report_warning_{};
   void PublishRunStopRequest();
   void RunStep(size_t index, const TickInfo& tick);
   void PublishHeartbeat();

@@ -4,7 +4,9 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <functional>
 #include <limits>
+#include <map>
 #include <thread>
 
 #include "common/bus/broker.hpp"
@@ -364,6 +366,103 @@ TEST(Host, ALateProducersFirstOutputReachesAConsumerThatJoinedBeforeIt) {
     EXPECT_EQ(result->checksum, reference.checksum);
     EXPECT_EQ(statuses, (std::vector<int>{0, 0, 0}));
   }
+  if (saved.empty()) {
+    ::unsetenv("LIMBIC_BUS_PATH");
+  } else {
+    ::setenv("LIMBIC_BUS_PATH", saved.c_str(), 1);
+  }
+}
+
+// The direct path's lockstep race (docs/protocol.md §13, "Lockstep: a tick's last word"), forced. The head reads the
+// tail's t/b as an earlier tick's value; the test plays the tail and the coordinator, and sends the clock of tick k
+// before the tail's tick-(k-1) output has even left, as a consumer whose I/O thread fell behind would see them. The
+// head must wait for the tail's tick report and step k with b_{k-1}; without it, it stepped at once with b_{k-2}. A
+// second publisher of t/b that is no lockstep participant is not waited for.
+TEST(Host, AnEarlierTicksOutputThatArrivesAfterTheNextClockIsWaitedFor) {
+  using namespace std::chrono_literals;
+  const std::string address = "ipc:///tmp/limbic-runtime-test-" + std::to_string(getpid()) + "-tick-reports";
+  const char* path = std::getenv("LIMBIC_BUS_PATH");
+  const std::string saved = path ? path : "";
+  ::setenv("LIMBIC_BUS_PATH", "direct", 1);  // the head's node (the tail's and the bystander's are direct by option)
+  zmq::context_t context;
+  bus::BrokerOptions broker_options;
+  broker_options.address = address;
+  bus::Broker broker(context, broker_options);
+  std::atomic<bool> broker_stop{false};
+  std::thread broker_thread([&] { broker.Run(broker_stop); });
+
+  bus::NodeOptions direct{.name = "tail"};
+  direct.data_path = bus::DataPath::kDirect;
+  bus::Node tail(context, address, direct);
+  tail.MarkLockstepTicks();
+  auto b_pub = tail.Advertise<msg::VelocityCommand>("t/b");
+  auto clock_pub = tail.Advertise<msg::Clock>("clock");
+  std::map<int64_t, double> a;  // the head's outputs by tick
+  tail.Subscribe<msg::VelocityCommand>(
+      "t/a", [&](const bus::Message<msg::VelocityCommand>& m) { a[m.header.tick()] = m.msg.v(); });
+  bool joined = false;
+  tail.Subscribe<msg::LockstepJoin>("lockstep/join", [&](const bus::Message<msg::LockstepJoin>& m) {
+    joined = joined || (m.msg.participant() && m.msg.participant()->str() == "head" && m.msg.probe() > 0);
+  });
+  direct.name = "bystander";
+  bus::Node bystander(context, address, direct);
+  (void)bystander.Advertise<msg::VelocityCommand>("t/b");  // announced, never sent on
+
+  HostOptions options;
+  options.robot = "";
+  options.bus = address;
+  options.mode = Mode::kLockstep;
+  options.probe_period = 5ms;
+  std::atomic<bool> stop{false};
+  int status = -1;
+  std::thread head([&] {
+    Host host(context, options, PipelineHead());
+    status = host.Run(stop);
+  });
+  auto poll = [&](std::chrono::milliseconds limit, const std::function<bool()>& done) {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    while (std::chrono::steady_clock::now() < deadline) {
+      tail.Poll(2ms);
+      bystander.Poll(0ms);
+      if (done()) return true;
+    }
+    return false;
+  };
+  auto publish_clock = [&](int64_t tick, bool probe) {
+    clock_pub.Publish(0, tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+      return msg::CreateClock(fbb, header, 0.1, true, false, probe);
+    });
+  };
+  // The head joins once its links to both publishers of t/b are proven; the tail's own link to t/a too.
+  const bool ready = poll(10s, [&] {
+    publish_clock(-1, true);
+    return joined && tail.DirectLinksReady();
+  });
+  EXPECT_TRUE(ready) << "the head never joined";
+  double b_before = 0.0;  // b_{k-1}: the head's feedback->Get() is null at tick 0
+  constexpr int64_t kTicks = 12;
+  for (int64_t k = 0; ready && k < kTicks; ++k) {
+    publish_clock(k, false);
+    if (k > 0) {
+      // The clock of k is out and the tail's output of k-1 is not: the head must not step yet.
+      EXPECT_FALSE(poll(60ms, [&] { return a.count(k) > 0; })) << "tick " << k << " stepped before b_" << k - 1;
+      b_pub.Publish(0, k - 1, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+        return msg::CreateVelocityCommand(fbb, header, b_before, 0.0);
+      });
+      tail.SendTickDone(k - 1);
+    }
+    if (!poll(5s, [&] { return a.count(k) > 0; })) {
+      ADD_FAILURE() << "tick " << k << " never stepped";
+      break;
+    }
+    EXPECT_EQ(a[k], 0.5 * b_before + k % 10) << "tick " << k;
+    b_before = a[k] / 3.0;  // the tail's b_k, sent in the next round
+  }
+  stop = true;
+  head.join();
+  broker_stop = true;
+  broker_thread.join();
+  EXPECT_EQ(status, 0);
   if (saved.empty()) {
     ::unsetenv("LIMBIC_BUS_PATH");
   } else {

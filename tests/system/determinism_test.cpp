@@ -37,20 +37,6 @@ std::vector<std::string> DeterministicRows(const std::string& path) {
 
 enum class Path { kBroker, kDirect };
 
-// The direct path's lockstep runs, quarantined (2026-11-28; issue 23): a step of tick k+1 can see tick k-1's value of
-// a previous-tick input when the consumer's I/O thread takes `clock` (through the broker) before the producer's
-// tick-k output (straight from its socket) — two pipes with no order between them (docs/protocol.md §13, "Lockstep",
-// the known race). Under CI's load one run in about three diverged. Run them with LIMBIC_TEST_DIRECT_LOCKSTEP=1
-// (`LIMBIC_TEST_DIRECT_LOCKSTEP=1 ctest --test-dir build -R Determinism`) until the fix (a per-tick marker behind
-// the data) lands; then this gate goes.
-bool DirectLockstepRuns() {
-  const char* v = std::getenv("LIMBIC_TEST_DIRECT_LOCKSTEP");
-  if (v != nullptr && std::string(v) == "1") return true;
-  std::cout << "direct-path lockstep runs skipped (known race, docs/protocol.md section 13; "
-               "LIMBIC_TEST_DIRECT_LOCKSTEP=1 runs them)\n";
-  return false;
-}
-
 std::vector<std::string> RunSeparateProcesses(const stack::StackSpec& spec, const std::string& bus,
                                               const testing::TempDir& dir, const std::string& name,
                                               Path path = Path::kBroker) {
@@ -109,7 +95,6 @@ TEST(Determinism, SameRunMetricsInProcessOverIpcAndOverTcp) {
     EXPECT_EQ(ipc, inproc) << name;
     EXPECT_EQ(tcp, inproc) << name;
     std::cout << name << " (" << c.config << "): " << inproc[1] << "\n";
-    if (!DirectLockstepRuns()) continue;
     spec.metrics_csv = dir / (name + "-ipc-direct.csv");
     EXPECT_EQ(RunSeparateProcesses(spec, "ipc://" + dir / (name + "-dbus"), dir, name + "-ipc-direct", Path::kDirect),
               inproc)
@@ -157,7 +142,6 @@ TEST(Determinism, ThreeRobotsInOneWorldSameMetricsInProcessOverIpcAndOverTcp) {
   RunSeparateProcesses(spec, "tcp://127.0.0.1:" + std::to_string(testing::FreeTcpPortPair()), dir, "team-tcp");
   EXPECT_EQ(rows(), inproc);
   for (size_t i = 0; i < robots.size(); ++i) std::cout << robots[i] << ": " << inproc[i][1] << "\n";
-  if (!DirectLockstepRuns()) return;
   spec.metrics_csv = dir / "team-ipc-direct.csv";
   RunSeparateProcesses(spec, "ipc://" + dir / "team-dbus", dir, "team-ipc-direct", Path::kDirect);
   EXPECT_EQ(rows(), inproc);
@@ -263,9 +247,7 @@ TEST(Determinism, SameRunMetricsWithCommunicationFaultsTwiceInProcessOverIpcAndO
   EXPECT_EQ(run_processes("ipc://" + dir / "faults-bus", "faults-ipc"), first);
   EXPECT_EQ(run_processes("tcp://127.0.0.1:" + std::to_string(testing::FreeTcpPortPair()), "faults-tcp"), first);
   std::cout << "with communication faults: " << first[1] << "\n  without: " << clean[1] << "\n";
-  if (DirectLockstepRuns()) {
-    EXPECT_EQ(run_processes("ipc://" + dir / "faults-dbus", "faults-ipc-direct", Path::kDirect), first);
-  }
+  EXPECT_EQ(run_processes("ipc://" + dir / "faults-dbus", "faults-ipc-direct", Path::kDirect), first);
 }
 
 }  // namespace

@@ -20,9 +20,9 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <regex>
 #include <set>
 
+#include "common/regex/regex.hpp"
 #include "messages/messages.hpp"
 #include "services/affect/affect_ids.hpp"
 #include "services/foxglove/derived.hpp"
@@ -104,8 +104,8 @@ TEST(FoxgloveLayout, HasTheShapeOfFoxglovesLayoutData) {
   std::set<std::string> configured;
   for (const auto& [id, config] : layout["configById"].items()) configured.insert(id);
   EXPECT_EQ(unique, configured);
-  const std::regex id_form(R"(^(3D|Plot)![A-Za-z0-9_-]+$)");  // the panel types this layout uses
-  for (const auto& id : leaves) EXPECT_TRUE(std::regex_match(id, id_form)) << id;
+  const regex::Regex id_form(R"(^(3D|Plot)![A-Za-z0-9_-]+$)");  // the panel types this layout uses
+  for (const auto& id : leaves) EXPECT_TRUE(id_form.Match(id)) << id;
 }
 
 TEST(FoxgloveLayout, ThreeDPanelShowsOnlyChannelsTheBridgeDerivesInItsWorldFrame) {
@@ -146,7 +146,7 @@ TEST(FoxgloveLayout, PlotsReadNumberArraysOfLimbicTopicsLabelledAsTheAffectEngin
       {"emotions_combined", {affect::kEmotionNames.begin(), affect::kEmotionNames.end()}},
       {"moods", {affect::kMoodNames.begin(), affect::kMoodNames.end()}},
       {"drives", {affect::kDriveNames.begin(), affect::kDriveNames.end()}}};
-  const std::regex path_form(R"re(^"([^"]+)"\.([a-z_]+)\[([0-9]+)\]$)re");
+  const regex::Regex path_form(R"re(^"([^"]+)"\.([a-z_]+)\[([0-9]+)\]$)re");
   int plots = 0;
   for (const auto& [id, config] : layout["configById"].items()) {
     if (id.rfind("Plot!", 0) != 0) continue;
@@ -160,10 +160,10 @@ TEST(FoxgloveLayout, PlotsReadNumberArraysOfLimbicTopicsLabelledAsTheAffectEngin
       EXPECT_TRUE(p["enabled"].is_boolean());
       EXPECT_TRUE(p["timestampMethod"] == "receiveTime" || p["timestampMethod"] == "headerStamp");
       const std::string value = p["value"];
-      std::smatch m;
-      ASSERT_TRUE(std::regex_match(value, m, path_form)) << value;
-      const std::string topic = m[1], field = m[2];
-      const size_t index = std::stoul(m[3]);
+      const auto m = path_form.Match(value);
+      ASSERT_TRUE(m) << value;
+      const std::string topic = (*m)[1], field = (*m)[2];
+      const size_t index = std::stoul((*m)[3]);
       const messages::MessageType* type = messages::ConventionalType(topic);
       ASSERT_NE(type, nullptr) << topic << " has no fixed limbic type";
       const auto* object = schema->objects()->LookupByKey(type->name);

@@ -12,11 +12,11 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <regex>
 #include <set>
 #include <sstream>
 #include <thread>
 
+#include "common/regex/regex.hpp"
 #include "tests/testing/process.hpp"
 
 namespace limbic {
@@ -129,9 +129,9 @@ std::vector<std::string> HelpExamples(const std::string& help) {
   std::istringstream in(help);
   std::string line;
   bool in_block = false;
-  static const std::regex heading(R"((^|\s)[Ee]xamples?:\s*$)");
+  static const regex::Regex heading(R"((^|\s)[Ee]xamples?:\s*$)");
   while (std::getline(in, line)) {
-    if (std::regex_search(line, heading)) {
+    if (heading.Search(line)) {
       in_block = true;
       continue;
     }
@@ -164,10 +164,8 @@ std::vector<std::string> ReadmeCommands(const std::string& readme) {
     } else if (line.rfind("| `limbic ", 0) == 0) {
       // A table row `| \`limbic topics\` | ...`: its commands in the first cell (one or two, " / ").
       const std::string cell = line.substr(2, line.find(" | ", 2) - 2);
-      static const std::regex code("`(limbic [^`]*)`");
-      for (std::sregex_iterator it(cell.begin(), cell.end(), code), end; it != end; ++it) {
-        commands.push_back((*it)[1]);
-      }
+      static const regex::Regex code("`(limbic [^`]*)`");
+      for (const auto& m : code.SearchAll(cell)) commands.push_back(m[1]);
     }
   }
   return commands;
@@ -200,13 +198,11 @@ std::string Bounded(std::string command) {
 // run in order (a recording, then `bag info` of it; an evolution, then an episode with its network; shards, then
 // their collation); others run side by side.
 std::set<std::string> FilesOf(const std::string& command) {
-  static const std::regex file(R"([^\s'"]+\.(mcap|yaml|svg|txt|csv))");
-  static const std::regex tmp_folder(R"((^|\s)(tmp/[A-Za-z0-9_.-]+))");
+  static const regex::Regex file(R"([^\s'"]+\.(mcap|yaml|svg|txt|csv))");
+  static const regex::Regex tmp_folder(R"((^|\s)(tmp/[A-Za-z0-9_.-]+))");
   std::set<std::string> files;
-  for (std::sregex_iterator it(command.begin(), command.end(), file), end; it != end; ++it) files.insert(it->str());
-  for (std::sregex_iterator it(command.begin(), command.end(), tmp_folder), end; it != end; ++it) {
-    files.insert((*it)[2].str());
-  }
+  for (const auto& m : file.SearchAll(command)) files.insert(m[0]);
+  for (const auto& m : tmp_folder.SearchAll(command)) files.insert(m[2]);
   return files;
 }
 
@@ -225,10 +221,9 @@ std::vector<std::vector<std::string>> Subcommands(const std::string& limbic_help
   std::vector<std::vector<std::string>> commands;
   std::istringstream in(limbic_help);
   std::string line;
-  static const std::regex entry(R"(^  ([a-z]+)[ |])");
-  std::smatch m;
+  static const regex::Regex entry(R"(^  ([a-z]+)[ |])");
   while (std::getline(in, line)) {
-    if (std::regex_search(line, m, entry)) commands.push_back({m[1]});
+    if (const auto m = entry.Search(line)) commands.push_back({(*m)[1]});
   }
   for (const auto& nested : std::vector<std::vector<std::string>>{{"experiment", "list"},
                                                                   {"experiment", "run"},
@@ -301,8 +296,8 @@ TEST(HelpAndExamples, EveryHelpAnswersAndEveryExampleRunsOrIsListedWithAReason) 
   // private demo started here once. Examples run four at a time (most wait on the bus, not the CPU),
   // except that one naming a file waits for the earlier ones naming it.
   const std::string bus = "ipc://" + dir / "bus";
-  static const std::regex needs_bus(R"(^limbic (topics|topic|nodes|echo|hz|pub|param get|param set|param list|)"
-                                    R"(param dump|param load|record|inject))");
+  static const regex::Regex needs_bus(R"(^limbic (topics|topic|nodes|echo|hz|pub|param get|param set|param list|)"
+                                      R"(param dump|param load|record|inject))");
   std::vector<std::string> offline, online;
   int listed = 0;
   std::ostringstream report;
@@ -316,7 +311,7 @@ TEST(HelpAndExamples, EveryHelpAnswersAndEveryExampleRunsOrIsListedWithAReason) 
         << "an example that is neither a limbic command nor listed in kNotRun: '" << example << "' (" << origin[example]
         << ")";
     if (example.rfind("limbic", 0) != 0) continue;
-    (std::regex_search(example, needs_bus) ? online : offline).push_back(example);
+    (needs_bus.Search(example) ? online : offline).push_back(example);
   }
   // An offline example that names a file a bus example writes (`bag info run.mcap` after `record --out
   // run.mcap`) runs after it, in the bus phase.

@@ -5,13 +5,13 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
-#include <regex>
 #include <set>
 #include <sstream>
 #include <stdexcept>
 
 #include "common/config/config.hpp"
 #include "common/paths/paths.hpp"
+#include "common/regex/regex.hpp"
 #include "common/robot/robot_description.hpp"
 #include "services/controller/directional_controller.hpp"
 #include "services/crowd/crowd_world.hpp"
@@ -147,8 +147,8 @@ std::string CheckOption(const std::string& name, std::string* value) {
 }
 
 bool ValidLabel(const std::string& label) {
-  static const std::regex re("[A-Za-z0-9_]+");
-  return std::regex_match(label, re);
+  static const regex::Regex re("[A-Za-z0-9_]+");
+  return re.Match(label).has_value();
 }
 
 // A configuration block (the `defaults:` block or one entry of `configurations:`), merged onto `into`.

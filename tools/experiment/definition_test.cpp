@@ -162,6 +162,16 @@ void ExpectRefused(const std::string& text, const std::string& expected) {
   }
 }
 
+// A configuration's label names files and CSV columns: letters, digits and underscores only, the whole of it.
+TEST(ExperimentDefinition, ALabelIsLettersDigitsAndUnderscoresOnly) {
+  const auto ok = LoadExperiment(WriteTemp("tiny", std::string(kMinimal) + "configurations:\n  - label: Run_2b\n"));
+  ASSERT_EQ(ok.configurations.size(), 1u);
+  EXPECT_EQ(ok.configurations[0].label, "Run_2b");
+  ExpectRefused(std::string(kMinimal) + "configurations:\n  - label: \"a b\"\n", "'a b' must match [A-Za-z0-9_]+");
+  ExpectRefused(std::string(kMinimal) + "configurations:\n  - label: a-b\n", "'a-b' must match");
+  ExpectRefused(std::string(kMinimal) + "configurations:\n  - label: \"ab\\n\"\n", "must match");
+}
+
 // Issue 18 item 2: a body per robot (robot descriptions), or one body for a configuration.
 TEST(ExperimentDefinition, RobotsTakeBodiesAndConfigurationsABody) {
   const std::string base = std::string(kMinimal) + "configurations:\n  - label: a\n";

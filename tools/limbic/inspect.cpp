@@ -10,7 +10,6 @@
 #include <iostream>
 #include <map>
 #include <random>
-#include <regex>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -18,6 +17,7 @@
 #include "common/bus/curve_keys.hpp"
 #include "common/flags/flags.hpp"
 #include "common/paths/paths.hpp"
+#include "common/regex/regex.hpp"
 #include "tools/limbic/commands.hpp"
 #include "tools/limbic/session.hpp"
 
@@ -288,16 +288,15 @@ struct Definition {
 
 std::map<std::string, Definition> SchemaDefinitions(const std::filesystem::path& dir) {
   std::map<std::string, Definition> defs;
-  static const std::regex start(R"(^\s*(table|struct|enum|union)\s+([A-Za-z_][A-Za-z0-9_]*))");
+  static const regex::Regex start(R"(^\s*(table|struct|enum|union)\s+([A-Za-z_][A-Za-z0-9_]*))");
   for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
     if (entry.path().extension() != ".fbs") continue;
     std::ifstream in(entry.path());
     std::vector<std::string> comments;
     std::string line;
-    std::smatch m;
     while (std::getline(in, line)) {
-      if (std::regex_search(line, m, start)) {
-        const std::string name = m[2];  // before `line` is read over
+      if (const auto m = start.Search(line)) {
+        const std::string name = (*m)[2];
         std::string text;
         for (const auto& c : comments) text += c + "\n";
         text += line + "\n";
@@ -320,13 +319,12 @@ std::map<std::string, Definition> SchemaDefinitions(const std::filesystem::path&
 
 // Type names a definition's fields refer to (`header: Header;`, `beams: [Beam];`, `state: ServiceState;`).
 std::vector<std::string> ReferencedTypes(const std::string& text) {
-  static const std::regex field(R"(^\s*[a-z_][a-z0-9_]*\s*:\s*\[?\s*([A-Za-z_][A-Za-z0-9_.]*))");
+  static const regex::Regex field(R"(^\s*[a-z_][a-z0-9_]*\s*:\s*\[?\s*([A-Za-z_][A-Za-z0-9_.]*))");
   std::vector<std::string> names;
   std::istringstream in(text);
   std::string line;
-  std::smatch m;
   while (std::getline(in, line)) {
-    if (std::regex_search(line, m, field)) names.push_back(m[1]);
+    if (const auto m = field.Search(line)) names.push_back((*m)[1]);
   }
   return names;
 }

@@ -43,10 +43,24 @@ void LocalBus::Deliver(Channel& channel, const uint8_t* data, size_t size, bool 
     channel.generation = generation_;
   }
   if (channel.receivers.empty()) return;
-  auto payload = std::make_shared<const std::vector<uint8_t>>(data, data + size);
+  const std::shared_ptr<const std::vector<uint8_t>> payload = Fill(channel, data, size);
   for (const auto& [node, inlet] : channel.receivers) {
     node->Enqueue(inlet, payload, admitted);
   }
+}
+
+std::shared_ptr<const std::vector<uint8_t>> LocalBus::Fill(Channel& channel, const uint8_t* data, size_t size) {
+  // Single-threaded (every receiver is on this thread): a use count of 1 is exact, nobody can take a new reference.
+  for (auto& buffer : channel.buffers) {
+    if (buffer != nullptr && buffer.use_count() == 1) {
+      buffer->assign(data, data + size);  // within its capacity after the first few messages: a copy, no allocation
+      return buffer;
+    }
+  }
+  auto& slot = channel.buffers[channel.next_spare];
+  channel.next_spare = (channel.next_spare + 1) % Channel::kSpares;
+  slot = std::make_shared<std::vector<uint8_t>>(data, data + size);  // the one it replaces stays with its holders
+  return slot;
 }
 
 void LocalBus::DeliverCopies() {

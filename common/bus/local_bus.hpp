@@ -9,6 +9,7 @@
 // Single-threaded by design: every attached node and the LocalBus itself are used from one thread.
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <memory>
 #include <string>
@@ -49,7 +50,18 @@ class LocalBus {
     Forwarding::Hint admit;
     uint64_t generation = 0;  // receivers is current while it equals LocalBus::generation_
     std::vector<std::pair<Node*, Node::Inlet*>> receivers;
+    // The buffers this topic's deliveries were copied into, kept for reuse: one that no receiver holds any more
+    // (its use count back to 1, this reference) takes the next message without an allocation. A new buffer, two
+    // allocations (its control block and its bytes) and two frees, was most of a delivery's cost (issue 18: 836
+    // allocations a 16-robot tick). A receiver still holding one (an input keeps its entries until a later tick
+    // selects past them) keeps it unchanged: only a buffer nobody else references is written. kSpares: enough
+    // that the inputs' few held entries of a topic leave one free, as measured (bench/team_cycles).
+    static constexpr size_t kSpares = 4;
+    std::array<std::shared_ptr<std::vector<uint8_t>>, kSpares> buffers;
+    size_t next_spare = 0;  // the slot a new buffer replaces when all are held
   };
+  // A buffer of `channel` that nobody else holds, filled with the message.
+  std::shared_ptr<const std::vector<uint8_t>> Fill(Channel& channel, const uint8_t* data, size_t size);
   // `topic`'s channel (made if new).
   Channel& ChannelFor(const std::string& topic);
   // From a node: one message as a publisher sends it; `built_and_checked` as in Forwarding::Admit (a typed

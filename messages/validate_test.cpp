@@ -104,6 +104,29 @@ TEST(Validate, ABadValueIsFoundAtEveryPositionOfALayer) {
   }
 }
 
+// Points (an obstacle set's) are checked as one run of doubles, x and y interleaved: a bad coordinate is named
+// wherever it lies, in a block of eight doubles or in the tail.
+TEST(Validate, ABadCoordinateIsFoundAtEveryPointOfAnObstacleSet) {
+  auto obstacles = [](std::vector<msg::Vec2> points) {
+    flatbuffers::FlatBufferBuilder fbb;
+    fbb.Finish(msg::CreateObstacleSetDirect(fbb, Header(fbb), &points, nullptr, 3), "OBST");
+    return Check<msg::ObstacleSet>(fbb);
+  };
+  std::vector<msg::Vec2> points;
+  for (int i = 0; i < 11; ++i) points.emplace_back(i % 2 ? 1e6 : -1e6, 0.5 * i);  // 22 doubles; the bounds pass
+  EXPECT_EQ(obstacles(points), "");
+  for (size_t i = 0; i < points.size(); ++i) {
+    for (double bad : {kNaN, kInf, -1.000001e6}) {
+      std::vector<msg::Vec2> p = points;
+      p[i] = msg::Vec2(bad, p[i].y());
+      EXPECT_EQ(obstacles(p).rfind("ObstacleSet.points.x[" + std::to_string(i) + "]", 0), 0u) << i << " " << bad;
+      p = points;
+      p[i] = msg::Vec2(p[i].x(), bad);
+      EXPECT_EQ(obstacles(p).rfind("ObstacleSet.points.y[" + std::to_string(i) + "]", 0), 0u) << i << " " << bad;
+    }
+  }
+}
+
 TEST(Validate, GridPatchCellIndicesMustLieInsideTheGrid) {
   auto patch = [](int index, double p_o) {
     flatbuffers::FlatBufferBuilder fbb;

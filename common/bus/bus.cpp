@@ -22,15 +22,13 @@
 namespace limbic::bus {
 namespace {
 
-// Is `id` (a payload's FlatBuffers identifier, messages::IdentifierOf) the registered identifier `known`? Without
-// the strlen and memcmp calls of string_view == const char*: Dispatch asks twice a message (~45,000 instructions a
-// 16-robot lockstep tick; issue 18). Stops at known's end, so a shorter `known` is never read past.
-bool SameIdentifier(std::string_view id, const char* known) {
-  if (id.size() != 4) return id == known;
-  for (size_t i = 0; i < 4; ++i) {
-    if (known[i] == '\0' || known[i] != id[i]) return false;
-  }
-  return known[4] == '\0';
+// Is `id` (a payload's FlatBuffers identifier, messages::IdentifierOf: 4 bytes or empty) the registered identifier
+// `known`? Inline, without the strlen and memcmp calls of string_view == const char*: Dispatch asks twice a message
+// (~45,000 instructions a 16-robot lockstep tick; issue 18). `known` is a registered type's identifier
+// (MessageType::identifier, Traits<T>::kIdentifier): four characters and a NUL, as flatc requires of a schema's
+// file_identifier and registry_test checks against the schemas.
+inline bool SameIdentifier(std::string_view id, const char* known) {
+  return id.size() == 4 && std::memcmp(id.data(), known, 4) == 0 && known[4] == '\0';
 }
 
 std::pair<std::string, std::string> SplitScheme(const std::string& address) {

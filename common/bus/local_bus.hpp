@@ -9,7 +9,6 @@
 // Single-threaded by design: every attached node and the LocalBus itself are used from one thread.
 #pragma once
 
-#include <array>
 #include <chrono>
 #include <memory>
 #include <string>
@@ -53,12 +52,13 @@ class LocalBus {
     // The buffers this topic's deliveries were copied into, kept for reuse: one that no receiver holds any more
     // (its use count back to 1, this reference) takes the next message without an allocation. A new buffer, two
     // allocations (its control block and its bytes) and two frees, was most of a delivery's cost (issue 18: 836
-    // allocations a 16-robot tick). A receiver still holding one (an input keeps its entries until a later tick
-    // selects past them) keeps it unchanged: only a buffer nobody else references is written. kSpares: enough
-    // that the inputs' few held entries of a topic leave one free, as measured (bench/team_cycles).
-    static constexpr size_t kSpares = 4;
-    std::array<std::shared_ptr<std::vector<uint8_t>>, kSpares> buffers;
-    size_t next_spare = 0;  // the slot a new buffer replaces when all are held
+    // allocations a 16-robot tick). A buffer a receiver still holds (an input keeps its entries until a later tick
+    // selects past them; a node's inbox holds what it has not drained) is never written. The pool grows to the most
+    // held at once (113 lockstep acks a tick wait in the coordinator's inbox; a robot's topics, two or three), up to
+    // kMaxBuffers; the search starts after the last one taken, where a queue's oldest buffer comes free first.
+    static constexpr size_t kMaxBuffers = 256;
+    std::vector<std::shared_ptr<std::vector<uint8_t>>> buffers;
+    size_t next_buffer = 0;
   };
   // A buffer of `channel` that nobody else holds, filled with the message.
   std::shared_ptr<const std::vector<uint8_t>> Fill(Channel& channel, const uint8_t* data, size_t size);

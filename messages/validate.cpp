@@ -20,8 +20,9 @@ namespace {
 
 // Are all of d[0, n) within [lo, hi] (NaN never is)? The bulk test of a message's doubles (a map layer or an
 // emotion layer is thousands of them a tick; issue 18). GCC at -O2 does not vectorise the boolean reduction of a
-// plain loop (9 instructions an element): with SSE2, part of every x86-64, four lanes of two compare 8 elements
-// in about 3 instructions each. An ordered compare (cmple) is false for NaN, so NaN fails as in the plain loop.
+// plain loop (9 instructions an element): with SSE2, part of every x86-64, four lanes of two doubles take 8 elements
+// at a time, about 4 instructions each (callgrind: the 16 emotion layers' checks 0.36 → 0.14 M instructions a tick).
+// An ordered compare (cmple) is false for NaN, so NaN fails as in the plain loop; ±inf fails one of the bounds.
 bool AllWithin(const double* d, size_t n, double lo, double hi) {
   size_t i = 0;
 #if defined(__SSE2__)

@@ -65,6 +65,68 @@ TEST(Validate, GridMapLayersMustMatchTheGridAndHoldProbabilities) {
   EXPECT_NE(Map(8000, 8000, {}, {}, {}).find("GridMap.info.width*height: must be at most"), std::string::npos);
 }
 
+// The bulk pass over a layer's doubles runs eight at a time with a scalar tail (validate.cpp AllWithin): a bad value
+// is found in every lane of a block and in the tail, and the bounds themselves (0 and 1, ±limit) pass.
+TEST(Validate, ABadValueIsFoundAtEveryPositionOfALayer) {
+  const int width = 7, height = 3;  // 21 cells: two blocks of eight and a tail of five
+  const size_t cells = width * height;
+  std::vector<double> edges(cells);
+  for (size_t i = 0; i < cells; ++i) edges[i] = i % 3 == 0 ? 0.0 : i % 3 == 1 ? 1.0 : 0.25;
+  EXPECT_EQ(Map(width, height, edges, edges, {}), "");
+  for (size_t i = 0; i < cells; ++i) {
+    for (double bad : {kNaN, -kInf, kInf, -1e-300, 1.0 + 1e-15}) {
+      std::vector<double> p = edges;
+      p[i] = bad;
+      const std::string p_o = Map(width, height, p, edges, {});
+      EXPECT_EQ(p_o.rfind("GridMap.p_o[" + std::to_string(i) + "]", 0), 0u) << i << " " << bad << ": " << p_o;
+      const std::string p_e = Map(width, height, edges, p, {});
+      EXPECT_EQ(p_e.rfind("GridMap.p_e[" + std::to_string(i) + "]", 0), 0u) << i << " " << bad << ": " << p_e;
+    }
+  }
+  // Finites (an additive emotion layer's cost, within ±10): the same positions, and the bounds pass.
+  auto layer = [&](std::vector<double> cost) {
+    flatbuffers::FlatBufferBuilder fbb;
+    const msg::GridInfo info(0.0, 0.0, 0.1, width, height);
+    fbb.Finish(msg::CreateEmotionLayerDirect(fbb, Header(fbb), &info, &cost, /*additive=*/true), "EMOL");
+    return Check<msg::EmotionLayer>(fbb);
+  };
+  std::vector<double> costs(cells);
+  for (size_t i = 0; i < cells; ++i) costs[i] = i % 2 == 0 ? -10.0 : 10.0;
+  EXPECT_EQ(layer(costs), "");
+  for (size_t i = 0; i < cells; ++i) {
+    for (double bad : {kNaN, -kInf, kInf, 10.000001}) {
+      std::vector<double> c = costs;
+      c[i] = bad;
+      const std::string result = layer(c);
+      EXPECT_EQ(result.rfind("EmotionLayer.cost[" + std::to_string(i) + "]", 0), 0u)
+          << i << " " << bad << ": " << result;
+    }
+  }
+}
+
+// Points (an obstacle set's) are checked as one run of doubles, x and y interleaved: a bad coordinate is named
+// wherever it lies, in a block of eight doubles or in the tail.
+TEST(Validate, ABadCoordinateIsFoundAtEveryPointOfAnObstacleSet) {
+  auto obstacles = [](std::vector<msg::Vec2> points) {
+    flatbuffers::FlatBufferBuilder fbb;
+    fbb.Finish(msg::CreateObstacleSetDirect(fbb, Header(fbb), &points, nullptr, 3), "OBST");
+    return Check<msg::ObstacleSet>(fbb);
+  };
+  std::vector<msg::Vec2> points;
+  for (int i = 0; i < 11; ++i) points.emplace_back(i % 2 ? 1e6 : -1e6, 0.5 * i);  // 22 doubles; the bounds pass
+  EXPECT_EQ(obstacles(points), "");
+  for (size_t i = 0; i < points.size(); ++i) {
+    for (double bad : {kNaN, kInf, -1.000001e6}) {
+      std::vector<msg::Vec2> p = points;
+      p[i] = msg::Vec2(bad, p[i].y());
+      EXPECT_EQ(obstacles(p).rfind("ObstacleSet.points.x[" + std::to_string(i) + "]", 0), 0u) << i << " " << bad;
+      p = points;
+      p[i] = msg::Vec2(p[i].x(), bad);
+      EXPECT_EQ(obstacles(p).rfind("ObstacleSet.points.y[" + std::to_string(i) + "]", 0), 0u) << i << " " << bad;
+    }
+  }
+}
+
 TEST(Validate, GridPatchCellIndicesMustLieInsideTheGrid) {
   auto patch = [](int index, double p_o) {
     flatbuffers::FlatBufferBuilder fbb;

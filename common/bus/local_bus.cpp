@@ -43,10 +43,32 @@ void LocalBus::Deliver(Channel& channel, const uint8_t* data, size_t size, bool 
     channel.generation = generation_;
   }
   if (channel.receivers.empty()) return;
-  auto payload = std::make_shared<const std::vector<uint8_t>>(data, data + size);
+  const std::shared_ptr<const std::vector<uint8_t>> payload = Fill(channel, data, size);
   for (const auto& [node, inlet] : channel.receivers) {
     node->Enqueue(inlet, payload, admitted);
   }
+}
+
+std::shared_ptr<const std::vector<uint8_t>> LocalBus::Fill(Channel& channel, const uint8_t* data, size_t size) {
+  // Single-threaded (every receiver is on this thread): a use count of 1 is exact, nobody can take a new reference.
+  auto& buffers = channel.buffers;
+  const size_t n = buffers.size();
+  size_t k = channel.next_buffer;
+  for (size_t i = 0; i < n; ++i, k = k + 1 == n ? 0 : k + 1) {
+    if (buffers[k].use_count() == 1) {
+      channel.next_buffer = k + 1 == n ? 0 : k + 1;
+      buffers[k]->assign(data, data + size);  // within its capacity once the topic's sizes were seen: no allocation
+      return buffers[k];
+    }
+  }
+  auto fresh = std::make_shared<std::vector<uint8_t>>(data, data + size);
+  if (n < Channel::kMaxBuffers) {
+    buffers.push_back(fresh);
+  } else {  // every one held: the one replaced stays with its holders
+    buffers[channel.next_buffer] = fresh;
+    channel.next_buffer = channel.next_buffer + 1 == n ? 0 : channel.next_buffer + 1;
+  }
+  return fresh;
 }
 
 void LocalBus::DeliverCopies() {

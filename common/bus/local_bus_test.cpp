@@ -7,7 +7,10 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <optional>
+#include <set>
+#include <vector>
 
 namespace limbic::bus {
 namespace {
@@ -45,6 +48,44 @@ TEST(LocalBus, DeliversToSubscribersOnlyInOrder) {
   EXPECT_EQ(listener.TotalDrops(), 0u);
   EXPECT_EQ(bus.counts().at("r1/odom").messages, 100u);
   EXPECT_EQ(talker.sent().at("r1/odom").messages, 100u);
+}
+
+// Delivery buffers are reused (LocalBus::Fill), never while a receiver holds one: a kept message keeps its bytes
+// however many follow, more than the pool holds included, and a released buffer takes a later message.
+TEST(LocalBus, AKeptMessageKeepsItsBytesWhileLaterOnesReuseReleasedBuffers) {
+  LocalBus bus;
+  Node talker(bus, {.name = "talker"});
+  Node listener(bus, {.name = "listener"});
+  auto pub = talker.Advertise<msg::Odometry>("r1/odom");
+  std::vector<std::shared_ptr<const std::vector<uint8_t>>> kept;  // what an input keeps (runtime.hpp Store)
+  std::vector<const uint8_t*> seen;
+  bool keep = true;
+  listener.Subscribe<msg::Odometry>("r1/odom", [&](const Message<msg::Odometry>& m) {
+    ASSERT_NE(m.shared, nullptr);
+    ASSERT_EQ((*m.shared)->data(), m.data);
+    seen.push_back(m.data);
+    if (keep) kept.push_back(*m.shared);
+  });
+  // 300 messages in the inbox at once and all kept: more than the pool's 256 buffers.
+  for (int i = 0; i < 300; ++i) PublishOdom(pub, 0.25 * i);  // within Odometry's ±100 m/s
+  EXPECT_EQ(listener.Poll(0ms, 1000), 300);
+  ASSERT_EQ(kept.size(), 300u);
+  for (int i = 0; i < 300; ++i) {
+    const auto* odom = flatbuffers::GetRoot<msg::Odometry>(kept[i]->data());
+    EXPECT_EQ(odom->v(), 0.25 * i) << "a held buffer was written";
+  }
+  // Let every one go: the next messages are copied into buffers that were delivered before, no new ones.
+  const std::set<const uint8_t*> before(seen.begin(), seen.end());
+  kept.clear();
+  seen.clear();
+  keep = false;
+  for (int round = 0; round < 3; ++round) {
+    for (int i = 0; i < 10; ++i) PublishOdom(pub, -0.5 * i);
+    EXPECT_EQ(listener.Poll(0ms, 1000), 10);
+  }
+  ASSERT_EQ(seen.size(), 30u);
+  for (const uint8_t* data : seen) EXPECT_TRUE(before.count(data)) << "a released buffer was not reused";
+  EXPECT_EQ(listener.TotalDrops(), 0u);
 }
 
 TEST(LocalBus, MalformedAndWrongTypePayloadsAreDroppedAndCounted) {

@@ -79,7 +79,31 @@ int main(int argc, char** argv) {
     const std::string instance = robot + "/" + service;
     heartbeats.emplace_back(instance, node.Advertise<msg::Heartbeat>("health/" + instance));
   }
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // let the subscriptions reach the broker
+  // Start once the exporter is up (its heartbeat) and what this node sends reaches the broker (its own planner
+  // heartbeat heard back): the one-shot fault commands at 2 and 3 s must reach the exporter. A fixed 500 ms was not
+  // enough on a loaded machine (2026-11-28: the noise fault was lost, and the check failed).
+  bool exporter_up = false;
+  bool echoed = false;
+  node.Subscribe<msg::Heartbeat>("health/metrics", [&](const auto&) { exporter_up = true; });
+  node.Subscribe<msg::Heartbeat>("health/" + robot + "/planner", [&](const auto&) { echoed = true; });
+  const auto wait_until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (!(exporter_up && echoed)) {
+    if (std::chrono::steady_clock::now() > wait_until) {
+      std::cerr << "limbic-metrics-synthetic: "
+                << (exporter_up ? "its own messages never came back through the broker"
+                                : "no heartbeat from the exporter (health/metrics)")
+                << " after 30 s\n";
+      return 1;
+    }
+    if (!echoed) {
+      heartbeats.front().second.Publish(Node::WallNowNs(), 0, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+        std::vector<uint64_t> none(11, 0);
+        return msg::CreateHeartbeatDirect(fbb, header, heartbeats.front().first.c_str(), msg::ServiceState::Running,
+                                          "realtime", 0, 0.0, 0.0, 0.0, 0.0, &none, 0);
+      });
+    }
+    node.Poll(std::chrono::milliseconds(50));
+  }
 
   const auto start = std::chrono::steady_clock::now();
   uint64_t collisions = 0;

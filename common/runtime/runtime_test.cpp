@@ -301,6 +301,49 @@ TEST(RunInProcess, ACoordinatorApartFromTheProducerStartsOnlyOnceEveryInputCanAr
   }
 }
 
+// Every Node this process makes while it lives takes the direct path ($LIMBIC_BUS_PATH); the old value after.
+class DirectPathInThisProcess {
+ public:
+  DirectPathInThisProcess() {
+    const char* path = std::getenv("LIMBIC_BUS_PATH");
+    saved_ = path ? path : "";
+    ::setenv("LIMBIC_BUS_PATH", "direct", 1);
+  }
+  ~DirectPathInThisProcess() {
+    if (saved_.empty()) {
+      ::unsetenv("LIMBIC_BUS_PATH");
+    } else {
+      ::setenv("LIMBIC_BUS_PATH", saved_.c_str(), 1);
+    }
+  }
+
+ private:
+  std::string saved_;
+};
+
+// A broker on its own thread at `address`, stopped (and its thread joined) by Stop or on destruction.
+class BrokerThread {
+ public:
+  BrokerThread(zmq::context_t& context, const std::string& address)
+      : broker_(context,
+                [&] {
+                  bus::BrokerOptions options;
+                  options.address = address;
+                  return options;
+                }()),
+        thread_([this] { broker_.Run(stop_); }) {}
+  ~BrokerThread() { Stop(); }
+  void Stop() {
+    stop_ = true;
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  bus::Broker broker_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
 // On the direct path, over ipc, the producer of the tail's same-tick input starts late: the tail has answered probes
 // for a while, then learns the head's endpoint and connects in the background while the head joins. The run starts
 // only on a probe both answered after that, the tail once the head's data socket has taken in its subscription
@@ -311,18 +354,12 @@ TEST(Host, ALateProducersFirstOutputReachesAConsumerThatJoinedBeforeIt) {
   using namespace std::chrono_literals;
   const PipelineResult reference = RunPipeline("late-reference", true, 49);
   ASSERT_EQ(reference.status, 0);
-  const char* path = std::getenv("LIMBIC_BUS_PATH");
-  const std::string saved = path ? path : "";
-  ::setenv("LIMBIC_BUS_PATH", "direct", 1);
+  const DirectPathInThisProcess direct_path;
   for (int round = 0; round < 3; ++round) {
     const std::string address =
         "ipc:///tmp/limbic-runtime-test-" + std::to_string(getpid()) + "-late-" + std::to_string(round);
     zmq::context_t context;
-    bus::BrokerOptions broker_options;
-    broker_options.address = address;
-    bus::Broker broker(context, broker_options);
-    std::atomic<bool> broker_stop{false};
-    std::thread broker_thread([&] { broker.Run(broker_stop); });
+    BrokerThread broker(context, address);
     auto result = std::make_shared<PipelineResult>();
     auto options = [&](bool coordinate) {
       HostOptions o;
@@ -360,16 +397,10 @@ TEST(Host, ALateProducersFirstOutputReachesAConsumerThatJoinedBeforeIt) {
     for (std::thread* t : {&conductor, &tail, &head}) t->join();
     ended = true;
     watchdog.join();
-    broker_stop = true;
-    broker_thread.join();
+    broker.Stop();
     EXPECT_EQ(result->tail_ticks, 50) << "round " << round << ": the run stalled";
     EXPECT_EQ(result->checksum, reference.checksum);
     EXPECT_EQ(statuses, (std::vector<int>{0, 0, 0}));
-  }
-  if (saved.empty()) {
-    ::unsetenv("LIMBIC_BUS_PATH");
-  } else {
-    ::setenv("LIMBIC_BUS_PATH", saved.c_str(), 1);
   }
 }
 
@@ -381,15 +412,9 @@ TEST(Host, ALateProducersFirstOutputReachesAConsumerThatJoinedBeforeIt) {
 TEST(Host, AnEarlierTicksOutputThatArrivesAfterTheNextClockIsWaitedFor) {
   using namespace std::chrono_literals;
   const std::string address = "ipc:///tmp/limbic-runtime-test-" + std::to_string(getpid()) + "-tick-reports";
-  const char* path = std::getenv("LIMBIC_BUS_PATH");
-  const std::string saved = path ? path : "";
-  ::setenv("LIMBIC_BUS_PATH", "direct", 1);  // the head's node (the tail's and the bystander's are direct by option)
+  const DirectPathInThisProcess direct_path;  // the head's node (the tail's and the bystander's are direct by option)
   zmq::context_t context;
-  bus::BrokerOptions broker_options;
-  broker_options.address = address;
-  bus::Broker broker(context, broker_options);
-  std::atomic<bool> broker_stop{false};
-  std::thread broker_thread([&] { broker.Run(broker_stop); });
+  BrokerThread broker(context, address);
 
   bus::NodeOptions direct{.name = "tail"};
   direct.data_path = bus::DataPath::kDirect;
@@ -460,14 +485,8 @@ TEST(Host, AnEarlierTicksOutputThatArrivesAfterTheNextClockIsWaitedFor) {
   }
   stop = true;
   head.join();
-  broker_stop = true;
-  broker_thread.join();
+  broker.Stop();
   EXPECT_EQ(status, 0);
-  if (saved.empty()) {
-    ::unsetenv("LIMBIC_BUS_PATH");
-  } else {
-    ::setenv("LIMBIC_BUS_PATH", saved.c_str(), 1);
-  }
 }
 
 // Issue 15, finding 7: in lockstep a step that threw was logged and the run carried on. Now it ends

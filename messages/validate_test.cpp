@@ -241,6 +241,20 @@ TEST(Validate, FaultProbabilityIsAProbabilityAndTheWheelAnId) {
   EXPECT_EQ(fault(0.5, 2), "FaultCommand.wheel: must be in [-1, 1] (got 2)");
 }
 
+// A lockstep tick report (docs/protocol.md §13) names a tick or none (-1): a consumer waits on the value, so a
+// report claiming tick -5 is refused at the receiver (counted as invalid), not taken.
+TEST(Validate, AHighWaterReportsTickDoneIsATickOrNone) {
+  auto report = [](int64_t tick_done) {
+    flatbuffers::FlatBufferBuilder fbb;
+    fbb.Finish(msg::CreateHighWaterReportDirect(fbb, Header(fbb), "r1/odom", 7, true, tick_done), "HWMR");
+    return Check<msg::HighWaterReport>(fbb);
+  };
+  EXPECT_EQ(report(-1), "");
+  EXPECT_EQ(report(0), "");
+  EXPECT_EQ(report(123456), "");
+  EXPECT_EQ(report(-2), "HighWaterReport.tick_done: is a tick (>= 0) or -1 (got -2)");
+}
+
 TEST(Validate, EveryRegisteredTypeHasARuleAndAnEmptyMessageOfEachIsJudged) {
   // An empty table of each type is either valid or refused with a reason that names the type.
   for (const MessageType& type : AllTypes()) {

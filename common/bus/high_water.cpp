@@ -7,27 +7,41 @@
 #include "common/bus/bus.hpp"
 
 namespace limbic::bus {
+namespace {
+
+// One HighWaterReport on `topic` into `fbb`, numbered by the topic's own report sequence (subscribers tell a lost
+// report from a late one): a periodic report (header tick 0), a welcome (kWelcomeTick) or a lockstep tick report
+// (`tick_done` >= 0, header tick the same).
+void BuildReport(flatbuffers::FlatBufferBuilder& fbb, uint64_t& report_seq, const std::string& source,
+                 uint64_t incarnation, int64_t header_tick, const std::string& topic, uint64_t last_seq,
+                 bool marks_ticks, int64_t tick_done) {
+  fbb.Clear();
+  const auto header = msg::CreateHeader(fbb, Node::WallNowNs(), header_tick, ++report_seq, fbb.CreateString(source),
+                                        /*latched=*/false, incarnation);
+  fbb.Finish(msg::CreateHighWaterReport(fbb, header, fbb.CreateString(topic), last_seq, marks_ticks, tick_done),
+             messages::Traits<msg::HighWaterReport>::kIdentifier);
+}
+
+// The report on `report_topic` (kHighWaterPrefix + its topic), never blocking: the same socket as the topic's data,
+// so it leaves behind every message it speaks for.
+void SendReport(zmq::socket_t& out, const std::string& report_topic, const flatbuffers::FlatBufferBuilder& fbb) {
+  out.send(zmq::buffer(report_topic), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
+  out.send(zmq::const_buffer(fbb.GetBufferPointer(), fbb.GetSize()), zmq::send_flags::dontwait);
+}
+
+}  // namespace
 
 void Node::SendHighWaterReports() {
   if (local_mode_) return;  // nothing is lost in process
   std::string topic(kHighWaterPrefix);
   for (auto& slot : publishers_) {
     if (slot.seq == 0) continue;  // nothing published yet
-    // Its own sequence per topic, as any publisher's (subscribers tell a lost report from a late one).
-    auto [it, added] = high_water_seq_.try_emplace(slot.topic, 0);
-    fbb_.Clear();
-    const auto header = msg::CreateHeader(fbb_, WallNowNs(), 0, ++it->second, fbb_.CreateString(options_.name),
-                                          /*latched=*/false, incarnation_);
-    fbb_.Finish(msg::CreateHighWaterReport(fbb_, header, fbb_.CreateString(slot.topic), slot.seq),
-                messages::Traits<msg::HighWaterReport>::kIdentifier);
+    BuildReport(fbb_, high_water_seq_[slot.topic], options_.name, incarnation_, 0, slot.topic, slot.seq, false, -1);
     topic.resize(kHighWaterPrefix.size());
     topic += slot.topic;
-    // The same PUB socket as the topic's data: the report leaves behind every message it counts. Not counted
-    // as sent on the topic (nor as a topic of this node's own).
-    // (On the direct path: its data socket, where subscribers subscribed bus/hwm/T beside T.)
-    zmq::socket_t& out = slot.direct ? data_pub_ : pub_;
-    out.send(zmq::buffer(topic), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
-    out.send(zmq::const_buffer(fbb_.GetBufferPointer(), fbb_.GetSize()), zmq::send_flags::dontwait);
+    // Not counted as sent on the topic (nor as a topic of this node's own). On the direct path: its data socket,
+    // where subscribers subscribed bus/hwm/T beside T.
+    SendReport(slot.direct ? data_pub_ : pub_, topic, fbb_);
     if (send_observer_) send_observer_(topic, nullptr);
   }
 }
@@ -40,14 +54,9 @@ bool Node::SendWelcome(std::string_view topic) {
     if (!slot.direct || slot.topic != topic) continue;
     sent = true;
     // As a periodic report (its own sequence, the last seq sent, behind the data), stamped kWelcomeTick.
-    auto [it, added] = high_water_seq_.try_emplace(slot.topic, 0);
-    fbb_.Clear();
-    const auto header = msg::CreateHeader(fbb_, WallNowNs(), kWelcomeTick, ++it->second,
-                                          fbb_.CreateString(options_.name), /*latched=*/false, incarnation_);
-    fbb_.Finish(msg::CreateHighWaterReport(fbb_, header, fbb_.CreateString(slot.topic), slot.seq, marks_ticks_),
-                messages::Traits<msg::HighWaterReport>::kIdentifier);
-    data_pub_.send(zmq::buffer(report_topic), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
-    data_pub_.send(zmq::const_buffer(fbb_.GetBufferPointer(), fbb_.GetSize()), zmq::send_flags::dontwait);
+    BuildReport(fbb_, high_water_seq_[slot.topic], options_.name, incarnation_, kWelcomeTick, slot.topic, slot.seq,
+                marks_ticks_, -1);
+    SendReport(data_pub_, report_topic, fbb_);
     if (send_observer_) send_observer_(report_topic, nullptr);
   }
   return sent;
@@ -59,16 +68,11 @@ void Node::SendTickDone(int64_t tick) {
   for (auto& slot : publishers_) {
     if (!slot.direct) continue;  // the broker path keeps the order with `clock` itself (one pipe from the broker)
     // As a periodic report (its own sequence, the last seq sent, behind the data), with the tick it closes.
-    auto [it, added] = high_water_seq_.try_emplace(slot.topic, 0);
-    fbb_.Clear();
-    const auto header = msg::CreateHeader(fbb_, WallNowNs(), tick, ++it->second, fbb_.CreateString(options_.name),
-                                          /*latched=*/false, incarnation_);
-    fbb_.Finish(msg::CreateHighWaterReport(fbb_, header, fbb_.CreateString(slot.topic), slot.seq, marks_ticks_, tick),
-                messages::Traits<msg::HighWaterReport>::kIdentifier);
+    BuildReport(fbb_, high_water_seq_[slot.topic], options_.name, incarnation_, tick, slot.topic, slot.seq,
+                marks_ticks_, tick);
     topic.resize(kHighWaterPrefix.size());
     topic += slot.topic;
-    data_pub_.send(zmq::buffer(topic), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
-    data_pub_.send(zmq::const_buffer(fbb_.GetBufferPointer(), fbb_.GetSize()), zmq::send_flags::dontwait);
+    SendReport(data_pub_, topic, fbb_);
     if (send_observer_) send_observer_(topic, nullptr);
   }
 }

@@ -17,8 +17,10 @@
 //
 // Without valgrind it prints the thread's CPU time per tick, start-up included. Arguments: robots, ticks, then
 // any of `digest` (also print a digest of every robot's trajectory and outputs: true pose, velocity command, map
-// coverage, path cost, tick by tick, so a change that must not alter results can be checked run against run) and
-// `quiet`; `service.key=value` sets a service option (e.g. affect.emotion_layer_publish=on_change).
+// coverage, path cost, tick by tick, so a change that must not alter results can be checked run against run; the
+// first figure takes the values in the order they reach the probe, so it also changes with the order of the hosts;
+// "per robot" combines each robot's own digest in robot order, which only the robots' outputs change) and
+// `quiet`; `service.key=value` sets a service option (e.g. affect.emotion_layer_publish=every_tick).
 #include <time.h>
 
 #include <atomic>
@@ -47,28 +49,54 @@ struct Digest {
   }
 };
 
-limbic::runtime::ServiceDefinition DigestService(const std::vector<std::string>& robots, std::shared_ptr<Digest> d) {
+// `all` takes every value in the order it arrives (so it also depends on the order in which the robots' messages
+// reach the probe, i.e. on the hosts' order); `per_robot[i]` takes robot i's values only, which is what must not
+// change when only the order of the hosts does.
+struct Digests {
+  Digest all;
+  std::vector<Digest> per_robot;
+  uint64_t Robots() const {  // FNV-1a over the per-robot digests, in robot order
+    uint64_t h = limbic::hash::kFnv1aBasis;
+    for (const Digest& d : per_robot) h = limbic::hash::Fnv1aBytes(&d.hash, sizeof d.hash, h);
+    return h;
+  }
+};
+
+// Adds a value to both digests.
+struct DigestSink {
+  Digest* all;
+  Digest* robot;
+  void Add(double v) const {
+    all->Add(v);
+    robot->Add(v);
+  }
+};
+
+limbic::runtime::ServiceDefinition DigestService(const std::vector<std::string>& robots, std::shared_ptr<Digests> ds) {
   using namespace limbic;
+  ds->per_robot.resize(robots.size());
   return {"digest", "a digest of every robot's outputs",
-          [robots, d](runtime::ServiceContext& ctx) {
-            for (const auto& r : robots) {
+          [robots, ds](runtime::ServiceContext& ctx) {
+            for (size_t i = 0; i < robots.size(); ++i) {
+              const std::string& r = robots[i];
+              const DigestSink d{&ds->all, &ds->per_robot[i]};
               ctx.OnMessage<msg::GroundTruth>(r + "/truth", [d](const bus::Message<msg::GroundTruth>& m) {
-                d->Add(static_cast<double>(m.header.tick()));
-                d->Add(m.msg.pose()->x());
-                d->Add(m.msg.pose()->y());
-                d->Add(m.msg.pose()->theta());
+                d.Add(static_cast<double>(m.header.tick()));
+                d.Add(m.msg.pose()->x());
+                d.Add(m.msg.pose()->y());
+                d.Add(m.msg.pose()->theta());
               });
               ctx.OnMessage<msg::VelocityCommand>(r + "/cmd_vel", [d](const bus::Message<msg::VelocityCommand>& m) {
-                d->Add(m.msg.v());
-                d->Add(m.msg.omega());
+                d.Add(m.msg.v());
+                d.Add(m.msg.omega());
               });
               ctx.OnMessage<msg::MapStats>(r + "/map/stats", [d](const bus::Message<msg::MapStats>& m) {
-                d->Add(m.msg.coverage());
-                d->Add(m.msg.mean_p_e());
+                d.Add(m.msg.coverage());
+                d.Add(m.msg.mean_p_e());
               });
               ctx.OnMessage<msg::Path>(r + "/path", [d](const bus::Message<msg::Path>& m) {
-                d->Add(m.msg.max_cost());
-                d->Add(m.msg.nodes() ? static_cast<double>(m.msg.nodes()->size()) : -1.0);
+                d.Add(m.msg.max_cost());
+                d.Add(m.msg.nodes() ? static_cast<double>(m.msg.nodes()->size()) : -1.0);
               });
             }
           },
@@ -102,7 +130,7 @@ int main(int argc, char** argv) {
   spec.options = {"mission.timeout_s=3600"};
   spec.options.insert(spec.options.end(), options_set.begin(), options_set.end());
   spec.max_ticks = std::atoll(argv[2]);
-  auto digest = std::make_shared<Digest>();
+  auto digest = std::make_shared<Digests>();
   auto services = stack::BuildStack(spec);
   if (with_digest) {
     runtime::HostedService probe{DigestService(stack::RobotNames(spec), digest), {}};
@@ -127,7 +155,8 @@ int main(int argc, char** argv) {
               1e3 * cpu / static_cast<double>(std::max<int64_t>(stats.ticks, 1)),
               stats.errors.empty() ? "" : " error: ", stats.errors.empty() ? "" : stats.errors[0].c_str());
   if (with_digest)
-    std::printf("digest %016llx over %llu values\n", static_cast<unsigned long long>(digest->hash),
-                static_cast<unsigned long long>(digest->values));
+    std::printf("digest %016llx over %llu values, per robot %016llx\n",
+                static_cast<unsigned long long>(digest->all.hash), static_cast<unsigned long long>(digest->all.values),
+                static_cast<unsigned long long>(digest->Robots()));
   return status == 0 && stats.ticks == spec.max_ticks ? 0 : 1;
 }

@@ -49,15 +49,17 @@ runtime::ServiceDefinition AffectService() {
             "snapshot_period_s", s->snapshot_period_s,
             "realtime: seconds between latched state snapshots a restarted engine resumes from (0: off)",
             runtime::AtLeast(0.0));
-        // Issue 18 (performance): a layer that does not change (the constant configuration's, disabled: all zeros)
-        // was built, value-checked, copied and delivered every tick. on_change publishes it when its content
-        // differs from the last one published: the planner, its one consumer in the stack, reads it as a
-        // previous-tick input and keeps the newest, so it plans with the same values; a recorder or viewer then
-        // sees the layer only when it changes (hence not the default).
-        s->layer_on_change = ctx.Option<std::string>("emotion_layer_publish", "every_tick",
-                                                     "every_tick | on_change: publish the emotion layer every tick, "
-                                                     "or only when its content changes (start-up option)",
-                                                     runtime::OneOf({"every_tick", "on_change"})) == "on_change";
+        // Issue 18 (performance): a layer that does not change (the constant configuration's, disabled: all zeros;
+        // an affective one between emotion changes) was built, value-checked, copied and delivered every tick.
+        // on_change (the default) publishes it when its content differs from the last one published, latched: the
+        // planner, its one consumer in the stack, reads it as a previous-tick input and keeps the newest, so it
+        // plans with the same values; a late joiner (a restarted planner, a recorder, the Foxglove bridge) gets the
+        // current layer from the latch at once, and in realtime the bus re-sends it every latched_resend (1 s).
+        // every_tick is the earlier behaviour (a stream of layers, one a tick).
+        s->layer_on_change = ctx.Option<std::string>("emotion_layer_publish", "on_change",
+                                                     "on_change | every_tick: publish the emotion layer (latched) "
+                                                     "when its content changes, or every tick (start-up option)",
+                                                     runtime::OneOf({"on_change", "every_tick"})) == "on_change";
         s->affect_config = LoadAffectConfig(s->config, DefaultConfigDir(), s->overrides);
         // The bumper switch points of eq. 8.14 lie on the body's circumscribed circle (issue 18: from the robot
         // description, MARVIN's r_R = 0.35 m by default).
@@ -79,7 +81,7 @@ runtime::ServiceDefinition AffectService() {
         auto direction = ctx.AddInput<msg::DirectionalState>(ctx.Topic("control/direction"), Timing::kPreviousTick);
         auto goal = ctx.AddInput<msg::NavGoal>(ctx.Topic("goal"), Timing::kPreviousTick);
         auto params_out = ctx.AddOutput<msg::ControlParams>(ctx.Topic("params"), /*latched=*/true);
-        auto layer_out = ctx.AddOutput<msg::EmotionLayer>(ctx.Topic("emotion_layer"));
+        auto layer_out = ctx.AddOutput<msg::EmotionLayer>(ctx.Topic("emotion_layer"), /*latched=*/s->layer_on_change);
         auto state_out = ctx.AddOutput<msg::AffectState>(ctx.Topic("affect"));
         // Realtime: the engine's whole state, latched, and read back by a restarted engine (issue 8).
         // Lockstep runs start from a reset engine by definition and skip both.

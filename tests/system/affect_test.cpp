@@ -103,6 +103,7 @@ TEST(AffectSystem, SetAOpenSpaceRaisesHappinessAndTheSpeedLimit) {
 // What reached a subscriber of one robot's emotion layer and path in a lockstep run.
 struct LayerRun {
   int layers = 0;              // EmotionLayer messages
+  int latched = 0;             // of which latched (a late joiner gets the newest from the bus)
   std::vector<double> paths;   // every Path's max cost, node count and first node, in order
   std::vector<double> truths;  // every GroundTruth pose
 };
@@ -121,8 +122,10 @@ LayerRun RunLayer(const std::string& config, const std::string& publish, int64_t
   runtime::ServiceDefinition probe{
       "layer_probe", "counts layers, records paths",
       [run](runtime::ServiceContext& ctx) {
-        ctx.OnMessage<msg::EmotionLayer>("r1/emotion_layer",
-                                         [run](const bus::Message<msg::EmotionLayer>&) { ++run->layers; });
+        ctx.OnMessage<msg::EmotionLayer>("r1/emotion_layer", [run](const bus::Message<msg::EmotionLayer>& m) {
+          ++run->layers;
+          run->latched += m.header.latched() ? 1 : 0;
+        });
         ctx.OnMessage<msg::Path>("r1/path", [run](const bus::Message<msg::Path>& m) {
           run->paths.push_back(m.msg.max_cost());
           const auto* nodes = m.msg.nodes();
@@ -143,8 +146,9 @@ LayerRun RunLayer(const std::string& config, const std::string& publish, int64_t
   return *run;
 }
 
-// Issue 18 (performance): affect.emotion_layer_publish=on_change publishes the layer only when its content changes.
-// The constant configuration's layer (disabled: all zeros) goes out once instead of every tick; with the affective
+// Issue 18 (performance): affect.emotion_layer_publish=on_change (the default) publishes the layer only when its
+// content changes, latched, so that a late joiner (a restarted planner, a recorder) still gets the current one. The
+// constant configuration's layer (disabled: all zeros) goes out once instead of every tick; with the affective
 // configuration it goes out as it changes. Either way the planner, reading the newest previous-tick layer, plans
 // the same paths and the robot drives the same route, value for value.
 TEST(AffectSystem, EmotionLayerOnChangePublishesLessAndPlansTheSame) {
@@ -153,6 +157,8 @@ TEST(AffectSystem, EmotionLayerOnChangePublishesLessAndPlansTheSame) {
     const LayerRun every = RunLayer(config, "every_tick", 300);
     const LayerRun changed = RunLayer(config, "on_change", 300);
     EXPECT_GE(every.layers, 299);
+    EXPECT_EQ(every.latched, 0);
+    EXPECT_EQ(changed.latched, changed.layers);
     if (config == "constant") {
       EXPECT_EQ(changed.layers, 1);
     } else {

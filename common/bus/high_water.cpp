@@ -78,6 +78,8 @@ void Node::SendTickDone(int64_t tick) {
 }
 
 bool Node::TickDone(const std::string& topic, int64_t tick, std::string* waiting) const {
+  // Most nodes have no direct publisher that marks ticks (every node of an in-process run): no hash of the topic.
+  if (tick_marks_.empty()) return true;
   auto it = tick_marks_.find(topic);
   if (it == tick_marks_.end()) return true;
   bool done = true;

@@ -159,6 +159,7 @@ AffectOutputs AffectEngine::Refuse(const AffectInputs& in, std::string why) {
     out.parameters = config_.base_parameters;
     out.emotion_layer.grid = grid_;
     out.emotion_layer.cost.assign(static_cast<size_t>(std::max(0, grid_.CellCount())), 0.0);
+    out.emotion_layer_zero = true;
   }
   out.time = in.time;
   return out;
@@ -339,6 +340,7 @@ void AffectEngine::ComputeEmotionLayer(const AffectInputs& in, AffectOutputs* ou
   layer.grid = grid_;
   const size_t cells = static_cast<size_t>(grid_.CellCount());
   layer_zero_ = !(config_.emotion_layer_enabled && cells > 0);
+  out->emotion_layer_zero = layer_zero_;
   if (config_.model == AffectModel::kCompanion2006) {
     layer.fusion = EmotionLayerFusion::kAdditive;
     if (config_.emotion_layer_enabled && cells > 0) {

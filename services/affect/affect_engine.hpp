@@ -75,6 +75,7 @@ struct AffectOutputs {
   double d_max = 0.5;                // eq. 8.25
   ControlParameters parameters;
   EmotionLayer emotion_layer;
+  bool emotion_layer_zero = false;  // the layer is disabled (configuration or no grid): every cell 0
   bool operator==(const AffectOutputs&) const = default;
 };
 

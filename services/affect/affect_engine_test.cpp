@@ -187,14 +187,19 @@ TEST(AffectEngineTest, ADisabledLayerRefusedCycleRepublishesTheWholeLastGoodOutp
         EXPECT_FALSE(poked.fault().empty()) << name;
         ASSERT_EQ(out.emotion_layer.cost.size(), static_cast<size_t>(Grid().CellCount())) << name;
         EXPECT_TRUE(out.emotion_layer == expected[k - 1].emotion_layer) << name;
+        EXPECT_TRUE(out.emotion_layer_zero) << name;  // the on_change filter may skip its cells
         out.time = expected[k - 1].time;
         EXPECT_TRUE(out == expected[k - 1]) << name;
       }
       const AffectOutputs out = poked.Step(seq[k].View());
       ASSERT_TRUE(out == expected[k]) << name << " tick " << k;
       EXPECT_EQ(out.emotion_layer.cost, std::vector<double>(static_cast<size_t>(Grid().CellCount()), 0.0)) << name;
+      EXPECT_TRUE(out.emotion_layer_zero) << name;
     }
   }
+  // An enabled layer is never flagged, even where its cells are 0: the filter then compares them.
+  AffectEngine enabled(LoadAffectConfig("affective", kConfigDir), Grid());
+  for (const auto& t : seq) EXPECT_FALSE(enabled.Step(t.View()).emotion_layer_zero);
 }
 
 TEST(AffectEngineTest, DrivesStayWithinMoodBounds) {

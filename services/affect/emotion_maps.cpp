@@ -85,4 +85,30 @@ void BuildCompanionEmotionLayer(const std::array<std::vector<double>, kNumEmotio
   }
 }
 
+bool LayerChangeFilter::Changed(const EmotionLayer& layer, bool all_zero) {
+  bool same = false;
+  if (any_ && last_.grid == layer.grid && last_.fusion == layer.fusion) {
+    if (last_zero_ && all_zero) {
+      same = true;
+    } else if (last_zero_) {
+      same = std::all_of(layer.cost.begin(), layer.cost.end(), [](double v) { return v == 0.0; });
+    } else if (all_zero) {
+      same = std::all_of(last_.cost.begin(), last_.cost.end(), [](double v) { return v == 0.0; });
+    } else {
+      same = last_.cost == layer.cost;
+    }
+  }
+  if (same) return false;
+  any_ = true;
+  last_zero_ = all_zero;
+  last_.grid = layer.grid;
+  last_.fusion = layer.fusion;
+  if (all_zero) {
+    last_.cost.clear();
+  } else {
+    last_.cost = layer.cost;
+  }
+  return true;
+}
+
 }  // namespace limbic::affect

@@ -122,5 +122,44 @@ TEST(AffectEmotionMapsTest, CompanionLayerIsTheAdditiveBias) {
   EXPECT_NEAR(cost[0], -0.2, 1e-12);
 }
 
+// affect.emotion_layer_publish=on_change: a layer goes out when it differs from the last one that went out. A
+// disabled (all-zero) layer is judged by its grid and fusion without its cells; every other pairing by its cells.
+TEST(AffectEmotionMapsTest, ALayerCountsAsChangedOnlyWhenItDiffersFromTheLastOne) {
+  geometry::GridSpec grid;
+  grid.width = 2;
+  grid.height = 2;
+  grid.resolution = 0.5;
+  const EmotionLayer zero{grid, {0, 0, 0, 0}, EmotionLayerFusion::kProbabilisticOr};
+  EmotionLayer some = zero;
+  some.cost[2] = 0.25;
+  LayerChangeFilter filter;
+  EXPECT_TRUE(filter.Changed(zero, true));    // the first
+  EXPECT_FALSE(filter.Changed(zero, true));   // zero again, same grid
+  EXPECT_FALSE(filter.Changed(zero, false));  // an enabled layer that happens to be all 0: the same values
+  EXPECT_TRUE(filter.Changed(some, false));
+  EXPECT_FALSE(filter.Changed(some, false));
+  EmotionLayer other = some;
+  other.cost[2] = 0.5;
+  EXPECT_TRUE(filter.Changed(other, false));
+  EXPECT_TRUE(filter.Changed(zero, true));  // back to zeros
+  EmotionLayer additive = zero;
+  additive.fusion = EmotionLayerFusion::kAdditive;
+  EXPECT_TRUE(filter.Changed(additive, true));  // same zeros, another fusion
+  EmotionLayer moved = additive;
+  moved.grid.origin = geometry::Vec2{1.0, 0.0};
+  EXPECT_TRUE(filter.Changed(moved, true));  // same zeros, another grid
+  EXPECT_FALSE(filter.Changed(moved, true));
+  // A layer flagged zero compares as zeros against a stored non-zero layer.
+  EmotionLayer moved_some = some;
+  moved_some.grid = moved.grid;
+  moved_some.fusion = EmotionLayerFusion::kAdditive;
+  EXPECT_TRUE(filter.Changed(moved_some, false));
+  EXPECT_TRUE(filter.Changed(moved, true));
+  // -0 and +0 are equal, as the layer's values compare.
+  EmotionLayer negative_zero = moved;
+  negative_zero.cost[1] = -0.0;
+  EXPECT_FALSE(filter.Changed(negative_zero, false));
+}
+
 }  // namespace
 }  // namespace limbic::affect

@@ -36,7 +36,7 @@ runtime::ServiceDefinition AffectService() {
           bool published_snapshot = false;        // until then, a snapshot seen is a predecessor's
           bool restore_checked = false;
           bool layer_on_change = false;
-          std::optional<EmotionLayer> published_layer;  // on_change: the layer last published
+          LayerChangeFilter layer_changes;  // on_change: is the layer other than the last one published?
         };
         auto s = std::make_shared<State>();
         // All three are start-up options: the configuration builds the engine (a new one would lose the
@@ -153,13 +153,12 @@ runtime::ServiceDefinition AffectService() {
               params_out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
                 return convert::ToMsg(fbb, header, out.parameters);
               });
-              if (!s->layer_on_change || !s->published_layer || !(*s->published_layer == out.emotion_layer)) {
+              if (!s->layer_on_change || s->layer_changes.Changed(out.emotion_layer, out.emotion_layer_zero)) {
                 layer_out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
                   const msg::GridInfo info = convert::ToMsg(out.emotion_layer.grid);
                   return msg::CreateEmotionLayer(fbb, header, &info, fbb.CreateVector(out.emotion_layer.cost),
                                                  out.emotion_layer.fusion == EmotionLayerFusion::kAdditive);
                 });
-                if (s->layer_on_change) s->published_layer = out.emotion_layer;
               }
               state_out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
                 auto vec = [&](const auto& a) { return fbb.CreateVector(a.data(), a.size()); };

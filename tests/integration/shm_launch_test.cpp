@@ -87,6 +87,37 @@ TEST(ShmLaunch, RouDiIsStartedFirstRestartedWhenKilledAndTheServicesAreToldToUse
   EXPECT_FALSE(bus::ShmRuntime::RouDiRunning());
 }
 
+// The processes after RouDi start once it answers, however long it takes: a service asks for it only as it starts
+// (3 s at most) and otherwise keeps the socket path for good. A RouDi started 4 s late (a launch file's own `roudi`,
+// as a loaded machine's took 4.5 s to reserve its memory) still has the talker on shared memory.
+TEST(ShmLaunch, TheServicesStartOnceASlowRouDiAnswers) {
+  if (!HaveRouDiProgram()) GTEST_SKIP() << "iox-roudi is not installed (tools/setup-debian.sh iceoryx)";
+  if (!g_isolation.empty() && bus::ShmRuntime::RouDiRunning()) {
+    GTEST_SKIP() << "a RouDi runs on this host and this test cannot have a private one (" << g_isolation << ")";
+  }
+  testing::TempDir dir;
+  const std::string bus = "ipc://" + dir / "bus";
+  const std::string launch_file = dir / "launch.yaml";
+  std::ofstream(launch_file) << "shared_memory: true\n"
+                             << "processes:\n"
+                             << "  - name: roudi\n    command: [sh, -c, \"sleep 4; exec iox-roudi\"]\n"
+                             << "  - name: bus\n    command: [limbic-bus, --bus, \"" << bus << "\"]\n"
+                             << "    start_delay_s: 0.3\n"
+                             << "  - name: talker\n    command: [limbic-toy, talker, --bus, \"" << bus
+                             << "\", --robot, \"\"]\n";
+  const std::string events = dir / "events.jsonl";
+  const auto begin = std::chrono::steady_clock::now();
+  testing::ChildProcess launch({testing::Bin("limbic"), "launch", launch_file, "--events", events}, dir / "launch.log");
+  ASSERT_TRUE(testing::WaitFor([&] { return !testing::LaunchedPids(events, "talker").empty(); }, 30s)) << launch.Log();
+  EXPECT_GE(std::chrono::steady_clock::now() - begin, 4s) << "the talker started before RouDi could answer";
+  EXPECT_TRUE(bus::ShmRuntime::RouDiRunning());
+  ASSERT_TRUE(testing::WaitFor([&] { return launch.Log().find("shared memory: on") != std::string::npos; }, 10s))
+      << launch.Log();
+  EXPECT_EQ(launch.Log().find("shared memory asked for, not available"), std::string::npos) << launch.Log();
+  launch.Signal(SIGINT);
+  EXPECT_NE(launch.Wait(20s), -1) << launch.Log();
+}
+
 }  // namespace
 }  // namespace limbic
 

@@ -143,7 +143,11 @@ class Launcher {
     StartWatchdog();
     for (auto& p : procs_) {
       Start(p);
-      if (p.spec->start_delay_s > 0) Sleep(p.spec->start_delay_s);
+      if (p.spec->name == kRouDiProcess) {
+        WaitForRouDi(*p.spec);
+      } else if (p.spec->start_delay_s > 0) {
+        Sleep(p.spec->start_delay_s);
+      }
     }
     int result = 0;
     while (true) {
@@ -174,6 +178,31 @@ class Launcher {
   void Sleep(double s) {
     const auto until = SteadyClock::now() + std::chrono::duration<double>(s);
     while (SteadyClock::now() < until && !g_signal) PumpOutput(20);
+  }
+
+  // A service asks for RouDi once, as it starts (runtime::HostOptions::shm_wait, 3 s), and keeps the socket path
+  // for good when none answers; so the processes after RouDi start once it answers, not after a fixed pause (a RouDi
+  // reserving its 215 MB on a loaded machine took 4.5 s, and every service came up without shared memory: seen
+  // 2026-11-28). Bounded: a RouDi that does not answer within kRouDiReadyTimeout is said, and the others start.
+  // Where the bus has no shared-memory transport nobody asks, and the process's start_delay_s is kept.
+  void WaitForRouDi(const ProcessSpec& spec) {
+#ifdef LIMBIC_HAVE_ICEORYX
+    constexpr double kRouDiReadyTimeout = 20.0;
+    const auto begin = SteadyClock::now();
+    const auto deadline = begin + std::chrono::duration<double>(kRouDiReadyTimeout);
+    while (!bus::ShmRuntime::RouDiRunning() && !g_signal) {
+      if (SteadyClock::now() >= deadline) {
+        Say(spec.name + " does not answer after " + std::to_string(static_cast<int>(kRouDiReadyTimeout)) +
+            " s; starting the others, which will use the socket path");
+        return;
+      }
+      PumpOutput(20);
+    }
+    const double waited = std::chrono::duration<double>(SteadyClock::now() - begin).count();
+    if (waited > 1.0) Say(spec.name + " answered after " + FormatSeconds(waited));
+#else
+    if (spec.start_delay_s > 0) Sleep(spec.start_delay_s);
+#endif
   }
 
   double Elapsed() const { return std::chrono::duration<double>(SteadyClock::now() - start_).count(); }
@@ -564,7 +593,8 @@ With `watchdog: {bus: ADDR, timeout_s: N}` a process whose heartbeats stop for N
 arrive is killed and restarted (per process: heartbeat_timeout_s, 0 = not watched).
 With `shared_memory: true` large messages between these processes go through shared memory: the
 launcher starts iceoryx's daemon iox-roudi first (process `roudi`, restarted always, stopped last;
-a file may list its own `roudi`) and gives every other process LIMBIC_SHM=1.
+a file may list its own `roudi`), the others once it answers (at most 20 s), and gives every other
+process LIMBIC_SHM=1.
 With `bus_path: direct` (or broker) every process gets LIMBIC_BUS_PATH (a process's own env wins); so
 does `limbic launch FILE --bus-path direct`, through the launcher's environment.
   --until PROCESS   stop everything when PROCESS exits, and exit with its status

@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "common/bus/local_bus.hpp"
+#include "common/bus/message_class.hpp"
 #include "messages/validate.hpp"
 
 namespace limbic::bus {
@@ -205,6 +206,11 @@ uint64_t RandomIncarnation() {
   const uint64_t value = (static_cast<uint64_t>(rd()) << 32) ^ rd();
   return value == 0 ? 1 : value;
 }
+
+// A FlatBuffer's file identifier (bytes 4..8), or empty for one too short to have it.
+std::string_view IdentifierOf(const void* data, size_t size) {
+  return size >= 8 ? std::string_view(static_cast<const char*>(data) + 4, 4) : std::string_view();
+}
 }  // namespace
 
 int64_t Node::WallNowNs() {
@@ -306,7 +312,8 @@ size_t Node::AddPublisher(const std::string& topic, bool latched, const char* id
     routes_.emplace(topic, false);
   }
   // Announced now rather than on the first message, so that subscribers are connected by the time it is sent.
-  const bool direct = !local_mode_ && direct_any_ && &SocketFor(topic) == &data_pub_;
+  const bool direct = !local_mode_ && direct_any_ &&
+                      &SocketFor(topic, identifier != nullptr ? identifier : std::string_view()) == &data_pub_;
   if (direct && identifier != nullptr && !announced_types_.count(topic)) {
     // The broker does not see a direct topic's messages: it is told the type, for bus/stats.
     announced_types_[topic] = identifier;
@@ -333,13 +340,16 @@ bool Node::RouteDirect(const std::string& topic) const {
   return direct;
 }
 
-zmq::socket_t& Node::SocketFor(const std::string& topic) {
+zmq::socket_t& Node::SocketFor(const std::string& topic, std::string_view identifier) {
   if (!direct_any_) return pub_;
   auto it = routes_.find(topic);
   if (it == routes_.end()) {
     // Bounded like every per-topic table: invented topic names beyond it take the broker path.
     if (routes_.size() >= kMaxTrackedTopics) return pub_;
-    const bool direct = RouteDirect(topic);
+    // An event sent directly in the moment after the topic is announced would reach only the subscribers already
+    // connected; through the broker it reaches every subscription the broker holds (docs/protocol.md §13, "First
+    // messages"). A state topic's late first value is like a later start, so state goes direct.
+    const bool direct = RouteDirect(topic) && (options_.direct_events || IsStateIdentifier(identifier));
     it = routes_.emplace(topic, direct).first;
     if (direct) Announce(topic);
   }
@@ -639,7 +649,7 @@ void Node::SendRaw(const std::string& topic, const void* data, size_t size) {
     if (local_) local_->Publish(local_->ChannelFor(topic), static_cast<const uint8_t*>(data), size);
   } else {
     // PUB never blocks: at the high-water mark ZeroMQ drops, and receivers count the gap.
-    zmq::socket_t& out = SocketFor(topic);
+    zmq::socket_t& out = SocketFor(topic, IdentifierOf(data, size));
     out.send(zmq::buffer(topic), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
     out.send(zmq::const_buffer(data, size), zmq::send_flags::dontwait);
   }
@@ -662,7 +672,7 @@ void Node::SendShared(const std::string& topic, std::span<const uint8_t> data, s
   // released by ZeroMQ when done with it.
   zmq::message_t payload(const_cast<uint8_t*>(data.data()), data.size(), &Node::ReleaseShared, shared_hold_);
   try {
-    zmq::socket_t& out = SocketFor(topic);
+    zmq::socket_t& out = SocketFor(topic, IdentifierOf(data.data(), data.size()));
     out.send(zmq::buffer(topic), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
     out.send(payload, zmq::send_flags::dontwait);
   } catch (...) {

@@ -148,6 +148,11 @@ struct NodeOptions {
   // unless listed here too: heartbeats, bus/, parameters, `faults` and `clock` are few, and the broker is where
   // `limbic topics`, the latched cache and the communication faults see them.
   std::vector<std::string> other_path_topics;
+  // Event topics (message_class.hpp: not state) take the broker path from a direct node unless this is set: a direct
+  // publisher's first messages reach only the subscribers already connected to it (docs/protocol.md §13, "First
+  // messages"), a later first value for state but a lost command or goal for an event. Set it where every subscriber
+  // is known to be linked before anything is sent (a lockstep participant joins only then) or loss is acceptable.
+  bool direct_events = false;
   // Large messages through shared memory on this host (shm.hpp): the process's RouDi connection, or null for the
   // socket path only. Not on a LocalBus.
   std::shared_ptr<ShmRuntime> shm;
@@ -355,7 +360,9 @@ class Node {
   void ResendLatched();
   void SendSubscription(const std::string& prefix);  // to the broker: "\x01PREFIX"
   // Direct path (issue 23 item 1). The socket `topic` goes out on: pub_, or data_pub_ (announced on first use).
-  zmq::socket_t& SocketFor(const std::string& topic);
+  // `identifier`: the type of the topic's messages (empty: unknown). An event topic (message_class.hpp: not state)
+  // takes the broker path from a direct node unless NodeOptions::direct_events. Only the topic's first use decides.
+  zmq::socket_t& SocketFor(const std::string& topic, std::string_view identifier);
   bool RouteDirect(const std::string& topic) const;
   void Announce(const std::string& topic);
   void SendAnnouncement(const std::string& topic);  // the entry, and the topic's type if known

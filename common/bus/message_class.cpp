@@ -38,6 +38,10 @@ constexpr auto kKeys = [] {
 
 std::span<const std::string_view> StateIdentifiers() { return kState; }
 
+bool IsStateIdentifier(std::string_view identifier) {
+  return identifier.size() == 4 && std::binary_search(kKeys.begin(), kKeys.end(), Key(identifier));
+}
+
 bool IsStateMessage(const uint8_t* data, size_t size) {
   if (size < 8) return false;
   uint32_t key = 0;

@@ -16,5 +16,7 @@ namespace limbic::bus {
 std::span<const std::string_view> StateIdentifiers();
 // Is the message with these bytes (its identifier at bytes 4..8) state? False for anything shorter.
 bool IsStateMessage(const uint8_t* data, size_t size);
+// Is this 4-character identifier (messages::Traits<T>::kIdentifier) a state type's?
+bool IsStateIdentifier(std::string_view identifier);
 
 }  // namespace limbic::bus

@@ -49,5 +49,16 @@ TEST(MessageClass, UnknownAndShortBuffersAreEvents) {
   EXPECT_FALSE(IsStateMessage(nullptr, 0));
 }
 
+// The identifier alone (a typed publisher's, which decides a direct node's path for its topic) says the same.
+TEST(MessageClass, AnIdentifierAloneIsClassedAsItsMessages) {
+  for (const auto& t : messages::AllTypes()) EXPECT_EQ(IsStateIdentifier(t.identifier), IsState(t.identifier));
+  EXPECT_TRUE(IsStateIdentifier("ODOM"));
+  EXPECT_FALSE(IsStateIdentifier("CMDV"));
+  EXPECT_FALSE(IsStateIdentifier("ZZZZ"));
+  EXPECT_FALSE(IsStateIdentifier("ODO"));
+  EXPECT_FALSE(IsStateIdentifier("ODOMX"));
+  EXPECT_FALSE(IsStateIdentifier(""));
+}
+
 }  // namespace
 }  // namespace limbic::bus

@@ -418,6 +418,7 @@ TEST(Host, AnEarlierTicksOutputThatArrivesAfterTheNextClockIsWaitedFor) {
 
   bus::NodeOptions direct{.name = "tail"};
   direct.data_path = bus::DataPath::kDirect;
+  direct.direct_events = true;  // t/b is a command topic: sent direct all the same, as the race needs
   bus::Node tail(context, address, direct);
   tail.MarkLockstepTicks();
   auto b_pub = tail.Advertise<msg::VelocityCommand>("t/b");

@@ -160,7 +160,9 @@ TEST(LimbicTopics, ShowsTheDropsADirectTopicsReceiverCounted) {
   testing::TempDir dir;
   Stack stack(dir);
   zmq::context_t context;
-  bus::Node hostile(context, stack.bus(), {.name = "hostile", .data_path = bus::DataPath::kDirect});
+  // A command topic, sent direct all the same (NodeOptions::direct_events): only its receivers see it.
+  bus::Node hostile(context, stack.bus(),
+                    {.name = "hostile", .data_path = bus::DataPath::kDirect, .direct_events = true});
   hostile.Advertise<msg::VelocityCommand>("chatter");  // offered at its own socket: the listener connects
   // Straight to the listener: one that fails verification, a NavGoal on a VelocityCommand topic, a NaN command.
   flatbuffers::FlatBufferBuilder corrupt_fbb;

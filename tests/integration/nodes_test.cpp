@@ -266,14 +266,15 @@ TEST(ServiceFlags, BadNumbersAndChoicesAreRefusedWithExit2) {
 }
 
 // And it does what it says: a talker started with --bus-path direct publishes straight to its subscriber (this
-// test's node, which follows the broker's directory, connects to the talker's own socket).
+// test's node, which follows the broker's directory, connects to the talker's own socket). Its counter as odometry:
+// a direct node sends only state directly (docs/protocol.md §13, "First messages").
 TEST(BusPathFlag, AServiceStartedWithDirectPublishesDirectly) {
   testing::TempDir dir;
   const std::string bus = "ipc://" + dir / "bus";
   testing::ChildProcess broker({testing::Bin("limbic-bus"), "--bus", bus}, dir / "bus.log");
-  testing::ChildProcess talker(
-      {testing::Bin("limbic-toy"), "talker", "--bus", bus, "--robot", "r1", "--bus-path", "direct"},
-      dir / "talker.log");
+  testing::ChildProcess talker({testing::Bin("limbic-toy"), "talker", "--bus", bus, "--robot", "r1", "--bus-path",
+                                "direct", "--set", "state=true"},
+                               dir / "talker.log");
   zmq::context_t context;
   bus::Node node(context, bus, {.name = "listener", .data_path = bus::DataPath::kBroker});
   int heard = 0;

@@ -102,6 +102,7 @@ runtime::ServiceDefinition TalkerService() {
   return {"talker", "publishes a counter on `chatter` every tick", [](ServiceContext& ctx) {
             struct State {
               bool latched = false;
+              bool state = false;
               int64_t count = -1;  // messages to send; -1 = forever
               std::string topic = "chatter";
               std::string degraded;
@@ -110,6 +111,8 @@ runtime::ServiceDefinition TalkerService() {
             };
             auto state = std::make_shared<State>();
             state->latched = ctx.Option("latched", false, "publish as a latched topic");
+            // A direct node sends only state directly (docs/protocol.md section 13, "First messages").
+            state->state = ctx.Option("state", false, "publish the counter as odometry, a state type, not a command");
             state->count = ctx.LiveParam<int64_t>("count", -1, "stop publishing after this many messages (-1: never)",
                                                   runtime::AtLeast<int64_t>(-1),
                                                   [state](const int64_t& count) { state->count = count; });
@@ -119,7 +122,13 @@ runtime::ServiceDefinition TalkerService() {
             state->fail_at = ctx.Option<int64_t>("fail_at", -1, "the step throws once at this tick (-1: never)");
             state->crash_once = ctx.Option<std::string>(
                 "crash_once", "", "exit(3) at tick 5 unless this file exists (it is created first): one crash");
-            auto out = ctx.AddOutput<msg::VelocityCommand>(state->topic, state->latched);
+            std::shared_ptr<runtime::Output<msg::VelocityCommand>> out;
+            std::shared_ptr<runtime::Output<msg::Odometry>> odom;
+            if (state->state) {
+              odom = ctx.AddOutput<msg::Odometry>(state->topic, state->latched);
+            } else {
+              out = ctx.AddOutput<msg::VelocityCommand>(state->topic, state->latched);
+            }
             ctx.AddStep({}, [=, &ctx](const TickInfo& tick) {
               if (!state->degraded.empty()) ctx.SetDegraded(state->degraded);
               if (tick.tick == state->fail_at)
@@ -130,7 +139,14 @@ runtime::ServiceDefinition TalkerService() {
                 std::_Exit(3);
               }
               if (state->count >= 0 && tick.tick >= state->count) return;
-              PublishValue(out, tick, tick.time_s);
+              if (odom) {
+                odom->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+                  const msg::Pose2 pose(0.0, 0.0, 0.0);
+                  return msg::CreateOdometry(fbb, header, &pose, 0.0, 0.0);
+                });
+              } else {
+                PublishValue(out, tick, tick.time_s);
+              }
             });
           }};
 }

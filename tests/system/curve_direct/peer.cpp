@@ -34,6 +34,7 @@ int Publish(zmq::context_t& context, const std::string& address, bus::NodeOption
             double timeout_s) {
   options.name = "curve-direct-pub";
   options.data_path = bus::DataPath::kDirect;
+  options.direct_events = true;  // a command topic, sent direct all the same: the direct link is what is tested
   bus::Node node(context, address, options);
   auto pub = node.Advertise<msg::VelocityCommand>(topic);
   auto health = node.Advertise<msg::Heartbeat>("health/curve-direct-pub");

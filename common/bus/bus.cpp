@@ -206,11 +206,6 @@ uint64_t RandomIncarnation() {
   const uint64_t value = (static_cast<uint64_t>(rd()) << 32) ^ rd();
   return value == 0 ? 1 : value;
 }
-
-// A FlatBuffer's file identifier (bytes 4..8), or empty for one too short to have it.
-std::string_view IdentifierOf(const void* data, size_t size) {
-  return size >= 8 ? std::string_view(static_cast<const char*>(data) + 4, 4) : std::string_view();
-}
 }  // namespace
 
 int64_t Node::WallNowNs() {
@@ -649,7 +644,7 @@ void Node::SendRaw(const std::string& topic, const void* data, size_t size) {
     if (local_) local_->Publish(local_->ChannelFor(topic), static_cast<const uint8_t*>(data), size);
   } else {
     // PUB never blocks: at the high-water mark ZeroMQ drops, and receivers count the gap.
-    zmq::socket_t& out = SocketFor(topic, IdentifierOf(data, size));
+    zmq::socket_t& out = SocketFor(topic, messages::IdentifierOf(static_cast<const uint8_t*>(data), size));
     out.send(zmq::buffer(topic), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
     out.send(zmq::const_buffer(data, size), zmq::send_flags::dontwait);
   }
@@ -672,7 +667,7 @@ void Node::SendShared(const std::string& topic, std::span<const uint8_t> data, s
   // released by ZeroMQ when done with it.
   zmq::message_t payload(const_cast<uint8_t*>(data.data()), data.size(), &Node::ReleaseShared, shared_hold_);
   try {
-    zmq::socket_t& out = SocketFor(topic, IdentifierOf(data.data(), data.size()));
+    zmq::socket_t& out = SocketFor(topic, messages::IdentifierOf(data.data(), data.size()));
     out.send(zmq::buffer(topic), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
     out.send(payload, zmq::send_flags::dontwait);
   } catch (...) {

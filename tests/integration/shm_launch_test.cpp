@@ -40,11 +40,17 @@ bool HaveRouDiProgram() {
   return access("/usr/bin/iox-roudi", X_OK) == 0 || access("/usr/local/bin/iox-roudi", X_OK) == 0;
 }
 
-TEST(ShmLaunch, RouDiIsStartedFirstRestartedWhenKilledAndTheServicesAreToldToUseIt) {
-  if (!HaveRouDiProgram()) GTEST_SKIP() << "iox-roudi is not installed (tools/setup-debian.sh iceoryx)";
+// Why this test cannot start a RouDi of its own here, or empty.
+std::string WhyNoRouDiOfItsOwn() {
+  if (!HaveRouDiProgram()) return "iox-roudi is not installed (tools/setup-debian.sh iceoryx)";
   if (!g_isolation.empty() && bus::ShmRuntime::RouDiRunning()) {
-    GTEST_SKIP() << "a RouDi runs on this host and this test cannot have a private one (" << g_isolation << ")";
+    return "a RouDi runs on this host and this test cannot have a private one (" + g_isolation + ")";
   }
+  return "";
+}
+
+TEST(ShmLaunch, RouDiIsStartedFirstRestartedWhenKilledAndTheServicesAreToldToUseIt) {
+  if (const std::string why = WhyNoRouDiOfItsOwn(); !why.empty()) GTEST_SKIP() << why;
   testing::TempDir dir;
   const std::string bus = "ipc://" + dir / "bus";
   const std::string launch_file = dir / "launch.yaml";
@@ -91,10 +97,7 @@ TEST(ShmLaunch, RouDiIsStartedFirstRestartedWhenKilledAndTheServicesAreToldToUse
 // (3 s at most) and otherwise keeps the socket path for good. A RouDi started 4 s late (a launch file's own `roudi`,
 // as a loaded machine's took 4.5 s to reserve its memory) still has the talker on shared memory.
 TEST(ShmLaunch, TheServicesStartOnceASlowRouDiAnswers) {
-  if (!HaveRouDiProgram()) GTEST_SKIP() << "iox-roudi is not installed (tools/setup-debian.sh iceoryx)";
-  if (!g_isolation.empty() && bus::ShmRuntime::RouDiRunning()) {
-    GTEST_SKIP() << "a RouDi runs on this host and this test cannot have a private one (" << g_isolation << ")";
-  }
+  if (const std::string why = WhyNoRouDiOfItsOwn(); !why.empty()) GTEST_SKIP() << why;
   testing::TempDir dir;
   const std::string bus = "ipc://" + dir / "bus";
   const std::string launch_file = dir / "launch.yaml";
@@ -114,6 +117,31 @@ TEST(ShmLaunch, TheServicesStartOnceASlowRouDiAnswers) {
   ASSERT_TRUE(testing::WaitFor([&] { return launch.Log().find("shared memory: on") != std::string::npos; }, 10s))
       << launch.Log();
   EXPECT_EQ(launch.Log().find("shared memory asked for, not available"), std::string::npos) << launch.Log();
+  launch.Signal(SIGINT);
+  EXPECT_NE(launch.Wait(20s), -1) << launch.Log();
+}
+
+// A RouDi that dies before it answers is not waited for: the others start at once, on the socket path, and the
+// restart policy takes RouDi up again.
+TEST(ShmLaunch, ARouDiThatExitsAtOnceIsNotWaitedFor) {
+  if (const std::string why = WhyNoRouDiOfItsOwn(); !why.empty()) GTEST_SKIP() << why;
+  testing::TempDir dir;
+  const std::string bus = "ipc://" + dir / "bus";
+  const std::string launch_file = dir / "launch.yaml";
+  std::ofstream(launch_file) << "shared_memory: true\n"
+                             << "backoff: {initial_s: 5, max_s: 5, reset_after_s: 10}\n"
+                             << "processes:\n"
+                             << "  - name: roudi\n    command: [sh, -c, \"exit 3\"]\n    restart: always\n"
+                             << "  - name: talker\n    command: [limbic-toy, talker, --bus, \"" << bus
+                             << "\", --robot, \"\"]\n";
+  const std::string events = dir / "events.jsonl";
+  const auto begin = std::chrono::steady_clock::now();
+  testing::ChildProcess launch({testing::Bin("limbic"), "launch", launch_file, "--events", events}, dir / "launch.log");
+  ASSERT_TRUE(testing::WaitFor([&] { return !testing::LaunchedPids(events, "talker").empty(); }, 30s)) << launch.Log();
+  EXPECT_LT(std::chrono::steady_clock::now() - begin, 10s) << "waited for a RouDi that had exited\n" << launch.Log();
+  EXPECT_TRUE(
+      testing::WaitFor([&] { return launch.Log().find("roudi exited before it answered") != std::string::npos; }, 10s))
+      << launch.Log();
   launch.Signal(SIGINT);
   EXPECT_NE(launch.Wait(20s), -1) << launch.Log();
 }

@@ -142,9 +142,10 @@ class Launcher {
     StartLocalLiveness();
     StartWatchdog();
     for (auto& p : procs_) {
+      if (g_signal) break;  // Ctrl-C while an earlier one was starting: start no more (the loop below stops them)
       Start(p);
       if (p.spec->name == kRouDiProcess) {
-        WaitForRouDi(*p.spec);
+        WaitForRouDi(p);
       } else if (p.spec->start_delay_s > 0) {
         Sleep(p.spec->start_delay_s);
       }
@@ -183,14 +184,22 @@ class Launcher {
   // A service asks for RouDi once, as it starts (runtime::HostOptions::shm_wait, 3 s), and keeps the socket path
   // for good when none answers; so the processes after RouDi start once it answers, not after a fixed pause (a RouDi
   // reserving its 215 MB on a loaded machine took 4.5 s, and every service came up without shared memory: seen
-  // 2026-11-28). Bounded: a RouDi that does not answer within kRouDiReadyTimeout is said, and the others start.
-  // Where the bus has no shared-memory transport nobody asks, and the process's start_delay_s is kept.
-  void WaitForRouDi(const ProcessSpec& spec) {
+  // 2026-11-28). Bounded: a RouDi that exits (it is left to the restart policy, not reaped here) or does not answer
+  // within kRouDiReadyTimeout is said, and the others start. Where the bus has no shared-memory transport nobody
+  // asks, and the process's start_delay_s is kept.
+  void WaitForRouDi(const Running& p) {
+    const ProcessSpec& spec = *p.spec;
 #ifdef LIMBIC_HAVE_ICEORYX
     constexpr double kRouDiReadyTimeout = 20.0;
     const auto begin = SteadyClock::now();
     const auto deadline = begin + std::chrono::duration<double>(kRouDiReadyTimeout);
     while (!bus::ShmRuntime::RouDiRunning() && !g_signal) {
+      siginfo_t info{};
+      if (p.pid > 0 && waitid(P_PID, static_cast<id_t>(p.pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+          info.si_pid == p.pid) {
+        Say(spec.name + " exited before it answered; starting the others, which will use the socket path");
+        return;
+      }
       if (SteadyClock::now() >= deadline) {
         Say(spec.name + " does not answer after " + std::to_string(static_cast<int>(kRouDiReadyTimeout)) +
             " s; starting the others, which will use the socket path");

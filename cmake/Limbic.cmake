@@ -129,11 +129,12 @@ function(limbic_test_dependencies name)
   endif()
 endfunction()
 
-# limbic_direct_path_test(NAME [FILTER GTEST_FILTER]): GoogleTest binary NAME (a limbic_test) run once more with
-# LIMBIC_BUS_PATH=direct (issue 23 items 1 and 5: every ZeroMQ node it makes publishes on the direct data path) —
-# whole, or the tests FILTER selects — as one ctest entry NAME_direct_path labelled integration and direct. Nothing
-# if NAME is not built. The whole suite on the direct path: `LIMBIC_BUS_PATH=direct ctest --test-dir build -LE direct`.
-function(limbic_direct_path_test name)
+# limbic_broker_path_test(NAME [FILTER GTEST_FILTER]): GoogleTest binary NAME (a limbic_test) run once more with
+# LIMBIC_BUS_PATH=broker (issue 23 items 1 and 5: every ZeroMQ node it makes publishes through the broker, the path
+# that is not the default) — whole, or the tests FILTER selects — as one ctest entry NAME_broker_path labelled
+# integration and broker_path. Nothing if NAME is not built. The whole suite on the broker path:
+# `LIMBIC_BUS_PATH=broker ctest --test-dir build -LE broker_path`.
+function(limbic_broker_path_test name)
   cmake_parse_arguments(ARG "" "FILTER" "" ${ARGN})
   if(NOT TARGET ${name})
     return()
@@ -142,7 +143,8 @@ function(limbic_direct_path_test name)
   if(ARG_FILTER)
     set(args --gtest_filter=${ARG_FILTER})
   endif()
-  add_test(NAME ${name}_direct_path COMMAND ${name} ${args})
-  set_tests_properties(${name}_direct_path PROPERTIES ENVIRONMENT "LIMBIC_BUS_PATH=direct" LABELS "integration;direct"
-                                                      TIMEOUT 600 WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+  add_test(NAME ${name}_broker_path COMMAND ${name} ${args})
+  set_tests_properties(${name}_broker_path PROPERTIES ENVIRONMENT "LIMBIC_BUS_PATH=broker"
+                                                      LABELS "integration;broker_path" TIMEOUT 600
+                                                      WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 endfunction()

@@ -147,6 +147,8 @@ std::optional<DataPath> DataPathFromEnvironment() {
   return ParseDataPath(value, "LIMBIC_BUS_PATH");
 }
 
+DataPath DefaultDataPath() { return DataPathFromEnvironment().value_or(DataPath::kDirect); }
+
 DataPath ParseDataPath(std::string_view text, std::string_view what) {
   if (text == "broker") return DataPath::kBroker;
   if (text == "direct") return DataPath::kDirect;
@@ -221,8 +223,7 @@ Node::Node(zmq::context_t& context, const std::string& bus_address, NodeOptions 
       bus_address_(bus_address),
       data_sub_(context, zmq::socket_type::sub) {
   const BrokerEndpoints endpoints = ResolveBusAddress(bus_address);
-  const std::optional<DataPath> from_environment = DataPathFromEnvironment();
-  path_ = options_.data_path.value_or(from_environment.value_or(DataPath::kBroker));
+  path_ = options_.data_path ? *options_.data_path : DefaultDataPath();
   direct_any_ = path_ == DataPath::kDirect || !options_.other_path_topics.empty();
   data_sub_.set(zmq::sockopt::linger, 0);
   data_sub_.set(zmq::sockopt::rcvhwm, options_.receive_hwm);

@@ -105,6 +105,8 @@ enum class DataPath { kBroker, kDirect };
 // $LIMBIC_BUS_PATH ("broker" or "direct"); nullopt when unset or empty. Throws std::invalid_argument for anything
 // else, naming the variable (a misspelt path must not silently mean the other one).
 std::optional<DataPath> DataPathFromEnvironment();
+// The path a node takes when its options name none: $LIMBIC_BUS_PATH, else kDirect (issue 23's measurements).
+DataPath DefaultDataPath();
 const char* DataPathName(DataPath path);
 // "broker" or "direct"; throws std::invalid_argument naming `what` (a flag or variable) and the value otherwise.
 DataPath ParseDataPath(std::string_view text, std::string_view what);
@@ -140,9 +142,9 @@ struct NodeOptions {
   // Written into every header; 0 = random per start (tells a restarted source from a replay). A
   // deterministic replay sets the recorded one so the service's outputs match the recording bit for bit.
   uint64_t incarnation = 0;
-  // Unset: $LIMBIC_BUS_PATH (DataPathFromEnvironment), else kBroker, the default until direct has proved itself
-  // (issue 23's table). With CURVE keys the direct data socket is a CURVE server with this node's own key pair,
-  // admitting the client keys the broker admits (docs/protocol.md §13, "CURVE").
+  // Unset: $LIMBIC_BUS_PATH (DataPathFromEnvironment), else kDirect (issue 23's table; a direct node's event topics
+  // still take the broker path, see direct_events). With CURVE keys the direct data socket is a CURVE server with this
+  // node's own key pair, admitting the client keys the broker admits (docs/protocol.md §13, "CURVE").
   std::optional<DataPath> data_path;
   // Topic prefixes that take the other path than data_path. On a direct node, kControlTopics stay on the broker
   // unless listed here too: heartbeats, bus/, parameters, `faults` and `clock` are few, and the broker is where

@@ -1034,10 +1034,26 @@ TEST_P(DirectFixture, SubscribersKeepReceivingAfterALargeMessageWasSent) {
 }
 
 TEST(DirectPath, TheEnvironmentChoosesThePathAndAMisspeltOneIsAnError) {
+  const char* outer = std::getenv("LIMBIC_BUS_PATH");
+  const std::string saved = outer ? outer : "";
   ::setenv("LIMBIC_BUS_PATH", "direct", 1);
   EXPECT_EQ(DataPathFromEnvironment(), DataPath::kDirect);
   ::setenv("LIMBIC_BUS_PATH", "broker", 1);
   EXPECT_EQ(DataPathFromEnvironment(), DataPath::kBroker);
+  EXPECT_EQ(DefaultDataPath(), DataPath::kBroker);
+  {
+    // A node that names no path takes the environment's; one that names its own keeps it.
+    zmq::context_t context;
+    EXPECT_EQ(Node(context, "inproc://direct-env-default", {.name = "plain"}).data_path(), DataPath::kBroker);
+    EXPECT_EQ(Node(context, "inproc://direct-env-default", Direct("own")).data_path(), DataPath::kDirect);
+  }
+  // Unset: direct, the default (issue 23: picked from the measurements).
+  ::unsetenv("LIMBIC_BUS_PATH");
+  EXPECT_EQ(DefaultDataPath(), DataPath::kDirect);
+  {
+    zmq::context_t context;
+    EXPECT_EQ(Node(context, "inproc://direct-env-default", {.name = "plain"}).data_path(), DataPath::kDirect);
+  }
   ::setenv("LIMBIC_BUS_PATH", "drect", 1);
   try {
     (void)DataPathFromEnvironment();
@@ -1047,6 +1063,7 @@ TEST(DirectPath, TheEnvironmentChoosesThePathAndAMisspeltOneIsAnError) {
   }
   ::unsetenv("LIMBIC_BUS_PATH");
   EXPECT_EQ(DataPathFromEnvironment(), std::nullopt);
+  if (!saved.empty()) ::setenv("LIMBIC_BUS_PATH", saved.c_str(), 1);
   // A topic override takes the other path: this direct node keeps r1/slow on the broker.
   zmq::context_t context;
   NodeOptions options = Direct("mixed");

@@ -37,7 +37,7 @@ const char* kCommonHelp = R"(Common options (every limbic service):
   --stop-quorum N       lockstep: end the run once N participants asked (a team: one per robot's mission)
   --curve-keys FILE     tcp with CURVE: YAML with server_public, client_public, client_secret
   --bus-path PATH       direct | broker: how this service's publications travel (default:
-                        $LIMBIC_BUS_PATH, else broker; docs/protocol.md, "Direct delivery")
+                        $LIMBIC_BUS_PATH, else direct; docs/protocol.md, "Direct delivery")
   --shm                 large messages (maps, scans) through shared memory on this host, if iox-roudi runs
                         (default: on if $LIMBIC_SHM is 1; otherwise the socket path only)
   --help                this text

@@ -285,9 +285,9 @@ TEST(RunInProcess, OneThreadAndAThreadPerServiceGiveTheSameRunAndStopAfterTheReq
 
 // The tail waits for the head's output of the same tick, from tick 0 on: sent once, it must find the tail's
 // subscription in place. The coordinator starts the run only once every participant has answered one and the same
-// probe with its links proven (Host::AnswerProbe); on the direct path (runtime_test_direct_path) the probes come
-// through the broker and the head's output straight from its socket, so a join that did not wait for that link
-// stalled the run at tick 0 now and then.
+// probe with its links proven (Host::AnswerProbe); on the direct path (the default; LIMBIC_BUS_PATH=broker in
+// runtime_test_broker_path) the probes come through the broker and the head's output straight from its socket, so a
+// join that did not wait for that link stalled the run at tick 0 now and then.
 TEST(RunInProcess, ACoordinatorApartFromTheProducerStartsOnlyOnceEveryInputCanArrive) {
   const PipelineResult reference = RunPipeline("reference", true, 49);
   ASSERT_EQ(reference.status, 0);

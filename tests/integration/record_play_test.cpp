@@ -7,6 +7,7 @@
 #include <string>
 #include <thread>
 
+#include "common/bus/bus.hpp"
 #include "common/mcap/reader.hpp"
 #include "messages/messages.hpp"
 #include "tests/testing/process.hpp"
@@ -45,14 +46,11 @@ class RecordPlay : public ::testing::Test {
     args.push_back(bus_);
     return args;
   }
-  // The toy talker publishing `chatter` at `period`. On the direct path (the ctest entry record_play_test_direct_path)
-  // it publishes odometry, a state type: a direct node sends only state directly and events such as the talker's
-  // default velocity command through the broker (docs/protocol.md section 13, "First messages"), which would leave
-  // that entry testing the broker path again.
-  static bool DirectPath() {
-    const char* path = std::getenv("LIMBIC_BUS_PATH");
-    return path != nullptr && std::string(path) == "direct";
-  }
+  // The toy talker publishing `chatter` at `period`. On the direct path (the default; not the ctest entry
+  // record_play_test_broker_path) it publishes odometry, a state type: a direct node sends only state directly and
+  // events such as the talker's default velocity command through the broker (docs/protocol.md section 13, "First
+  // messages"), which would leave the direct path untested.
+  static bool DirectPath() { return bus::DefaultDataPath() == bus::DataPath::kDirect; }
   std::vector<std::string> Talker(const std::string& period) {
     std::vector<std::string> argv{
         testing::Bin("limbic-toy"), "talker", "--bus", bus_, "--robot", "", "--period", period};

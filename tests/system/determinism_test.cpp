@@ -43,12 +43,19 @@ std::vector<std::string> RunSeparateProcesses(const stack::StackSpec& spec, cons
   testing::ChildProcess broker({testing::Bin("limbic-bus"), "--bus", bus}, dir / (name + "-bus.log"));
   std::vector<std::pair<std::string, std::unique_ptr<testing::ChildProcess>>> services;
   // The services inherit the environment: each node reads its data path from it (bus::DataPathFromEnvironment).
-  if (path == Path::kDirect) ::setenv("LIMBIC_BUS_PATH", "direct", 1);
+  // Named either way: direct is the default, and the run under test must not depend on it.
+  const char* outer = std::getenv("LIMBIC_BUS_PATH");
+  const std::string saved = outer ? outer : "";
+  ::setenv("LIMBIC_BUS_PATH", path == Path::kDirect ? "direct" : "broker", 1);
   for (const auto& [service, argv] : stack::StackCommands(spec, testing::BinDir(), bus)) {
     services.emplace_back(service,
                           std::make_unique<testing::ChildProcess>(argv, dir / (name + "-" + service + ".log")));
   }
-  if (path == Path::kDirect) ::unsetenv("LIMBIC_BUS_PATH");
+  if (saved.empty()) {
+    ::unsetenv("LIMBIC_BUS_PATH");
+  } else {
+    ::setenv("LIMBIC_BUS_PATH", saved.c_str(), 1);
+  }
   for (auto& [service, s] : services) EXPECT_EQ(s->Wait(120s), 0) << name << ": " << service << "\n" << s->Log();
   broker.Signal(SIGTERM);
   broker.Wait(5s);

@@ -153,6 +153,15 @@ runtime::ServiceDefinition TalkerService() {
 
 runtime::ServiceDefinition ListenerService() {
   return {"listener", "prints what it hears on `chatter`", [](ServiceContext& ctx) {
+            // The talker's `state=true` counterpart: its counter as odometry.
+            if (ctx.Option("state", false, "listen for odometry, the talker's state=true type, not a command")) {
+              ctx.OnMessage<msg::Odometry>("chatter", [](const bus::Message<msg::Odometry>& m) {
+                const double latency_ms = (bus::Node::WallNowNs() - m.header.stamp_ns()) / 1e6;
+                std::cout << "heard #" << m.header.seq() << " from " << m.header.source()->str() << " (odometry, "
+                          << latency_ms << " ms after it was sent)" << std::endl;
+              });
+              return;
+            }
             ctx.OnMessage<msg::VelocityCommand>("chatter", [](const bus::Message<msg::VelocityCommand>& m) {
               const double latency_ms = (bus::Node::WallNowNs() - m.header.stamp_ns()) / 1e6;
               std::cout << "heard #" << m.header.seq() << " from " << m.header.source()->str() << " (t = " << m.msg.v()

@@ -19,6 +19,7 @@ runtime::ServiceDefinition PlannerService(PlannerStepHook before_step) {
           convert::WorldInfo world;
           double last_plan_time_s = 0.0;
           uint64_t plans = 0;
+          uint64_t timer_plans = 0;  // of those, due to the replan period (not a new goal or a request)
         };
         auto s = std::make_shared<State>();
         // Live (issue 15): the step reads s->fusion every tick; the apply step also makes the planner replan
@@ -57,6 +58,7 @@ runtime::ServiceDefinition PlannerService(PlannerStepHook before_step) {
         auto layer = ctx.AddInput<msg::EmotionLayer>(ctx.Topic("emotion_layer"), Timing::kPreviousTick);
         auto path_out = ctx.AddOutput<msg::Path>(ctx.Topic("path"));
         ctx.Counter("plans", [s] { return static_cast<double>(s->plans); });
+        ctx.Counter("timer_plans", [s] { return static_cast<double>(s->timer_plans); });
         ctx.Counter("plan_time_s", [s] { return s->last_plan_time_s; });
         ctx.Counter("max_replan_hz", [s] { return s->planner->max_replan_hz(); });
 
@@ -89,6 +91,7 @@ runtime::ServiceDefinition PlannerService(PlannerStepHook before_step) {
           if (out.replanned()) {
             s->last_plan_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
             ++s->plans;
+            if (out.reason == ReplanReason::kTimer) ++s->timer_plans;
           }
           path_out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
             const auto& p = out.path;

@@ -24,24 +24,15 @@ if(LIMBIC_PCH AND CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
   # GCC PRs 105329, 105651) then surface in our units and fail -Werror. Without the PCH they stay hidden in the
   # system header. The ASan+UBSan stage checks bounds at run time.
   list(APPEND LIMBIC_WARNINGS -Wno-array-bounds -Wno-stringop-overflow -Wno-stringop-overread -Wno-restrict)
-  # The message types too (messages/messages.hpp and the FlatBuffers headers flatc generates): 2.2 s of parsing in
-  # every unit that reaches them through the bus or the runtime, most of the tree (measured 2026-11-28 on an
-  # otherwise empty unit with the PCH above). They change only with a schema, which rebuilds those units anyway.
-  list(APPEND LIMBIC_PCH_HEADERS "${PROJECT_SOURCE_DIR}/messages/messages.hpp")
-  set(pch_includes ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR}/messages/generated)
   add_library(limbic_pch STATIC ${PROJECT_SOURCE_DIR}/cmake/pch.cpp)
   target_compile_options(limbic_pch PRIVATE ${LIMBIC_WARNINGS})
-  target_include_directories(limbic_pch PRIVATE ${pch_includes})
   target_link_libraries(limbic_pch PRIVATE Eigen3::Eigen flatbuffers::flatbuffers cppzmq yaml-cpp)
   target_precompile_headers(limbic_pch PRIVATE ${LIMBIC_PCH_HEADERS})
-  add_dependencies(limbic_pch limbic_messages_generated)  # defined in messages/
   if(LIMBIC_BUILD_TESTS)
     add_library(limbic_test_pch STATIC ${PROJECT_SOURCE_DIR}/cmake/pch.cpp)
     target_compile_options(limbic_test_pch PRIVATE ${LIMBIC_WARNINGS})
-    target_include_directories(limbic_test_pch PRIVATE ${pch_includes})
     target_link_libraries(limbic_test_pch PRIVATE Eigen3::Eigen flatbuffers::flatbuffers cppzmq yaml-cpp GTest::gtest)
     target_precompile_headers(limbic_test_pch PRIVATE ${LIMBIC_PCH_HEADERS} <gtest/gtest.h>)
-    add_dependencies(limbic_test_pch limbic_messages_generated)
   endif()
 endif()
 

@@ -45,7 +45,7 @@ Security:
 The bus address comes from --bus or $LIMBIC_BUS (default ipc:///tmp/limbic/bus).
 --bus-path direct|broker, with any command, sets $LIMBIC_BUS_PATH for it and every process it starts (`launch`,
 `demo`): their publications go straight to subscribers or through the broker (docs/protocol.md, "Direct
-delivery"). The tools' own one-shot publications (`pub`, `play`, `inject`, `param`) always go through the broker.
+delivery"; default: $LIMBIC_BUS_PATH, else direct). The tools' own one-shot publications (`pub`, `play`, `inject`, `param`) always go through the broker.
 )";
 
 std::string SelfDir() {

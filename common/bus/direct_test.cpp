@@ -1034,8 +1034,7 @@ TEST_P(DirectFixture, SubscribersKeepReceivingAfterALargeMessageWasSent) {
 }
 
 TEST(DirectPath, TheEnvironmentChoosesThePathAndAMisspeltOneIsAnError) {
-  const char* outer = std::getenv("LIMBIC_BUS_PATH");
-  const std::string saved = outer ? outer : "";
+  testing::ScopedEnvironment restored("LIMBIC_BUS_PATH", "");  // the caller's value back at the end
   ::setenv("LIMBIC_BUS_PATH", "direct", 1);
   EXPECT_EQ(DataPathFromEnvironment(), DataPath::kDirect);
   ::setenv("LIMBIC_BUS_PATH", "broker", 1);
@@ -1063,7 +1062,6 @@ TEST(DirectPath, TheEnvironmentChoosesThePathAndAMisspeltOneIsAnError) {
   }
   ::unsetenv("LIMBIC_BUS_PATH");
   EXPECT_EQ(DataPathFromEnvironment(), std::nullopt);
-  if (!saved.empty()) ::setenv("LIMBIC_BUS_PATH", saved.c_str(), 1);
   // A topic override takes the other path: this direct node keeps r1/slow on the broker.
   zmq::context_t context;
   NodeOptions options = Direct("mixed");

@@ -120,15 +120,10 @@ TEST_F(BusProcessTest, TenThousandBadPayloadsAreCountedAndValidTrafficFlows) {
   auto broker = StartBroker({"--max-payload", "65536", "--hwm", "100000"});
   // The talker's traffic through the broker too: its first message fixes the topic's type there, against which the
   // broker drops the flood as wrong_type.
-  const char* path = std::getenv("LIMBIC_BUS_PATH");
-  const std::string saved = path != nullptr ? path : "";
-  ::setenv("LIMBIC_BUS_PATH", "broker", 1);
-  auto talker = StartTalker();
-  if (path != nullptr) {
-    ::setenv("LIMBIC_BUS_PATH", saved.c_str(), 1);
-  } else {
-    ::unsetenv("LIMBIC_BUS_PATH");
-  }
+  auto talker = [&] {
+    testing::ScopedEnvironment broker_path("LIMBIC_BUS_PATH", "broker");
+    return StartTalker();
+  }();
   bus::Node evil(context_, bus_, {.name = "evil", .send_hwm = 100000, .data_path = bus::DataPath::kBroker});
   bus::Node victim(context_, bus_, {.name = "victim", .data_path = bus::DataPath::kBroker});
   int valid = 0;

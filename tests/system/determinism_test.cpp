@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -44,18 +45,13 @@ std::vector<std::string> RunSeparateProcesses(const stack::StackSpec& spec, cons
   std::vector<std::pair<std::string, std::unique_ptr<testing::ChildProcess>>> services;
   // The services inherit the environment: each node reads its data path from it (bus::DataPathFromEnvironment).
   // Named either way: direct is the default, and the run under test must not depend on it.
-  const char* outer = std::getenv("LIMBIC_BUS_PATH");
-  const std::string saved = outer ? outer : "";
-  ::setenv("LIMBIC_BUS_PATH", path == Path::kDirect ? "direct" : "broker", 1);
+  std::optional<testing::ScopedEnvironment> bus_path;
+  bus_path.emplace("LIMBIC_BUS_PATH", path == Path::kDirect ? "direct" : "broker");
   for (const auto& [service, argv] : stack::StackCommands(spec, testing::BinDir(), bus)) {
     services.emplace_back(service,
                           std::make_unique<testing::ChildProcess>(argv, dir / (name + "-" + service + ".log")));
   }
-  if (saved.empty()) {
-    ::unsetenv("LIMBIC_BUS_PATH");
-  } else {
-    ::setenv("LIMBIC_BUS_PATH", saved.c_str(), 1);
-  }
+  bus_path.reset();
   for (auto& [service, s] : services) EXPECT_EQ(s->Wait(120s), 0) << name << ": " << service << "\n" << s->Log();
   broker.Signal(SIGTERM);
   broker.Wait(5s);

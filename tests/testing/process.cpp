@@ -17,6 +17,23 @@
 
 namespace limbic::testing {
 
+ScopedEnvironment::ScopedEnvironment(std::string name, const std::string& value) : name_(std::move(name)) {
+  if (const char* old = std::getenv(name_.c_str())) saved_ = old;
+  if (value.empty()) {
+    ::unsetenv(name_.c_str());
+  } else {
+    ::setenv(name_.c_str(), value.c_str(), 1);
+  }
+}
+
+ScopedEnvironment::~ScopedEnvironment() {
+  if (saved_) {
+    ::setenv(name_.c_str(), saved_->c_str(), 1);
+  } else {
+    ::unsetenv(name_.c_str());
+  }
+}
+
 std::string BinDir() {
   const char* dir = std::getenv("LIMBIC_BIN_DIR");
   return dir ? dir : LIMBIC_BUILD_BIN_DIR;

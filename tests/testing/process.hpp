@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,20 @@ std::string SourceDir();
 int FreeTcpPortPair();
 
 // A fresh directory under /tmp removed on destruction.
+// Sets an environment variable (empty value: unsets it) for this object's life, then restores the value it had.
+// Processes started meanwhile inherit it (a node reads its data path from LIMBIC_BUS_PATH, for instance).
+class ScopedEnvironment {
+ public:
+  ScopedEnvironment(std::string name, const std::string& value);
+  ~ScopedEnvironment();
+  ScopedEnvironment(const ScopedEnvironment&) = delete;
+  ScopedEnvironment& operator=(const ScopedEnvironment&) = delete;
+
+ private:
+  std::string name_;
+  std::optional<std::string> saved_;
+};
+
 class TempDir {
  public:
   TempDir();

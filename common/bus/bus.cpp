@@ -363,7 +363,7 @@ void Node::BindDataSocket() {
   // message to that subscriber, reports included, was dropped without a trace (direct_test,
   // SubscribersKeepReceivingAfterALargeMessageWasSent). A connection made after the change starts from the mark the
   // socket was bound with, so the same held for it.
-  data_pub_.set(zmq::sockopt::sndhwm, options_.send_hwm);
+  data_pub_.set(zmq::sockopt::sndhwm, DirectSendHwm(options_));
   // Every subscription, repeated ones too, so that each new subscriber gets the latched value (DrainDataSubscriptions).
   data_pub_.set(zmq::sockopt::xpub_verbose, 1);
   if (options_.curve.enabled()) {
@@ -420,7 +420,26 @@ void Node::SendAnnouncement(const std::string& topic) {
   }
 }
 
-void Node::UseBroker(const std::string& topic) {
+int DirectSendHwm(const NodeOptions& options) {
+  int by_bytes = 0;
+  if (options.direct_queue_bytes != 0 && options.direct_max_message_bytes != 0) {
+    const size_t marks = options.direct_queue_bytes / options.direct_max_message_bytes;
+    by_bytes = static_cast<int>(std::clamp<size_t>(marks, 2, std::numeric_limits<int>::max()));
+  }
+  if (options.send_hwm <= 0) return by_bytes;
+  return by_bytes == 0 ? options.send_hwm : std::min(options.send_hwm, by_bytes);
+}
+
+bool Node::MovedForSize(const std::string& topic, size_t size) {
+  if (options_.direct_max_message_bytes == 0 || size <= options_.direct_max_message_bytes) return false;
+  ++direct_oversize_moves_;
+  UseBroker(topic, "a message of " + std::to_string(size) + " bytes, over the direct limit of " +
+                       std::to_string(options_.direct_max_message_bytes) +
+                       " (NodeOptions::direct_max_message_bytes): the broker bounds its subscribers' queues in bytes");
+  return true;
+}
+
+void Node::UseBroker(const std::string& topic, std::string_view why) {
   auto it = std::find(announced_.begin(), announced_.end(), topic);
   if (it == announced_.end()) return;  // not one of ours (or moved already)
   announced_.erase(it);
@@ -431,8 +450,7 @@ void Node::UseBroker(const std::string& topic) {
   }
   const std::string frame = EncodeDirectoryEntry(kWithdraw, DirectoryEntry{topic, data_endpoint_});
   (void)sub_.send(zmq::buffer(frame), zmq::send_flags::dontwait);
-  LIMBIC_LOG(kInfo) << "node '" << options_.name << "': '" << topic
-                    << "' moves to the broker path (a communication fault is active on it)";
+  LIMBIC_LOG(kInfo) << "node '" << options_.name << "': '" << topic << "' moves to the broker path (" << why << ")";
 }
 
 bool Node::PublishesDirect(const std::string& topic) const {
@@ -621,7 +639,7 @@ void Node::SendSlot(PublisherSlot& slot, const uint8_t* data, size_t size) {
     CountSent(slot, size);
     return;
   }
-  if (slot.direct) {
+  if (slot.direct && !MovedForSize(slot.topic, size)) {
     data_pub_.send(zmq::buffer(slot.topic), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
     data_pub_.send(zmq::const_buffer(data, size), zmq::send_flags::dontwait);
     CountSent(slot.topic, size);
@@ -645,9 +663,10 @@ void Node::SendRaw(const std::string& topic, const void* data, size_t size) {
     if (local_) local_->Publish(local_->ChannelFor(topic), static_cast<const uint8_t*>(data), size);
   } else {
     // PUB never blocks: at the high-water mark ZeroMQ drops, and receivers count the gap.
-    zmq::socket_t& out = SocketFor(topic, messages::IdentifierOf(static_cast<const uint8_t*>(data), size));
-    out.send(zmq::buffer(topic), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
-    out.send(zmq::const_buffer(data, size), zmq::send_flags::dontwait);
+    zmq::socket_t* out = &SocketFor(topic, messages::IdentifierOf(static_cast<const uint8_t*>(data), size));
+    if (out == &data_pub_ && MovedForSize(topic, size)) out = &pub_;
+    out->send(zmq::buffer(topic), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
+    out->send(zmq::const_buffer(data, size), zmq::send_flags::dontwait);
   }
   CountSent(topic, size);
 }
@@ -668,9 +687,10 @@ void Node::SendShared(const std::string& topic, std::span<const uint8_t> data, s
   // released by ZeroMQ when done with it.
   zmq::message_t payload(const_cast<uint8_t*>(data.data()), data.size(), &Node::ReleaseShared, shared_hold_);
   try {
-    zmq::socket_t& out = SocketFor(topic, messages::IdentifierOf(data.data(), data.size()));
-    out.send(zmq::buffer(topic), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
-    out.send(payload, zmq::send_flags::dontwait);
+    zmq::socket_t* out = &SocketFor(topic, messages::IdentifierOf(data.data(), data.size()));
+    if (out == &data_pub_ && MovedForSize(topic, data.size())) out = &pub_;
+    out->send(zmq::buffer(topic), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
+    out->send(payload, zmq::send_flags::dontwait);
   } catch (...) {
     // A socket that can no longer send (its context shut down) will not take the next one either:
     // the node lets go of the owner now rather than at its end.
@@ -891,7 +911,8 @@ int Node::DrainData(zmq::socket_t& socket, bool control, int max_messages) {
         continue;
       }
       if (topic_frame.size() > 1 && *code == kUseBroker) {
-        UseBroker(std::string(reinterpret_cast<const char*>(code) + 1, topic_frame.size() - 1));
+        UseBroker(std::string(reinterpret_cast<const char*>(code) + 1, topic_frame.size() - 1),
+                  "a communication fault is active on it");
         continue;
       }
       if (topic_frame.size() == 1) continue;

@@ -117,11 +117,18 @@ void UseDataPathForProcess(std::string_view text, std::string_view what = "--bus
 
 struct NodeOptions {
   std::string name = "node";  // instance name, written into every header's `source`
-  // Messages queued per peer before ZeroMQ drops (never blocks). On the direct path this is also the bound on what a
-  // subscriber that stops reading holds at the publisher (send_hwm of its largest messages): the data socket's mark
-  // is fixed when it is bound, because libzmq 4.3 cannot lower the mark of a connection safely (docs/protocol.md §13,
-  // "A slow subscriber"). A node that sends large messages directly and must bound that memory sets it lower.
+  // Messages queued per peer before ZeroMQ drops (never blocks); 0 = no bound in messages.
   int send_hwm = 10000;
+  // The direct path's bound on what a subscriber that stops reading holds at this publisher, in bytes (docs/protocol.md
+  // §13, "A slow subscriber"). ZeroMQ bounds a queue in messages only, and libzmq 4.3 cannot change a connection's
+  // mark safely once made, so the bound is kept by two fixed rules: no message larger than direct_max_message_bytes
+  // leaves the data socket (a larger one moves its topic to the broker path for good, where the broker bounds each
+  // subscriber's queue in bytes; logged, and counted in direct_oversize_moves()), and the data socket's mark is
+  // direct_queue_bytes / direct_max_message_bytes messages (DirectSendHwm: 1,024 by default), or send_hwm if lower.
+  // The defaults are the broker's own per-subscriber budget (BrokerOptions::queue_bytes). 0 for either: no bound
+  // in bytes (the mark is send_hwm, and a message of any size goes direct).
+  size_t direct_queue_bytes = 64u << 20;
+  size_t direct_max_message_bytes = 64u << 10;
   // How long after its last announcement, or the last subscription to arrive at it, the direct data socket stays in
   // Poll's wait set, so that a new subscriber's welcome (kWelcomeTick, which a lockstep join waits for) leaves at
   // once. After that, subscriptions are read whenever the node wakes for anything else (at most every 10 ms): each
@@ -160,6 +167,10 @@ struct NodeOptions {
   std::shared_ptr<ShmRuntime> shm;
   ShmOptions shm_options;
 };
+// The direct data socket's high-water mark for `options` (NodeOptions::direct_queue_bytes): send_hwm and
+// direct_queue_bytes / direct_max_message_bytes (at least 2, so that two messages can leave back to back), the
+// smaller of those that are set; 0 = no bound.
+int DirectSendHwm(const NodeOptions& options);
 // Topics a direct node still publishes through the broker (see NodeOptions::other_path_topics): the broker reads
 // `faults` (communication faults) and `clock` (the run clock those faults follow in lockstep) itself, and gathers
 // heartbeats and bus/ for the tools. `clock` through the broker also orders a lockstep probe behind the directory
@@ -368,8 +379,12 @@ class Node {
   bool RouteDirect(const std::string& topic) const;
   void Announce(const std::string& topic);
   void SendAnnouncement(const std::string& topic);  // the entry, and the topic's type if known
-  // The broker's kUseBroker: `topic` (announced by this node) goes through the broker from now on.
-  void UseBroker(const std::string& topic);
+  // `topic` (announced by this node) goes through the broker from now on: the broker's kUseBroker (a communication
+  // fault on it), or a message over NodeOptions::direct_max_message_bytes. `why` ends the log line.
+  void UseBroker(const std::string& topic, std::string_view why);
+  // Is a message of `size` bytes too large for the data socket (NodeOptions::direct_max_message_bytes)? If so, its
+  // topic moves to the broker path (counted, said once per topic) and the caller sends it there.
+  bool MovedForSize(const std::string& topic, size_t size);
   void BindDataSocket();  // data_pub_, on first direct publication
   // A one-frame directory message from the broker (kAnnounce: connect, kWithdraw: let go).
   void HandleDirectory(const uint8_t* data, size_t size);
@@ -442,10 +457,11 @@ class Node {
   std::map<std::string, std::string> announced_types_;  // topic -> identifier of its typed publisher (kTopicType)
   DirectLinks links_;
   uint64_t directory_rejected_ = 0;
-  std::shared_ptr<ZapService> zap_;  // CURVE: this context's ZAP handler, which admits data_pub_'s clients
-  std::string zap_domain_;           // data_pub_'s domain there
-  size_t admitted_keys_ = 0;         // how many the broker last said it admits
-  bool control_first_ = false;       // Drain: which socket goes first
+  uint64_t direct_oversize_moves_ = 0;  // topics moved to the broker path by a message over the direct limit
+  std::shared_ptr<ZapService> zap_;     // CURVE: this context's ZAP handler, which admits data_pub_'s clients
+  std::string zap_domain_;              // data_pub_'s domain there
+  size_t admitted_keys_ = 0;            // how many the broker last said it admits
+  bool control_first_ = false;          // Drain: which socket goes first
   std::chrono::steady_clock::time_point next_data_subscriptions_;    // Drain: when to read data_pub_ again
   std::chrono::steady_clock::time_point watch_subscriptions_until_;  // Poll waits on data_pub_ until then
 
@@ -457,6 +473,8 @@ class Node {
   // The direct data socket's high-water mark in messages per subscriber, as the socket has it (0 before it exists).
   int direct_send_hwm() const { return data_pub_ ? data_pub_.get(zmq::sockopt::sndhwm) : 0; }
   uint64_t directory_rejected() const { return directory_rejected_; }
+  // Topics this node moved to the broker path because a message was larger than direct_max_message_bytes.
+  uint64_t direct_oversize_moves() const { return direct_oversize_moves_; }
   // CURVE: the client keys this node's data socket admits (as the broker last told it), and those it refused.
   size_t direct_admitted_keys() const { return admitted_keys_; }
   uint64_t direct_rejected_clients() const { return zap_ ? zap_->rejected(zap_domain_) : 0; }

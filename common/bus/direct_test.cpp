@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <memory>
 #include <string>
@@ -856,6 +857,7 @@ TEST_P(DirectFixture, ASubscriberThatStopsTakingHoldsABoundedNumberOfMessagesAtA
   auto run = [&](int send_hwm, int* hwm) {
     NodeOptions options = Direct("mapper");
     options.send_hwm = send_hwm;
+    options.direct_max_message_bytes = 0;  // maps on the data socket, bounded in messages only
     Node pub_node(context_, address_, options);
     NodeOptions slow = {.name = "slow"};
     slow.receive_hwm = 1;
@@ -928,6 +930,7 @@ TEST_P(DirectFixture, LargeMessagesAtTheSmallestMarkAreBoundedAndCountedWhenTheS
     SCOPED_TRACE("maps of " + std::to_string(side) + " x " + std::to_string(side));
     NodeOptions options = Direct("mapper");
     options.send_hwm = 2;
+    options.direct_max_message_bytes = 0;  // maps on the data socket, bounded in messages only
     options.high_water_period = 100ms;
     Node pub_node(context_, address_, options);
     NodeOptions slow = {.name = "slow"};
@@ -1005,9 +1008,12 @@ TEST_P(DirectFixture, LargeMessagesAtTheSmallestMarkAreBoundedAndCountedWhenTheS
 // data socket's mark used to be lowered then (to a byte budget over the largest message): libzmq 4.3's reader
 // acknowledges what it took from a connection every half of the mark the connection was made with, so with 300
 // messages taken unacknowledged a mark lowered to 127 (64 MiB over ~525 kB) left the connection full for good —
-// the map, the 10 messages after it and every report dropped at the publisher, nothing counted anywhere.
+// the map, the 10 messages after it and every report dropped at the publisher, nothing counted anywhere. (Without
+// direct_max_message_bytes = 0 the map would not take the data socket at all: the next test.)
 TEST_P(DirectFixture, SubscribersKeepReceivingAfterALargeMessageWasSent) {
-  Node pub_node(context_, address_, Direct("mapper"));
+  NodeOptions options = Direct("mapper");
+  options.direct_max_message_bytes = 0;
+  Node pub_node(context_, address_, options);
   Node sub_node(context_, address_, {.name = "listener"});
   auto odom = pub_node.Advertise<msg::Odometry>("r1/odom");
   auto map = pub_node.Advertise<msg::GridMap>("r1/map");
@@ -1026,11 +1032,75 @@ TEST_P(DirectFixture, SubscribersKeepReceivingAfterALargeMessageWasSent) {
     return msg::CreateGridMapDirect(fbb, header, &info, &p_o);
   });
   EXPECT_EQ(pub_node.direct_send_hwm(), 10000);  // as bound
+  EXPECT_TRUE(pub_node.PublishesDirect("r1/map"));
   const int before = odoms;
   for (int i = 0; i < 10; ++i) PublishOdom(odom, 2.0);
   EXPECT_TRUE(PollUntil({&pub_node, &sub_node}, [&] { return maps == 1 && odoms == before + 10; }))
       << maps << " maps, " << odoms - before << " of 10 odometry messages after the map";
   EXPECT_EQ(sub_node.TotalDrops(), 0u);
+}
+
+// The direct path's byte bound (NodeOptions::direct_queue_bytes): the data socket's mark is the budget over the largest
+// message it may carry (64 MiB / 64 KiB = 1,024 by default), and a larger message moves its topic to the broker path
+// for good, where the broker bounds each subscriber's queue in bytes. The subscriber notices nothing: the map over the
+// limit, and every one after it, arrive through the broker, in order and without a drop; the small topic stays direct.
+TEST_P(DirectFixture, AMessageOverTheDirectLimitMovesItsTopicToTheBrokerPathForGood) {
+  Node pub_node(context_, address_, Direct("mapper"));
+  Node sub_node(context_, address_, {.name = "listener"});
+  auto odom = pub_node.Advertise<msg::Odometry>("r1/odom");
+  auto map = pub_node.Advertise<msg::GridMap>("r1/map");
+  int odoms = 0;
+  std::vector<int> map_sides;
+  sub_node.Subscribe<msg::Odometry>("r1/odom", [&](const auto&) { ++odoms; });
+  sub_node.Subscribe<msg::GridMap>("r1/map", [&](const auto& m) { map_sides.push_back(m.msg.info()->width()); });
+  ASSERT_TRUE(PollUntil({&pub_node, &sub_node}, [&] {
+    PublishOdom(odom, 1.0);
+    return odoms > 0 && sub_node.DirectLinksReady();
+  }));
+  EXPECT_EQ(pub_node.direct_send_hwm(), 1024);
+  auto publish_map = [&](uint32_t side) {
+    const msg::GridInfo info(0, 0, 0.1, side, side);
+    const std::vector<double> p_o(static_cast<size_t>(side) * side, 0.5);
+    map.Publish(0, 0, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+      return msg::CreateGridMapDirect(fbb, header, &info, &p_o);
+    });
+  };
+  publish_map(64);  // 64 x 64 probabilities: ~33 kB, under the limit
+  ASSERT_TRUE(PollUntil({&pub_node, &sub_node}, [&] { return map_sides.size() == 1; }));
+  EXPECT_TRUE(pub_node.PublishesDirect("r1/map"));
+  EXPECT_EQ(pub_node.direct_oversize_moves(), 0u);
+  publish_map(256);  // ~525 kB: over it
+  EXPECT_FALSE(pub_node.PublishesDirect("r1/map"));
+  EXPECT_EQ(pub_node.direct_oversize_moves(), 1u);
+  publish_map(64);  // small again: the topic stays on the broker path
+  publish_map(256);
+  EXPECT_FALSE(pub_node.PublishesDirect("r1/map"));
+  EXPECT_EQ(pub_node.direct_oversize_moves(), 1u);
+  const int before = odoms;
+  for (int i = 0; i < 10; ++i) PublishOdom(odom, 2.0);
+  EXPECT_TRUE(PollUntil({&pub_node, &sub_node}, [&] { return map_sides.size() == 4 && odoms == before + 10; }))
+      << map_sides.size() << " maps, " << odoms - before << " of 10 odometry messages";
+  EXPECT_EQ(map_sides, (std::vector<int>{64, 256, 64, 256}));
+  EXPECT_TRUE(pub_node.PublishesDirect("r1/odom"));
+  EXPECT_EQ(sub_node.TotalDrops(), 0u);
+}
+
+TEST(DirectPath, TheDataSocketsMarkIsTheByteBudgetOverTheLargestDirectMessage) {
+  EXPECT_EQ(DirectSendHwm(NodeOptions{}), 1024);  // 64 MiB / 64 KiB, under send_hwm's 10,000
+  auto hwm = [](int send_hwm, size_t queue_bytes, size_t max_message_bytes) {
+    NodeOptions o;
+    o.send_hwm = send_hwm;
+    o.direct_queue_bytes = queue_bytes;
+    o.direct_max_message_bytes = max_message_bytes;
+    return DirectSendHwm(o);
+  };
+  EXPECT_EQ(hwm(100, 64u << 20, 64u << 10), 100);                          // send_hwm when lower
+  EXPECT_EQ(hwm(0, 64u << 20, 64u << 10), 1024);                           // no bound in messages: the byte bound's
+  EXPECT_EQ(hwm(10000, 0, 64u << 10), 10000);                              // no byte budget: send_hwm
+  EXPECT_EQ(hwm(10000, 64u << 20, 0), 10000);                              // any size goes direct: no byte bound either
+  EXPECT_EQ(hwm(0, 0, 0), 0);                                              // no bound at all
+  EXPECT_EQ(hwm(10000, 1u << 20, 1u << 20), 2);                            // never below two
+  EXPECT_EQ(hwm(0, size_t{1} << 62, 1), std::numeric_limits<int>::max());  // clamped, not wrapped
 }
 
 TEST(DirectPath, TheEnvironmentChoosesThePathAndAMisspeltOneIsAnError) {

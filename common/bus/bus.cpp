@@ -287,6 +287,15 @@ Node::~Node() {
   Unhold(shared_hold_);  // frames still queued keep their owner until ZeroMQ lets them go
 }
 
+Node::Inlet* Node::TrackedInletFor(std::string_view topic) {
+  auto it = inlets_.find(topic);
+  if (it != inlets_.end()) return &it->second;
+  if (inlets_.size() >= kMaxTrackedTopics) return nullptr;
+  it = inlets_.emplace(std::string(topic), Inlet{}).first;
+  it->second.topic = std::string(topic);
+  return &it->second;
+}
+
 void Node::Enqueue(Inlet* inlet, std::shared_ptr<const std::vector<uint8_t>> payload, bool admitted) {
   inbox_.push_back(Queued{inlet, std::move(payload), admitted});
 }
@@ -918,7 +927,13 @@ int Node::DrainData(zmq::socket_t& socket, bool control, int max_messages) {
       if (topic_frame.size() == 1) continue;
     }
     ++handled;
-    std::string topic = topic_frame.to_string();
+    // The topic's inlet (its counters, sequence state, type and matching subscriptions), as on a LocalBus: one search
+    // per message instead of several, and no copy of the topic. Beyond kMaxTrackedTopics topics (invented names under
+    // a prefix subscription) none: the searches, as before.
+    const std::string_view topic_view(static_cast<const char*>(topic_frame.data()), topic_frame.size());
+    Inlet* inlet = TrackedInletFor(topic_view);
+    std::string untracked;
+    const std::string& topic = inlet != nullptr ? inlet->topic : (untracked = std::string(topic_view));
     if (!topic_frame.more()) {
       CountDrop(topic, &TopicCounters::drops_malformed, "single-frame message (expected [topic][payload])");
       continue;
@@ -935,7 +950,8 @@ int Node::DrainData(zmq::socket_t& socket, bool control, int max_messages) {
       CountDrop(topic, &TopicCounters::drops_malformed, "more than two frames");
       continue;
     }
-    Dispatch(topic, aligned_.Align(static_cast<const uint8_t*>(payload.data()), payload.size()), payload.size());
+    Dispatch(topic, aligned_.Align(static_cast<const uint8_t*>(payload.data()), payload.size()), payload.size(),
+             /*admitted=*/false, /*shared=*/nullptr, inlet);
   }
   return handled;
 }

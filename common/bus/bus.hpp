@@ -328,10 +328,10 @@ class Node {
     TopicCounters* sent = nullptr;   // its entry in sent_ (whose entries are never erased)
     void* observer_cache = nullptr;  // the send observer's (SetSendObserver)
   };
-  // On a LocalBus: what this node keeps per topic delivered to it, made when a channel first routes the topic here
-  // and kept for the node's life (inlets_): the name a queued message refers to (instead of a copy per receiver),
-  // and where Dispatch found the topic's counters, sequence state and type the last time (each a search per message
-  // before; issue 18).
+  // What this node keeps per topic delivered to it, made when a LocalBus channel first routes the topic here or its
+  // first message arrives over ZeroMQ, and kept for the node's life (inlets_): the name a queued message refers to
+  // (instead of a copy per receiver), and where Dispatch found the topic's counters, sequence state and type the last
+  // time (each a search per message before; issue 18, and issue 23's receive side).
   struct Inlet {
     std::string topic;
     TopicCounters* counters = nullptr;  // received_'s entry once a message was delivered (entries are never erased)
@@ -341,6 +341,9 @@ class Node {
     size_t subscriptions_seen = 0;                // subscriptions_.size() when `matching` was made
   };
   Inlet* InletFor(const std::string& topic);
+  // The ZeroMQ receive path's: null once kMaxTrackedTopics topics have one (a peer inventing names under a prefix
+  // subscription must not grow the table without bound).
+  Inlet* TrackedInletFor(std::string_view topic);
   struct Subscription {
     std::string topic;
     bool exact = true;
@@ -425,7 +428,7 @@ class Node {
   LocalBus* local_ = nullptr;  // null once the LocalBus is gone
   bool local_mode_ = false;
   std::deque<Queued> inbox_;                          // LocalBus: delivered, not yet handled
-  std::map<std::string, Inlet, std::less<>> inlets_;  // LocalBus: per topic delivered (InletFor)
+  std::map<std::string, Inlet, std::less<>> inlets_;  // per topic delivered (InletFor, TrackedInletFor)
   messages::AlignedBytes aligned_;                    // a received frame where ZeroMQ left it misaligned
   std::deque<PublisherSlot> publishers_;
   size_t latched_slots_ = 0;  // how many of them are latched (ResendLatched has nothing to do without one)
@@ -473,6 +476,8 @@ class Node {
   // The direct data socket's high-water mark in messages per subscriber, as the socket has it (0 before it exists).
   int direct_send_hwm() const { return data_pub_ ? data_pub_.get(zmq::sockopt::sndhwm) : 0; }
   uint64_t directory_rejected() const { return directory_rejected_; }
+  // Topics this node keeps receiving state for (its inlets; at most kMaxTrackedTopics on ZeroMQ).
+  size_t tracked_topics() const { return inlets_.size(); }
   // Topics this node moved to the broker path because a message was larger than direct_max_message_bytes.
   uint64_t direct_oversize_moves() const { return direct_oversize_moves_; }
   // CURVE: the client keys this node's data socket admits (as the broker last told it), and those it refused.

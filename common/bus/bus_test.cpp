@@ -133,6 +133,45 @@ TEST_F(BusFixture, PublishSubscribeThroughBroker) {
   EXPECT_GE(broker_->counts().at("r1/odom").messages, 100u);
 }
 
+// A prefix subscriber that is sent more distinct topics than the node keeps per-topic state for (kMaxTrackedTopics:
+// a peer inventing names) receives every message, those beyond the bound too, each counted; its tables stay bounded.
+TEST_F(BusFixture, APrefixSubscriberGetsEveryMessageOfMoreTopicsThanItTracks) {
+  Node pub_node(context_, address_, {.name = "inventor", .data_path = DataPath::kBroker});
+  Node sub_node(context_, address_, {.name = "listener", .data_path = DataPath::kBroker});
+  size_t received = 0, flooded = 0;
+  std::set<std::string> topics;
+  sub_node.SubscribeAny("flood/", [&](const RawMessage& m) {
+    ++received;
+    if (m.topic == "flood/warm") return;
+    ++flooded;
+    topics.insert(m.topic);
+  });
+  Publisher<msg::Odometry> warm = pub_node.Advertise<msg::Odometry>("flood/warm");
+  ASSERT_TRUE(PollUntil({&pub_node, &sub_node}, [&] {
+    PublishOdom(warm, -1.0);
+    return received > 0;
+  }));
+  const size_t flood = kMaxTrackedTopics + 500;
+  flatbuffers::FlatBufferBuilder fbb;
+  for (size_t i = 0; i < flood; ++i) {
+    fbb.Clear();
+    const msg::Pose2 pose(1, 2, 0.5);
+    fbb.Finish(msg::CreateOdometry(fbb, msg::CreateHeaderDirect(fbb, 0, 0, 1, "inventor"), &pose, 1.0, 0.0),
+               messages::Traits<msg::Odometry>::kIdentifier);
+    pub_node.SendRaw("flood/" + std::to_string(i), fbb.GetBufferPointer(), fbb.GetSize());
+    if (i % 500 == 0)
+      PollUntil(
+          {&pub_node, &sub_node}, [] { return false; }, 20ms);  // within the high-water marks
+  }
+  EXPECT_TRUE(PollUntil(
+      {&pub_node, &sub_node}, [&] { return flooded == flood; }, 10000ms))
+      << flooded << " of " << flood;
+  EXPECT_EQ(topics.size(), flood);
+  EXPECT_EQ(sub_node.TotalDrops(), 0u);
+  EXPECT_LE(sub_node.received().size(), kMaxTrackedTopics + 1);  // the rest counted under kOverflowTopic
+  EXPECT_EQ(sub_node.tracked_topics(), kMaxTrackedTopics);
+}
+
 TEST_F(BusFixture, LateJoinerGetsLatchedValue) {
   Node pub_node(context_, address_, {.name = "mapper", .data_path = DataPath::kBroker});
   auto pub = pub_node.Advertise<msg::Odometry>("r1/latched", /*latched=*/true);

@@ -288,23 +288,19 @@ Node::~Node() {
 }
 
 Node::Inlet* Node::TrackedInletFor(std::string_view topic) {
-  auto it = inlets_.find(topic);
-  if (it != inlets_.end()) return &it->second;
-  if (inlets_.size() >= kMaxTrackedTopics) return nullptr;
-  it = inlets_.emplace(std::string(topic), Inlet{}).first;
-  it->second.topic = std::string(topic);
-  return &it->second;
+  if (inlets_.size() >= kMaxTrackedTopics && inlets_.find(topic) == inlets_.end()) return nullptr;
+  return InletFor(topic);
 }
 
 void Node::Enqueue(Inlet* inlet, std::shared_ptr<const std::vector<uint8_t>> payload, bool admitted) {
   inbox_.push_back(Queued{inlet, std::move(payload), admitted});
 }
 
-Node::Inlet* Node::InletFor(const std::string& topic) {
+Node::Inlet* Node::InletFor(std::string_view topic) {
   auto it = inlets_.find(topic);
   if (it == inlets_.end()) {
-    it = inlets_.emplace(topic, Inlet{}).first;
-    it->second.topic = topic;
+    it = inlets_.emplace(std::string(topic), Inlet{}).first;
+    it->second.topic = it->first;
   }
   return &it->second;
 }
@@ -435,22 +431,29 @@ int DirectSendHwm(const NodeOptions& options) {
     const size_t marks = options.direct_queue_bytes / options.direct_max_message_bytes;
     by_bytes = static_cast<int>(std::clamp<size_t>(marks, 2, std::numeric_limits<int>::max()));
   }
-  if (options.send_hwm <= 0) return by_bytes;
+  if (options.send_hwm == 0) return by_bytes;
   return by_bytes == 0 ? options.send_hwm : std::min(options.send_hwm, by_bytes);
 }
 
 bool Node::MovedForSize(const std::string& topic, size_t size) {
   if (options_.direct_max_message_bytes == 0 || size <= options_.direct_max_message_bytes) return false;
-  ++direct_oversize_moves_;
-  UseBroker(topic, "a message of " + std::to_string(size) + " bytes, over the direct limit of " +
-                       std::to_string(options_.direct_max_message_bytes) +
-                       " (NodeOptions::direct_max_message_bytes): the broker bounds its subscribers' queues in bytes");
+  if (UseBroker(topic, "a message of " + std::to_string(size) + " bytes, over the direct limit of " +
+                           std::to_string(options_.direct_max_message_bytes) +
+                           " (NodeOptions::direct_max_message_bytes): the broker bounds its subscribers' queues in "
+                           "bytes")) {
+    ++direct_oversize_moves_;
+  }
   return true;
 }
 
-void Node::UseBroker(const std::string& topic, std::string_view why) {
+zmq::socket_t& Node::SocketForMessage(const std::string& topic, const uint8_t* data, size_t size) {
+  zmq::socket_t& out = SocketFor(topic, messages::IdentifierOf(data, size));
+  return &out == &data_pub_ && MovedForSize(topic, size) ? pub_ : out;
+}
+
+bool Node::UseBroker(const std::string& topic, std::string_view why) {
   auto it = std::find(announced_.begin(), announced_.end(), topic);
-  if (it == announced_.end()) return;  // not one of ours (or moved already)
+  if (it == announced_.end()) return false;  // not one of ours (or moved already)
   announced_.erase(it);
   announced_types_.erase(topic);
   routes_[topic] = false;
@@ -460,6 +463,7 @@ void Node::UseBroker(const std::string& topic, std::string_view why) {
   const std::string frame = EncodeDirectoryEntry(kWithdraw, DirectoryEntry{topic, data_endpoint_});
   (void)sub_.send(zmq::buffer(frame), zmq::send_flags::dontwait);
   LIMBIC_LOG(kInfo) << "node '" << options_.name << "': '" << topic << "' moves to the broker path (" << why << ")";
+  return true;
 }
 
 bool Node::PublishesDirect(const std::string& topic) const {
@@ -672,10 +676,9 @@ void Node::SendRaw(const std::string& topic, const void* data, size_t size) {
     if (local_) local_->Publish(local_->ChannelFor(topic), static_cast<const uint8_t*>(data), size);
   } else {
     // PUB never blocks: at the high-water mark ZeroMQ drops, and receivers count the gap.
-    zmq::socket_t* out = &SocketFor(topic, messages::IdentifierOf(static_cast<const uint8_t*>(data), size));
-    if (out == &data_pub_ && MovedForSize(topic, size)) out = &pub_;
-    out->send(zmq::buffer(topic), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
-    out->send(zmq::const_buffer(data, size), zmq::send_flags::dontwait);
+    zmq::socket_t& out = SocketForMessage(topic, static_cast<const uint8_t*>(data), size);
+    out.send(zmq::buffer(topic), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
+    out.send(zmq::const_buffer(data, size), zmq::send_flags::dontwait);
   }
   CountSent(topic, size);
 }
@@ -696,10 +699,9 @@ void Node::SendShared(const std::string& topic, std::span<const uint8_t> data, s
   // released by ZeroMQ when done with it.
   zmq::message_t payload(const_cast<uint8_t*>(data.data()), data.size(), &Node::ReleaseShared, shared_hold_);
   try {
-    zmq::socket_t* out = &SocketFor(topic, messages::IdentifierOf(data.data(), data.size()));
-    if (out == &data_pub_ && MovedForSize(topic, data.size())) out = &pub_;
-    out->send(zmq::buffer(topic), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
-    out->send(payload, zmq::send_flags::dontwait);
+    zmq::socket_t& out = SocketForMessage(topic, data.data(), data.size());
+    out.send(zmq::buffer(topic), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
+    out.send(payload, zmq::send_flags::dontwait);
   } catch (...) {
     // A socket that can no longer send (its context shut down) will not take the next one either:
     // the node lets go of the owner now rather than at its end.

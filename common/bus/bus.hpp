@@ -340,7 +340,7 @@ class Node {
     std::vector<size_t> matching;                 // the subscriptions (indices) the topic matches, in order
     size_t subscriptions_seen = 0;                // subscriptions_.size() when `matching` was made
   };
-  Inlet* InletFor(const std::string& topic);
+  Inlet* InletFor(std::string_view topic);
   // The ZeroMQ receive path's: null once kMaxTrackedTopics topics have one (a peer inventing names under a prefix
   // subscription must not grow the table without bound).
   Inlet* TrackedInletFor(std::string_view topic);
@@ -384,10 +384,13 @@ class Node {
   void SendAnnouncement(const std::string& topic);  // the entry, and the topic's type if known
   // `topic` (announced by this node) goes through the broker from now on: the broker's kUseBroker (a communication
   // fault on it), or a message over NodeOptions::direct_max_message_bytes. `why` ends the log line.
-  void UseBroker(const std::string& topic, std::string_view why);
+  // False if it was not (not announced by this node, or moved already).
+  bool UseBroker(const std::string& topic, std::string_view why);
   // Is a message of `size` bytes too large for the data socket (NodeOptions::direct_max_message_bytes)? If so, its
   // topic moves to the broker path (counted, said once per topic) and the caller sends it there.
   bool MovedForSize(const std::string& topic, size_t size);
+  // SocketFor a message about to be sent: pub_ instead of data_pub_ if it is too large for the data socket.
+  zmq::socket_t& SocketForMessage(const std::string& topic, const uint8_t* data, size_t size);
   void BindDataSocket();  // data_pub_, on first direct publication
   // A one-frame directory message from the broker (kAnnounce: connect, kWithdraw: let go).
   void HandleDirectory(const uint8_t* data, size_t size);

@@ -404,6 +404,72 @@ TEST(Host, ALateProducersFirstOutputReachesAConsumerThatJoinedBeforeIt) {
   }
 }
 
+// A lockstep run in which a direct topic's message outgrows NodeOptions::direct_max_message_bytes mid-run (issue 23):
+// the head's map grows from 32 x 32 (~8 kB) to 128 x 128 cells (~131 kB) at tick 10, so its topic moves to the broker
+// path at that tick (docs/protocol.md §13, "A slow subscriber"). The tail waits for each tick's map (same tick); the
+// echo reads it as the previous tick's value, so it waits for the head's tick report on the topic — which stops once
+// the topic has moved, and the echo must learn that from the withdrawal rather than wait for ever ("Lockstep: a
+// tick's last word"). Both must get every tick's map, in order; a stalled run is ended by a watchdog and shows as
+// missing ticks. Returns the tail's widths, then the echo's.
+std::pair<std::vector<int>, std::vector<int>> RunGrowingMap(const std::string& address) {
+  auto widths = std::make_shared<std::vector<int>>();
+  auto echoed = std::make_shared<std::vector<int>>();
+  ServiceDefinition head{"head", "test map head", [](ServiceContext& ctx) {
+                           auto out = ctx.AddOutput<msg::GridMap>("t/map");
+                           ctx.AddStep({.waits_for = {}, .outputs = {"t/map"}}, [=](const TickInfo& tick) {
+                             const int side = tick.tick < 10 ? 32 : 128;
+                             const msg::GridInfo info(0, 0, 0.1, side, side);
+                             const std::vector<double> p_o(static_cast<size_t>(side) * side, 0.5);
+                             out->Publish(tick, [&](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+                               return msg::CreateGridMapDirect(fbb, header, &info, &p_o);
+                             });
+                           });
+                         }};
+  ServiceDefinition tail{"tail", "test map tail", [widths](ServiceContext& ctx) {
+                           auto map = ctx.AddInput<msg::GridMap>("t/map", Timing::kSameTick);
+                           ctx.AddStep({.waits_for = {}, .outputs = {}}, [=, &ctx](const TickInfo& tick) {
+                             widths->push_back(map->Get() != nullptr ? map->Get()->info()->width() : -1);
+                             if (tick.tick == 19) ctx.RequestRunStop();
+                           });
+                         }};
+  ServiceDefinition echo{"echo", "test map echo", [echoed](ServiceContext& ctx) {
+                           auto map = ctx.AddInput<msg::GridMap>("t/map", Timing::kPreviousTick);
+                           ctx.AddStep({.waits_for = {}, .outputs = {}}, [=](const TickInfo&) {
+                             echoed->push_back(map->Get() != nullptr ? map->Get()->info()->width() : -1);
+                           });
+                         }};
+  std::vector<HostedService> services{
+      HostedService{head, {}}, HostedService{tail, {}}, HostedService{echo, {}},
+      HostedService{ServiceDefinition{"conductor", "test coordinator", [](ServiceContext&) {}}, {}}};
+  for (auto& s : services) s.options.robot = "";
+  services.back().options.coordinate = true;
+  services.back().options.participants = {"head", "tail", "echo"};
+  InProcessOptions options;
+  options.single_thread = false;
+  std::atomic<bool> stop{false};
+  std::atomic<bool> ended{false};
+  std::thread watchdog([&] {  // a stalled run is ended after 30 s (the checks then fail)
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (!ended && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    stop = true;
+  });
+  EXPECT_EQ(RunInProcess(address, services, stop, options), 0) << address;
+  ended = true;
+  watchdog.join();
+  return {*widths, *echoed};
+}
+
+TEST(Host, ADirectTopicWhoseMessageOutgrowsTheDirectLimitMidRunMovesWithoutLosingATick) {
+  std::vector<int> same_tick(10, 32), previous_tick{-1};
+  same_tick.resize(20, 128);
+  previous_tick.insert(previous_tick.end(), same_tick.begin(), same_tick.end() - 1);
+  const std::pair expected{same_tick, previous_tick};
+  const DirectPathInThisProcess direct_path;  // also in runtime_test_broker_path
+  EXPECT_EQ(RunGrowingMap("inproc://growing-map"), expected);
+  EXPECT_EQ(RunGrowingMap("ipc:///tmp/limbic-runtime-test-" + std::to_string(getpid()) + "-growing-map"), expected);
+}
+
 // The direct path's lockstep race (docs/protocol.md §13, "Lockstep: a tick's last word"), forced. The head reads the
 // tail's t/b as an earlier tick's value; the test plays the tail and the coordinator, and sends the clock of tick k
 // before the tail's tick-(k-1) output has even left, as a consumer whose I/O thread fell behind would see them. The

@@ -23,7 +23,6 @@ std::string SourceDir();
 // take it in between.
 int FreeTcpPortPair();
 
-// A fresh directory under /tmp removed on destruction.
 // Sets an environment variable (empty value: unsets it) for this object's life, then restores the value it had.
 // Processes started meanwhile inherit it (a node reads its data path from LIMBIC_BUS_PATH, for instance).
 class ScopedEnvironment {
@@ -38,6 +37,7 @@ class ScopedEnvironment {
   std::optional<std::string> saved_;
 };
 
+// A fresh directory under /tmp removed on destruction.
 class TempDir {
  public:
   TempDir();

@@ -274,6 +274,13 @@ void Node::Unhold(SharedHold* hold) {
 void Node::ReleaseShared(void* /*data*/, void* hint) { Unhold(static_cast<SharedHold*>(hint)); }
 
 Node::~Node() {
+  if (shm_) {
+    // A summary, so that a run's log says whether shared memory carried what it was meant to.
+    const ShmCounters& c = shm_->counters();
+    LIMBIC_LOG(kInfo) << "shared memory: " << c.sent << " messages sent, " << c.received << " received, " << c.fallbacks
+                      << " sent over the socket path for want of a chunk, " << c.malformed << " malformed"
+                      << (shm_->active() ? "" : " (RouDi lost: off since)");
+  }
   if (local_) local_->Detach(this);
   if (zap_) zap_->Remove(zap_domain_);
   if (data_endpoint_.starts_with("ipc://")) {
@@ -785,10 +792,8 @@ int Node::Poll(std::chrono::milliseconds timeout, int max_messages) {
     next_keepalive_ = std::chrono::steady_clock::now() + options_.keepalive;
   }
   if (shm_) shm_->CheckRouDi(std::chrono::steady_clock::now());
-  // What is already queued is handled without a poll(2): waiting only when there is nothing. Shared memory
-  // first: a message published there and mirrored to the socket is then seen first where it arrives first.
-  int handled = DrainShm(max_messages);
-  handled += Drain(max_messages - handled);
+  // What is already queued is handled without a poll(2): waiting only when there is nothing.
+  int handled = DrainBoth(max_messages);
   // On a LocalBus nothing can arrive while this thread waits: there is nothing to wait for.
   if (handled > 0 || timeout.count() <= 0 || local_mode_) return handled;
   // A welcome to send again (DrainDataSubscriptions) is not left waiting for the next message.
@@ -813,8 +818,20 @@ int Node::Poll(std::chrono::milliseconds timeout, int max_messages) {
   }
   // A new subscriber: its welcome (and a latched value) now.
   if (subscriptions_item >= 0 && (items[subscriptions_item].revents & ZMQ_POLLIN)) next_data_subscriptions_ = {};
-  handled = DrainShm(max_messages);
-  return handled + Drain(max_messages - handled);
+  return DrainBoth(max_messages);
+}
+
+int Node::DrainBoth(int max_messages) {
+  // Shared memory first: a message published there and mirrored to the socket is then seen first where it arrives
+  // first. And again after the sockets gave something: a chunk published before a message just read from a socket
+  // (its publisher's tick report, the lockstep ack and so the clock it preceded) is in its queue by now, and must be
+  // handled before Poll returns — a lockstep step runs once Poll returns, and must not see the report without the data.
+  // (A budget of its own: the chunks ahead of what the sockets gave are few — the subscribers' queues — and all due.)
+  int handled = DrainShm(max_messages);
+  const int from_sockets = Drain(max_messages - handled);
+  handled += from_sockets;
+  if (from_sockets > 0) handled += DrainShm(max_messages);
+  return handled;
 }
 
 int Node::DrainShm(int max_messages) {

@@ -264,7 +264,8 @@ class Node {
   // Handler for every verified message whose topic starts with `prefix` ("" = all).
   void SubscribeAny(const std::string& prefix, std::function<void(const RawMessage&)> handler);
 
-  // Waits up to `timeout` for traffic, then dispatches what has arrived (at most `max_messages`).
+  // Waits up to `timeout` for traffic, then dispatches what has arrived: at most `max_messages`, and then the
+  // shared-memory chunks queued ahead of the socket messages it took (DrainBoth).
   // Also re-sends latched values when due. Returns the number of messages handled (incl. dropped).
   int Poll(std::chrono::milliseconds timeout, int max_messages = 1000);
 
@@ -358,6 +359,8 @@ class Node {
   template <typename T, typename Build>
   bool PublishShm(PublisherSlot& slot, int64_t stamp_ns, int64_t tick, Build& build);
   int DrainShm(int max_messages);
+  // Shared memory, the sockets, and shared memory again if the sockets gave something (in bus.cpp, why).
+  int DrainBoth(int max_messages);
   void AddSubscription(const std::string& topic, bool exact, bool (*verify)(const uint8_t*, size_t),
                        const char* identifier, std::function<void(const RawMessage&)> handler);
   flatbuffers::Offset<msg::Header> MakeHeader(flatbuffers::FlatBufferBuilder& fbb, PublisherSlot& slot,

@@ -35,20 +35,6 @@ using namespace std::chrono_literals;
 
 std::string g_isolation = "not tried";  // "" once this process has its own /dev/shm and /tmp
 
-// iox-roudi's path on PATH, or "".
-std::string RouDiProgram() {
-  const char* path = std::getenv("PATH");
-  std::string dirs = path ? path : "/usr/bin:/bin";
-  size_t start = 0;
-  while (start <= dirs.size()) {
-    const size_t end = std::min(dirs.find(':', start), dirs.size());
-    const std::string candidate = dirs.substr(start, end - start) + "/iox-roudi";
-    if (access(candidate.c_str(), X_OK) == 0) return candidate;
-    start = end + 1;
-  }
-  return "";
-}
-
 // A Heartbeat of about `bytes` bytes carrying `tick` (the harness's message shape, bench/peers).
 void PublishHeartbeat(Publisher<msg::Heartbeat>& pub, int64_t tick, size_t bytes) {
   const std::string filler(bytes > 100 ? bytes - 100 : 0, 'x');
@@ -75,7 +61,7 @@ class RouDi {
   std::string Start() {
     log_ = dir_ / ("roudi-" + std::to_string(++starts_) + ".log");
     process_ = std::make_unique<testing::ChildProcess>(
-        std::vector<std::string>{RouDiProgram(), "-m", "off", "-l", "info"}, log_);
+        std::vector<std::string>{testing::RouDiProgram(), "-m", "off", "-l", "info"}, log_);
     if (!testing::WaitFor([&] { return ShmRuntime::RouDiRunning() || !process_->Running(); }, 10s) ||
         !ShmRuntime::RouDiRunning()) {
       return "iox-roudi did not start: " + process_->Log();
@@ -99,7 +85,7 @@ class RouDi {
 class ShmTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (RouDiProgram().empty()) GTEST_SKIP() << "iox-roudi is not installed (tools/setup-debian.sh iceoryx)";
+    if (testing::RouDiProgram().empty()) GTEST_SKIP() << "iox-roudi is not installed (tools/setup-debian.sh iceoryx)";
     RouDi& roudi = RouDi::Get();
     if (!roudi.runtime) {
       std::string why;
@@ -239,6 +225,55 @@ TEST_F(ShmTest, OtherTypesAndOtherBusesStayApart) {
     return msg::CreateOdometry(fbb, header, &pose, 0.0, 0.0);
   });
   EXPECT_EQ(pub_node.shm()->counters().sent, 20u) << "Odometry is not in ShmOptions::identifiers";
+}
+
+// Two paths with no order between them: a chunk published before a socket message — the data of a lockstep tick
+// before its tick report or the ack that releases the next clock — must have been handled by the time the Poll that
+// handled the socket message returns (a lockstep step runs once Poll returns). Here the chunk is published from the
+// socket message's own handler, so it is queued after Poll's first look at shared memory, which is the window.
+TEST_F(ShmTest, AChunkQueuedBeforeASocketMessageIsHandledInTheSamePoll) {
+  StartBroker();
+  Node pub_node(context_, address_, Options("talker"));
+  Node sub_node(context_, address_, Options("listener"));
+  auto odom = pub_node.Advertise<msg::Odometry>("r1/odom");    // the socket path
+  auto big = pub_node.Advertise<msg::Heartbeat>("peers/big");  // shared memory
+  std::vector<int64_t> odom_ticks, big_ticks;
+  bool chain = false;
+  sub_node.Subscribe<msg::Odometry>("r1/odom", [&](const Message<msg::Odometry>& m) {
+    odom_ticks.push_back(m.header.tick());
+    if (chain) PublishHeartbeat(big, m.header.tick(), 8192);
+  });
+  sub_node.Subscribe<msg::Heartbeat>("peers/big",
+                                     [&](const Message<msg::Heartbeat>& m) { big_ticks.push_back(m.header.tick()); });
+  const auto send_odom = [&](int64_t tick) {
+    odom.Publish(0, tick, [](flatbuffers::FlatBufferBuilder& fbb, auto header) {
+      msg::Pose2 pose(1, 2, 0.5);
+      return msg::CreateOdometry(fbb, header, &pose, 0.0, 0.0);
+    });
+  };
+  // Both paths connected (the broker's directory, iceoryx's discovery).
+  ASSERT_TRUE(PollUntil(
+      {&pub_node, &sub_node}, [&] { return !odom_ticks.empty() && !big_ticks.empty(); },
+      [&] {
+        send_odom(-1);
+        PublishHeartbeat(big, -1, 8192);
+      }));
+  for (int round = 0; round < 20; ++round) {
+    for (int i = 0; i < 3; ++i) {  // nothing left over from the warm-up or the last round
+      pub_node.Poll(1ms);
+      sub_node.Poll(1ms);
+    }
+    odom_ticks.clear();
+    big_ticks.clear();
+    chain = true;
+    send_odom(round);
+    const auto deadline = std::chrono::steady_clock::now() + 5s;
+    while (odom_ticks.empty() && std::chrono::steady_clock::now() < deadline) sub_node.Poll(5ms);
+    chain = false;
+    ASSERT_EQ(odom_ticks, std::vector<int64_t>{round});
+    EXPECT_EQ(big_ticks, std::vector<int64_t>{round}) << "round " << round << ": the Poll returned before the chunk";
+  }
+  EXPECT_EQ(sub_node.TotalDrops(), 0u);
 }
 
 TEST_F(ShmTest, ChunksThatFailTheChecksAreCountedAndReleased) {

@@ -720,6 +720,15 @@ void Host::PublishHeartbeat() {
     if (LivenessNotifier* liveness = ProcessLiveness()) {
       counters.push_back(msg::CreateCounterDirect(fbb, "liveness_failed", static_cast<double>(liveness->failed())));
     }
+    // Shared memory (issue 23 item 2): what went through it, so a user sees that it carries the large messages.
+    if (const bus::ShmEndpoint* shm = node_->shm()) {
+      const bus::ShmCounters& c = shm->counters();
+      counters.push_back(msg::CreateCounterDirect(fbb, "shm_active", shm->active() ? 1.0 : 0.0));
+      counters.push_back(msg::CreateCounterDirect(fbb, "shm_sent", static_cast<double>(c.sent)));
+      counters.push_back(msg::CreateCounterDirect(fbb, "shm_received", static_cast<double>(c.received)));
+      counters.push_back(msg::CreateCounterDirect(fbb, "shm_fallbacks", static_cast<double>(c.fallbacks)));
+      counters.push_back(msg::CreateCounterDirect(fbb, "shm_malformed", static_cast<double>(c.malformed)));
+    }
     // Set by `limbic launch` for the processes it starts: how often this one was restarted.
     if (const char* restarts = std::getenv("LIMBIC_RESTARTS")) {
       counters.push_back(msg::CreateCounterDirect(fbb, "restarts", std::atof(restarts)));

@@ -36,13 +36,9 @@ std::string Environ(int pid) {
   return s;
 }
 
-bool HaveRouDiProgram() {
-  return access("/usr/bin/iox-roudi", X_OK) == 0 || access("/usr/local/bin/iox-roudi", X_OK) == 0;
-}
-
 // Why this test cannot start a RouDi of its own here, or empty.
 std::string WhyNoRouDiOfItsOwn() {
-  if (!HaveRouDiProgram()) return "iox-roudi is not installed (tools/setup-debian.sh iceoryx)";
+  if (testing::RouDiProgram().empty()) return "iox-roudi is not installed (tools/setup-debian.sh iceoryx)";
   if (!g_isolation.empty() && bus::ShmRuntime::RouDiRunning()) {
     return "a RouDi runs on this host and this test cannot have a private one (" + g_isolation + ")";
   }

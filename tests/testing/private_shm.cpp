@@ -5,7 +5,9 @@
 #include <sys/mount.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 namespace limbic::testing {
@@ -39,6 +41,19 @@ std::string UsePrivateShmAndTmp() {
     if (mount("tmpfs", dir, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") != 0) {
       return std::string("tmpfs on ") + dir + ": " + std::strerror(errno);
     }
+  }
+  return "";
+}
+
+std::string RouDiProgram() {
+  const char* path = std::getenv("PATH");
+  const std::string dirs = path ? path : "/usr/bin:/bin";
+  size_t start = 0;
+  while (start <= dirs.size()) {
+    const size_t end = std::min(dirs.find(':', start), dirs.size());
+    const std::string candidate = dirs.substr(start, end - start) + "/iox-roudi";
+    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+    start = end + 1;
   }
   return "";
 }

@@ -12,4 +12,7 @@ namespace limbic::testing {
 // and skip if a RouDi it did not start runs.
 std::string UsePrivateShmAndTmp();
 
+// iox-roudi's path on PATH, or "" (not installed: tools/setup-debian.sh iceoryx).
+std::string RouDiProgram();
+
 }  // namespace limbic::testing

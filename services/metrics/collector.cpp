@@ -335,6 +335,18 @@ std::vector<MetricFamily> MetricsCollector::Snapshot(double now_s) const {
   auto degraded = Family("limbic_service_degraded",
                          "1 while the service reports the Degraded or Failing state (a step threw, or it refused a "
                          "non-finite state); its heartbeat names the reason (limbic nodes).");
+  auto shm_active = Family("limbic_shm_active",
+                           "1 while the service's large messages go through shared memory; 0 once it lost RouDi "
+                           "(or never reached it) and uses the socket path. Only services started with --shm.");
+  auto shm_messages =
+      Family("limbic_shm_messages_total",
+             "Messages a service sent into (kind = sent) or received from (kind = received) shared memory.",
+             MetricType::kCounter);
+  auto shm_fallbacks = Family("limbic_shm_fallbacks_total",
+                              "Messages meant for shared memory that went over the socket path: no chunk to be had.",
+                              MetricType::kCounter);
+  auto shm_malformed = Family("limbic_shm_malformed_total",
+                              "Shared-memory chunks whose frame or payload failed the checks.", MetricType::kCounter);
   for (const auto& [name, s] : state_.services) {
     const Labels service = {{"service", name}};
     const double heartbeat_age = now_s - s.received_s;
@@ -357,6 +369,13 @@ std::vector<MetricFamily> MetricsCollector::Snapshot(double now_s) const {
     for (const auto& t : hb.receive_losses) {
       Add(receive_losses, {{"service", name}, {"topic", t.topic}, {"reason", "gap"}}, static_cast<double>(t.gap));
       Add(receive_losses, {{"service", name}, {"topic", t.topic}, {"reason", "tail"}}, static_cast<double>(t.tail));
+    }
+    if (hb.shm) {
+      Add(shm_active, service, hb.shm->active ? 1.0 : 0.0);
+      Add(shm_messages, {{"service", name}, {"kind", "sent"}}, static_cast<double>(hb.shm->sent));
+      Add(shm_messages, {{"service", name}, {"kind", "received"}}, static_cast<double>(hb.shm->received));
+      Add(shm_fallbacks, service, static_cast<double>(hb.shm->fallbacks));
+      Add(shm_malformed, service, static_cast<double>(hb.shm->malformed));
     }
   }
 
@@ -437,18 +456,22 @@ std::vector<MetricFamily> MetricsCollector::Snapshot(double now_s) const {
   Add(handled, {}, static_cast<double>(state_.messages));
   for (const auto& [kind, n] : state_.ignored) Add(ignored, {{"kind", kind}}, static_cast<double>(n));
 
-  return {stimulus,      emotion,         mood,      drive,         drive_min,
-          drive_max,     affect_model,    parameter, speed,         angular,
-          contact,       collisions,      contacts,  distance,      iteration,
-          iterations,    elapsed,         plan_last, plan_hist,     path_ok,
-          traversals,    run_time,        run_rate,  run_speed,     run_cov,
-          run_exec,      run_dist,        up,        age,           loop,
-          loop_last,     overruns,        tick,      degraded,      receive_losses,
-          bus_up,        messages,        bytes,     drops,         duplicates,
-          fault_effects, subscribers,     latched,   active,        active_count,
-          injected,      handled,         ignored,   shame,         shame_threshold,
-          recruit_state, recruit_tx,      recruited, ignored_helps, recruit_episodes,
-          recruit_wait,  recruit_rejected};
+  std::vector<MetricFamily> families = {stimulus,      emotion,         mood,      drive,         drive_min,
+                                        drive_max,     affect_model,    parameter, speed,         angular,
+                                        contact,       collisions,      contacts,  distance,      iteration,
+                                        iterations,    elapsed,         plan_last, plan_hist,     path_ok,
+                                        traversals,    run_time,        run_rate,  run_speed,     run_cov,
+                                        run_exec,      run_dist,        up,        age,           loop,
+                                        loop_last,     overruns,        tick,      degraded,      receive_losses,
+                                        bus_up,        messages,        bytes,     drops,         duplicates,
+                                        fault_effects, subscribers,     latched,   active,        active_count,
+                                        injected,      handled,         ignored,   shame,         shame_threshold,
+                                        recruit_state, recruit_tx,      recruited, ignored_helps, recruit_episodes,
+                                        recruit_wait,  recruit_rejected};
+  for (MetricFamily* shm : {&shm_active, &shm_messages, &shm_fallbacks, &shm_malformed}) {
+    families.push_back(std::move(*shm));
+  }
+  return families;
 }
 
 std::optional<std::string> RobotOfInstance(const std::string& instance) {

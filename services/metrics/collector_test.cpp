@@ -103,8 +103,18 @@ TEST(CollectorTest, EveryFamilyFollowsTheNamingRules) {
   c.OnPath("r1", {true, true, 0.004, 12.0}, 0.0);
   c.OnMission("r1", {2, 5, 7.5, 30.0, false}, 0.0);
   c.OnRunMetrics("r1", {1, true, 61.0, 2, 1.9, 0.35, 0.02, 0.4, 20.0}, 0.0);
-  c.OnHeartbeat(
-      {"r1/planner", false, false, 10, 1.0, 0.001, 0.001, std::vector<uint64_t>(11, 1), 0, {{"r1/odom", 0, 0}}}, 0.0);
+  c.OnHeartbeat({"r1/planner",
+                 false,
+                 false,
+                 10,
+                 1.0,
+                 0.001,
+                 0.001,
+                 std::vector<uint64_t>(11, 1),
+                 0,
+                 {{"r1/odom", 0, 0}},
+                 HeartbeatValues::SharedMemory{true, 1, 1, 0, 0}},
+                0.0);
   c.OnBusStats({{{"r1/scan", 10, 1000, 0, 0, 0, 0, 0}}, 3, 1}, 0.0);
   c.OnFault({"f1", "SensorNoise", "r1", 0.0, 0.0, false}, 0.0);
   c.OnRecruit("r2", SampleUgv(), 0.0);
@@ -217,6 +227,33 @@ TEST(CollectorTest, ServiceUpTurnsZeroAfterThreeSecondsOfSilence) {
   EXPECT_TRUE(Contains(text, "limbic_service_heartbeat_age_seconds{service=\"r1/planner\"} 3.5"));
   EXPECT_EQ(text.find("limbic_service_loop_time_seconds_bucket{"), std::string::npos);  // not frozen
   EXPECT_EQ(text.find("limbic_service_overruns_total{"), std::string::npos);
+}
+
+// Issue 23 item 2: what went through shared memory, per service, for the services that use it — and nothing for
+// those that do not (no series that would read as "0 through shared memory" for a service on sockets only).
+TEST(CollectorTest, SharedMemoryCountsPerServiceOnlyWhereUsed) {
+  MetricsCollector c;
+  HeartbeatValues mapper;
+  mapper.service = "r1/mapper";
+  mapper.shm = HeartbeatValues::SharedMemory{true, 614, 1280, 2, 1};
+  c.OnHeartbeat(mapper, 10.0);
+  HeartbeatValues planner;
+  planner.service = "r1/planner";
+  c.OnHeartbeat(planner, 10.0);
+  HeartbeatValues lost = mapper;
+  lost.service = "r1/hwio";
+  lost.shm->active = false;
+  c.OnHeartbeat(lost, 10.0);
+  const std::string text = RenderText(c.Snapshot(10.5));
+  EXPECT_TRUE(Contains(text, "limbic_shm_active{service=\"r1/mapper\"} 1")) << text;
+  EXPECT_TRUE(Contains(text, "limbic_shm_active{service=\"r1/hwio\"} 0")) << text;
+  EXPECT_TRUE(Contains(text, "limbic_shm_messages_total{service=\"r1/mapper\",kind=\"sent\"} 614")) << text;
+  EXPECT_TRUE(Contains(text, "limbic_shm_messages_total{service=\"r1/mapper\",kind=\"received\"} 1280")) << text;
+  EXPECT_TRUE(Contains(text, "limbic_shm_fallbacks_total{service=\"r1/mapper\"} 2")) << text;
+  EXPECT_TRUE(Contains(text, "limbic_shm_malformed_total{service=\"r1/mapper\"} 1")) << text;
+  EXPECT_TRUE(Contains(text, "# TYPE limbic_shm_messages_total counter")) << text;
+  EXPECT_EQ(text.find("limbic_shm_active{service=\"r1/planner\"}"), std::string::npos) << text;
+  EXPECT_EQ(text.find("limbic_shm_messages_total{service=\"r1/planner\""), std::string::npos) << text;
 }
 
 TEST(CollectorTest, StoppingHeartbeatMeansDown) {

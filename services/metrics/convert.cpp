@@ -1,5 +1,8 @@
 #include "services/metrics/convert.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 #include "common/convert/convert.hpp"
 #include "common/types/control_parameters.hpp"
 #include "services/recruiter/convert.hpp"
@@ -69,6 +72,21 @@ HeartbeatValues FromMsg(const msg::Heartbeat& m) {
   h.loop_time_mean_s = m.loop_time_mean_s();
   if (m.loop_time_buckets()) h.loop_time_buckets.assign(m.loop_time_buckets()->begin(), m.loop_time_buckets()->end());
   h.overruns = m.overruns();
+  if (m.counters()) {
+    // runtime::Host::PublishHeartbeat's names; a service without shared memory sends none of them.
+    for (const auto* c : *m.counters()) {
+      const std::string name = Str(c->name());
+      if (!name.starts_with("shm_")) continue;
+      if (!h.shm) h.shm.emplace();
+      const double value = std::isfinite(c->value()) && c->value() > 0 ? c->value() : 0.0;
+      const auto count = static_cast<uint64_t>(std::min(value, 1e18));
+      if (name == "shm_active") h.shm->active = value > 0;
+      if (name == "shm_sent") h.shm->sent = count;
+      if (name == "shm_received") h.shm->received = count;
+      if (name == "shm_fallbacks") h.shm->fallbacks = count;
+      if (name == "shm_malformed") h.shm->malformed = count;
+    }
+  }
   if (m.topics()) {
     for (const auto* t : *m.topics()) {
       if (Str(t->direction()) == "in") h.receive_losses.push_back({Str(t->topic()), t->drops_gap(), t->drops_tail()});

@@ -53,6 +53,25 @@ TEST(MetricsConvertTest, ControlParamsByFieldName) {
   EXPECT_DOUBLE_EQ(value("v_limit"), 0.4);
 }
 
+// The heartbeat's shared-memory counters (runtime::Host::PublishHeartbeat); other counters are not taken for them,
+// and a count that is negative or not finite (a heartbeat from elsewhere) reads as 0.
+TEST(MetricsConvertTest, HeartbeatSharedMemoryCounters) {
+  flatbuffers::FlatBufferBuilder fbb;
+  const std::vector<flatbuffers::Offset<msg::Counter>> counters = {
+      msg::CreateCounterDirect(fbb, "bus_drops", 5),     msg::CreateCounterDirect(fbb, "shm_active", 1),
+      msg::CreateCounterDirect(fbb, "shm_sent", 614),    msg::CreateCounterDirect(fbb, "shm_received", 1280),
+      msg::CreateCounterDirect(fbb, "shm_fallbacks", 2), msg::CreateCounterDirect(fbb, "shm_malformed", -3)};
+  const auto& hb = Root(fbb, msg::CreateHeartbeatDirect(fbb, 0, "r1/mapper", msg::ServiceState::Running, "lockstep", 1,
+                                                        1.0, 0, 0, 0, nullptr, 0, &counters));
+  const HeartbeatValues h = FromMsg(hb);
+  ASSERT_TRUE(h.shm.has_value());
+  EXPECT_TRUE(h.shm->active);
+  EXPECT_EQ(h.shm->sent, 614u);
+  EXPECT_EQ(h.shm->received, 1280u);
+  EXPECT_EQ(h.shm->fallbacks, 2u);
+  EXPECT_EQ(h.shm->malformed, 0u);
+}
+
 TEST(MetricsConvertTest, HeartbeatBusStatsAndFault) {
   flatbuffers::FlatBufferBuilder fbb;
   const std::vector<uint64_t> buckets = {1, 2, 3, 0, 0, 0, 0, 0, 0, 0, 4};
@@ -65,6 +84,7 @@ TEST(MetricsConvertTest, HeartbeatBusStatsAndFault) {
   EXPECT_EQ(h.loop_time_buckets, buckets);
   EXPECT_EQ(h.overruns, 3u);
   EXPECT_TRUE(h.receive_losses.empty());
+  EXPECT_FALSE(h.shm.has_value()) << "no shm_ counters: a service without shared memory";
   // What the service lost receiving (issue 23 item 3): its `in` topics' gaps and tails; `out` topics are not.
   flatbuffers::FlatBufferBuilder fbb_in;
   const std::vector<flatbuffers::Offset<msg::TopicStats>> own = {

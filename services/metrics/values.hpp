@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -95,6 +96,12 @@ struct HeartbeatValues {
     uint64_t tail = 0;  // after the last one that arrived, from the publishers' HighWaterReports
   };
   std::vector<ReceiveLosses> receive_losses;
+  // Shared memory (issue 23 item 2; the heartbeat's shm_* counters), present only for a service that asked for it.
+  struct SharedMemory {
+    bool active = false;  // false once RouDi was lost (or never answered)
+    uint64_t sent = 0, received = 0, fallbacks = 0, malformed = 0;
+  };
+  std::optional<SharedMemory> shm;
 };
 
 // The broker's counts for one topic. A topic on the direct data path, which the broker does not carry, has its

@@ -89,7 +89,14 @@ class LiveStack(unittest.TestCase):
         path = BUS[len("ipc://"):]
         code = code.replace("ipc:///tmp/limbic/demo-bus", "ipc://" + path)
         subprocess.run([sys.executable, "-c", code], check=True, timeout=20)
+        # Each receive is a new subscription, which the broker answers with the latched value. The client's process
+        # has ended, but the broker may not have taken its goal yet (a loaded machine): until it has, the latched
+        # value is an earlier test's ("python-test"). So ask again, briefly, until the client's goal is the one.
+        deadline = time.monotonic() + 5
         goal = self.bus.receive("r1/goal", timeout=5)
+        while goal.header.source != "python" and time.monotonic() < deadline:
+            time.sleep(0.1)
+            goal = self.bus.receive("r1/goal", timeout=5)
         self.assertEqual(goal.header.source, "python")
         self.assertEqual(goal.data.instruction_id, 99)
         self.assertEqual((goal.data.goal.x, goal.data.goal.y), (3.0, 2.0))

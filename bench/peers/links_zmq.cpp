@@ -158,6 +158,7 @@ class LimbicLink : public Link {
     options.data_path = path;
     options.shm = std::move(shm);
     options.shm_options.identifiers = {messages::Traits<msg::Heartbeat>::kIdentifier};  // the harness's type
+    options.shm_options.mirror_to_socket = false;  // both ends on shared memory: no socket copy (--shm-only)
     options.name = side == Side::kA ? "peers-a" : "peers-b";
     options.send_hwm = options.receive_hwm = 0;                         // as the raw pair: never drop
     options.direct_queue_bytes = options.direct_max_message_bytes = 0;  // and no byte bound on the direct path

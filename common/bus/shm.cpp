@@ -3,6 +3,7 @@
 #include "common/bus/shm.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "common/hash/fnv1a.hpp"
 
@@ -19,6 +20,15 @@ std::string ShmServiceName(const std::string& bus_address) {
   std::string text = "limbic-";
   for (int i = 15; i >= 0; --i) text += kDigits[(h >> (4 * i)) & 0xf];
   return text;
+}
+
+ShmUse ParseShmUse(std::string_view text, const std::string& what) {
+  if (text == "0" || text == "false" || text.empty()) return ShmUse::kOff;
+  if (text == "1" || text == "true") return ShmUse::kMirrored;
+  if (text == "only") return ShmUse::kOnly;
+  throw std::invalid_argument(what + ": '" + std::string(text) +
+                              "' is not a shared-memory setting (0 or false: off; 1 or true: on, with a socket copy "
+                              "for readers without it; only: shared memory alone)");
 }
 
 bool ShmEndpoint::Takes(const std::string& topic, std::string_view identifier) const {

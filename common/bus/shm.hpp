@@ -9,10 +9,13 @@
 // Discovery: iceoryx's own, by name: service "limbic-<hash of the bus address>" (nodes of two buses on one host
 // never meet), instance = topic, event = the type's identifier. A subscriber subscribes on both paths: shared
 // memory for publishers on this host with shared memory, the socket path for everyone else (another host, a
-// process without RouDi, `limbic pub`, a replay). A publisher on shared memory sends there only, unless
-// ShmOptions::mirror_to_socket: then also over the socket path for readers on other hosts, and a reader on this
-// host sees each message twice (the later copy dropped as a counted duplicate by sequence number). Once direct
-// delivery (issue 23 item 1) tells a subscriber which publishers share its host, it can skip their socket copy.
+// process without RouDi, `limbic pub`, a replay). A publisher on shared memory also sends over the socket path
+// (ShmOptions::mirror_to_socket, the default), so that readers without shared memory — on another host, the Python
+// client, a test's own node — get every message too; a reader on this host with shared memory takes the chunk
+// first and drops the socket copy as a counted duplicate (by sequence number). mirror_to_socket = false (a
+// process's `--shm-only`, LIMBIC_SHM=only, a launch file's `shared_memory: only`) sends into shared memory alone:
+// no socket copies, for a host whose every reader of those types uses shared memory — any other reader gets
+// nothing of them.
 //
 // Fallback: no RouDi when the process connects (or a build without iceoryx) -> ShmRuntime::Connect returns null
 // with the reason, the node logs it once and uses the socket path for everything. RouDi gone or restarted later
@@ -49,11 +52,17 @@ std::vector<std::string> DefaultShmIdentifiers();
 // The iceoryx service name of a bus's topics ("limbic-" and a hash of the address).
 std::string ShmServiceName(const std::string& bus_address);
 
+// How a process uses shared memory: not at all, with a socket copy of each message (readers without it get them
+// too), or alone. Read from LIMBIC_SHM or a launch file: "0"/"false" off, "1"/"true" mirrored, "only".
+enum class ShmUse { kOff, kMirrored, kOnly };
+// Throws std::invalid_argument naming `what` and the accepted values for anything else.
+ShmUse ParseShmUse(std::string_view text, const std::string& what);
+
 struct ShmOptions {
   std::vector<std::string> identifiers = DefaultShmIdentifiers();  // ["*"]: every type
   uint32_t subscriber_queue = 16;              // chunks a subscriber holds before the oldest is discarded
   size_t max_message_bytes = 4u << 20;         // larger: over the socket path (counted as a fallback)
-  bool mirror_to_socket = false;               // also send shared-memory topics over the socket path (other hosts)
+  bool mirror_to_socket = true;                // also over the socket path, for readers without shared memory
   std::chrono::milliseconds roudi_check{500};  // how often Poll checks that RouDi is still the same one
 };
 

@@ -43,10 +43,12 @@ void PublishHeartbeat(Publisher<msg::Heartbeat>& pub, int64_t tick, size_t bytes
   });
 }
 
+// Shared memory alone (no socket copy), so that what arrives came through it.
 ShmOptions HeartbeatsOnShm() {
   ShmOptions options;
   options.identifiers = {"HBT1"};
   options.roudi_check = 20ms;
+  options.mirror_to_socket = false;
   return options;
 }
 
@@ -274,6 +276,58 @@ TEST_F(ShmTest, AChunkQueuedBeforeASocketMessageIsHandledInTheSamePoll) {
     EXPECT_EQ(big_ticks, std::vector<int64_t>{round}) << "round " << round << ": the Poll returned before the chunk";
   }
   EXPECT_EQ(sub_node.TotalDrops(), 0u);
+}
+
+// A reader without shared memory on this host (the Python client, a process started without --shm) gets every
+// message through the default socket copy; a reader with it gets each once (the chunk; the socket copy is dropped as
+// a counted duplicate). Without the copy (--shm-only) the reader without shared memory gets nothing, as documented.
+TEST_F(ShmTest, TheSocketCopyReachesAReaderWithoutSharedMemoryAndAReaderWithItGetsEachOnce) {
+  StartBroker();
+  for (const bool mirror : {true, false}) {
+    SCOPED_TRACE(mirror ? "mirrored (the default)" : "shared memory only");
+    ShmOptions publishing = HeartbeatsOnShm();
+    publishing.mirror_to_socket = mirror;
+    Node pub_node(context_, address_, Options(mirror ? "talker" : "talker-only", publishing));
+    Node shm_reader(context_, address_, Options("shm-reader"));
+    Node socket_reader(context_, address_, NodeOptions{.name = "socket-reader"});
+    auto big = pub_node.Advertise<msg::Heartbeat>("peers/big");
+    std::vector<int64_t> by_shm, by_socket;
+    shm_reader.Subscribe<msg::Heartbeat>("peers/big",
+                                         [&](const Message<msg::Heartbeat>& m) { by_shm.push_back(m.header.tick()); });
+    socket_reader.Subscribe<msg::Heartbeat>(
+        "peers/big", [&](const Message<msg::Heartbeat>& m) { by_socket.push_back(m.header.tick()); });
+    // Warm-up: both paths connected (for "only", the socket subscription has had as long as the mirrored round's).
+    ASSERT_TRUE(PollUntil(
+        {&pub_node, &shm_reader, &socket_reader}, [&] { return !by_shm.empty() && (!mirror || !by_socket.empty()); },
+        [&] { PublishHeartbeat(big, -1, 8192); }));
+    for (int i = 0; i < 10; ++i) {
+      pub_node.Poll(1ms);
+      shm_reader.Poll(1ms);
+      socket_reader.Poll(1ms);
+    }
+    by_shm.clear();
+    by_socket.clear();
+    const uint64_t duplicates_before = shm_reader.received().at("peers/big").duplicates;
+    for (int i = 0; i < 10; ++i) PublishHeartbeat(big, i, 8192);
+    const std::vector<int64_t> ticks = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
+    ASSERT_TRUE(PollUntil({&pub_node, &shm_reader, &socket_reader},
+                          [&] { return by_shm.size() >= 10 && (!mirror || by_socket.size() >= 10); }));
+    for (int i = 0; i < 20; ++i) {  // the socket copies still on their way reach the shared-memory reader too
+      pub_node.Poll(1ms);
+      shm_reader.Poll(1ms);
+      socket_reader.Poll(1ms);
+    }
+    EXPECT_EQ(by_shm, ticks) << "each message once on the reader with shared memory";
+    if (mirror) {
+      EXPECT_EQ(by_socket, ticks);
+      EXPECT_GE(shm_reader.received().at("peers/big").duplicates - duplicates_before, 1u)
+          << "the socket copies reached it and were dropped as duplicates";
+    } else {
+      EXPECT_TRUE(by_socket.empty()) << "no socket copy was asked for";
+    }
+    EXPECT_EQ(shm_reader.TotalDrops(), 0u);
+    EXPECT_EQ(socket_reader.TotalDrops(), 0u);
+  }
 }
 
 TEST_F(ShmTest, ChunksThatFailTheChecksAreCountedAndReleased) {

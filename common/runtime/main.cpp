@@ -38,8 +38,10 @@ const char* kCommonHelp = R"(Common options (every limbic service):
   --curve-keys FILE     tcp with CURVE: YAML with server_public, client_public, client_secret
   --bus-path PATH       direct | broker: how this service's publications travel (default:
                         $LIMBIC_BUS_PATH, else direct; docs/protocol.md, "Direct delivery")
-  --shm                 large messages (maps, scans) through shared memory on this host, if iox-roudi runs
-                        (default: on if $LIMBIC_SHM is 1; otherwise the socket path only)
+  --shm                 large messages (maps, scans) through shared memory on this host, if iox-roudi runs,
+                        and over the sockets too for readers without it (default: $LIMBIC_SHM = 1; 0: off)
+  --shm-only            the same without the socket copy: only readers on shared memory get them
+                        ($LIMBIC_SHM = only)
   --help                this text
 )";
 
@@ -98,10 +100,14 @@ int RunServiceMain(int argc, char** argv, const ServiceDefinition& definition) {
   HostOptions options;
   options.service = definition.name;
   if (const char* bus = std::getenv("LIMBIC_BUS")) options.bus = bus;
-  if (const char* shm = std::getenv("LIMBIC_SHM")) options.shm = std::string(shm) == "1";
   std::string curve_file;
   bool check = false;
   try {
+    if (const char* shm = std::getenv("LIMBIC_SHM")) {
+      const bus::ShmUse use = bus::ParseShmUse(shm, "$LIMBIC_SHM");  // a misspelt value is refused (exit 2)
+      options.shm = use != bus::ShmUse::kOff;
+      options.shm_only = use == bus::ShmUse::kOnly;
+    }
     for (int i = 1; i < argc; ++i) {
       std::string arg = argv[i];
       std::string value;
@@ -150,6 +156,9 @@ int RunServiceMain(int argc, char** argv, const ServiceDefinition& definition) {
         curve_file = next();
       } else if (arg == "--shm") {
         options.shm = true;
+        options.shm_only = false;
+      } else if (arg == "--shm-only") {
+        options.shm = options.shm_only = true;
       } else if (arg == "--bus-path") {
         // As $LIMBIC_BUS_PATH, which every Node of this process reads (a misspelt value is refused here, exit 2).
         bus::UseDataPathForProcess(next());

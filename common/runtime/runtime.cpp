@@ -168,8 +168,11 @@ Host::Host(zmq::context_t& zmq_context, HostOptions options, const ServiceDefini
     std::string why;
     // A RouDi started beside this process (limbic launch) may still be reserving its memory: a few seconds.
     node_options.shm = bus::ShmRuntime::Connect(context_->instance(), &why, options_.shm_wait);
+    node_options.shm_options.mirror_to_socket = !options_.shm_only;
     if (node_options.shm) {
-      LIMBIC_LOG(kInfo) << "shared memory: on for this host's large messages";
+      LIMBIC_LOG(kInfo) << "shared memory: on for this host's large messages"
+                        << (options_.shm_only ? " (only: no socket copy for readers without it)"
+                                              : " (and a socket copy for readers without it)");
     } else {
       LIMBIC_LOG(kWarning) << "shared memory asked for, not available: " << why << "; every topic uses the socket path";
     }

@@ -77,6 +77,8 @@ struct HostOptions {
   // Large messages through shared memory on this host (common/bus/shm.hpp; --shm or LIMBIC_SHM=1, which
   // `limbic launch` sets with `shared_memory: true`). Without a RouDi the host says so once and uses the socket path.
   bool shm = false;
+  // ... and not also over the sockets (--shm-only, LIMBIC_SHM=only): readers without shared memory get none of them.
+  bool shm_only = false;
   std::chrono::milliseconds shm_wait{3000};  // for a RouDi that is still starting, before the socket path only
   RealtimeTicks realtime_ticks = RealtimeTicks::kInput;  // --realtime-ticks input|timer
 };

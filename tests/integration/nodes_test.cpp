@@ -238,6 +238,32 @@ TEST(BusPathFlag, ServicesAndTheToolTakeItAndRefuseAMisspeltOne) {
   EXPECT_NE(text.find("--bus-path direct|broker"), std::string::npos) << text;
 }
 
+// Issue 23 item 2: $LIMBIC_SHM (which `limbic launch` sets) is read strictly: a misspelt value is a usage error naming
+// what it accepts, not a quiet "off"; --shm-only is a flag of every service.
+TEST(ShmSetting, AMisspeltLimbicShmIsRefusedWithExit2) {
+  testing::TempDir dir;
+  const auto run = [&](const char* value, std::vector<std::string> flags) {
+    testing::ScopedEnvironment shm("LIMBIC_SHM", value);
+    std::vector<std::string> argv = {testing::Bin("limbic-toy"), "talker"};
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    testing::ChildProcess child(argv, dir / "out.txt");
+    const int rc = child.Wait(20s);
+    return std::make_pair(rc, Slurp(dir / "out.txt"));
+  };
+  auto [rc, text] = run("yes", {"--check"});
+  EXPECT_EQ(rc, 2) << text;
+  EXPECT_NE(text.find("$LIMBIC_SHM: 'yes' is not a shared-memory setting"), std::string::npos) << text;
+  EXPECT_NE(text.find("only"), std::string::npos) << "names the accepted values: " << text;
+  for (const char* good : {"0", "1", "only", "true", "false"}) {
+    std::tie(rc, text) = run(good, {"--check"});
+    EXPECT_EQ(rc, 0) << good << ": " << text;
+  }
+  std::tie(rc, text) = run("", {"--shm-only", "--check"});
+  EXPECT_EQ(rc, 0) << text;
+  std::tie(rc, text) = run("", {"--help"});
+  EXPECT_NE(text.find("--shm-only"), std::string::npos) << text;
+}
+
 // Every service's common flags: a value that is not a finite number, an integer out of range or a choice not offered
 // is a usage error (exit 2) naming the flag — also under --check, which says what a start would (`--period nan`
 // once passed as a valid period).

@@ -43,8 +43,9 @@ std::vector<std::string> DeterministicRows(const std::string& path) {
 }
 
 enum class Path { kBroker, kDirect };
-// Large messages (scans, maps) through shared memory as well (LIMBIC_SHM=1; needs a RouDi): kSharedMemory.
-enum class Shm { kOff, kSharedMemory };
+// Large messages (scans, maps) through shared memory (needs a RouDi): with a socket copy (LIMBIC_SHM=1) or alone
+// (LIMBIC_SHM=only).
+enum class Shm { kOff, kMirrored, kOnly };
 
 std::vector<std::string> RunSeparateProcesses(const stack::StackSpec& spec, const std::string& bus,
                                               const testing::TempDir& dir, const std::string& name,
@@ -57,7 +58,7 @@ std::vector<std::string> RunSeparateProcesses(const stack::StackSpec& spec, cons
   std::optional<testing::ScopedEnvironment> bus_path;
   bus_path.emplace("LIMBIC_BUS_PATH", path == Path::kDirect ? "direct" : "broker");
   std::optional<testing::ScopedEnvironment> shared_memory;
-  shared_memory.emplace("LIMBIC_SHM", shm == Shm::kSharedMemory ? "1" : "0");
+  shared_memory.emplace("LIMBIC_SHM", shm == Shm::kOnly ? "only" : shm == Shm::kMirrored ? "1" : "0");
   for (const auto& [service, argv] : stack::StackCommands(spec, testing::BinDir(), bus)) {
     services.emplace_back(service,
                           std::make_unique<testing::ChildProcess>(argv, dir / (name + "-" + service + ".log")));
@@ -207,9 +208,10 @@ ShmTotals SumShmSummaries(const std::vector<std::string>& logs) {
 }
 
 // Issue 23 items 2 and 5: the same run with the large messages (the range scans, the maps) through shared memory —
-// separate processes on the direct path over ipc with a RouDi of the test's own, then on the broker path — gives the
-// in-process metrics. The services' summaries show that shared memory carried them: a run that quietly fell back to
-// the socket path would pass the comparison and fail here.
+// separate processes with a RouDi of the test's own, on the direct path with the default socket copy (which each
+// reader drops as a duplicate of the chunk it took first), then on the broker path with shared memory alone — gives
+// the in-process metrics. The services' summaries show that shared memory carried them: a run that quietly fell back
+// to the socket path would pass the comparison and fail here.
 TEST(Determinism, SameRunMetricsWithLargeMessagesThroughSharedMemory) {
 #ifndef LIMBIC_HAVE_SHM
   GTEST_SKIP() << "this build has no shared-memory transport (libiceoryx-posh-dev was not found when configuring)";
@@ -231,10 +233,11 @@ TEST(Determinism, SameRunMetricsWithLargeMessagesThroughSharedMemory) {
   const auto inproc = DeterministicRows(spec.metrics_csv);
   ASSERT_EQ(inproc.size(), 2u) << "expected one traversal";
   for (const Path path : {Path::kDirect, Path::kBroker}) {
-    const std::string name = path == Path::kDirect ? "shm-direct" : "shm-broker";
+    const std::string name = path == Path::kDirect ? "shm-mirrored-direct" : "shm-only-broker";
     std::vector<std::string> logs;
     spec.metrics_csv = dir / (name + ".csv");
-    EXPECT_EQ(RunSeparateProcesses(spec, "ipc://" + dir / (name + "-bus"), dir, name, path, Shm::kSharedMemory, &logs),
+    EXPECT_EQ(RunSeparateProcesses(spec, "ipc://" + dir / (name + "-bus"), dir, name, path,
+                                   path == Path::kDirect ? Shm::kMirrored : Shm::kOnly, &logs),
               inproc)
         << name;
     const ShmTotals shm = SumShmSummaries(logs);

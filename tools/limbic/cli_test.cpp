@@ -168,8 +168,23 @@ processes:
   file = LoadLaunchFile(path, {});
   ASSERT_EQ(file.processes.size(), 1u);
   EXPECT_TRUE(file.processes[0].env.empty());
+  // `only`: shared memory alone, no socket copy for readers without it; `false` is off as the default.
+  std::ofstream(path) << "shared_memory: only\nprocesses:\n  - name: a\n    command: [x]\n";
+  file = LoadLaunchFile(path, {});
+  ASSERT_EQ(file.processes.size(), 2u);
+  EXPECT_EQ(file.processes[0].name, "roudi");
+  EXPECT_EQ(file.processes[1].env.at("LIMBIC_SHM"), "only");
+  std::ofstream(path) << "shared_memory: false\nprocesses:\n  - name: a\n    command: [x]\n";
+  file = LoadLaunchFile(path, {});
+  ASSERT_EQ(file.processes.size(), 1u);
+  EXPECT_TRUE(file.processes[0].env.empty());
   std::ofstream(path) << "shared_memory: maybe\nprocesses:\n  - name: a\n    command: [x]\n";
-  EXPECT_THROW(LoadLaunchFile(path, {}), config::ConfigError);
+  try {
+    LoadLaunchFile(path, {});
+    ADD_FAILURE() << "a misspelt shared_memory was accepted";
+  } catch (const config::ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("only"), std::string::npos) << "names what it accepts: " << e.what();
+  }
 }
 
 // Issue 23: `bus_path: direct` gives every process LIMBIC_BUS_PATH (its own env wins); a misspelt one is refused.

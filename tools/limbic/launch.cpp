@@ -603,7 +603,8 @@ arrive is killed and restarted (per process: heartbeat_timeout_s, 0 = not watche
 With `shared_memory: true` large messages between these processes go through shared memory: the
 launcher starts iceoryx's daemon iox-roudi first (process `roudi`, restarted always, stopped last;
 a file may list its own `roudi`), the others once it answers (at most 20 s), and gives every other
-process LIMBIC_SHM=1.
+process LIMBIC_SHM=1 (each large message also over the sockets, for readers without shared memory
+such as the Python client); `shared_memory: only` gives LIMBIC_SHM=only (no socket copy).
 With `bus_path: direct` (or broker) every process gets LIMBIC_BUS_PATH (a process's own env wins); so
 does `limbic launch FILE --bus-path direct`, through the launcher's environment.
   --until PROCESS   stop everything when PROCESS exits, and exit with its status

@@ -103,15 +103,23 @@ LaunchFile LoadLaunchFile(const std::string& path, const std::map<std::string, s
     }
     for (auto& spec : file.processes) spec.env.emplace("LIMBIC_BUS_PATH", file.bus_path);  // its own entry wins
   }
-  root.Optional("shared_memory", &file.shared_memory);
-  if (file.shared_memory) {
+  std::string shared_memory;
+  if (root.Optional("shared_memory", &shared_memory)) {
+    try {
+      file.shared_memory = bus::ParseShmUse(shared_memory, "shared_memory");
+    } catch (const std::invalid_argument& e) {
+      root.Fail("shared_memory", e.what());
+    }
+  }
+  if (file.shared_memory != bus::ShmUse::kOff) {
     bool listed = false;
     for (auto& spec : file.processes) {
       if (spec.name == kRouDiProcess) {
         listed = true;
         continue;
       }
-      spec.env.emplace("LIMBIC_SHM", "1");  // a process's own env entry wins
+      // A process's own env entry wins.
+      spec.env.emplace("LIMBIC_SHM", file.shared_memory == bus::ShmUse::kOnly ? "only" : "1");
     }
     if (!listed) {
       // First, so that it runs before the services connect and is stopped after them (reverse order). No

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "common/bus/shm.hpp"
+
 namespace limbic::cli {
 
 struct ProcessSpec {
@@ -47,13 +49,14 @@ struct Backoff {
 // `shared_memory: true` in a launch file (issue 23 item 2): large messages between the processes of this host go
 // through shared memory (common/bus/shm.hpp). The launcher then starts iceoryx's daemon first, as the process
 // `roudi` (kRouDiCommand, restarted always; a file may list its own process of that name instead, e.g. with
-// -c CONFIG for larger memory pools), and gives every other process LIMBIC_SHM=1 (the runtime's --shm).
+// -c CONFIG for larger memory pools), and gives every other process LIMBIC_SHM=1 (the runtime's --shm: a socket copy
+// too, for readers without shared memory). `shared_memory: only` gives LIMBIC_SHM=only (--shm-only: no socket copy).
 inline constexpr const char* kRouDiProcess = "roudi";
 inline const std::vector<std::string> kRouDiCommand = {"iox-roudi"};
 
 struct LaunchFile {
   std::map<std::string, std::string> vars;
-  bool shared_memory = false;
+  bus::ShmUse shared_memory = bus::ShmUse::kOff;
   // `bus_path: direct | broker` (issue 23; docs/protocol.md §13): LIMBIC_BUS_PATH for every process (a process's own
   // env entry wins). Empty: not set by the file (the launcher's environment, e.g. `limbic launch --bus-path`, holds).
   std::string bus_path;

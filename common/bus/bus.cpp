@@ -792,10 +792,11 @@ int Node::Poll(std::chrono::milliseconds timeout, int max_messages) {
     next_keepalive_ = std::chrono::steady_clock::now() + options_.keepalive;
   }
   if (shm_) shm_->CheckRouDi(std::chrono::steady_clock::now());
-  // What is already queued is handled without a poll(2): waiting only when there is nothing.
-  int handled = DrainBoth(max_messages);
-  // On a LocalBus nothing can arrive while this thread waits: there is nothing to wait for.
-  if (handled > 0 || timeout.count() <= 0 || local_mode_) return handled;
+  // Without a wait (and on a LocalBus, where nothing can arrive while this thread waits) what is queued is taken at
+  // once. With one, zmq_poll below asks every socket first and returns at once if one has something; taking from each
+  // before it would ask each empty socket twice — a failed receive is a poll(2) of its mailbox and a getpid in
+  // ZeroMQ, and those checks were what a direct hop cost beyond the raw pair's (strace, 2026-11-29).
+  if (timeout.count() <= 0 || local_mode_) return DrainBoth(max_messages);
   // A welcome to send again (DrainDataSubscriptions) is not left waiting for the next message.
   if (!rewelcome_.empty()) timeout = std::min(timeout, kRewelcomeDelay);
   // Only the sockets that can have something (zmq_poll asks each one's mailbox, a system call): the SUB once it has
@@ -805,7 +806,7 @@ int Node::Poll(std::chrono::milliseconds timeout, int max_messages) {
   zmq::pollitem_t items[4];
   int count = 0;
   items[count++] = {sub_.handle(), 0, ZMQ_POLLIN, 0};
-  if (links_.endpoints() > 0) items[count++] = {data_sub_.handle(), 0, ZMQ_POLLIN, 0};
+  if (links_.endpoints() > 0 || links_.lingering() > 0) items[count++] = {data_sub_.handle(), 0, ZMQ_POLLIN, 0};
   const bool watch = data_pub_ && std::chrono::steady_clock::now() < watch_subscriptions_until_;
   const int subscriptions_item = watch ? count : -1;
   if (watch) items[count++] = {data_pub_.handle(), 0, ZMQ_POLLIN, 0};

@@ -85,6 +85,40 @@ class DirectFixture : public ::testing::TestWithParam<std::string> {
 
 INSTANTIATE_TEST_SUITE_P(Transports, DirectFixture, ::testing::Values("ipc", "tcp"));
 
+// Node::Poll with a wait goes straight to zmq_poll (it does not first try each socket): what is already queued, and
+// what is left over when Poll's budget ran out, must still be taken at once, not after the wait — on either data path.
+TEST_P(DirectFixture, AWaitingPollTakesWhatIsAlreadyQueuedAtOnce) {
+  for (const DataPath path : {DataPath::kDirect, DataPath::kBroker}) {
+    const std::string name = path == DataPath::kDirect ? "direct" : "broker";
+    SCOPED_TRACE(name);
+    Node pub_node(context_, address_, {.name = "talker-" + name, .data_path = path});
+    Node sub_node(context_, address_, {.name = "listener-" + name, .data_path = path});
+    auto pub = pub_node.Advertise<msg::Odometry>(path == DataPath::kDirect ? "r1/odom" : "r2/odom");
+    std::vector<double> received;
+    sub_node.Subscribe<msg::Odometry>(pub.topic(),
+                                      [&](const Message<msg::Odometry>& m) { received.push_back(m.msg.v()); });
+    ASSERT_TRUE(PollUntil({&pub_node, &sub_node}, [&] {
+      PublishOdom(pub, -1.0);
+      return !received.empty();
+    }));
+    EXPECT_EQ(sub_node.direct_links().endpoints() > 0, path == DataPath::kDirect)
+        << "the data took the path under test";
+    for (int i = 0; i < 20; ++i) {  // nothing left over from the warm-up
+      pub_node.Poll(1ms);
+      sub_node.Poll(1ms);
+    }
+    received.clear();
+    for (int i = 0; i < 3; ++i) PublishOdom(pub, i);
+    std::this_thread::sleep_for(100ms);  // queued at the subscriber before it polls
+    for (int i = 0; i < 3; ++i) {
+      const auto begin = std::chrono::steady_clock::now();
+      EXPECT_EQ(sub_node.Poll(10s, /*max_messages=*/1), 1) << "message " << i;
+      EXPECT_LT(std::chrono::steady_clock::now() - begin, 2s) << "message " << i << " waited for the timeout";
+    }
+    EXPECT_EQ(received, (std::vector<double>{0, 1, 2}));
+  }
+}
+
 TEST_P(DirectFixture, DataFlowsPublisherToSubscriberWithoutTheBroker) {
   Node pub_node(context_, address_, Direct("talker"));
   Node sub_node(context_, address_, {.name = "listener"});  // a broker-path node follows the directory too

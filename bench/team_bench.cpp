@@ -4,8 +4,9 @@
 //                          the calling thread, 600 ticks (60 s simulated). Counters: x_realtime = simulated seconds
 //                          per wall second after start-up (goal: ≥ 50 for 16 robots on one core: run it under
 //                          `taskset -c 1` on a quiet machine); x_realtime_cpu and tick_cpu_ms from the thread's CPU
-//                          time (ticks 100..600, from a second run cut at 100: start-up excluded, and independent of
-//                          the share of the core a busy machine leaves); startup_s = construction, placement, joins.
+//                          time over the same span (runtime::InProcessStats::run_cpu_s: start-up excluded, and
+//                          independent of the share of the core a busy machine leaves); startup_s = construction,
+//                          placement, joins.
 //   BM_TeamRealtimeLatency R robots in realtime (10 Hz) over the broker (a thread per service, ZeroMQ through a
 //                          bus::Broker on inproc://; the broker data path, as the goal says, unless LIMBIC_BUS_PATH
 //                          names one: LIMBIC_BUS_PATH=direct for the default path), 1 and 16 robots one after the
@@ -29,7 +30,6 @@
 //
 // A benchmark, not a test: never run by ctest (the figures depend on the machine and its load).
 #include <benchmark/benchmark.h>
-#include <time.h>
 
 #include <algorithm>
 #include <atomic>
@@ -62,53 +62,43 @@ stack::StackSpec TeamSpec(int robots) {
   return spec;
 }
 
-double ThreadCpuSeconds() {
-  timespec t{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
-}
-
-// One lockstep run of `ticks` ticks on the calling thread: its stats and the thread's CPU seconds.
-std::pair<runtime::InProcessStats, double> LockstepRun(int robots, int64_t ticks, std::string* error) {
+// One lockstep run of `ticks` ticks on the calling thread, and its stats.
+runtime::InProcessStats LockstepRun(int robots, int64_t ticks, std::string* error) {
   static int run = 0;
   stack::StackSpec spec = TeamSpec(robots);
   spec.max_ticks = ticks;
   runtime::InProcessStats stats;
   std::atomic<bool> stop{false};
-  const double cpu0 = ThreadCpuSeconds();
   const int status = runtime::RunInProcess("inproc://team-bench-" + std::to_string(run++), stack::BuildStack(spec),
                                            stop, runtime::InProcessOptions{}, &stats);
-  const double cpu = ThreadCpuSeconds() - cpu0;
   if (stats.ticks < ticks) {
     *error = "run failed: status " + std::to_string(status) + ", " + std::to_string(stats.ticks) + " ticks" +
              (stats.errors.empty() ? "" : ", " + stats.errors[0]);
   }
-  return {stats, cpu};
+  return stats;
 }
 
 void BM_TeamLockstep(benchmark::State& state) {
   const int robots = static_cast<int>(state.range(0));
-  const int64_t ticks = 600, short_ticks = 100;
-  double simulated = 0.0, running = 0.0, startup = 0.0, cpu_per_tick = 0.0;
+  const int64_t ticks = 600;
+  double simulated = 0.0, running = 0.0, running_cpu = 0.0, startup = 0.0;
   for (auto _ : state) {
     std::string error;
-    const auto [stats, cpu] = LockstepRun(robots, ticks, &error);
-    // The same run cut at 100 ticks: the CPU difference is 500 ticks' worth without start-up, whatever share of
-    // the core a busy machine leaves the run (the wall-clock factor needs a quiet core).
-    const auto [short_stats, short_cpu] = LockstepRun(robots, short_ticks, &error);
+    const runtime::InProcessStats stats = LockstepRun(robots, ticks, &error);
     if (!error.empty()) {
       state.SkipWithError(error.c_str());
       return;
     }
+    // From the first tick to the last host's return: start-up (placement, joins) and teardown are not in it.
     simulated += static_cast<double>(stats.ticks) * 0.1;
-    running += stats.total_s - stats.startup_s;
+    running += stats.run_s;
+    running_cpu += stats.run_cpu_s;
     startup += stats.startup_s;
-    cpu_per_tick += (cpu - short_cpu) / static_cast<double>(stats.ticks - short_stats.ticks);
   }
   const double n = static_cast<double>(state.iterations());
-  state.counters["x_realtime"] = simulated / running;           // simulated s per wall s after start-up
-  state.counters["x_realtime_cpu"] = 0.1 / (cpu_per_tick / n);  // simulated s per CPU s of the run's thread
-  state.counters["tick_cpu_ms"] = 1e3 * cpu_per_tick / n;
+  state.counters["x_realtime"] = simulated / running;          // simulated s per wall s after start-up
+  state.counters["x_realtime_cpu"] = simulated / running_cpu;  // simulated s per CPU s of the run's thread
+  state.counters["tick_cpu_ms"] = 1e3 * running_cpu / (simulated * 10.0);
   state.counters["startup_s"] = startup / n;
 }
 BENCHMARK(BM_TeamLockstep)->Arg(1)->Arg(16)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();

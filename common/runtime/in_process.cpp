@@ -1,5 +1,7 @@
 #include "common/runtime/in_process.hpp"
 
+#include <time.h>
+
 #include <exception>
 #include <optional>
 #include <thread>
@@ -12,6 +14,12 @@ using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
 double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+double ThreadCpuSeconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
 
 // Lockstep on one thread: broker and hosts take turns until every host has stopped. Between two
 // hosts the broker forwards what the first one published, so a tick's chain of same-tick inputs
@@ -64,6 +72,8 @@ void RunCooperatively(SharedBus broker, std::vector<std::unique_ptr<Host>>& host
   std::vector<bool> running(hosts.size(), true);
   size_t alive = hosts.size();
   bool started = false;
+  Clock::time_point first_tick;
+  double first_tick_cpu = 0.0;
   bool everyone = true;  // give every host a turn this round
   while (alive > 0) {
     if (stop.load()) group_stop = true;
@@ -87,7 +97,9 @@ void RunCooperatively(SharedBus broker, std::vector<std::unique_ptr<Host>>& host
     }
     if (!started && coordinator != nullptr && coordinator->tick() >= 0) {
       started = true;
-      if (stats) stats->startup_s = Seconds(Clock::now() - begin);
+      first_tick = Clock::now();
+      first_tick_cpu = ThreadCpuSeconds();
+      if (stats) stats->startup_s = Seconds(first_tick - begin);
     }
     if (progress) {
       everyone = false;
@@ -96,6 +108,10 @@ void RunCooperatively(SharedBus broker, std::vector<std::unique_ptr<Host>>& host
     } else {
       broker.RunOnce(1ms);
     }
+  }
+  if (stats && started) {
+    stats->run_s = Seconds(Clock::now() - first_tick);
+    stats->run_cpu_s = ThreadCpuSeconds() - first_tick_cpu;
   }
   for (auto& host : hosts) host->node().SetSendObserver({});
 }

@@ -45,6 +45,11 @@ struct InProcessStats {
   int64_t ticks = 0;       // ticks the coordinator started
   double startup_s = 0.0;  // from the call until the first tick started (construction, joins)
   double total_s = 0.0;    // the whole call
+  // Single-thread lockstep only (0 otherwise): from the first tick until every host had returned, before the hosts'
+  // teardown — the run's wall seconds, and the calling thread's CPU seconds over the same span (a benchmark's
+  // per-tick cost without start-up, whatever share of the core a busy machine leaves the run).
+  double run_s = 0.0;
+  double run_cpu_s = 0.0;
   // Why hosts failed (Host::last_error of each host with a failure status), e.g. "step r1/controller
   // failed at tick 12: ...". In lockstep a step that throws ends the run (issue 15).
   std::vector<std::string> errors;

@@ -277,6 +277,13 @@ TEST(RunInProcess, OneThreadAndAThreadPerServiceGiveTheSameRunAndStopAfterTheReq
   EXPECT_EQ(one.stats.ticks, 200);
   EXPECT_EQ(many.stats.ticks, 200);
   EXPECT_EQ(one.checksum, many.checksum);
+  // The run's own span, start-up and teardown excluded: measured on one thread, where the calling thread did the work.
+  EXPECT_GT(one.stats.run_s, 0.0);
+  EXPECT_LE(one.stats.run_s, one.stats.total_s - one.stats.startup_s);
+  EXPECT_GT(one.stats.run_cpu_s, 0.0);
+  EXPECT_LE(one.stats.run_cpu_s, one.stats.run_s * 1.05 + 0.01);  // one thread's CPU time cannot outrun its wall time
+  EXPECT_EQ(many.stats.run_s, 0.0) << "a thread per service: the calling thread's CPU time says nothing";
+  EXPECT_EQ(many.stats.run_cpu_s, 0.0);
   // Tick 1 by hand: a_0 = 0, b_0 = 0; a_1 = 0.5 * 0 + 1 = 1, b_1 = 1/3 -> checksum after two ticks 2/3.
   const PipelineResult two = RunPipeline("two", true, 1);
   EXPECT_EQ(two.tail_ticks, 2);

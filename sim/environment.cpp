@@ -406,6 +406,34 @@ struct ClearanceGrid {
   std::vector<char> blocked;
 };
 
+// Blocks the cells of `g` where a robot of `radius` centred there would touch `o` (nothing for an object that is not
+// body-solid).
+void BlockObject(ClearanceGrid& g, const WorldObject& o, double radius) {
+  if (!BodySolid(o.property)) return;
+  double lo_x = 1e9, lo_y = 1e9, hi_x = -1e9, hi_y = -1e9;
+  for (const Vec2& v : o.vertices) {
+    lo_x = std::min(lo_x, v.x());
+    lo_y = std::min(lo_y, v.y());
+    hi_x = std::max(hi_x, v.x());
+    hi_y = std::max(hi_y, v.y());
+  }
+  const geometry::Cell c0 = g.spec.CellOf({lo_x - radius, lo_y - radius});
+  const geometry::Cell c1 = g.spec.CellOf({hi_x + radius, hi_y + radius});
+  for (int iy = std::max(0, c0.iy); iy <= std::min(g.spec.height - 1, c1.iy); ++iy) {
+    for (int ix = std::max(0, c0.ix); ix <= std::min(g.spec.width - 1, c1.ix); ++ix) {
+      const int idx = g.spec.Index({ix, iy});
+      if (g.blocked[idx]) continue;
+      const Vec2 p = g.spec.Center({ix, iy});
+      bool hit = PointInPolygon(p, o.vertices);
+      for (size_t k = 0; !hit && k < o.vertices.size(); ++k) {
+        const geometry::Segment s{o.vertices[k], o.vertices[(k + 1) % o.vertices.size()]};
+        hit = geometry::PointSegmentDistance(p, s) <= radius;
+      }
+      if (hit) g.blocked[idx] = 1;
+    }
+  }
+}
+
 ClearanceGrid BuildClearanceGrid(const Environment& env, double radius, double resolution) {
   ClearanceGrid g;
   g.spec.origin = Vec2::Zero();
@@ -413,31 +441,7 @@ ClearanceGrid BuildClearanceGrid(const Environment& env, double radius, double r
   g.spec.width = static_cast<int>(std::ceil(env.width / resolution));
   g.spec.height = static_cast<int>(std::ceil(env.height / resolution));
   g.blocked.assign(g.spec.CellCount(), 0);
-  for (const WorldObject& o : env.objects) {
-    if (!BodySolid(o.property)) continue;
-    double lo_x = 1e9, lo_y = 1e9, hi_x = -1e9, hi_y = -1e9;
-    for (const Vec2& v : o.vertices) {
-      lo_x = std::min(lo_x, v.x());
-      lo_y = std::min(lo_y, v.y());
-      hi_x = std::max(hi_x, v.x());
-      hi_y = std::max(hi_y, v.y());
-    }
-    const geometry::Cell c0 = g.spec.CellOf({lo_x - radius, lo_y - radius});
-    const geometry::Cell c1 = g.spec.CellOf({hi_x + radius, hi_y + radius});
-    for (int iy = std::max(0, c0.iy); iy <= std::min(g.spec.height - 1, c1.iy); ++iy) {
-      for (int ix = std::max(0, c0.ix); ix <= std::min(g.spec.width - 1, c1.ix); ++ix) {
-        const int idx = g.spec.Index({ix, iy});
-        if (g.blocked[idx]) continue;
-        const Vec2 p = g.spec.Center({ix, iy});
-        bool hit = PointInPolygon(p, o.vertices);
-        for (size_t k = 0; !hit && k < o.vertices.size(); ++k) {
-          const geometry::Segment s{o.vertices[k], o.vertices[(k + 1) % o.vertices.size()]};
-          hit = geometry::PointSegmentDistance(p, s) <= radius;
-        }
-        if (hit) g.blocked[idx] = 1;
-      }
-    }
-  }
+  for (const WorldObject& o : env.objects) BlockObject(g, o, radius);
   return g;
 }
 
@@ -558,6 +562,20 @@ std::vector<Vec2> BoxVertices(double x0, double y0, double x1, double y1) {
 bool HasFreePath(const Environment& env, const Vec2& from, const Vec2& to, double radius, double resolution) {
   const ClearanceGrid g = BuildClearanceGrid(env, radius, resolution);
   return Connected(g, g.spec.CellOf(from), g.spec.CellOf(to));
+}
+
+FreePathGrid::FreePathGrid(const Environment& env, double radius, double resolution) : radius_(radius) {
+  ClearanceGrid g = BuildClearanceGrid(env, radius, resolution);
+  spec_ = g.spec;
+  blocked_ = std::move(g.blocked);
+}
+
+bool FreePathGrid::Connected(const Vec2& from, const Vec2& to) const { return ConnectedWith({}, from, to); }
+
+bool FreePathGrid::ConnectedWith(const std::vector<WorldObject>& extra, const Vec2& from, const Vec2& to) const {
+  ClearanceGrid g{spec_, blocked_};
+  for (const WorldObject& o : extra) BlockObject(g, o, radius_);
+  return sim::Connected(g, g.spec.CellOf(from), g.spec.CellOf(to));
 }
 
 Environment GenerateEnvironment(char set, int index, uint64_t seed, const GeneratorOptions& options) {

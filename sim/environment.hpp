@@ -134,6 +134,24 @@ Environment GenerateEnvironment(char set, int index, uint64_t seed, const Genera
 // object (static, moveable, limited_visibility), on a flood-fill grid of `resolution`.
 bool HasFreePath(const Environment& env, const Vec2& from, const Vec2& to, double radius, double resolution);
 
+// HasFreePath's grid for one environment and radius, built once, for callers that ask many times (a team's
+// placement asks thousands: each question rebuilt the whole world's grid, ~1.4 s of a 16-robot run's start-up).
+// A cell is blocked when any object blocks it, whatever the order, so the environment's grid with a few more objects
+// blocked on top is exactly the grid of the environment with those objects added: both answers are HasFreePath's.
+class FreePathGrid {
+ public:
+  FreePathGrid(const Environment& env, double radius, double resolution);
+  // HasFreePath(env, from, to, radius, resolution).
+  bool Connected(const Vec2& from, const Vec2& to) const;
+  // HasFreePath of env with `extra` appended to its objects (those that are not body-solid block nothing, as there).
+  bool ConnectedWith(const std::vector<WorldObject>& extra, const Vec2& from, const Vec2& to) const;
+
+ private:
+  geometry::GridSpec spec_;
+  double radius_ = 0.0;
+  std::vector<char> blocked_;
+};
+
 // Stable 64-bit FNV-1a hash over the quantised (0.1 mm) geometry, properties, start, goal and
 // humans.
 uint64_t GeometryHash(const Environment& env);

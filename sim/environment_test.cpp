@@ -4,6 +4,7 @@
 
 #include <deque>
 #include <map>
+#include <random>
 #include <set>
 #include <stdexcept>
 
@@ -268,6 +269,58 @@ TEST(HasFreePath, NeedsAGapWiderThanTheRobot) {
   EXPECT_FALSE(HasFreePath(e, {1, 2}, {9, 2}, 0.35, 0.05));
   e.objects[0].property = ObjectProperty::kFloor;
   EXPECT_TRUE(HasFreePath(e, {1, 2}, {9, 2}, 0.35, 0.05));
+}
+
+// FreePathGrid answers as HasFreePath does, for the world alone and with bodies standing in it, over real worlds
+// (sets B and C) and the cases that decide: a body closing a door, one standing beside the way, one on a floor
+// marking (blocks nothing), and an end inside an object.
+TEST(FreePathGrid, AnswersAsHasFreePathWithAndWithoutObjectsAdded) {
+  int connected = 0, cut = 0;
+  for (const char set : {'B', 'C'}) {
+    const Environment env = GenerateEnvironment(set, 3, 7);
+    for (const double radius : {0.35, 0.45}) {
+      const FreePathGrid grid(env, radius, 0.1);
+      std::mt19937 rng(11);
+      std::uniform_real_distribution<double> x(0.0, env.width), y(0.0, env.height), r(0.2, 0.9);
+      for (int i = 0; i < 40; ++i) {
+        const Vec2 from(x(rng), y(rng)), to = i % 4 == 0 ? env.goal : Vec2(x(rng), y(rng));
+        ASSERT_EQ(grid.Connected(from, to), HasFreePath(env, from, to, radius, 0.1)) << set << " case " << i;
+        std::vector<WorldObject> extra;
+        for (int k = 0; k < 1 + i % 3; ++k) {
+          const double cx = x(rng), cy = y(rng), half = r(rng);
+          extra.push_back({900 + k, ObjectKind::kObstacle,
+                           i % 5 == 0 ? ObjectProperty::kFloor : ObjectProperty::kStatic,
+                           BoxVertices(cx - half, cy - half, cx + half, cy + half)});
+        }
+        Environment with = env;
+        with.objects.insert(with.objects.end(), extra.begin(), extra.end());
+        const bool expected = HasFreePath(with, from, to, radius, 0.1);
+        ASSERT_EQ(grid.ConnectedWith(extra, from, to), expected) << set << " case " << i;
+        (expected ? connected : cut) += 1;
+      }
+      // Unchanged by the questions with objects added: the world's answer again.
+      EXPECT_EQ(grid.Connected(env.start, env.goal), HasFreePath(env, env.start, env.goal, radius, 0.1));
+    }
+  }
+  // Both answers were exercised.
+  EXPECT_GT(connected, 10);
+  EXPECT_GT(cut, 10);
+}
+
+TEST(FreePathGrid, ABodyInTheOnlyGapClosesTheWay) {
+  Environment e;
+  e.width = 10;
+  e.height = 4;
+  e.objects.push_back({0, ObjectKind::kWall, ObjectProperty::kStatic, BoxVertices(4.95, 0, 5.05, 1.6)});
+  e.objects.push_back({1, ObjectKind::kWall, ObjectProperty::kStatic, BoxVertices(4.95, 2.6, 5.05, 4)});
+  const FreePathGrid grid(e, 0.35, 0.05);
+  EXPECT_TRUE(grid.Connected({1, 2}, {9, 2}));
+  const WorldObject in_gap{2, ObjectKind::kObstacle, ObjectProperty::kStatic, BoxVertices(4.9, 1.9, 5.1, 2.3)};
+  EXPECT_FALSE(grid.ConnectedWith({in_gap}, {1, 2}, {9, 2}));
+  WorldObject marking = in_gap;
+  marking.property = ObjectProperty::kFloor;
+  EXPECT_TRUE(grid.ConnectedWith({marking}, {1, 2}, {9, 2}));
+  EXPECT_TRUE(grid.Connected({1, 2}, {9, 2})) << "a question with objects added leaves the grid as it was";
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 
@@ -154,6 +155,14 @@ std::vector<Placement> PlaceTeam(const Environment& env, const std::vector<doubl
     return true;
   };
   const auto offsets = CandidateOffsets(options.spacing, options.search_radius);
+  // The world's free-path grid for each body radius asked about, built once (FreePathGrid: the same answers as
+  // HasFreePath on the world, with or without bodies standing in it).
+  std::map<double, FreePathGrid> grids;
+  auto grid = [&](double radius) -> const FreePathGrid& {
+    auto it = grids.find(radius);
+    if (it == grids.end()) it = grids.emplace(radius, FreePathGrid(env, radius, options.path_resolution)).first;
+    return it->second;
+  };
   auto fail = [&](size_t i, const char* what) {
     return std::invalid_argument("no room for robot " + std::to_string(i + 1) + " of " + std::to_string(radii.size()) +
                                  ": no free " + what + " within " + std::to_string(options.search_radius) +
@@ -166,7 +175,7 @@ std::vector<Placement> PlaceTeam(const Environment& env, const std::vector<doubl
     // A start connected to the environment's start and a goal connected to the environment's goal
     // are connected to each other when the environment's start and goal are (checked once for this
     // body: the generator guarantees it only for its own robot radius).
-    if (!HasFreePath(env, env.start, env.goal, path_r, options.path_resolution)) {
+    if (!grid(path_r).Connected(env.start, env.goal)) {
       throw std::invalid_argument("robot " + std::to_string(i + 1) + " (radius " + std::to_string(path_r) +
                                   " m) has no free path from the start to the goal of environment " +
                                   std::string(1, env.set) + std::to_string(env.index));
@@ -179,15 +188,16 @@ std::vector<Placement> PlaceTeam(const Environment& env, const std::vector<doubl
     auto keeps_ways_open = [&](const Vec2& c, bool is_goal, double margin) {
       std::vector<Vec2> s = starts, g = goals;
       (is_goal ? g : s).push_back(c);
+      std::vector<WorldObject> standing;
       for (size_t j = 0; j < g.size(); ++j) {
-        Environment with = env;
+        standing.clear();
         for (size_t k = 0; k < s.size(); ++k) {
           if (k == j) continue;
-          with.objects.push_back(Disc(s[k], radii[k] + options.clearance + margin));
-          if (k < g.size()) with.objects.push_back(Disc(g[k], radii[k] + options.clearance + margin));
+          standing.push_back(Disc(s[k], radii[k] + options.clearance + margin));
+          if (k < g.size()) standing.push_back(Disc(g[k], radii[k] + options.clearance + margin));
         }
         const double rj = j < options.path_radii.size() ? options.path_radii[j] : radii[j];
-        if (!HasFreePath(with, s[j], g[j], rj, options.path_resolution)) return false;
+        if (!grid(rj).ConnectedWith(standing, s[j], g[j])) return false;
       }
       return true;
     };
@@ -195,13 +205,13 @@ std::vector<Placement> PlaceTeam(const Environment& env, const std::vector<doubl
     // for the bodies alone; if none within reach does (a goal at the end of a narrow dead end: any body standing
     // in it closes it), the nearest free and connected one, as before.
     auto pick = [&](const Vec2& anchor, const char* what, bool is_goal) {
-      // Whether each candidate is free and connected, worked out once and only as far as needed (each
-      // HasFreePath builds a clearance grid of the whole world).
+      // Whether each candidate is free and connected, worked out once and only as far as needed (each answer is a
+      // flood fill of the world's grid).
       std::vector<int8_t> usable(offsets.size(), -1);
       auto is_usable = [&](size_t n) {
         if (usable[n] < 0) {
           const Vec2 c = anchor + offsets[n];
-          usable[n] = free(c, r) && HasFreePath(env, c, anchor, path_r, options.path_resolution);
+          usable[n] = free(c, r) && grid(path_r).Connected(c, anchor);
         }
         return usable[n] == 1;
       };

@@ -4,6 +4,7 @@
 #include <netdb.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -213,6 +214,12 @@ uint64_t RandomIncarnation() {
 int64_t Node::WallNowNs() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
       .count();
+}
+
+int64_t Node::CoarseWallNowNs() {
+  timespec t{};
+  clock_gettime(CLOCK_REALTIME_COARSE, &t);
+  return static_cast<int64_t>(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
 }
 
 Node::Node(zmq::context_t& context, const std::string& bus_address, NodeOptions options)
@@ -1067,7 +1074,7 @@ void Node::Dispatch(const std::string& topic, const uint8_t* data, size_t size, 
   }
   ++counters.messages;
   counters.bytes += size;
-  counters.last_seen_ns = WallNowNs();
+  counters.last_seen_ns = CoarseWallNowNs();
   const RawMessage raw{topic, *type, *header, data, size, shared};
   each_match([&](const Subscription& s) {
     try {

@@ -311,6 +311,10 @@ class Node {
 
   // Wall-clock time in ns since the epoch (header stamps in realtime mode).
   static int64_t WallNowNs();
+  // The same to within the kernel's tick (a few ms, never ahead of WallNowNs), read without asking the clock source:
+  // for the "last seen" stamps taken per message, which are read in seconds (a precise read per message was 1.5 % of
+  // a 16-robot lockstep tick on a VM).
+  static int64_t CoarseWallNowNs();
 
  private:
   template <typename T>

@@ -131,6 +131,24 @@ TEST_F(BusFixture, PublishSubscribeThroughBroker) {
   EXPECT_EQ(received.back(), 99.0);
   EXPECT_EQ(sub_node.TotalDrops(), 0u);
   EXPECT_GE(broker_->counts().at("r1/odom").messages, 100u);
+  // "Last seen" stamps (coarse wall clock): taken in this test, never in the future.
+  const int64_t now = Node::WallNowNs();
+  for (const int64_t seen :
+       {sub_node.received().at("r1/odom").last_seen_ns, broker_->counts().at("r1/odom").last_seen_ns}) {
+    EXPECT_LE(seen, now);
+    EXPECT_GT(seen, now - int64_t{30'000'000'000});
+  }
+}
+
+// The coarse clock of the per-message stamps: never ahead of the precise one, and behind it by no more than a tick of
+// the kernel's (4 ms at HZ=250; 50 ms allowed for a loaded machine between the two reads).
+TEST(NodeClock, CoarseWallTimeTrailsThePreciseOneByLessThanATick) {
+  for (int i = 0; i < 1000; ++i) {
+    const int64_t coarse = Node::CoarseWallNowNs();
+    const int64_t precise = Node::WallNowNs();
+    ASSERT_LE(coarse, precise + 1'000'000) << "read first, it can only be behind (1 ms for the clocks' own rounding)";
+    ASSERT_GT(coarse, precise - 50'000'000);
+  }
 }
 
 // A prefix subscriber that is sent more distinct topics than the node keeps per-topic state for (kMaxTrackedTopics:

@@ -97,7 +97,7 @@ Forwarding::Verdict Forwarding::Admit(const std::string& topic, const uint8_t* d
     TopicCounters& c = *refs->counts;
     ++c.messages;
     c.bytes += size;
-    c.last_seen_ns = Node::WallNowNs();
+    c.last_seen_ns = Node::CoarseWallNowNs();
     NoteSource(*refs->sources, header->source()->string_view(), c.last_seen_ns);
     if (header->latched()) Latch(topic, data, size);
   } else {
@@ -107,7 +107,7 @@ Forwarding::Verdict Forwarding::Admit(const std::string& topic, const uint8_t* d
     auto& c = counts_[tracked ? topic : std::string(kOverflowTopic)];
     ++c.messages;
     c.bytes += size;
-    c.last_seen_ns = Node::WallNowNs();
+    c.last_seen_ns = Node::CoarseWallNowNs();
     if (!tracked) {
       ++limit_counters_.untracked;
     } else {

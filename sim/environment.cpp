@@ -435,6 +435,12 @@ void BlockObject(ClearanceGrid& g, const WorldObject& o, double radius) {
 }
 
 ClearanceGrid BuildClearanceGrid(const Environment& env, double radius, double resolution) {
+  if (!(std::isfinite(resolution) && resolution > 0.0) || !(std::isfinite(radius) && radius >= 0.0)) {
+    throw std::invalid_argument(
+        "free-path check: the grid's resolution must be positive and the body's radius "
+        "non-negative, both finite (got " +
+        std::to_string(resolution) + " m and " + std::to_string(radius) + " m)");
+  }
   ClearanceGrid g;
   g.spec.origin = Vec2::Zero();
   g.spec.resolution = resolution;

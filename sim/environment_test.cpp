@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <deque>
+#include <limits>
 #include <map>
 #include <random>
 #include <set>
@@ -305,6 +307,18 @@ TEST(FreePathGrid, AnswersAsHasFreePathWithAndWithoutObjectsAdded) {
   // Both answers were exercised.
   EXPECT_GT(connected, 10);
   EXPECT_GT(cut, 10);
+}
+
+TEST(FreePathGrid, ABadResolutionOrRadiusIsRefusedNotAllocated) {
+  const Environment env = GenerateEnvironment('B', 0, 1);
+  for (const double resolution : {0.0, -0.1, std::nan(""), std::numeric_limits<double>::infinity()}) {
+    EXPECT_THROW(FreePathGrid(env, 0.35, resolution), std::invalid_argument) << resolution;
+    EXPECT_THROW(HasFreePath(env, env.start, env.goal, 0.35, resolution), std::invalid_argument) << resolution;
+  }
+  for (const double radius : {-0.1, std::nan("")}) {
+    EXPECT_THROW(FreePathGrid(env, radius, 0.1), std::invalid_argument) << radius;
+  }
+  EXPECT_NO_THROW(FreePathGrid(env, 0.0, 0.1)) << "a point robot";
 }
 
 TEST(FreePathGrid, ABodyInTheOnlyGapClosesTheWay) {

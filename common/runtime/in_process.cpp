@@ -1,7 +1,5 @@
 #include "common/runtime/in_process.hpp"
 
-#include <time.h>
-
 #include <exception>
 #include <optional>
 #include <thread>
@@ -14,12 +12,6 @@ using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
 double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
-
-double ThreadCpuSeconds() {
-  timespec t{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
-}
 
 // Lockstep on one thread: broker and hosts take turns until every host has stopped. Between two
 // hosts the broker forwards what the first one published, so a tick's chain of same-tick inputs

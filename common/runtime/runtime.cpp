@@ -34,13 +34,13 @@ LivenessNotifier* ProcessLiveness() {
   }();
   return notifier.get();
 }
-// CPU time of the calling thread (s); 0 where the clock is not available.
+}  // namespace
+
 double ThreadCpuSeconds() {
   timespec ts{};
   if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0.0;
   return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
-}  // namespace
 
 using namespace std::chrono_literals;
 

@@ -91,6 +91,10 @@ struct HostOptions {
 // the instance name. The same for the same names every run.
 double RealtimePhase(const std::string& service, const std::string& robot);
 
+// CPU time of the calling thread (s); 0 where the clock is not available. A system call on Linux (no vDSO path for
+// CLOCK_THREAD_CPUTIME_ID): about a microsecond on a VM.
+double ThreadCpuSeconds();
+
 // The first instant at or after `t` that lies `phase` past a multiple of `period` on the monotonic clock (which every
 // thread and process of the machine shares, so hosts started at different moments keep their phases apart).
 std::chrono::steady_clock::time_point NextAtPhase(std::chrono::steady_clock::time_point t,

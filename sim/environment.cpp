@@ -468,23 +468,25 @@ geometry::Cell NearestFreeCell(const ClearanceGrid& g, const Vec2& p) {
   return best;
 }
 
-bool Connected(const ClearanceGrid& g, const geometry::Cell& a, const geometry::Cell& b) {
-  if (!g.spec.Contains(a) || !g.spec.Contains(b)) return false;
-  if (g.blocked[g.spec.Index(a)] || g.blocked[g.spec.Index(b)]) return false;
-  std::vector<char> seen(g.spec.CellCount(), 0);
-  std::deque<int> queue{g.spec.Index(a)};
+// Whether a and b are joined by free cells (4-neighbours): a flood fill from a.
+bool Connected(const geometry::GridSpec& spec, const std::vector<char>& blocked, const geometry::Cell& a,
+               const geometry::Cell& b) {
+  if (!spec.Contains(a) || !spec.Contains(b)) return false;
+  if (blocked[spec.Index(a)] || blocked[spec.Index(b)]) return false;
+  std::vector<char> seen(spec.CellCount(), 0);
+  std::deque<int> queue{spec.Index(a)};
   seen[queue.front()] = 1;
-  const int target = g.spec.Index(b);
+  const int target = spec.Index(b);
   while (!queue.empty()) {
     const int i = queue.front();
     queue.pop_front();
     if (i == target) return true;
-    const geometry::Cell c = g.spec.CellOfIndex(i);
+    const geometry::Cell c = spec.CellOfIndex(i);
     const geometry::Cell next[4] = {{c.ix + 1, c.iy}, {c.ix - 1, c.iy}, {c.ix, c.iy + 1}, {c.ix, c.iy - 1}};
     for (const geometry::Cell& n : next) {
-      if (!g.spec.Contains(n)) continue;
-      const int j = g.spec.Index(n);
-      if (seen[j] || g.blocked[j]) continue;
+      if (!spec.Contains(n)) continue;
+      const int j = spec.Index(n);
+      if (seen[j] || blocked[j]) continue;
       seen[j] = 1;
       queue.push_back(j);
     }
@@ -566,8 +568,7 @@ std::vector<Vec2> BoxVertices(double x0, double y0, double x1, double y1) {
 }
 
 bool HasFreePath(const Environment& env, const Vec2& from, const Vec2& to, double radius, double resolution) {
-  const ClearanceGrid g = BuildClearanceGrid(env, radius, resolution);
-  return Connected(g, g.spec.CellOf(from), g.spec.CellOf(to));
+  return FreePathGrid(env, radius, resolution).Connected(from, to);
 }
 
 FreePathGrid::FreePathGrid(const Environment& env, double radius, double resolution) : radius_(radius) {
@@ -576,12 +577,14 @@ FreePathGrid::FreePathGrid(const Environment& env, double radius, double resolut
   blocked_ = std::move(g.blocked);
 }
 
-bool FreePathGrid::Connected(const Vec2& from, const Vec2& to) const { return ConnectedWith({}, from, to); }
+bool FreePathGrid::Connected(const Vec2& from, const Vec2& to) const {
+  return sim::Connected(spec_, blocked_, spec_.CellOf(from), spec_.CellOf(to));
+}
 
 bool FreePathGrid::ConnectedWith(const std::vector<WorldObject>& extra, const Vec2& from, const Vec2& to) const {
   ClearanceGrid g{spec_, blocked_};
   for (const WorldObject& o : extra) BlockObject(g, o, radius_);
-  return sim::Connected(g, g.spec.CellOf(from), g.spec.CellOf(to));
+  return sim::Connected(g.spec, g.blocked, g.spec.CellOf(from), g.spec.CellOf(to));
 }
 
 Environment GenerateEnvironment(char set, int index, uint64_t seed, const GeneratorOptions& options) {
@@ -608,7 +611,7 @@ Environment GenerateEnvironment(char set, int index, uint64_t seed, const Genera
     if (s.ix < 0 || t.ix < 0) continue;
     if (s != g.spec.CellOf(env.start)) env.start = g.spec.Center(s);
     if (t != g.spec.CellOf(env.goal)) env.goal = g.spec.Center(t);
-    if (Connected(g, s, t)) return env;
+    if (Connected(g.spec, g.blocked, s, t)) return env;
   }
   throw std::runtime_error("no environment with a free start-goal path after " + std::to_string(options.max_attempts) +
                            " attempts");

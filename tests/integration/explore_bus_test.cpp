@@ -410,7 +410,7 @@ TEST(ExploreManagerKilled, TheRobotsCarryOnAndTheRestartedManagerTakesOverAndAll
   // what a team meets anyway: three MARVINs touch 1.4-1.9 times in a 300 s exploration without any manager outage
   // (services/explore/README.md, explore_teams_lanes_clear); with the lane ends kept clear of the walls one touch
   // was seen here in one run of several. Contacts with the world are printed, not asserted.
-  EXPECT_LE(robots["r1"].robot_contacts + robots["r2"].robot_contacts, 2u) << "the robots kept running into each other";
+  EXPECT_LE(robot_contacts(), 2u) << "the robots kept running into each other";
 }
 
 // Issue 18 item 4's unhappy path over the bus: an executor that refuses the manager's live set, and one that never

@@ -5,6 +5,7 @@
 #include <Eigen/Core>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <numbers>
 #include <optional>
 
@@ -13,6 +14,8 @@ namespace limbic::geometry {
 using Vec2 = Eigen::Vector2d;
 
 inline constexpr double kPi = std::numbers::pi;
+// A reading or value that is not a number (a sensor's dropout, an unset field).
+inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // adjust(a) of the spec: wraps an angle into [-π, π).
 inline double WrapAngle(double a) {

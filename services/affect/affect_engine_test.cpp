@@ -15,7 +15,7 @@ namespace {
 
 using geometry::GridSpec;
 using geometry::Vec2;
-const std::string kConfigDir = LIMBIC_AFFECT_SOURCE_DIR "/config";
+const std::string kShippedConfigDir = LIMBIC_AFFECT_SOURCE_DIR "/config";
 
 GridSpec Grid() { return GridSpec{Vec2(0, 0), 0.35, 40, 30}; }
 
@@ -96,7 +96,7 @@ std::vector<RecordedTick> RandomSequence(int ticks, uint64_t seed) {
 
 TEST(AffectEngineTest, ReplayingARecordedSequenceIsBitIdentical) {
   const auto seq = RandomSequence(600, 7);
-  const AffectConfig config = LoadAffectConfig("affective", kConfigDir);
+  const AffectConfig config = LoadAffectConfig("affective", kShippedConfigDir);
   AffectEngine a(config, Grid()), b(config, Grid());
   std::vector<AffectOutputs> first;
   for (const auto& t : seq) first.push_back(a.Step(t.View()));
@@ -125,7 +125,7 @@ TEST(AffectEngineTest, ReplayingARecordedSequenceIsBitIdentical) {
 // returned, fault() says why — and the next good input carries on exactly as if nothing had happened.
 TEST(AffectEngineTest, NonFiniteInputsNeverReachTheStateAndTheEngineCarriesOn) {
   const auto seq = RandomSequence(40, 11);
-  const AffectConfig config = LoadAffectConfig("affective", kConfigDir);
+  const AffectConfig config = LoadAffectConfig("affective", kShippedConfigDir);
   AffectEngine clean(config, Grid()), poked(config, Grid());
   std::vector<AffectOutputs> expected;
   for (const auto& t : seq) expected.push_back(clean.Step(t.View()));
@@ -153,7 +153,7 @@ TEST(AffectEngineTest, NonFiniteInputsNeverReachTheStateAndTheEngineCarriesOn) {
 
 TEST(AffectEngineTest, ANonFiniteStateIsRolledBackAndTheLastGoodOutputsRepublished) {
   const auto seq = RandomSequence(10, 3);
-  const AffectConfig config = LoadAffectConfig("affective", kConfigDir);
+  const AffectConfig config = LoadAffectConfig("affective", kShippedConfigDir);
   AffectEngine engine(config, Grid());
   AffectOutputs good;
   for (int k = 0; k < 5; ++k) good = engine.Step(seq[k].View());
@@ -175,7 +175,7 @@ TEST(AffectEngineTest, ANonFiniteStateIsRolledBackAndTheLastGoodOutputsRepublish
 TEST(AffectEngineTest, ADisabledLayerRefusedCycleRepublishesTheWholeLastGoodOutputs) {
   const auto seq = RandomSequence(12, 5);
   for (const char* name : {"constant", "none", "companion2006_disabled"}) {
-    const AffectConfig config = LoadAffectConfig(name, kConfigDir);
+    const AffectConfig config = LoadAffectConfig(name, kShippedConfigDir);
     AffectEngine clean(config, Grid()), poked(config, Grid());
     std::vector<AffectOutputs> expected;
     for (const auto& t : seq) expected.push_back(clean.Step(t.View()));
@@ -198,14 +198,14 @@ TEST(AffectEngineTest, ADisabledLayerRefusedCycleRepublishesTheWholeLastGoodOutp
     }
   }
   // An enabled layer is never flagged, even where its cells are 0: the filter then compares them.
-  AffectEngine enabled(LoadAffectConfig("affective", kConfigDir), Grid());
+  AffectEngine enabled(LoadAffectConfig("affective", kShippedConfigDir), Grid());
   for (const auto& t : seq) EXPECT_FALSE(enabled.Step(t.View()).emotion_layer_zero);
 }
 
 TEST(AffectEngineTest, DrivesStayWithinMoodBounds) {
   const auto seq = RandomSequence(400, 11);
   for (const char* name : {"affective", "personality/neurotic", "personality/extraverted"}) {
-    AffectEngine engine(LoadAffectConfig(name, kConfigDir), Grid());
+    AffectEngine engine(LoadAffectConfig(name, kShippedConfigDir), Grid());
     for (const auto& t : seq) {
       const AffectOutputs out = engine.Step(t.View());
       EXPECT_DOUBLE_EQ(out.d_max, (1 + out.moods_used[kPositiveMood]) / 2);
@@ -220,7 +220,7 @@ TEST(AffectEngineTest, DrivesStayWithinMoodBounds) {
 }
 
 TEST(AffectEngineTest, MoodsAtOneHalfBoundSurvivalDrivesToAQuarterAndThreeQuarters) {
-  AffectConfig config = LoadAffectConfig("affective", kConfigDir);
+  AffectConfig config = LoadAffectConfig("affective", kShippedConfigDir);
   config.moods[kPositiveMood].fixed = 0.5;
   config.moods[kNegativeMood].fixed = 0.5;
   AffectEngine engine(config, Grid());
@@ -237,14 +237,14 @@ TEST(AffectEngineTest, MoodsAtOneHalfBoundSurvivalDrivesToAQuarterAndThreeQuarte
   EXPECT_GE(lowest, 0.25);
   EXPECT_LE(highest, 0.75);
   // Dynamic moods start at 0.5 with weight 1: the first tick has the same bounds.
-  AffectEngine dynamic(LoadAffectConfig("affective", kConfigDir), Grid());
+  AffectEngine dynamic(LoadAffectConfig("affective", kShippedConfigDir), Grid());
   const AffectOutputs first = dynamic.Step(RandomSequence(1, 3)[0].View());
   EXPECT_NEAR(first.d_min, 0.25, 1e-3);
   EXPECT_NEAR(first.d_max, 0.75, 1e-3);
 }
 
 TEST(AffectEngineTest, ConstantConfigurationGivesTheEquilibriumColumnOfTable82) {
-  AffectEngine engine(LoadAffectConfig("constant", kConfigDir), Grid());
+  AffectEngine engine(LoadAffectConfig("constant", kShippedConfigDir), Grid());
   for (const auto& t : RandomSequence(50, 5)) {
     const AffectOutputs out = engine.Step(t.View());
     EXPECT_EQ(out.drives, (DriveArray{0.5, 0.5, 0.5, 0.0, 0.0, 0.0}));
@@ -282,7 +282,7 @@ TEST(AffectEngineTest, ConstantConfigurationGivesTheEquilibriumColumnOfTable82) 
 TEST(AffectEngineTest, ExplorationIsCheckedOnlyWhereTheLayerReadsIt) {
   const auto seq = RandomSequence(30, 5);
   for (const char* name : {"affective", "constant", "companion2006"}) {
-    const AffectConfig config = LoadAffectConfig(name, kConfigDir);
+    const AffectConfig config = LoadAffectConfig(name, kShippedConfigDir);
     const bool reads = config.model == AffectModel::kThesis && config.emotion_layer_enabled;
     EXPECT_EQ(reads, std::string(name) == "affective") << name;
     AffectEngine clean(config, Grid()), poked(config, Grid());
@@ -305,7 +305,7 @@ TEST(AffectEngineTest, ExplorationIsCheckedOnlyWhereTheLayerReadsIt) {
 // varied sequence, the outputs are the same with and without them on every tick without a collision.
 TEST(AffectEngineTest, IrPointsMatterOnlyAtACollision) {
   const auto seq = RandomSequence(200, 9);
-  const AffectConfig config = LoadAffectConfig("affective", kConfigDir);
+  const AffectConfig config = LoadAffectConfig("affective", kShippedConfigDir);
   AffectEngine with(config, Grid()), without(config, Grid());
   int collisions = 0, without_points = 0;
   for (const auto& t : seq) {
@@ -330,7 +330,7 @@ TEST(AffectEngineTest, ZeroMapsOfZeroEmotionsAreLeftAsTheUpdateWouldLeaveThem) {
   auto bits = [](double v) { return std::bit_cast<uint64_t>(v); };
   for (const char* name : {"constant", "affective"}) {
     for (bool restored : {false, true}) {
-      const AffectConfig config = LoadAffectConfig(name, kConfigDir);
+      const AffectConfig config = LoadAffectConfig(name, kShippedConfigDir);
       AffectEngine engine(config, Grid());
       if (restored) {
         AffectState state = engine.state();
@@ -383,7 +383,7 @@ RecordedTick Quiet(double time, bool obstacle_ahead = false) {
 
 TEST(AffectEngineTest, SpecSafetyChecksWithFixedEmotions) {
   // §5.6: anger 0.5, fear 0 → safety D_E = 0.5; surprise 1 raises it to 0.8.
-  AffectConfig config = LoadAffectConfig("chapter9/surprise_action_safety", kConfigDir);
+  AffectConfig config = LoadAffectConfig("chapter9/surprise_action_safety", kShippedConfigDir);
   AffectEngine engine(config, Grid());
   EXPECT_DOUBLE_EQ(engine.Step(Quiet(0).View()).drives_emotional[kSafety], 0.5);
   config.emotions[kSurprise].fixed = 1.0;
@@ -394,7 +394,7 @@ TEST(AffectEngineTest, SpecSafetyChecksWithFixedEmotions) {
 }
 
 TEST(AffectEngineTest, DriveSwitchesWeightDisableAndFix) {
-  AffectConfig config = LoadAffectConfig("affective", kConfigDir);
+  AffectConfig config = LoadAffectConfig("affective", kShippedConfigDir);
   config.emotions[kCuriosity].fixed = 1.0;  // exploration D_E = 1
   config.emotions[kConfusion].fixed = 1.0;  // introspection D_E = 1
   config.drives[kExploration].weight = 0.5;
@@ -413,7 +413,7 @@ TEST(AffectEngineTest, DriveSwitchesWeightDisableAndFix) {
 }
 
 TEST(AffectEngineTest, EmotionMapConvergesTowardsAConstantGlobalIntensityInTheEngine) {
-  AffectConfig config = LoadAffectConfig("affective", kConfigDir);
+  AffectConfig config = LoadAffectConfig("affective", kShippedConfigDir);
   config.emotions[kFear].fixed = 0.6;
   AffectEngine engine(config, Grid());
   AffectOutputs out;
@@ -426,7 +426,7 @@ TEST(AffectEngineTest, EmotionMapConvergesTowardsAConstantGlobalIntensityInTheEn
 }
 
 TEST(AffectEngineTest, PhiOverrideSelectsGlobalOrMapped) {
-  AffectConfig config = LoadAffectConfig("affective", kConfigDir);
+  AffectConfig config = LoadAffectConfig("affective", kShippedConfigDir);
   config.emotions[kFear].phi = 1.0;
   AffectEngine engine(config, Grid());
   AffectOutputs out;
@@ -439,7 +439,7 @@ TEST(AffectEngineTest, PhiOverrideSelectsGlobalOrMapped) {
 }
 
 TEST(AffectEngineTest, DampingFactorsRescaleWithTheControlPeriod) {
-  AffectConfig config = LoadAffectConfig("affective", kConfigDir);
+  AffectConfig config = LoadAffectConfig("affective", kShippedConfigDir);
   config.control_period = 0.2;
   AffectEngine engine(config, Grid());
   RecordedTick hit = Quiet(0);
@@ -452,7 +452,7 @@ TEST(AffectEngineTest, DampingFactorsRescaleWithTheControlPeriod) {
 }
 
 TEST(AffectEngineTest, CompanionModelModulatesSpeedAndRadiusAndOutputsAnAdditiveLayer) {
-  AffectEngine engine(LoadAffectConfig("companion2006", kConfigDir), Grid());
+  AffectEngine engine(LoadAffectConfig("companion2006", kShippedConfigDir), Grid());
   AffectOutputs out = engine.Step(Quiet(0).View());
   EXPECT_EQ(out.emotion_layer.fusion, EmotionLayerFusion::kAdditive);
   EXPECT_DOUBLE_EQ(out.parameters.v_limit, 1.0);  // no fear
@@ -468,7 +468,7 @@ TEST(AffectEngineTest, CompanionModelModulatesSpeedAndRadiusAndOutputsAnAdditive
   EXPECT_LT(out.emotion_layer.cost[Grid().Index(Grid().CellOf({5.0, 5.0}))], 0.35 + 0.8);
   EXPECT_GT(out.emotion_layer.cost[Grid().Index(Grid().CellOf({5.0, 5.0}))], 0.35 + 0.7);
 
-  AffectEngine disabled(LoadAffectConfig("companion2006_disabled", kConfigDir), Grid());
+  AffectEngine disabled(LoadAffectConfig("companion2006_disabled", kShippedConfigDir), Grid());
   for (int k = 0; k < 50; ++k) out = disabled.Step(Quiet(k * 0.1, true).View());
   EXPECT_EQ(out.parameters.v_limit, 0.8);
   EXPECT_EQ(out.parameters.r_o, 0.35);
@@ -477,7 +477,7 @@ TEST(AffectEngineTest, CompanionModelModulatesSpeedAndRadiusAndOutputsAnAdditive
 
 TEST(AffectEngineTest, ZeroWeightDrivesFallBackOrHoldTheirPreviousValue) {
   // Every emotion 0 → efficiency's DWS weights are all 0 (spec §8 item 30).
-  AffectConfig config = LoadAffectConfig("constant", kConfigDir);
+  AffectConfig config = LoadAffectConfig("constant", kShippedConfigDir);
   config.drives[kEfficiency].fixed.reset();
   AffectEngine fallback(config, Grid());
   EXPECT_EQ(fallback.Step(Quiet(0).View()).drives_emotional[kEfficiency], 0.5);
@@ -497,14 +497,14 @@ TEST(AffectEngineTest, PrintedDominanceFormIsSelectable) {
   hit.collision.occurred = true;
   hit.collision.new_event = true;
   hit.collision.speed_before = 0.5;
-  AffectConfig config = LoadAffectConfig("affective", kConfigDir);
+  AffectConfig config = LoadAffectConfig("affective", kShippedConfigDir);
   EXPECT_DOUBLE_EQ(AffectEngine(config, Grid()).Step(hit.View()).emotions_global[kFear], 2.0 / 3.0);
   config.dominance = DominanceForm::kPrinted;
   EXPECT_EQ(AffectEngine(config, Grid()).Step(hit.View()).emotions_global[kFear], 0.0);
 }
 
 TEST(AffectEngineTest, RejectsInputsThatDoNotMatchTheGrid) {
-  AffectEngine engine(LoadAffectConfig("affective", kConfigDir), Grid());
+  AffectEngine engine(LoadAffectConfig("affective", kShippedConfigDir), Grid());
   RecordedTick t = Quiet(0);
   t.p_e.resize(10);
   EXPECT_THROW(engine.Step(t.View()), std::invalid_argument);
@@ -512,7 +512,7 @@ TEST(AffectEngineTest, RejectsInputsThatDoNotMatchTheGrid) {
   t.distances.push_back(1.0);
   EXPECT_THROW(engine.Step(t.View()), std::invalid_argument);
   // An empty grid is allowed: no maps, E_M = 0, empty layer.
-  AffectEngine mapless(LoadAffectConfig("affective", kConfigDir), GridSpec{});
+  AffectEngine mapless(LoadAffectConfig("affective", kShippedConfigDir), GridSpec{});
   RecordedTick q = Quiet(0);
   q.p_e.clear();
   const AffectOutputs out = mapless.Step(q.View());

@@ -11,7 +11,7 @@ namespace {
 
 using geometry::Segment;
 
-void Require(bool ok, const char* what) {
+void RequireBnav(bool ok, const char* what) {
   if (!ok) throw std::invalid_argument(std::string("b_nav: ") + what);
 }
 
@@ -98,18 +98,18 @@ bool Finite(const Vec2& v) { return std::isfinite(v.x()) && std::isfinite(v.y())
 }  // namespace
 
 void ValidateParams(const BNavParams& p) {
-  Require(std::isfinite(p.optimal_speed) && p.optimal_speed >= 0, "optimal_speed must be finite and >= 0");
-  Require(std::isfinite(p.caution) && p.caution > 0, "caution must be finite and > 0");
-  Require(std::isfinite(p.margin) && p.margin >= 0, "margin must be finite and >= 0");
-  Require(p.half_fov > 0 && p.half_fov <= geometry::kPi, "half_fov must be in (0, pi]");
-  Require(std::isfinite(p.horizon) && p.horizon > 0, "horizon must be finite and > 0");
-  Require(std::isfinite(p.tau) && p.tau > 0, "tau must be finite and > 0");
-  Require(p.directions >= 2, "directions must be >= 2");
-  Require(std::isfinite(p.radius) && p.radius > 0, "radius must be finite and > 0");
-  Require(std::isfinite(p.rotation_time) && p.rotation_time > 0, "rotation_time must be finite and > 0");
-  Require(std::isfinite(p.max_turn_rate) && p.max_turn_rate > 0, "max_turn_rate must be finite and > 0");
-  Require(std::isfinite(p.progress_tolerance) && p.progress_tolerance >= 0,
-          "progress_tolerance must be finite and >= 0");
+  RequireBnav(std::isfinite(p.optimal_speed) && p.optimal_speed >= 0, "optimal_speed must be finite and >= 0");
+  RequireBnav(std::isfinite(p.caution) && p.caution > 0, "caution must be finite and > 0");
+  RequireBnav(std::isfinite(p.margin) && p.margin >= 0, "margin must be finite and >= 0");
+  RequireBnav(p.half_fov > 0 && p.half_fov <= geometry::kPi, "half_fov must be in (0, pi]");
+  RequireBnav(std::isfinite(p.horizon) && p.horizon > 0, "horizon must be finite and > 0");
+  RequireBnav(std::isfinite(p.tau) && p.tau > 0, "tau must be finite and > 0");
+  RequireBnav(p.directions >= 2, "directions must be >= 2");
+  RequireBnav(std::isfinite(p.radius) && p.radius > 0, "radius must be finite and > 0");
+  RequireBnav(std::isfinite(p.rotation_time) && p.rotation_time > 0, "rotation_time must be finite and > 0");
+  RequireBnav(std::isfinite(p.max_turn_rate) && p.max_turn_rate > 0, "max_turn_rate must be finite and > 0");
+  RequireBnav(std::isfinite(p.progress_tolerance) && p.progress_tolerance >= 0,
+              "progress_tolerance must be finite and >= 0");
 }
 
 namespace {
@@ -192,15 +192,15 @@ double ReachableDistance(const Vec2& origin, const Vec2& dir, double speed, doub
 
 BNavDecision Decide(const BNavInput& in, const BNavParams& p, double dt) {
   ValidateParams(p);
-  Require(std::isfinite(dt) && dt > 0, "dt must be finite and > 0");
-  Require(Finite(in.position) && std::isfinite(in.heading) && std::isfinite(in.speed) && Finite(in.target),
-          "position, heading, speed and target must be finite");
+  RequireBnav(std::isfinite(dt) && dt > 0, "dt must be finite and > 0");
+  RequireBnav(Finite(in.position) && std::isfinite(in.heading) && std::isfinite(in.speed) && Finite(in.target),
+              "position, heading, speed and target must be finite");
   for (const Neighbour& n : in.neighbours) {
-    Require(Finite(n.position) && Finite(n.velocity) && std::isfinite(n.radius) && n.radius >= 0 &&
-                std::isfinite(n.extra_margin),
-            "a neighbour has a non-finite position, velocity, radius or margin");
+    RequireBnav(Finite(n.position) && Finite(n.velocity) && std::isfinite(n.radius) && n.radius >= 0 &&
+                    std::isfinite(n.extra_margin),
+                "a neighbour has a non-finite position, velocity, radius or margin");
   }
-  for (const Segment& s : in.walls) Require(Finite(s.a) && Finite(s.b), "a wall has a non-finite end");
+  for (const Segment& s : in.walls) RequireBnav(Finite(s.a) && Finite(s.b), "a wall has a non-finite end");
 
   BNavDecision out;
   const Vec2 to_target = in.target - in.position;

@@ -7,12 +7,14 @@
 #include <stdexcept>
 #include <vector>
 
+#include "common/geometry/geometry.hpp"
+
 namespace limbic::crowd {
 namespace {
 
+using geometry::kNaN;
 using geometry::kPi;
 using geometry::Segment;
-const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 TEST(BNavFreeDistance, WallsAndInflatedNeighbours) {
   // A wall x = 3 (y −1..1) ahead of a robot of radius 0.5 at the origin: its edge touches after 3 − 0.5 = 2.5 m.

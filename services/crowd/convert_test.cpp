@@ -6,12 +6,12 @@
 #include <limits>
 
 #include "messages/validate.hpp"
+#include "services/crowd/shipped_table.hpp"
 
 namespace limbic::crowd {
 namespace {
 
 using geometry::kPi;
-const std::string kShipped = std::string(LIMBIC_SOURCE_ROOT) + "/configs/crowd/emotions.yaml";
 
 template <typename T, typename Build>
 flatbuffers::DetachedBuffer Finish(Build&& build) {
@@ -70,7 +70,7 @@ TEST(CrowdConvert, NeighboursTravelInTheObserversFrame) {
   EXPECT_NEAR(m.neighbours()->Get(0)->vy(), 0.5, 1e-12);
   EXPECT_NEAR(m.neighbours()->Get(1)->y(), 1.0, 1e-12);  // 1 m west = 1 m to its left
   // Back into a robot's estimate of its pose (here its odometry says (11, 2) heading +90°: 10 m of drift east).
-  const EmotionTable table = LoadEmotionTable(kShipped);
+  const EmotionTable table = LoadEmotionTable(kShippedEmotionTable);
   const SensedNeighbours sensed = FromMsg(m, {11, 2, kPi / 2}, table);
   const std::vector<Neighbour>& n = sensed.neighbours;
   ASSERT_EQ(n.size(), 2u);

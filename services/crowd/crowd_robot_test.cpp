@@ -5,11 +5,13 @@
 #include <cmath>
 #include <limits>
 
+#include "common/geometry/geometry.hpp"
+#include "services/crowd/shipped_table.hpp"
+
 namespace limbic::crowd {
 namespace {
 
-const std::string kShipped = std::string(LIMBIC_SOURCE_ROOT) + "/configs/crowd/emotions.yaml";
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+using geometry::kNaN;
 
 Neighbour At(double x, double y, double vx = 0, double vy = 0) { return {{x, y}, {vx, vy}, 0.35, 0}; }
 
@@ -86,7 +88,7 @@ TEST(NeighbourMemory, VisibleNeighboursMayBeTheFrontOfTheOutput) {
 
 CrowdNavigatorConfig Config(double memory) {
   CrowdNavigatorConfig c;
-  c.table = LoadEmotionTable(kShipped);
+  c.table = LoadEmotionTable(kShippedEmotionTable);
   c.neighbour_memory = memory;
   return c;
 }

@@ -6,11 +6,12 @@
 #include <stdexcept>
 #include <string>
 
+#include "services/crowd/shipped_table.hpp"
+
 namespace limbic::crowd {
 namespace {
 
 using geometry::kPi;
-const std::string kShipped = std::string(LIMBIC_SOURCE_ROOT) + "/configs/crowd/emotions.yaml";
 
 BNavParams Base() {
   BNavParams p;
@@ -28,7 +29,7 @@ TEST(CrowdWorld, OneRobotDrivesStraightToItsTarget) {
   s.agents.push_back({{0, 0, 0}, {{2, 0}}, p, 0});
   CrowdOptions o;
   o.record_every = 1;
-  CrowdWorld w(s, LoadEmotionTable(kShipped), o);
+  CrowdWorld w(s, LoadEmotionTable(kShippedEmotionTable), o);
   const CrowdMetrics m = w.Run();
   EXPECT_TRUE(m.all_done);
   EXPECT_GE(m.makespan, 3.8);
@@ -46,7 +47,7 @@ TEST(CrowdWorld, TwoRobotsSwapWithoutTouching) {
   for (EmotionMode mode : {EmotionMode::kOff, EmotionMode::kOn, EmotionMode::kInvisible}) {
     CrowdOptions o;
     o.mode = mode;
-    CrowdWorld w(AntipodalCircle(2, 7, Base()), LoadEmotionTable(kShipped), o);
+    CrowdWorld w(AntipodalCircle(2, 7, Base()), LoadEmotionTable(kShippedEmotionTable), o);
     const CrowdMetrics m = w.Run();
     EXPECT_TRUE(m.all_done) << EmotionModeName(mode);
     EXPECT_EQ(m.robot_collisions, 0) << EmotionModeName(mode);
@@ -58,7 +59,7 @@ TEST(CrowdWorld, TwoRobotsSwapWithoutTouching) {
 
 TEST(CrowdWorld, SameSeedSameRunOtherSeedOtherRun) {
   auto run = [](uint64_t seed) {
-    CrowdWorld w(AntipodalCircle(6, seed, Base()), LoadEmotionTable(kShipped), {});
+    CrowdWorld w(AntipodalCircle(6, seed, Base()), LoadEmotionTable(kShippedEmotionTable), {});
     for (int i = 0; i < 200; ++i) w.Step();
     return w.agents();
   };
@@ -76,10 +77,10 @@ TEST(CrowdWorld, EmotionsOffShowNothingInvisibleHideFromNeighbours) {
   CrowdOptions o;
   o.time_limit = 20;
   o.mode = EmotionMode::kOff;
-  CrowdWorld off(AntipodalCircle(8, 1, Base()), LoadEmotionTable(kShipped), o);
+  CrowdWorld off(AntipodalCircle(8, 1, Base()), LoadEmotionTable(kShippedEmotionTable), o);
   off.Run();
   o.mode = EmotionMode::kInvisible;
-  CrowdWorld invisible(AntipodalCircle(8, 1, Base()), LoadEmotionTable(kShipped), o);
+  CrowdWorld invisible(AntipodalCircle(8, 1, Base()), LoadEmotionTable(kShippedEmotionTable), o);
   bool any_active = false;
   while (!invisible.Finished()) {
     invisible.Step();
@@ -104,7 +105,7 @@ TEST(CrowdWorld, DeadlockIsCountedAfterTheTimeout) {
   o.time_limit = 12;
   o.deadlock_timeout = 5;
   o.mode = EmotionMode::kOff;
-  CrowdWorld w(s, LoadEmotionTable(kShipped), o);
+  CrowdWorld w(s, LoadEmotionTable(kShippedEmotionTable), o);
   const CrowdMetrics m = w.Run();
   EXPECT_FALSE(m.all_done);
   EXPECT_EQ(m.deadlocked, 1);
@@ -124,14 +125,14 @@ TEST(CrowdWorld, ARobotAtTheWallBesideADoorSlidesToItAndThrough) {
   CrowdOptions o;
   o.time_limit = 60;
   o.mode = EmotionMode::kOff;
-  CrowdWorld w(s, LoadEmotionTable(kShipped), o);
+  CrowdWorld w(s, LoadEmotionTable(kShippedEmotionTable), o);
   const CrowdMetrics m = w.Run();
   EXPECT_TRUE(m.all_done);
   EXPECT_EQ(m.wall_collisions, 0);
   BNavParams exact = Base();
   exact.progress_tolerance = 0;  // the exact reading: stuck at the wall
   s.agents[0].params = exact;
-  CrowdWorld stuck(s, LoadEmotionTable(kShipped), o);
+  CrowdWorld stuck(s, LoadEmotionTable(kShippedEmotionTable), o);
   EXPECT_FALSE(stuck.Run().all_done);
 }
 
@@ -145,12 +146,12 @@ TEST(CrowdWorld, AFinishedRobotLeavesOrParks) {
   CrowdOptions o;
   o.time_limit = 40;
   o.mode = EmotionMode::kOff;
-  const CrowdMetrics left = CrowdWorld(s, LoadEmotionTable(kShipped), o).Run();
+  const CrowdMetrics left = CrowdWorld(s, LoadEmotionTable(kShippedEmotionTable), o).Run();
   EXPECT_TRUE(left.all_done);
   EXPECT_GT(left.completion_times[1], left.completion_times[0]);
   EXPECT_EQ(left.robot_collisions, 0);
   o.finished = FinishedRobots::kStay;
-  const CrowdMetrics parked = CrowdWorld(s, LoadEmotionTable(kShipped), o).Run();
+  const CrowdMetrics parked = CrowdWorld(s, LoadEmotionTable(kShippedEmotionTable), o).Run();
   EXPECT_FALSE(parked.all_done);
   EXPECT_GT(parked.completion_times[0], 0);
   EXPECT_EQ(parked.completion_times[1], -1);
@@ -170,12 +171,12 @@ TEST(CrowdWorld, RememberedNeighboursEndTheFaceToFaceFlicker) {
   CrowdOptions o;
   o.time_limit = 30;
   o.mode = EmotionMode::kOff;
-  EXPECT_TRUE(CrowdWorld(s, LoadEmotionTable(kShipped), o).Run().all_done);
+  EXPECT_TRUE(CrowdWorld(s, LoadEmotionTable(kShippedEmotionTable), o).Run().all_done);
   o.neighbour_memory = 0;
-  const CrowdMetrics flicker = CrowdWorld(s, LoadEmotionTable(kShipped), o).Run();
+  const CrowdMetrics flicker = CrowdWorld(s, LoadEmotionTable(kShippedEmotionTable), o).Run();
   EXPECT_FALSE(flicker.all_done);
   o.neighbour_memory = -1;
-  EXPECT_THROW(CrowdWorld(s, LoadEmotionTable(kShipped), o), std::invalid_argument);
+  EXPECT_THROW(CrowdWorld(s, LoadEmotionTable(kShippedEmotionTable), o), std::invalid_argument);
 }
 
 TEST(CrowdWorld, ScenariosAndBadInput) {
@@ -183,24 +184,26 @@ TEST(CrowdWorld, ScenariosAndBadInput) {
     for (int n : {1, 4, 16, 32}) {
       const Scenario s = MakeScenario(name, n, 1, Base());
       EXPECT_EQ(s.agents.size(), static_cast<size_t>(n)) << name;
-      EXPECT_NO_THROW(CrowdWorld(s, LoadEmotionTable(kShipped), {})) << name << " " << n;  // no overlapping starts
+      EXPECT_NO_THROW(CrowdWorld(s, LoadEmotionTable(kShippedEmotionTable), {}))
+          << name << " " << n;  // no overlapping starts
     }
   }
   EXPECT_THROW(MakeScenario("stadium", 4, 1, Base()), std::invalid_argument);
   EXPECT_THROW(MakeScenario("antipodal", 0, 1, Base()), std::invalid_argument);
   EXPECT_THROW(EmotionModeFromName("sometimes"), std::invalid_argument);
   EXPECT_EQ(EmotionModeFromName("invisible"), EmotionMode::kInvisible);
-  EXPECT_THROW(CrowdWorld(Scenario{}, LoadEmotionTable(kShipped), {}), std::invalid_argument);
+  EXPECT_THROW(CrowdWorld(Scenario{}, LoadEmotionTable(kShippedEmotionTable), {}), std::invalid_argument);
   Scenario overlap;
   overlap.agents.push_back({{0, 0, 0}, {{2, 0}}, Base(), 0});
   overlap.agents.push_back({{0.5, 0, 0}, {{2, 0}}, Base(), 0});
-  EXPECT_THROW(CrowdWorld(overlap, LoadEmotionTable(kShipped), {}), std::invalid_argument);
+  EXPECT_THROW(CrowdWorld(overlap, LoadEmotionTable(kShippedEmotionTable), {}), std::invalid_argument);
   Scenario no_target;
   no_target.agents.push_back({{0, 0, 0}, {}, Base(), 0});
-  EXPECT_THROW(CrowdWorld(no_target, LoadEmotionTable(kShipped), {}), std::invalid_argument);
+  EXPECT_THROW(CrowdWorld(no_target, LoadEmotionTable(kShippedEmotionTable), {}), std::invalid_argument);
   CrowdOptions bad;
   bad.dt = 0;
-  EXPECT_THROW(CrowdWorld(AntipodalCircle(2, 1, Base()), LoadEmotionTable(kShipped), bad), std::invalid_argument);
+  EXPECT_THROW(CrowdWorld(AntipodalCircle(2, 1, Base()), LoadEmotionTable(kShippedEmotionTable), bad),
+               std::invalid_argument);
 }
 
 }  // namespace

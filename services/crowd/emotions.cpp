@@ -12,7 +12,7 @@
 namespace limbic::crowd {
 namespace {
 
-void Require(bool ok, const char* what) {
+void RequireEmotions(bool ok, const char* what) {
   if (!ok) throw std::invalid_argument(std::string("crowd: ") + what);
 }
 
@@ -107,16 +107,17 @@ std::array<double, kInternalStateSize> AsArray(const InternalState& m) {
 }
 
 InternalState ComputeInternalState(const InternalStateInput& in) {
-  Require(in.position.allFinite() && in.velocity.allFinite() && in.target.allFinite(),
-          "position, velocity and target must be finite");
+  RequireEmotions(in.position.allFinite() && in.velocity.allFinite() && in.target.allFinite(),
+                  "position, velocity and target must be finite");
   for (double v : {in.optimal_speed, in.max_free_distance, in.horizon, in.time, in.task_start, in.minimal_time,
                    in.heading, in.desired_heading}) {
-    Require(std::isfinite(v), "internal state inputs must be finite");
+    RequireEmotions(std::isfinite(v), "internal state inputs must be finite");
   }
-  Require(in.horizon > 0, "horizon must be > 0");
-  Require(in.minimal_time >= 0, "minimal time must be >= 0");
-  Require(in.visible_neighbours >= 0 && in.visible_frustrated >= 0 && in.visible_frustrated <= in.visible_neighbours,
-          "neighbour counts must satisfy 0 <= frustrated <= visible");
+  RequireEmotions(in.horizon > 0, "horizon must be > 0");
+  RequireEmotions(in.minimal_time >= 0, "minimal time must be >= 0");
+  RequireEmotions(
+      in.visible_neighbours >= 0 && in.visible_frustrated >= 0 && in.visible_frustrated <= in.visible_neighbours,
+      "neighbour counts must satisfy 0 <= frustrated <= visible");
   InternalState mu;
   // μ_eff = (v_opt · v)/v_opt, v_opt pointing at the target (see EfficacyScale).
   const Vec2 to_target = in.target - in.position;
@@ -152,9 +153,9 @@ EmotionTable ParseEmotionTable(const std::string& yaml_text, const std::string& 
 }
 
 void UpdateEmotions(const EmotionTable& table, const InternalState& mu, double dt, EmotionState* state) {
-  Require(std::isfinite(dt) && dt > 0, "dt must be finite and > 0");
+  RequireEmotions(std::isfinite(dt) && dt > 0, "dt must be finite and > 0");
   auto m = AsArray(mu);
-  for (double v : m) Require(std::isfinite(v), "mu must be finite");
+  for (double v : m) RequireEmotions(std::isfinite(v), "mu must be finite");
   m[3] = std::clamp(m[3], -1.0, table.max_task_delay);  // μ_td: −1 at T_n, clipped above
   const size_t n = table.emotions.size();
   state->activation.resize(n, 0.0);

@@ -9,13 +9,14 @@
 #include <vector>
 
 #include "common/config/config.hpp"
+#include "common/geometry/geometry.hpp"
+#include "services/crowd/shipped_table.hpp"
 
 namespace limbic::crowd {
 namespace {
 
+using geometry::kNaN;
 using geometry::kPi;
-const double kNaN = std::numeric_limits<double>::quiet_NaN();
-const std::string kShipped = std::string(LIMBIC_SOURCE_ROOT) + "/configs/crowd/emotions.yaml";
 
 InternalStateInput Example() {
   InternalStateInput in;
@@ -80,7 +81,7 @@ TEST(InternalState, RefusesBadInput) {
 }
 
 TEST(EmotionTable, ShippedTableLoads) {
-  const EmotionTable t = LoadEmotionTable(kShipped);
+  const EmotionTable t = LoadEmotionTable(kShippedEmotionTable);
   ASSERT_EQ(t.emotions.size(), 3u);
   EXPECT_EQ(t.emotions[0].name, "frustration");
   EXPECT_EQ(t.emotions[1].name, "fear");
@@ -167,7 +168,7 @@ TEST(EmotionEngine, TaskDelayIsClippedAndTheHighestWins) {
 }
 
 TEST(EmotionEngine, ShiftsAndSeenShiftsWithinLimits) {
-  const EmotionTable t = LoadEmotionTable(kShipped);
+  const EmotionTable t = LoadEmotionTable(kShippedEmotionTable);
   BNavParams base;
   base.caution = 1.0;
   base.margin = 0.1;

@@ -8,12 +8,12 @@
 namespace limbic::explore {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kUnreached = std::numeric_limits<double>::infinity();
 
-struct OpenEntry {
+struct DijkstraEntry {
   double g;
   int node;
-  bool operator>(const OpenEntry& o) const { return g != o.g ? g > o.g : node > o.node; }
+  bool operator>(const DijkstraEntry& o) const { return g != o.g ? g > o.g : node > o.node; }
 };
 
 int TileCount(const CoarseGraph& graph) {
@@ -29,14 +29,14 @@ int TileCount(const CoarseGraph& graph) {
 
 std::vector<double> CoarseCosts(const CoarseGraph& graph, int from) {
   const int n = TileCount(graph);
-  std::vector<double> g(n, kInf);
+  std::vector<double> g(n, kUnreached);
   if (from < 0 || from >= n) return g;
   std::vector<bool> closed(n, false);
-  std::priority_queue<OpenEntry, std::vector<OpenEntry>, std::greater<OpenEntry>> open;
+  std::priority_queue<DijkstraEntry, std::vector<DijkstraEntry>, std::greater<DijkstraEntry>> open;
   g[from] = 0.0;
   open.push({0.0, from});
   while (!open.empty()) {
-    const OpenEntry e = open.top();
+    const DijkstraEntry e = open.top();
     open.pop();
     if (closed[e.node]) continue;
     closed[e.node] = true;

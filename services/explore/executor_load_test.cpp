@@ -6,10 +6,12 @@
 #include <limits>
 #include <stdexcept>
 
+#include "common/geometry/geometry.hpp"
+
 namespace limbic::explore {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+using geometry::kNaN;
 
 std::array<std::vector<std::string>, kActivities> Services() { return {{{"planner"}, {"mapper"}, {"controller"}}}; }
 

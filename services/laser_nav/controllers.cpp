@@ -9,8 +9,6 @@
 namespace limbic::laser {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
 int64_t Cycles(double seconds) { return std::max<int64_t>(1, std::llround(seconds / kControlPeriodS)); }
 
 void ValidateGains(const ControlGains& g, const char* who) {

@@ -10,8 +10,6 @@
 namespace limbic::laser {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
 SensorFrame Frame(int64_t cycle, Vec2 goal = {330, 600}) {
   SensorFrame f;
   f.cycle = cycle;

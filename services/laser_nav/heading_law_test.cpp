@@ -8,8 +8,6 @@
 namespace limbic::laser {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
 RangeScan Open() {
   RangeScan s;
   s.fill(250);

@@ -11,11 +11,7 @@
 #include "sim/random.hpp"
 
 namespace limbic::laser {
-namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-}  // namespace
+namespace {}  // namespace
 
 uint8_t GeneType(int k) { return static_cast<uint8_t>(k < kNnInputs ? k : 128 + (k - kNnInputs)); }
 

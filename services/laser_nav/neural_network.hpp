@@ -66,6 +66,11 @@ NetworkInputs InputsOf(const EnvironmentInfo& env);
 // Decodes a 16-bit weight or activation value: −1 + v/32767 (or the literal integer division).
 double DecodeGene(uint16_t v, bool literal_integer_division);
 
+// The raw values whose decodings are exact: −1, 0 and 1.
+inline constexpr uint16_t kGeneMinusOne = 0;
+inline constexpr uint16_t kGeneZero = 32767;
+inline constexpr uint16_t kGeneOne = 65534;
+
 // The activation window (§2.5.3): a signal passes only strictly inside (a_min, a_max). Also the gate of
 // the recurrent network's connections (§2.7).
 inline bool GatePasses(double y, double a_min, double a_max) { return a_max > y && a_min < y; }

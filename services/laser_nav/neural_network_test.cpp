@@ -9,20 +9,15 @@
 namespace limbic::laser {
 namespace {
 
-// Raw 16-bit values with exact decodings: −1 + v/32767.
-constexpr uint16_t kMinusOne = 0;
-constexpr uint16_t kZero = 32767;
-constexpr uint16_t kOne = 65534;
-
 // A network in which no gate ever passes: weight 0 and the empty window (0, 0).
 Network Silent() {
   Network net;
   for (Neuron& n : net) {
     for (int k = 0; k < kGenesPerNeuron; ++k) {
       n.gene[k] = GeneType(k);
-      n.weight[k] = kZero;
-      n.a_min[k] = kZero;
-      n.a_max[k] = kZero;
+      n.weight[k] = kGeneZero;
+      n.a_min[k] = kGeneZero;
+      n.a_max[k] = kGeneZero;
     }
   }
   return net;
@@ -34,7 +29,7 @@ void SetGene(Neuron* n, int k, uint16_t weight, uint16_t a_min, uint16_t a_max) 
   n->a_max[k] = a_max;
 }
 
-SensorFrame Frame(int64_t cycle, Vec2 position = {330, 100}, Vec2 goal = {430, 200}) {
+SensorFrame NetworkFrame(int64_t cycle, Vec2 position = {330, 100}, Vec2 goal = {430, 200}) {
   SensorFrame f;
   f.cycle = cycle;
   f.time_s = cycle * 0.01;
@@ -46,9 +41,9 @@ SensorFrame Frame(int64_t cycle, Vec2 position = {330, 100}, Vec2 goal = {430, 2
 }
 
 TEST(NeuralNetwork, GenesDecodeAsTheThesisCodeWithFloatingOrLiteralDivision) {
-  EXPECT_DOUBLE_EQ(DecodeGene(kMinusOne, false), -1.0);
-  EXPECT_DOUBLE_EQ(DecodeGene(kZero, false), 0.0);
-  EXPECT_DOUBLE_EQ(DecodeGene(kOne, false), 1.0);
+  EXPECT_DOUBLE_EQ(DecodeGene(kGeneMinusOne, false), -1.0);
+  EXPECT_DOUBLE_EQ(DecodeGene(kGeneZero, false), 0.0);
+  EXPECT_DOUBLE_EQ(DecodeGene(kGeneOne, false), 1.0);
   EXPECT_NEAR(DecodeGene(65535, false), 1.0000305, 1e-7);  // the top of the range (§2.5.3 note ii)
   EXPECT_NEAR(DecodeGene(49151, false), 0.5000153, 1e-7);
   // A18: in literal C, weight/32767 is an integer division: every value becomes −1, 0 or 1.
@@ -86,22 +81,22 @@ TEST(NeuralNetwork, ForwardPassMatchesAHandComputation) {
   Network net = Silent();
   // Neuron 0: +1·density (0.5) and +1·wander (0.2) pass their (−1, 1) windows; +1·clutter (0.3) is
   // outside its window (−1, 0). neuron value = 0.7.
-  SetGene(&net[0], 0, kOne, kMinusOne, kOne);
-  SetGene(&net[0], 6, kOne, kMinusOne, kOne);
-  SetGene(&net[0], 1, kOne, kMinusOne, kZero);
+  SetGene(&net[0], 0, kGeneOne, kGeneMinusOne, kGeneOne);
+  SetGene(&net[0], 6, kGeneOne, kGeneMinusOne, kGeneOne);
+  SetGene(&net[0], 1, kGeneOne, kGeneMinusOne, kGeneZero);
   // Output genes: type 128 reaches output 128 % 5 = 3 (GG): +1 · 0.7 passes; type 129 → output 4
   // (NG): −1 · 0.7 = −0.7 is below its window (0, 1) and is blocked.
-  SetGene(&net[0], 9, kOne, kMinusOne, kOne);
-  SetGene(&net[0], 10, kMinusOne, kZero, kOne);
+  SetGene(&net[0], 9, kGeneOne, kGeneMinusOne, kGeneOne);
+  SetGene(&net[0], 10, kGeneMinusOne, kGeneZero, kGeneOne);
   // Neuron 1: −1 · reference 0.5 = −0.5; type 130 → output 0 (TGG): +1 · −0.5 passes; type 131 →
   // output 1 (EGG) with weight −1: +0.5 passes.
-  SetGene(&net[1], 8, kMinusOne, kMinusOne, kOne);
-  SetGene(&net[1], 11, kOne, kMinusOne, kOne);
-  SetGene(&net[1], 12, kMinusOne, kMinusOne, kOne);
+  SetGene(&net[1], 8, kGeneMinusOne, kGeneMinusOne, kGeneOne);
+  SetGene(&net[1], 11, kGeneOne, kGeneMinusOne, kGeneOne);
+  SetGene(&net[1], 12, kGeneMinusOne, kGeneMinusOne, kGeneOne);
   // Neuron 2 adds to GG as well (contributions add, §2.5.3 note iii): +1 · reference 0.5, then
   // +1 · 0.5 to GG.
-  SetGene(&net[2], 8, kOne, kMinusOne, kOne);
-  SetGene(&net[2], 9, kOne, kMinusOne, kOne);
+  SetGene(&net[2], 8, kGeneOne, kGeneMinusOne, kGeneOne);
+  SetGene(&net[2], 9, kGeneOne, kGeneMinusOne, kGeneOne);
   NetworkInputs in{};
   in[0] = 0.5;
   in[1] = 0.3;
@@ -130,8 +125,8 @@ TEST(NeuralNetwork, ForwardPassMatchesAHandComputation) {
   EXPECT_DOUBLE_EQ(g.s_cm, 250.0);
   // The gate is strict: y equal to a window edge does not pass (1 · 1.0 = a_max = 1.0).
   Network edge = Silent();
-  SetGene(&edge[0], 0, kOne, kMinusOne, kOne);
-  SetGene(&edge[0], 9, kOne, kMinusOne, 65535);
+  SetGene(&edge[0], 0, kGeneOne, kGeneMinusOne, kGeneOne);
+  SetGene(&edge[0], 9, kGeneOne, kGeneMinusOne, 65535);
   NetworkInputs full{};
   full[0] = 1.0;
   EXPECT_DOUBLE_EQ(Forward(edge, full)[3], 0.0);
@@ -139,8 +134,8 @@ TEST(NeuralNetwork, ForwardPassMatchesAHandComputation) {
   EXPECT_NEAR(Forward(edge, full)[3], 1.0, 1e-12);
   // Literal integer division: weight 49151 decodes to 0, so nothing reaches GG.
   Network literal = Silent();
-  SetGene(&literal[0], 8, 49151, kMinusOne, kOne);
-  SetGene(&literal[0], 9, kOne, kMinusOne, kOne);
+  SetGene(&literal[0], 8, 49151, kGeneMinusOne, kGeneOne);
+  SetGene(&literal[0], 9, kGeneOne, kGeneMinusOne, kGeneOne);
   EXPECT_NEAR(Forward(literal, in, false)[3], 0.5 * DecodeGene(49151, false), 1e-12);
   EXPECT_DOUBLE_EQ(Forward(literal, in, true)[3], 0.0);
 }
@@ -148,9 +143,9 @@ TEST(NeuralNetwork, ForwardPassMatchesAHandComputation) {
 TEST(NeuralNetwork, MutatedTypesOutsideTheValidSetAreReducedModuloAsInTheCode) {
   Network net = Silent();
   net[0].gene[0] = 17;  // 17 % 9 = 8: the reference input
-  SetGene(&net[0], 0, kOne, kMinusOne, kOne);
+  SetGene(&net[0], 0, kGeneOne, kGeneMinusOne, kGeneOne);
   net[0].gene[9] = 255;  // 255 % 5 = 0: TGG
-  SetGene(&net[0], 9, kOne, kMinusOne, kOne);
+  SetGene(&net[0], 9, kGeneOne, kGeneMinusOne, kGeneOne);
   NetworkInputs in{};
   in[8] = 0.5;
   EXPECT_NEAR(Forward(net, in)[0], 0.5, 1e-12);
@@ -159,25 +154,25 @@ TEST(NeuralNetwork, MutatedTypesOutsideTheValidSetAreReducedModuloAsInTheCode) {
 TEST(NeuralController, GoalGainOnlyHeadsForTheGoal) {
   NeuralOptions o;
   o.network = Silent();
-  SetGene(&o.network[0], 8, kOne, kMinusOne, kOne);  // neuron value 0.5
-  SetGene(&o.network[0], 9, kOne, kMinusOne, kOne);  // GG = 10 · 0.5 = 5
+  SetGene(&o.network[0], 8, kGeneOne, kGeneMinusOne, kGeneOne);  // neuron value 0.5
+  SetGene(&o.network[0], 9, kGeneOne, kGeneMinusOne, kGeneOne);  // GG = 10 · 0.5 = 5
   NeuralController c(o);
-  EXPECT_NEAR(c.Step(Frame(0)), 45.0, 1e-9);  // goal at (+100, +100)
+  EXPECT_NEAR(c.Step(NetworkFrame(0)), 45.0, 1e-9);  // goal at (+100, +100)
   EXPECT_NEAR(c.last().gains.gg, 5.0, 1e-12);
   EXPECT_NEAR(c.last().resultant.x, 5.0 / std::sqrt(2.0), 1e-12);
   EXPECT_EQ(c.gate_counts().evaluations, 1);
   // A negative goal gain (≈ Repulsion of the goal, §2.5.3 note iv) heads away.
   NeuralOptions away = o;
-  away.network[0].weight[9] = kMinusOne;
+  away.network[0].weight[9] = kGeneMinusOne;
   NeuralController d(away);
-  EXPECT_NEAR(d.Step(Frame(0)), 225.0, 1e-9);
+  EXPECT_NEAR(d.Step(NetworkFrame(0)), 225.0, 1e-9);
 }
 
 TEST(NeuralController, SilentNetworkKeepsTheHeadingAndBadFramesAreRefused) {
   NeuralOptions o;
   o.network = Silent();
   NeuralController c(o);
-  SensorFrame f = Frame(0);
+  SensorFrame f = NetworkFrame(0);
   f.odom.heading_deg = 123.0;
   EXPECT_DOUBLE_EQ(c.Step(f), 123.0);  // R = 0: keep the heading (§2.1)
   f.odom.x_cm = std::numeric_limits<double>::quiet_NaN();
@@ -207,15 +202,15 @@ TEST(EnvironmentTracker, SlidingWindowWander) {
   EnvironmentTracker t(o);
   // 1 cm per cycle east for 100 cycles, then north.
   auto position = [](int k) { return k <= 100 ? Vec2{100.0 + k, 100} : Vec2{200, 100.0 + (k - 100)}; };
-  for (int k = 0; k <= 100; ++k) t.Update(Frame(k, position(k)));
+  for (int k = 0; k <= 100; ++k) t.Update(NetworkFrame(k, position(k)));
   EXPECT_NEAR(t.info().wander, 0.0, 1e-12);  // straight
-  for (int k = 101; k <= 150; ++k) t.Update(Frame(k, position(k)));
+  for (int k = 101; k <= 150; ++k) t.Update(NetworkFrame(k, position(k)));
   // From cycle 50 (150, 100) to (200, 150): l = 50√2 over p = 100.
   EXPECT_NEAR(t.info().wander, 1.0 - 50.0 * std::sqrt(2.0) / 100.0, 1e-9);
-  for (int k = 151; k <= 200; ++k) t.Update(Frame(k, position(k)));
+  for (int k = 151; k <= 200; ++k) t.Update(NetworkFrame(k, position(k)));
   EXPECT_NEAR(t.info().wander, 0.0, 1e-9);  // the last second was straight north
   t.ResetWander();                          // no cases: a reset does not touch the window
-  t.Update(Frame(201, position(201)));
+  t.Update(NetworkFrame(201, position(201)));
   EXPECT_NEAR(t.info().wander, 0.0, 1e-9);
 }
 

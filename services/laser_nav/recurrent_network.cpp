@@ -14,7 +14,6 @@
 namespace limbic::laser {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr const char* kHeader = "recurrent_network";
 constexpr const char* kNeuronWord = "rneuron";
 

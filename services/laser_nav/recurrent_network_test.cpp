@@ -5,31 +5,29 @@
 #include <cmath>
 #include <sstream>
 
+#include "services/laser_nav/neural_network.hpp"
+
 namespace limbic::laser {
 namespace {
-
-// Raw 16-bit values with exact decodings: −1 + v/32767.
-constexpr uint16_t kMinusOne = 0;
-constexpr uint16_t kZero = 32767;
-constexpr uint16_t kOne = 65534;
 
 constexpr int kGoalInput = kRnnSectors;  // index of the goal-bearing input
 int FromNeuron(int j) { return kRnnInputs + j; }
 
 // A neuron that passes nothing: zero bias, zero weights, empty windows (0, 0).
-RecurrentNeuron Silent() {
+RecurrentNeuron SilentRecurrent() {
   RecurrentNeuron n;
-  n.bias = kZero;
-  for (RecurrentConnection& c : n.in) c = {kZero, kZero, kZero};
+  n.bias = kGeneZero;
+  for (RecurrentConnection& c : n.in) c = {kGeneZero, kGeneZero, kGeneZero};
   return n;
 }
 
 // Weight w with the open window (−1, 1).
-void Connect(RecurrentNeuron* n, int source, uint16_t weight, uint16_t a_min = kMinusOne, uint16_t a_max = kOne) {
+void Connect(RecurrentNeuron* n, int source, uint16_t weight, uint16_t a_min = kGeneMinusOne,
+             uint16_t a_max = kGeneOne) {
   n->in[static_cast<size_t>(source)] = {weight, a_min, a_max};
 }
 
-SensorFrame Frame(int64_t cycle, double heading_deg = 0.0, Vec2 goal = {430, 100}) {
+SensorFrame RecurrentFrame(int64_t cycle, double heading_deg = 0.0, Vec2 goal = {430, 100}) {
   SensorFrame f;
   f.cycle = cycle;
   f.time_s = cycle * 0.01;
@@ -66,11 +64,11 @@ TEST(RecurrentNetwork, SectorsReduceFifteenBeamsCentredOnTheirBearing) {
 // cycle 1 net = 0.5 → out 0.5, heading 180·(1 + tanh 0.5) = 263.181;
 // cycle 2 net = 0.5 + tanh 0.5 = 0.962117 → heading 180·(1 + tanh 0.962117) = 314.140.
 TEST(RecurrentNetwork, OneNeuronByHandAndItsStateCarriesOver) {
-  RecurrentNeuron n = Silent();
-  Connect(&n, 0, kOne);
-  Connect(&n, FromNeuron(0), kOne);
+  RecurrentNeuron n = SilentRecurrent();
+  Connect(&n, 0, kGeneOne);
+  Connect(&n, FromNeuron(0), kGeneOne);
   RecurrentController c({{n}, SectorReduction::kMin, RnnFrame::kWorld});
-  SensorFrame f = Frame(0);
+  SensorFrame f = RecurrentFrame(0);
   for (int b = 353; b < 360; ++b) f.ranges[static_cast<size_t>(b)] = 125;
   EXPECT_NEAR(c.Step(f), 263.18108830680177, 1e-9);
   EXPECT_DOUBLE_EQ(c.last().inputs[0], 0.5);
@@ -88,9 +86,9 @@ TEST(RecurrentNetwork, OneNeuronByHandAndItsStateCarriesOver) {
 // The window gates the recurrent signal too: tanh 0.5 = 0.462 is outside (−1, 0.4), so cycle 2 equals
 // cycle 1.
 TEST(RecurrentNetwork, ActivationWindowGatesTheRecurrentConnection) {
-  RecurrentNeuron n = Silent();
-  Connect(&n, 0, kOne);
-  Connect(&n, FromNeuron(0), kOne, kMinusOne, static_cast<uint16_t>(std::lround(32767 * 1.4)));
+  RecurrentNeuron n = SilentRecurrent();
+  Connect(&n, 0, kGeneOne);
+  Connect(&n, FromNeuron(0), kGeneOne, kGeneMinusOne, static_cast<uint16_t>(std::lround(32767 * 1.4)));
   const DecodedRecurrentNetwork d = Decode({n});
   RecurrentInputs in{};
   in[0] = 0.5;
@@ -104,11 +102,11 @@ TEST(RecurrentNetwork, ActivationWindowGatesTheRecurrentConnection) {
 // initial 0 → out 0, heading 180; cycle 2 it sees tanh 0.5 → out −0.462117, heading
 // 180·(1 + tanh −0.462117) = 102.275. Synchronous: in cycle 1 neuron 0 does not see neuron 1's new state.
 TEST(RecurrentNetwork, TwoNeuronsByHand) {
-  RecurrentNeuron out = Silent(), hidden = Silent();
-  Connect(&out, FromNeuron(1), kMinusOne);
-  Connect(&hidden, kGoalInput, kOne);
+  RecurrentNeuron out = SilentRecurrent(), hidden = SilentRecurrent();
+  Connect(&out, FromNeuron(1), kGeneMinusOne);
+  Connect(&hidden, kGoalInput, kGeneOne);
   RecurrentController c({{out, hidden}, SectorReduction::kMin, RnnFrame::kWorld});
-  SensorFrame f = Frame(0);
+  SensorFrame f = RecurrentFrame(0);
   EXPECT_DOUBLE_EQ(c.Step(f), 180.0);
   EXPECT_DOUBLE_EQ(c.last().inputs[kGoalInput], 0.5);
   EXPECT_NEAR(c.state()[1], 0.46211715726000974, 1e-12);
@@ -117,15 +115,15 @@ TEST(RecurrentNetwork, TwoNeuronsByHand) {
   EXPECT_NEAR(c.last().out, -0.46211715726000974, 1e-12);
   // Goal bearing relative to the heading: heading 180, goal east → −90/180.
   RecurrentController turned({{out, hidden}, SectorReduction::kMin, RnnFrame::kWorld});
-  turned.Step(Frame(0, 180.0));
+  turned.Step(RecurrentFrame(0, 180.0));
   EXPECT_DOUBLE_EQ(turned.last().inputs[kGoalInput], -0.5);
 }
 
 // Synchronous update: neuron 1 copies neuron 0 with one cycle's delay, though it is computed after it.
 TEST(RecurrentNetwork, AllNeuronsUpdateFromThePreviousCycle) {
-  RecurrentNeuron first = Silent(), copy = Silent();
-  Connect(&first, 0, kOne);
-  Connect(&copy, FromNeuron(0), kOne);
+  RecurrentNeuron first = SilentRecurrent(), copy = SilentRecurrent();
+  Connect(&first, 0, kGeneOne);
+  Connect(&copy, FromNeuron(0), kGeneOne);
   const DecodedRecurrentNetwork d = Decode({first, copy});
   RecurrentInputs in{};
   in[0] = 0.5;
@@ -138,11 +136,11 @@ TEST(RecurrentNetwork, AllNeuronsUpdateFromThePreviousCycle) {
 }
 
 TEST(RecurrentNetwork, BodyFrameOutputIsRelativeToTheHeading) {
-  RecurrentNeuron n = Silent();
-  Connect(&n, kGoalInput, kOne);
+  RecurrentNeuron n = SilentRecurrent();
+  Connect(&n, kGoalInput, kGeneOne);
   RecurrentController c({{n}, SectorReduction::kMin, RnnFrame::kBody});
   // Heading 30, goal east: relative 60/180; out = 1/3 → 30 + 180·tanh(1/3).
-  EXPECT_NEAR(c.Step(Frame(0, 30.0)), 30.0 + 180.0 * std::tanh(1.0 / 3.0), 1e-9);
+  EXPECT_NEAR(c.Step(RecurrentFrame(0, 30.0)), 30.0 + 180.0 * std::tanh(1.0 / 3.0), 1e-9);
 }
 
 TEST(RecurrentNetwork, RefusesEmptyOrOversizedNetworksAndBadFrames) {
@@ -152,8 +150,8 @@ TEST(RecurrentNetwork, RefusesEmptyOrOversizedNetworksAndBadFrames) {
   EXPECT_THROW(Decode(big), std::invalid_argument);
   big.pop_back();
   EXPECT_EQ(Decode(big).size, kRnnMaxNeurons);
-  RecurrentController c({{Silent()}, SectorReduction::kMin, RnnFrame::kWorld});
-  SensorFrame f = Frame(0);
+  RecurrentController c({{SilentRecurrent()}, SectorReduction::kMin, RnnFrame::kWorld});
+  SensorFrame f = RecurrentFrame(0);
   f.odom.x_cm = std::nan("");
   EXPECT_TRUE(std::isnan(c.Step(f)));
   EXPECT_EQ(c.rejected_frames(), 1);

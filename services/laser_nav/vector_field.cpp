@@ -11,7 +11,6 @@
 namespace limbic::laser {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kVanishing = 1e-9;  // as ResultantHeading: below it R has no bearing
 
 void Require(bool ok, const std::string& what) {

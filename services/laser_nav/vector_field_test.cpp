@@ -9,8 +9,6 @@
 namespace limbic::laser {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
 World Room(std::vector<Circle> obstacles) {
   World w;
   w.width = w.height = 660.0;

@@ -7,6 +7,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 
 namespace limbic::laser {
 
@@ -16,6 +17,7 @@ inline constexpr double kRadToDeg = 180.0 / kPi;
 inline constexpr int kBeams = 360;               // one beam per degree [T]
 inline constexpr double kMaxRangeCm = 250.0;     // "no return" reads 250 [T]
 inline constexpr double kControlPeriodS = 0.01;  // 100 Hz [T]
+inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 struct Vec2 {
   double x = 0.0, y = 0.0;

@@ -103,7 +103,7 @@ MapPath Straight() {
   return p;
 }
 
-RangeScan Open() {
+RangeScan OpenAround() {
   RangeScan s;
   s.fill(250);
   return s;
@@ -115,20 +115,20 @@ TEST(MapFollower, SkipsToTheFurthestWaypointInClearView) {
   MapUpdate u;
   u.current = 0;
   // At node 0: way-point 0 reached; (0, 100) and (0, 200) in view and clear, (0, 300) beyond 250 cm.
-  EXPECT_EQ(f.Step(Open(), {0, 0}, 0.0, u), MapFollower::Status::kFollowing);
+  EXPECT_EQ(f.Step(OpenAround(), {0, 0}, 0.0, u), MapFollower::Status::kFollowing);
   EXPECT_EQ(f.target_index(), 2);
   EXPECT_EQ(f.skipped(), 1);
   // An obstacle 150 cm north: only way-point 1 is in clear view.
   MapFollower g;
   g.Start(Straight(), 0.0);
-  RangeScan blocked = Open();
+  RangeScan blocked = OpenAround();
   for (int a = 355; a < 360; ++a) blocked[a] = 150;
   for (int a = 0; a <= 5; ++a) blocked[a] = 150;
   EXPECT_EQ(g.Step(blocked, {0, 0}, 0.0, u), MapFollower::Status::kFollowing);
   EXPECT_EQ(g.target_index(), 1);
   // Near the end: the final way-point within 20 cm ends the case.
   u.current = 2;
-  EXPECT_EQ(g.Step(Open(), {0, 285}, 1.0, u), MapFollower::Status::kReached);
+  EXPECT_EQ(g.Step(OpenAround(), {0, 285}, 1.0, u), MapFollower::Status::kReached);
   EXPECT_FALSE(g.active());
 }
 
@@ -137,18 +137,18 @@ TEST(MapFollower, EndsOnNewTerritoryTimeoutAndLeavesThePath) {
   u.current = 0;
   MapFollower f;
   f.Start(Straight(), 10.0);
-  EXPECT_EQ(f.Step(Open(), {0, 0}, 39.99, u), MapFollower::Status::kFollowing);
-  EXPECT_EQ(f.Step(Open(), {0, 0}, 40.0, u), MapFollower::Status::kTimeout);  // 30 s
+  EXPECT_EQ(f.Step(OpenAround(), {0, 0}, 39.99, u), MapFollower::Status::kFollowing);
+  EXPECT_EQ(f.Step(OpenAround(), {0, 0}, 40.0, u), MapFollower::Status::kTimeout);  // 30 s
   f.Start(Straight(), 0.0);
   MapUpdate created = u;
   created.created = true;
-  EXPECT_EQ(f.Step(Open(), {0, 0}, 1.0, created), MapFollower::Status::kNewNode);
+  EXPECT_EQ(f.Step(OpenAround(), {0, 0}, 1.0, created), MapFollower::Status::kNewNode);
   f.Start(Straight(), 0.0);
   MapUpdate off = u;
   off.changed = true;
   off.current = 9;  // a known node not on the path
-  EXPECT_EQ(f.Step(Open(), {0, 0}, 1.0, off), MapFollower::Status::kOffPath);
-  EXPECT_EQ(f.Step(Open(), {0, 0}, 1.0, u), MapFollower::Status::kIdle);
+  EXPECT_EQ(f.Step(OpenAround(), {0, 0}, 1.0, off), MapFollower::Status::kOffPath);
+  EXPECT_EQ(f.Step(OpenAround(), {0, 0}, 1.0, u), MapFollower::Status::kIdle);
   f.Start(MapPath{}, 0.0);
   EXPECT_FALSE(f.active());
 }

@@ -9,7 +9,7 @@
 namespace limbic::recruit {
 namespace {
 
-std::vector<std::pair<RobotId, Position>> Team(int n) {
+std::vector<std::pair<RobotId, Position>> TeamInARow(int n) {
   std::vector<std::pair<RobotId, Position>> team;
   for (int i = 0; i < n; ++i) team.emplace_back(static_cast<RobotId>(i), Position{static_cast<double>(i), 0.0});
   return team;
@@ -17,7 +17,7 @@ std::vector<std::pair<RobotId, Position>> Team(int n) {
 
 TEST(Radio, IidLossPerTransmissionDropsABroadcastForEveryone) {
   Radio radio({.loss = 0.25, .seed = 3});
-  const auto team = Team(5);
+  const auto team = TeamInARow(5);
   const int n = 40000;
   int delivered_all = 0, delivered_none = 0;
   for (int i = 0; i < n; ++i) {
@@ -38,7 +38,7 @@ TEST(Radio, SameSeedSameDropsOtherSeedOtherDrops) {
     Radio radio({.loss = 0.5, .seed = seed});
     std::string bits;
     for (int i = 0; i < 64; ++i) {
-      radio.Transmit(MakeAgree(0, 1), i, {0, 0}, Team(2));
+      radio.Transmit(MakeAgree(0, 1), i, {0, 0}, TeamInARow(2));
       bits += radio.TakeDue(i).empty() ? '0' : '1';
     }
     return bits;
@@ -51,7 +51,7 @@ TEST(Radio, PerReceiverLossDecidesEachCopy) {
   Radio radio({.loss = 0.5, .granularity = RadioOptions::Granularity::kPerReceiver, .seed = 5});
   int partial = 0;
   for (int i = 0; i < 1000; ++i) {
-    radio.Transmit(MakeHelp(0, "p", {0, 0}, 1), i, {0, 0}, Team(5));
+    radio.Transmit(MakeHelp(0, "p", {0, 0}, 1), i, {0, 0}, TeamInARow(5));
     const size_t copies = radio.TakeDue(i).size();
     partial += copies > 0 && copies < 4;
   }
@@ -71,7 +71,7 @@ TEST(Radio, GilbertElliottLosesInBursts) {
   int drops = 0, drop_after_drop = 0;
   bool previous = false;
   for (int i = 0; i < n; ++i) {
-    radio.Transmit(MakeAgree(0, 1), i, {0, 0}, Team(2));
+    radio.Transmit(MakeAgree(0, 1), i, {0, 0}, TeamInARow(2));
     const bool dropped = radio.TakeDue(i).empty();
     drops += dropped;
     drop_after_drop += dropped && previous;
@@ -84,7 +84,7 @@ TEST(Radio, GilbertElliottLosesInBursts) {
 
 TEST(Radio, UnicastSendsOneCountedCopyPerOtherMember) {
   Radio radio({.unicast = true});
-  const auto team = Team(13);
+  const auto team = TeamInARow(13);
   radio.Transmit(MakeHelp(0, "p", {0, 0}, 1), 0, {0, 0}, team);
   radio.Transmit(MakeResponder(0, 4), 0, {0, 0}, team);
   radio.Transmit(MakeAccept(4, 0, 2.0), 0, {4, 0}, team);
@@ -97,7 +97,7 @@ TEST(Radio, UnicastSendsOneCountedCopyPerOtherMember) {
 
 TEST(Radio, RangeAndLatencyShapeDelivery) {
   Radio radio({.latency_s = 0.3, .range = 2.5});
-  radio.Transmit(MakeHelp(0, "p", {0, 0}, 1), 1.0, {0, 0}, Team(5));  // robots at x = 1..4
+  radio.Transmit(MakeHelp(0, "p", {0, 0}, 1), 1.0, {0, 0}, TeamInARow(5));  // robots at x = 1..4
   EXPECT_TRUE(radio.TakeDue(1.2).empty());
   const auto due = radio.TakeDue(1.3);
   ASSERT_EQ(due.size(), 2u);  // x = 1, 2 within 2.5

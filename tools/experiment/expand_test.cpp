@@ -8,10 +8,10 @@
 namespace limbic::experiment {
 namespace {
 
-std::string ExperimentsDir() { return std::string(LIMBIC_SOURCE_ROOT) + "/experiments"; }
+std::string ShippedExperimentsDir() { return std::string(LIMBIC_SOURCE_ROOT) + "/experiments"; }
 
 TEST(Expand, Chapter10Counts) {
-  const auto d = FindExperiment("ch10_integrated", ExperimentsDir());
+  const auto d = FindExperiment("ch10_integrated", ShippedExperimentsDir());
   const auto runs = Expand(d);
   ASSERT_EQ(runs.size(), 7u * 2u * 100u);
   std::map<std::pair<std::string, char>, int> per;
@@ -39,7 +39,7 @@ TEST(Expand, Chapter10Counts) {
 }
 
 TEST(Expand, SeedsEqualAcrossConfigurationsAndSweepValues) {
-  const auto d = FindExperiment("ch9_surprise_action_safety", ExperimentsDir());
+  const auto d = FindExperiment("ch9_surprise_action_safety", ShippedExperimentsDir());
   const auto runs = Expand(d);
   std::map<std::tuple<char, int, int>, std::set<uint64_t>> seeds;
   std::set<uint64_t> distinct;
@@ -56,7 +56,7 @@ TEST(Expand, SeedsEqualAcrossConfigurationsAndSweepValues) {
 }
 
 TEST(Expand, SweepAssignmentsAndRunIds) {
-  const auto d = FindExperiment("ch9_surprise_action_safety", ExperimentsDir());
+  const auto d = FindExperiment("ch9_surprise_action_safety", ShippedExperimentsDir());
   const auto runs = Expand(d);
   ASSERT_EQ(runs.size(), 2u * 11u * 20u);
   const RunSpec& r = runs[11 * 20 + 5 * 20 + 7];  // wrong_map, value 0.5, env 7
@@ -77,14 +77,14 @@ TEST(Expand, AffectOverridesCarryParameters) {
 }
 
 TEST(Expand, TraceRunsPerGroup) {
-  const auto d = FindExperiment("ch10_personality", ExperimentsDir());
+  const auto d = FindExperiment("ch10_personality", ShippedExperimentsDir());
   int traced = 0;
   for (const auto& r : Expand(d)) traced += r.record_trace;
   EXPECT_EQ(traced, 3 * 2);  // 3 configurations × trace_runs 2
 }
 
 TEST(Expand, RecordingsFollowTheRecordOption) {
-  auto d = FindExperiment("ch10_personality", ExperimentsDir());
+  auto d = FindExperiment("ch10_personality", ShippedExperimentsDir());
   auto count = [&] {
     int n = 0;
     for (const auto& r : Expand(d)) {
@@ -103,7 +103,7 @@ TEST(Expand, RecordingsFollowTheRecordOption) {
 }
 
 TEST(Shard, PartitionsTheRuns) {
-  const auto runs = Expand(FindExperiment("ch6_velocity_w_v4", ExperimentsDir()));
+  const auto runs = Expand(FindExperiment("ch6_velocity_w_v4", ShippedExperimentsDir()));
   ASSERT_EQ(runs.size(), 220u);
   std::multiset<std::string> all;
   size_t total = 0;

@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "common/geometry/geometry.hpp"
 #include "sim/environment.hpp"
 #include "sim/render_svg.hpp"
 #include "tools/experiment/definition.hpp"
@@ -24,7 +25,7 @@ namespace {
 namespace fs = std::filesystem;
 using plot::Escape;
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+using geometry::kNaN;
 
 // Metrics shown in plots and the table (distance is in summary.csv only).
 constexpr std::array<Metric, 8> kShown = {Metric::kCompletionTime, Metric::kSuccessTime,      Metric::kSuccessRate,

@@ -17,21 +17,21 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path TempDir(const std::string& name) {
+fs::path EvolveTempDir(const std::string& name) {
   const fs::path dir = fs::temp_directory_path() / ("laser_evolve_test_" + name + "_" + std::to_string(getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;
 }
 
-std::string Read(const fs::path& p) {
+std::string ReadFile(const fs::path& p) {
   std::ifstream in(p);
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
 }
 
-int RunCommand(const std::string& command, std::string* output) {
+int RunEvolveCommand(const std::string& command, std::string* output) {
   FILE* pipe = popen((command + " 2>&1").c_str(), "r");
   char buffer[4096];
   output->clear();
@@ -136,7 +136,7 @@ TEST(LaserEvolution, SameSeedSameResultWithOneOrTwoJobs) {
 // Stop after k generations, resume from the checkpoint: the same as an uninterrupted run.
 TEST(LaserEvolution, ResumedRunEqualsUninterruptedRun) {
   const LaserExperiment e = Smoke();
-  const fs::path stopped = TempDir("stopped"), straight = TempDir("straight");
+  const fs::path stopped = EvolveTempDir("stopped"), straight = EvolveTempDir("straight");
   EvolveOptions o;
   o.jobs = 2;
   o.progress = false;
@@ -153,7 +153,7 @@ TEST(LaserEvolution, ResumedRunEqualsUninterruptedRun) {
   ExpectSameResult(resumed, uninterrupted);
   ExpectSameResult(LoadCheckpoint(e, (stopped / "checkpoint.txt").string()), uninterrupted);
   // The logs: one row per generation; the same rows but for the wall time.
-  const std::string log = Read(stopped / "generations.csv");
+  const std::string log = ReadFile(stopped / "generations.csv");
   EXPECT_EQ(std::count(log.begin(), log.end(), '\n'), 4);
   EXPECT_EQ(log.substr(0, log.find('\n')),
             "generation,best_fitness,mean_fitness,worst_fitness,best_solved_pct,mean_solved_pct,mean_time_s,"
@@ -168,7 +168,7 @@ TEST(LaserEvolution, ResumedRunEqualsUninterruptedRun) {
 // The thesis' cluster scheme: shards of a generation's evaluations, collated, equal an unsharded run.
 TEST(LaserEvolution, ShardedGenerationsEqualUnshardedOnes) {
   const LaserExperiment e = Smoke();
-  const fs::path dir = TempDir("shards");
+  const fs::path dir = EvolveTempDir("shards");
   for (int g = 0; g < 2; ++g) {
     EXPECT_THROW(CollateShards(e, dir.string(), 3), std::runtime_error);  // no shard yet
     for (int k = 3; k >= 1; --k) EXPECT_TRUE(fs::exists(EvolveShard(e, dir.string(), k, 3, 1)));
@@ -183,7 +183,7 @@ TEST(LaserEvolution, ShardedGenerationsEqualUnshardedOnes) {
   // A damaged or foreign shard is refused.
   const std::string shard = EvolveShard(e, dir.string(), 1, 2, 1);
   EvolveShard(e, dir.string(), 2, 2, 1);
-  const std::string text = Read(shard);
+  const std::string text = ReadFile(shard);
   std::ofstream(shard) << text.substr(0, text.size() - 10);
   EXPECT_THROW(CollateShards(e, dir.string(), 2), std::runtime_error);
   LaserExperiment other = e;
@@ -195,7 +195,7 @@ TEST(LaserEvolution, ShardedGenerationsEqualUnshardedOnes) {
 
 TEST(LaserEvolution, CheckpointRefusesOtherSettingsAndDamage) {
   const LaserExperiment e = Smoke();
-  const fs::path dir = TempDir("checkpoint");
+  const fs::path dir = EvolveTempDir("checkpoint");
   EvolutionState state = StartEvolution(e);
   RunGeneration(e, TrainingLibrary(e, 1), 1, &state);
   const std::string path = (dir / "checkpoint.txt").string();
@@ -210,7 +210,7 @@ TEST(LaserEvolution, CheckpointRefusesOtherSettingsAndDamage) {
     EXPECT_NE(std::string(err.what()).find("other settings"), std::string::npos) << err.what();
   }
   // Truncated (a run killed while writing would leave the old file: writes go through a rename).
-  const std::string text = Read(path);
+  const std::string text = ReadFile(path);
   std::ofstream(path) << text.substr(0, text.size() / 2);
   EXPECT_THROW(LoadCheckpoint(e, path), std::runtime_error);
   std::ofstream(path) << "something else\n";
@@ -226,52 +226,57 @@ TEST(LaserEvolution, CheckpointRefusesOtherSettingsAndDamage) {
 
 TEST(LaserEvolution, CommandLineEvolvesResumesAndRunsTheEvolvedNetwork) {
   const std::string exe = std::string(LIMBIC_BUILD_BIN_DIR) + "/limbic-laser";
-  const fs::path out = TempDir("cli");
+  const fs::path out = EvolveTempDir("cli");
   std::string text;
   // The --help examples (with the output directory moved under the test's).
-  ASSERT_EQ(RunCommand(exe + " evolve --help", &text), 0);
+  ASSERT_EQ(RunEvolveCommand(exe + " evolve --help", &text), 0);
   EXPECT_NE(text.find("limbic laser evolve laser_e4_smoke --out /tmp/e4s"), std::string::npos);
-  ASSERT_EQ(RunCommand(exe + " evolve laser_e4_smoke --stop-after 2 --jobs 2 --out " + out.string(), &text), 0) << text;
+  ASSERT_EQ(RunEvolveCommand(exe + " evolve laser_e4_smoke --stop-after 2 --jobs 2 --out " + out.string(), &text), 0)
+      << text;
   EXPECT_NE(text.find("generation 2/3"), std::string::npos) << text;
   EXPECT_NE(text.find("ETA"), std::string::npos) << text;
-  ASSERT_EQ(RunCommand(exe + " evolve laser_e4_smoke --jobs 2 --out " + out.string(), &text), 0) << text;
+  ASSERT_EQ(RunEvolveCommand(exe + " evolve laser_e4_smoke --jobs 2 --out " + out.string(), &text), 0) << text;
   EXPECT_NE(text.find("resuming from"), std::string::npos) << text;
   EXPECT_NE(text.find("3/3 generations"), std::string::npos) << text;
   const std::string network = NetworkFile(out.string(), 2);
   ASSERT_TRUE(fs::exists(network));
-  ASSERT_EQ(RunCommand(exe + " episode --density 15 --index 0 --controller nn --network " + network, &text), 0) << text;
+  ASSERT_EQ(RunEvolveCommand(exe + " episode --density 15 --index 0 --controller nn --network " + network, &text), 0)
+      << text;
   EXPECT_NE(text.find("nn: "), std::string::npos) << text;
   EXPECT_NE(text.find("gates passed per cycle: density"), std::string::npos) << text;
   // Unhappy paths: exit 2 with the reason.
-  EXPECT_EQ(RunCommand(exe + " evolve laser_e4_smoke --generations nan --out " + out.string(), &text), 2);
+  EXPECT_EQ(RunEvolveCommand(exe + " evolve laser_e4_smoke --generations nan --out " + out.string(), &text), 2);
   EXPECT_NE(text.find("--generations"), std::string::npos) << text;
-  EXPECT_EQ(RunCommand(exe + " evolve laser_smoke --out " + out.string(), &text), 2);
+  EXPECT_EQ(RunEvolveCommand(exe + " evolve laser_smoke --out " + out.string(), &text), 2);
   EXPECT_NE(text.find("is not an evolution"), std::string::npos) << text;
-  EXPECT_EQ(RunCommand(exe + " episode --density 15 --index 0 --controller nn", &text), 2);
+  EXPECT_EQ(RunEvolveCommand(exe + " episode --density 15 --index 0 --controller nn", &text), 2);
   EXPECT_NE(text.find("needs --network"), std::string::npos) << text;
-  EXPECT_EQ(RunCommand(
+  EXPECT_EQ(RunEvolveCommand(
                 exe + " episode --density 15 --index 0 --controller nn --network " + (out / "generations.csv").string(),
                 &text),
             1);
   EXPECT_NE(text.find("expected a line 'neuron"), std::string::npos) << text;
   // Shards through the command line (the --help example), and their misuse.
   const fs::path sharded = out / "sharded";
-  ASSERT_EQ(RunCommand(exe + " evolve laser_e4_smoke --out " + sharded.string() + " --shard 1/2", &text), 0) << text;
-  ASSERT_EQ(RunCommand(exe + " evolve laser_e4_smoke --out " + sharded.string() + " --shard 2/2", &text), 0) << text;
-  ASSERT_EQ(RunCommand(exe + " evolve laser_e4_smoke --out " + sharded.string() + " --collate 2", &text), 0) << text;
+  ASSERT_EQ(RunEvolveCommand(exe + " evolve laser_e4_smoke --out " + sharded.string() + " --shard 1/2", &text), 0)
+      << text;
+  ASSERT_EQ(RunEvolveCommand(exe + " evolve laser_e4_smoke --out " + sharded.string() + " --shard 2/2", &text), 0)
+      << text;
+  ASSERT_EQ(RunEvolveCommand(exe + " evolve laser_e4_smoke --out " + sharded.string() + " --collate 2", &text), 0)
+      << text;
   EXPECT_NE(text.find("generation 1/3 collated from 2 shards"), std::string::npos) << text;
-  EXPECT_EQ(RunCommand(exe + " evolve laser_e4_smoke --out " + sharded.string() + " --shard 3/2", &text), 2);
-  EXPECT_EQ(RunCommand(exe + " evolve laser_e4_smoke --out " + sharded.string() + " --shard 2", &text), 2);
-  EXPECT_EQ(RunCommand(exe + " evolve laser_e4_smoke --out " + sharded.string() + " --collate 2", &text), 1);
+  EXPECT_EQ(RunEvolveCommand(exe + " evolve laser_e4_smoke --out " + sharded.string() + " --shard 3/2", &text), 2);
+  EXPECT_EQ(RunEvolveCommand(exe + " evolve laser_e4_smoke --out " + sharded.string() + " --shard 2", &text), 2);
+  EXPECT_EQ(RunEvolveCommand(exe + " evolve laser_e4_smoke --out " + sharded.string() + " --collate 2", &text), 1);
   EXPECT_NE(text.find("missing"), std::string::npos) << text;
   // E4 in miniature through `experiment run`: evolution, then the best network on the test worlds.
   const fs::path e4 = out / "e4";
-  ASSERT_EQ(RunCommand(exe + " experiment run laser_e4_smoke --jobs 2 --out " + e4.string(), &text), 0) << text;
-  const std::string runs = Read(e4 / "runs.csv");
+  ASSERT_EQ(RunEvolveCommand(exe + " experiment run laser_e4_smoke --jobs 2 --out " + e4.string(), &text), 0) << text;
+  const std::string runs = ReadFile(e4 / "runs.csv");
   EXPECT_EQ(std::count(runs.begin(), runs.end(), '\n'), 1 + 2);  // the last generation's best on 2 worlds
   EXPECT_NE(runs.find("generation 3"), std::string::npos);
   EXPECT_NE(runs.find("pass_wander"), std::string::npos);
-  const std::string usage = Read(e4 / "input_usage.csv");
+  const std::string usage = ReadFile(e4 / "input_usage.csv");
   EXPECT_NE(usage.find("configuration,episodes,pass_density"), std::string::npos) << usage;
   EXPECT_NE(usage.find("generation 3,2,"), std::string::npos) << usage;
   EXPECT_TRUE(fs::exists(e4 / "summary.md"));
@@ -303,7 +308,8 @@ TEST(LaserEvolutionRecurrent, E5DefinitionsHaveTheSpecSettings) {
 // uninterrupted one does; another seed differs.
 TEST(LaserEvolutionRecurrent, SmokeIsDeterministicAndResumesToTheSameResult) {
   const LaserExperiment e = RecurrentSmoke();
-  const fs::path stopped = TempDir("rnn_stopped"), straight = TempDir("rnn_straight"), again = TempDir("rnn_again");
+  const fs::path stopped = EvolveTempDir("rnn_stopped"), straight = EvolveTempDir("rnn_straight"),
+                 again = EvolveTempDir("rnn_again");
   EvolveOptions o;
   o.jobs = 2;
   o.progress = false;
@@ -323,23 +329,23 @@ TEST(LaserEvolutionRecurrent, SmokeIsDeterministicAndResumesToTheSameResult) {
   o.out_dir = again.string();
   o.jobs = 1;
   ExpectSameResult(Evolve(e, o), uninterrupted);
-  const std::string log = Read(straight / "generations.csv");
+  const std::string log = ReadFile(straight / "generations.csv");
   EXPECT_EQ(std::count(log.begin(), log.end(), '\n'), 4);
-  EXPECT_EQ(LogWithoutWallTime(Read(stopped / "generations.csv")), LogWithoutWallTime(log));
-  EXPECT_EQ(LogWithoutWallTime(Read(again / "generations.csv")), LogWithoutWallTime(log));
+  EXPECT_EQ(LogWithoutWallTime(ReadFile(stopped / "generations.csv")), LogWithoutWallTime(log));
+  EXPECT_EQ(LogWithoutWallTime(ReadFile(again / "generations.csv")), LogWithoutWallTime(log));
   EXPECT_NE(uninterrupted.recurrent_population, StartEvolution(e).recurrent_population);
   // Each generation's best network is a recurrent network file of the definition's 4 neurons.
   const RecurrentNetwork best = LoadRecurrentNetworkFile(NetworkFile(straight.string(), 3));
   EXPECT_EQ(best.size(), 4u);
   EXPECT_EQ(best, uninterrupted.records[2].best_recurrent);
-  EXPECT_NE(Read(straight / "progress.md").find("Verdict"), std::string::npos);
+  EXPECT_NE(ReadFile(straight / "progress.md").find("Verdict"), std::string::npos);
   LaserExperiment other = e;
   other.seed = 2;
   EvolutionState three = StartEvolution(other);
   RunGeneration(other, TrainingLibrary(other, 1), 2, &three);
   EXPECT_NE(three.recurrent_population, first.recurrent_population);
   // Sharded evaluation and collation give the same generation as an unsharded one.
-  const fs::path sharded = TempDir("rnn_shards");
+  const fs::path sharded = EvolveTempDir("rnn_shards");
   for (int k = 1; k <= 2; ++k) EvolveShard(e, sharded.string(), k, 2, 1);
   EvolutionState one = StartEvolution(e);
   RunGeneration(e, TrainingLibrary(e, 1), 2, &one);
@@ -393,22 +399,22 @@ TEST(LaserEvolutionRecurrent, ProgressComparesTheFirstAndLastGenerations) {
 
 TEST(LaserEvolutionRecurrent, CommandLineRunsE5SmokeAndTheEvolvedRecurrentNetwork) {
   const std::string exe = std::string(LIMBIC_BUILD_BIN_DIR) + "/limbic-laser";
-  const fs::path out = TempDir("rnn_cli");
+  const fs::path out = EvolveTempDir("rnn_cli");
   std::string text;
-  ASSERT_EQ(RunCommand(exe + " experiment run laser_e5_smoke --jobs 2 --out " + out.string(), &text), 0) << text;
+  ASSERT_EQ(RunEvolveCommand(exe + " experiment run laser_e5_smoke --jobs 2 --out " + out.string(), &text), 0) << text;
   EXPECT_NE(text.find("Verdict"), std::string::npos) << text;
-  const std::string runs = Read(out / "runs.csv");
+  const std::string runs = ReadFile(out / "runs.csv");
   EXPECT_EQ(std::count(runs.begin(), runs.end(), '\n'), 1 + 2);  // the last generation's best on 2 worlds
   EXPECT_NE(runs.find("generation 3"), std::string::npos);
   EXPECT_FALSE(fs::exists(out / "input_usage.csv"));  // the gates analysis is the feed-forward network's
   const std::string network = NetworkFile(out.string(), 3);
-  ASSERT_EQ(RunCommand(exe + " episode --density 15 --index 0 --controller rnn --network " + network, &text), 0)
+  ASSERT_EQ(RunEvolveCommand(exe + " episode --density 15 --index 0 --controller rnn --network " + network, &text), 0)
       << text;
   EXPECT_NE(text.find("rnn: "), std::string::npos) << text;
   // Unhappy paths: a usage error exits 2, a bad file 1, each with the reason.
-  EXPECT_EQ(RunCommand(exe + " episode --density 15 --index 0 --controller rnn", &text), 2);
+  EXPECT_EQ(RunEvolveCommand(exe + " episode --density 15 --index 0 --controller rnn", &text), 2);
   EXPECT_NE(text.find("--controller rnn needs --network"), std::string::npos) << text;
-  EXPECT_EQ(RunCommand(exe + " episode --density 15 --index 0 --controller cbr --network " + network, &text), 2);
+  EXPECT_EQ(RunEvolveCommand(exe + " episode --density 15 --index 0 --controller cbr --network " + network, &text), 2);
   EXPECT_NE(text.find("--network is for --controller nn or rnn"), std::string::npos) << text;
   const fs::path feed_forward = out / "ff.txt";
   {
@@ -418,11 +424,11 @@ TEST(LaserEvolutionRecurrent, CommandLineRunsE5SmokeAndTheEvolvedRecurrentNetwor
     for (Neuron& n : net) n = RandomNeuron(rng);
     SaveNetwork(net, f);
   }
-  EXPECT_EQ(
-      RunCommand(exe + " episode --density 15 --index 0 --controller rnn --network " + feed_forward.string(), &text),
-      1);
+  EXPECT_EQ(RunEvolveCommand(
+                exe + " episode --density 15 --index 0 --controller rnn --network " + feed_forward.string(), &text),
+            1);
   EXPECT_NE(text.find("expected 'recurrent_network N'"), std::string::npos) << text;
-  EXPECT_EQ(RunCommand(exe + " experiment list", &text), 0);
+  EXPECT_EQ(RunEvolveCommand(exe + " experiment list", &text), 0);
   EXPECT_NE(text.find("laser_e5_recurrent"), std::string::npos) << text;
   fs::remove_all(out);
 }

@@ -28,7 +28,7 @@ using namespace std::chrono_literals;
 using SteadyClock = std::chrono::steady_clock;
 
 std::atomic<bool> g_stop{false};
-void OnSignal(int) { g_stop = true; }
+void OnBagSignal(int) { g_stop = true; }
 
 std::string HumanBytes(double bytes) {
   std::ostringstream out;
@@ -170,8 +170,8 @@ int Record(const Args& args) {
       recorder.Push(m.topic, m.data, m.size, static_cast<uint64_t>(bus::Node::WallNowNs()));
     });
   }
-  std::signal(SIGINT, OnSignal);
-  std::signal(SIGTERM, OnSignal);
+  std::signal(SIGINT, OnBagSignal);
+  std::signal(SIGTERM, OnBagSignal);
   std::cerr << "limbic record: recording " << (filter.all() ? "every topic" : "matching topics") << " to "
             << options.path << " (Ctrl-C to stop)\n";
   const auto start = SteadyClock::now();
@@ -261,8 +261,8 @@ int Play(const Args& args) {
         });
       });
   std::this_thread::sleep_for(200ms);  // let the PUB socket connect before the first message
-  std::signal(SIGINT, OnSignal);
-  std::signal(SIGTERM, OnSignal);
+  std::signal(SIGINT, OnBagSignal);
+  std::signal(SIGTERM, OnBagSignal);
 
   const auto begin = SteadyClock::now();
   do {

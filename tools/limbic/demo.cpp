@@ -28,8 +28,8 @@
 namespace {
 
 using namespace std::chrono_literals;
-std::atomic<int> g_signal{0};
-void OnSignal(int sig) { g_signal = sig; }
+std::atomic<int> g_demo_signal{0};
+void OnDemoSignal(int sig) { g_demo_signal = sig; }
 
 const char* kHelp = R"(usage: limbic demo [--set D] [--index 0] [--config affective] [--speedup 1] [--duration S]
                    [--bus ADDR] [--metrics HOST:PORT] [--faults FILE] [--foxglove [PORT|HOST:PORT]]
@@ -321,7 +321,7 @@ int main(int argc, char** argv) {
     }
   }
   struct sigaction sa {};
-  sa.sa_handler = OnSignal;
+  sa.sa_handler = OnDemoSignal;
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
   sigaction(SIGHUP, &sa, nullptr);  // the terminal closed: stop everything as on Ctrl-C
@@ -462,7 +462,7 @@ int main(int argc, char** argv) {
   const limbic::cli::LoopEnd end = limbic::cli::RunStatusLoop(
       {.node = &node,
        .launcher = launcher,
-       .signal = &g_signal,
+       .signal = &g_demo_signal,
        .duration_s = duration,
        .render = render,
        .stop =

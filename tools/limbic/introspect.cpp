@@ -22,10 +22,10 @@ namespace {
 
 using namespace std::chrono_literals;
 std::atomic<bool> g_interrupted{false};
-void OnSignal(int) { g_interrupted = true; }
+void OnIntrospectSignal(int) { g_interrupted = true; }
 void InstallSignals() {
-  std::signal(SIGINT, OnSignal);
-  std::signal(SIGTERM, OnSignal);
+  std::signal(SIGINT, OnIntrospectSignal);
+  std::signal(SIGTERM, OnIntrospectSignal);
 }
 
 std::string HumanRate(double bytes_per_s) {

@@ -30,8 +30,8 @@ namespace limbic::cli {
 namespace {
 
 using SteadyClock = std::chrono::steady_clock;
-std::atomic<int> g_signal{0};
-void OnSignal(int sig) { g_signal = sig; }
+std::atomic<int> g_launch_signal{0};
+void OnLaunchSignal(int sig) { g_launch_signal = sig; }
 
 std::string SelfDir() {
   std::error_code ec;
@@ -142,7 +142,8 @@ class Launcher {
     StartLocalLiveness();
     StartWatchdog();
     for (auto& p : procs_) {
-      if (g_signal) break;  // Ctrl-C while an earlier one was starting: start no more (the loop below stops them)
+      if (g_launch_signal)
+        break;  // Ctrl-C while an earlier one was starting: start no more (the loop below stops them)
       Start(p);
       if (p.spec->name == kRouDiProcess) {
         WaitForRouDi(p);
@@ -152,8 +153,8 @@ class Launcher {
     }
     int result = 0;
     while (true) {
-      if (g_signal) {
-        Say("received signal " + std::to_string(g_signal.load()) + ", stopping all processes");
+      if (g_launch_signal) {
+        Say("received signal " + std::to_string(g_launch_signal.load()) + ", stopping all processes");
         break;
       }
       PumpOutput(100);
@@ -178,7 +179,7 @@ class Launcher {
  private:
   void Sleep(double s) {
     const auto until = SteadyClock::now() + std::chrono::duration<double>(s);
-    while (SteadyClock::now() < until && !g_signal) PumpOutput(20);
+    while (SteadyClock::now() < until && !g_launch_signal) PumpOutput(20);
   }
 
   // A service asks for RouDi once, as it starts (runtime::HostOptions::shm_wait, 3 s), and keeps the socket path
@@ -193,7 +194,7 @@ class Launcher {
     constexpr double kRouDiReadyTimeout = 20.0;
     const auto begin = SteadyClock::now();
     const auto deadline = begin + std::chrono::duration<double>(kRouDiReadyTimeout);
-    while (!bus::ShmRuntime::RouDiRunning() && !g_signal) {
+    while (!bus::ShmRuntime::RouDiRunning() && !g_launch_signal) {
       siginfo_t info{};
       if (p.pid > 0 && waitid(P_PID, static_cast<id_t>(p.pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
           info.si_pid == p.pid) {
@@ -675,7 +676,7 @@ examples:
     return 2;
   }
   struct sigaction sa {};
-  sa.sa_handler = OnSignal;
+  sa.sa_handler = OnLaunchSignal;
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
   sigaction(SIGHUP, &sa, nullptr);  // the terminal closed: stop the children in order, as on Ctrl-C

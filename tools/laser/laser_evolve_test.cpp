@@ -11,34 +11,16 @@
 #include <sstream>
 
 #include "common/config/config.hpp"
+#include "tools/laser/laser_test_support.hpp"
 
 namespace limbic::laser {
 namespace {
 
 namespace fs = std::filesystem;
 
-fs::path EvolveTempDir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("laser_evolve_test_" + name + "_" + std::to_string(getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
-std::string ReadFile(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-int RunEvolveCommand(const std::string& command, std::string* output) {
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  char buffer[4096];
-  output->clear();
-  while (size_t n = fread(buffer, 1, sizeof buffer, pipe)) output->append(buffer, n);
-  const int status = pclose(pipe);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
+using test_support::ReadFile;
+using test_support::RunCommand;
+using test_support::TempDir;
 
 LaserExperiment Smoke() {
   return FindLaserExperiment("laser_e4_smoke", std::string(LIMBIC_SOURCE_ROOT) + "/experiments/laser");
@@ -136,7 +118,7 @@ TEST(LaserEvolution, SameSeedSameResultWithOneOrTwoJobs) {
 // Stop after k generations, resume from the checkpoint: the same as an uninterrupted run.
 TEST(LaserEvolution, ResumedRunEqualsUninterruptedRun) {
   const LaserExperiment e = Smoke();
-  const fs::path stopped = EvolveTempDir("stopped"), straight = EvolveTempDir("straight");
+  const fs::path stopped = TempDir("stopped"), straight = TempDir("straight");
   EvolveOptions o;
   o.jobs = 2;
   o.progress = false;
@@ -168,7 +150,7 @@ TEST(LaserEvolution, ResumedRunEqualsUninterruptedRun) {
 // The thesis' cluster scheme: shards of a generation's evaluations, collated, equal an unsharded run.
 TEST(LaserEvolution, ShardedGenerationsEqualUnshardedOnes) {
   const LaserExperiment e = Smoke();
-  const fs::path dir = EvolveTempDir("shards");
+  const fs::path dir = TempDir("shards");
   for (int g = 0; g < 2; ++g) {
     EXPECT_THROW(CollateShards(e, dir.string(), 3), std::runtime_error);  // no shard yet
     for (int k = 3; k >= 1; --k) EXPECT_TRUE(fs::exists(EvolveShard(e, dir.string(), k, 3, 1)));
@@ -195,7 +177,7 @@ TEST(LaserEvolution, ShardedGenerationsEqualUnshardedOnes) {
 
 TEST(LaserEvolution, CheckpointRefusesOtherSettingsAndDamage) {
   const LaserExperiment e = Smoke();
-  const fs::path dir = EvolveTempDir("checkpoint");
+  const fs::path dir = TempDir("checkpoint");
   EvolutionState state = StartEvolution(e);
   RunGeneration(e, TrainingLibrary(e, 1), 1, &state);
   const std::string path = (dir / "checkpoint.txt").string();
@@ -226,52 +208,47 @@ TEST(LaserEvolution, CheckpointRefusesOtherSettingsAndDamage) {
 
 TEST(LaserEvolution, CommandLineEvolvesResumesAndRunsTheEvolvedNetwork) {
   const std::string exe = std::string(LIMBIC_BUILD_BIN_DIR) + "/limbic-laser";
-  const fs::path out = EvolveTempDir("cli");
+  const fs::path out = TempDir("cli");
   std::string text;
   // The --help examples (with the output directory moved under the test's).
-  ASSERT_EQ(RunEvolveCommand(exe + " evolve --help", &text), 0);
+  ASSERT_EQ(RunCommand(exe + " evolve --help", &text), 0);
   EXPECT_NE(text.find("limbic laser evolve laser_e4_smoke --out /tmp/e4s"), std::string::npos);
-  ASSERT_EQ(RunEvolveCommand(exe + " evolve laser_e4_smoke --stop-after 2 --jobs 2 --out " + out.string(), &text), 0)
-      << text;
+  ASSERT_EQ(RunCommand(exe + " evolve laser_e4_smoke --stop-after 2 --jobs 2 --out " + out.string(), &text), 0) << text;
   EXPECT_NE(text.find("generation 2/3"), std::string::npos) << text;
   EXPECT_NE(text.find("ETA"), std::string::npos) << text;
-  ASSERT_EQ(RunEvolveCommand(exe + " evolve laser_e4_smoke --jobs 2 --out " + out.string(), &text), 0) << text;
+  ASSERT_EQ(RunCommand(exe + " evolve laser_e4_smoke --jobs 2 --out " + out.string(), &text), 0) << text;
   EXPECT_NE(text.find("resuming from"), std::string::npos) << text;
   EXPECT_NE(text.find("3/3 generations"), std::string::npos) << text;
   const std::string network = NetworkFile(out.string(), 2);
   ASSERT_TRUE(fs::exists(network));
-  ASSERT_EQ(RunEvolveCommand(exe + " episode --density 15 --index 0 --controller nn --network " + network, &text), 0)
-      << text;
+  ASSERT_EQ(RunCommand(exe + " episode --density 15 --index 0 --controller nn --network " + network, &text), 0) << text;
   EXPECT_NE(text.find("nn: "), std::string::npos) << text;
   EXPECT_NE(text.find("gates passed per cycle: density"), std::string::npos) << text;
   // Unhappy paths: exit 2 with the reason.
-  EXPECT_EQ(RunEvolveCommand(exe + " evolve laser_e4_smoke --generations nan --out " + out.string(), &text), 2);
+  EXPECT_EQ(RunCommand(exe + " evolve laser_e4_smoke --generations nan --out " + out.string(), &text), 2);
   EXPECT_NE(text.find("--generations"), std::string::npos) << text;
-  EXPECT_EQ(RunEvolveCommand(exe + " evolve laser_smoke --out " + out.string(), &text), 2);
+  EXPECT_EQ(RunCommand(exe + " evolve laser_smoke --out " + out.string(), &text), 2);
   EXPECT_NE(text.find("is not an evolution"), std::string::npos) << text;
-  EXPECT_EQ(RunEvolveCommand(exe + " episode --density 15 --index 0 --controller nn", &text), 2);
+  EXPECT_EQ(RunCommand(exe + " episode --density 15 --index 0 --controller nn", &text), 2);
   EXPECT_NE(text.find("needs --network"), std::string::npos) << text;
-  EXPECT_EQ(RunEvolveCommand(
+  EXPECT_EQ(RunCommand(
                 exe + " episode --density 15 --index 0 --controller nn --network " + (out / "generations.csv").string(),
                 &text),
             1);
   EXPECT_NE(text.find("expected a line 'neuron"), std::string::npos) << text;
   // Shards through the command line (the --help example), and their misuse.
   const fs::path sharded = out / "sharded";
-  ASSERT_EQ(RunEvolveCommand(exe + " evolve laser_e4_smoke --out " + sharded.string() + " --shard 1/2", &text), 0)
-      << text;
-  ASSERT_EQ(RunEvolveCommand(exe + " evolve laser_e4_smoke --out " + sharded.string() + " --shard 2/2", &text), 0)
-      << text;
-  ASSERT_EQ(RunEvolveCommand(exe + " evolve laser_e4_smoke --out " + sharded.string() + " --collate 2", &text), 0)
-      << text;
+  ASSERT_EQ(RunCommand(exe + " evolve laser_e4_smoke --out " + sharded.string() + " --shard 1/2", &text), 0) << text;
+  ASSERT_EQ(RunCommand(exe + " evolve laser_e4_smoke --out " + sharded.string() + " --shard 2/2", &text), 0) << text;
+  ASSERT_EQ(RunCommand(exe + " evolve laser_e4_smoke --out " + sharded.string() + " --collate 2", &text), 0) << text;
   EXPECT_NE(text.find("generation 1/3 collated from 2 shards"), std::string::npos) << text;
-  EXPECT_EQ(RunEvolveCommand(exe + " evolve laser_e4_smoke --out " + sharded.string() + " --shard 3/2", &text), 2);
-  EXPECT_EQ(RunEvolveCommand(exe + " evolve laser_e4_smoke --out " + sharded.string() + " --shard 2", &text), 2);
-  EXPECT_EQ(RunEvolveCommand(exe + " evolve laser_e4_smoke --out " + sharded.string() + " --collate 2", &text), 1);
+  EXPECT_EQ(RunCommand(exe + " evolve laser_e4_smoke --out " + sharded.string() + " --shard 3/2", &text), 2);
+  EXPECT_EQ(RunCommand(exe + " evolve laser_e4_smoke --out " + sharded.string() + " --shard 2", &text), 2);
+  EXPECT_EQ(RunCommand(exe + " evolve laser_e4_smoke --out " + sharded.string() + " --collate 2", &text), 1);
   EXPECT_NE(text.find("missing"), std::string::npos) << text;
   // E4 in miniature through `experiment run`: evolution, then the best network on the test worlds.
   const fs::path e4 = out / "e4";
-  ASSERT_EQ(RunEvolveCommand(exe + " experiment run laser_e4_smoke --jobs 2 --out " + e4.string(), &text), 0) << text;
+  ASSERT_EQ(RunCommand(exe + " experiment run laser_e4_smoke --jobs 2 --out " + e4.string(), &text), 0) << text;
   const std::string runs = ReadFile(e4 / "runs.csv");
   EXPECT_EQ(std::count(runs.begin(), runs.end(), '\n'), 1 + 2);  // the last generation's best on 2 worlds
   EXPECT_NE(runs.find("generation 3"), std::string::npos);
@@ -308,8 +285,7 @@ TEST(LaserEvolutionRecurrent, E5DefinitionsHaveTheSpecSettings) {
 // uninterrupted one does; another seed differs.
 TEST(LaserEvolutionRecurrent, SmokeIsDeterministicAndResumesToTheSameResult) {
   const LaserExperiment e = RecurrentSmoke();
-  const fs::path stopped = EvolveTempDir("rnn_stopped"), straight = EvolveTempDir("rnn_straight"),
-                 again = EvolveTempDir("rnn_again");
+  const fs::path stopped = TempDir("rnn_stopped"), straight = TempDir("rnn_straight"), again = TempDir("rnn_again");
   EvolveOptions o;
   o.jobs = 2;
   o.progress = false;
@@ -345,7 +321,7 @@ TEST(LaserEvolutionRecurrent, SmokeIsDeterministicAndResumesToTheSameResult) {
   RunGeneration(other, TrainingLibrary(other, 1), 2, &three);
   EXPECT_NE(three.recurrent_population, first.recurrent_population);
   // Sharded evaluation and collation give the same generation as an unsharded one.
-  const fs::path sharded = EvolveTempDir("rnn_shards");
+  const fs::path sharded = TempDir("rnn_shards");
   for (int k = 1; k <= 2; ++k) EvolveShard(e, sharded.string(), k, 2, 1);
   EvolutionState one = StartEvolution(e);
   RunGeneration(e, TrainingLibrary(e, 1), 2, &one);
@@ -399,22 +375,22 @@ TEST(LaserEvolutionRecurrent, ProgressComparesTheFirstAndLastGenerations) {
 
 TEST(LaserEvolutionRecurrent, CommandLineRunsE5SmokeAndTheEvolvedRecurrentNetwork) {
   const std::string exe = std::string(LIMBIC_BUILD_BIN_DIR) + "/limbic-laser";
-  const fs::path out = EvolveTempDir("rnn_cli");
+  const fs::path out = TempDir("rnn_cli");
   std::string text;
-  ASSERT_EQ(RunEvolveCommand(exe + " experiment run laser_e5_smoke --jobs 2 --out " + out.string(), &text), 0) << text;
+  ASSERT_EQ(RunCommand(exe + " experiment run laser_e5_smoke --jobs 2 --out " + out.string(), &text), 0) << text;
   EXPECT_NE(text.find("Verdict"), std::string::npos) << text;
   const std::string runs = ReadFile(out / "runs.csv");
   EXPECT_EQ(std::count(runs.begin(), runs.end(), '\n'), 1 + 2);  // the last generation's best on 2 worlds
   EXPECT_NE(runs.find("generation 3"), std::string::npos);
   EXPECT_FALSE(fs::exists(out / "input_usage.csv"));  // the gates analysis is the feed-forward network's
   const std::string network = NetworkFile(out.string(), 3);
-  ASSERT_EQ(RunEvolveCommand(exe + " episode --density 15 --index 0 --controller rnn --network " + network, &text), 0)
+  ASSERT_EQ(RunCommand(exe + " episode --density 15 --index 0 --controller rnn --network " + network, &text), 0)
       << text;
   EXPECT_NE(text.find("rnn: "), std::string::npos) << text;
   // Unhappy paths: a usage error exits 2, a bad file 1, each with the reason.
-  EXPECT_EQ(RunEvolveCommand(exe + " episode --density 15 --index 0 --controller rnn", &text), 2);
+  EXPECT_EQ(RunCommand(exe + " episode --density 15 --index 0 --controller rnn", &text), 2);
   EXPECT_NE(text.find("--controller rnn needs --network"), std::string::npos) << text;
-  EXPECT_EQ(RunEvolveCommand(exe + " episode --density 15 --index 0 --controller cbr --network " + network, &text), 2);
+  EXPECT_EQ(RunCommand(exe + " episode --density 15 --index 0 --controller cbr --network " + network, &text), 2);
   EXPECT_NE(text.find("--network is for --controller nn or rnn"), std::string::npos) << text;
   const fs::path feed_forward = out / "ff.txt";
   {
@@ -424,11 +400,11 @@ TEST(LaserEvolutionRecurrent, CommandLineRunsE5SmokeAndTheEvolvedRecurrentNetwor
     for (Neuron& n : net) n = RandomNeuron(rng);
     SaveNetwork(net, f);
   }
-  EXPECT_EQ(RunEvolveCommand(
-                exe + " episode --density 15 --index 0 --controller rnn --network " + feed_forward.string(), &text),
-            1);
+  EXPECT_EQ(
+      RunCommand(exe + " episode --density 15 --index 0 --controller rnn --network " + feed_forward.string(), &text),
+      1);
   EXPECT_NE(text.find("expected 'recurrent_network N'"), std::string::npos) << text;
-  EXPECT_EQ(RunEvolveCommand(exe + " experiment list", &text), 0);
+  EXPECT_EQ(RunCommand(exe + " experiment list", &text), 0);
   EXPECT_NE(text.find("laser_e5_recurrent"), std::string::npos) << text;
   fs::remove_all(out);
 }

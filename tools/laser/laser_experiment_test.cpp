@@ -15,40 +15,21 @@
 #include "common/config/config.hpp"
 #include "tools/laser/laser_render.hpp"
 #include "tools/laser/laser_summary.hpp"
+#include "tools/laser/laser_test_support.hpp"
 
 namespace limbic::laser {
 namespace {
 
 namespace fs = std::filesystem;
 
-fs::path TempDir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("laser_test_" + name + "_" + std::to_string(getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+using test_support::ReadFile;
+using test_support::RunCommand;
+using test_support::TempDir;
 
 std::string WriteYaml(const fs::path& dir, const std::string& name, const std::string& body) {
   const fs::path file = dir / (name + ".yaml");
   std::ofstream(file) << "name: " << name << "\n" << body;
   return file.string();
-}
-
-std::string Read(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// Runs a command; returns its exit status and its stdout+stderr.
-int RunCommand(const std::string& command, std::string* output) {
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  char buffer[4096];
-  output->clear();
-  while (size_t n = fread(buffer, 1, sizeof buffer, pipe)) output->append(buffer, n);
-  const int status = pclose(pipe);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 TEST(LaserSummary, WilsonAndTIntervals) {
@@ -222,12 +203,12 @@ TEST(LaserMemory, WithAndWithoutTheMapAndARetainedMap) {
   EXPECT_GT(first.map_nodes, 1);
   EXPECT_GE(second.map_nodes, first.map_nodes);  // it starts from the first run's map
   EXPECT_GT(first.map_stats.map_updates, 0);
-  const std::string runs = Read(fs::path(o.out_dir) / "runs.csv");
+  const std::string runs = ReadFile(fs::path(o.out_dir) / "runs.csv");
   EXPECT_NE(runs.find("t_MapFollowing,run,map_nodes,links_per_node,plans"), std::string::npos);
-  const std::string md = Read(fs::path(o.out_dir) / "summary.md");
+  const std::string md = ReadFile(fs::path(o.out_dir) / "summary.md");
   EXPECT_NE(md.find("nodes per world"), std::string::npos);
   EXPECT_NE(md.find("memory=true run 2"), std::string::npos);
-  const std::string svg = Read(fs::path(o.out_dir) / "trajectory_memory_true_run_2_d25_w3.svg");
+  const std::string svg = ReadFile(fs::path(o.out_dir) / "trajectory_memory_true_run_2_d25_w3.svg");
   EXPECT_NE(svg.find("orange"), std::string::npos);  // links
   EXPECT_NE(svg.find("<title>node 0"), std::string::npos);
   EXPECT_TRUE(fs::exists(fs::path(o.out_dir) / "snapshot_memory_true_run_1_d25_w3_t0010.svg"));
@@ -298,7 +279,7 @@ compare:
   EXPECT_EQ(out.episodes[0].configuration, "static");
   EXPECT_EQ(out.episodes[0].result.cycles, reference.result.cycles);
   EXPECT_DOUBLE_EQ(out.episodes[0].result.path_cm, reference.result.path_cm);
-  const std::string md = Read(dir / "out" / "summary.md");
+  const std::string md = ReadFile(dir / "out" / "summary.md");
   EXPECT_NE(md.find("## Across the controllers (E9)"), std::string::npos) << md;
   EXPECT_NE(md.find("| density | static | cbr | nn | memory |"), std::string::npos) << md;
 
@@ -378,9 +359,9 @@ episode: {time_limit_s: 30}
   EXPECT_EQ(plain.result.cycles, r.result.cycles);
   EXPECT_DOUBLE_EQ(plain.result.path_cm, r.result.path_cm);
   EXPECT_EQ(plain.cost.controller_ns, 0);
-  const std::string md = Read(dir / "out" / "summary.md");
+  const std::string md = ReadFile(dir / "out" / "summary.md");
   EXPECT_NE(md.find("## Cost (E8)"), std::string::npos) << md;
-  EXPECT_NE(Read(dir / "out" / "runs.csv").find("perception_ns"), std::string::npos);
+  EXPECT_NE(ReadFile(dir / "out" / "runs.csv").find("perception_ns"), std::string::npos);
   EXPECT_THROW(LoadLaserExperiment(WriteYaml(dir, "c2", "controller: cbr\ncost: true\n")), config::ConfigError);
   fs::remove_all(dir);
 }
@@ -423,16 +404,16 @@ trajectories: 1
     EXPECT_EQ(r.minimum_places_near_goal, near);
     EXPECT_GT(r.free_cells, 0);
   }
-  const std::string csv = Read(dir / "out" / "fields.csv");
+  const std::string csv = ReadFile(dir / "out" / "fields.csv");
   EXPECT_NE(csv.find("minimum_places"), std::string::npos) << csv;
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 5);
-  const std::string md = Read(dir / "out" / "summary.md");
+  const std::string md = ReadFile(dir / "out" / "summary.md");
   EXPECT_NE(md.find("places per world"), std::string::npos) << md;
   EXPECT_NE(md.find("away from the goal"), std::string::npos) << md;
   EXPECT_NE(md.find("| 35 | 2 |"), std::string::npos) << md;
   EXPECT_TRUE(fs::exists(dir / "out" / "field_d15_w1.svg"));
   EXPECT_FALSE(fs::exists(dir / "out" / "field_d15_w2.svg"));
-  EXPECT_NE(Read(dir / "out" / "field_d15_w1.svg").find("marker-end"), std::string::npos);
+  EXPECT_NE(ReadFile(dir / "out" / "field_d15_w1.svg").find("marker-end"), std::string::npos);
   // Field settings are checked, and only where they mean something.
   EXPECT_THROW(LoadLaserExperiment(WriteYaml(dir, "f2", "kind: field\nfield: {threshold_deg: 190}\n")),
                config::ConfigError);
@@ -484,9 +465,9 @@ field: {cell_cm: 20}
     }
   }
   EXPECT_GT(unsolved, 0) << "pick worlds where the case-based controller fails within 40 s";
-  const std::string runs = Read(dir / "out" / "runs.csv");
+  const std::string runs = ReadFile(dir / "out" / "runs.csv");
   EXPECT_NE(runs.find(",failure,minima_visits"), std::string::npos);
-  const std::string md = Read(dir / "out" / "summary.md");
+  const std::string md = ReadFile(dir / "out" / "summary.md");
   EXPECT_NE(md.find("## Failure case studies (E3)"), std::string::npos) << md;
   EXPECT_THROW(LoadLaserExperiment(WriteYaml(dir, "c2", "kind: field\ncase_studies: {pictures: 1}\n")),
                config::ConfigError);
@@ -500,15 +481,15 @@ TEST(LaserCli, SmokeExperimentWritesRowsSummaryAndPictures) {
   const fs::path out = TempDir("smoke");
   std::string text;
   ASSERT_EQ(RunCommand(exe + " experiment run laser_smoke --jobs 2 --out " + out.string(), &text), 0) << text;
-  const std::string runs = Read(out / "runs.csv");
+  const std::string runs = ReadFile(out / "runs.csv");
   EXPECT_EQ(std::count(runs.begin(), runs.end(), '\n'), 1 + 2 * 3 * 2);  // header + densities × worlds × OG
-  EXPECT_NE(Read(out / "summary.md").find("OG=5"), std::string::npos);
+  EXPECT_NE(ReadFile(out / "summary.md").find("OG=5"), std::string::npos);
   EXPECT_NE(text.find("Optimum configuration"), std::string::npos);
   EXPECT_TRUE(fs::exists(out / "trajectory_OG_3_d15_w1.svg"));
   // The same seeds give the same rows.
   const fs::path again = TempDir("smoke2");
   ASSERT_EQ(RunCommand(exe + " experiment run laser_smoke --jobs 1 --out " + again.string(), &text), 0) << text;
-  EXPECT_EQ(Read(again / "runs.csv"), runs);
+  EXPECT_EQ(ReadFile(again / "runs.csv"), runs);
   EXPECT_EQ(RunCommand(exe + " experiment run no_such_thing --out " + out.string(), &text), 2);
   EXPECT_NE(text.find("no laser experiment named 'no_such_thing'"), std::string::npos) << text;
   EXPECT_EQ(RunCommand(exe + " experiment run laser_smoke --jobs 0", &text), 2);
@@ -521,7 +502,7 @@ TEST(LaserCli, SmokeExperimentWritesRowsSummaryAndPictures) {
   EXPECT_EQ(
       RunCommand(exe + " render --density 20 --index 3 --controller cbr --out " + (out / "w.svg").string(), &text), 0)
       << text;
-  EXPECT_NE(Read(out / "w.svg").find("<svg"), std::string::npos);
+  EXPECT_NE(ReadFile(out / "w.svg").find("<svg"), std::string::npos);
   // E2c for one world: the places are printed, the picture and the table written; bad values are refused.
   EXPECT_EQ(RunCommand(exe + " field --density 15 --index 0 --cell 20 --out " + (out / "f.svg").string() + " --csv " +
                            (out / "f.csv").string(),
@@ -529,8 +510,8 @@ TEST(LaserCli, SmokeExperimentWritesRowsSummaryAndPictures) {
             0)
       << text;
   EXPECT_NE(text.find("potential-minimum cells"), std::string::npos) << text;
-  EXPECT_NE(Read(out / "f.svg").find("potential minima"), std::string::npos);
-  EXPECT_NE(Read(out / "f.csv").find("x_cm,y_cm,free,heading_deg"), std::string::npos);
+  EXPECT_NE(ReadFile(out / "f.svg").find("potential minima"), std::string::npos);
+  EXPECT_NE(ReadFile(out / "f.csv").find("x_cm,y_cm,free,heading_deg"), std::string::npos);
   EXPECT_EQ(RunCommand(exe + " field --density 15 --index 0 --threshold 0", &text), 2);
   EXPECT_NE(text.find("minimum_angle_deg"), std::string::npos) << text;
   EXPECT_EQ(RunCommand(exe + " field --cell 20", &text), 2);  // no world
@@ -543,7 +524,7 @@ TEST(LaserCli, SmokeExperimentWritesRowsSummaryAndPictures) {
     EXPECT_NE(text.find("laser_e5_recurrent"), std::string::npos);
     const fs::path via = out / "via";
     EXPECT_EQ(RunCommand(runner + " run laser_smoke --jobs 1 --out " + via.string(), &text), 0) << text;
-    EXPECT_EQ(Read(via / "runs.csv"), runs);
+    EXPECT_EQ(ReadFile(via / "runs.csv"), runs);
   }
   fs::remove_all(out);
   fs::remove_all(again);

@@ -9,13 +9,12 @@
 #include <string>
 
 #include "common/config/config.hpp"
+#include "services/affect/testing/shipped_config.hpp"
 
 namespace limbic::affect {
 namespace {
 
 namespace fs = std::filesystem;
-const std::string kSourceDir = LIMBIC_AFFECT_SOURCE_DIR;
-const std::string kConfigDir = kSourceDir + "/config";
 
 std::string ReadText(const std::string& path) {
   std::ifstream in(path);
@@ -55,7 +54,7 @@ std::string ErrorOf(F&& f) {
 
 TEST(AffectConfigTest, EveryShippedYamlLoadsThroughTheRealLoader) {
   int configs = 0, tables = 0;
-  for (const auto& entry : fs::recursive_directory_iterator(kConfigDir)) {
+  for (const auto& entry : fs::recursive_directory_iterator(kShippedConfigDir)) {
     if (entry.path().extension() != ".yaml") continue;
     const std::string path = entry.path().string();
     SCOPED_TRACE(path);
@@ -63,7 +62,7 @@ TEST(AffectConfigTest, EveryShippedYamlLoadsThroughTheRealLoader) {
       EXPECT_NO_THROW(LoadModelTables(path));
       ++tables;
     } else {
-      EXPECT_NO_THROW(LoadAffectConfig(path, kConfigDir));
+      EXPECT_NO_THROW(LoadAffectConfig(path, kShippedConfigDir));
       ++configs;
     }
   }
@@ -72,7 +71,7 @@ TEST(AffectConfigTest, EveryShippedYamlLoadsThroughTheRealLoader) {
 }
 
 TEST(AffectConfigTest, TablesHoldTheSpecValues) {
-  const ModelTables t = LoadModelTables(kConfigDir + "/tables.yaml");
+  const ModelTables t = LoadModelTables(kShippedConfigDir + "/tables.yaml");
   EXPECT_EQ(t.stimuli.params[kStuck].alpha_growth, 0.005);
   EXPECT_TRUE(t.stimuli.params[kStuck].invert);
   EXPECT_EQ(t.stimuli.params[kPain].alpha_growth, 1.0);  // spec §8 item 8
@@ -93,37 +92,37 @@ TEST(AffectConfigTest, TablesHoldTheSpecValues) {
 }
 
 TEST(AffectConfigTest, NamedConfigurationsCarryTheirSwitches) {
-  const AffectConfig affective = LoadAffectConfig("affective", kConfigDir);
+  const AffectConfig affective = LoadAffectConfig("affective", kShippedConfigDir);
   EXPECT_EQ(affective.base_parameters.w_p4, 0.5);  // spec §8 item 20
   EXPECT_EQ(affective.model, AffectModel::kThesis);
   EXPECT_EQ(affective.dominance, DominanceForm::kCorrected);
 
-  const AffectConfig neurotic = LoadAffectConfig("personality/neurotic", kConfigDir);
+  const AffectConfig neurotic = LoadAffectConfig("personality/neurotic", kShippedConfigDir);
   EXPECT_EQ(neurotic.moods[kNegativeMood].weight, 1.5);
   EXPECT_EQ(neurotic.moods[kPositiveMood].weight, 0.5);
   EXPECT_EQ(neurotic.base_parameters.w_p4, 0.5);  // inherited from its base
   ASSERT_EQ(neurotic.files.size(), 2u);
   EXPECT_NE(neurotic.files[0].find("affective.yaml"), std::string::npos);
 
-  const AffectConfig extraverted = LoadAffectConfig("personality/extraverted", kConfigDir);
+  const AffectConfig extraverted = LoadAffectConfig("personality/extraverted", kShippedConfigDir);
   EXPECT_EQ(extraverted.moods[kNegativeMood].weight, 0.5);
   EXPECT_EQ(extraverted.moods[kPositiveMood].weight, 1.5);
 
-  const AffectConfig constant = LoadAffectConfig("constant", kConfigDir);
+  const AffectConfig constant = LoadAffectConfig("constant", kShippedConfigDir);
   EXPECT_EQ(constant.drives[kSafety].fixed, 0.5);
   EXPECT_EQ(constant.drives[kAction].fixed, 0.0);
   EXPECT_EQ(constant.base_parameters.w_p4, 0.0);
 
-  const AffectConfig companion = LoadAffectConfig("companion2006", kConfigDir);
+  const AffectConfig companion = LoadAffectConfig("companion2006", kShippedConfigDir);
   EXPECT_EQ(companion.model, AffectModel::kCompanion2006);
-  const AffectConfig disabled = LoadAffectConfig("companion2006_disabled", kConfigDir);
+  const AffectConfig disabled = LoadAffectConfig("companion2006_disabled", kShippedConfigDir);
   EXPECT_FALSE(disabled.modulate_parameters);
   EXPECT_EQ(disabled.base_parameters.v_limit, 0.8);
 }
 
 TEST(AffectConfigTest, OverridesApplyOnTopOfTheNamedFile) {
   const AffectConfig c = LoadAffectConfig(
-      "personality/neurotic", kConfigDir,
+      "personality/neurotic", kShippedConfigDir,
       {"drives.exploration.weight=0.25", "emotions.fear.phi=1", "moods.negative.fixed=0.3", "dominance=printed"});
   EXPECT_EQ(c.drives[kExploration].weight, 0.25);
   EXPECT_EQ(c.emotions[kFear].phi, 1.0);
@@ -131,13 +130,13 @@ TEST(AffectConfigTest, OverridesApplyOnTopOfTheNamedFile) {
   EXPECT_EQ(c.moods[kNegativeMood].weight, 1.5);
   EXPECT_EQ(c.dominance, DominanceForm::kPrinted);
   // null clears a value a base file set.
-  const AffectConfig cleared = LoadAffectConfig("constant", kConfigDir, {"drives.safety.fixed=null"});
+  const AffectConfig cleared = LoadAffectConfig("constant", kShippedConfigDir, {"drives.safety.fixed=null"});
   EXPECT_FALSE(cleared.drives[kSafety].fixed.has_value());
 }
 
 TEST(AffectConfigTest, MisspelledConfigKeyNamesFileAndKey) {
   ScratchDir scratch;
-  fs::copy_file(kConfigDir + "/tables.yaml", scratch.dir() + "/tables.yaml");
+  fs::copy_file(kShippedConfigDir + "/tables.yaml", scratch.dir() + "/tables.yaml");
   const std::string path = scratch.Write("typo.yaml", "tables: tables.yaml\nmoods:\n  positive: {wieght: 1.0}\n");
   const std::string error = ErrorOf([&] { LoadAffectConfig(path, scratch.dir()); });
   EXPECT_NE(error.find(path), std::string::npos) << error;
@@ -149,14 +148,15 @@ TEST(AffectConfigTest, MisspelledConfigKeyNamesFileAndKey) {
   const std::string layer = scratch.Write("layer.yaml", "tables: tables.yaml\nemotion_layer:\n  maps: [anger, feer]\n");
   EXPECT_NE(ErrorOf([&] { LoadAffectConfig(layer, scratch.dir()); }).find("feer"), std::string::npos);
 
-  EXPECT_NE(ErrorOf([&] { LoadAffectConfig("no_such_config", kConfigDir); }).find("no such file"), std::string::npos);
+  EXPECT_NE(ErrorOf([&] { LoadAffectConfig("no_such_config", kShippedConfigDir); }).find("no such file"),
+            std::string::npos);
   const std::string no_tables = scratch.Write("bare.yaml", "model: thesis\n");
   EXPECT_NE(ErrorOf([&] { LoadAffectConfig(no_tables, scratch.dir()); }).find("tables"), std::string::npos);
 }
 
 TEST(AffectConfigTest, MisspelledOrInvalidTableEntriesNameFileAndKey) {
   ScratchDir scratch;
-  const std::string original = ReadText(kConfigDir + "/tables.yaml");
+  const std::string original = ReadText(kShippedConfigDir + "/tables.yaml");
   auto expect_error = [&](const std::string& from, const std::string& to, const std::string& key) {
     const size_t at = original.find(from);
     ASSERT_NE(at, std::string::npos) << from;
@@ -184,7 +184,7 @@ TEST(AffectConfigTest, MisspelledOrInvalidTableEntriesNameFileAndKey) {
 }
 
 TEST(AffectConfigTest, DescribeConfigListsTheEffectiveSwitches) {
-  const std::string text = DescribeConfig(LoadAffectConfig("personality/neurotic", kConfigDir));
+  const std::string text = DescribeConfig(LoadAffectConfig("personality/neurotic", kShippedConfigDir));
   EXPECT_NE(text.find("negative: weight=1.5 fixed=none"), std::string::npos) << text;
   EXPECT_NE(text.find("model: thesis"), std::string::npos);
   EXPECT_NE(text.find(" w_p4=0.5 "), std::string::npos) << text;

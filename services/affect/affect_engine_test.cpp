@@ -10,12 +10,13 @@
 #include <stdexcept>
 #include <vector>
 
+#include "services/affect/testing/shipped_config.hpp"
+
 namespace limbic::affect {
 namespace {
 
 using geometry::GridSpec;
 using geometry::Vec2;
-const std::string kShippedConfigDir = LIMBIC_AFFECT_SOURCE_DIR "/config";
 
 GridSpec Grid() { return GridSpec{Vec2(0, 0), 0.35, 40, 30}; }
 

@@ -7,10 +7,11 @@
 #include <cmath>
 #include <random>
 
+#include "services/affect/testing/shipped_config.hpp"
+
 namespace limbic::affect {
 namespace {
 
-const std::string kConfigDir = LIMBIC_AFFECT_SOURCE_DIR "/config";
 const geometry::GridSpec kGrid{geometry::Vec2(0, 0), 0.35, 40, 30};
 
 // Drives an engine along a wandering path with occasional collisions (every stimulus moves).
@@ -52,7 +53,7 @@ flatbuffers::DetachedBuffer Snapshot(const AffectEngine& engine, const std::stri
 }
 
 TEST(AffectSnapshot, ARestartedEngineContinuesExactly) {
-  const AffectConfig config = LoadAffectConfig("affective", kConfigDir, {});
+  const AffectConfig config = LoadAffectConfig("affective", kShippedConfigDir, {});
   AffectEngine original(config, kGrid);
   Walk walk;
   for (int i = 0; i < 300; ++i) walk.Step(original);
@@ -76,7 +77,7 @@ TEST(AffectSnapshot, ARestartedEngineContinuesExactly) {
 }
 
 TEST(AffectSnapshot, RefusesASnapshotThatDoesNotFit) {
-  const AffectConfig config = LoadAffectConfig("affective", kConfigDir, {});
+  const AffectConfig config = LoadAffectConfig("affective", kShippedConfigDir, {});
   AffectEngine engine(config, kGrid);
   Walk walk;
   for (int i = 0; i < 20; ++i) walk.Step(engine);

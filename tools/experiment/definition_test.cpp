@@ -9,13 +9,12 @@
 #include "common/config/config.hpp"
 #include "services/affect/affect_config.hpp"
 #include "tools/experiment/expand.hpp"
+#include "tools/experiment/shipped_experiments.hpp"
 
 namespace limbic::experiment {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string ExperimentsDir() { return std::string(LIMBIC_SOURCE_ROOT) + "/experiments"; }
 
 std::string WriteTemp(const std::string& name, const std::string& text) {
   // One directory per process: ctest runs every test of this file as its own process, in parallel, and they
@@ -32,7 +31,7 @@ constexpr char kMinimal[] = "name: tiny\nchapter: test\ndescription: d\nseed: 5\
 // Every shipped file loads through the real loader, and every run it expands to loads its affect
 // configuration (with the run's overrides) through the affect engine's own strict loader.
 TEST(ExperimentDefinition, EveryShippedExperimentLoads) {
-  const auto files = ListExperimentFiles(ExperimentsDir());
+  const auto files = ListExperimentFiles(ShippedExperimentsDir());
   ASSERT_GE(files.size(), 40u);
   std::set<std::string> names;
   for (const auto& file : files) {
@@ -57,21 +56,21 @@ TEST(ExperimentDefinition, EveryShippedExperimentLoads) {
 }
 
 TEST(ExperimentDefinition, SamplesFollowSection61) {
-  const auto ch10 = FindExperiment("ch10_integrated", ExperimentsDir());
+  const auto ch10 = FindExperiment("ch10_integrated", ShippedExperimentsDir());
   EXPECT_EQ(ch10.sets.size(), 7u);
   EXPECT_EQ(ch10.environments.size() * ch10.runs_per_environment, 100u);
   EXPECT_EQ(ch10.iterations, 9);
-  EXPECT_EQ(FindExperiment("ch7_introspection_w_p2", ExperimentsDir()).runs_per_environment *
-                FindExperiment("ch7_introspection_w_p2", ExperimentsDir()).environments.size(),
+  EXPECT_EQ(FindExperiment("ch7_introspection_w_p2", ShippedExperimentsDir()).runs_per_environment *
+                FindExperiment("ch7_introspection_w_p2", ShippedExperimentsDir()).environments.size(),
             40u);
-  const auto single = FindExperiment("ch10_distribution_single_env", ExperimentsDir());
+  const auto single = FindExperiment("ch10_distribution_single_env", ShippedExperimentsDir());
   EXPECT_EQ(single.environments.size() * single.runs_per_environment, 200u);
-  const auto all = FindExperiment("ch10_distribution_all_envs", ExperimentsDir());
+  const auto all = FindExperiment("ch10_distribution_all_envs", ShippedExperimentsDir());
   EXPECT_EQ(all.environments.size() * all.runs_per_environment, 200u);
-  const auto companion = FindExperiment("companion2006", ExperimentsDir());
+  const auto companion = FindExperiment("companion2006", ShippedExperimentsDir());
   EXPECT_EQ(companion.environments.size() * companion.runs_per_environment, 30u);
   EXPECT_EQ(companion.iterations, 4);
-  for (const auto& file : ListExperimentFiles(ExperimentsDir())) {
+  for (const auto& file : ListExperimentFiles(ShippedExperimentsDir())) {
     const auto d = LoadExperiment(file);
     if (d.chapter == "6" || d.chapter == "9" || (d.chapter == "7" && d.name != "ch7_introspection_w_p2")) {
       EXPECT_EQ(d.environments.size() * d.runs_per_environment, 20u) << file;
@@ -80,7 +79,7 @@ TEST(ExperimentDefinition, SamplesFollowSection61) {
 }
 
 TEST(ExperimentDefinition, MultiplierSweepSetsThreeWeights) {
-  const auto d = FindExperiment("chapter6/ch6_hybrid_multiplier", ExperimentsDir());
+  const auto d = FindExperiment("chapter6/ch6_hybrid_multiplier", ShippedExperimentsDir());
   ASSERT_TRUE(d.sweep);
   ASSERT_EQ(d.sweep->values.size(), 11u);
   EXPECT_DOUBLE_EQ(d.sweep->values[3], 0.3);

@@ -5,10 +5,10 @@
 #include <map>
 #include <set>
 
+#include "tools/experiment/shipped_experiments.hpp"
+
 namespace limbic::experiment {
 namespace {
-
-std::string ShippedExperimentsDir() { return std::string(LIMBIC_SOURCE_ROOT) + "/experiments"; }
 
 TEST(Expand, Chapter10Counts) {
   const auto d = FindExperiment("ch10_integrated", ShippedExperimentsDir());
